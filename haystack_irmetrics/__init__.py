@@ -1,0 +1,62 @@
+"""haystack_irmetrics: exact, fast retrieval evaluation (BEIR's numbers, bit for bit) for Haystack.
+
+``import haystack_irmetrics`` loads only numpy; Haystack components live in
+``haystack_irmetrics.components`` and are imported on use.
+"""
+
+from .core import (
+    BEIR,
+    DEFAULT_K_VALUES,
+    PRESETS,
+    TREC,
+    EvaluationResult,
+    Measure,
+    Preset,
+    Qrels,
+    Run,
+    evaluate,
+    parse_measure,
+)
+from .errors import (
+    DuplicateCutoffError,
+    DuplicateDocumentError,
+    EmptyInputError,
+    InvalidCutoffError,
+    InvalidIdError,
+    InvalidLabelError,
+    InvalidPolicyError,
+    InvalidScoreError,
+    IRMetricsError,
+    NoOverlapError,
+    ParseError,
+    UnknownMeasureError,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BEIR",
+    "DEFAULT_K_VALUES",
+    "PRESETS",
+    "TREC",
+    "DuplicateCutoffError",
+    "DuplicateDocumentError",
+    "EmptyInputError",
+    "EvaluationResult",
+    "IRMetricsError",
+    "InvalidCutoffError",
+    "InvalidIdError",
+    "InvalidLabelError",
+    "InvalidPolicyError",
+    "InvalidScoreError",
+    "Measure",
+    "NoOverlapError",
+    "ParseError",
+    "Preset",
+    "Qrels",
+    "Run",
+    "UnknownMeasureError",
+    "__version__",
+    "evaluate",
+    "parse_measure",
+]

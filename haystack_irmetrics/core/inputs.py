@@ -1,0 +1,344 @@
+"""Inputs: validated qrels and runs, and the flat arrays the ranking step works on.
+
+Two shapes come in: BEIR-style dicts (``{qid: {docid: value}}``) and columns (query ids, doc ids,
+values). Both end as the same structures. Dicts are read, never copied or modified. Only the
+judged documents of a run need their ids looked up; every other retrieved document contributes
+just its score, which is read in one C-level pass with :func:`numpy.fromiter`.
+
+Validation lives here, in one place. Scores and labels must be real numbers; ``None``, NaN and
+infinities raise, non-numeric strings raise, and a numeric string is read as :func:`float` would
+(numpy's conversion; only the first value of each query is type-checked, so the check stays
+off the hot path). Ids must be strings: the first id of every query is checked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import chain
+from numbers import Real
+
+import numpy as np
+
+from ..errors import (
+    DuplicateDocumentError,
+    EmptyInputError,
+    InvalidIdError,
+    InvalidLabelError,
+    InvalidScoreError,
+)
+
+QrelsDict = Mapping[str, Mapping[str, float]]
+RunDict = Mapping[str, Mapping[str, float]]
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, Real | np.number) and not isinstance(value, bool | np.bool_)
+
+
+def _check_id(kind: str, value: object, where: str = "") -> None:
+    if not isinstance(value, str):
+        raise InvalidIdError(
+            f"{kind} id {value!r}{where} is {type(value).__name__}; ids must be str (convert them with str())"
+        )
+
+
+def _first_bad(
+    data: RunDict | QrelsDict, queries: Iterable[str], what: str, error: type[Exception]
+) -> Exception:
+    """Locate the first non-finite or non-numeric value, for an error message (slow path)."""
+    for q in queries:
+        for d, v in data[q].items():
+            try:
+                ok = _is_number(v) or isinstance(v, str)
+                f = float(v) if ok else float("nan")
+            except (TypeError, ValueError):
+                f = float("nan")
+            if not (f == f and abs(f) != float("inf")):
+                return error(f"{what} {v!r} of document {d!r} in query {q!r} is not a finite number")
+    return error(f"a {what} is not a finite number")
+
+
+def _flat_values(
+    data: RunDict | QrelsDict, queries: Sequence[str], what: str, error: type[Exception]
+) -> np.ndarray:
+    """All values of ``data[q]`` for ``q`` in ``queries``, in order, as float64 (validated)."""
+    n = sum(map(len, (data[q] for q in queries)))
+    try:
+        values = np.fromiter(chain.from_iterable(data[q].values() for q in queries), np.float64, count=n)
+    except (TypeError, ValueError):
+        raise _first_bad(data, queries, what, error) from None
+    if not np.isfinite(values).all():
+        raise _first_bad(data, queries, what, error)
+    for q in queries:
+        inner = data[q]
+        if inner:
+            d, v = next(iter(inner.items()))
+            _check_id("document", d, f" in query {q!r}")
+            if not _is_number(v):
+                raise error(f"{what} {v!r} of document {d!r} in query {q!r} is {type(v).__name__}, not a number")
+    return values
+
+
+class Qrels:
+    """Relevance judgments ``{qid: {docid: label}}``; labels may be int or float, negative = not relevant.
+
+    Build with :meth:`from_dict` or :meth:`from_columns`; the object keeps a read-only reference.
+    """
+
+    __slots__ = ("data", "qids", "offsets", "labels", "_index")
+
+    def __init__(self, data: QrelsDict, qids: list[str], offsets: np.ndarray, labels: np.ndarray) -> None:
+        self.data = data
+        self.qids = qids
+        self.offsets = offsets
+        self.labels = labels
+        self._index: dict[str, int] | None = None
+
+    @classmethod
+    def from_dict(cls, qrels: QrelsDict) -> Qrels:
+        if isinstance(qrels, Qrels):
+            return qrels
+        if not isinstance(qrels, Mapping):
+            raise EmptyInputError(f"qrels must be a dict {{qid: {{docid: label}}}}, got {type(qrels).__name__}")
+        if len(qrels) == 0:
+            raise EmptyInputError("qrels is empty: no query has relevance judgments")
+        qids = list(qrels)
+        for q in qids:
+            _check_id("query", q, " in qrels")
+            if not isinstance(qrels[q], Mapping):
+                raise InvalidLabelError(f"qrels[{q!r}] must be a dict {{docid: label}}, got {type(qrels[q]).__name__}")
+        lengths = np.fromiter(map(len, qrels.values()), np.int64, count=len(qids))
+        offsets = np.zeros(len(qids) + 1, np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        labels = _flat_values(qrels, qids, "label", InvalidLabelError)
+        return cls(qrels, qids, offsets, labels)
+
+    @classmethod
+    def from_columns(
+        cls,
+        query_ids: Sequence[str] | np.ndarray,
+        doc_ids: Sequence[str] | np.ndarray,
+        labels: Sequence[float] | np.ndarray,
+        *,
+        source: str = "qrels",
+        line_numbers: Sequence[int] | None = None,
+    ) -> Qrels:
+        """Judgments from three equal-length columns; a repeated (query, doc) pair raises."""
+        data = _columns_to_dict(query_ids, doc_ids, labels, source, line_numbers, "label", InvalidLabelError)
+        return cls.from_dict(data)
+
+    def index(self) -> dict[str, int]:
+        if self._index is None:
+            self._index = {q: i for i, q in enumerate(self.qids)}
+        return self._index
+
+    def judged(self, qid: str) -> bool:
+        """True when the query has at least one judgment (an empty dict does not count)."""
+        inner = self.data.get(qid)
+        return bool(inner)
+
+
+class Run:
+    """Retrieval results ``{qid: {docid: score}}``; higher score = better."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: RunDict) -> None:
+        self.data = data
+
+    @classmethod
+    def from_dict(cls, results: RunDict) -> Run:
+        if isinstance(results, Run):
+            return results
+        if not isinstance(results, Mapping):
+            raise EmptyInputError(f"results must be a dict {{qid: {{docid: score}}}}, got {type(results).__name__}")
+        if len(results) == 0:
+            raise EmptyInputError("results is empty: no query was retrieved for")
+        for q, inner in results.items():
+            _check_id("query", q, " in results")
+            if not isinstance(inner, Mapping):
+                raise InvalidScoreError(f"results[{q!r}] must be a dict {{docid: score}}, got {type(inner).__name__}")
+        return cls(results)
+
+    @classmethod
+    def from_columns(
+        cls,
+        query_ids: Sequence[str] | np.ndarray,
+        doc_ids: Sequence[str] | np.ndarray,
+        scores: Sequence[float] | np.ndarray,
+        *,
+        source: str = "run",
+        line_numbers: Sequence[int] | None = None,
+    ) -> Run:
+        """A run from three equal-length columns; row order within a query is its insertion order.
+
+        A repeated (query, doc) pair raises :class:`DuplicateDocumentError` naming both rows.
+        """
+        data = _columns_to_dict(query_ids, doc_ids, scores, source, line_numbers, "score", InvalidScoreError)
+        return cls.from_dict(data)
+
+
+def _columns_to_dict(
+    query_ids: Sequence[str] | np.ndarray,
+    doc_ids: Sequence[str] | np.ndarray,
+    values: Sequence[float] | np.ndarray,
+    source: str,
+    line_numbers: Sequence[int] | None,
+    what: str,
+    error: type[Exception],
+) -> dict[str, dict[str, float]]:
+    qs = query_ids.tolist() if isinstance(query_ids, np.ndarray) else list(query_ids)
+    ds = doc_ids.tolist() if isinstance(doc_ids, np.ndarray) else list(doc_ids)
+    if len(qs) != len(ds) or len(qs) != len(values):
+        raise EmptyInputError(
+            f"{source}: columns have different lengths (queries {len(qs)}, documents {len(ds)}, {what}s {len(values)})"
+        )
+    try:
+        vs = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        for i, v in enumerate(values):
+            try:
+                float(v)
+            except (TypeError, ValueError):
+                raise error(f"{source} row {_row(i, line_numbers)}: {what} {v!r} is not a number") from None
+        raise
+    bad = np.flatnonzero(~np.isfinite(vs))
+    if bad.size:
+        i = int(bad[0])
+        raise error(f"{source} row {_row(i, line_numbers)}: {what} {values[i]!r} is not a finite number")
+    out: dict[str, dict[str, float]] = {}
+    vlist = vs.tolist()
+    # Rows of one query are usually contiguous: build each block with one C-level dict(zip()).
+    start = 0
+    n = len(qs)
+    while start < n:
+        q = qs[start]
+        end = start + 1
+        while end < n and qs[end] == q:
+            end += 1
+        _check_id("query", q, f" ({source} row {_row(start, line_numbers)})")
+        block = dict(zip(ds[start:end], vlist[start:end]))
+        target = out.get(q)
+        if target is None:
+            if len(block) != end - start:
+                _raise_duplicate(ds, start, end, q, source, line_numbers)
+            out[q] = block
+        else:
+            for j, d in enumerate(ds[start:end], start):
+                if d in target:
+                    _raise_duplicate(ds, 0, j + 1, q, source, line_numbers, qs)
+                target[d] = vlist[j]
+        start = end
+    return out
+
+
+def _row(i: int, line_numbers: Sequence[int] | None) -> int:
+    return int(line_numbers[i]) if line_numbers is not None else i + 1
+
+
+def _raise_duplicate(
+    ds: list[str],
+    start: int,
+    end: int,
+    q: str,
+    source: str,
+    line_numbers: Sequence[int] | None,
+    qs: list[str] | None = None,
+) -> None:
+    first: dict[str, int] = {}
+    for j in range(start, end):
+        if qs is not None and qs[j] != q:
+            continue
+        d = ds[j]
+        if d in first:
+            raise DuplicateDocumentError(
+                f"{source}: document {d!r} appears twice for query {q!r} "
+                f"(rows {_row(first[d], line_numbers)} and {_row(j, line_numbers)})"
+            )
+        first[d] = j
+    raise DuplicateDocumentError(f"{source}: a document appears twice for query {q!r}")
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """The run restricted to the queries that can be scored, flattened for ranking.
+
+    ``qids[i]`` owns ``scores[offsets[i]:offsets[i+1]]`` (results order, identical ids removed when
+    asked). ``pair_*`` list every judged document that was retrieved, grouped by query.
+    """
+
+    qids: list[str]
+    offsets: np.ndarray
+    scores: np.ndarray
+    excluded: dict[int, str]
+    pair_query: np.ndarray
+    pair_score: np.ndarray
+    pair_label: np.ndarray
+    pair_doc: list[str]
+    run: Run
+
+    def doc_ids(self, query_index: int) -> list[str]:
+        """The doc ids of one query, aligned with its slice of ``scores``."""
+        ids = list(self.run.data[self.qids[query_index]])
+        drop = self.excluded.get(query_index)
+        if drop is not None:
+            ids.remove(drop)
+        return ids
+
+
+def prepare(run: Run, qrels: Qrels, ignore_identical_ids: bool) -> Prepared:
+    """Flatten the judged queries of ``run`` and look up the scores of their judged documents."""
+    results = run.data
+    judgments = qrels.data
+    qids = [q for q in results if judgments.get(q)]
+    excluded: dict[int, str] = {}
+    if ignore_identical_ids:
+        excluded = {i: q for i, q in enumerate(qids) if q in results[q]}
+    lengths = np.fromiter(map(len, (results[q] for q in qids)), np.int64, count=len(qids))
+    for i in excluded:
+        lengths[i] -= 1
+    offsets = np.zeros(len(qids) + 1, np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+
+    def values(i: int, q: str) -> Iterable[float]:
+        if i in excluded:
+            return (s for d, s in results[q].items() if d != q)
+        return results[q].values()
+
+    # The one pass over every retrieved score (C level unless a query needs an id filtered).
+    try:
+        scores = np.fromiter(
+            chain.from_iterable(values(i, q) for i, q in enumerate(qids)), np.float64, count=int(offsets[-1])
+        )
+    except (TypeError, ValueError):
+        raise _first_bad(results, qids, "score", InvalidScoreError) from None
+    if not np.isfinite(scores).all():
+        raise _first_bad(results, qids, "score", InvalidScoreError)
+    for q in qids:
+        inner = results[q]
+        if inner:
+            d, v = next(iter(inner.items()))
+            _check_id("document", d, f" in results of query {q!r}")
+            if not _is_number(v):
+                raise InvalidScoreError(f"score {v!r} of document {d!r} in query {q!r} is {type(v).__name__}, not a number")
+
+    # Judged documents: look each up in the results (dict lookups, no scan of unjudged docs).
+    pq: list[int] = []
+    ps: list[float] = []
+    pl: list[float] = []
+    pd: list[str] = []
+    for i, q in enumerate(qids):
+        found = results[q]
+        drop = excluded.get(i)
+        for d, label in judgments[q].items():
+            s = found.get(d)
+            if s is not None and d != drop:
+                pq.append(i)
+                ps.append(s)
+                pl.append(label)
+                pd.append(d)
+    pair_query = np.asarray(pq, dtype=np.int64)
+    pair_score = np.asarray(ps, dtype=np.float64) if ps else np.zeros(0)
+    pair_label = np.asarray(pl, dtype=np.float64) if pl else np.zeros(0)
+    return Prepared(qids, offsets, scores, excluded, pair_query, pair_score, pair_label, pd, run)

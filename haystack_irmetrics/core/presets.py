@@ -1,0 +1,150 @@
+"""Presets are data: which ranking, query set and relevance rule each metric family uses.
+
+Every awkward case is a named policy:
+
+``ties``
+    ``"trec"``: scores are compared as float32 (trec_eval 9 stores them so) and ties are broken
+    by document id descending, in byte order (``'9'`` before ``'10'``). ``"stable"``: scores are
+    compared as float64 and ties keep the order in which the documents appear in the results
+    (Python's stable ``sorted(..., reverse=True)``, what BEIR's MRR and R_cap do).
+``missing_queries``
+    Queries judged in the qrels but absent from the results. ``"skip"``: not averaged (trec_eval,
+    BEIR's NDCG/MAP/Recall/P). ``"zero"``: averaged with value 0 (``trec_eval -c``, BEIR's MRR and
+    R_cap, which divide by ``len(qrels)``).
+``ignore_identical_ids``
+    Drop every retrieved document whose id equals its query id before scoring (BEIR's default).
+    The caller's results are never modified.
+``relevance_threshold``
+    A label counts as relevant for the binary metrics (MAP, P, Recall, R_cap, MRR) when it is
+    ``>= relevance_threshold``. ``None`` in the BEIR preset means BEIR's own rule per family:
+    ``>= 1`` along pytrec_eval's path, ``> 0`` for MRR and R_cap. NDCG always uses the label as
+    gain (negative labels count as 0).
+``no_relevant``
+    A query with no relevant judged document. ``"zero"``: every measure is 0 for it (trec_eval;
+    R_cap too, where BEIR raises ZeroDivisionError). ``"skip"``: it is left out of the means.
+
+Results queries that have no qrels entry (or an empty one) are never scored: nobody judged them
+(pytrec_eval and trec_eval ignore them; BEIR's MRR raises KeyError).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from ..errors import InvalidPolicyError
+from .measures import FAMILIES
+
+Ties = Literal["trec", "stable"]
+MissingQueries = Literal["skip", "zero"]
+NoRelevant = Literal["zero", "skip"]
+
+TIES = ("trec", "stable")
+MISSING = ("skip", "zero")
+NO_RELEVANT = ("zero", "skip")
+
+
+@dataclass(frozen=True)
+class FamilyPolicy:
+    """How one metric family ranks, which queries it averages, and what counts as relevant."""
+
+    ties: Ties = "trec"
+    missing_queries: MissingQueries = "skip"
+    # BEIR's MRR/R_cap divide by len(qrels), which counts qrels entries whose dict is empty.
+    count_empty_qrels: bool = False
+    # None: use the preset's relevance_threshold; a float: compare with '>' instead (BEIR's '> 0').
+    positive_above: float | None = None
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    families: Mapping[str, FamilyPolicy]
+    ignore_identical_ids: bool
+    relevance_threshold: float
+    round_digits: int | None
+    no_relevant: NoRelevant = "zero"
+    description: str = field(default="", compare=False)
+
+    def policy(self, family: str) -> FamilyPolicy:
+        return self.families[family]
+
+
+_PYTREC = FamilyPolicy(ties="trec", missing_queries="skip")
+_BEIR_CUSTOM = FamilyPolicy(ties="stable", missing_queries="zero", count_empty_qrels=True, positive_above=0.0)
+
+BEIR = Preset(
+    name="beir",
+    families={f: (_PYTREC if spec.beir_path == "pytrec" else _BEIR_CUSTOM) for f, spec in FAMILIES.items()},
+    ignore_identical_ids=True,
+    relevance_threshold=1.0,
+    round_digits=5,
+    description="beir 2.2.0 EvaluateRetrieval.evaluate + evaluate_custom('mrr'/'r_cap'), bit for bit",
+)
+
+TREC = Preset(
+    name="trec",
+    families={f: _PYTREC for f in FAMILIES},
+    ignore_identical_ids=False,
+    relevance_threshold=1.0,
+    round_digits=None,
+    description="trec_eval semantics for all six: float32 ties by doc id, MRR = recip_rank cut at k",
+)
+
+PRESETS: dict[str, Preset] = {p.name: p for p in (BEIR, TREC)}
+
+
+def _check(name: str, value: object, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise InvalidPolicyError(f"{name} must be one of {allowed}, got {value!r}")
+
+
+def resolve_preset(
+    preset: str | Preset = "beir",
+    *,
+    ties: Ties | None = None,
+    missing_queries: MissingQueries | None = None,
+    ignore_identical_ids: bool | None = None,
+    relevance_threshold: float | None = None,
+    no_relevant: NoRelevant | None = None,
+) -> Preset:
+    """A preset with the caller's overrides applied; an override applies to every family."""
+    if isinstance(preset, Preset):
+        base = preset
+    else:
+        try:
+            base = PRESETS[preset]
+        except (KeyError, TypeError):
+            raise InvalidPolicyError(f"unknown preset {preset!r}; known: {sorted(PRESETS)}") from None
+    families = dict(base.families)
+    if ties is not None:
+        _check("ties", ties, TIES)
+        families = {f: replace(p, ties=ties) for f, p in families.items()}
+    if missing_queries is not None:
+        _check("missing_queries", missing_queries, MISSING)
+        families = {
+            f: replace(p, missing_queries=missing_queries, count_empty_qrels=False) for f, p in families.items()
+        }
+    threshold = base.relevance_threshold
+    if relevance_threshold is not None:
+        if isinstance(relevance_threshold, bool) or not isinstance(relevance_threshold, int | float):
+            raise InvalidPolicyError(f"relevance_threshold must be a number, got {relevance_threshold!r}")
+        if relevance_threshold != relevance_threshold or relevance_threshold <= 0:
+            raise InvalidPolicyError(
+                f"relevance_threshold must be > 0 (labels <= 0 are never relevant), got {relevance_threshold!r}"
+            )
+        threshold = float(relevance_threshold)
+        # An explicit threshold is one rule for every binary family, BEIR's '> 0' included.
+        families = {f: replace(p, positive_above=None) for f, p in families.items()}
+    if no_relevant is not None:
+        _check("no_relevant", no_relevant, NO_RELEVANT)
+    if ignore_identical_ids is not None and not isinstance(ignore_identical_ids, bool):
+        raise InvalidPolicyError(f"ignore_identical_ids must be True or False, got {ignore_identical_ids!r}")
+    return replace(
+        base,
+        families=families,
+        relevance_threshold=threshold,
+        ignore_identical_ids=base.ignore_identical_ids if ignore_identical_ids is None else ignore_identical_ids,
+        no_relevant=base.no_relevant if no_relevant is None else no_relevant,
+    )

@@ -1,0 +1,192 @@
+"""Ranks of the judged documents, without sorting the runs.
+
+A judged document's 0-based rank is the number of documents of its query that rank before it.
+Only judged documents need a rank, so instead of sorting every query we count, per judged
+document, the retrieved scores that beat it. Two orders exist (see :mod:`.presets`):
+
+* ``"trec"`` (trec_eval 9 / pytrec_eval): scores as float32, descending; ties by doc id
+  descending in byte order.
+* ``"stable"`` (BEIR's MRR and R_cap): scores as float64, descending; ties keep results order.
+
+Both start from the float32 comparison. float32 rounding is monotonic, so a document that beats
+another in float32 also beats it in float64, and only members of a float32 tie group can be
+reordered by float64 scores. Tie groups that hold a judged document are resolved afterwards from
+their members' ids, float64 scores and positions.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .inputs import Prepared
+
+# Bound on the elements compared at once in the counting pass (memory ~ 20 bytes each).
+_CHUNK = 1 << 22
+
+
+def _as_f32(x: np.ndarray) -> np.ndarray:
+    # +0.0 folds -0.0 into 0.0: equal as floats, and trec_eval compares them as equal.
+    return x.astype(np.float32) + np.float32(0.0)
+
+
+def _ordered_u32(x32: np.ndarray) -> np.ndarray:
+    """uint32 keys whose ascending order is the float32 values' descending order."""
+    bits = x32.view(np.uint32)
+    asc = np.where(bits >> 31, ~bits, bits | np.uint32(0x80000000))
+    return ~asc
+
+
+def judged_ranks(prep: Prepared, ties: str) -> np.ndarray:
+    """0-based rank of every judged retrieved document (``prep.pair_*``) under ``ties``."""
+    n_pairs = prep.pair_query.size
+    if n_pairs == 0:
+        return np.zeros(0, np.int64)
+    s32 = _as_f32(prep.scores)
+    t32 = _as_f32(prep.pair_score)
+    greater, equal, tie_pair, tie_pos = _count(s32, prep.offsets, prep.pair_query, t32)
+    ranks = greater
+    if tie_pair.size:
+        ranks = ranks + _resolve_ties(prep, ties, tie_pair, tie_pos, n_pairs)
+    return ranks
+
+
+def _count(
+    s32: np.ndarray, offsets: np.ndarray, pq: np.ndarray, t32: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per pair: documents of its query with a greater / equal float32 score.
+
+    Also returns the (pair, flat position) of every member of a tie group with more than one
+    member, for :func:`_resolve_ties`. Queries with many judged documents are sorted once
+    (cost n log n); the others are compared element-wise (cost n per judged document).
+    """
+    n_pairs = pq.size
+    lengths = offsets[1:] - offsets[:-1]
+    per_query = np.bincount(pq, minlength=lengths.size)
+    heavy_q = per_query > 2 * np.log2(lengths + 2) + 4
+    heavy = heavy_q[pq]
+    greater = np.zeros(n_pairs, np.int64)
+    equal = np.zeros(n_pairs, np.int64)
+    tie_pairs: list[np.ndarray] = []
+    tie_positions: list[np.ndarray] = []
+
+    light = np.flatnonzero(~heavy)
+    if light.size:
+        sizes = lengths[pq[light]]
+        bounds = np.cumsum(sizes)
+        start = 0
+        while start < light.size:
+            # Chunks of pairs whose segments hold at most _CHUNK elements (one pair at least).
+            base = bounds[start - 1] if start else 0
+            stop = max(int(np.searchsorted(bounds, base + _CHUNK, side="right")), start + 1)
+            idx = light[start:stop]
+            g, e, tp, tpos = _count_expanded(s32, offsets, pq[idx], t32[idx])
+            greater[idx] = g
+            equal[idx] = e
+            if tp.size:
+                tie_pairs.append(idx[tp])
+                tie_positions.append(tpos)
+            start = stop
+
+    hq = np.flatnonzero(heavy_q)
+    if hq.size:
+        g_idx = np.flatnonzero(heavy)
+        g, e = _count_sorted(s32, offsets, hq, pq[g_idx], t32[g_idx])
+        greater[g_idx] = g
+        equal[g_idx] = e
+        for p in g_idx[e > 1]:
+            a, b = offsets[pq[p]], offsets[pq[p] + 1]
+            members = a + np.flatnonzero(s32[a:b] == t32[p])
+            tie_pairs.append(np.full(members.size, p, np.int64))
+            tie_positions.append(members)
+
+    if tie_pairs:
+        return greater, equal, np.concatenate(tie_pairs), np.concatenate(tie_positions)
+    empty = np.zeros(0, np.int64)
+    return greater, equal, empty, empty
+
+
+def _count_expanded(
+    s32: np.ndarray, offsets: np.ndarray, pq: np.ndarray, t32: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Compare each pair's threshold with every element of its query's segment."""
+    starts = offsets[pq]
+    sizes = offsets[pq + 1] - starts
+    total = int(sizes.sum())
+    owner = np.repeat(np.arange(pq.size), sizes)
+    shift = np.repeat(starts - (np.cumsum(sizes) - sizes), sizes)
+    pos = np.arange(total, dtype=np.int64) + shift
+    values = s32[pos]
+    thresholds = t32[owner]
+    gt = values > thresholds
+    eq = values == thresholds
+    ends = np.cumsum(sizes)
+    greater = _segment_counts(gt, ends)
+    equal = _segment_counts(eq, ends)
+    tied = eq & (equal[owner] > 1)
+    return greater, equal, owner[tied], pos[tied]
+
+
+def _segment_counts(mask: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    c = np.cumsum(mask, dtype=np.int64)
+    at_end = c[ends - 1]
+    return np.diff(at_end, prepend=0)
+
+
+def _count_sorted(
+    s32: np.ndarray, offsets: np.ndarray, queries: np.ndarray, pq: np.ndarray, t32: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Greater/equal counts for pairs of ``queries`` by sorting those queries' keys once."""
+    local = np.full(offsets.size - 1, -1, np.int64)
+    local[queries] = np.arange(queries.size)
+    lengths = offsets[queries + 1] - offsets[queries]
+    owner = np.repeat(np.arange(queries.size, dtype=np.uint64), lengths)
+    pos = np.concatenate([np.arange(offsets[q], offsets[q + 1]) for q in queries])
+    keys = (owner << np.uint64(32)) | _ordered_u32(s32[pos]).astype(np.uint64)
+    keys.sort()
+    pkeys = (local[pq].astype(np.uint64) << np.uint64(32)) | _ordered_u32(t32).astype(np.uint64)
+    lo = np.searchsorted(keys, pkeys, side="left")
+    hi = np.searchsorted(keys, pkeys, side="right")
+    seg_start = (np.cumsum(lengths) - lengths)[local[pq]]
+    return lo - seg_start, hi - lo
+
+
+def _resolve_ties(
+    prep: Prepared, ties: str, tie_pair: np.ndarray, tie_pos: np.ndarray, n_pairs: int
+) -> np.ndarray:
+    """Extra rank from float32 tie-group members that precede each judged document."""
+    member_ids = _ids_at(prep, tie_pos)
+    pair_ids = np.asarray(prep.pair_doc, dtype=object)[tie_pair]
+    if ties == "trec":
+        before = _str_greater(member_ids, pair_ids)
+    elif ties == "stable":
+        s_member = prep.scores[tie_pos]
+        s_pair = prep.pair_score[tie_pair]
+        is_self = np.fromiter(map(str.__eq__, member_ids, pair_ids), bool, count=len(member_ids))
+        self_pos = np.zeros(n_pairs, np.int64)
+        self_pos[tie_pair[is_self]] = tie_pos[is_self]
+        before = (s_member > s_pair) | ((s_member == s_pair) & (tie_pos < self_pos[tie_pair]))
+    else:  # pragma: no cover - presets validate ties
+        raise ValueError(ties)
+    return np.bincount(tie_pair, weights=before, minlength=n_pairs).astype(np.int64)
+
+
+def _str_greater(a: list[str], b: np.ndarray) -> np.ndarray:
+    # Python compares str by code point, which is the byte order of their UTF-8 (trec_eval's strcmp).
+    return np.fromiter(map(str.__gt__, a, b), bool, count=len(a))
+
+
+def _ids_at(prep: Prepared, positions: np.ndarray) -> list[str]:
+    """Doc ids at flat positions (only tie-group members: a small share of the run)."""
+    qidx = np.searchsorted(prep.offsets, positions, side="right") - 1
+    out: list[str] = [""] * positions.size
+    cache: dict[int, list[str]] = {}
+    for j, (qi, p) in enumerate(zip(qidx.tolist(), positions.tolist())):
+        ids = cache.get(qi)
+        if ids is None:
+            ids = cache[qi] = prep.doc_ids(qi)
+        out[j] = ids[p - int(prep.offsets[qi])]
+    return out
+
+

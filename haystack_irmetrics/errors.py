@@ -1,0 +1,80 @@
+"""The exception hierarchy of haystack_irmetrics.
+
+Every error the library raises on bad input is an :class:`IRMetricsError`, a subclass of
+:class:`ValueError`, so ``except ValueError`` keeps working for callers that do not care about
+the details. Each error names the query, document, file line or row it is about.
+"""
+
+from __future__ import annotations
+
+
+class IRMetricsError(ValueError):
+    """Base class of every input error raised by haystack_irmetrics."""
+
+
+class InvalidCutoffError(IRMetricsError):
+    """A cutoff k is not a positive integer (pytrec_eval crashes on k <= 0)."""
+
+
+class DuplicateCutoffError(IRMetricsError):
+    """The same cutoff was requested twice (BEIR silently doubles the value)."""
+
+
+class UnknownMeasureError(IRMetricsError):
+    """A measure name could not be parsed or is not registered."""
+
+
+class InvalidPolicyError(IRMetricsError):
+    """An unknown preset or policy value was passed."""
+
+
+class InvalidScoreError(IRMetricsError):
+    """A retrieval score is missing, non-numeric, NaN or infinite."""
+
+
+class InvalidLabelError(IRMetricsError):
+    """A relevance label is missing, non-numeric, NaN or infinite."""
+
+
+class InvalidIdError(IRMetricsError):
+    """A query or document id is not a string."""
+
+
+class DuplicateDocumentError(IRMetricsError):
+    """The same document appears twice for one query of a run or qrels."""
+
+
+class EmptyInputError(IRMetricsError):
+    """The qrels or the results contain no query at all."""
+
+
+class NoOverlapError(IRMetricsError):
+    """No query is shared by the results and the (non-empty) qrels."""
+
+
+class ParseError(IRMetricsError):
+    """A line of an input file is malformed; the message names the file and line number."""
+
+    def __init__(self, message: str, *, path: str | None = None, line: int | None = None) -> None:
+        where = ""
+        if path is not None:
+            where = f"{path}:{line}: " if line is not None else f"{path}: "
+        super().__init__(where + message)
+        self.path = path
+        self.line = line
+
+
+__all__ = [
+    "DuplicateCutoffError",
+    "DuplicateDocumentError",
+    "EmptyInputError",
+    "IRMetricsError",
+    "InvalidCutoffError",
+    "InvalidIdError",
+    "InvalidLabelError",
+    "InvalidPolicyError",
+    "InvalidScoreError",
+    "NoOverlapError",
+    "ParseError",
+    "UnknownMeasureError",
+]

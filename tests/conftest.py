@@ -1,0 +1,28 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "default", max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile("ci", max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "default"))
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def shared_data() -> Path:
+    """The shared data folder: $IRMETRICS_SHARED_DATA, default ../shared/data beside the project."""
+    return Path(os.environ.get("IRMETRICS_SHARED_DATA", ROOT.parent / "shared" / "data"))
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    path = shared_data()
+    if not path.is_dir():
+        pytest.skip(f"shared data folder {path} is absent (set IRMETRICS_SHARED_DATA)")
+    return path

@@ -1,0 +1,74 @@
+"""Per-query values vs pytrec_eval-terrier and means vs beir 2.2.0, on random tie-heavy inputs."""
+
+from __future__ import annotations
+
+import copy
+
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from haystack_irmetrics import evaluate
+from tests import strategies as S
+from tests.oracles import beir_means, pytrec_per_query, pytrec_rr_at, without_identical_ids
+
+TOL = 1e-12
+
+
+def _scored(qrels, results):
+    return [q for q in results if qrels.get(q)]
+
+
+@given(S.qrels(), S.runs(), S.k_values)
+def test_beir_preset_per_query_equals_pytrec_eval(qrels, results, ks):
+    assume(_scored(qrels, results))
+    before = copy.deepcopy(results)
+    res = evaluate(qrels, results, ks, preset="beir")
+    assert results == before, "evaluate() modified the caller's results"
+    oracle = pytrec_per_query(qrels, without_identical_ids(results), ks)
+    for family in ("NDCG", "MAP", "Recall", "P"):
+        for k in ks:
+            name = f"{family}@{k}"
+            assert res.per_query[name].keys() == oracle[name].keys()
+            for q, v in oracle[name].items():
+                assert abs(res.per_query[name][q] - v) <= TOL, (name, q, res.per_query[name][q], v)
+
+
+@given(S.beir_safe(), S.k_values)
+def test_beir_preset_means_equal_beir_evaluate_exactly(case, ks):
+    qrels, results = case
+    expected = beir_means(qrels, results, ks)
+    # beir_safe() avoids BEIR's own crashes, except a query whose only positive doc is its own id.
+    assume(expected is not None)
+    res = evaluate(qrels, results, ks, preset="beir")
+    assert res.means == expected
+
+
+@given(S.qrels(), S.runs(), S.k_values, st.sampled_from([1, 2]))
+def test_trec_preset_all_six_per_query_equal_pytrec_eval(qrels, results, ks, level):
+    assume(_scored(qrels, results))
+    res = evaluate(qrels, results, ks, preset="trec", relevance_threshold=level)
+    oracle = pytrec_per_query(qrels, results, ks, relevance_level=level)
+    for family in ("NDCG", "MAP", "Recall", "P"):
+        for k in ks:
+            name = f"{family}@{k}"
+            assert res.per_query[name] == oracle[name], name  # bit for bit
+    for k in ks:
+        rr = pytrec_rr_at(qrels, results, k, relevance_level=level)
+        assert res.per_query[f"MRR@{k}"] == rr
+        for q, v in res.per_query[f"R_cap@{k}"].items():
+            n_rel = oracle["num_rel"][q]
+            hits = round(oracle[f"P@{k}"][q] * k)
+            assert v == (hits / min(n_rel, k) if n_rel else 0.0)
+
+
+@given(S.qrels(), S.runs(), S.k_values)
+def test_trec_preset_raw_means_are_sequential_means_of_pytrec_values(qrels, results, ks):
+    assume(_scored(qrels, results))
+    res = evaluate(qrels, results, ks, preset="trec")
+    oracle = pytrec_per_query(qrels, results, ks)
+    for k in ks:
+        values = list(oracle[f"NDCG@{k}"].values())
+        total = 0.0
+        for v in values:
+            total += v
+        assert res.raw_means[f"NDCG@{k}"] == total / len(values)
