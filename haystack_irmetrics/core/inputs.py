@@ -208,7 +208,8 @@ def _columns_to_dict(
         i = int(bad[0])
         raise error(f"{source} row {_row(i, line_numbers)}: {what} {values[i]!r} is not a finite number")
     out: dict[str, dict[str, float]] = {}
-    vlist = vs.tolist()
+    # Integer labels stay int (pytrec_eval, and readers of the dict, expect them).
+    vlist = values.tolist() if isinstance(values, np.ndarray) and values.dtype.kind in "iu" else vs.tolist()
     # Rows of one query are usually contiguous: build each block with one C-level dict(zip()).
     start = 0
     n = len(qs)

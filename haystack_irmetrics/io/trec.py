@@ -1,0 +1,204 @@
+"""TREC qrels/run files and BEIR qrels TSV.
+
+* TREC qrels: ``qid iter docid rel`` (rel int or float).
+* TREC run: ``qid Q0 docid rank score tag``; the rank column is ignored, the score decides.
+* BEIR qrels: ``query-id<TAB>corpus-id<TAB>score`` with a header row (``qrels/<split>.tsv``).
+
+Files may be gzip-compressed (detected from the magic bytes). Lines starting with ``#`` and
+blank lines are skipped, as trec_eval does. Files are read in blocks of lines and split in C;
+a block whose fields do not line up falls back to a line-by-line pass that names the bad line.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import numpy as np
+
+from ..core.inputs import Qrels, Run
+from ..errors import ParseError
+
+_BLOCK = 1 << 24  # characters of text per block
+
+PathLike = str | os.PathLike
+
+
+def _open_text(path: PathLike) -> io.TextIOBase:
+    p = Path(path)
+    try:
+        with p.open("rb") as f:
+            magic = f.read(2)
+    except FileNotFoundError:
+        raise ParseError("file not found", path=str(path)) from None
+    except IsADirectoryError:
+        raise ParseError("is a directory, not a file", path=str(path)) from None
+    if magic == b"\x1f\x8b":
+        return io.TextIOWrapper(gzip.open(p, "rb"), encoding="utf-8")
+    return p.open("r", encoding="utf-8")
+
+
+def _blocks(path: PathLike, n_fields: int, skip_header: bool = False, extra_ok: bool = False) -> Iterator[tuple[list[str], list[int] | int]]:
+    """Yield (tokens, line info) per block: tokens hold n_fields per data line.
+
+    Line info is the first line number of the block when every line of the block is a data line,
+    else the list of line numbers of the block's data lines.
+    """
+    lineno = 0
+    with _open_text(path) as f:
+        try:
+            if skip_header:
+                f.readline()
+                lineno = 1
+            while True:
+                lines = f.readlines(_BLOCK)
+                if not lines:
+                    return
+                first = lineno + 1
+                lineno += len(lines)
+                text = "".join(lines)
+                tokens = text.split()
+                if len(tokens) == n_fields * len(lines) and "#" not in text[:1] and "\n#" not in text:
+                    if _aligned(tokens, n_fields):
+                        yield tokens, first
+                        continue
+                yield _slow_block(lines, first, n_fields, path, extra_ok)
+        except UnicodeDecodeError as e:
+            raise ParseError(f"not UTF-8 text ({e.reason})", path=str(path), line=lineno) from None
+
+
+def _aligned(tokens: list[str], n_fields: int) -> bool:
+    # Rows that drifted by a field would put other values in the constant second column
+    # ('Q0' in runs, '0' in qrels); a file with varying second column takes the slow path.
+    return n_fields < 4 or len(set(tokens[1::n_fields])) <= 1
+
+
+def _slow_block(
+    lines: list[str], first: int, n_fields: int, path: PathLike, extra_ok: bool
+) -> tuple[list[str], list[int]]:
+    tokens: list[str] = []
+    numbers: list[int] = []
+    for i, line in enumerate(lines, first):
+        fields = line.split()
+        if not fields or fields[0].startswith("#"):
+            continue
+        if len(fields) != n_fields and not (extra_ok and len(fields) > n_fields):
+            raise ParseError(
+                f"expected {n_fields} whitespace-separated fields, found {len(fields)}: {line.rstrip()!r}",
+                path=str(path),
+                line=i,
+            )
+        tokens.extend(fields[:n_fields])
+        numbers.append(i)
+    return tokens, numbers
+
+
+def _columns(
+    path: PathLike,
+    n_fields: int,
+    cols: tuple[int, int, int],
+    what: str,
+    skip_header: bool = False,
+    extra_ok: bool = False,
+) -> tuple[list[str], list[str], np.ndarray, np.ndarray | None]:
+    qids: list[str] = []
+    docs: list[str] = []
+    values: list[np.ndarray] = []
+    lines: list[np.ndarray] = []
+    contiguous = True
+    qc, dc, vc = cols
+    for tokens, info in _blocks(path, n_fields, skip_header, extra_ok):
+        n = len(tokens) // n_fields
+        raw = tokens[vc::n_fields]
+        try:
+            vals = np.array(raw, dtype=np.float64)
+        except ValueError:
+            vals = None
+        numbers = np.arange(info, info + n) if isinstance(info, int) else np.asarray(info)
+        if isinstance(info, list):
+            contiguous = False
+        if vals is None or not np.isfinite(vals).all():
+            for j, v in enumerate(raw):
+                try:
+                    ok = np.isfinite(float(v))
+                except ValueError:
+                    ok = False
+                if not ok:
+                    raise ParseError(f"{what} {v!r} is not a finite number", path=str(path), line=int(numbers[j]))
+        qids.extend(tokens[qc::n_fields])
+        docs.extend(tokens[dc::n_fields])
+        values.append(vals)
+        lines.append(numbers)
+    if not qids:
+        raise ParseError(f"no {what} lines found (empty file?)", path=str(path))
+    line_numbers = None if contiguous and not skip_header else np.concatenate(lines)
+    return qids, docs, np.concatenate(values), line_numbers
+
+
+def read_trec_run(path: PathLike) -> Run:
+    """Read a TREC run ``qid Q0 docid rank score tag``; a repeated doc in one query raises.
+
+    Fields after the sixth are ignored, as trec_eval does (its test file ``results.trunc`` has them).
+    """
+    qids, docs, scores, lines = _columns(path, 6, (0, 2, 4), "score", extra_ok=True)
+    return Run.from_columns(qids, docs, scores, source=str(path), line_numbers=lines)
+
+
+def read_trec_qrels(path: PathLike) -> Qrels:
+    """Read TREC qrels ``qid iter docid rel``; labels may be int or float."""
+    qids, docs, labels, lines = _columns(path, 4, (0, 2, 3), "label")
+    return Qrels.from_columns(qids, docs, _int_if_integral(labels), source=str(path), line_numbers=lines)
+
+
+def read_beir_qrels(path: PathLike) -> Qrels:
+    """Read BEIR's ``qrels/<split>.tsv`` (header row, then ``query-id corpus-id score``).
+
+    Like ``GenericDataLoader``, labels are integers; a non-integer label raises.
+    """
+    with _open_text(path) as f:
+        header = f.readline().split()
+    if len(header) != 3 or header[0].lower() != "query-id":
+        raise ParseError(f"expected a header 'query-id corpus-id score', found {header}", path=str(path), line=1)
+    qids, docs, labels, lines = _columns(path, 3, (0, 1, 2), "label", skip_header=True)
+    frac = np.flatnonzero(labels != np.round(labels))
+    if frac.size:
+        i = int(frac[0])
+        raise ParseError(f"label {labels[i]!r} is not an integer (BEIR reads int(score))", path=str(path),
+                         line=int(lines[i]) if lines is not None else i + 2)
+    return Qrels.from_columns(qids, docs, labels.astype(np.int64), source=str(path), line_numbers=lines)
+
+
+def read_qrels(path: PathLike) -> Qrels:
+    """Read qrels in either format: BEIR TSV when the first line is its header, else TREC."""
+    with _open_text(path) as f:
+        first = f.readline()
+    if first.split()[:1] == ["query-id"]:
+        return read_beir_qrels(path)
+    return read_trec_qrels(path)
+
+
+def read_run(path: PathLike) -> Run:
+    """Read a TREC run file (alias of :func:`read_trec_run`)."""
+    return read_trec_run(path)
+
+
+def _int_if_integral(labels: np.ndarray) -> np.ndarray:
+    if labels.size and (labels == np.round(labels)).all() and np.abs(labels).max() < 2**53:
+        return labels.astype(np.int64)
+    return labels
+
+
+def trec_order(docs: Mapping[str, float]) -> list[str]:
+    """Documents in trec_eval order: float32 score descending, ties by doc id descending."""
+    return sorted(docs, key=lambda d: (np.float32(docs[d]), d), reverse=True)
+
+
+def write_trec_run(results: Mapping[str, Mapping[str, float]], path: PathLike, tag: str = "haystack_irmetrics") -> None:
+    """Write ``{qid: {docid: score}}`` as a TREC run; the rank column is the trec_eval position."""
+    with Path(path).open("w", encoding="utf-8") as f:
+        for q, docs in results.items():
+            for rank, d in enumerate(trec_order(docs), 1):
+                f.write(f"{q} Q0 {d} {rank} {float(docs[d])!r} {tag}\n")
