@@ -1,0 +1,30 @@
+"""Haystack components: exact BEIR / trec_eval retrieval metrics at a cutoff k.
+
+Importing this package imports Haystack; ``import haystack_irmetrics`` alone does not.
+"""
+
+from ._documents import InvalidDocumentsError
+from .evaluators import (
+    IRMetricsEvaluator,
+    MAPEvaluator,
+    MRREvaluator,
+    NDCGEvaluator,
+    PrecisionEvaluator,
+    RCapEvaluator,
+    RecallEvaluator,
+    to_evaluation_run_result,
+)
+from .loading import load_pipeline
+
+__all__ = [
+    "IRMetricsEvaluator",
+    "InvalidDocumentsError",
+    "MAPEvaluator",
+    "MRREvaluator",
+    "NDCGEvaluator",
+    "PrecisionEvaluator",
+    "RCapEvaluator",
+    "RecallEvaluator",
+    "load_pipeline",
+    "to_evaluation_run_result",
+]

@@ -1,0 +1,272 @@
+"""The document path: Haystack ``Document`` lists -> ``(qrels, results)`` for :func:`haystack_irmetrics.evaluate`.
+
+Every evaluator in :mod:`haystack_irmetrics.components` converts its inputs here, once, and then
+calls the metric core; nothing else turns Documents into judgments or rankings.
+
+The rules (also in each evaluator's docstring):
+
+* **Queries.** Query ``i`` is ``ground_truth_documents[i]`` against ``retrieved_documents[i]``, with
+  id ``query_ids[i]`` or, without ``query_ids``, ``str(i)``.
+* **Matching** (``document_comparison_field``): a retrieved document matches a ground-truth document
+  when their keys are equal. The key is ``doc.id`` (``"id"``, the default), ``doc.content``
+  (``"content"``) or a meta value (``"meta.<key>"``: the literal key ``<key>`` if present, else the
+  dotted path ``a.b`` into nested dicts, e.g. ``"meta.corpus_id"`` for chunks of a BEIR corpus).
+  Keys must be ``str`` or ``int`` (an int is compared as its ``str``); a document without one raises
+  :class:`~haystack_irmetrics.errors.InvalidIdError` naming its position.
+* **Relevance** (``relevance_field``): the ground-truth document's ``score`` (default) or a meta value.
+  A query whose ground-truth documents all lack it is binary (every one has relevance 1); a list that
+  mixes documents with and without it raises :class:`~haystack_irmetrics.errors.InvalidLabelError`.
+  Labels may be int or float; ``<= 0`` is not relevant. A key given twice keeps its highest label.
+* **Ranking** (``rank_by``): ``"order"`` ranks by list position (what the pipeline returned); the core
+  gets strictly decreasing scores ``n - position`` and ``ties="stable"``, so nothing can reorder the
+  list. ``"score"`` ranks by ``Document.score`` (what BEIR would rank), ties as the preset says; a
+  retrieved document without a score raises :class:`~haystack_irmetrics.errors.InvalidScoreError`.
+* **Chunks.** Retrieved documents sharing a key count once, at the rank of the first (with
+  ``rank_by="score"``: at the highest score of the key); later ones are removed from the ranking, so
+  the documents after them move up and ``k`` counts distinct keys. (Haystack's built-ins keep the
+  later copies as non-relevant slots.)
+* **Queries without ground truth.** An empty ground-truth list becomes an empty qrels entry: the
+  query is unjudged and left to the core's policies (see the evaluators' docstrings).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from numbers import Real
+from typing import Any
+
+from haystack import Document
+
+from ..errors import (
+    EmptyInputError,
+    InvalidIdError,
+    InvalidLabelError,
+    InvalidPolicyError,
+    InvalidScoreError,
+    IRMetricsError,
+)
+
+logger = logging.getLogger(__name__)
+
+RANK_BY = ("order", "score")
+
+
+class InvalidDocumentsError(IRMetricsError):
+    """An evaluator input is not a list of lists of Haystack ``Document`` objects."""
+
+
+@dataclass(frozen=True)
+class Converted:
+    """One batch of queries in the core's shapes: ``qrels[qid]``, ``results[qid]``, ``query_ids`` in input order."""
+
+    query_ids: list[str]
+    qrels: dict[str, dict[str, float]]
+    results: dict[str, dict[str, float]]
+
+
+def _field_path(name: object, what: str, allow_score: bool) -> tuple[str, ...]:
+    """Validate a field name; return ``("id",)``, ``("content",)``, ``("score",)`` or ``("meta", key)``."""
+    names = "'id', 'content' or 'meta.<key>'" if not allow_score else "'score' or 'meta.<key>'"
+    if not isinstance(name, str):
+        raise InvalidPolicyError(f"{what} must be {names}, got {name!r}")
+    if name.startswith("meta."):
+        key = name[len("meta.") :]
+        if not key or key.startswith(".") or key.endswith("."):
+            raise InvalidPolicyError(f"{what} {name!r} names no meta key; use e.g. 'meta.corpus_id'")
+        return ("meta", key)
+    if (allow_score and name == "score") or (not allow_score and name in ("id", "content")):
+        return (name,)
+    raise InvalidPolicyError(f"unknown {what} {name!r}; use {names}")
+
+
+_MISSING = object()
+
+
+def _meta_value(meta: dict[str, Any], key: str) -> Any:
+    """``meta[key]`` if that literal key exists, else the dotted path ``a.b.c`` into nested dicts."""
+    if key in meta:
+        return meta[key]
+    value: Any = meta
+    for part in key.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return _MISSING
+        value = value[part]
+    return value
+
+
+@dataclass(frozen=True)
+class DocumentPath:
+    """How Documents become judgments and rankings; validated when an evaluator is created."""
+
+    document_comparison_field: str = "id"
+    relevance_field: str = "score"
+    rank_by: str = "order"
+    _key_path: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    _label_path: tuple[str, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        key_path = _field_path(self.document_comparison_field, "document_comparison_field", allow_score=False)
+        label_path = _field_path(self.relevance_field, "relevance_field", allow_score=True)
+        if self.rank_by not in RANK_BY:
+            raise InvalidPolicyError(
+                f"rank_by must be 'order' (list position) or 'score' (Document.score), got {self.rank_by!r}"
+            )
+        object.__setattr__(self, "_key_path", key_path)
+        object.__setattr__(self, "_label_path", label_path)
+
+    # -- one document ------------------------------------------------------------------------
+
+    def _key(self, doc: object, where: str) -> str:
+        if not isinstance(doc, Document):
+            raise InvalidDocumentsError(f"{where} is {type(doc).__name__}, not a haystack Document")
+        kind = self._key_path[0]
+        if kind == "id":
+            value: Any = doc.id
+        elif kind == "content":
+            value = doc.content
+        else:
+            value = _meta_value(doc.meta, self._key_path[1])
+        if isinstance(value, str):
+            return value
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+        name = self.document_comparison_field
+        if value is _MISSING or value is None:
+            raise InvalidIdError(
+                f"{where} (id {doc.id!r}) has no {name!r} to match on; every document needs one "
+                f"(or choose another document_comparison_field)"
+            )
+        raise InvalidIdError(f"{where} (id {doc.id!r}): {name} {value!r} is {type(value).__name__}; use str or int")
+
+    def _label(self, doc: Document) -> Any:
+        value = doc.score if self._label_path[0] == "score" else _meta_value(doc.meta, self._label_path[1])
+        return None if value is _MISSING else value
+
+    # -- a batch -----------------------------------------------------------------------------
+
+    def convert(
+        self,
+        ground_truth_documents: Sequence[Sequence[Document]],
+        retrieved_documents: Sequence[Sequence[Document]],
+        query_ids: Sequence[str] | None = None,
+    ) -> Converted:
+        """Validate the inputs and build ``{qid: {key: label}}`` and ``{qid: {key: score}}``."""
+        n = _check_batch(ground_truth_documents, retrieved_documents, query_ids)
+        qids = [str(i) for i in range(n)] if query_ids is None else list(query_ids)
+        qrels: dict[str, dict[str, float]] = {}
+        results: dict[str, dict[str, float]] = {}
+        any_match = False
+        for i, qid in enumerate(qids):
+            judged = self._judgments(i, qid, ground_truth_documents[i])
+            ranked = self._ranking(i, qid, retrieved_documents[i])
+            qrels[qid] = judged
+            results[qid] = ranked
+            any_match = any_match or not judged.keys().isdisjoint(ranked)
+        if not any(qrels.values()):
+            raise EmptyInputError(
+                f"none of the {n} queries has a ground-truth document: there is nothing to evaluate against"
+            )
+        if not any_match:
+            logger.warning(
+                "No retrieved document matched any ground-truth document by %r in %d queries; every score is 0. "
+                "Check document_comparison_field (Haystack's built-in evaluators compare 'content').",
+                self.document_comparison_field,
+                n,
+            )
+        return Converted(qids, qrels, results)
+
+    def _judgments(self, i: int, qid: str, docs: Sequence[Document]) -> dict[str, float]:
+        keys = [self._key(doc, f"ground_truth_documents[{i}][{j}] (query {qid!r})") for j, doc in enumerate(docs)]
+        labels = [self._label(doc) for doc in docs]
+        graded = [v is not None for v in labels]
+        if any(graded) and not all(graded):
+            with_, without = graded.index(True), graded.index(False)
+            raise InvalidLabelError(
+                f"ground_truth_documents[{i}] (query {qid!r}) mixes documents with and without a relevance "
+                f"{self.relevance_field!r}: [{i}][{with_}] (id {docs[with_].id!r}) has {labels[with_]!r}, "
+                f"[{i}][{without}] (id {docs[without].id!r}) has none; give all of them one, or none (binary)"
+            )
+        out: dict[str, float] = {}
+        for j, (key, label) in enumerate(zip(keys, labels, strict=True)):
+            if label is None:
+                label = 1
+            elif not _is_finite_number(label):
+                raise InvalidLabelError(
+                    f"ground_truth_documents[{i}][{j}] (query {qid!r}, id {docs[j].id!r}): relevance "
+                    f"{self.relevance_field} {label!r} is not a finite number"
+                )
+            previous = out.get(key)
+            if previous is None or label > previous:
+                out[key] = label
+        return out
+
+    def _ranking(self, i: int, qid: str, docs: Sequence[Document]) -> dict[str, float]:
+        by_score = self.rank_by == "score"
+        out: dict[str, float] = {}
+        for j, doc in enumerate(docs):
+            where = f"retrieved_documents[{i}][{j}] (query {qid!r})"
+            key = self._key(doc, where)
+            if not by_score:
+                out.setdefault(key, 0.0)
+                continue
+            score = doc.score
+            if not _is_finite_number(score):
+                hint = "; rank_by='score' needs every retrieved document scored (or use rank_by='order')"
+                raise InvalidScoreError(f"{where} (id {doc.id!r}) has score {score!r}, not a finite number{hint}")
+            previous = out.get(key)
+            if previous is None or score > previous:
+                out[key] = float(score)
+        if not by_score:
+            # Strictly decreasing synthetic scores: list order is the ranking, whatever the ties policy.
+            n = len(out)
+            out = {key: float(n - rank) for rank, key in enumerate(out)}
+        return out
+
+
+def _check_batch(
+    ground_truth_documents: Sequence[Sequence[Document]],
+    retrieved_documents: Sequence[Sequence[Document]],
+    query_ids: Sequence[str] | None,
+) -> int:
+    for name, value in (
+        ("ground_truth_documents", ground_truth_documents),
+        ("retrieved_documents", retrieved_documents),
+    ):
+        if not isinstance(value, Sequence) or isinstance(value, str):
+            raise InvalidDocumentsError(
+                f"{name} must be a list of Document lists (one per query), got {type(value).__name__}"
+            )
+        if len(value) == 0:
+            raise EmptyInputError(f"{name} is empty: give one list of Documents per query")
+        for i, docs in enumerate(value):
+            if isinstance(docs, Document) or not isinstance(docs, Sequence) or isinstance(docs, str):
+                raise InvalidDocumentsError(
+                    f"{name}[{i}] is {type(docs).__name__}, not a list of Documents; "
+                    f"{name} holds one list per query (wrap a single query's documents as [docs])"
+                )
+    n = len(ground_truth_documents)
+    if len(retrieved_documents) != n:
+        raise EmptyInputError(
+            f"ground_truth_documents has {n} queries but retrieved_documents has {len(retrieved_documents)}; "
+            "they must have one list per query each, in the same order"
+        )
+    if query_ids is not None:
+        if isinstance(query_ids, str) or not isinstance(query_ids, Sequence):
+            raise InvalidIdError(f"query_ids must be a list of str, got {type(query_ids).__name__}")
+        if len(query_ids) != n:
+            raise EmptyInputError(f"query_ids has {len(query_ids)} ids for {n} queries; give one id per query")
+        seen: dict[str, int] = {}
+        for i, qid in enumerate(query_ids):
+            if not isinstance(qid, str):
+                raise InvalidIdError(f"query_ids[{i}] {qid!r} is {type(qid).__name__}; ids must be str")
+            if qid in seen:
+                raise InvalidIdError(f"query_ids[{i}] {qid!r} repeats query_ids[{seen[qid]}]; query ids must be unique")
+            seen[qid] = i
+    return n
+
+
+def _is_finite_number(value: object) -> bool:
+    return isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value)

@@ -1,0 +1,519 @@
+"""Haystack evaluator components: BEIR's six retrieval metrics at a cutoff k, exactly.
+
+Six single-metric evaluators follow the contract of Haystack's ``Document*Evaluator``
+(``run(ground_truth_documents, retrieved_documents) -> {"score", "individual_scores"}``), so they
+drop into :class:`haystack.evaluation.EvaluationRunResult`:
+
+==================  =========  ==========================================================
+component           metric     per query
+==================  =========  ==========================================================
+NDCGEvaluator       NDCG@k     DCG@k / IDCG@k, gain = relevance, ideal list cut at k
+MAPEvaluator        MAP@k      sum of precision at each relevant rank <= k, / all relevant
+PrecisionEvaluator  P@k        relevant in the top k / k
+RecallEvaluator     Recall@k   relevant in the top k / all relevant
+RCapEvaluator       R_cap@k    relevant in the top k / min(all relevant, k)
+MRREvaluator        MRR@k      1 / rank of the first relevant document within the top k
+==================  =========  ==========================================================
+
+:class:`IRMetricsEvaluator` computes any metrics x ``k_values`` in one pass and returns every mean
+under BEIR's key names; :func:`to_evaluation_run_result` turns its output into an
+``EvaluationRunResult``.
+
+All seven share one document path (:mod:`haystack_irmetrics.components._documents`) and then call
+:func:`haystack_irmetrics.evaluate`; their init parameters are plain JSON values, so ``to_dict`` /
+``from_dict`` and ``Pipeline.dumps()`` / :func:`~haystack_irmetrics.components.load_pipeline`
+round-trip.
+
+**Which numbers.** With ``preset="beir"`` (default) each metric is computed as beir 2.2.0 computes it
+on the same judgments and ranking; ``preset="trec"`` gives trec_eval's semantics for all six. The
+BEIR rules that matter here: NDCG uses the relevance as gain (any value > 0 counts); MAP, P and
+Recall count a document relevant when its relevance is >= 1 and MRR and R_cap when it is > 0 --
+unless ``relevance_threshold`` is set, which then applies to all five binary metrics (use it for
+float feedback such as 1.0 / 0.5 / 0.3).
+
+**Queries without ground truth.** A query whose ``ground_truth_documents`` list is empty is unjudged:
+its individual score is ``nan`` and it is left out of ``score``, except for MRR and R_cap under
+``preset="beir"``, which -- like BEIR, dividing by the number of qrels entries -- count it as 0. A query
+whose ground-truth documents are all non-relevant (relevance <= 0, or below the threshold) scores 0
+(``no_relevant="zero"``, default) or ``nan`` and is left out (``no_relevant="skip"``). So ``score`` is
+always the mean of the individual scores that are not ``nan``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from haystack import Document, component, default_from_dict, default_to_dict
+
+from ..core import DEFAULT_K_VALUES, EvaluationResult, Measure, evaluate, resolve_preset
+from ..core.measures import resolve_measures
+from ..errors import InvalidPolicyError
+from ._documents import Converted, DocumentPath
+
+_NAN = float("nan")
+
+
+class _DocumentEvaluator:
+    """Shared init, serialization and evaluation of every evaluator (not a component itself)."""
+
+    def _setup(
+        self,
+        *,
+        document_comparison_field: str,
+        relevance_field: str,
+        rank_by: str,
+        preset: str,
+        relevance_threshold: float | None,
+        ignore_identical_ids: bool,
+        no_relevant: str,
+    ) -> None:
+        self.document_comparison_field = document_comparison_field
+        self.relevance_field = relevance_field
+        self.rank_by = rank_by
+        self.preset = preset
+        self.relevance_threshold = relevance_threshold
+        self.ignore_identical_ids = ignore_identical_ids
+        self.no_relevant = no_relevant
+        self._path = DocumentPath(document_comparison_field, relevance_field, rank_by)
+        if not isinstance(preset, str):
+            raise InvalidPolicyError(f"preset must be 'beir' or 'trec', got {preset!r}")
+        resolve_preset(
+            preset,
+            relevance_threshold=relevance_threshold,
+            ignore_identical_ids=ignore_identical_ids,
+            no_relevant=no_relevant,
+        )
+
+    def _common_params(self) -> dict[str, Any]:
+        return {
+            "document_comparison_field": self.document_comparison_field,
+            "relevance_field": self.relevance_field,
+            "rank_by": self.rank_by,
+            "preset": self.preset,
+            "relevance_threshold": self.relevance_threshold,
+            "ignore_identical_ids": self.ignore_identical_ids,
+            "no_relevant": self.no_relevant,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Any:
+        """Deserialize the component from a dictionary made by :meth:`to_dict`."""
+        return default_from_dict(cls, data)
+
+    def _evaluate(
+        self,
+        ground_truth_documents: list[list[Document]],
+        retrieved_documents: list[list[Document]],
+        query_ids: list[str] | None,
+        measures: Sequence[Measure],
+    ) -> tuple[Converted, EvaluationResult]:
+        batch = self._path.convert(ground_truth_documents, retrieved_documents, query_ids)
+        result = evaluate(
+            batch.qrels,
+            batch.results,
+            None,
+            measures=measures,
+            preset=self.preset,
+            relevance_threshold=self.relevance_threshold,
+            # List order: the synthetic scores never tie, and "stable" keeps even equal floats in order.
+            ties="stable" if self.rank_by == "order" else None,
+            ignore_identical_ids=self.ignore_identical_ids,
+            no_relevant=self.no_relevant,
+        )
+        return batch, result
+
+
+def _aligned(per_query: dict[str, float], query_ids: list[str]) -> list[float]:
+    """Per-query values in input order; ``nan`` for a query the mean leaves out."""
+    return [per_query.get(qid, _NAN) for qid in query_ids]
+
+
+class _SingleMetricEvaluator(_DocumentEvaluator):
+    """One metric at one cutoff; subclasses only name the metric family."""
+
+    metric: ClassVar[str]
+
+    def __init__(
+        self,
+        k: int = 10,
+        document_comparison_field: str = "id",
+        relevance_field: str = "score",
+        rank_by: str = "order",
+        preset: str = "beir",
+        relevance_threshold: float | None = None,
+        ignore_identical_ids: bool = False,
+        no_relevant: str = "zero",
+    ) -> None:
+        """
+        Create the evaluator. Every parameter is a plain JSON value.
+
+        :param k: the cutoff: only the top ``k`` distinct retrieved documents count.
+        :param document_comparison_field: how retrieved documents match ground-truth ones: ``"id"``
+            (default), ``"content"``, or ``"meta.<key>"`` (e.g. ``"meta.corpus_id"`` when chunks were
+            indexed; nested dicts by dotted path). Several retrieved documents with one key count once,
+            at the first one's rank.
+        :param relevance_field: where a ground-truth document's graded relevance is: ``"score"``
+            (``Document.score``, default) or ``"meta.<key>"``. Without it a query's ground truth is binary.
+        :param rank_by: ``"order"`` (default): rank by position in ``retrieved_documents``, as the pipeline
+            returned them; ``"score"``: rank by ``Document.score`` (what BEIR ranks), ties as the preset says.
+        :param preset: ``"beir"`` (default, beir 2.2.0's numbers) or ``"trec"`` (trec_eval's).
+        :param relevance_threshold: relevance ``>=`` this counts as relevant for MAP, P, Recall, R_cap and
+            MRR; ``None``: BEIR's rules (``>= 1``; MRR and R_cap ``> 0``). NDCG always uses the relevance as gain.
+        :param ignore_identical_ids: drop retrieved documents whose key equals the query id (BEIR's
+            ``ignore_identical_ids``, e.g. for ArguAna); off by default because query ids default to "0", "1", ...
+        :param no_relevant: a query with judgments but no relevant document scores ``"zero"`` (default) or is
+            left out (``"skip"``, individual score ``nan``).
+        :raises InvalidCutoffError: if ``k`` is not a positive integer.
+        :raises InvalidPolicyError: on an unknown field, ``rank_by``, ``preset`` or policy value.
+        """
+        self._measure = Measure(self.metric, k)
+        self.k = k
+        self._setup(
+            document_comparison_field=document_comparison_field,
+            relevance_field=relevance_field,
+            rank_by=rank_by,
+            preset=preset,
+            relevance_threshold=relevance_threshold,
+            ignore_identical_ids=ignore_identical_ids,
+            no_relevant=no_relevant,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Serialize the component to a dictionary (init parameters only)."""
+        return default_to_dict(self, k=self.k, **self._common_params())
+
+    @component.output_types(score=float, individual_scores=list[float], per_query=dict[str, float])
+    def run(
+        self,
+        ground_truth_documents: list[list[Document]],
+        retrieved_documents: list[list[Document]],
+        query_ids: list[str] | None = None,
+    ) -> dict[str, Any]:
+        """
+        Score each query's retrieved documents against its ground truth.
+
+        :param ground_truth_documents: one list of relevant documents per query (graded by
+            ``relevance_field`` if they carry it).
+        :param retrieved_documents: one list of retrieved documents per query, same order.
+        :param query_ids: optional ids of the queries (unique str); default ``"0"``, ``"1"``, ...
+        :returns: ``score``: the mean over the scored queries (unrounded; ``round(score, 5)`` is BEIR's
+            figure); ``individual_scores``: one value per query in input order (``nan`` for a query left
+            out, see the module docs); ``per_query``: ``{query_id: value}`` for the scored queries.
+        :raises EmptyInputError: on empty or mismatched inputs, or when no query has ground truth.
+        :raises InvalidIdError: when a document has no value to match on (names the position).
+        :raises InvalidLabelError: on a ground-truth list mixing scored and unscored documents.
+        :raises InvalidScoreError: with ``rank_by="score"`` when a retrieved document has no score.
+        """
+        batch, result = self._evaluate(ground_truth_documents, retrieved_documents, query_ids, [self._measure])
+        name = self._measure.name
+        per_query = result.per_query[name]
+        return {
+            "score": result.raw_means[name],
+            "individual_scores": _aligned(per_query, batch.query_ids),
+            "per_query": per_query,
+        }
+
+
+@component
+class NDCGEvaluator(_SingleMetricEvaluator):
+    """
+    NDCG@k: DCG of the top k over the DCG of the query's k best judgments (linear gain, as BEIR / trec_eval).
+
+    Haystack's evaluator contract plus a cutoff ``k``; matching, graded relevance, ranking and query
+    policies as described in :mod:`haystack_irmetrics.components.evaluators`.
+
+    Usage::
+
+        >>> from haystack import Document
+        >>> from haystack_irmetrics.components import NDCGEvaluator
+        >>> gold = [[Document(id="d1"), Document(id="d3")], [Document(id="d2", score=2.0)]]
+        >>> retrieved = [
+        ...     [Document(id="d1"), Document(id="d2"), Document(id="d3")],
+        ...     [Document(id="d4"), Document(id="d2")],
+        ... ]
+        >>> out = NDCGEvaluator(k=2).run(ground_truth_documents=gold, retrieved_documents=retrieved)
+        >>> round(out["score"], 4), [round(v, 4) for v in out["individual_scores"]]
+        (0.622, [0.6131, 0.6309])
+    """
+
+    metric = "NDCG"
+
+
+@component
+class MAPEvaluator(_SingleMetricEvaluator):
+    """
+    MAP@k: average precision cut at k, divided by all relevant documents of the query (trec_eval ``map_cut``).
+
+    Haystack's evaluator contract plus a cutoff ``k``; matching, graded relevance, ranking and query
+    policies as described in :mod:`haystack_irmetrics.components.evaluators`.
+
+    Usage::
+
+        >>> from haystack import Document
+        >>> from haystack_irmetrics.components import MAPEvaluator
+        >>> gold = [[Document(id="d1"), Document(id="d3")], [Document(id="d2", score=2.0)]]
+        >>> retrieved = [
+        ...     [Document(id="d1"), Document(id="d2"), Document(id="d3")],
+        ...     [Document(id="d4"), Document(id="d2")],
+        ... ]
+        >>> out = MAPEvaluator(k=2).run(ground_truth_documents=gold, retrieved_documents=retrieved)
+        >>> out["score"], out["individual_scores"]
+        (0.5, [0.5, 0.5])
+    """
+
+    metric = "MAP"
+
+
+@component
+class PrecisionEvaluator(_SingleMetricEvaluator):
+    """
+    P@k: relevant documents in the top k, divided by k (even when fewer were retrieved).
+
+    Haystack's evaluator contract plus a cutoff ``k``; matching, graded relevance, ranking and query
+    policies as described in :mod:`haystack_irmetrics.components.evaluators`.
+
+    Usage::
+
+        >>> from haystack import Document
+        >>> from haystack_irmetrics.components import PrecisionEvaluator
+        >>> gold = [[Document(id="d1"), Document(id="d3")], [Document(id="d2", score=2.0)]]
+        >>> retrieved = [
+        ...     [Document(id="d1"), Document(id="d2"), Document(id="d3")],
+        ...     [Document(id="d4"), Document(id="d2")],
+        ... ]
+        >>> out = PrecisionEvaluator(k=2).run(ground_truth_documents=gold, retrieved_documents=retrieved)
+        >>> out["score"], out["individual_scores"]
+        (0.5, [0.5, 0.5])
+    """
+
+    metric = "P"
+
+
+@component
+class RecallEvaluator(_SingleMetricEvaluator):
+    """
+    Recall@k: relevant documents in the top k over all relevant documents of the query (not a hit rate).
+
+    Haystack's evaluator contract plus a cutoff ``k``; matching, graded relevance, ranking and query
+    policies as described in :mod:`haystack_irmetrics.components.evaluators`.
+
+    Usage::
+
+        >>> from haystack import Document
+        >>> from haystack_irmetrics.components import RecallEvaluator
+        >>> gold = [[Document(id="d1"), Document(id="d3")], [Document(id="d2", score=2.0)]]
+        >>> retrieved = [
+        ...     [Document(id="d1"), Document(id="d2"), Document(id="d3")],
+        ...     [Document(id="d4"), Document(id="d2")],
+        ... ]
+        >>> out = RecallEvaluator(k=2).run(ground_truth_documents=gold, retrieved_documents=retrieved)
+        >>> out["score"], out["individual_scores"]
+        (0.75, [0.5, 1.0])
+    """
+
+    metric = "Recall"
+
+
+@component
+class RCapEvaluator(_SingleMetricEvaluator):
+    """
+    R_cap@k: relevant documents in the top k over min(all relevant documents, k) (BEIR's capped recall).
+
+    Haystack's evaluator contract plus a cutoff ``k``; matching, graded relevance, ranking and query
+    policies as described in :mod:`haystack_irmetrics.components.evaluators`.
+
+    Usage::
+
+        >>> from haystack import Document
+        >>> from haystack_irmetrics.components import RCapEvaluator
+        >>> gold = [[Document(id="d1"), Document(id="d3")], [Document(id="d2", score=2.0)]]
+        >>> retrieved = [
+        ...     [Document(id="d1"), Document(id="d2"), Document(id="d3")],
+        ...     [Document(id="d4"), Document(id="d2")],
+        ... ]
+        >>> out = RCapEvaluator(k=2).run(ground_truth_documents=gold, retrieved_documents=retrieved)
+        >>> out["score"], out["individual_scores"]
+        (0.75, [0.5, 1.0])
+    """
+
+    metric = "R_cap"
+
+
+@component
+class MRREvaluator(_SingleMetricEvaluator):
+    """
+    MRR@k: reciprocal rank of the first relevant document within the top k, else 0.
+
+    Haystack's evaluator contract plus a cutoff ``k``; matching, graded relevance, ranking and query
+    policies as described in :mod:`haystack_irmetrics.components.evaluators`.
+
+    Usage::
+
+        >>> from haystack import Document
+        >>> from haystack_irmetrics.components import MRREvaluator
+        >>> gold = [[Document(id="d1"), Document(id="d3")], [Document(id="d2", score=2.0)]]
+        >>> retrieved = [
+        ...     [Document(id="d1"), Document(id="d2"), Document(id="d3")],
+        ...     [Document(id="d4"), Document(id="d2")],
+        ... ]
+        >>> out = MRREvaluator(k=2).run(ground_truth_documents=gold, retrieved_documents=retrieved)
+        >>> out["score"], out["individual_scores"]
+        (0.75, [1.0, 0.5])
+    """
+
+    metric = "MRR"
+
+
+@component
+class IRMetricsEvaluator(_DocumentEvaluator):
+    """
+    Several metrics at several cutoffs in one pass, keyed by BEIR's names (``NDCG@10``, ``P@5``, ...).
+
+    Matching, graded relevance, ranking and query policies are those of the single-metric evaluators
+    (:mod:`haystack_irmetrics.components.evaluators`). Turn the output into Haystack's report object with
+    :func:`to_evaluation_run_result`.
+
+    Usage::
+
+        >>> from haystack import Document
+        >>> from haystack_irmetrics.components import IRMetricsEvaluator
+        >>> gold = [[Document(id="d1"), Document(id="d3")], [Document(id="d2", score=2.0)]]
+        >>> retrieved = [
+        ...     [Document(id="d1"), Document(id="d2"), Document(id="d3")],
+        ...     [Document(id="d4"), Document(id="d2")],
+        ... ]
+        >>> out = IRMetricsEvaluator(metrics=["NDCG", "MRR"], k_values=[1, 3]).run(gold, retrieved)
+        >>> out["means"]
+        {'NDCG@1': 0.5, 'NDCG@3': 0.77533, 'MRR@1': 0.5, 'MRR@3': 0.75}
+        >>> out["individual_scores"]["MRR@3"], out["query_ids"]
+        ([1.0, 0.5], ['0', '1'])
+    """
+
+    def __init__(
+        self,
+        metrics: list[str] | None = None,
+        k_values: list[int] | None = None,
+        document_comparison_field: str = "id",
+        relevance_field: str = "score",
+        rank_by: str = "order",
+        preset: str = "beir",
+        relevance_threshold: float | None = None,
+        ignore_identical_ids: bool = False,
+        no_relevant: str = "zero",
+    ) -> None:
+        """
+        Create the evaluator. Every parameter is a plain JSON value.
+
+        :param metrics: metric families (``"NDCG"``, ``"MAP"``, ``"P"``, ``"Recall"``, ``"R_cap"``,
+            ``"MRR"``; aliases such as ``"precision"`` work), crossed with ``k_values``, and/or full names
+            such as ``"P@5"``; ``None``: BEIR's six families.
+        :param k_values: the cutoffs; ``None``: BEIR's ``[1, 3, 5, 10, 100, 1000]``.
+        :param document_comparison_field: see :class:`NDCGEvaluator`.
+        :param relevance_field: see :class:`NDCGEvaluator`.
+        :param rank_by: see :class:`NDCGEvaluator`.
+        :param preset: see :class:`NDCGEvaluator`.
+        :param relevance_threshold: see :class:`NDCGEvaluator`.
+        :param ignore_identical_ids: see :class:`NDCGEvaluator`.
+        :param no_relevant: see :class:`NDCGEvaluator`.
+        :raises UnknownMeasureError, InvalidCutoffError, DuplicateCutoffError, InvalidPolicyError: on a bad
+            parameter.
+        """
+        self.metrics = metrics
+        self.k_values = k_values
+        self._measures = resolve_measures(metrics, list(DEFAULT_K_VALUES) if k_values is None else k_values)
+        self._setup(
+            document_comparison_field=document_comparison_field,
+            relevance_field=relevance_field,
+            rank_by=rank_by,
+            preset=preset,
+            relevance_threshold=relevance_threshold,
+            ignore_identical_ids=ignore_identical_ids,
+            no_relevant=no_relevant,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Serialize the component to a dictionary (init parameters only)."""
+        return default_to_dict(self, metrics=self.metrics, k_values=self.k_values, **self._common_params())
+
+    @component.output_types(
+        means=dict[str, float],
+        raw_means=dict[str, float],
+        individual_scores=dict[str, list[float]],
+        per_query=dict[str, dict[str, float]],
+        query_ids=list[str],
+    )
+    def run(
+        self,
+        ground_truth_documents: list[list[Document]],
+        retrieved_documents: list[list[Document]],
+        query_ids: list[str] | None = None,
+    ) -> dict[str, Any]:
+        """
+        Compute every requested metric for a batch of queries.
+
+        :param ground_truth_documents: one list of relevant documents per query.
+        :param retrieved_documents: one list of retrieved documents per query, same order.
+        :param query_ids: optional unique ids of the queries; default ``"0"``, ``"1"``, ...
+        :returns: ``means``: ``{name: mean}`` rounded as the preset reports (BEIR: ``round(x, 5)``), i.e.
+            exactly :func:`haystack_irmetrics.evaluate`'s ``means``; ``raw_means``: unrounded;
+            ``individual_scores``: ``{name: [value per query in input order]}`` (``nan`` for a query left
+            out); ``per_query``: ``{name: {query_id: value}}`` for the scored queries; ``query_ids``: the ids
+            used, in input order.
+        :raises IRMetricsError: as the single-metric evaluators' ``run``.
+        """
+        batch, result = self._evaluate(ground_truth_documents, retrieved_documents, query_ids, self._measures)
+        return {
+            "means": result.means,
+            "raw_means": result.raw_means,
+            "individual_scores": {name: _aligned(v, batch.query_ids) for name, v in result.per_query.items()},
+            "per_query": result.per_query,
+            "query_ids": batch.query_ids,
+        }
+
+
+def to_evaluation_run_result(output: dict[str, Any], run_name: str, inputs: dict[str, list[Any]] | None = None) -> Any:
+    """
+    Turn an :class:`IRMetricsEvaluator` output into a :class:`haystack.evaluation.EvaluationRunResult`.
+
+    Each metric becomes one result (``{"score": raw mean, "individual_scores": [...]}``) named by its
+    BEIR key, so ``aggregated_report()``, ``detailed_report()`` and ``comparative_detailed_report()``
+    work as with Haystack's own evaluators.
+
+    :param output: the dict returned by :meth:`IRMetricsEvaluator.run` (or a pipeline's output for it).
+    :param run_name: the name of the run in the reports.
+    :param inputs: the report's input columns, one value per query; default ``{"query_id": query_ids}``.
+    :returns: an ``EvaluationRunResult``.
+
+    Usage::
+
+        >>> from haystack import Document
+        >>> from haystack_irmetrics.components import IRMetricsEvaluator, to_evaluation_run_result
+        >>> out = IRMetricsEvaluator(metrics=["NDCG@3", "Recall@3"]).run(
+        ...     [[Document(id="d1")], [Document(id="d2")]], [[Document(id="d1")], [Document(id="d5")]]
+        ... )
+        >>> report = to_evaluation_run_result(out, "bm25").aggregated_report()
+        >>> report
+        {'metrics': ['NDCG@3', 'Recall@3'], 'score': [0.5, 0.5]}
+    """
+    from haystack.evaluation import EvaluationRunResult
+
+    if inputs is None:
+        inputs = {"query_id": list(output["query_ids"])}
+    results = {
+        name: {"score": output["raw_means"][name], "individual_scores": output["individual_scores"][name]}
+        for name in output["raw_means"]
+    }
+    return EvaluationRunResult(run_name, inputs, results)
+
+
+__all__ = [
+    "IRMetricsEvaluator",
+    "MAPEvaluator",
+    "MRREvaluator",
+    "NDCGEvaluator",
+    "PrecisionEvaluator",
+    "RCapEvaluator",
+    "RecallEvaluator",
+    "to_evaluation_run_result",
+]

@@ -1,0 +1,60 @@
+"""Load serialized pipelines that use haystack_irmetrics components.
+
+Haystack 3.x refuses to deserialize classes from modules outside its allowlist. This package never
+widens that allowlist on import (that would trust every pipeline the process loads afterwards);
+:func:`load_pipeline` trusts ``haystack_irmetrics`` for the one call instead.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import IO, Any
+
+from haystack import Pipeline
+
+TRUSTED_MODULES = ("haystack_irmetrics",)
+
+
+def load_pipeline(
+    source: str | os.PathLike[str] | IO[str],
+    *,
+    allowed_modules: Iterable[str] = (),
+    callbacks: Any = None,
+) -> Pipeline:
+    """
+    Load a YAML pipeline, allowing ``haystack_irmetrics`` components for this call only.
+
+    :param source: a path (``str`` ending in ``.yml`` / ``.yaml`` or naming an existing file, or a
+        :class:`os.PathLike`), an open text file, or the YAML text itself.
+    :param allowed_modules: further module patterns to trust in this load (Haystack's
+        ``allowed_modules``), e.g. your own components' package.
+    :param callbacks: passed to :meth:`haystack.Pipeline.loads` (``DeserializationCallbacks``).
+    :returns: the :class:`haystack.Pipeline`.
+    :raises FileNotFoundError: if ``source`` looks like a path and the file does not exist.
+    :raises haystack.core.errors.DeserializationError: if the YAML names a module that is not trusted.
+
+    Usage::
+
+        >>> from haystack_irmetrics.components import NDCGEvaluator, load_pipeline
+        >>> from haystack import Pipeline
+        >>> pipe = Pipeline()
+        >>> _ = pipe.add_component("ndcg", NDCGEvaluator(k=5))
+        >>> load_pipeline(pipe.dumps()).get_component("ndcg").k
+        5
+    """
+    text = _read(source)
+    return Pipeline.loads(text, callbacks=callbacks, allowed_modules=[*TRUSTED_MODULES, *allowed_modules])
+
+
+def _read(source: str | os.PathLike[str] | IO[str]) -> str:
+    if hasattr(source, "read"):
+        return source.read()
+    if isinstance(source, os.PathLike):
+        return Path(source).read_text(encoding="utf-8")
+    if not isinstance(source, str):
+        raise TypeError(f"load_pipeline needs a path, an open file or YAML text, got {type(source).__name__}")
+    if "\n" not in source and (source.endswith((".yml", ".yaml")) or os.path.isfile(source)):
+        return Path(source).read_text(encoding="utf-8")
+    return source
