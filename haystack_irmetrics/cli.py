@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 
@@ -85,8 +84,13 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("qrels", help="qrels file: TREC 'qid iter docid rel' or BEIR TSV with header (gzip ok)")
     ev.add_argument("run", help="TREC run file 'qid Q0 docid rank score tag' (rank ignored; gzip ok)")
     ev.add_argument("-k", type=_ints, default=[1, 3, 5, 10, 100, 1000], help="cutoffs, e.g. 1,3,5,10,100,1000")
-    ev.add_argument("-m", "--measures", type=_names, default=None,
-                    help="families or names, e.g. NDCG,MRR or nDCG@10,P@5 (default: BEIR's six)")
+    ev.add_argument(
+        "-m",
+        "--measures",
+        type=_names,
+        default=None,
+        help="families or names, e.g. NDCG,MRR or nDCG@10,P@5 (default: BEIR's six)",
+    )
     ev.add_argument("--preset", choices=["beir", "trec"], default="beir")
     ev.add_argument("--threshold", type=float, default=None, help="relevance threshold for binary metrics")
     ev.add_argument("--ties", choices=["trec", "stable"], default=None)

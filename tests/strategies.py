@@ -12,12 +12,20 @@ SCORES = [0.0, -0.0, 1.0, 1.0 + 1e-9, 1.0 - 1e-9, 0.5, 0.25, 2.0, -1.0, 3.3e38, 
 INT_LABELS = [-1, 0, 0, 1, 1, 2, 3]
 
 
-def runs(scores=st.sampled_from(SCORES) | st.floats(-5, 5, allow_nan=False)):
-    return st.dictionaries(st.sampled_from(QIDS), st.dictionaries(st.sampled_from(DOCS), scores, max_size=10), max_size=5)
+DEFAULT_SCORES = st.sampled_from(SCORES) | st.floats(-5, 5, allow_nan=False)
+DEFAULT_LABELS = st.sampled_from(INT_LABELS)
 
 
-def qrels(labels=st.sampled_from(INT_LABELS)):
-    return st.dictionaries(st.sampled_from(QIDS), st.dictionaries(st.sampled_from(DOCS), labels, max_size=8), max_size=5)
+def runs(scores=DEFAULT_SCORES):
+    return st.dictionaries(
+        st.sampled_from(QIDS), st.dictionaries(st.sampled_from(DOCS), scores, max_size=10), max_size=5
+    )
+
+
+def qrels(labels=DEFAULT_LABELS):
+    return st.dictionaries(
+        st.sampled_from(QIDS), st.dictionaries(st.sampled_from(DOCS), labels, max_size=8), max_size=5
+    )
 
 
 def float_qrels():
@@ -28,7 +36,7 @@ k_values = st.lists(st.integers(1, 12), min_size=1, max_size=4, unique=True)
 
 
 @st.composite
-def beir_safe(draw, labels=st.sampled_from(INT_LABELS)):
+def beir_safe(draw, labels=DEFAULT_LABELS):
     """Inputs BEIR itself does not crash on: every results query is judged with a positive label.
 
     Qrels may still hold queries with no results (they count 0 in BEIR's MRR and R_cap).
@@ -40,6 +48,5 @@ def beir_safe(draw, labels=st.sampled_from(INT_LABELS)):
         judged[draw(st.sampled_from(DOCS))] = draw(st.sampled_from([1, 2, 3]))
         qrels[q] = judged
     answered = draw(st.lists(st.sampled_from(qids), min_size=1, max_size=len(qids), unique=True))
-    scores = st.sampled_from(SCORES) | st.floats(-5, 5, allow_nan=False)
-    results = {q: draw(st.dictionaries(st.sampled_from(DOCS), scores, max_size=10)) for q in answered}
+    results = {q: draw(st.dictionaries(st.sampled_from(DOCS), DEFAULT_SCORES, max_size=10)) for q in answered}
     return qrels, results

@@ -53,15 +53,17 @@ def test_trec_eval_out_test_aq_every_ndcg_map_p_recall_value(data_dir):
 
 def test_trec_eval_relevance_level_2_on_graded_qrels(data_dir):
     d = data_dir / "trec_eval_test"
-    res = evaluate(read_qrels(d / "qrels.rel_level"), read_run(d / "results.test"), CUTS, preset="trec",
-                   relevance_threshold=2)
+    res = evaluate(
+        read_qrels(d / "qrels.rel_level"), read_run(d / "results.test"), CUTS, preset="trec", relevance_threshold=2
+    )
     _check_against_trec_eval(res, parse_trec_eval_output(d / "out.test.aql"))
 
 
 def test_trec_eval_dash_c_counts_missing_queries_as_zero(data_dir):
     d = data_dir / "trec_eval_test"
-    res = evaluate(read_qrels(d / "qrels.test"), read_run(d / "results.trunc"), CUTS, preset="trec",
-                   missing_queries="zero")
+    res = evaluate(
+        read_qrels(d / "qrels.test"), read_run(d / "results.trunc"), CUTS, preset="trec", missing_queries="zero"
+    )
     expected = parse_trec_eval_output(d / "out.test.aqc")
     _check_against_trec_eval(res, expected)
     assert res.n_queries["NDCG@10"] == expected["num_q"]["all"]
@@ -142,7 +144,10 @@ def test_inline_fixtures_from_ir_measures_pytrec_eval_and_haystack(data_dir):
             res = evaluate(qrels, run, [k], measures=[measure], preset="trec", relevance_threshold=level)
             for qid, value in per_query.items():
                 assert res.per_query[f"{measure}@{k}"][qid] == pytest.approx(value, abs=case["tolerance"]), (
-                    case["name"], name, qid)
+                    case["name"],
+                    name,
+                    qid,
+                )
                 checked += 1
     assert checked >= 10
 
@@ -156,7 +161,7 @@ def _fixture_measure(name: str) -> tuple[str | None, int]:
         return "MRR", 10**6
     for prefix, family in (("ndcg_cut_", "NDCG"), ("P_", "P")):
         if name.startswith(prefix):
-            return family, int(name[len(prefix):])
+            return family, int(name[len(prefix) :])
     return None, 0
 
 

@@ -89,7 +89,7 @@ def evaluate(
         >>> results = {"q1": {"d1": 0.9, "d2": 0.5, "d4": 0.4}, "q2": {"d5": 0.8, "d3": 0.7}}
         >>> res = evaluate(qrels, results, k_values=[1, 3])
         >>> res.means["NDCG@3"], res.means["MRR@1"], res.means["P@3"]
-        (0.74716, 0.5, 0.5)
+        (0.74532, 0.5, 0.5)
     """
     policy = resolve_preset(
         preset,
@@ -163,9 +163,7 @@ class _Evaluation:
                 ideal_owner = self.label_owner[ideal]
                 ideal_gain = self.labels[ideal]
                 sort = np.lexsort((-ideal_gain, ideal_owner))
-                table = gain_kernel(
-                    owner, ranks, labels, offsets, ideal_gain[sort], _offsets(ideal_owner, n), cutoffs
-                )
+                table = gain_kernel(owner, ranks, labels, offsets, ideal_gain[sort], _offsets(ideal_owner, n), cutoffs)
                 rel_any = np.bincount(ideal_owner, minlength=n) > 0
             else:
                 keep = self.is_relevant(labels, policy)
@@ -192,7 +190,7 @@ class _Evaluation:
             v = values[m]
             keep = has_relevant[m] if skip_norel else np.ones(v.size, bool)
             answered = v[keep]
-            names = [q for q, k in zip(qids, keep.tolist()) if k]
+            names = [q for q, k in zip(qids, keep.tolist(), strict=False) if k]
             extra: list[str] = []
             if policy.missing_queries == "zero" and not skip_norel:
                 extra = self.missing + (self.empty if policy.count_empty_qrels else [])
@@ -206,7 +204,7 @@ class _Evaluation:
             raw[m.name] = mean
             digits = self.preset.round_digits
             means[m.name] = round(mean, digits) if digits is not None else mean
-            per_query[m.name] = dict(chain(zip(names, answered.tolist()), ((q, 0.0) for q in extra)))
+            per_query[m.name] = dict(chain(zip(names, answered.tolist(), strict=False), ((q, 0.0) for q in extra)))
             counts[m.name] = count
         return EvaluationResult(means, raw, per_query, counts, tuple(wanted), self.preset)
 

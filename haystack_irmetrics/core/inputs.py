@@ -43,9 +43,7 @@ def _check_id(kind: str, value: object, where: str = "") -> None:
         )
 
 
-def _first_bad(
-    data: RunDict | QrelsDict, queries: Iterable[str], what: str, error: type[Exception]
-) -> Exception:
+def _first_bad(data: RunDict | QrelsDict, queries: Iterable[str], what: str, error: type[Exception]) -> Exception:
     """Locate the first non-finite or non-numeric value, for an error message (slow path)."""
     for q in queries:
         for d, v in data[q].items():
@@ -59,9 +57,7 @@ def _first_bad(
     return error(f"a {what} is not a finite number")
 
 
-def _flat_values(
-    data: RunDict | QrelsDict, queries: Sequence[str], what: str, error: type[Exception]
-) -> np.ndarray:
+def _flat_values(data: RunDict | QrelsDict, queries: Sequence[str], what: str, error: type[Exception]) -> np.ndarray:
     """All values of ``data[q]`` for ``q`` in ``queries``, in order, as float64 (validated)."""
     n = sum(map(len, (data[q] for q in queries)))
     try:
@@ -86,7 +82,7 @@ class Qrels:
     Build with :meth:`from_dict` or :meth:`from_columns`; the object keeps a read-only reference.
     """
 
-    __slots__ = ("data", "qids", "offsets", "labels", "_index")
+    __slots__ = ("_index", "data", "labels", "offsets", "qids")
 
     def __init__(self, data: QrelsDict, qids: list[str], offsets: np.ndarray, labels: np.ndarray) -> None:
         self.data = data
@@ -219,7 +215,7 @@ def _columns_to_dict(
         while end < n and qs[end] == q:
             end += 1
         _check_id("query", q, f" ({source} row {_row(start, line_numbers)})")
-        block = dict(zip(ds[start:end], vlist[start:end]))
+        block = dict(zip(ds[start:end], vlist[start:end], strict=False))
         target = out.get(q)
         if target is None:
             if len(block) != end - start:
@@ -322,7 +318,9 @@ def prepare(run: Run, qrels: Qrels, ignore_identical_ids: bool) -> Prepared:
             d, v = next(iter(inner.items()))
             _check_id("document", d, f" in results of query {q!r}")
             if not _is_number(v):
-                raise InvalidScoreError(f"score {v!r} of document {d!r} in query {q!r} is {type(v).__name__}, not a number")
+                raise InvalidScoreError(
+                    f"score {v!r} of document {d!r} in query {q!r} is {type(v).__name__}, not a number"
+                )
 
     # Judged documents: look each up in the results (dict lookups, no scan of unjudged docs).
     pq: list[int] = []

@@ -34,16 +34,18 @@ class Family:
 FAMILIES: dict[str, Family] = {
     f.name: f
     for f in (
-        Family("NDCG", "gain", "pytrec", "DCG@k / IDCG@k, DCG = sum_{i<k} gain_i / log2(i+2)",
-               ("ndcg", "ndcg_cut")),
-        Family("MAP", "binary", "pytrec", "sum_{i<k, rel} hits_i/(i+1) / R",
-               ("map", "map_cut", "ap", "ap_cut")),
+        Family("NDCG", "gain", "pytrec", "DCG@k / IDCG@k, DCG = sum_{i<k} gain_i / log2(i+2)", ("ndcg", "ndcg_cut")),
+        Family("MAP", "binary", "pytrec", "sum_{i<k, rel} hits_i/(i+1) / R", ("map", "map_cut", "ap", "ap_cut")),
         Family("Recall", "binary", "pytrec", "hits@k / R", ("recall", "r")),
         Family("P", "binary", "pytrec", "hits@k / k", ("p", "precision", "prec")),
-        Family("MRR", "binary", "custom", "1/(i+1) for the first relevant i < k",
-               ("mrr", "rr", "recip_rank", "mrr_cut", "mrr@k")),
-        Family("R_cap", "binary", "custom", "hits@k / min(R, k)",
-               ("r_cap", "recall_cap", "rcap", "capped_recall")),
+        Family(
+            "MRR",
+            "binary",
+            "custom",
+            "1/(i+1) for the first relevant i < k",
+            ("mrr", "rr", "recip_rank", "mrr_cut", "mrr@k"),
+        ),
+        Family("R_cap", "binary", "custom", "hits@k / min(R, k)", ("r_cap", "recall_cap", "rcap", "capped_recall")),
     )
 }
 
@@ -131,9 +133,7 @@ def parse_measure(text: str | Measure) -> Measure:
     return Measure(family_of(m.group("family")), check_cutoff(int(m.group("k"))))
 
 
-def resolve_measures(
-    measures: Sequence[str | Measure] | None, k_values: Sequence[int] | None
-) -> list[Measure]:
+def resolve_measures(measures: Sequence[str | Measure] | None, k_values: Sequence[int] | None) -> list[Measure]:
     """Turn the user's ``measures`` and ``k_values`` into an ordered, duplicate-free list.
 
     ``measures`` may hold full names (``NDCG@10``) or bare families (``NDCG``), which are crossed

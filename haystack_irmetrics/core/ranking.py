@@ -16,8 +16,6 @@ their members' ids, float64 scores and positions.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .inputs import Prepared
@@ -45,7 +43,7 @@ def judged_ranks(prep: Prepared, ties: str) -> np.ndarray:
         return np.zeros(0, np.int64)
     s32 = _as_f32(prep.scores)
     t32 = _as_f32(prep.pair_score)
-    greater, equal, tie_pair, tie_pos = _count(s32, prep.offsets, prep.pair_query, t32)
+    greater, _equal, tie_pair, tie_pos = _count(s32, prep.offsets, prep.pair_query, t32)
     ranks = greater
     if tie_pair.size:
         ranks = ranks + _resolve_ties(prep, ties, tie_pair, tie_pos, n_pairs)
@@ -152,9 +150,7 @@ def _count_sorted(
     return lo - seg_start, hi - lo
 
 
-def _resolve_ties(
-    prep: Prepared, ties: str, tie_pair: np.ndarray, tie_pos: np.ndarray, n_pairs: int
-) -> np.ndarray:
+def _resolve_ties(prep: Prepared, ties: str, tie_pair: np.ndarray, tie_pos: np.ndarray, n_pairs: int) -> np.ndarray:
     """Extra rank from float32 tie-group members that precede each judged document."""
     member_ids = _ids_at(prep, tie_pos)
     pair_ids = np.asarray(prep.pair_doc, dtype=object)[tie_pair]
@@ -182,11 +178,9 @@ def _ids_at(prep: Prepared, positions: np.ndarray) -> list[str]:
     qidx = np.searchsorted(prep.offsets, positions, side="right") - 1
     out: list[str] = [""] * positions.size
     cache: dict[int, list[str]] = {}
-    for j, (qi, p) in enumerate(zip(qidx.tolist(), positions.tolist())):
+    for j, (qi, p) in enumerate(zip(qidx.tolist(), positions.tolist(), strict=False)):
         ids = cache.get(qi)
         if ids is None:
             ids = cache[qi] = prep.doc_ids(qi)
         out[j] = ids[p - int(prep.offsets[qi])]
     return out
-
-

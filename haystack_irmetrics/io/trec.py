@@ -41,7 +41,9 @@ def _open_text(path: PathLike) -> io.TextIOBase:
     return p.open("r", encoding="utf-8")
 
 
-def _blocks(path: PathLike, n_fields: int, skip_header: bool = False, extra_ok: bool = False) -> Iterator[tuple[list[str], list[int] | int]]:
+def _blocks(
+    path: PathLike, n_fields: int, skip_header: bool = False, extra_ok: bool = False
+) -> Iterator[tuple[list[str], list[int] | int]]:
     """Yield (tokens, line info) per block: tokens hold n_fields per data line.
 
     Line info is the first line number of the block when every line of the block is a data line,
@@ -61,10 +63,10 @@ def _blocks(path: PathLike, n_fields: int, skip_header: bool = False, extra_ok: 
                 lineno += len(lines)
                 text = "".join(lines)
                 tokens = text.split()
-                if len(tokens) == n_fields * len(lines) and "#" not in text[:1] and "\n#" not in text:
-                    if _aligned(tokens, n_fields):
-                        yield tokens, first
-                        continue
+                clean = "#" not in text[:1] and "\n#" not in text
+                if clean and len(tokens) == n_fields * len(lines) and _aligned(tokens, n_fields):
+                    yield tokens, first
+                    continue
                 yield _slow_block(lines, first, n_fields, path, extra_ok)
         except UnicodeDecodeError as e:
             raise ParseError(f"not UTF-8 text ({e.reason})", path=str(path), line=lineno) from None
@@ -166,8 +168,11 @@ def read_beir_qrels(path: PathLike) -> Qrels:
     frac = np.flatnonzero(labels != np.round(labels))
     if frac.size:
         i = int(frac[0])
-        raise ParseError(f"label {labels[i]!r} is not an integer (BEIR reads int(score))", path=str(path),
-                         line=int(lines[i]) if lines is not None else i + 2)
+        raise ParseError(
+            f"label {float(labels[i])!r} is not an integer (BEIR reads int(score))",
+            path=str(path),
+            line=int(lines[i]) if lines is not None else i + 2,
+        )
     return Qrels.from_columns(qids, docs, labels.astype(np.int64), source=str(path), line_numbers=lines)
 
 

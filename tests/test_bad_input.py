@@ -1,0 +1,209 @@
+"""Every bad input gets a typed error naming what is wrong, or a documented value."""
+
+from __future__ import annotations
+
+import copy
+import gzip
+
+import pytest
+
+from haystack_irmetrics import (
+    DuplicateCutoffError,
+    DuplicateDocumentError,
+    EmptyInputError,
+    InvalidCutoffError,
+    InvalidIdError,
+    InvalidLabelError,
+    InvalidPolicyError,
+    InvalidScoreError,
+    IRMetricsError,
+    NoOverlapError,
+    ParseError,
+    UnknownMeasureError,
+    evaluate,
+)
+from haystack_irmetrics.io import read_qrels, read_run
+
+QRELS = {"q1": {"d1": 1, "d2": 0}, "q2": {"d3": 2}}
+RESULTS = {"q1": {"d1": 0.5, "d2": 0.7}, "q2": {"d3": 0.1, "d4": 0.2}}
+
+
+def test_all_errors_are_value_errors_of_one_hierarchy():
+    for cls in (
+        InvalidCutoffError,
+        DuplicateCutoffError,
+        InvalidScoreError,
+        InvalidLabelError,
+        ParseError,
+        EmptyInputError,
+        NoOverlapError,
+        DuplicateDocumentError,
+        InvalidIdError,
+        UnknownMeasureError,
+    ):
+        assert issubclass(cls, IRMetricsError) and issubclass(cls, ValueError)
+
+
+@pytest.mark.parametrize("k", [0, -1, 2.5, "10", True, None])
+def test_cutoff_that_is_not_a_positive_integer_raises_invalid_cutoff(k):
+    with pytest.raises(InvalidCutoffError, match="positive integer"):
+        evaluate(QRELS, RESULTS, [1, k])
+
+
+def test_duplicate_cutoff_raises_instead_of_doubling_like_beir():
+    with pytest.raises(DuplicateCutoffError, match="cutoff 10 is given twice"):
+        evaluate(QRELS, RESULTS, [10, 5, 10])
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf"), None, "abc", [1.0]])
+def test_non_finite_or_non_numeric_score_names_query_and_document(bad):
+    results = copy.deepcopy(RESULTS)
+    results["q2"]["d4"] = bad
+    with pytest.raises(InvalidScoreError, match=r"document 'd4' in query 'q2'"):
+        evaluate(QRELS, results, [1])
+
+
+def test_numeric_string_as_first_score_of_a_query_is_rejected():
+    with pytest.raises(InvalidScoreError, match="is str, not a number"):
+        evaluate(QRELS, {"q1": {"d1": "0.5"}}, [1])
+
+
+@pytest.mark.parametrize("bad", [float("nan"), "x", None, float("inf")])
+def test_non_finite_or_non_numeric_label_names_query_and_document(bad):
+    with pytest.raises(InvalidLabelError, match=r"document 'd9' in query 'q2'"):
+        evaluate({"q1": {"d1": 1}, "q2": {"d3": 1, "d9": bad}}, RESULTS, [1])
+
+
+def test_label_given_as_string_is_rejected():
+    with pytest.raises(InvalidLabelError, match="is str, not a number"):
+        evaluate({"q1": {"d1": "1"}}, RESULTS, [1])
+
+
+@pytest.mark.parametrize("qrels,results", [({}, RESULTS), (QRELS, {}), ([], RESULTS), (QRELS, None)])
+def test_empty_or_non_dict_inputs_raise_empty_input(qrels, results):
+    with pytest.raises(EmptyInputError):
+        evaluate(qrels, results, [1])
+
+
+def test_no_shared_query_raises_no_overlap_naming_examples():
+    with pytest.raises(NoOverlapError, match=r"e\.g\. 'x1'.*e\.g\. 'q1'"):
+        evaluate(QRELS, {"x1": {"d1": 1.0}}, [1])
+
+
+def test_only_empty_qrels_dicts_shared_raises_no_overlap():
+    with pytest.raises(NoOverlapError):
+        evaluate({"q1": {}}, {"q1": {"d1": 1.0}}, [1])
+
+
+def test_integer_ids_raise_invalid_id():
+    with pytest.raises(InvalidIdError, match="query id 1"):
+        evaluate({1: {"d1": 1}}, RESULTS, [1])
+    with pytest.raises(InvalidIdError, match="document id 7 in results of query 'q1'"):
+        evaluate(QRELS, {"q1": {7: 1.0}}, [1])
+
+
+def test_unknown_preset_policy_and_measure_raise():
+    with pytest.raises(InvalidPolicyError, match="unknown preset"):
+        evaluate(QRELS, RESULTS, [1], preset="ranx")
+    with pytest.raises(InvalidPolicyError, match="ties"):
+        evaluate(QRELS, RESULTS, [1], ties="random")
+    with pytest.raises(InvalidPolicyError, match="relevance_threshold"):
+        evaluate(QRELS, RESULTS, [1], relevance_threshold=0)
+    with pytest.raises(UnknownMeasureError, match="unknown measure"):
+        evaluate(QRELS, RESULTS, [1], measures=["BLEU"])
+    with pytest.raises(UnknownMeasureError, match="cannot parse"):
+        evaluate(QRELS, RESULTS, [1], measures=["NDCG@@10"])
+
+
+def test_r_cap_of_a_query_without_relevant_document_is_zero_not_zero_division():
+    qrels = {"q1": {"d1": 1}, "q2": {"d3": 0}}
+    res = evaluate(qrels, RESULTS, [1, 10])
+    assert res.per_query["R_cap@10"] == {"q1": 1.0, "q2": 0.0}
+    assert res.n_queries["R_cap@10"] == 2
+
+
+def test_results_query_missing_from_qrels_is_ignored_not_key_error():
+    res = evaluate(QRELS, {**RESULTS, "unjudged": {"d1": 1.0}}, [10])
+    assert "unjudged" not in res.per_query["MRR@10"]
+    assert res.means == evaluate(QRELS, RESULTS, [10]).means
+
+
+def test_no_relevant_skip_policy_leaves_such_queries_out_of_means():
+    qrels = {"q1": {"d1": 1}, "q2": {"d3": 0}}
+    res = evaluate(qrels, RESULTS, [10], no_relevant="skip")
+    assert res.per_query["Recall@10"] == {"q1": 1.0}
+    assert res.n_queries["Recall@10"] == 1
+
+
+def test_inputs_are_never_modified_even_with_identical_ids_dropped():
+    qrels = {"q1": {"q1": 1, "d1": 1}}
+    results = {"q1": {"q1": 9.0, "d1": 0.5}}
+    before = copy.deepcopy((qrels, results))
+    res = evaluate(qrels, results, [1])
+    assert (qrels, results) == before
+    assert res.per_query["P@1"] == {"q1": 1.0}  # q1 itself was dropped, d1 moved to rank 1
+
+
+def _write(tmp_path, name, text, compress=False):
+    path = tmp_path / name
+    if compress:
+        with gzip.open(path, "wt") as f:
+            f.write(text)
+    else:
+        path.write_text(text)
+    return path
+
+
+def test_duplicate_doc_in_one_query_of_a_run_file_names_both_lines(tmp_path):
+    run = _write(tmp_path, "run", "q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t\nq1 Q0 d1 3 0.5 t\n")
+    with pytest.raises(DuplicateDocumentError, match=r"'d1' appears twice for query 'q1' \(rows 1 and 3\)"):
+        read_run(run)
+
+
+def test_duplicate_doc_in_a_non_contiguous_query_block_is_found(tmp_path):
+    run = _write(tmp_path, "run", "q1 Q0 d1 1 2.0 t\nq2 Q0 d1 1 1.0 t\nq1 Q0 d1 3 0.5 t\n")
+    with pytest.raises(DuplicateDocumentError, match=r"rows 1 and 3"):
+        read_run(run)
+
+
+def test_malformed_run_line_names_file_and_line(tmp_path):
+    run = _write(tmp_path, "run", "q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2\n")
+    with pytest.raises(ParseError, match=r"run:2: expected 6 .* found 4"):
+        read_run(run)
+
+
+def test_non_numeric_score_in_run_file_names_line(tmp_path):
+    run = _write(tmp_path, "run", "q1 Q0 d1 1 2.0 t\n\nq1 Q0 d2 2 abc t\n")
+    with pytest.raises(ParseError, match=r"run:3: score 'abc' is not a finite number"):
+        read_run(run)
+
+
+def test_nan_score_in_run_file_names_line(tmp_path):
+    run = _write(tmp_path, "run", "q1 Q0 d1 1 nan t\n")
+    with pytest.raises(ParseError, match=r"run:1: score 'nan'"):
+        read_run(run)
+
+
+def test_missing_file_and_empty_file_raise_parse_error(tmp_path):
+    with pytest.raises(ParseError, match="file not found"):
+        read_run(tmp_path / "nope")
+    with pytest.raises(ParseError, match="no score lines"):
+        read_run(_write(tmp_path, "empty", ""))
+
+
+def test_gzip_run_and_qrels_are_read(tmp_path):
+    run = _write(tmp_path, "run.gz", "q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t\n", compress=True)
+    qrels = _write(tmp_path, "qrels.gz", "q1 0 d2 1\n", compress=True)
+    res = evaluate(read_qrels(qrels), read_run(run), [1, 2], preset="trec")
+    assert res.per_query["MRR@2"] == {"q1": 0.5}
+
+
+def test_beir_tsv_with_float_label_raises_like_beirs_int_parsing(tmp_path):
+    tsv = _write(tmp_path, "test.tsv", "query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\t0.5\n")
+    with pytest.raises(ParseError, match=r"test.tsv:3: label 0.5 is not an integer"):
+        read_qrels(tsv)
+
+
+def test_trec_qrels_accept_float_labels(tmp_path):
+    qrels = read_qrels(_write(tmp_path, "qrels", "q1 0 d1 0.5\nq1 0 d2 1\n"))
+    assert qrels.data == {"q1": {"d1": 0.5, "d2": 1.0}}

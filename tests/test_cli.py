@@ -1,0 +1,78 @@
+"""The irmetrics CLI: formats, per-query output, typed errors as exit code 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from haystack_irmetrics.cli import main
+
+
+@pytest.fixture
+def files(tmp_path):
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 d1 1\nq1 0 d2 2\nq2 0 d3 1\n")
+    run = tmp_path / "run"
+    run.write_text("q1 Q0 d1 1 0.9 t\nq1 Q0 d2 2 0.5 t\nq1 Q0 d4 3 0.4 t\nq2 Q0 d5 1 0.8 t\nq2 Q0 d3 2 0.7 t\n")
+    return qrels, run
+
+
+def test_json_has_beir_key_names_and_rounded_values(files, capsys):
+    assert main(["evaluate", str(files[0]), str(files[1]), "-k", "1,3"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert list(out) == [
+        "NDCG@1",
+        "NDCG@3",
+        "MAP@1",
+        "MAP@3",
+        "Recall@1",
+        "Recall@3",
+        "P@1",
+        "P@3",
+        "MRR@1",
+        "MRR@3",
+        "R_cap@1",
+        "R_cap@3",
+    ]
+    assert out["NDCG@3"] == 0.74532 and out["MRR@1"] == 0.5
+
+
+def test_per_query_adds_unrounded_values_by_metric_and_query(files, capsys):
+    main(["evaluate", str(files[0]), str(files[1]), "-k", "3", "--per-query"])
+    out = json.loads(capsys.readouterr().out)
+    assert out["per_query"]["MRR@3"] == {"q1": 1.0, "q2": 0.5}
+    assert out["per_query"]["NDCG@3"]["q2"] == pytest.approx(0.6309297535714575, abs=0)
+
+
+def test_markdown_and_tsv_formats(files, capsys):
+    main(["evaluate", str(files[0]), str(files[1]), "-k", "1,3", "--format", "markdown"])
+    md = capsys.readouterr().out
+    assert "| NDCG | 0.25000 | 0.74532 |" in md
+    main(["evaluate", str(files[0]), str(files[1]), "-k", "3", "--format", "tsv", "-m", "P"])
+    assert capsys.readouterr().out.strip() == "P@3\tall\t0.5"
+
+
+def test_trec_preset_and_threshold_flags(files, capsys):
+    main(["evaluate", str(files[0]), str(files[1]), "-k", "3", "--preset", "trec", "--threshold", "2", "-m", "P"])
+    assert json.loads(capsys.readouterr().out)["P@3"] == pytest.approx(1 / 6)
+
+
+def test_bad_input_exits_2_with_a_message_naming_the_line(files, tmp_path, capsys):
+    bad = tmp_path / "bad"
+    bad.write_text("q1 Q0 d1 1 0.9 t\nq1 Q0 d1 2 0.5 t\n")
+    assert main(["evaluate", str(files[0]), str(bad)]) == 2
+    assert "appears twice for query 'q1' (rows 1 and 2)" in capsys.readouterr().err
+    assert main(["evaluate", str(files[0]), str(files[1]), "-k", "0"]) == 2
+
+
+def test_console_script_is_installed_and_runs(files):
+    out = subprocess.run(
+        [sys.executable, "-m", "haystack_irmetrics.cli", "evaluate", str(files[0]), str(files[1]), "-k", "3"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(out.stdout)["P@3"] == 0.5
