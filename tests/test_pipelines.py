@@ -1,0 +1,85 @@
+"""Every YAML file in pipelines/ loads through load_pipeline and runs, with the core's numbers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from haystack import Document, Pipeline
+from haystack.core.errors import DeserializationError
+
+from haystack_irmetrics import evaluate
+from haystack_irmetrics.components import load_pipeline, to_evaluation_run_result
+
+PIPELINES = Path(__file__).resolve().parent.parent / "pipelines"
+
+CORPUS = {
+    "d1": "cats purr and sleep all day",
+    "d2": "dogs bark at the mail carrier",
+    "d3": "cats and dogs can live together",
+    "d4": "parrots talk and sing",
+    "d5": "a kitten is a young cat",
+}
+GOLD = {"q1": {"d1": 1, "d3": 1}, "q2": {"d4": 2}, "q3": {"d2": 1}}
+QUERIES = {"q1": "cats", "q2": "parrots that talk", "q3": "barking dogs"}
+
+
+def gold_documents(qids: list[str]) -> list[list[Document]]:
+    return [[Document(id=d, score=float(v)) for d, v in GOLD[q].items()] for q in qids]
+
+
+def run_retrieval_with_evaluator(pipe: Pipeline) -> None:
+    pipe.get_component("retriever").document_store.write_documents(
+        [Document(id=i, content=t) for i, t in CORPUS.items()]
+    )
+    for qid, text in QUERIES.items():
+        out = pipe.run({"query": text, "ground_truth_documents": gold_documents([qid]), "query_ids": [qid]})
+        retrieved = pipe.get_component("retriever").run(query=text)["documents"]
+        ranking = {d.id: float(len(retrieved) - i) for i, d in enumerate(retrieved)}
+        core = evaluate({qid: GOLD[qid]}, {qid: ranking}, [1, 3, 5], ties="stable")
+        assert out["metrics"]["means"] == core.means
+        assert out["metrics"]["query_ids"] == [qid]
+        assert out["ndcg"]["individual_scores"] == [core.per_query["NDCG@5"][qid]]
+        assert out["mrr"]["score"] == core.raw_means["MRR@5"]
+
+
+def run_evaluation(pipe: Pipeline) -> None:
+    qids = list(GOLD)
+    retrieved = [[Document(id="d3"), Document(id="d1")], [Document(id="d5")], [Document(id="d1"), Document(id="d2")]]
+    out = pipe.run({"ground_truth_documents": gold_documents(qids), "retrieved_documents": retrieved})
+    results = {q: {d.id: float(len(r) - i) for i, d in enumerate(r)} for q, r in zip(qids, retrieved, strict=True)}
+    core = evaluate(GOLD, results, ties="stable")
+    for name, family in [("ndcg", "NDCG"), ("map", "MAP"), ("precision", "P"), ("recall", "Recall"),
+                         ("r_cap", "R_cap"), ("mrr", "MRR")]:  # fmt: skip
+        assert out[name]["score"] == core.raw_means[f"{family}@10"], name
+    assert out["beir"]["means"] == core.means
+    report = to_evaluation_run_result(out["beir"], "run").aggregated_report()
+    assert report["metrics"][:3] == ["NDCG@1", "NDCG@3", "NDCG@5"]
+
+
+RUNNERS: dict[str, Callable[[Pipeline], None]] = {
+    "retrieval_with_evaluator.yaml": run_retrieval_with_evaluator,
+    "evaluation.yaml": run_evaluation,
+}
+
+
+def test_every_pipeline_file_has_a_runner():
+    assert sorted(p.name for p in PIPELINES.glob("*.y*ml")) == sorted(RUNNERS)
+
+
+@pytest.mark.parametrize("name", sorted(RUNNERS))
+def test_pipeline_file_loads_through_load_pipeline_and_runs(name):
+    RUNNERS[name](load_pipeline(PIPELINES / name))
+
+
+@pytest.mark.parametrize("name", sorted(RUNNERS))
+def test_pipeline_file_is_refused_by_plain_pipeline_load(name):
+    with open(PIPELINES / name) as fh, pytest.raises(DeserializationError, match="haystack_irmetrics"):
+        Pipeline.load(fh)
+
+
+@pytest.mark.parametrize("name", sorted(RUNNERS))
+def test_pipeline_file_survives_dumps_and_loads(name):
+    pipe = load_pipeline(PIPELINES / name)
+    assert load_pipeline(pipe.dumps()).to_dict() == pipe.to_dict()
