@@ -72,3 +72,47 @@ def test_trec_preset_raw_means_are_sequential_means_of_pytrec_values(qrels, resu
         for v in values:
             total += v
         assert res.raw_means[f"NDCG@{k}"] == total / len(values)
+
+
+def _seeded_case(seed: int, n_queries: int, depth: int, n_judged: int, n_values: int):
+    """Random run with heavy float32 ties (few distinct scores) and many judged documents."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    qrels, results = {}, {}
+    for qi in range(n_queries):
+        q = f"q{qi}"
+        docs = [f"d{x}" for x in rng.choice(depth * 3, size=depth, replace=False)]
+        values = rng.integers(0, n_values, size=depth) / 7.0
+        values[rng.random(depth) < 0.1] += 1e-9  # float32 near-ties
+        results[q] = dict(zip(docs, values.tolist()))
+        pool = docs + [f"u{x}" for x in range(depth)]
+        judged = rng.choice(len(pool), size=n_judged, replace=False)
+        qrels[q] = {pool[j]: int(rng.integers(-1, 4)) for j in judged}
+    return qrels, results
+
+
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    "n_judged,n_values",
+    [(1, 5), (3, 5), (40, 3), (40, 1000), (300, 10)],
+    ids=["one-judged", "few-judged", "many-judged-sorted-path", "many-judged-few-ties", "heavy-ties"],
+)
+def test_larger_seeded_runs_equal_pytrec_eval_and_beir_on_every_counting_path(n_judged, n_values, monkeypatch):
+    from haystack_irmetrics.core import ranking
+
+    monkeypatch.setattr(ranking, "_CHUNK", 512)  # exercise chunking of the element-wise path
+    qrels, results = _seeded_case(n_judged * 31 + n_values, 12, 300, n_judged, n_values)
+    ks = [1, 3, 10, 100, 1000]
+    res = evaluate(qrels, results, ks, preset="trec")
+    oracle = pytrec_per_query(qrels, results, ks)
+    for family in ("NDCG", "MAP", "Recall", "P"):
+        for k in ks:
+            assert res.per_query[f"{family}@{k}"] == oracle[f"{family}@{k}"]
+    for k in (1, 10, 1000):
+        assert res.per_query[f"MRR@{k}"] == pytrec_rr_at(qrels, results, k)
+    expected = beir_means(qrels, results, ks)
+    if expected is not None:
+        assert evaluate(qrels, results, ks).means == expected

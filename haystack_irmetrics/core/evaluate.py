@@ -14,9 +14,33 @@ from .inputs import Prepared, Qrels, QrelsDict, Run, RunDict, prepare
 from .kernels import binary_kernel, gain_kernel
 from .measures import Measure, resolve_measures
 from .presets import FamilyPolicy, MissingQueries, NoRelevant, Preset, Ties, resolve_preset
-from .ranking import judged_ranks
+from .ranking import Counted, count_f32, judged_ranks
 
 DEFAULT_K_VALUES = (1, 3, 5, 10, 100, 1000)
+
+
+class PerQuery(Mapping):
+    """``{measure: {qid: value}}``, each inner dict built on first access (most callers read means only)."""
+
+    def __init__(self) -> None:
+        self.parts: dict[str, tuple[list[str], np.ndarray, list[str]]] = {}
+        self._built: dict[str, dict[str, float]] = {}
+
+    def __getitem__(self, name: str) -> dict[str, float]:
+        built = self._built.get(name)
+        if built is None:
+            names, values, zeros = self.parts[name]
+            built = self._built[name] = dict(chain(zip(names, values.tolist()), ((q, 0.0) for q in zeros)))
+        return built
+
+    def __iter__(self):
+        return iter(self.parts)
+
+    def __len__(self) -> int:
+        return len(self.parts)
+
+    def __repr__(self) -> str:
+        return repr(dict(self.items()))
 
 
 @dataclass(frozen=True)
@@ -31,7 +55,7 @@ class EvaluationResult:
 
     means: dict[str, float]
     raw_means: dict[str, float]
-    per_query: dict[str, dict[str, float]]
+    per_query: Mapping[str, dict[str, float]]
     n_queries: dict[str, int]
     measures: tuple[Measure, ...]
     preset: Preset = field(repr=False)
@@ -39,7 +63,7 @@ class EvaluationResult:
     def to_dict(self, per_query: bool = False) -> dict:
         out: dict = dict(self.means)
         if per_query:
-            out["per_query"] = self.per_query
+            out["per_query"] = dict(self.per_query.items())
         return out
 
     def to_json(self, per_query: bool = False, indent: int | None = None) -> str:
@@ -119,6 +143,7 @@ class _Evaluation:
         self.prep = prep
         self.preset = preset
         self._ranks: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._counted: Counted | None = None
         n = len(prep.qids)
         index = qrels.index()
         self.qrels_pos = np.fromiter((index[qid] for qid in prep.qids), np.int64, count=n)
@@ -135,7 +160,9 @@ class _Evaluation:
     def ranked(self, ties: str) -> tuple[np.ndarray, np.ndarray]:
         """Pair order sorted by (query, rank) and the sorted ranks, per tie policy (cached)."""
         if ties not in self._ranks:
-            ranks = judged_ranks(self.prep, ties)
+            if self._counted is None:
+                self._counted = count_f32(self.prep)
+            ranks = judged_ranks(self.prep, ties, self._counted)
             order = np.lexsort((ranks, self.prep.pair_query))
             self._ranks[ties] = (order, ranks[order])
         return self._ranks[ties]
@@ -182,7 +209,7 @@ class _Evaluation:
         qids = self.prep.qids
         means: dict[str, float] = {}
         raw: dict[str, float] = {}
-        per_query: dict[str, dict[str, float]] = {}
+        per_query = PerQuery()
         counts: dict[str, int] = {}
         skip_norel = self.preset.no_relevant == "skip"
         for m in wanted:
@@ -190,7 +217,7 @@ class _Evaluation:
             v = values[m]
             keep = has_relevant[m] if skip_norel else np.ones(v.size, bool)
             answered = v[keep]
-            names = [q for q, k in zip(qids, keep.tolist(), strict=False) if k]
+            names = qids if answered.size == v.size else [q for q, k in zip(qids, keep.tolist()) if k]
             extra: list[str] = []
             if policy.missing_queries == "zero" and not skip_norel:
                 extra = self.missing + (self.empty if policy.count_empty_qrels else [])
@@ -204,7 +231,7 @@ class _Evaluation:
             raw[m.name] = mean
             digits = self.preset.round_digits
             means[m.name] = round(mean, digits) if digits is not None else mean
-            per_query[m.name] = dict(chain(zip(names, answered.tolist(), strict=False), ((q, 0.0) for q in extra)))
+            per_query.parts[m.name] = (names, answered, extra)
             counts[m.name] = count
         return EvaluationResult(means, raw, per_query, counts, tuple(wanted), self.preset)
 

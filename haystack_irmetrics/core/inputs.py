@@ -32,8 +32,17 @@ QrelsDict = Mapping[str, Mapping[str, float]]
 RunDict = Mapping[str, Mapping[str, float]]
 
 
+_NUMBER_TYPES = frozenset({float, int, np.float64, np.float32, np.int64, np.int32})
+
+
 def _is_number(value: object) -> bool:
+    if type(value) in _NUMBER_TYPES:  # fast path; the ABC check below is slow
+        return True
     return isinstance(value, Real | np.number) and not isinstance(value, bool | np.bool_)
+
+
+def _is_mapping(value: object) -> bool:
+    return type(value) is dict or isinstance(value, Mapping)
 
 
 def _check_id(kind: str, value: object, where: str = "") -> None:
@@ -102,7 +111,7 @@ class Qrels:
         qids = list(qrels)
         for q in qids:
             _check_id("query", q, " in qrels")
-            if not isinstance(qrels[q], Mapping):
+            if not _is_mapping(qrels[q]):
                 raise InvalidLabelError(f"qrels[{q!r}] must be a dict {{docid: label}}, got {type(qrels[q]).__name__}")
         lengths = np.fromiter(map(len, qrels.values()), np.int64, count=len(qids))
         offsets = np.zeros(len(qids) + 1, np.int64)
@@ -153,7 +162,7 @@ class Run:
             raise EmptyInputError("results is empty: no query was retrieved for")
         for q, inner in results.items():
             _check_id("query", q, " in results")
-            if not isinstance(inner, Mapping):
+            if not _is_mapping(inner):
                 raise InvalidScoreError(f"results[{q!r}] must be a dict {{docid: score}}, got {type(inner).__name__}")
         return cls(results)
 

@@ -16,6 +16,8 @@ their members' ids, float64 scores and positions.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 
 from .inputs import Prepared
@@ -36,55 +38,78 @@ def _ordered_u32(x32: np.ndarray) -> np.ndarray:
     return ~asc
 
 
-def judged_ranks(prep: Prepared, ties: str) -> np.ndarray:
+@dataclass(frozen=True)
+class Counted:
+    """float32 counts shared by both tie policies.
+
+    ``greater[p]``: documents of pair p's query whose float32 score beats it. ``tie_pair`` /
+    ``tie_pos``: the members (flat positions) of every float32 tie group of more than one
+    document that holds a judged document, with the owning pair.
+    """
+
+    greater: np.ndarray
+    tie_pair: np.ndarray
+    tie_pos: np.ndarray
+    tie_ids: list[str] = field(default_factory=list)
+
+
+def judged_ranks(prep: Prepared, ties: str, counted: Counted | None = None) -> np.ndarray:
     """0-based rank of every judged retrieved document (``prep.pair_*``) under ``ties``."""
-    n_pairs = prep.pair_query.size
-    if n_pairs == 0:
+    if prep.pair_query.size == 0:
         return np.zeros(0, np.int64)
+    if counted is None:
+        counted = count_f32(prep)
+    if counted.tie_pair.size == 0:
+        return counted.greater
+    return counted.greater + _resolve_ties(prep, ties, counted)
+
+
+def count_f32(prep: Prepared) -> Counted:
+    """Per pair, the float32 greater-count and tie-group members (see :class:`Counted`).
+
+    The first judged document of every query is handled in one pass over all scores (each score
+    compared with its own query's threshold); further judged documents of the same query are
+    compared with their query's segment element-wise; queries with many judged documents are
+    sorted once instead (cost n log n rather than n per judged document).
+    """
+    pq = prep.pair_query
+    n_pairs = pq.size
+    offsets = prep.offsets
     s32 = _as_f32(prep.scores)
     t32 = _as_f32(prep.pair_score)
-    greater, _equal, tie_pair, tie_pos = _count(s32, prep.offsets, prep.pair_query, t32)
-    ranks = greater
-    if tie_pair.size:
-        ranks = ranks + _resolve_ties(prep, ties, tie_pair, tie_pos, n_pairs)
-    return ranks
-
-
-def _count(
-    s32: np.ndarray, offsets: np.ndarray, pq: np.ndarray, t32: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per pair: documents of its query with a greater / equal float32 score.
-
-    Also returns the (pair, flat position) of every member of a tie group with more than one
-    member, for :func:`_resolve_ties`. Queries with many judged documents are sorted once
-    (cost n log n); the others are compared element-wise (cost n per judged document).
-    """
-    n_pairs = pq.size
     lengths = offsets[1:] - offsets[:-1]
     per_query = np.bincount(pq, minlength=lengths.size)
     heavy_q = per_query > 2 * np.log2(lengths + 2) + 4
     heavy = heavy_q[pq]
+    first = np.ones(n_pairs, bool)
+    first[1:] = pq[1:] != pq[:-1]  # pairs are grouped by query
     greater = np.zeros(n_pairs, np.int64)
-    equal = np.zeros(n_pairs, np.int64)
     tie_pairs: list[np.ndarray] = []
     tie_positions: list[np.ndarray] = []
 
-    light = np.flatnonzero(~heavy)
-    if light.size:
-        sizes = lengths[pq[light]]
-        bounds = np.cumsum(sizes)
+    def add_ties(pairs: np.ndarray, positions: np.ndarray) -> None:
+        if pairs.size:
+            tie_pairs.append(pairs)
+            tie_positions.append(positions)
+
+    lead = np.flatnonzero(first & ~heavy)
+    if lead.size:
+        g, tp, tpos = _count_one_per_query(s32, offsets, pq[lead], t32[lead])
+        greater[lead] = g
+        add_ties(lead[tp], tpos)
+
+    rest = np.flatnonzero(~first & ~heavy)
+    if rest.size:
+        bounds = np.cumsum(lengths[pq[rest]])
         start = 0
-        while start < light.size:
+        while start < rest.size:
             # Chunks of pairs whose segments hold at most _CHUNK elements (one pair at least).
             base = bounds[start - 1] if start else 0
             stop = max(int(np.searchsorted(bounds, base + _CHUNK, side="right")), start + 1)
-            idx = light[start:stop]
-            g, e, tp, tpos = _count_expanded(s32, offsets, pq[idx], t32[idx])
+            idx = rest[start:stop]
+            g, tp, tpos = _count_expanded(s32, offsets, pq[idx], t32[idx])
             greater[idx] = g
-            equal[idx] = e
-            if tp.size:
-                tie_pairs.append(idx[tp])
-                tie_positions.append(tpos)
+            add_ties(idx[tp], tpos)
             start = stop
 
     hq = np.flatnonzero(heavy_q)
@@ -92,22 +117,42 @@ def _count(
         g_idx = np.flatnonzero(heavy)
         g, e = _count_sorted(s32, offsets, hq, pq[g_idx], t32[g_idx])
         greater[g_idx] = g
-        equal[g_idx] = e
         for p in g_idx[e > 1]:
             a, b = offsets[pq[p]], offsets[pq[p] + 1]
             members = a + np.flatnonzero(s32[a:b] == t32[p])
-            tie_pairs.append(np.full(members.size, p, np.int64))
-            tie_positions.append(members)
+            add_ties(np.full(members.size, p, np.int64), members)
 
     if tie_pairs:
-        return greater, equal, np.concatenate(tie_pairs), np.concatenate(tie_positions)
+        positions = np.concatenate(tie_positions)
+        return Counted(greater, np.concatenate(tie_pairs), positions, _ids_at(prep, positions))
     empty = np.zeros(0, np.int64)
-    return greater, equal, empty, empty
+    return Counted(greater, empty, empty)
+
+
+def _count_one_per_query(
+    s32: np.ndarray, offsets: np.ndarray, qs: np.ndarray, t32: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Counts for one pair per query (``qs`` distinct): one vectorised pass over every score."""
+    n_q = offsets.size - 1
+    lengths = offsets[1:] - offsets[:-1]
+    thr_q = np.full(n_q, np.nan, np.float32)  # NaN compares false: queries without a pair count 0
+    thr_q[qs] = t32
+    thresholds = np.repeat(thr_q, lengths)
+    nonempty = lengths > 0
+    gq = np.zeros(n_q, np.int64)
+    gq[nonempty] = np.add.reduceat(s32 > thresholds, offsets[:-1][nonempty], dtype=np.int32)
+    eq_pos = np.flatnonzero(s32 == thresholds)  # sparse: the judged docs and their ties
+    eq_q = np.searchsorted(offsets, eq_pos, side="right") - 1
+    eq_count = np.bincount(eq_q, minlength=n_q)
+    tied = eq_count[eq_q] > 1
+    local = np.full(n_q, -1, np.int64)
+    local[qs] = np.arange(qs.size)
+    return gq[qs], local[eq_q[tied]], eq_pos[tied]
 
 
 def _count_expanded(
     s32: np.ndarray, offsets: np.ndarray, pq: np.ndarray, t32: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Compare each pair's threshold with every element of its query's segment."""
     starts = offsets[pq]
     sizes = offsets[pq + 1] - starts
@@ -123,7 +168,7 @@ def _count_expanded(
     greater = _segment_counts(gt, ends)
     equal = _segment_counts(eq, ends)
     tied = eq & (equal[owner] > 1)
-    return greater, equal, owner[tied], pos[tied]
+    return greater, owner[tied], pos[tied]
 
 
 def _segment_counts(mask: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -150,9 +195,10 @@ def _count_sorted(
     return lo - seg_start, hi - lo
 
 
-def _resolve_ties(prep: Prepared, ties: str, tie_pair: np.ndarray, tie_pos: np.ndarray, n_pairs: int) -> np.ndarray:
+def _resolve_ties(prep: Prepared, ties: str, counted: Counted) -> np.ndarray:
     """Extra rank from float32 tie-group members that precede each judged document."""
-    member_ids = _ids_at(prep, tie_pos)
+    tie_pair, tie_pos, member_ids = counted.tie_pair, counted.tie_pos, counted.tie_ids
+    n_pairs = prep.pair_query.size
     pair_ids = np.asarray(prep.pair_doc, dtype=object)[tie_pair]
     if ties == "trec":
         before = _str_greater(member_ids, pair_ids)
