@@ -67,15 +67,26 @@ def test_pytrec_eval_refuses_the_float_votes_of_the_graded_feedback_example():
         pytrec_eval.RelevanceEvaluator({"q": {"doc1": 1.0, "doc2": 0.5}}, {"ndcg_cut.2"})
 
 
-def readme_snippet() -> tuple[str, str]:
-    text = (EXAMPLES / "README_SECTION.md").read_text()
+SECTION = "## Use in a Haystack pipeline"
+# The section is written in examples/README_SECTION.md and merged into README.md: check every copy.
+DOCS = [
+    p
+    for p in (EXAMPLES / "README_SECTION.md", EXAMPLES.parent / "README.md")
+    if p.exists() and SECTION in p.read_text()
+]
+
+
+def readme_snippet(path: Path) -> tuple[str, str]:
+    text = path.read_text()
+    text = text[text.index(SECTION) :]
     match = re.search(r"```python\n(.*?)```\n\nprints\n\n```text\n(.*?)```", text, re.S)
-    assert match, "README section lost its snippet / output pair"
+    assert match, f"{path.name}: the section lost its snippet / output pair"
     return match.group(1), match.group(2)
 
 
-def test_readme_section_snippet_prints_exactly_the_output_it_shows():
-    code, expected = readme_snippet()
+@pytest.mark.parametrize("path", DOCS, ids=lambda p: p.name)
+def test_readme_section_snippet_prints_exactly_the_output_it_shows(path):
+    code, expected = readme_snippet(path)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         exec(compile(code, "README_SECTION.md", "exec"), {"__name__": "__readme__"})

@@ -24,6 +24,30 @@ All seven share one document path (:mod:`haystack_irmetrics.components._document
 ``from_dict`` and ``Pipeline.dumps()`` / :func:`~haystack_irmetrics.components.load_pipeline`
 round-trip.
 
+Usage::
+
+    >>> from haystack import Document
+    >>> from haystack_irmetrics.components import (
+    ...     MAPEvaluator, MRREvaluator, NDCGEvaluator, PrecisionEvaluator, RCapEvaluator, RecallEvaluator
+    ... )
+    >>> gold = [[Document(id="d1"), Document(id="d3")], [Document(id="d2", score=2.0)]]
+    >>> retrieved = [
+    ...     [Document(id="d1"), Document(id="d2"), Document(id="d3")],
+    ...     [Document(id="d4"), Document(id="d2")],
+    ... ]
+    >>> for cls in (NDCGEvaluator, MAPEvaluator, PrecisionEvaluator, RecallEvaluator, RCapEvaluator, MRREvaluator):
+    ...     out = cls(k=2).run(ground_truth_documents=gold, retrieved_documents=retrieved)
+    ...     print(f"{cls.__name__:18} {round(out['score'], 4):<6} {[round(v, 4) for v in out['individual_scores']]}")
+    NDCGEvaluator      0.622  [0.6131, 0.6309]
+    MAPEvaluator       0.5    [0.5, 0.5]
+    PrecisionEvaluator 0.5    [0.5, 0.5]
+    RecallEvaluator    0.75   [0.5, 1.0]
+    RCapEvaluator      0.75   [0.5, 1.0]
+    MRREvaluator       0.75   [1.0, 0.5]
+
+Query 0 has two binary gold documents, d1 found at rank 1 and d3 at rank 3 (outside k=2); query 1
+has one with relevance 2.0, found at rank 2.
+
 **Which numbers.** With ``preset="beir"`` (default) each metric is computed as beir 2.2.0 computes it
 on the same judgments and ranking; ``preset="trec"`` gives trec_eval's semantics for all six. The
 BEIR rules that matter here: NDCG uses the relevance as gain (any value > 0 counts); MAP, P and
@@ -45,6 +69,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from haystack import Document, component, default_from_dict, default_to_dict
+from haystack.evaluation import EvaluationRunResult
 
 from ..core import DEFAULT_K_VALUES, EvaluationResult, Measure, evaluate, resolve_preset
 from ..core.measures import resolve_measures
@@ -217,24 +242,10 @@ class _SingleMetricEvaluator(_DocumentEvaluator):
 
 @component
 class NDCGEvaluator(_SingleMetricEvaluator):
-    """
-    NDCG@k: DCG of the top k over the DCG of the query's k best judgments (linear gain, as BEIR / trec_eval).
+    """NDCG@k: DCG of the top k over the DCG of the query's k best judgments (linear gain, as BEIR / trec_eval).
 
-    Haystack's evaluator contract plus a cutoff ``k``; matching, graded relevance, ranking and query
-    policies as described in :mod:`haystack_irmetrics.components.evaluators`.
-
-    Usage::
-
-        >>> from haystack import Document
-        >>> from haystack_irmetrics.components import NDCGEvaluator
-        >>> gold = [[Document(id="d1"), Document(id="d3")], [Document(id="d2", score=2.0)]]
-        >>> retrieved = [
-        ...     [Document(id="d1"), Document(id="d2"), Document(id="d3")],
-        ...     [Document(id="d4"), Document(id="d2")],
-        ... ]
-        >>> out = NDCGEvaluator(k=2).run(ground_truth_documents=gold, retrieved_documents=retrieved)
-        >>> round(out["score"], 4), [round(v, 4) for v in out["individual_scores"]]
-        (0.622, [0.6131, 0.6309])
+    Parameters: ``__init__`` and ``run`` (shared by the six single-metric evaluators); usage and rules:
+    :mod:`haystack_irmetrics.components.evaluators`.
     """
 
     metric = "NDCG"
@@ -242,24 +253,10 @@ class NDCGEvaluator(_SingleMetricEvaluator):
 
 @component
 class MAPEvaluator(_SingleMetricEvaluator):
-    """
-    MAP@k: average precision cut at k, divided by all relevant documents of the query (trec_eval ``map_cut``).
+    """MAP@k: average precision cut at k, divided by all relevant documents of the query (trec_eval ``map_cut``).
 
-    Haystack's evaluator contract plus a cutoff ``k``; matching, graded relevance, ranking and query
-    policies as described in :mod:`haystack_irmetrics.components.evaluators`.
-
-    Usage::
-
-        >>> from haystack import Document
-        >>> from haystack_irmetrics.components import MAPEvaluator
-        >>> gold = [[Document(id="d1"), Document(id="d3")], [Document(id="d2", score=2.0)]]
-        >>> retrieved = [
-        ...     [Document(id="d1"), Document(id="d2"), Document(id="d3")],
-        ...     [Document(id="d4"), Document(id="d2")],
-        ... ]
-        >>> out = MAPEvaluator(k=2).run(ground_truth_documents=gold, retrieved_documents=retrieved)
-        >>> out["score"], out["individual_scores"]
-        (0.5, [0.5, 0.5])
+    Parameters: ``__init__`` and ``run`` (shared by the six single-metric evaluators); usage and rules:
+    :mod:`haystack_irmetrics.components.evaluators`.
     """
 
     metric = "MAP"
@@ -267,24 +264,10 @@ class MAPEvaluator(_SingleMetricEvaluator):
 
 @component
 class PrecisionEvaluator(_SingleMetricEvaluator):
-    """
-    P@k: relevant documents in the top k, divided by k (even when fewer were retrieved).
+    """P@k: relevant documents in the top k, divided by k (even when fewer were retrieved).
 
-    Haystack's evaluator contract plus a cutoff ``k``; matching, graded relevance, ranking and query
-    policies as described in :mod:`haystack_irmetrics.components.evaluators`.
-
-    Usage::
-
-        >>> from haystack import Document
-        >>> from haystack_irmetrics.components import PrecisionEvaluator
-        >>> gold = [[Document(id="d1"), Document(id="d3")], [Document(id="d2", score=2.0)]]
-        >>> retrieved = [
-        ...     [Document(id="d1"), Document(id="d2"), Document(id="d3")],
-        ...     [Document(id="d4"), Document(id="d2")],
-        ... ]
-        >>> out = PrecisionEvaluator(k=2).run(ground_truth_documents=gold, retrieved_documents=retrieved)
-        >>> out["score"], out["individual_scores"]
-        (0.5, [0.5, 0.5])
+    Parameters: ``__init__`` and ``run`` (shared by the six single-metric evaluators); usage and rules:
+    :mod:`haystack_irmetrics.components.evaluators`.
     """
 
     metric = "P"
@@ -292,24 +275,10 @@ class PrecisionEvaluator(_SingleMetricEvaluator):
 
 @component
 class RecallEvaluator(_SingleMetricEvaluator):
-    """
-    Recall@k: relevant documents in the top k over all relevant documents of the query (not a hit rate).
+    """Recall@k: relevant documents in the top k over all relevant documents of the query (not a hit rate).
 
-    Haystack's evaluator contract plus a cutoff ``k``; matching, graded relevance, ranking and query
-    policies as described in :mod:`haystack_irmetrics.components.evaluators`.
-
-    Usage::
-
-        >>> from haystack import Document
-        >>> from haystack_irmetrics.components import RecallEvaluator
-        >>> gold = [[Document(id="d1"), Document(id="d3")], [Document(id="d2", score=2.0)]]
-        >>> retrieved = [
-        ...     [Document(id="d1"), Document(id="d2"), Document(id="d3")],
-        ...     [Document(id="d4"), Document(id="d2")],
-        ... ]
-        >>> out = RecallEvaluator(k=2).run(ground_truth_documents=gold, retrieved_documents=retrieved)
-        >>> out["score"], out["individual_scores"]
-        (0.75, [0.5, 1.0])
+    Parameters: ``__init__`` and ``run`` (shared by the six single-metric evaluators); usage and rules:
+    :mod:`haystack_irmetrics.components.evaluators`.
     """
 
     metric = "Recall"
@@ -317,24 +286,10 @@ class RecallEvaluator(_SingleMetricEvaluator):
 
 @component
 class RCapEvaluator(_SingleMetricEvaluator):
-    """
-    R_cap@k: relevant documents in the top k over min(all relevant documents, k) (BEIR's capped recall).
+    """R_cap@k: relevant documents in the top k over min(all relevant documents, k) (BEIR's capped recall).
 
-    Haystack's evaluator contract plus a cutoff ``k``; matching, graded relevance, ranking and query
-    policies as described in :mod:`haystack_irmetrics.components.evaluators`.
-
-    Usage::
-
-        >>> from haystack import Document
-        >>> from haystack_irmetrics.components import RCapEvaluator
-        >>> gold = [[Document(id="d1"), Document(id="d3")], [Document(id="d2", score=2.0)]]
-        >>> retrieved = [
-        ...     [Document(id="d1"), Document(id="d2"), Document(id="d3")],
-        ...     [Document(id="d4"), Document(id="d2")],
-        ... ]
-        >>> out = RCapEvaluator(k=2).run(ground_truth_documents=gold, retrieved_documents=retrieved)
-        >>> out["score"], out["individual_scores"]
-        (0.75, [0.5, 1.0])
+    Parameters: ``__init__`` and ``run`` (shared by the six single-metric evaluators); usage and rules:
+    :mod:`haystack_irmetrics.components.evaluators`.
     """
 
     metric = "R_cap"
@@ -342,24 +297,10 @@ class RCapEvaluator(_SingleMetricEvaluator):
 
 @component
 class MRREvaluator(_SingleMetricEvaluator):
-    """
-    MRR@k: reciprocal rank of the first relevant document within the top k, else 0.
+    """MRR@k: reciprocal rank of the first relevant document within the top k, else 0.
 
-    Haystack's evaluator contract plus a cutoff ``k``; matching, graded relevance, ranking and query
-    policies as described in :mod:`haystack_irmetrics.components.evaluators`.
-
-    Usage::
-
-        >>> from haystack import Document
-        >>> from haystack_irmetrics.components import MRREvaluator
-        >>> gold = [[Document(id="d1"), Document(id="d3")], [Document(id="d2", score=2.0)]]
-        >>> retrieved = [
-        ...     [Document(id="d1"), Document(id="d2"), Document(id="d3")],
-        ...     [Document(id="d4"), Document(id="d2")],
-        ... ]
-        >>> out = MRREvaluator(k=2).run(ground_truth_documents=gold, retrieved_documents=retrieved)
-        >>> out["score"], out["individual_scores"]
-        (0.75, [1.0, 0.5])
+    Parameters: ``__init__`` and ``run`` (shared by the six single-metric evaluators); usage and rules:
+    :mod:`haystack_irmetrics.components.evaluators`.
     """
 
     metric = "MRR"
@@ -496,8 +437,6 @@ def to_evaluation_run_result(output: dict[str, Any], run_name: str, inputs: dict
         >>> report
         {'metrics': ['NDCG@3', 'Recall@3'], 'score': [0.5, 0.5]}
     """
-    from haystack.evaluation import EvaluationRunResult
-
     if inputs is None:
         inputs = {"query_id": list(output["query_ids"])}
     results = {
