@@ -301,16 +301,14 @@ def test_missing_comparison_value_raises_invalid_id_error_naming_query_document_
     gold = [[D("a", corpus_id="A")], [D("b", corpus_id="B")]]
     retrieved = [[D("a1", corpus_id="A")], [D("b1", corpus_id="B"), D("b2")]]
     with pytest.raises(
-        InvalidIdError, match=r"retrieved_documents\[1\]\[1\] \(query '1'\) \(id 'b2'\) has no 'meta.corpus_id'"
+        InvalidIdError, match=r"retrieved_documents\[1\]\[1\] \(query '1', id 'b2'\) has no 'meta.corpus_id'"
     ):
         make(cls, document_comparison_field="meta.corpus_id").run(gold, retrieved)
 
 
 @pytest.mark.parametrize("cls", ALL, ids=lambda c: c.__name__)
 def test_rank_by_score_without_a_score_raises_invalid_score_error_naming_the_document(cls):
-    with pytest.raises(
-        InvalidScoreError, match=r"retrieved_documents\[0\]\[1\] \(query '0'\) \(id 'b'\) has score None"
-    ):
+    with pytest.raises(InvalidScoreError, match=r"retrieved_documents\[0\]\[1\] \(query '0', id 'b'\) has score None"):
         make(cls, rank_by="score").run([[D("a")]], [[D("a", 1.0), D("b")]])
 
 

@@ -119,9 +119,10 @@ class DocumentPath:
 
     # -- one document ------------------------------------------------------------------------
 
-    def _key(self, doc: object, where: str) -> str:
+    def _key(self, doc: object, side: str, i: int, j: int, qid: str) -> str:
+        """The comparison key of ``{side}[i][j]``; errors name that position, the query and the document."""
         if not isinstance(doc, Document):
-            raise InvalidDocumentsError(f"{where} is {type(doc).__name__}, not a haystack Document")
+            raise InvalidDocumentsError(f"{side}[{i}][{j}] (query {qid!r}) is {type(doc).__name__}, not a Document")
         kind = self._key_path[0]
         if kind == "id":
             value: Any = doc.id
@@ -133,13 +134,14 @@ class DocumentPath:
             return value
         if isinstance(value, int) and not isinstance(value, bool):
             return str(value)
+        where = f"{side}[{i}][{j}] (query {qid!r}, id {doc.id!r})"
         name = self.document_comparison_field
         if value is _MISSING or value is None:
             raise InvalidIdError(
-                f"{where} (id {doc.id!r}) has no {name!r} to match on; every document needs one "
-                f"(or choose another document_comparison_field)"
+                f"{where} has no {name!r} to match on; every document needs one "
+                "(or choose another document_comparison_field)"
             )
-        raise InvalidIdError(f"{where} (id {doc.id!r}): {name} {value!r} is {type(value).__name__}; use str or int")
+        raise InvalidIdError(f"{where}: {name} {value!r} is {type(value).__name__}; use str or int")
 
     def _label(self, doc: Document) -> Any:
         value = doc.score if self._label_path[0] == "score" else _meta_value(doc.meta, self._label_path[1])
@@ -179,7 +181,7 @@ class DocumentPath:
         return Converted(qids, qrels, results)
 
     def _judgments(self, i: int, qid: str, docs: Sequence[Document]) -> dict[str, float]:
-        keys = [self._key(doc, f"ground_truth_documents[{i}][{j}] (query {qid!r})") for j, doc in enumerate(docs)]
+        keys = [self._key(doc, "ground_truth_documents", i, j, qid) for j, doc in enumerate(docs)]
         labels = [self._label(doc) for doc in docs]
         graded = [v is not None for v in labels]
         if any(graded) and not all(graded):
@@ -207,15 +209,16 @@ class DocumentPath:
         by_score = self.rank_by == "score"
         out: dict[str, float] = {}
         for j, doc in enumerate(docs):
-            where = f"retrieved_documents[{i}][{j}] (query {qid!r})"
-            key = self._key(doc, where)
+            key = self._key(doc, "retrieved_documents", i, j, qid)
             if not by_score:
                 out.setdefault(key, 0.0)
                 continue
             score = doc.score
             if not _is_finite_number(score):
-                hint = "; rank_by='score' needs every retrieved document scored (or use rank_by='order')"
-                raise InvalidScoreError(f"{where} (id {doc.id!r}) has score {score!r}, not a finite number{hint}")
+                raise InvalidScoreError(
+                    f"retrieved_documents[{i}][{j}] (query {qid!r}, id {doc.id!r}) has score {score!r}, not a finite "
+                    "number; rank_by='score' needs every retrieved document scored (or use rank_by='order')"
+                )
             previous = out.get(key)
             if previous is None or score > previous:
                 out[key] = float(score)

@@ -242,66 +242,42 @@ class _SingleMetricEvaluator(_DocumentEvaluator):
 
 @component
 class NDCGEvaluator(_SingleMetricEvaluator):
-    """NDCG@k: DCG of the top k over the DCG of the query's k best judgments (linear gain, as BEIR / trec_eval).
-
-    Parameters: ``__init__`` and ``run`` (shared by the six single-metric evaluators); usage and rules:
-    :mod:`haystack_irmetrics.components.evaluators`.
-    """
+    """NDCG@k: DCG of the top k over the DCG of the query's k best judgments (linear gain, as BEIR / trec_eval)."""
 
     metric = "NDCG"
 
 
 @component
 class MAPEvaluator(_SingleMetricEvaluator):
-    """MAP@k: average precision cut at k, divided by all relevant documents of the query (trec_eval ``map_cut``).
-
-    Parameters: ``__init__`` and ``run`` (shared by the six single-metric evaluators); usage and rules:
-    :mod:`haystack_irmetrics.components.evaluators`.
-    """
+    """MAP@k: average precision cut at k, divided by all relevant documents of the query (trec_eval ``map_cut``)."""
 
     metric = "MAP"
 
 
 @component
 class PrecisionEvaluator(_SingleMetricEvaluator):
-    """P@k: relevant documents in the top k, divided by k (even when fewer were retrieved).
-
-    Parameters: ``__init__`` and ``run`` (shared by the six single-metric evaluators); usage and rules:
-    :mod:`haystack_irmetrics.components.evaluators`.
-    """
+    """P@k: relevant documents in the top k, divided by k (even when fewer were retrieved)."""
 
     metric = "P"
 
 
 @component
 class RecallEvaluator(_SingleMetricEvaluator):
-    """Recall@k: relevant documents in the top k over all relevant documents of the query (not a hit rate).
-
-    Parameters: ``__init__`` and ``run`` (shared by the six single-metric evaluators); usage and rules:
-    :mod:`haystack_irmetrics.components.evaluators`.
-    """
+    """Recall@k: relevant documents in the top k over all relevant documents of the query (not a hit rate)."""
 
     metric = "Recall"
 
 
 @component
 class RCapEvaluator(_SingleMetricEvaluator):
-    """R_cap@k: relevant documents in the top k over min(all relevant documents, k) (BEIR's capped recall).
-
-    Parameters: ``__init__`` and ``run`` (shared by the six single-metric evaluators); usage and rules:
-    :mod:`haystack_irmetrics.components.evaluators`.
-    """
+    """R_cap@k: relevant documents in the top k over min(all relevant documents, k) (BEIR's capped recall)."""
 
     metric = "R_cap"
 
 
 @component
 class MRREvaluator(_SingleMetricEvaluator):
-    """MRR@k: reciprocal rank of the first relevant document within the top k, else 0.
-
-    Parameters: ``__init__`` and ``run`` (shared by the six single-metric evaluators); usage and rules:
-    :mod:`haystack_irmetrics.components.evaluators`.
-    """
+    """MRR@k: reciprocal rank of the first relevant document within the top k, else 0."""
 
     metric = "MRR"
 
