@@ -418,6 +418,9 @@ def _meta(args: argparse.Namespace) -> dict[str, Any]:
     with contextlib.suppress(ValueError, OSError, AttributeError):
         mem_gib = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--", "haystack_irmetrics"], cwd=ROOT, capture_output=True, text=True
+    )
     return {
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "cpu_count": os.cpu_count(),
@@ -426,7 +429,7 @@ def _meta(args: argparse.Namespace) -> dict[str, Any]:
         "python": platform.python_version(),
         "platform": platform.platform(),
         "versions": versions,
-        "git_commit": commit.stdout.strip() or None,
+        "git_commit": (commit.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")) or None,
         "repeat": args.repeat,
         "seed": args.seed,
         "quick": args.quick,
