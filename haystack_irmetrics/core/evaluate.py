@@ -10,7 +10,7 @@ from itertools import chain
 import numpy as np
 
 from ..errors import NoOverlapError
-from .inputs import Prepared, Qrels, QrelsDict, Run, RunDict, prepare
+from .inputs import ColumnarRun, Prepared, Qrels, QrelsDict, Run, RunDict, prepare
 from .kernels import binary_kernel, gain_kernel
 from .measures import Measure, resolve_measures
 from .presets import FamilyPolicy, MissingQueries, NoRelevant, Preset, Ties, resolve_preset
@@ -79,7 +79,7 @@ class EvaluationResult:
 
 def evaluate(
     qrels: QrelsDict | Qrels,
-    results: RunDict | Run,
+    results: RunDict | Run | ColumnarRun,
     k_values: Sequence[int] | None = DEFAULT_K_VALUES,
     *,
     measures: Sequence[str | Measure] | None = None,
@@ -125,11 +125,11 @@ def evaluate(
     )
     wanted = resolve_measures(measures, k_values)
     q = Qrels.from_dict(qrels)
-    run = Run.from_dict(results)
+    run = results if isinstance(results, ColumnarRun) else Run.from_dict(results)
     prep = prepare(run, q, policy.ignore_identical_ids)
     if not prep.qids:
         raise NoOverlapError(
-            f"no query is shared by the results ({len(run.data)} queries, e.g. {next(iter(run.data))!r}) "
+            f"no query is shared by the results ({len(_qids(run))} queries, e.g. {_qids(run)[0]!r}) "
             f"and the non-empty qrels ({len(q.qids)} queries, e.g. {q.qids[0]!r}); check the id format"
         )
     return _Evaluation(q, prep, policy).run(wanted)
@@ -234,6 +234,10 @@ class _Evaluation:
             per_query.parts[m.name] = (names, answered, extra)
             counts[m.name] = count
         return EvaluationResult(means, raw, per_query, counts, tuple(wanted), self.preset)
+
+
+def _qids(run: Run | ColumnarRun) -> list[str]:
+    return run.qids if isinstance(run, ColumnarRun) else list(run.data)
 
 
 def _has_relevant(judgments: Mapping[str, float], m: Measure, preset: Preset) -> bool:

@@ -13,7 +13,7 @@ off the hot path). Ids must be strings: the first id of every query is checked.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from numbers import Real
@@ -215,16 +215,17 @@ def _columns_to_dict(
     out: dict[str, dict[str, float]] = {}
     # Integer labels stay int (pytrec_eval, and readers of the dict, expect them).
     vlist = values.tolist() if isinstance(values, np.ndarray) and values.dtype.kind in "iu" else vs.tolist()
-    # Rows of one query are usually contiguous: build each block with one C-level dict(zip()).
-    start = 0
     n = len(qs)
-    while start < n:
+    if n == 0:
+        return out
+    # Rows of one query are usually contiguous: find the blocks with one vectorised comparison
+    # and build each with a C-level dict(zip()).
+    q_arr = np.asarray(qs, dtype=object)
+    starts = np.flatnonzero(np.concatenate(([True], q_arr[1:] != q_arr[:-1]))).tolist()
+    for start, end in zip(starts, [*starts[1:], n]):
         q = qs[start]
-        end = start + 1
-        while end < n and qs[end] == q:
-            end += 1
         _check_id("query", q, f" ({source} row {_row(start, line_numbers)})")
-        block = dict(zip(ds[start:end], vlist[start:end], strict=False))
+        block = dict(zip(ds[start:end], vlist[start:end]))
         target = out.get(q)
         if target is None:
             if len(block) != end - start:
@@ -235,7 +236,6 @@ def _columns_to_dict(
                 if d in target:
                     _raise_duplicate(ds, 0, j + 1, q, source, line_numbers, qs)
                 target[d] = vlist[j]
-        start = end
     return out
 
 
@@ -266,35 +266,87 @@ def _raise_duplicate(
     raise DuplicateDocumentError(f"{source}: a document appears twice for query {q!r}")
 
 
+class ColumnarRun:
+    """A run held as arrays grouped by query, with no Python object per retrieved document.
+
+    What the file readers build (``haystack_irmetrics.io``): ``qids[i]`` owns rows
+    ``offsets[i]:offsets[i+1]`` of ``scores``, in file order within the query. Doc ids stay in the
+    reader's own storage and are reached through two callables, so that only judged documents
+    and tie-group members ever become Python strings:
+
+    * ``ids_at(rows)``: the doc ids of those rows;
+    * ``find(candidates)``: for every row, the index of its doc id in ``candidates`` or -1;
+    * ``identical``: optional bool per row, doc id == query id.
+    """
+
+    __slots__ = ("_data", "find", "identical", "ids_at", "offsets", "qids", "scores", "source")
+
+    def __init__(
+        self,
+        qids: list[str],
+        offsets: np.ndarray,
+        scores: np.ndarray,
+        ids_at: Callable[[np.ndarray], list[str]],
+        find: Callable[[list[str]], np.ndarray],
+        identical: np.ndarray | None = None,
+        source: str = "run",
+    ) -> None:
+        self.qids = qids
+        self.offsets = offsets
+        self.scores = scores
+        self.ids_at = ids_at
+        self.find = find
+        self.identical = identical
+        self.source = source
+        self._data: dict[str, dict[str, float]] | None = None
+
+    @property
+    def data(self) -> dict[str, dict[str, float]]:
+        """The run as ``{qid: {docid: score}}`` (built on first use; costly for big runs)."""
+        if self._data is None:
+            ids = self.ids_at(np.arange(self.scores.size))
+            values = self.scores.tolist()
+            bounds = self.offsets.tolist()
+            self._data = {q: dict(zip(ids[a:b], values[a:b])) for q, a, b in zip(self.qids, bounds[:-1], bounds[1:])}
+        return self._data
+
+
 @dataclass(frozen=True)
 class Prepared:
     """The run restricted to the queries that can be scored, flattened for ranking.
 
     ``qids[i]`` owns ``scores[offsets[i]:offsets[i+1]]`` (results order, identical ids removed when
     asked). ``pair_*`` list every judged document that was retrieved, grouped by query.
+    ``ids_at(positions)`` returns the doc ids at flat positions.
     """
 
     qids: list[str]
     offsets: np.ndarray
     scores: np.ndarray
-    excluded: dict[int, str]
+    ids_at: Callable[[np.ndarray], list[str]]
     pair_query: np.ndarray
     pair_score: np.ndarray
     pair_label: np.ndarray
     pair_doc: list[str]
-    run: Run
-
-    def doc_ids(self, query_index: int) -> list[str]:
-        """The doc ids of one query, aligned with its slice of ``scores``."""
-        ids = list(self.run.data[self.qids[query_index]])
-        drop = self.excluded.get(query_index)
-        if drop is not None:
-            ids.remove(drop)
-        return ids
 
 
-def prepare(run: Run, qrels: Qrels, ignore_identical_ids: bool) -> Prepared:
+def _csr(lengths: np.ndarray) -> np.ndarray:
+    offsets = np.zeros(lengths.size + 1, np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return offsets
+
+
+def _gather_rows(offsets: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """Row indices of the segments ``keep`` (ascending), concatenated."""
+    starts = offsets[:-1][keep]
+    sizes = offsets[1:][keep] - starts
+    return np.arange(int(sizes.sum()), dtype=np.int64) + np.repeat(starts - (np.cumsum(sizes) - sizes), sizes)
+
+
+def prepare(run: Run | ColumnarRun, qrels: Qrels, ignore_identical_ids: bool) -> Prepared:
     """Flatten the judged queries of ``run`` and look up the scores of their judged documents."""
+    if isinstance(run, ColumnarRun):
+        return _prepare_columnar(run, qrels, ignore_identical_ids)
     results = run.data
     judgments = qrels.data
     qids = [q for q in results if judgments.get(q)]
@@ -304,8 +356,7 @@ def prepare(run: Run, qrels: Qrels, ignore_identical_ids: bool) -> Prepared:
     lengths = np.fromiter(map(len, (results[q] for q in qids)), np.int64, count=len(qids))
     for i in excluded:
         lengths[i] -= 1
-    offsets = np.zeros(len(qids) + 1, np.int64)
-    np.cumsum(lengths, out=offsets[1:])
+    offsets = _csr(lengths)
 
     def values(i: int, q: str) -> Iterable[float]:
         if i in excluded:
@@ -346,7 +397,85 @@ def prepare(run: Run, qrels: Qrels, ignore_identical_ids: bool) -> Prepared:
                 ps.append(s)
                 pl.append(label)
                 pd.append(d)
-    pair_query = np.asarray(pq, dtype=np.int64)
-    pair_score = np.asarray(ps, dtype=np.float64) if ps else np.zeros(0)
-    pair_label = np.asarray(pl, dtype=np.float64) if pl else np.zeros(0)
-    return Prepared(qids, offsets, scores, excluded, pair_query, pair_score, pair_label, pd, run)
+
+    def ids_at(positions: np.ndarray) -> list[str]:
+        # Only tie-group members come here: build each touched query's id list once.
+        qidx = np.searchsorted(offsets, positions, side="right") - 1
+        cache: dict[int, list[str]] = {}
+        out: list[str] = []
+        for qi, p in zip(qidx.tolist(), positions.tolist()):
+            ids = cache.get(qi)
+            if ids is None:
+                ids = cache[qi] = list(results[qids[qi]])
+                if qi in excluded:
+                    ids.remove(excluded[qi])
+            out.append(ids[p - int(offsets[qi])])
+        return out
+
+    return Prepared(
+        qids,
+        offsets,
+        scores,
+        ids_at,
+        np.asarray(pq, dtype=np.int64),
+        np.asarray(ps, dtype=np.float64) if ps else np.zeros(0),
+        np.asarray(pl, dtype=np.float64) if pl else np.zeros(0),
+        pd,
+    )
+
+
+def _prepare_columnar(run: ColumnarRun, qrels: Qrels, ignore_identical_ids: bool) -> Prepared:
+    judgments = qrels.data
+    keep_q = np.fromiter((bool(judgments.get(q)) for q in run.qids), bool, count=len(run.qids))
+    qids = [q for q, k in zip(run.qids, keep_q.tolist()) if k]
+    rows = None if keep_q.all() else _gather_rows(run.offsets, keep_q)
+    lengths = (run.offsets[1:] - run.offsets[:-1])[keep_q]
+    if ignore_identical_ids and run.identical is not None:
+        same = run.identical if rows is None else run.identical[rows]
+        if same.any():
+            owner = np.repeat(np.arange(lengths.size), lengths)
+            lengths = lengths - np.bincount(owner[same], minlength=lengths.size)
+            rows = np.flatnonzero(~same) if rows is None else rows[~same]
+    offsets = _csr(lengths)
+    scores = run.scores if rows is None else run.scores[rows]
+    if not np.isfinite(scores).all():  # readers check too; columns may come from anywhere
+        bad = int(np.flatnonzero(~np.isfinite(scores))[0])
+        qi = int(np.searchsorted(offsets, bad, side="right") - 1)
+        row = np.asarray([bad if rows is None else rows[bad]])
+        raise InvalidScoreError(
+            f"score {scores[bad]!r} of document {run.ids_at(row)[0]!r} in query {qids[qi]!r} is not a finite number"
+        )
+
+    # Judged documents: one vectorised membership test of every row against the judged ids.
+    candidates = list({d for q in qids for d in judgments[q]})
+    where = run.find(candidates)
+    if rows is not None:
+        where = where[rows]
+    hits = np.flatnonzero(where >= 0)
+    hit_q = np.searchsorted(offsets, hits, side="right") - 1
+    pq: list[int] = []
+    pp: list[int] = []
+    pl: list[float] = []
+    pd: list[str] = []
+    for pos, qi, ci in zip(hits.tolist(), hit_q.tolist(), where[hits].tolist()):
+        d = candidates[ci]
+        label = judgments[qids[qi]].get(d)
+        if label is not None:
+            pq.append(qi)
+            pp.append(pos)
+            pl.append(label)
+            pd.append(d)
+
+    def ids_at(positions: np.ndarray) -> list[str]:
+        return run.ids_at(positions if rows is None else rows[positions])
+
+    return Prepared(
+        qids,
+        offsets,
+        scores,
+        ids_at,
+        np.asarray(pq, dtype=np.int64),
+        scores[np.asarray(pp, dtype=np.int64)],
+        np.asarray(pl, dtype=np.float64) if pl else np.zeros(0),
+        pd,
+    )

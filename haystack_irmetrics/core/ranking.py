@@ -124,7 +124,7 @@ def count_f32(prep: Prepared) -> Counted:
 
     if tie_pairs:
         positions = np.concatenate(tie_positions)
-        return Counted(greater, np.concatenate(tie_pairs), positions, _ids_at(prep, positions))
+        return Counted(greater, np.concatenate(tie_pairs), positions, prep.ids_at(positions))
     empty = np.zeros(0, np.int64)
     return Counted(greater, empty, empty)
 
@@ -217,16 +217,3 @@ def _resolve_ties(prep: Prepared, ties: str, counted: Counted) -> np.ndarray:
 def _str_greater(a: list[str], b: np.ndarray) -> np.ndarray:
     # Python compares str by code point, which is the byte order of their UTF-8 (trec_eval's strcmp).
     return np.fromiter(map(str.__gt__, a, b), bool, count=len(a))
-
-
-def _ids_at(prep: Prepared, positions: np.ndarray) -> list[str]:
-    """Doc ids at flat positions (only tie-group members: a small share of the run)."""
-    qidx = np.searchsorted(prep.offsets, positions, side="right") - 1
-    out: list[str] = [""] * positions.size
-    cache: dict[int, list[str]] = {}
-    for j, (qi, p) in enumerate(zip(qidx.tolist(), positions.tolist(), strict=False)):
-        ids = cache.get(qi)
-        if ids is None:
-            ids = cache[qi] = prep.doc_ids(qi)
-        out[j] = ids[p - int(prep.offsets[qi])]
-    return out

@@ -19,8 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.inputs import Qrels, Run
+from ..core.inputs import ColumnarRun, Qrels, Run
 from ..errors import ParseError
+from . import _fast
 
 _BLOCK = 1 << 24  # characters of text per block
 
@@ -140,11 +141,23 @@ def _columns(
     return qids, docs, np.concatenate(values), line_numbers
 
 
-def read_trec_run(path: PathLike) -> Run:
+def read_trec_run(path: PathLike, *, fast: bool = True) -> Run | ColumnarRun:
     """Read a TREC run ``qid Q0 docid rank score tag``; a repeated doc in one query raises.
 
     Fields after the sixth are ignored, as trec_eval does (its test file ``results.trunc`` has them).
+    With polars installed (extra ``columnar``) a well-formed file is parsed natively into a
+    :class:`~haystack_irmetrics.core.inputs.ColumnarRun`; otherwise, or when the file needs it
+    (comments, irregular spacing, errors to report by line), lines are read in Python.
     """
+    if fast and _fast.available():
+        try:
+            p = Path(path)
+            if p.is_file():
+                columnar = _fast.read_trec_run_fast(p)
+                if columnar is not None:
+                    return columnar
+        except OSError:
+            pass
     qids, docs, scores, lines = _columns(path, 6, (0, 2, 4), "score", extra_ok=True)
     return Run.from_columns(qids, docs, scores, source=str(path), line_numbers=lines)
 
@@ -185,7 +198,7 @@ def read_qrels(path: PathLike) -> Qrels:
     return read_trec_qrels(path)
 
 
-def read_run(path: PathLike) -> Run:
+def read_run(path: PathLike) -> Run | ColumnarRun:
     """Read a TREC run file (alias of :func:`read_trec_run`)."""
     return read_trec_run(path)
 
