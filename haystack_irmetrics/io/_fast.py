@@ -45,10 +45,10 @@ def read_trec_run_fast(path: str | Path) -> ColumnarRun | None:
     delimiter = "\t" if "\t" in first else " "
     if len(first.rstrip("\r\n").split(delimiter)) != 6:
         return None
-    source = gzip.open(path, "rb") if compressed else path
     try:
+        # polars reads gzip by itself from the magic bytes.
         df = pl.read_csv(
-            source,
+            path,
             separator=delimiter,
             has_header=False,
             columns=[0, 2, 4],
@@ -60,9 +60,6 @@ def read_trec_run_fast(path: str | Path) -> ColumnarRun | None:
         df = df.with_columns(pl.col("score").cast(pl.Float64, strict=True))
     except (pl.exceptions.PolarsError, UnicodeDecodeError, ValueError):
         return None
-    finally:
-        if compressed:
-            source.close()
     if df.height == 0 or df.null_count().sum_horizontal().item() > 0:
         return None
     scores = df.get_column("score").to_numpy()
