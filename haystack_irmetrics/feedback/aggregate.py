@@ -1,0 +1,381 @@
+"""Votes -> judgments: named aggregation strategies over (query, document), columnar and mergeable.
+
+Every (query, document) that received at least ``min_votes`` votes (after de-duplication) becomes a
+judgment with a label; every other shown document stays **unjudged** -- absent from the qrels, which is
+not the same as judged-not-relevant (a label ``<= 0`` or below the threshold). Strategies:
+
+``mean``
+    The mean vote. Graded votes (1.0 / 0.5 / 0.3, star ratings) keep their scale; NDCG uses the mean
+    as its gain, the binary metrics compare it with the relevance threshold.
+``majority``
+    ``1`` when up votes outnumber down votes, else ``0`` (a tie is not a majority). A vote is *up*
+    when it is ``>= up_threshold`` (default 0.5, so ``1``/``0``, ``+1``/``-1`` and graded votes all work).
+``wilson``
+    The lower bound of the Wilson score interval of the up-vote share at ``confidence`` (two-sided,
+    default 95%: z = 1.96). Few votes give a low bound: one up vote alone scores 0.2065, so at
+    threshold 0.5 a document needs 4 of 4 (0.5101), 7 of 8 (0.5291) or 9 of 11 (0.5230) up votes to count as relevant.
+
+Options shared by all strategies:
+
+``min_votes``
+    Documents with fewer votes stay unjudged (default 1: every voted document is judged).
+``dedup``
+    Per-user de-duplication: ``"none"`` (every vote counts), ``"last"`` / ``"first"`` (each user's
+    latest / earliest vote on the (query, document) counts, by ``timestamp`` and then row order).
+    ``dedup_by`` names the key: ``"user"`` (default) or ``"session"``. Rows without that key cannot be
+    de-duplicated: each of their votes counts.
+
+The columnar path (:func:`partial_aggregate`, :func:`merge_partials`, :func:`finalize`) only sums, takes
+minima and picks the vote with the largest (or smallest) ``(timestamp, row)``: partial results of any
+split of the log merge into the same answer, so batches, files or Spark partitions can each be reduced
+on their own (``mapInArrow(partial_aggregate)``) and merged once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
+from statistics import NormalDist
+from typing import TYPE_CHECKING
+
+from .errors import UnknownStrategyError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import polars as pl
+    import pyarrow as pa
+
+STRATEGIES = ("mean", "majority", "wilson")
+DEDUP = ("none", "last", "first")
+DEDUP_BY = ("user", "session")
+
+#: Partials are merged again once they hold this many rows (bounds memory by distinct keys).
+MERGE_EVERY = 1 << 22
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """How votes become a label: a named strategy plus ``min_votes``, de-duplication and vote reading.
+
+    Usage::
+
+        >>> Strategy.parse("wilson", min_votes=2, dedup="last")
+        Strategy(name='wilson', min_votes=2, dedup='last', dedup_by='user', up_threshold=0.5, confidence=0.95)
+        >>> round(Strategy("wilson").z, 6)
+        1.959964
+    """
+
+    name: str = "mean"
+    min_votes: int = 1
+    dedup: str = "none"
+    dedup_by: str = "user"
+    up_threshold: float = 0.5
+    confidence: float = 0.95
+
+    def __post_init__(self) -> None:
+        if self.name not in STRATEGIES:
+            raise UnknownStrategyError(f"unknown strategy {self.name!r}; known: {STRATEGIES}")
+        if self.dedup not in DEDUP:
+            raise UnknownStrategyError(f"dedup must be one of {DEDUP}, got {self.dedup!r}")
+        if self.dedup_by not in DEDUP_BY:
+            raise UnknownStrategyError(f"dedup_by must be one of {DEDUP_BY}, got {self.dedup_by!r}")
+        if isinstance(self.min_votes, bool) or not isinstance(self.min_votes, int) or self.min_votes < 1:
+            raise UnknownStrategyError(f"min_votes must be an int >= 1, got {self.min_votes!r}")
+        if not isinstance(self.up_threshold, int | float) or self.up_threshold != self.up_threshold:
+            raise UnknownStrategyError(f"up_threshold must be a number, got {self.up_threshold!r}")
+        if not isinstance(self.confidence, float | int) or not 0 < self.confidence < 1:
+            raise UnknownStrategyError(f"confidence must be in (0, 1), got {self.confidence!r}")
+
+    @classmethod
+    def parse(cls, value: Strategy | str, **options: object) -> Strategy:
+        """A strategy from its name (or an existing one) with options replaced."""
+        if isinstance(value, Strategy):
+            return replace(value, **options) if options else value  # type: ignore[arg-type]
+        if not isinstance(value, str):
+            raise UnknownStrategyError(f"strategy must be a name {STRATEGIES}, got {value!r}")
+        return cls(name=value.strip().lower(), **options)  # type: ignore[arg-type]
+
+    @property
+    def z(self) -> float:
+        """The normal quantile of the two-sided ``confidence`` (1.96 at 95%), used by ``wilson``."""
+        return NormalDist().inv_cdf(1 - (1 - self.confidence) / 2)
+
+    def describe(self) -> str:
+        """One line naming every option, for reports."""
+        head = {
+            "mean": "mean vote",
+            "majority": f"majority of up votes (vote >= {self.up_threshold:g} is up; a tie is not relevant)",
+            "wilson": (
+                f"Wilson lower bound of the up-vote share at {self.confidence:.0%} (z = {self.z:.4f}; "
+                f"vote >= {self.up_threshold:g} is up)"
+            ),
+        }[self.name]
+        dedup = "every vote counts" if self.dedup == "none" else f"each {self.dedup_by}'s {self.dedup} vote counts"
+        return f"{self.name}: {head}; min_votes={self.min_votes}; {dedup}"
+
+
+# -- columnar path ---------------------------------------------------------------------------------
+
+KEY = ["segment", "query", "doc", "voter"]
+
+
+def _partial_frame(df: pl.DataFrame, strategy: Strategy, with_segment: bool) -> pl.DataFrame:
+    """One batch of canonical rows -> one row per (segment, query, doc, voter) with mergeable aggregates."""
+    import polars as pl
+
+    voter = pl.col(strategy.dedup_by) if strategy.dedup != "none" else pl.lit(None, pl.String)
+    segment = pl.col("segment") if with_segment else pl.lit(None, pl.String)
+    has_vote = pl.col("vote").is_not_null()
+    ts = pl.col("timestamp").fill_null(float("-inf"))
+    has_text = pl.col("query_text").is_not_null()
+    aggs = [
+        pl.len().cast(pl.Int64).alias("n_rows"),
+        pl.col("position").count().cast(pl.Int64).alias("pos_n"),
+        pl.col("position").sum().cast(pl.Int64).alias("pos_sum"),
+        pl.col("position").min().cast(pl.Int64).alias("pos_min"),
+        pl.col("vote").count().cast(pl.Int64).alias("n_votes"),
+        pl.col("vote").sum().cast(pl.Float64).alias("vote_sum"),
+        (pl.col("vote") >= strategy.up_threshold).sum().cast(pl.Int64).alias("n_up"),
+        pl.col("query_text").sort_by([~has_text, "row"]).first().alias("text"),
+        pl.col("row").sort_by([~has_text, "row"]).first().alias("text_row"),
+    ]
+    if strategy.dedup == "none":
+        aggs += [
+            pl.lit(None, pl.Float64).alias("sel_vote"),
+            pl.lit(None, pl.Float64).alias("sel_ts"),
+            pl.lit(None, pl.Int64).alias("sel_row"),
+        ]
+    else:
+        # 'last': voted rows sort after unvoted ones, then by (timestamp, row): take the last.
+        # 'first': voted rows sort first, then by (timestamp, row): take the first.
+        keys = [has_vote, ts, pl.col("row")] if strategy.dedup == "last" else [~has_vote, ts, pl.col("row")]
+        pick = "last" if strategy.dedup == "last" else "first"
+        aggs += [
+            getattr(pl.col("vote").sort_by(keys), pick)().alias("sel_vote"),
+            getattr(ts.sort_by(keys), pick)().alias("sel_ts"),
+            getattr(pl.col("row").sort_by(keys), pick)().alias("sel_row"),
+        ]
+    return (
+        df.with_columns(segment.alias("_segment"), voter.alias("_voter"))
+        .group_by(["_segment", "query", "doc", "_voter"])
+        .agg(aggs)
+        .rename({"_segment": "segment", "_voter": "voter"})
+        .with_columns(pl.when(pl.col("sel_vote").is_null()).then(None).otherwise(pl.col("sel_ts")).alias("sel_ts"))
+    )
+
+
+def _merge_frame(df: pl.DataFrame, strategy: Strategy, key: list[str] = KEY) -> pl.DataFrame:
+    """Merge partial rows that share a key (the reduce step; associative and commutative)."""
+    import polars as pl
+
+    has_sel = pl.col("sel_vote").is_not_null()
+    has_text = pl.col("text").is_not_null()
+    order = (
+        [has_sel, pl.col("sel_ts"), pl.col("sel_row")]
+        if strategy.dedup != "first"
+        else [~has_sel, pl.col("sel_ts"), pl.col("sel_row")]
+    )
+    pick = "first" if strategy.dedup == "first" else "last"
+    return df.group_by(key).agg(
+        pl.col("n_rows").sum(),
+        pl.col("pos_n").sum(),
+        pl.col("pos_sum").sum(),
+        pl.col("pos_min").min(),
+        pl.col("n_votes").sum(),
+        pl.col("vote_sum").sum(),
+        pl.col("n_up").sum(),
+        getattr(pl.col("sel_vote").sort_by(order, nulls_last=False), pick)(),
+        getattr(pl.col("sel_ts").sort_by(order, nulls_last=False), pick)(),
+        getattr(pl.col("sel_row").sort_by(order, nulls_last=False), pick)(),
+        pl.col("text").sort_by([~has_text, pl.col("text_row")]).first(),
+        pl.col("text_row").sort_by([~has_text, pl.col("text_row")]).first(),
+    )
+
+
+def partial_schema() -> pa.Schema:
+    """The pyarrow schema of :func:`partial_aggregate`'s output (the ``mapInArrow`` return schema)."""
+    import pyarrow as pa
+
+    return pa.schema(
+        [
+            ("segment", pa.string()),
+            ("query", pa.string()),
+            ("doc", pa.string()),
+            ("voter", pa.string()),
+            ("n_rows", pa.int64()),
+            ("pos_n", pa.int64()),
+            ("pos_sum", pa.int64()),
+            ("pos_min", pa.int64()),
+            ("n_votes", pa.int64()),
+            ("vote_sum", pa.float64()),
+            ("n_up", pa.int64()),
+            ("sel_vote", pa.float64()),
+            ("sel_ts", pa.float64()),
+            ("sel_row", pa.int64()),
+            ("text", pa.string()),
+            ("text_row", pa.int64()),
+        ]
+    )
+
+
+def _to_arrow(df: pl.DataFrame) -> pa.Table:
+    return df.select(partial_schema().names).to_arrow().cast(partial_schema())
+
+
+def partial_aggregate(
+    batches: Iterable[pa.RecordBatch], strategy: Strategy | str = "mean", *, with_segment: bool = True
+) -> Iterator[pa.RecordBatch]:
+    """Canonical batches (:func:`~.normalize.normalize_batches`, errors removed) -> partial aggregates.
+
+    A Spark ``mapInArrow`` function once ``strategy`` is bound (:func:`functools.partial`); its output
+    schema is :func:`partial_schema`. Merge the partials of every partition with :func:`merge_partials`.
+    Rows still flagged with an ``error`` are left out.
+    """
+    import polars as pl
+
+    strat = Strategy.parse(strategy)
+    for batch in batches:
+        df = pl.from_arrow(batch)
+        assert isinstance(df, pl.DataFrame)
+        if "error" in df.columns:
+            df = df.filter(pl.col("error").is_null())
+        yield from _to_arrow(_partial_frame(df, strat, with_segment)).to_batches()
+
+
+def merge_partials(partials: Iterable[pa.RecordBatch | pa.Table], strategy: Strategy | str = "mean") -> pa.Table:
+    """Merge partial aggregates (any split of the log) into one row per (segment, query, doc, voter)."""
+    import polars as pl
+    import pyarrow as pa
+
+    strat = Strategy.parse(strategy)
+    tables = [pa.Table.from_batches([p]) if isinstance(p, pa.RecordBatch) else p for p in partials]
+    if not tables:
+        return partial_schema().empty_table()
+    df = pl.from_arrow(pa.concat_tables(tables))
+    assert isinstance(df, pl.DataFrame)
+    return _to_arrow(_merge_frame(df, strat))
+
+
+class Accumulator:
+    """Reduce canonical batches to merged partials, re-merging whenever :data:`MERGE_EVERY` rows pile up."""
+
+    def __init__(self, strategy: Strategy, with_segment: bool) -> None:
+        self.strategy = strategy
+        self.with_segment = with_segment
+        self.parts: list[pl.DataFrame] = []
+        self.rows = 0
+
+    def add(self, df: pl.DataFrame) -> None:
+        part = _partial_frame(df, self.strategy, self.with_segment)
+        self.parts.append(part)
+        self.rows += part.height
+        if self.rows > MERGE_EVERY and len(self.parts) > 1:
+            self.parts = [self.merged()]
+            self.rows = self.parts[0].height
+
+    def merged(self) -> pl.DataFrame:
+        import polars as pl
+
+        if not self.parts:
+            return pl.from_arrow(partial_schema().empty_table())  # type: ignore[return-value]
+        if len(self.parts) == 1:
+            return self.parts[0]
+        return _merge_frame(pl.concat(self.parts), self.strategy)
+
+
+def finalize(partial: pl.DataFrame, strategy: Strategy, *, by_segment: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Merged partials -> (judgments, shown documents), keyed by query (and segment when ``by_segment``).
+
+    judgments: ``query, doc, label, votes, up_votes, voters, raw_votes`` for every (query, doc) with at
+    least ``min_votes`` votes after de-duplication. shown: ``query, doc, mean_position, min_position,
+    impressions, judged`` for every (query, doc) logged with a position.
+    """
+    import polars as pl
+
+    if not by_segment:
+        partial = _merge_frame(partial.with_columns(pl.lit(None, pl.String).alias("segment")), strategy)
+    is_voter = pl.col("voter").is_not_null()
+    sel = pl.col("sel_vote")
+    per_pair = partial.group_by(["segment", "query", "doc"]).agg(
+        pl.when(is_voter).then(sel.is_not_null().cast(pl.Int64)).otherwise(pl.col("n_votes")).sum().alias("votes"),
+        pl.when(is_voter).then(sel.fill_null(0.0)).otherwise(pl.col("vote_sum")).sum().alias("vote_total"),
+        pl.when(is_voter)
+        .then((sel >= strategy.up_threshold).fill_null(False).cast(pl.Int64))
+        .otherwise(pl.col("n_up"))
+        .sum()
+        .alias("up_votes"),
+        (is_voter & sel.is_not_null()).sum().cast(pl.Int64).alias("voters"),
+        pl.col("n_votes").sum().alias("raw_votes"),
+        pl.col("n_rows").sum().alias("impressions"),
+        pl.col("pos_n").sum().alias("pos_n"),
+        pl.col("pos_sum").sum().alias("pos_sum"),
+        pl.col("pos_min").min().alias("min_position"),
+    )
+    judged = pl.col("votes") >= strategy.min_votes
+    per_pair = per_pair.with_columns(judged.alias("judged"), _label(strategy).alias("label"))
+    key = ["segment", "query", "doc"] if by_segment else ["query", "doc"]
+    judgments = (
+        per_pair.filter(pl.col("judged")).select(*key, "label", "votes", "up_votes", "voters", "raw_votes").sort(key)
+    )
+    shown = (
+        per_pair.filter(pl.col("pos_n") > 0)
+        .with_columns((pl.col("pos_sum") / pl.col("pos_n")).alias("mean_position"))
+        .select(*key, "mean_position", "min_position", "impressions", "judged")
+        .sort([*key[:-1], "mean_position", "min_position", "doc"])
+    )
+    return judgments, shown
+
+
+def query_texts(partial: pl.DataFrame) -> pl.DataFrame:
+    """``query, text``: each query's first logged text (by row), null when the log has none."""
+    import polars as pl
+
+    has_text = pl.col("text").is_not_null()
+    return partial.group_by("query").agg(pl.col("text").sort_by([~has_text, pl.col("text_row")]).first()).sort("query")
+
+
+def _label(strategy: Strategy) -> pl.Expr:
+    import polars as pl
+
+    n = pl.col("votes").cast(pl.Float64)
+    up = pl.col("up_votes").cast(pl.Float64)
+    if strategy.name == "mean":
+        return pl.when(n > 0).then(pl.col("vote_total") / n)
+    if strategy.name == "majority":
+        return pl.when(n > 0).then((2 * up > n).cast(pl.Float64))
+    z2 = strategy.z**2
+    p = up / n
+    centre = p + z2 / (2 * n)
+    margin = strategy.z * ((p * (1 - p) / n) + z2 / (4 * n * n)).sqrt()
+    return pl.when(n > 0).then(((centre - margin) / (1 + z2 / n)).clip(lower_bound=0.0))
+
+
+def wilson_lower_bound(up: int, n: int, confidence: float = 0.95) -> float:
+    """The Wilson score lower bound of ``up / n`` (scalar reference of the ``wilson`` strategy).
+
+    Usage::
+
+        >>> round(wilson_lower_bound(1, 1), 4), round(wilson_lower_bound(3, 4), 4), round(wilson_lower_bound(4, 4), 4)
+        (0.2065, 0.3006, 0.5101)
+    """
+    if n <= 0:
+        raise UnknownStrategyError("the Wilson bound needs at least one vote")
+    z = NormalDist().inv_cdf(1 - (1 - confidence) / 2)
+    p = up / n
+    centre = p + z * z / (2 * n)
+    margin = z * ((p * (1 - p) / n) + z * z / (4 * n * n)) ** 0.5
+    return max(0.0, (centre - margin) / (1 + z * z / n))
+
+
+__all__ = [
+    "DEDUP",
+    "DEDUP_BY",
+    "STRATEGIES",
+    "Accumulator",
+    "Strategy",
+    "finalize",
+    "merge_partials",
+    "partial_aggregate",
+    "partial_schema",
+    "query_texts",
+    "wilson_lower_bound",
+]

@@ -1,0 +1,259 @@
+"""A log aggregated once: judgments (qrels), the rankings users saw, query texts, per segment too.
+
+:func:`aggregate_feedback` streams the log through the columnar path of :mod:`.aggregate` and keeps
+only per-(query, document) results, so memory is bounded by distinct pairs, not by rows.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .aggregate import Accumulator, Strategy, finalize, query_texts
+from .errors import FeedbackError
+from .log import FeedbackLog, ReadStats
+
+if TYPE_CHECKING:  # pragma: no cover
+    import polars as pl
+
+    from ..core.inputs import Qrels, Run
+
+
+class _AllSegments:
+    def __repr__(self) -> str:
+        return "ALL"
+
+
+#: Pass as ``segment`` to mean every row (the default of the methods that take a segment).
+ALL: Any = _AllSegments()
+
+
+@dataclass
+class AggregatedFeedback:
+    """Judgments and shown rankings of one log under one :class:`~.aggregate.Strategy`.
+
+    ``judgments``: ``query, doc, label, votes, up_votes, voters, raw_votes`` (judged pairs only; an
+    unjudged document is absent). ``shown``: ``query, doc, mean_position, min_position, impressions,
+    judged`` (every logged document with a position). ``segment_*``: the same with a leading ``segment``
+    column, each segment aggregated from its own rows (``None`` when the log has no segment column).
+    """
+
+    strategy: Strategy
+    source: str
+    judgments: pl.DataFrame
+    shown: pl.DataFrame
+    texts: pl.DataFrame
+    read: ReadStats
+    skipped: pl.DataFrame
+    votes: int
+    segment_judgments: pl.DataFrame | None = None
+    segment_shown: pl.DataFrame | None = None
+    _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
+
+    # -- selection ---------------------------------------------------------------------------
+
+    @property
+    def segments(self) -> list[str | None]:
+        """Segment values with at least one judgment, sorted (``None`` = rows without a segment, last)."""
+        if self.segment_judgments is None:
+            return []
+        values = self.segment_judgments["segment"].unique().to_list()
+        return sorted(v for v in values if v is not None) + ([None] if None in values else [])
+
+    def _frames(self, segment: Any) -> tuple[pl.DataFrame, pl.DataFrame]:
+        import polars as pl
+
+        if segment is ALL:
+            return self.judgments, self.shown
+        if self.segment_judgments is None or self.segment_shown is None:
+            raise FeedbackError("this log was aggregated without a segment column")
+        match = pl.col("segment").is_null() if segment is None else pl.col("segment") == segment
+        return (
+            self.segment_judgments.filter(match).drop("segment"),
+            self.segment_shown.filter(match).drop("segment"),
+        )
+
+    # -- core inputs -------------------------------------------------------------------------
+
+    def qrels(self, segment: Any = ALL) -> Qrels:
+        """The judgments as core :class:`~haystack_irmetrics.core.inputs.Qrels` (float labels).
+
+        By default every row counts; with a segment value (``None`` for rows without one), only that
+        segment's rows.
+        """
+        from ..core.inputs import Qrels
+        from ..errors import EmptyInputError
+
+        key = ("qrels", segment)
+        if key not in self._cache:
+            judgments, _ = self._frames(segment)
+            if judgments.height == 0:
+                raise EmptyInputError(
+                    f"{self.source}: no (query, document) has {self.strategy.min_votes} vote(s) or more"
+                    + ("" if segment is ALL else f" in segment {segment!r}")
+                    + "; nothing is judged"
+                )
+            self._cache[key] = Qrels.from_columns(
+                judgments["query"].to_list(),
+                judgments["doc"].to_list(),
+                judgments["label"].to_numpy(),
+                source=self.source,
+            )
+        return self._cache[key]
+
+    def logged_run(self, segment: Any = ALL) -> Run:
+        """The rankings users saw: per query, documents by mean logged position (then best position, doc id).
+
+        Scores are ``n - rank`` (strictly decreasing), so any tie policy keeps this order.
+        """
+        import polars as pl
+
+        from ..core.inputs import Run
+
+        key = ("logged", segment)
+        if key not in self._cache:
+            _, shown = self._frames(segment)
+            if shown.height == 0:
+                raise FeedbackError(f"{self.source}: the log has no positions, so there is no logged ranking")
+            ranked = shown.select(
+                "query",
+                "doc",
+                (pl.len().over("query") - pl.int_range(pl.len()).over("query")).cast(pl.Float64).alias("score"),
+            )
+            self._cache[key] = Run.from_columns(
+                ranked["query"].to_list(), ranked["doc"].to_list(), ranked["score"].to_numpy(), source=self.source
+            )
+        return self._cache[key]
+
+    def query_text(self) -> dict[str, str]:
+        """``{query id: text}`` for replaying queries through a pipeline (the id when the log has no text)."""
+        import polars as pl
+
+        rows = self.texts.with_columns(pl.col("text").fill_null(pl.col("query")))
+        return dict(zip(rows["query"].to_list(), rows["text"].to_list(), strict=True))
+
+    # -- outputs ----------------------------------------------------------------------------------
+
+    def write_trec_qrels(self, path: str | os.PathLike[str], segment: Any = ALL) -> int:
+        """Write the judgments as TREC qrels ``qid 0 docid label``; returns the number of lines.
+
+        Labels are written as integers when every label is integral (``majority``), else as the
+        shortest float text that reads back exactly. Ids containing whitespace cannot be written
+        (TREC files are whitespace-separated): use a query-id column rather than the query text.
+        """
+        import polars as pl
+
+        judgments, _ = self._frames(segment)
+        for col in ("query", "doc"):
+            bad = judgments.filter(pl.col(col).str.contains(r"\s"))
+            if bad.height:
+                raise FeedbackError(
+                    f"{col} id {bad[col][0]!r} contains whitespace and cannot be written to TREC qrels; "
+                    "map ids to tokens first (e.g. a query-id column instead of the query text)"
+                )
+        label = pl.col("label")
+        integral = judgments.height > 0 and judgments.select((label == label.round(0)).all()).item()
+        text = label.cast(pl.Int64).cast(pl.String) if integral else label.map_elements(repr, pl.String)
+        lines = judgments.select(pl.format("{} 0 {} {}", "query", "doc", text).alias("line"))["line"]
+        Path(path).write_text("".join(f"{x}\n" for x in lines.to_list()), encoding="utf-8")
+        return lines.len()
+
+    def summary(self, threshold: float | None = None) -> dict[str, Any]:
+        """Counts for reports: rows, skipped, votes, impressions, queries, judged and relevant pairs."""
+        import polars as pl
+
+        j = self.judgments
+        out: dict[str, Any] = {
+            "source": self.source,
+            "strategy": self.strategy.describe(),
+            "rows": self.read.rows,
+            "usable_rows": self.read.usable,
+            "skipped_rows": self.read.skipped,
+            "votes": self.votes,
+            "shown_pairs": self.shown.height,
+            "judged_pairs": j.height,
+            "queries_logged": self.texts.height,
+            "queries_with_judgments": j["query"].n_unique(),
+            "unjudged_shown_pairs": int(self.shown.filter(~pl.col("judged")).height),
+        }
+        if threshold is not None:
+            relevant = j.filter(pl.col("label") >= threshold)
+            out["relevance_threshold"] = threshold
+            out["relevant_pairs"] = relevant.height
+            out["queries_with_relevant"] = relevant["query"].n_unique()
+        return out
+
+
+def aggregate_feedback(
+    log: FeedbackLog | Any,
+    strategy: Strategy | str = "mean",
+    *,
+    by_segment: bool | None = None,
+    **log_options: Any,
+) -> AggregatedFeedback:
+    """Stream a log once and aggregate its votes into judgments and shown rankings.
+
+    :param log: a :class:`~.log.FeedbackLog`, or a path / table with ``log_options`` for it.
+    :param strategy: a :class:`~.aggregate.Strategy` or a strategy name (``"mean"``, ``"majority"``, ``"wilson"``).
+    :param by_segment: also aggregate per segment (default: when the log has a segment column).
+
+    Usage::
+
+        >>> rows = [
+        ...     {"query_id": "q1", "doc_id": "d1", "position": 1, "vote": 1, "user_id": "u1"},
+        ...     {"query_id": "q1", "doc_id": "d1", "position": 1, "vote": 0, "user_id": "u2"},
+        ...     {"query_id": "q1", "doc_id": "d1", "position": 2, "vote": 1, "user_id": "u3"},
+        ...     {"query_id": "q1", "doc_id": "d2", "position": 2, "vote": None, "user_id": "u1"},
+        ... ]
+        >>> agg = aggregate_feedback(rows, "majority", columns={"user": "user_id"})
+        >>> agg.judgments.select("query", "doc", "label", "votes", "up_votes").rows()
+        [('q1', 'd1', 1.0, 3, 2)]
+        >>> agg.qrels().data, agg.logged_run().data
+        ({'q1': {'d1': 1.0}}, {'q1': {'d1': 2.0, 'd2': 1.0}})
+    """
+    if not isinstance(log, FeedbackLog):
+        log = FeedbackLog(log, **log_options)
+    elif log_options:
+        raise FeedbackError(f"options {sorted(log_options)} apply to a path or table, not to an open FeedbackLog")
+    strat = Strategy.parse(strategy)
+    if strat.dedup != "none" and getattr(log.columns, strat.dedup_by) is None:
+        raise FeedbackError(
+            f"dedup={strat.dedup!r} by {strat.dedup_by} needs a {strat.dedup_by} column; "
+            f"set columns={{'{strat.dedup_by}': '<column name>'}}"
+        )
+    with_segment = log.has_segment if by_segment is None else by_segment
+    if with_segment and not log.has_segment:
+        raise FeedbackError("by_segment=True needs a segment column; set columns={'segment': '<column name>'}")
+    acc = Accumulator(strat, with_segment)
+    for batch in log.batches():
+        acc.add(batch)
+    partial = acc.merged()
+    judgments, shown = finalize(partial, strat, by_segment=False)
+    seg_j = seg_s = None
+    if with_segment:
+        seg_j, seg_s = finalize(partial, strat, by_segment=True)
+    return AggregatedFeedback(
+        strategy=strat,
+        source=log.name,
+        judgments=judgments,
+        shown=shown,
+        texts=query_texts(partial),
+        read=log.stats,
+        skipped=log.skipped,
+        votes=int(partial["n_votes"].sum()),
+        segment_judgments=seg_j,
+        segment_shown=seg_s,
+    )
+
+
+def labels_dict(frame: pl.DataFrame) -> dict[str, dict[str, float]]:
+    """``{query: {doc: label}}`` of a judgments frame (tests and small inputs)."""
+    out: dict[str, dict[str, float]] = {}
+    for q, d, v in frame.select("query", "doc", "label").iter_rows():
+        out.setdefault(q, {})[d] = v
+    return out
+
+
+__all__ = ["ALL", "AggregatedFeedback", "aggregate_feedback", "labels_dict"]

@@ -1,0 +1,341 @@
+"""Raw log columns -> the canonical columns, validated, one vectorised pass per batch (polars).
+
+Every row comes out: a usable row with ``error`` null, a malformed one with ``error`` (the reason),
+``error_column`` (the source column) and ``error_value`` (the cell as text). Nothing is dropped here;
+the caller splits (:func:`split_errors`) and applies its error policy.
+
+Rules, per canonical field (see :mod:`.columns`):
+
+* ``query``, ``doc``: strings (surrounding blanks removed) or integers (read as their decimal text);
+  null or blank is malformed. A float or nested id column is a :class:`FeedbackSchemaError`.
+* ``position``: an integer ``>= position_base`` (``1`` by default; ``0`` for 0-based logs), as int,
+  integral float or numeric text; stored 1-based. Missing, fractional or too small is malformed.
+* ``vote``: a number, a boolean, numeric text or a word of the vote map (``up``/``down``, ...,
+  case-insensitive). Null or blank means *shown without feedback*: the row is an impression, not an
+  error. NaN, infinities and unknown words are malformed.
+* ``timestamp``: a datetime/date column, a number, numeric text or ISO 8601 text; becomes a float
+  (epoch microseconds for dates). Only the order matters (it orders a user's votes).
+* ``user``, ``session``, ``segment``, ``query_text``: any scalar, read as text; blank is null.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .columns import DEFAULT_VOTE_MAP, FeedbackColumns
+from .errors import FeedbackSchemaError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import polars as pl
+    import pyarrow as pa
+
+TEXT_FIELDS = ("user", "session", "segment", "query_text")
+#: Marks a cell that held a JSON object or list (rows given as dicts); such a cell is malformed.
+NESTED = "\x00nested:"
+
+
+def canonical_schema() -> pa.Schema:
+    """The pyarrow schema of normalized batches (what :func:`normalize_batches` yields)."""
+    import pyarrow as pa
+
+    return pa.schema(
+        [
+            ("row", pa.int64()),
+            ("line", pa.int64()),
+            ("query", pa.string()),
+            ("doc", pa.string()),
+            ("position", pa.int64()),
+            ("vote", pa.float64()),
+            ("user", pa.string()),
+            ("session", pa.string()),
+            ("timestamp", pa.float64()),
+            ("segment", pa.string()),
+            ("query_text", pa.string()),
+            ("error", pa.string()),
+            ("error_column", pa.string()),
+            ("error_value", pa.string()),
+        ]
+    )
+
+
+def _lower_vote_map(vote_map: Mapping[str, float] | None) -> dict[str, float]:
+    table = dict(DEFAULT_VOTE_MAP) if vote_map is None else {}
+    for word, value in (vote_map or {}).items():
+        if not isinstance(word, str):
+            raise FeedbackSchemaError(f"vote_map keys are words (str), got {word!r}")
+        if isinstance(value, bool) or not isinstance(value, int | float) or not np.isfinite(value):
+            raise FeedbackSchemaError(f"vote_map[{word!r}] must be a finite number, got {value!r}")
+        table[word.strip().lower()] = float(value)
+    return table
+
+
+def _kind(dtype: pl.DataType) -> str:
+    import polars as pl
+
+    if dtype == pl.Null:
+        return "null"
+    if dtype == pl.Boolean:
+        return "bool"
+    if dtype.is_integer():
+        return "int"
+    if dtype.is_float() or dtype.is_decimal():
+        return "float"
+    if dtype in (pl.String, pl.Categorical) or isinstance(dtype, pl.Enum | pl.Categorical):
+        return "str"
+    if isinstance(dtype, pl.Datetime) or dtype == pl.Date:
+        return "datetime"
+    return "other"
+
+
+def _blank_to_null(e: pl.Expr) -> pl.Expr:
+    import polars as pl
+
+    return pl.when(e.str.len_bytes() == 0).then(None).otherwise(e)
+
+
+def _text(src: str, kind: str, field: str) -> pl.Expr:
+    import polars as pl
+
+    if kind == "str":
+        return _blank_to_null(pl.col(src).cast(pl.String).str.strip_chars())
+    if kind == "int" or (kind in ("float", "bool", "datetime") and field in TEXT_FIELDS):
+        return pl.col(src).cast(pl.String)
+    if kind == "null":
+        return pl.col(src).cast(pl.String)
+    raise FeedbackSchemaError(f"column {src!r} ({field}) has type {kind}; ids and labels must be text or integers")
+
+
+def _raw(src: str, kind: str) -> pl.Expr:
+    import polars as pl
+
+    if kind == "other":
+        return pl.lit(None, pl.String)
+    return pl.col(src).cast(pl.String)
+
+
+def _number(src: str, kind: str, field: str, words: dict[str, float] | None = None) -> tuple[pl.Expr, pl.Expr]:
+    """(value as Float64 or null, 'cannot parse' mask) for a numeric field."""
+    import polars as pl
+
+    if kind in ("int", "float", "bool"):
+        return pl.col(src).cast(pl.Float64), pl.lit(False)
+    if kind == "null":
+        return pl.col(src).cast(pl.Float64), pl.lit(False)
+    if kind == "str":
+        text = _blank_to_null(pl.col(src).cast(pl.String).str.strip_chars())
+        value = text.cast(pl.Float64, strict=False)
+        if words:
+            word = text.str.to_lowercase().replace_strict(words, default=None, return_dtype=pl.Float64)
+            value = pl.coalesce(word, value)
+        return value, text.is_not_null() & value.is_null()
+    raise FeedbackSchemaError(f"column {src!r} ({field}) has type {kind}; expected numbers or text")
+
+
+def _timestamp(src: str, kind: str) -> tuple[pl.Expr, pl.Expr]:
+    import polars as pl
+
+    if kind == "datetime":
+        return pl.col(src).cast(pl.Datetime("us")).dt.epoch("us").cast(pl.Float64), pl.lit(False)
+    if kind == "str":
+        text = _blank_to_null(pl.col(src).cast(pl.String).str.strip_chars())
+        number = text.cast(pl.Float64, strict=False)
+        when = text.str.to_datetime(strict=False, time_unit="us").dt.epoch("us").cast(pl.Float64)
+        value = pl.coalesce(number, when)
+        return value, text.is_not_null() & value.is_null()
+    return _number(src, kind, "timestamp")
+
+
+def normalize_frame(
+    df: pl.DataFrame,
+    columns: FeedbackColumns,
+    *,
+    vote_map: Mapping[str, float] | None = None,
+    position_base: int = 1,
+    source: str = "feedback log",
+) -> pl.DataFrame:
+    """Validate and rename one frame of raw rows; ``df`` must carry ``row`` (and may carry ``line``).
+
+    Returns the canonical columns plus ``error``, ``error_column``, ``error_value`` (see module docs).
+    """
+    import polars as pl
+
+    present = set(df.columns)
+    wanted = columns.configured()
+    missing = sorted({src for src in wanted.values() if src not in present})
+    if missing:
+        available = [c for c in df.columns if c not in ("row", "line")]
+        raise FeedbackSchemaError(f"{source}: column(s) {missing} not found; the log has {available}")
+    words = _lower_vote_map(vote_map)
+    kinds = {src: _kind(df.schema[src]) for src in wanted.values()}
+
+    values: dict[str, pl.Expr] = {}
+    checks: list[tuple[str, pl.Expr, str, pl.Expr]] = []  # (column, bad mask, reason, value text)
+    for src in dict.fromkeys(wanted.values()):
+        if kinds[src] == "str":
+            nested = pl.col(src).cast(pl.String).str.starts_with(NESTED)
+            checks.append(
+                (
+                    src,
+                    nested.fill_null(False),
+                    "value is a JSON object or list, not a scalar",
+                    pl.col(src).cast(pl.String).str.strip_prefix(NESTED),
+                )
+            )
+
+    for field in ("query", "doc"):
+        src = wanted[field]
+        values[field] = _text(src, kinds[src], field)
+        checks.append(
+            (
+                src,
+                values[field].is_null(),
+                f"{'query' if field == 'query' else 'document'} id is missing or empty",
+                _raw(src, kinds[src]),
+            )
+        )
+
+    if "position" in wanted:
+        src = wanted["position"]
+        number, unparsable = _number(src, kinds[src], "position")
+        integral = number.is_finite() & (number == number.floor())
+        raw = _raw(src, kinds[src])
+        checks.append((src, number.is_null() & ~unparsable, "position is missing", raw))
+        checks.append((src, unparsable | (number.is_not_null() & ~integral), "position is not an integer", raw))
+        checks.append(
+            (src, integral & (number < position_base), f"position is below position_base={position_base}", raw)
+        )
+        values["position"] = (
+            pl.when(integral & (number >= position_base)).then(number - (position_base - 1)).cast(pl.Int64)
+        )
+    else:
+        values["position"] = pl.lit(None, pl.Int64)
+
+    if "vote" in wanted:
+        src = wanted["vote"]
+        number, unparsable = _number(src, kinds[src], "vote", words)
+        raw = _raw(src, kinds[src])
+        checks.append((src, unparsable, "vote is neither a number nor a word of the vote map", raw))
+        checks.append((src, number.is_not_null() & ~number.is_finite(), "vote is not a finite number", raw))
+        values["vote"] = pl.when(number.is_finite()).then(number)
+    else:
+        values["vote"] = pl.lit(None, pl.Float64)
+
+    if "timestamp" in wanted:
+        src = wanted["timestamp"]
+        number, unparsable = _timestamp(src, kinds[src])
+        raw = _raw(src, kinds[src])
+        checks.append((src, unparsable, "timestamp is neither a number nor an ISO 8601 date-time", raw))
+        checks.append((src, number.is_not_null() & ~number.is_finite(), "timestamp is not a finite number", raw))
+        values["timestamp"] = pl.when(number.is_finite()).then(number)
+    else:
+        values["timestamp"] = pl.lit(None, pl.Float64)
+
+    for field in TEXT_FIELDS:
+        src = wanted.get(field)
+        values[field] = pl.lit(None, pl.String) if src is None else _text(src, kinds[src], field)
+
+    error = pl.coalesce([pl.when(bad).then(pl.lit(reason)) for _, bad, reason, _ in checks])
+    error_column = pl.coalesce([pl.when(bad).then(pl.lit(src)) for src, bad, _, _ in checks])
+    error_value = pl.coalesce([pl.when(bad).then(raw) for _, bad, _, raw in checks])
+    line = pl.col("line").cast(pl.Int64) if "line" in present else pl.lit(None, pl.Int64)
+    try:
+        return df.select(
+            pl.col("row").cast(pl.Int64),
+            line.alias("line"),
+            *(values[f].alias(f) for f in ("query", "doc", "position", "vote", "user", "session", "timestamp")),
+            values["segment"].alias("segment"),
+            values["query_text"].alias("query_text"),
+            error.alias("error"),
+            error_column.alias("error_column"),
+            error_value.alias("error_value"),
+        )
+    except pl.exceptions.PolarsError as e:  # e.g. timestamps mixing incompatible formats
+        raise FeedbackSchemaError(f"{source}: cannot read the columns {list(wanted.values())}: {e}") from None
+
+
+def split_errors(df: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(usable rows, malformed rows) of a normalized frame; the malformed ones keep their reasons."""
+    import polars as pl
+
+    bad = pl.col("error").is_not_null()
+    if df.height == 0 or df.select(bad.any()).item() is not True:
+        return df, df.clear()
+    return df.filter(~bad), df.filter(bad)
+
+
+def normalize_batches(
+    batches: Iterable[pa.RecordBatch],
+    columns: FeedbackColumns | Mapping[str, str | None] | None = None,
+    *,
+    vote_map: Mapping[str, float] | None = None,
+    position_base: int = 1,
+    first_row: int = 1,
+) -> Iterator[pa.RecordBatch]:
+    """Raw Arrow batches -> canonical batches (schema :func:`canonical_schema`), malformed rows flagged.
+
+    The signature of a Spark ``mapInArrow`` function once the options are bound with
+    :func:`functools.partial`; rows are numbered from ``first_row`` per call (a Spark partition
+    numbers its own rows; add a ``row`` column beforehand to keep global numbers).
+    """
+    import polars as pl
+
+    cols = FeedbackColumns.coerce(columns)
+    schema = canonical_schema()
+    next_row = first_row
+    for batch in batches:
+        df = pl.from_arrow(batch)
+        assert isinstance(df, pl.DataFrame)
+        if "row" not in df.columns:
+            df = df.with_columns(pl.int_range(next_row, next_row + df.height, dtype=pl.Int64).alias("row"))
+        next_row += df.height
+        out = normalize_frame(df, cols, vote_map=vote_map, position_base=position_base)
+        yield from out.to_arrow().cast(schema).to_batches()
+
+
+def as_frame(data: Any) -> pl.DataFrame:
+    """A polars frame from a pyarrow Table/RecordBatch, a polars or pandas frame, a dict of columns or row dicts."""
+    import polars as pl
+
+    if isinstance(data, pl.DataFrame):
+        return data
+    if isinstance(data, list):
+        if data and not all(isinstance(r, Mapping) for r in data):
+            bad = next(i for i, r in enumerate(data) if not isinstance(r, Mapping))
+            raise FeedbackSchemaError(f"row {bad + 1} of the feedback rows is {type(data[bad]).__name__}, not a dict")
+        keys: dict[str, None] = {}
+        for r in data:
+            keys.update(dict.fromkeys(r))
+        # Column-wise with strict=False: a column mixing numbers and words stays readable (as text).
+        return (
+            pl.DataFrame({k: _column([r.get(k) for r in data]) for k in keys}, strict=False) if data else pl.DataFrame()
+        )
+    out = pl.from_arrow(data) if not isinstance(data, Mapping) and hasattr(data, "schema") else None
+    if out is None:
+        out = pl.DataFrame(data, strict=False)
+    if not isinstance(out, pl.DataFrame):  # pragma: no cover - a bare Array/Series
+        raise FeedbackSchemaError(f"cannot read a feedback table from {type(data).__name__}")
+    return out
+
+
+def _column(values: list[Any]) -> Any:
+    """A list of cells as one typed column: numbers stay numbers unless text or bools mix in."""
+    import polars as pl
+
+    types = {type(v) for v in values if v is not None}
+    if types and (types <= {int} or types <= {int, float} or types <= {bool} or types <= {str}):
+        return pl.Series(values, strict=False)
+    return pl.Series([None if v is None else _cell_text(v) for v in values], dtype=pl.String)
+
+
+def _cell_text(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return repr(v)
+    return str(v) if isinstance(v, int | str) else f"{NESTED}{type(v).__name__}"
+
+
+__all__ = ["as_frame", "canonical_schema", "normalize_batches", "normalize_frame", "split_errors"]

@@ -1,0 +1,319 @@
+"""Feedback logs in: JSONL, CSV/TSV and Parquet files, or in-memory tables, read in bounded batches.
+
+Each reader yields raw frames of at most ``batch_rows`` rows carrying ``row`` (1-based data row,
+header excluded) and, for text files, ``line`` (the physical line), plus the rows the reader itself
+could not parse (a CSV row with the wrong number of fields, a JSONL line that is not a JSON object)
+as error rows in the canonical layout. Nothing is held beyond one batch.
+
+* **Parquet**: only the configured columns are read, batch by batch (``pyarrow.parquet``).
+* **CSV/TSV** (``.tsv`` means tab-separated; ``.gz`` and other compressions by extension): a header
+  row, every configured column read as text and parsed by :mod:`.normalize`. A blank line is a row of
+  empty fields (so it is reported, not skipped), and line numbers stay exact. Fields spanning lines
+  are not supported.
+* **JSONL** (``.jsonl``, ``.ndjson``, ``.json``; gzip detected): one JSON object per line, blank lines
+  ignored. Blocks parse in C (``pyarrow.json``); a block that fails is re-read line by line so the
+  bad line is named.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import ParseError
+from .columns import FeedbackColumns
+from .errors import FeedbackSchemaError
+from .normalize import as_frame
+
+if TYPE_CHECKING:  # pragma: no cover
+    import polars as pl
+
+FORMATS = ("jsonl", "csv", "tsv", "parquet")
+DEFAULT_BATCH_ROWS = 1 << 20
+_SUFFIXES = {
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".json": "jsonl",
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+}
+_COMPRESSED = (".gz", ".bz2", ".zst", ".lz4")
+
+Batch = tuple["pl.DataFrame", "pl.DataFrame | None"]
+
+
+def detect_format(path: str | os.PathLike[str]) -> str:
+    """``"jsonl"``, ``"csv"``, ``"tsv"`` or ``"parquet"`` from the file name (a compression suffix is skipped)."""
+    suffixes = [s.lower() for s in Path(path).suffixes]
+    while suffixes and suffixes[-1] in _COMPRESSED:
+        suffixes.pop()
+    fmt = _SUFFIXES.get(suffixes[-1]) if suffixes else None
+    if fmt is None:
+        raise FeedbackSchemaError(f"{path}: cannot tell the format from the name; pass fmt= one of {FORMATS}")
+    return fmt
+
+
+def iter_raw(
+    source: Any,
+    columns: FeedbackColumns,
+    *,
+    fmt: str | None = None,
+    batch_rows: int = DEFAULT_BATCH_ROWS,
+) -> Iterator[Batch]:
+    """Yield ``(raw frame, reader error rows or None)`` per batch of ``source`` (a path or a table)."""
+    if not isinstance(source, str | os.PathLike):
+        yield from _iter_table(source, batch_rows)
+        return
+    path = Path(source)
+    if not path.exists():
+        raise ParseError("file not found", path=str(path))
+    if path.is_dir():
+        raise ParseError("is a directory, not a file", path=str(path))
+    fmt = fmt or detect_format(path)
+    needed = list(columns.source_names())
+    if fmt == "parquet":
+        yield from _iter_parquet(path, needed, batch_rows)
+    elif fmt in ("csv", "tsv"):
+        yield from _iter_csv(path, needed, batch_rows, "\t" if fmt == "tsv" else ",")
+    elif fmt == "jsonl":
+        yield from _iter_jsonl(path, needed, batch_rows)
+    else:
+        raise FeedbackSchemaError(f"unknown format {fmt!r}; use one of {FORMATS}")
+
+
+def _with_rows(df: pl.DataFrame, first_row: int, lines: np.ndarray | None = None) -> pl.DataFrame:
+    import polars as pl
+
+    extra = [pl.int_range(first_row, first_row + df.height, dtype=pl.Int64).alias("row")]
+    if lines is not None:
+        extra.append(pl.Series("line", lines, dtype=pl.Int64))
+    return df.with_columns(extra)
+
+
+def _iter_table(data: Any, batch_rows: int) -> Iterator[Batch]:
+    df = as_frame(data)
+    if "row" in df.columns:
+        raise FeedbackSchemaError("the feedback table has a column named 'row'; rename it (rows are numbered here)")
+    for start in range(0, df.height, batch_rows):
+        yield _with_rows(df.slice(start, batch_rows), start + 1), None
+
+
+def _iter_parquet(path: Path, needed: list[str], batch_rows: int) -> Iterator[Batch]:
+    import polars as pl
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        pf = pq.ParquetFile(path)
+    except (pa.ArrowInvalid, OSError) as e:
+        raise ParseError(f"not a readable Parquet file ({e})", path=str(path)) from None
+    names = pf.schema_arrow.names
+    missing = [c for c in needed if c not in names]
+    if missing:
+        raise FeedbackSchemaError(f"{path}: column(s) {missing} not found; the log has {names}")
+    first = 1
+    for batch in pf.iter_batches(batch_size=batch_rows, columns=needed):
+        df = pl.from_arrow(batch)
+        assert isinstance(df, pl.DataFrame)
+        yield _with_rows(df, first), None
+        first += batch.num_rows
+
+
+def _csv_header(path: Path, delimiter: str) -> list[str]:
+    import csv
+
+    with _open_text(path) as f:
+        first = f.readline()
+    if not first.strip():
+        raise ParseError("no header row (empty first line)", path=str(path), line=1)
+    return next(csv.reader([first], delimiter=delimiter))
+
+
+def _iter_csv(path: Path, needed: list[str], batch_rows: int, delimiter: str) -> Iterator[Batch]:
+    import polars as pl
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    header = _csv_header(path, delimiter)
+    missing = [c for c in needed if c not in header]
+    if missing:
+        raise FeedbackSchemaError(f"{path}: column(s) {missing} not found; the header has {header}")
+    bad_lines: list[int] = []  # physical lines the parser rejected, in file order
+    bad_rows: list[tuple[int, str]] = []
+
+    def on_invalid(row: Any) -> str:
+        text = row.text if len(row.text) <= 200 else row.text[:200] + "..."
+        bad_lines.append(int(row.number))
+        bad_rows.append(
+            (int(row.number), f"expected {row.expected_columns} fields, found {row.actual_columns}: {text!r}")
+        )
+        return "skip"
+
+    try:
+        reader = pacsv.open_csv(
+            str(path),
+            read_options=pacsv.ReadOptions(use_threads=False, block_size=max(1 << 16, min(batch_rows * 64, 1 << 26))),
+            parse_options=pacsv.ParseOptions(
+                delimiter=delimiter, invalid_row_handler=on_invalid, ignore_empty_lines=False
+            ),
+            convert_options=pacsv.ConvertOptions(
+                include_columns=needed, column_types={c: pa.string() for c in needed}, strings_can_be_null=False
+            ),
+        )
+    except pa.ArrowInvalid as e:
+        raise ParseError(f"not readable as CSV ({e})", path=str(path)) from None
+    valid_before = 0  # valid rows yielded so far
+    reported = 0
+    while True:
+        try:
+            batch = reader.read_next_batch()
+        except StopIteration:
+            break
+        except pa.ArrowInvalid as e:
+            raise ParseError(f"not readable as CSV ({e})", path=str(path)) from None
+        n = batch.num_rows
+        # Line of the v-th valid row: the v-th data line not rejected by the parser (see module docs).
+        rejected = np.asarray(bad_lines, dtype=np.int64) - 1  # data-line indices, header excluded
+        v = np.arange(valid_before + 1, valid_before + n + 1, dtype=np.int64)
+        data_line = v + np.searchsorted(rejected - np.arange(rejected.size), v, side="right")
+        df = pl.from_arrow(batch)
+        assert isinstance(df, pl.DataFrame)
+        df = df.with_columns(pl.Series("row", data_line), pl.Series("line", data_line + 1))
+        valid_before += n
+        errors = None
+        if len(bad_rows) > reported:
+            errors = _error_rows(
+                [r - 1 for r, _ in bad_rows[reported:]],
+                [r for r, _ in bad_rows[reported:]],
+                [m for _, m in bad_rows[reported:]],
+                None,
+            )
+            reported = len(bad_rows)
+        yield df.select([*needed, "row", "line"]), errors
+    if len(bad_rows) > reported:
+        rest = bad_rows[reported:]
+        yield (
+            _empty_raw(needed),
+            _error_rows([r - 1 for r, _ in rest], [r for r, _ in rest], [m for _, m in rest], None),
+        )
+
+
+def _empty_raw(needed: list[str]) -> pl.DataFrame:
+    import polars as pl
+
+    return pl.DataFrame(
+        {**{c: pl.Series([], dtype=pl.String) for c in needed}, "row": [], "line": []},
+        schema_overrides={"row": pl.Int64, "line": pl.Int64},
+    )
+
+
+def _open_text(path: Path) -> io.TextIOBase:
+    with path.open("rb") as f:
+        magic = f.read(2)
+    if magic == b"\x1f\x8b":
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8")
+    return path.open("r", encoding="utf-8")
+
+
+def _iter_jsonl(path: Path, needed: list[str], batch_rows: int) -> Iterator[Batch]:
+    import polars as pl
+
+    seen: set[str] = set()
+    row = 0
+    lineno = 0
+    with _open_text(path) as f:
+        while True:
+            try:
+                lines = [f.readline() for _ in range(batch_rows)]
+            except UnicodeDecodeError as e:
+                raise ParseError(f"not UTF-8 text ({e.reason})", path=str(path), line=lineno + 1) from None
+            lines = [ln for ln in lines if ln]
+            if not lines:
+                break
+            keep = [i for i, ln in enumerate(lines) if ln.strip()]
+            line_numbers = np.asarray(keep, dtype=np.int64) + lineno + 1
+            lineno += len(lines)
+            rows = np.arange(row + 1, row + len(keep) + 1, dtype=np.int64)
+            row += len(keep)
+            if not keep:
+                continue
+            text = "".join(lines[i] if lines[i].endswith("\n") else lines[i] + "\n" for i in keep)
+            df, errors = _jsonl_block(text, [lines[i] for i in keep], needed)
+            seen.update(c for c in needed if c in df.columns and df[c].null_count() < df.height)
+            df = df.with_columns(pl.lit(None, pl.String).alias(c) for c in needed if c not in df.columns)
+            good = df["_i"].to_numpy()
+            df = df.with_columns(pl.Series("row", rows[good]), pl.Series("line", line_numbers[good])).drop("_i")
+            if errors is not None:
+                idx = [i for i, _ in errors]
+                errors = _error_rows(rows[idx].tolist(), line_numbers[idx].tolist(), [m for _, m in errors], None)
+            yield df.select([*needed, "row", "line"]), errors
+    unseen = [c for c in needed if c not in seen]
+    if row and unseen:
+        raise FeedbackSchemaError(f"{path}: column(s) {unseen} appear in no row of the log (check the column names)")
+
+
+def _jsonl_block(text: str, lines: list[str], needed: list[str]) -> tuple[pl.DataFrame, list[tuple[int, str]] | None]:
+    """Parse one block: C parser when it can, else line by line (names each bad line)."""
+    import polars as pl
+    import pyarrow as pa
+    import pyarrow.json as pajson
+
+    try:
+        table = pajson.read_json(io.BytesIO(text.encode("utf-8")))
+        if table.num_rows == len(lines):
+            table = table.select([c for c in needed if c in table.column_names])
+            df = pl.from_arrow(table)
+            assert isinstance(df, pl.DataFrame)
+            if all(_scalar(df.schema[c]) for c in df.columns):
+                return df.with_row_index("_i"), None
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        pass
+    records: list[dict[str, Any]] = []
+    index: list[int] = []
+    errors: list[tuple[int, str]] = []
+    for i, line in enumerate(lines):
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as e:
+            errors.append((i, f"invalid JSON: {e.msg} (column {e.colno})"))
+            continue
+        if not isinstance(obj, dict):
+            errors.append((i, f"expected a JSON object, found {type(obj).__name__}"))
+            continue
+        records.append({c: obj.get(c) for c in needed})
+        index.append(i)
+    df = as_frame(records) if records else pl.DataFrame({c: pl.Series([], dtype=pl.String) for c in needed})
+    df = df.with_columns(pl.Series("_i", index, dtype=pl.UInt32))
+    return df, errors or None
+
+
+def _scalar(dtype: Any) -> bool:
+    return not dtype.is_nested() and dtype.__class__.__name__ != "Struct"
+
+
+def _error_rows(rows: list[int], lines: list[int] | None, reasons: list[str], column: str | None) -> pl.DataFrame:
+    """Reader-level malformed rows in the canonical layout (only row, line and the error columns set)."""
+    import polars as pl
+
+    from .normalize import canonical_schema
+
+    n = len(rows)
+    schema = pl.from_arrow(canonical_schema().empty_table()).schema
+    data = {name: pl.Series(name, [None] * n, dtype=dtype) for name, dtype in schema.items()}
+    data["row"] = pl.Series("row", rows, dtype=pl.Int64)
+    data["line"] = pl.Series("line", lines if lines is not None else [None] * n, dtype=pl.Int64)
+    data["error"] = pl.Series("error", reasons, dtype=pl.String)
+    data["error_column"] = pl.Series("error_column", [column] * n, dtype=pl.String)
+    return pl.DataFrame(data)
+
+
+__all__ = ["DEFAULT_BATCH_ROWS", "FORMATS", "detect_format", "iter_raw"]

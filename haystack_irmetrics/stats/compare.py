@@ -1,0 +1,104 @@
+"""One system against another over several metrics: deltas, intervals, tests and Holm-adjusted p-values."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from .significance import StatsInputError, bootstrap_ci, holm, paired_t_test, randomization_test
+
+TESTS = ("randomization", "t")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """System A vs system B on one metric, over the same ``n`` queries.
+
+    ``delta = mean_a - mean_b``; ``ci_low``/``ci_high``: percentile bootstrap interval of the delta;
+    ``p_t``/``p_randomization``: two-sided p-values; ``*_holm``: Holm-adjusted over the metrics compared
+    together (one family per call of :func:`compare_paired`).
+    """
+
+    metric: str
+    n: int
+    mean_a: float
+    mean_b: float
+    delta: float
+    ci_low: float
+    ci_high: float
+    p_t: float
+    p_randomization: float
+    p_t_holm: float
+    p_randomization_holm: float
+
+    def p(self, test: str = "randomization", adjusted: bool = True) -> float:
+        if test not in TESTS:
+            raise StatsInputError(f"test must be one of {TESTS}, got {test!r}")
+        name = "p_t" if test == "t" else "p_randomization"
+        return getattr(self, name + ("_holm" if adjusted else ""))
+
+    def marker(self, test: str = "randomization", levels: Sequence[float] = (0.05, 0.01)) -> str:
+        """``"*"`` per significance level the Holm-adjusted p-value is below (``""``, ``"*"``, ``"**"``)."""
+        p = self.p(test)
+        return "*" * sum(p < level for level in levels)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def compare_paired(
+    a: Mapping[str, Any],
+    b: Mapping[str, Any],
+    *,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> list[Comparison]:
+    """Compare per-query values ``a[metric]`` with ``b[metric]`` (aligned arrays) for every metric of ``a``.
+
+    Holm's correction runs over the metrics of this call, separately for each test.
+
+    Usage::
+
+        >>> a = {"NDCG@10": [0.5, 0.7, 0.9, 0.4, 0.8], "P@10": [0.2, 0.3, 0.4, 0.1, 0.3]}
+        >>> b = {"NDCG@10": [0.3, 0.6, 0.5, 0.4, 0.5], "P@10": [0.2, 0.2, 0.3, 0.1, 0.2]}
+        >>> [(c.metric, round(c.delta, 3), c.p_randomization, c.p_randomization_holm) for c in compare_paired(a, b)]
+        [('NDCG@10', 0.2, 0.125, 0.25), ('P@10', 0.06, 0.25, 0.25)]
+    """
+    names = list(a)
+    missing = [m for m in names if m not in b]
+    if missing:
+        raise StatsInputError(f"metrics {missing} are missing from the second system")
+    if not names:
+        return []
+    x = np.column_stack([np.asarray(a[m], dtype=np.float64) for m in names])
+    y = np.column_stack([np.asarray(b[m], dtype=np.float64) for m in names])
+    t = paired_t_test(x, y)
+    r = randomization_test(x, y, n_resamples=n_resamples, seed=seed)
+    low, high = bootstrap_ci(x, y, confidence=confidence, n_resamples=n_resamples, seed=seed)
+    p_t = np.asarray(t.pvalue)
+    p_r = np.asarray(r.pvalue)
+    p_t_holm, p_r_holm = holm(p_t), holm(p_r)
+    mean_a, mean_b = x.mean(axis=0), y.mean(axis=0)
+    return [
+        Comparison(
+            metric=m,
+            n=x.shape[0],
+            mean_a=float(mean_a[i]),
+            mean_b=float(mean_b[i]),
+            delta=float(mean_a[i] - mean_b[i]),
+            ci_low=float(low[i]),
+            ci_high=float(high[i]),
+            p_t=float(p_t[i]),
+            p_randomization=float(p_r[i]),
+            p_t_holm=float(p_t_holm[i]),
+            p_randomization_holm=float(p_r_holm[i]),
+        )
+        for i, m in enumerate(names)
+    ]
+
+
+__all__ = ["TESTS", "Comparison", "compare_paired"]

@@ -1,0 +1,224 @@
+"""Paired significance tests and bootstrap intervals for per-query scores of two systems.
+
+All functions take per-query values aligned by query (``a[i]`` and ``b[i]`` are the same query), as
+1-D arrays or as ``(n_queries, n_metrics)`` matrices, where every metric column is tested with the
+same random draws (one pass, not one per metric). Results are deterministic given ``seed``.
+
+* :func:`paired_t_test` -- :func:`scipy.stats.ttest_rel` (two-sided), with the degenerate cases defined:
+  identical systems give t = 0, p = 1; a constant non-zero difference gives t = +-inf, p = 0.
+* :func:`randomization_test` -- the paired randomization (sign-flip permutation) test of the mean
+  difference, with :func:`scipy.stats.permutation_test`'s conventions (``permutation_type="samples"``):
+  every one of the ``2**n`` sign patterns when that is at most ``n_resamples`` (exact p-value), else
+  ``n_resamples`` random ones with p = (hits + 1) / (n_resamples + 1); two-sided p is twice the smaller
+  one-sided p, capped at 1.
+* :func:`bootstrap_ci` -- the percentile bootstrap interval of the mean (resampling queries), drawn as
+  multinomial weights so all columns share one matrix product per batch.
+* :func:`holm` -- Holm's step-down adjustment of a family of p-values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import IRMetricsError
+
+#: Matrix elements per batch of random draws (bounds memory: 8 bytes each).
+_BATCH_ELEMENTS = 1 << 22
+
+
+class StatsInputError(IRMetricsError):
+    """Per-query values that cannot be tested: different lengths, too few queries, NaN or infinities."""
+
+
+def _pair(a: Any, b: Any | None = None) -> tuple[np.ndarray, bool]:
+    """(differences as an (n, m) float64 matrix, whether the input was 1-D)."""
+    x = np.asarray(a, dtype=np.float64)
+    d = x if b is None else x - _same_shape(x, np.asarray(b, dtype=np.float64))
+    one = d.ndim == 1
+    if d.ndim not in (1, 2):
+        raise StatsInputError(f"per-query values must be 1-D or (queries, metrics), got shape {d.shape}")
+    d = d.reshape(d.shape[0], -1)
+    if d.shape[0] < 2:
+        raise StatsInputError(f"need at least 2 queries to test, got {d.shape[0]}")
+    if not np.isfinite(d).all():
+        raise StatsInputError("per-query values contain NaN or infinity")
+    return d, one
+
+
+def _same_shape(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if a.shape != b.shape:
+        raise StatsInputError(f"paired values need the same queries: shapes {a.shape} and {b.shape}")
+    return b
+
+
+def _out(values: np.ndarray, one: bool) -> Any:
+    return float(values[0]) if one else values
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """A test's statistic and p-value (floats for 1-D input, arrays with one value per metric column)."""
+
+    statistic: Any
+    pvalue: Any
+    n: int
+    method: str
+
+
+def paired_t_test(a: Any, b: Any) -> TestResult:
+    """Two-sided paired t-test of ``mean(a - b) == 0`` (:func:`scipy.stats.ttest_rel`).
+
+    Usage::
+
+        >>> r = paired_t_test([0.5, 0.7, 0.9, 0.4], [0.3, 0.6, 0.5, 0.4])
+        >>> round(r.statistic, 4), round(r.pvalue, 4)
+        (2.0494, 0.1328)
+    """
+    from scipy import stats
+
+    d, one = _pair(a, b)
+    n = d.shape[0]
+    mean = d.mean(axis=0)
+    spread = np.ptp(d, axis=0)
+    t = np.zeros(d.shape[1])
+    p = np.ones(d.shape[1])
+    varied = spread > 0
+    if varied.any():
+        res = stats.ttest_rel(np.asarray(a, np.float64).reshape(n, -1)[:, varied],
+                              np.asarray(b, np.float64).reshape(n, -1)[:, varied], axis=0)  # fmt: skip
+        t[varied] = res.statistic
+        p[varied] = res.pvalue
+    constant = ~varied & (mean != 0)
+    t[constant] = np.copysign(np.inf, mean[constant])
+    p[constant] = 0.0
+    return TestResult(_out(t, one), _out(p, one), n, "paired t-test")
+
+
+def _tolerance(d: np.ndarray) -> np.ndarray:
+    # Means computed in different summation orders differ by a few ulps; compare within this.
+    return 1e-12 * np.maximum(np.abs(d).mean(axis=0), 1e-300)
+
+
+def randomization_test(
+    a: Any,
+    b: Any | None = None,
+    *,
+    n_resamples: int = 10_000,
+    seed: int | np.random.Generator | None = 0,
+    alternative: str = "two-sided",
+) -> TestResult:
+    """Paired randomization test of the mean difference (sign flips of ``a - b``).
+
+    :param a: per-query values of system A (or the differences, when ``b`` is None).
+    :param b: per-query values of system B, aligned with ``a``.
+    :param n_resamples: random sign patterns; when ``2**n <= n_resamples`` all patterns are enumerated.
+    :param seed: seed or :class:`numpy.random.Generator` (deterministic for a given seed).
+    :param alternative: ``"two-sided"``, ``"greater"`` (A better) or ``"less"``.
+
+    Usage::
+
+        >>> r = randomization_test([0.5, 0.7, 0.9, 0.4], [0.3, 0.6, 0.5, 0.4])  # 16 patterns: exact
+        >>> r.statistic, r.pvalue, r.method
+        (0.175, 0.25, 'paired randomization (exact, 16 sign patterns)')
+    """
+    if alternative not in ("two-sided", "greater", "less"):
+        raise StatsInputError(f"alternative must be 'two-sided', 'greater' or 'less', got {alternative!r}")
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
+        raise StatsInputError(f"n_resamples must be a positive int, got {n_resamples!r}")
+    d, one = _pair(a, b)
+    n, m = d.shape
+    observed = d.mean(axis=0)
+    tol = _tolerance(d)
+    exact = n < 63 and 2**n <= n_resamples
+    total = 2**n if exact else n_resamples
+    greater = np.zeros(m, np.int64)
+    less = np.zeros(m, np.int64)
+    rng = np.random.default_rng(seed)
+    rows = max(1, _BATCH_ELEMENTS // n)
+    for start in range(0, total, rows):
+        count = min(rows, total - start)
+        if exact:
+            codes = np.arange(start, start + count, dtype=np.int64)
+            bits = (codes[:, None] >> np.arange(n, dtype=np.int64)) & 1
+            signs = 1.0 - 2.0 * bits
+        else:
+            signs = 1.0 - 2.0 * rng.integers(0, 2, size=(count, n), dtype=np.int8)
+        null = signs @ d / n
+        greater += (null >= observed - tol).sum(axis=0)
+        less += (null <= observed + tol).sum(axis=0)
+    adjust = 0 if exact else 1
+    p_greater = (greater + adjust) / (total + adjust)
+    p_less = (less + adjust) / (total + adjust)
+    if alternative == "greater":
+        p = p_greater
+    elif alternative == "less":
+        p = p_less
+    else:
+        p = np.minimum(1.0, 2 * np.minimum(p_greater, p_less))
+    how = f"exact, {total} sign patterns" if exact else f"{total} random sign patterns"
+    return TestResult(_out(observed, one), _out(p, one), n, f"paired randomization ({how})")
+
+
+def bootstrap_ci(
+    a: Any,
+    b: Any | None = None,
+    *,
+    confidence: float = 0.95,
+    n_resamples: int = 10_000,
+    seed: int | np.random.Generator | None = 0,
+) -> tuple[Any, Any]:
+    """Percentile bootstrap interval of ``mean(a)`` (or of ``mean(a - b)``), resampling queries.
+
+    Usage::
+
+        >>> low, high = bootstrap_ci([0.5, 0.7, 0.9, 0.4, 0.6, 0.8], n_resamples=2000, seed=1)
+        >>> round(low, 3), round(high, 3)
+        (0.517, 0.783)
+    """
+    if not 0 < confidence < 1:
+        raise StatsInputError(f"confidence must be in (0, 1), got {confidence!r}")
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 2:
+        raise StatsInputError(f"n_resamples must be an int >= 2, got {n_resamples!r}")
+    d, one = _pair(a, b)
+    n, m = d.shape
+    rng = np.random.default_rng(seed)
+    means = np.empty((n_resamples, m))
+    rows = max(1, _BATCH_ELEMENTS // n)
+    for start in range(0, n_resamples, rows):
+        count = min(rows, n_resamples - start)
+        picks = rng.integers(0, n, size=(count, n)) + (np.arange(count) * n)[:, None]
+        weights = np.bincount(picks.ravel(), minlength=count * n).reshape(count, n).astype(np.float64)
+        means[start : start + count] = weights @ d / n
+    alpha = (1 - confidence) / 2
+    low, high = np.quantile(means, [alpha, 1 - alpha], axis=0)
+    # Constant columns: every resample has the same mean; report it exactly.
+    flat = np.ptp(d, axis=0) == 0
+    low[flat] = high[flat] = d[0, flat]
+    return _out(low, one), _out(high, one)
+
+
+def holm(pvalues: Any) -> np.ndarray:
+    """Holm step-down adjusted p-values (same order as given), capped at 1.
+
+    Usage::
+
+        >>> holm([0.01, 0.04, 0.03, 0.005]).tolist()
+        [0.03, 0.06, 0.06, 0.02]
+    """
+    p = np.asarray(pvalues, dtype=np.float64)
+    if p.ndim != 1:
+        raise StatsInputError(f"holm takes a 1-D family of p-values, got shape {p.shape}")
+    if p.size and (np.isnan(p).any() or (p < 0).any() or (p > 1).any()):
+        raise StatsInputError("p-values must lie in [0, 1]")
+    m = p.size
+    order = np.argsort(p, kind="stable")
+    scaled = np.minimum(1.0, (m - np.arange(m)) * p[order])
+    adjusted = np.empty(m)
+    adjusted[order] = np.maximum.accumulate(scaled)
+    return adjusted
+
+
+__all__ = ["StatsInputError", "TestResult", "bootstrap_ci", "holm", "paired_t_test", "randomization_test"]
