@@ -100,6 +100,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--per-query", action="store_true", help="also print unrounded per-query values")
     ev.add_argument("--format", choices=["json", "tsv", "markdown"], default="json")
     ev.set_defaults(func=_cmd_evaluate)
+    from .beir.cli import add_subcommands as add_beir_subcommands  # beir, compare: handlers in haystack_irmetrics.beir
+
+    add_beir_subcommands(sub)
     return parser
 
 

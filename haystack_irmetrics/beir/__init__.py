@@ -1,0 +1,39 @@
+"""BEIR benchmarks through Haystack pipelines (``irmetrics beir``, ``irmetrics compare``).
+
+:func:`run_beir` indexes a BEIR corpus with a Haystack indexing pipeline, runs every query through a
+Haystack retrieval pipeline (BM25, dense, hybrid or your YAML), keeps each corpus id's best-ranked
+chunk with the pipeline's score, and evaluates the resulting ``{qid: {doc_id: score}}`` exactly as
+BEIR's ``EvaluateRetrieval.evaluate`` + ``evaluate_custom`` (MRR, R_cap) would.
+
+Importing this package imports neither Haystack nor beir; they are imported when a run needs them.
+"""
+
+from .compare import CompareResult, compare_runs
+from .dataset import BEIR_DATASETS, BeirDataset, default_data_dir, load_beir, resolve_dataset, sample_path
+from .errors import DatasetError, DatasetNotFoundError, EmptyQueryError, MissingDocumentsError, PipelineError
+from .pipelines import BeirPipelines, corpus_documents, load_beir_pipelines, pipelines_dir, resolve_model
+from .runner import DEFAULT_TOP_K, BeirRun, run_beir
+
+__all__ = [
+    "BEIR_DATASETS",
+    "DEFAULT_TOP_K",
+    "BeirDataset",
+    "BeirPipelines",
+    "BeirRun",
+    "CompareResult",
+    "DatasetError",
+    "DatasetNotFoundError",
+    "EmptyQueryError",
+    "MissingDocumentsError",
+    "PipelineError",
+    "compare_runs",
+    "corpus_documents",
+    "default_data_dir",
+    "load_beir",
+    "load_beir_pipelines",
+    "pipelines_dir",
+    "resolve_dataset",
+    "resolve_model",
+    "run_beir",
+    "sample_path",
+]

@@ -1,0 +1,162 @@
+"""The ``irmetrics beir`` and ``irmetrics compare`` subcommands (registered by :mod:`haystack_irmetrics.cli`).
+
+This module imports only the standard library at import time, so ``irmetrics evaluate`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+_DEFAULT_K = "1,3,5,10,100,1000"
+
+
+def _ints(text: str) -> list[int]:
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
+
+
+def _names(text: str) -> list[str]:
+    return [x.strip() for x in text.split(",") if x.strip()]
+
+
+def add_subcommands(sub: argparse._SubParsersAction) -> None:
+    """Add ``beir`` and ``compare`` to the ``irmetrics`` subparsers."""
+    beir = sub.add_parser(
+        "beir",
+        help="run a Haystack retrieval pipeline over a BEIR dataset and report BEIR's numbers exactly",
+        description=(
+            "Index a BEIR dataset's corpus with a Haystack pipeline, run every query of the split, keep each corpus "
+            "id's best-ranked chunk, and evaluate exactly as BEIR's EvaluateRetrieval.evaluate + evaluate_custom "
+            "(MRR, R_cap). Without DATASET it runs on the small sample shipped with haystack_irmetrics."
+        ),
+    )
+    beir.add_argument(
+        "dataset",
+        nargs="?",
+        default=None,
+        help="BEIR folder (corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv) or BEIR name, e.g. scifact "
+        "(downloaded to --data-dir when absent); default: the shipped sample",
+    )
+    beir.add_argument(
+        "-r",
+        "--retriever",
+        default="bm25",
+        metavar="bm25|dense|hybrid|PIPELINE.yaml",
+        help="built-in pipeline (pipelines/beir_NAME.yaml) or your pipeline YAML (default: bm25)",
+    )
+    beir.add_argument("--split", default="test", help="qrels split (default: test)")
+    beir.add_argument("-k", type=_ints, default=_ints(_DEFAULT_K), help=f"cutoffs (default: {_DEFAULT_K})")
+    beir.add_argument(
+        "--top-k",
+        type=int,
+        default=1000,
+        help="documents (chunks) retrieved per query, capped at the number indexed; 0 keeps the pipeline's "
+        "own top_k (default: 1000)",
+    )
+    beir.add_argument(
+        "-o", "--output", type=Path, help="write metrics.json, per_query.json, run.trec, summary.json, metrics.md here"
+    )
+    beir.add_argument("--model", help="embedding model (Hugging Face name or local folder) for dense and hybrid")
+    beir.add_argument("--chunk-words", type=int, help="split document texts into chunks of this many words")
+    beir.add_argument("--chunk-overlap", type=int, default=0, help="words shared by consecutive chunks (default: 0)")
+    beir.add_argument(
+        "--data-dir",
+        type=Path,
+        help="where named BEIR datasets live (default: $IRMETRICS_BEIR_DIR or ~/.cache/haystack_irmetrics/beir)",
+    )
+    beir.add_argument("--no-download", action="store_true", help="never download a named dataset")
+    beir.add_argument(
+        "--allow-missing-docs",
+        action="store_true",
+        help="evaluate although the qrels judge documents absent from the corpus (they count as unretrievable)",
+    )
+    beir.add_argument(
+        "--format", choices=["markdown", "json"], default="markdown", help="what to print (default: markdown)"
+    )
+    beir.add_argument(
+        "--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bars (default: on a terminal)"
+    )
+    beir.set_defaults(func=_cmd_beir)
+
+    cmp = sub.add_parser(
+        "compare",
+        help="evaluate two runs on the same qrels and print them side by side",
+        description="Evaluate two TREC runs (or folders written by 'irmetrics beir --output') against the same qrels.",
+    )
+    cmp.add_argument("run_a", help="first run: TREC run file or an 'irmetrics beir --output' folder")
+    cmp.add_argument("run_b", help="second run: TREC run file or an 'irmetrics beir --output' folder")
+    cmp.add_argument("--qrels", required=True, help="qrels file: TREC or BEIR TSV (e.g. DATASET/qrels/test.tsv)")
+    cmp.add_argument("-k", type=_ints, default=_ints(_DEFAULT_K), help=f"cutoffs (default: {_DEFAULT_K})")
+    cmp.add_argument("-m", "--measures", type=_names, default=None, help="families or names, e.g. NDCG,MRR or nDCG@10")
+    cmp.add_argument("--names", type=_names, default=None, help="labels for the two runs, e.g. bm25,dense")
+    cmp.add_argument("--preset", choices=["beir", "trec"], default="beir")
+    cmp.add_argument("--format", choices=["markdown", "json"], default="markdown")
+    cmp.set_defaults(func=_cmd_compare)
+
+
+def _cmd_beir(args: argparse.Namespace) -> int:
+    from .runner import run_beir
+
+    run = run_beir(
+        args.dataset,
+        args.retriever,
+        split=args.split,
+        k_values=args.k,
+        top_k=args.top_k or None,
+        model=args.model,
+        chunk_words=args.chunk_words,
+        chunk_overlap=args.chunk_overlap,
+        output_dir=args.output,
+        progress=args.progress,
+        allow_missing_docs=args.allow_missing_docs,
+        data_dir=args.data_dir,
+        download=not args.no_download,
+    )
+    for warning in run.warnings:
+        print(f"irmetrics: warning: {warning}", file=sys.stderr)
+    if args.format == "json":
+        print(json.dumps(run.summary(), indent=2))
+    else:
+        info, t = run.info, run.timings
+        per_query = 1000 * t["retrieval"] / max(info["n_queries"], 1)
+        print(
+            f"{info['dataset']} ({info['split']}): {info['n_queries']} queries, {info['n_documents']} documents "
+            f"({info['n_indexed']} indexed) | pipeline {info['pipeline']} | top_k {info['top_k']}\n"
+        )
+        print(run.markdown())
+        print(
+            f"\nindexing {t['indexing']:.1f} s, retrieval {t['retrieval']:.1f} s ({per_query:.1f} ms/query), "
+            f"evaluation {t['evaluation']:.2f} s, total {t['total']:.1f} s"
+        )
+    if args.output is not None:
+        print(f"wrote {args.output}/: metrics.json per_query.json run.trec summary.json metrics.md", file=sys.stderr)
+    return 0
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from ..errors import IRMetricsError
+    from .compare import compare_runs
+
+    if args.names is not None and len(args.names) != 2:
+        raise IRMetricsError(f"--names needs two labels, got {args.names}")
+    result = compare_runs(
+        args.run_a,
+        args.run_b,
+        args.qrels,
+        args.k,
+        measures=args.measures,
+        names=tuple(args.names) if args.names else None,
+        preset=args.preset,
+    )
+    print(result.to_json() if args.format == "json" else result.markdown())
+    for note in result.notes:
+        print(f"irmetrics: note: {note}", file=sys.stderr)
+    return 0
+
+
+__all__ = ["add_subcommands"]

@@ -1,0 +1,427 @@
+"""BEIR datasets: the folder layout ``beir.datasets.data_loader.GenericDataLoader`` reads.
+
+A folder holds ``corpus.jsonl`` (``{"_id", "title", "text"}`` per line), ``queries.jsonl``
+(``{"_id", "text"}``) and ``qrels/<split>.tsv`` (a header row, then ``query-id corpus-id score``
+separated by tabs, integer scores). :func:`load_beir` returns what ``GenericDataLoader(folder).load(split)``
+returns for the same folder, in the same order (queries filtered to the split's qrels, in qrels
+order; ``int`` labels; a missing ``title`` or ``text`` is ``None``), and raises a clear error where
+``GenericDataLoader`` would crash or silently lose data: a malformed line (file and line number),
+a duplicate id or judgment, a qrels query absent from ``queries.jsonl``, a query without text, and
+judged documents absent from the corpus (count and examples).
+
+:func:`resolve_dataset` turns a folder path or a BEIR dataset name into a folder, downloading the
+named dataset with beir's own utility when the network allows, and :func:`sample_path` is the
+small BEIR-format sample shipped with the package.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from ..errors import ParseError
+from .errors import DatasetError, DatasetNotFoundError, EmptyQueryError, MissingDocumentsError
+
+#: The BEIR datasets that can be downloaded publicly (beir's README table).
+BEIR_DATASETS = (
+    "arguana",
+    "climate-fever",
+    "cqadupstack",
+    "dbpedia-entity",
+    "fever",
+    "fiqa",
+    "hotpotqa",
+    "msmarco",
+    "nfcorpus",
+    "nq",
+    "quora",
+    "scidocs",
+    "scifact",
+    "trec-covid",
+    "webis-touche2020",
+)
+
+#: Where beir's examples download the datasets from.
+BEIR_URL = "https://public.ukp.informatik.tu-darmstadt.de/thakur/BEIR/datasets/{name}.zip"
+
+_EXAMPLES = 5
+
+
+@dataclass(frozen=True)
+class BeirDataset:
+    """One split of a BEIR dataset, as ``GenericDataLoader.load(split)`` returns it.
+
+    :ivar corpus: ``{doc_id: {"text": str | None, "title": str | None}}`` in file order.
+    :ivar queries: ``{query_id: text}`` for the queries of the split's qrels, in qrels order.
+    :ivar qrels: ``{query_id: {doc_id: int label}}`` in file order.
+    :ivar name: a short name for reports (the folder name).
+    :ivar path: the dataset folder, or ``None`` for a dataset built in memory.
+    :ivar split: the qrels split (``test``, ``dev``, ``train``...).
+    :ivar n_queries_in_file: queries in ``queries.jsonl`` (the split keeps ``len(queries)`` of them).
+    :ivar warnings: things a reader of the numbers should know (e.g. judged documents missing from
+        the corpus when they were allowed, empty documents).
+    """
+
+    corpus: dict[str, dict[str, str | None]]
+    queries: dict[str, str]
+    qrels: dict[str, dict[str, int]]
+    name: str = "dataset"
+    path: Path | None = None
+    split: str = "test"
+    n_queries_in_file: int = 0
+    warnings: tuple[str, ...] = field(default=())
+
+    def subset(self, query_ids: Iterable[str]) -> BeirDataset:
+        """The same corpus with only the given queries (and their qrels); unknown ids raise.
+
+        :param query_ids: ids of queries of this split, e.g. ``list(ds.queries)[:50]``.
+        :returns: a new :class:`BeirDataset`.
+        """
+        ids = list(query_ids)
+        unknown = [q for q in ids if q not in self.queries]
+        if unknown:
+            raise DatasetError(f"{len(unknown)} query ids are not in split {self.split!r}, e.g. {unknown[:_EXAMPLES]}")
+        return replace(
+            self,
+            queries={q: self.queries[q] for q in ids},
+            qrels={q: self.qrels[q] for q in ids},
+        )
+
+
+def sample_path() -> Path:
+    """The BEIR-format sample dataset shipped with haystack_irmetrics (360 documents, 40 test queries)."""
+    return Path(__file__).resolve().parent.parent / "datasets" / "sample"
+
+
+def default_data_dir() -> Path:
+    """Where named BEIR datasets live: ``$IRMETRICS_BEIR_DIR``, else ``~/.cache/haystack_irmetrics/beir``."""
+    env = os.environ.get("IRMETRICS_BEIR_DIR")
+    if env:
+        return Path(env).expanduser()
+    return Path.home() / ".cache" / "haystack_irmetrics" / "beir"
+
+
+def resolve_dataset(
+    dataset: str | os.PathLike[str] | None, *, data_dir: str | os.PathLike[str] | None = None, download: bool = True
+) -> Path:
+    """Turn a folder path, a BEIR dataset name, ``"sample"`` or ``None`` into a dataset folder.
+
+    A path to an existing folder wins. ``None`` and ``"sample"`` mean the shipped sample. A BEIR
+    name (``scifact``, ``nfcorpus``, ...; see :data:`BEIR_DATASETS`) means ``DATA_DIR/<name>``,
+    downloaded and unzipped there with ``beir.util.download_and_unzip`` when absent.
+
+    :param dataset: the folder, the name, or ``None``.
+    :param data_dir: where named datasets are kept (default :func:`default_data_dir`).
+    :param download: try to download a named dataset that is not in ``data_dir``.
+    :returns: the folder.
+    :raises DatasetNotFoundError: if the folder does not exist, the name is unknown, or the download
+        failed (the message says where to put the unzipped folder).
+    """
+    if dataset is None:
+        return sample_path()
+    path = Path(dataset).expanduser()
+    if path.is_dir():
+        return path
+    name = str(dataset)
+    if name == "sample":
+        return sample_path()
+    if name.lower() not in BEIR_DATASETS:
+        raise DatasetNotFoundError(
+            f"{name!r} is neither a folder nor a BEIR dataset name; pass a folder holding corpus.jsonl, "
+            f"queries.jsonl and qrels/<split>.tsv, or one of: {', '.join(BEIR_DATASETS)}"
+        )
+    name = name.lower()
+    root = Path(data_dir).expanduser() if data_dir is not None else default_data_dir()
+    target = root / name
+    if (target / "corpus.jsonl").is_file() or (target.is_dir() and any(target.glob("*/corpus.jsonl"))):
+        return target
+    url = BEIR_URL.format(name=name)
+    where = (
+        f"Without network access, download {url} elsewhere and unzip it into {root} so that "
+        f"{target / 'corpus.jsonl'} exists (or unzip it anywhere and pass that folder as the dataset)."
+    )
+    if not download:
+        raise DatasetNotFoundError(f"BEIR dataset {name!r} is not in {root} and downloading is off. {where}")
+    try:
+        _download(url, root)
+    except Exception as e:  # network errors come in many types (requests, OSError, BadZipFile...)
+        raise DatasetNotFoundError(
+            f"BEIR dataset {name!r} is not in {root} and could not be downloaded ({type(e).__name__}: {e}). {where}"
+        ) from e
+    if not target.is_dir():
+        raise DatasetNotFoundError(f"downloaded {url} but it did not unzip to {target}. {where}")
+    return target
+
+
+def _download(url: str, root: Path) -> None:
+    """``beir.util.download_and_unzip``, removing a partial or corrupt zip when it fails."""
+    from beir import util  # imports torch: only when a download is needed
+
+    root.mkdir(parents=True, exist_ok=True)
+    zip_file = root / url.rsplit("/", 1)[-1]
+    try:
+        util.download_and_unzip(url, str(root))
+    except BaseException:
+        zip_file.unlink(missing_ok=True)
+        raise
+
+
+def load_beir(
+    folder: str | os.PathLike[str],
+    split: str = "test",
+    *,
+    allow_missing_docs: bool = False,
+    name: str | None = None,
+) -> BeirDataset:
+    """Load one split of a BEIR folder exactly as ``GenericDataLoader(folder).load(split)`` does.
+
+    :param folder: the dataset folder.
+    :param split: the qrels file ``qrels/<split>.tsv`` to evaluate on.
+    :param allow_missing_docs: evaluate even when the qrels judge documents absent from the corpus
+        (they count as relevant and unretrievable, as in BEIR); a warning records them. By default
+        that is an error.
+    :param name: a name for reports (default: the folder name).
+    :returns: a :class:`BeirDataset`.
+    :raises ParseError: on a malformed line (file and line number) or a duplicate id or judgment.
+    :raises DatasetError: on missing files, qrels queries absent from ``queries.jsonl``, no judgments.
+    :raises EmptyQueryError: if a query of the split has no text.
+    :raises MissingDocumentsError: if judged documents are absent from the corpus (unless allowed).
+
+    Usage::
+
+        >>> from haystack_irmetrics.beir import load_beir, sample_path
+        >>> ds = load_beir(sample_path(), "test")
+        >>> len(ds.corpus), len(ds.queries), ds.qrels["q01"]["doc0159"]
+        (360, 40, 2)
+    """
+    root = Path(folder)
+    corpus_file, query_file, qrels_file = root / "corpus.jsonl", root / "queries.jsonl", root / "qrels" / f"{split}.tsv"
+    missing = [p for p in (corpus_file, query_file, qrels_file) if not p.is_file()]
+    if missing:
+        raise DatasetError(_missing_files_message(root, split, missing))
+    corpus = _load_corpus(corpus_file)
+    all_queries = _load_queries(query_file)
+    qrels = _load_qrels(qrels_file)
+    warnings: list[str] = []
+
+    absent = [q for q in qrels if q not in all_queries]
+    if absent:
+        raise DatasetError(
+            f"{len(absent)} of the {len(qrels)} query ids in {qrels_file} are not in {query_file}, "
+            f"e.g. {absent[:_EXAMPLES]} (GenericDataLoader stops with a KeyError on them)"
+        )
+    queries = {qid: all_queries[qid] for qid in qrels}
+    empty = [q for q, text in queries.items() if text is None or not str(text).strip()]
+    if empty:
+        raise EmptyQueryError(
+            f"{len(empty)} queries of split {split!r} have no text in {query_file}, e.g. {empty[:_EXAMPLES]}; "
+            "a retriever cannot run them and dropping them would change the mean"
+        )
+
+    missing_docs = _missing_documents(qrels, corpus)
+    if missing_docs:
+        message = _missing_docs_message(missing_docs, qrels_file, corpus_file)
+        if not allow_missing_docs:
+            raise MissingDocumentsError(
+                message + "; pass allow_missing_docs=True (--allow-missing-docs) to evaluate them as unretrievable"
+            )
+        warnings.append(message + "; they count as relevant and unretrievable, as in BEIR")
+    n_empty = sum(
+        1 for doc in corpus.values() if not (doc.get("title") or "").strip() and not (doc.get("text") or "").strip()
+    )
+    if n_empty:
+        warnings.append(f"{n_empty} documents of {corpus_file} have neither title nor text")
+    return BeirDataset(
+        corpus=corpus,
+        queries=queries,
+        qrels=qrels,
+        name=name or root.resolve().name,
+        path=root,
+        split=split,
+        n_queries_in_file=len(all_queries),
+        warnings=tuple(warnings),
+    )
+
+
+def _missing_files_message(root: Path, split: str, missing: list[Path]) -> str:
+    if not root.is_dir():
+        return f"dataset folder {root} does not exist"
+    text = f"{root} is not a complete BEIR dataset folder: missing {', '.join(str(p) for p in missing)}"
+    splits = sorted(p.stem for p in (root / "qrels").glob("*.tsv")) if (root / "qrels").is_dir() else []
+    if splits and root / "qrels" / f"{split}.tsv" in missing:
+        text += f" (splits here: {', '.join(splits)})"
+    nested = sorted(p.parent.name for p in root.glob("*/corpus.jsonl"))
+    if nested:
+        text += f" (sub-datasets here: {', '.join(nested)}; pass one of those folders)"
+    return text
+
+
+def _json_lines(path: Path) -> Iterator[tuple[int, dict]]:
+    """Yield (line number, object) for each non-blank line; a malformed line raises with its number."""
+    lineno = 0
+    try:
+        with path.open(encoding="utf-8") as f:
+            for lineno, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise ParseError(
+                        f"invalid JSON ({e.msg} at column {e.colno})", path=str(path), line=lineno
+                    ) from None
+                if not isinstance(obj, dict):
+                    raise ParseError(f"expected a JSON object, found {type(obj).__name__}", path=str(path), line=lineno)
+                yield lineno, obj
+    except UnicodeDecodeError as e:
+        raise ParseError(f"not UTF-8 text ({e.reason})", path=str(path), line=lineno + 1) from None
+
+
+def _id_of(obj: dict, path: Path, lineno: int) -> str:
+    if "_id" not in obj:
+        raise ParseError("no '_id' field", path=str(path), line=lineno)
+    value = obj["_id"]
+    if not isinstance(value, str):
+        raise ParseError(
+            f"'_id' must be a string (qrels ids are strings), found {type(value).__name__} {value!r}",
+            path=str(path),
+            line=lineno,
+        )
+    return value
+
+
+def _text_field(obj: dict, key: str, path: Path, lineno: int) -> str | None:
+    value = obj.get(key)
+    if value is not None and not isinstance(value, str):
+        raise ParseError(f"{key!r} must be a string, found {type(value).__name__}", path=str(path), line=lineno)
+    return value
+
+
+def _first_line_of(path: Path, doc_id: str) -> int:
+    for lineno, obj in _json_lines(path):
+        if obj.get("_id") == doc_id:
+            return lineno
+    return 0  # pragma: no cover - only called for an id that is in the file
+
+
+def _load_corpus(path: Path) -> dict[str, dict[str, str | None]]:
+    corpus: dict[str, dict[str, str | None]] = {}
+    for lineno, obj in _json_lines(path):
+        doc_id = _id_of(obj, path, lineno)
+        if doc_id in corpus:
+            raise ParseError(
+                f"document id {doc_id!r} appears twice (first on line {_first_line_of(path, doc_id)})",
+                path=str(path),
+                line=lineno,
+            )
+        corpus[doc_id] = {
+            "text": _text_field(obj, "text", path, lineno),
+            "title": _text_field(obj, "title", path, lineno),
+        }
+    if not corpus:
+        raise ParseError("no documents (empty file?)", path=str(path))
+    return corpus
+
+
+def _load_queries(path: Path) -> dict[str, str]:
+    queries: dict[str, str] = {}
+    for lineno, obj in _json_lines(path):
+        qid = _id_of(obj, path, lineno)
+        if qid in queries:
+            raise ParseError(
+                f"query id {qid!r} appears twice (first on line {_first_line_of(path, qid)})",
+                path=str(path),
+                line=lineno,
+            )
+        queries[qid] = _text_field(obj, "text", path, lineno)  # type: ignore[assignment] - None is reported later
+    return queries
+
+
+def _load_qrels(path: Path) -> dict[str, dict[str, int]]:
+    qrels: dict[str, dict[str, int]] = {}
+    lines: dict[tuple[str, str], int] = {}
+    with path.open(encoding="utf-8", newline="") as f:
+        reader = csv.reader(f, delimiter="\t", quoting=csv.QUOTE_MINIMAL)
+        try:
+            header = next(reader)
+        except StopIteration:
+            raise ParseError("empty file (expected a header row 'query-id corpus-id score')", path=str(path)) from None
+        except UnicodeDecodeError as e:
+            raise ParseError(f"not UTF-8 text ({e.reason})", path=str(path), line=1) from None
+        if len(header) >= 3 and _is_int(header[2]):
+            raise ParseError(
+                "the first line is a judgment, not a header; BEIR's loader skips the first line, "
+                "so add the header 'query-id<TAB>corpus-id<TAB>score'",
+                path=str(path),
+                line=1,
+            )
+        try:
+            for row in reader:
+                lineno = reader.line_num
+                if not row or not "".join(row).strip():
+                    continue
+                if len(row) < 3:
+                    raise ParseError(
+                        f"expected 3 tab-separated fields (query-id, corpus-id, score), found {len(row)}: {row!r}",
+                        path=str(path),
+                        line=lineno,
+                    )
+                query_id, corpus_id, score = row[0], row[1], row[2]
+                try:
+                    label = int(score)
+                except ValueError:
+                    raise ParseError(
+                        f"score {score!r} is not an integer (BEIR reads int(score))", path=str(path), line=lineno
+                    ) from None
+                key = (query_id, corpus_id)
+                if key in lines:
+                    raise ParseError(
+                        f"document {corpus_id!r} is judged twice for query {query_id!r} (first on line {lines[key]})",
+                        path=str(path),
+                        line=lineno,
+                    )
+                lines[key] = lineno
+                qrels.setdefault(query_id, {})[corpus_id] = label
+        except UnicodeDecodeError as e:
+            raise ParseError(f"not UTF-8 text ({e.reason})", path=str(path), line=reader.line_num + 1) from None
+    if not qrels:
+        raise DatasetError(f"{path} has a header but no judgments")
+    return qrels
+
+
+def _is_int(text: str) -> bool:
+    try:
+        int(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _missing_documents(qrels: dict[str, dict[str, int]], corpus: dict) -> list[tuple[str, str, int]]:
+    return [(q, d, label) for q, docs in qrels.items() for d, label in docs.items() if d not in corpus]
+
+
+def _missing_docs_message(missing: list[tuple[str, str, int]], qrels_file: Path, corpus_file: Path) -> str:
+    docs = list(dict.fromkeys(d for _, d, _ in missing))
+    relevant = sum(1 for _, _, label in missing if label > 0)
+    queries = len({q for q, _, _ in missing})
+    examples = ", ".join(f"{q}/{d}" for q, d, _ in missing[:_EXAMPLES])
+    return (
+        f"{len(missing)} judgments in {qrels_file} ({relevant} of them relevant, for {queries} queries) name "
+        f"{len(docs)} documents absent from {corpus_file}, e.g. (query/document) {examples}"
+    )
+
+
+__all__ = [
+    "BEIR_DATASETS",
+    "BEIR_URL",
+    "BeirDataset",
+    "default_data_dir",
+    "load_beir",
+    "resolve_dataset",
+    "sample_path",
+]

