@@ -15,14 +15,14 @@ TESTS = ("randomization", "t")
 
 @dataclass(frozen=True)
 class Comparison:
-    """System A vs system B on one metric, over the same ``n`` queries.
+    """System A vs system B on one metric (a name, or any key given to :func:`compare_paired`), same ``n`` queries.
 
     ``delta = mean_a - mean_b``; ``ci_low``/``ci_high``: percentile bootstrap interval of the delta;
     ``p_t``/``p_randomization``: two-sided p-values; ``*_holm``: Holm-adjusted over the metrics compared
     together (one family per call of :func:`compare_paired`).
     """
 
-    metric: str
+    metric: Any
     n: int
     mean_a: float
     mean_b: float
@@ -50,16 +50,19 @@ class Comparison:
 
 
 def compare_paired(
-    a: Mapping[str, Any],
-    b: Mapping[str, Any],
+    a: Mapping[Any, Any],
+    b: Mapping[Any, Any],
     *,
+    families: Mapping[Any, Any] | None = None,
     n_resamples: int = 10_000,
     seed: int = 0,
     confidence: float = 0.95,
 ) -> list[Comparison]:
     """Compare per-query values ``a[metric]`` with ``b[metric]`` (aligned arrays) for every metric of ``a``.
 
-    Holm's correction runs over the metrics of this call, separately for each test.
+    All metrics share one set of random sign patterns and bootstrap resamples (one matrix product per
+    batch, whatever the number of metrics). Holm's correction runs separately for each test over each
+    family: ``families[metric]`` names a metric's family (default: all metrics of the call form one).
 
     Usage::
 
@@ -81,7 +84,12 @@ def compare_paired(
     low, high = bootstrap_ci(x, y, confidence=confidence, n_resamples=n_resamples, seed=seed)
     p_t = np.asarray(t.pvalue)
     p_r = np.asarray(r.pvalue)
-    p_t_holm, p_r_holm = holm(p_t), holm(p_r)
+    groups: dict[Any, list[int]] = {}
+    for i, m in enumerate(names):
+        groups.setdefault(None if families is None else families[m], []).append(i)
+    p_t_holm, p_r_holm = np.empty(len(names)), np.empty(len(names))
+    for idx in groups.values():
+        p_t_holm[idx], p_r_holm[idx] = holm(p_t[idx]), holm(p_r[idx])
     mean_a, mean_b = x.mean(axis=0), y.mean(axis=0)
     return [
         Comparison(

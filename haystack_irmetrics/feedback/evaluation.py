@@ -1,0 +1,296 @@
+"""The whole feedback evaluation: log -> judgments -> every system scored -> compared -> per segment.
+
+:func:`evaluate_feedback` is what ``irmetrics feedback`` runs. The result, :class:`FeedbackEvaluation`,
+holds per-query values of every system (the rankings users saw, named ``logged``, plus any runs),
+bootstrap intervals of every mean, and paired comparisons against a baseline; :mod:`.report` renders it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..core.inputs import ColumnarRun, Qrels, Run
+from ..core.measures import resolve_measures
+from ..stats import Comparison, bootstrap_ci, compare_paired
+from .aggregate import Strategy
+from .errors import FeedbackError
+from .judgments import ALL, AggregatedFeedback, aggregate_feedback
+from .log import FeedbackLog
+from .scoring import VARIANTS, SystemScores, score_system
+
+LOGGED = "logged"
+DEFAULT_K_VALUES = (1, 3, 5, 10)
+
+
+@dataclass
+class SegmentResult:
+    """Every system scored on one segment's judgments (``segment`` is :data:`~.judgments.ALL` for the whole log).
+
+    ``intervals[system][variant][metric]`` and ``judged_intervals[system][metric]``: bootstrap intervals of
+    the means. ``comparisons[system][variant]``: one :class:`~haystack_irmetrics.stats.Comparison` per
+    metric against the baseline, Holm-adjusted over the metrics of that (system, variant).
+    """
+
+    segment: Any
+    label: str
+    queries: list[str]
+    systems: dict[str, SystemScores]
+    intervals: dict[str, dict[str, dict[str, tuple[float, float]]]]
+    judged_intervals: dict[str, dict[str, tuple[float, float]]]
+    comparisons: dict[str, dict[str, list[Comparison]]]
+    queries_with_relevant: int
+
+
+@dataclass
+class FeedbackEvaluation:
+    """Result of :func:`evaluate_feedback`; render it with :meth:`to_markdown` or :meth:`write_report`."""
+
+    feedback: AggregatedFeedback
+    settings: dict[str, Any]
+    systems: list[str]
+    baseline: str
+    metrics: list[str]
+    overall: SegmentResult
+    segments: list[SegmentResult] = field(default_factory=list)
+
+    @property
+    def variants(self) -> tuple[str, ...]:
+        return VARIANTS if self.settings["condensed"] else VARIANTS[:1]
+
+    def means(self, variant: str = "full", segment: SegmentResult | None = None) -> dict[str, dict[str, float]]:
+        """``{system: {metric: mean}}`` (unrounded) for one variant."""
+        part = segment or self.overall
+        return {name: s.means(variant) for name, s in part.systems.items()}
+
+    def to_markdown(self, **options: Any) -> str:
+        from .report import to_markdown
+
+        return to_markdown(self, **options)
+
+    def to_dict(self) -> dict[str, Any]:
+        from .report import to_dict
+
+        return to_dict(self)
+
+    def write_report(
+        self, directory: str | os.PathLike[str], *, plots: bool | None = None, per_query: bool = True
+    ) -> list[Path]:
+        """Write report.md, report.json, scores.csv, comparisons.csv, segments (if any), per_query.csv,
+        skipped_rows.csv, qrels.txt and, when matplotlib is installed (or ``plots=True``), PNG plots."""
+        from .report import write_report
+
+        return write_report(self, directory, plots=plots, per_query=per_query)
+
+
+def _load_run(name: str, run: Any) -> Run | ColumnarRun:
+    if isinstance(run, Run | ColumnarRun):
+        return run
+    if isinstance(run, str | os.PathLike):
+        from ..io import read_run
+
+        return read_run(run)
+    if isinstance(run, Mapping):
+        return Run.from_dict(run)
+    raise FeedbackError(f"run {name!r} must be a TREC run path, a {{qid: {{docid: score}}}} dict or a Run")
+
+
+def _named_runs(runs: Mapping[str, Any] | Sequence[Any] | None) -> dict[str, Any]:
+    if runs is None:
+        return {}
+    if isinstance(runs, Mapping):
+        return dict(runs)
+    out: dict[str, Any] = {}
+    for i, run in enumerate(runs):
+        name = Path(run).name.split(".")[0] if isinstance(run, str | os.PathLike) else f"run{i + 1}"
+        base, n = name, 2
+        while name in out or name == LOGGED:
+            name, n = f"{base}_{n}", n + 1
+        out[name] = run
+    return out
+
+
+def evaluate_feedback(
+    log: FeedbackLog | AggregatedFeedback | Any,
+    runs: Mapping[str, Any] | Sequence[Any] | None = None,
+    *,
+    strategy: Strategy | str = "mean",
+    threshold: float = 0.5,
+    k_values: Sequence[int] = DEFAULT_K_VALUES,
+    measures: Sequence[str] | None = None,
+    condensed: bool = True,
+    include_logged: bool = True,
+    baseline: str | None = None,
+    by_segment: bool | None = None,
+    preset: str = "beir",
+    n_resamples: int = 10_000,
+    seed: int = 0,
+    confidence: float = 0.95,
+    test: str = "randomization",
+    **log_options: Any,
+) -> FeedbackEvaluation:
+    """Score the logged rankings and any runs against judgments aggregated from a feedback log.
+
+    :param log: a path or table (with ``log_options`` for :class:`~.log.FeedbackLog`), an open
+        ``FeedbackLog``, or an already aggregated :class:`~.judgments.AggregatedFeedback`.
+    :param runs: ``{name: run}`` or a list of runs; a run is a TREC run path, a ``{qid: {docid: score}}``
+        dict or a :class:`~haystack_irmetrics.core.inputs.Run` (e.g. from :func:`~.replay.replay_pipeline`).
+    :param strategy: aggregation strategy (:class:`~.aggregate.Strategy` or name).
+    :param threshold: labels ``>=`` this are relevant for P, Recall, MAP, MRR and R_cap (NDCG uses labels as gains).
+    :param k_values: cutoffs; ``measures``: families or names (default BEIR's six families).
+    :param condensed: also score condensed lists (unjudged documents removed).
+    :param include_logged: score the rankings users saw (system ``"logged"``; needs positions).
+    :param baseline: the system the others are compared with (default ``"logged"``, else the first run).
+    :param by_segment: per-segment breakdown (default: when the log has a segment column).
+    :param preset: the core's preset for ties and rounding (``"beir"`` or ``"trec"``).
+    :param n_resamples: randomization sign patterns and bootstrap resamples; ``seed`` makes both repeatable.
+    :param confidence: level of every bootstrap interval.
+    :param test: the test behind significance markers: ``"randomization"`` or ``"t"``.
+
+    Usage::
+
+        >>> rows = [
+        ...     {"query_id": "q1", "doc_id": "d1", "position": 1, "vote": 1.0},
+        ...     {"query_id": "q1", "doc_id": "d2", "position": 2, "vote": 0.0},
+        ...     {"query_id": "q2", "doc_id": "d3", "position": 1, "vote": 0.0},
+        ...     {"query_id": "q2", "doc_id": "d4", "position": 2, "vote": 1.0},
+        ... ]
+        >>> new = {"q1": {"d1": 2.0, "d2": 1.0}, "q2": {"d4": 2.0, "d3": 1.0}}
+        >>> ev = evaluate_feedback(rows, {"new": new}, k_values=[1], measures=["P", "MRR"], n_resamples=100)
+        >>> ev.means()
+        {'logged': {'P@1': 0.5, 'MRR@1': 0.5}, 'new': {'P@1': 1.0, 'MRR@1': 1.0}}
+    """
+    if isinstance(log, AggregatedFeedback):
+        if log_options:
+            raise FeedbackError(f"options {sorted(log_options)} apply to a log, not to aggregated feedback")
+        feedback = log
+    else:
+        feedback = aggregate_feedback(log, strategy, by_segment=by_segment, **log_options)
+    if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not threshold > 0:
+        raise FeedbackError(f"threshold must be a number > 0, got {threshold!r}")
+    if test not in ("randomization", "t"):
+        raise FeedbackError(f"test must be 'randomization' or 't', got {test!r}")
+    wanted = resolve_measures(measures, k_values)
+    metrics = [m.name for m in wanted]
+    external = {name: _load_run(name, run) for name, run in _named_runs(runs).items()}
+    if LOGGED in external:
+        raise FeedbackError(f"the name {LOGGED!r} is reserved for the rankings users saw; rename that run")
+    systems = ([LOGGED] if include_logged else []) + list(external)
+    if not systems:
+        raise FeedbackError("nothing to score: give runs, or keep include_logged=True")
+    baseline = baseline or systems[0]
+    if baseline not in systems:
+        raise FeedbackError(f"baseline {baseline!r} is not one of the systems {systems}")
+    settings = {
+        "strategy": feedback.strategy.describe(),
+        "threshold": float(threshold),
+        "k_values": sorted({m.cutoff for m in wanted}),
+        "measures": metrics,
+        "condensed": condensed,
+        "preset": preset,
+        "n_resamples": n_resamples,
+        "seed": seed,
+        "confidence": confidence,
+        "test": test,
+    }
+    common = {
+        "metrics": metrics,
+        "threshold": float(threshold),
+        "preset": preset,
+        "condensed": condensed,
+        "n_resamples": n_resamples,
+        "seed": seed,
+        "confidence": confidence,
+    }
+    overall = _score_segment(feedback, ALL, "all", external, systems, baseline, **common)
+    segments = []
+    want_segments = feedback.segment_judgments is not None if by_segment is None else by_segment
+    if want_segments:
+        for value in feedback.segments:
+            label = "(none)" if value is None else str(value)
+            segments.append(_score_segment(feedback, value, label, external, systems, baseline, **common))
+    return FeedbackEvaluation(feedback, settings, systems, baseline, metrics, overall, segments)
+
+
+def _score_segment(
+    feedback: AggregatedFeedback,
+    segment: Any,
+    label: str,
+    external: dict[str, Run | ColumnarRun],
+    systems: list[str],
+    baseline: str,
+    *,
+    metrics: list[str],
+    threshold: float,
+    preset: str,
+    condensed: bool,
+    n_resamples: int,
+    seed: int,
+    confidence: float,
+) -> SegmentResult:
+    qrels: Qrels = feedback.qrels(segment)
+    ks = sorted({int(m.split("@")[1]) for m in metrics})
+    scores: dict[str, SystemScores] = {}
+    for name in systems:
+        run = feedback.logged_run(segment) if name == LOGGED else external[name]
+        try:
+            scores[name] = score_system(
+                name,
+                run,
+                qrels,
+                k_values=ks,
+                measures=metrics,
+                threshold=threshold,
+                preset=preset,
+                condensed=condensed,
+            )
+        except FeedbackError:
+            raise
+        except ValueError as e:
+            raise type(e)(f"system {name!r}, segment {label}: {e}") from e
+    queries = scores[systems[0]].queries
+    variants = VARIANTS if condensed else VARIANTS[:1]
+
+    # One bootstrap over every column of every system: each mean's interval.
+    columns: list[tuple[str, str, str]] = []
+    matrix: list[np.ndarray] = []
+    for name, s in scores.items():
+        for variant in variants:
+            for m in metrics:
+                columns.append((name, variant, m))
+                matrix.append(s.values[variant][m])
+        for m, v in s.judged.items():
+            columns.append((name, "judged", m))
+            matrix.append(v)
+    intervals: dict[str, dict[str, dict[str, tuple[float, float]]]] = {n: {v: {} for v in variants} for n in scores}
+    judged_intervals: dict[str, dict[str, tuple[float, float]]] = {n: {} for n in scores}
+    if len(queries) >= 2:
+        low, high = bootstrap_ci(np.column_stack(matrix), confidence=confidence, n_resamples=n_resamples, seed=seed)
+    else:
+        low = high = np.column_stack(matrix)[0]
+    for (name, variant, m), lo, hi in zip(columns, np.atleast_1d(low), np.atleast_1d(high), strict=True):
+        target = judged_intervals[name] if variant == "judged" else intervals[name][variant]
+        target[m] = (float(lo), float(hi))
+
+    # Every (system, variant, metric) against the baseline in one call; Holm per (system, variant).
+    comparisons: dict[str, dict[str, list[Comparison]]] = {}
+    others = [n for n in systems if n != baseline]
+    if others and len(queries) >= 2:
+        a = {(n, v, m): scores[n].values[v][m] for n in others for v in variants for m in metrics}
+        b = {(n, v, m): scores[baseline].values[v][m] for n in others for v in variants for m in metrics}
+        results = compare_paired(
+            a, b, families={key: key[:2] for key in a}, n_resamples=n_resamples, seed=seed, confidence=confidence
+        )
+        for c in results:
+            name, variant, _ = c.metric
+            comparisons.setdefault(name, {}).setdefault(variant, []).append(c)
+    relevant = {q for q, docs in qrels.data.items() if any(v >= threshold for v in docs.values())}
+    return SegmentResult(segment, label, queries, scores, intervals, judged_intervals, comparisons, len(relevant))
+
+
+__all__ = ["DEFAULT_K_VALUES", "LOGGED", "FeedbackEvaluation", "SegmentResult", "evaluate_feedback"]

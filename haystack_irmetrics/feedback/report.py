@@ -1,0 +1,334 @@
+"""Render a :class:`~.evaluation.FeedbackEvaluation`: markdown, CSV and JSON tables, PNG plots.
+
+Markers: ``*`` / ``**`` after a system's mean when its difference from the baseline is significant at
+0.05 / 0.01 after Holm's correction over the metrics of that system and list variant (the test named in
+the settings, paired randomization by default). Full-list and condensed-list scores and Judged@k are
+always reported side by side.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .judgments import ALL
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .evaluation import FeedbackEvaluation, SegmentResult
+
+MAX_SKIPPED_LISTED = 20
+
+
+def _fmt(x: float, digits: int = 4) -> str:
+    return "nan" if x != x else f"{x:.{digits}f}"
+
+
+def _p(x: float) -> str:
+    return "<0.0001" if x < 1e-4 else f"{x:.4f}"
+
+
+def _marker(ev: FeedbackEvaluation, part: SegmentResult, system: str, variant: str, metric: str) -> str:
+    for c in part.comparisons.get(system, {}).get(variant, []):
+        if c.metric[2] == metric:
+            return c.marker(ev.settings["test"])
+    return ""
+
+
+def _scores_table(ev: FeedbackEvaluation, part: SegmentResult, with_ci: bool = False) -> list[str]:
+    head = "| metric | " + " | ".join(ev.systems) + " |"
+    lines = [head, "|---|" + "---:|" * len(ev.systems)]
+    k_values = ev.settings["k_values"]
+    for k in k_values:
+        key = f"Judged@{k}"
+        cells = [_fmt(part.systems[s].judged[key].mean()) for s in ev.systems]
+        lines.append(f"| {key} | " + " | ".join(cells) + " |")
+    for variant in ev.variants:
+        for m in ev.metrics:
+            cells = []
+            for s in ev.systems:
+                mean = float(part.systems[s].values[variant][m].mean())
+                cell = _fmt(mean) + _marker(ev, part, s, variant, m)
+                if with_ci:
+                    lo, hi = part.intervals[s][variant][m]
+                    cell += f" [{_fmt(lo, 3)}, {_fmt(hi, 3)}]"
+                cells.append(cell)
+            name = m if variant == "full" else f"{m} condensed"
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _comparison_table(ev: FeedbackEvaluation, part: SegmentResult) -> list[str]:
+    pct = f"{ev.settings['confidence']:.0%}"
+    lines = [
+        f"| system | metric | list | {ev.baseline} | system | delta | {pct} CI | p (t) | p (rand.) | p Holm (t) | p Holm (rand.) |",
+        "|---|---|---|---:|---:|---:|---|---:|---:|---:|---:|",
+    ]
+    for system, by_variant in part.comparisons.items():
+        for variant, comps in by_variant.items():
+            for c in comps:
+                lines.append(
+                    f"| {system} | {c.metric[2]} | {variant} | {_fmt(c.mean_b)} | {_fmt(c.mean_a)} | "
+                    f"{c.delta:+.4f}{c.marker(ev.settings['test'])} | [{c.ci_low:+.4f}, {c.ci_high:+.4f}] | "
+                    f"{_p(c.p_t)} | {_p(c.p_randomization)} | {_p(c.p_t_holm)} | {_p(c.p_randomization_holm)} |"
+                )
+    return lines
+
+
+def to_markdown(ev: FeedbackEvaluation, *, intervals: bool = True, skipped: int = MAX_SKIPPED_LISTED) -> str:
+    """The report as markdown: inputs and counts, scores, comparisons, segments, skipped rows."""
+    s = ev.feedback.summary(ev.settings["threshold"])
+    st = ev.settings
+    part = ev.overall
+    n_tests = len(ev.metrics)
+    test = "paired randomization" if st["test"] == "randomization" else "paired t-test"
+    out = [
+        f"# Feedback evaluation: {s['source']}",
+        "",
+        f"- Log: {s['rows']:,} rows, {s['usable_rows']:,} usable, **{s['skipped_rows']:,} skipped as malformed**"
+        + (" (listed below and in skipped_rows.csv)" if s["skipped_rows"] else ""),
+        f"- Judgments: {s['strategy']}",
+        f"- {s['votes']:,} votes; {s['judged_pairs']:,} judged (query, document) pairs of {s['shown_pairs']:,} "
+        f"shown ({s['unjudged_shown_pairs']:,} shown but unjudged); {s['relevant_pairs']:,} relevant at "
+        f"threshold {st['threshold']:g}",
+        f"- Queries scored: {len(part.queries):,} with judgments ({part.queries_with_relevant:,} with a relevant "
+        f"document); every system is scored on these, a query it does not answer scores 0",
+        f"- NDCG uses the labels as gains; P, Recall, MAP, MRR and R_cap count a label >= {st['threshold']:g} as "
+        "relevant. Full lists count unjudged documents as not relevant; condensed lists drop them first; "
+        "Judged@k is the share of the top k that has a judgment.",
+        f"- Significance: {test} vs `{ev.baseline}`, Holm-adjusted over the {n_tests} metrics of each system and "
+        f"list; `*` p < 0.05, `**` p < 0.01. Intervals: {st['confidence']:.0%} percentile bootstrap over queries "
+        f"({st['n_resamples']:,} resamples, seed {st['seed']}).",
+        "",
+        f"## Scores ({len(part.queries):,} queries)",
+        "",
+        *_scores_table(ev, part, with_ci=intervals),
+    ]
+    if part.comparisons:
+        out += ["", f"## Differences from `{ev.baseline}`", "", *_comparison_table(ev, part)]
+    if ev.segments:
+        out += ["", "## Per segment", ""]
+        out.append("| segment | queries | metric | " + " | ".join(ev.systems) + " |")
+        out.append("|---|---:|---|" + "---:|" * len(ev.systems))
+        for seg in ev.segments:
+            for k in st["k_values"]:
+                key = f"Judged@{k}"
+                cells = [_fmt(seg.systems[n].judged[key].mean()) for n in ev.systems]
+                out.append(f"| {seg.label} | {len(seg.queries):,} | {key} | " + " | ".join(cells) + " |")
+            for m in ev.metrics:
+                cells = [
+                    _fmt(float(seg.systems[n].values["full"][m].mean())) + _marker(ev, seg, n, "full", m)
+                    for n in ev.systems
+                ]
+                out.append(f"| {seg.label} | {len(seg.queries):,} | {m} | " + " | ".join(cells) + " |")
+    if s["skipped_rows"]:
+        sk = ev.feedback.skipped
+        out += [
+            "",
+            f"## Skipped rows ({sk.height:,})",
+            "",
+            "| row | line | column | value | reason |",
+            "|---:|---:|---|---|---|",
+        ]
+        for r in sk.head(skipped).iter_rows(named=True):
+            line = "" if r["line"] is None else r["line"]
+            value = "" if r["value"] is None else str(r["value"]).replace("|", "\\|")
+            out.append(f"| {r['row']} | {line} | {r['column'] or ''} | {value} | {r['reason']} |")
+        if sk.height > skipped:
+            out.append(f"\n... and {sk.height - skipped:,} more (skipped_rows.csv lists all).")
+    return "\n".join(out) + "\n"
+
+
+def _segment_rows(ev: FeedbackEvaluation) -> list[tuple[str, SegmentResult]]:
+    return [("all", ev.overall)] + [(seg.label, seg) for seg in ev.segments]
+
+
+def score_rows(ev: FeedbackEvaluation) -> list[dict[str, Any]]:
+    """One row per (segment, system, list, metric): mean, interval, query count."""
+    rows = []
+    for label, part in _segment_rows(ev):
+        for name, s in part.systems.items():
+            n = len(s.queries)
+            for k, values in s.judged.items():
+                lo, hi = part.judged_intervals[name][k]
+                rows.append(_score_row(label, name, "judged", k, float(values.mean()), lo, hi, n))
+            for variant in ev.variants:
+                for m in ev.metrics:
+                    lo, hi = part.intervals[name][variant][m]
+                    rows.append(_score_row(label, name, variant, m, float(s.values[variant][m].mean()), lo, hi, n))
+    return rows
+
+
+def _score_row(
+    segment: str, system: str, variant: str, metric: str, mean: float, lo: float, hi: float, n: int
+) -> dict[str, Any]:
+    return {
+        "segment": segment,
+        "system": system,
+        "list": variant,
+        "metric": metric,
+        "mean": mean,
+        "ci_low": lo,
+        "ci_high": hi,
+        "queries": n,
+    }
+
+
+def comparison_rows(ev: FeedbackEvaluation) -> list[dict[str, Any]]:
+    """One row per (segment, system, list, metric) compared with the baseline."""
+    rows = []
+    for label, part in _segment_rows(ev):
+        for system, by_variant in part.comparisons.items():
+            for variant, comps in by_variant.items():
+                for c in comps:
+                    row = {"segment": label, "system": system, "baseline": ev.baseline, "list": variant}
+                    row.update(c.to_dict())
+                    row["metric"] = c.metric[2]
+                    row["marker"] = c.marker(ev.settings["test"])
+                    rows.append(row)
+    return rows
+
+
+def to_dict(ev: FeedbackEvaluation) -> dict[str, Any]:
+    """Everything in the report as JSON-ready data (unrounded numbers)."""
+    sk = ev.feedback.skipped
+    return {
+        "summary": ev.feedback.summary(ev.settings["threshold"]),
+        "settings": ev.settings,
+        "systems": ev.systems,
+        "baseline": ev.baseline,
+        "scores": score_rows(ev),
+        "comparisons": comparison_rows(ev),
+        "segments": [{"segment": seg.label, "queries": len(seg.queries)} for seg in ev.segments],
+        "skipped_rows": sk.to_dicts(),
+    }
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _write_csv(path: Path, rows: list[dict[str, Any]], fields: list[str] | None = None) -> Path:
+    fields = fields or (list(rows[0]) if rows else [])
+    with path.open("w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: _clean(v) for k, v in r.items()})
+    return path
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "x"
+
+
+def write_report(
+    ev: FeedbackEvaluation, directory: str | os.PathLike[str], *, plots: bool | None = None, per_query: bool = True
+) -> list[Path]:
+    """Write the report files into ``directory`` (created); returns the paths written.
+
+    ``plots=None`` draws the plots when matplotlib is installed; ``True`` requires it.
+    """
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    written = [out / "report.md"]
+    written[0].write_text(to_markdown(ev), encoding="utf-8")
+    data = to_dict(ev)
+    path = out / "report.json"
+    path.write_text(json.dumps(data, indent=2, default=_clean, allow_nan=False) + "\n", encoding="utf-8")
+    written.append(path)
+    written.append(_write_csv(out / "scores.csv", data["scores"]))
+    if data["comparisons"]:
+        written.append(_write_csv(out / "comparisons.csv", data["comparisons"]))
+    written.append(
+        _write_csv(out / "skipped_rows.csv", data["skipped_rows"], ["row", "line", "column", "value", "reason"])
+    )
+    if per_query:
+        written.append(_write_per_query(ev, out / "per_query.csv"))
+    try:
+        ev.feedback.write_trec_qrels(out / "qrels.txt", ALL)
+        written.append(out / "qrels.txt")
+    except ValueError as e:  # ids with whitespace: the report still stands without the qrels file
+        (out / "qrels.txt.skipped").write_text(f"{e}\n", encoding="utf-8")
+        written.append(out / "qrels.txt.skipped")
+    if plots is not False:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            if plots:
+                raise
+        else:
+            written.extend(write_plots(ev, out / "plots"))
+    return written
+
+
+def _write_per_query(ev: FeedbackEvaluation, path: Path) -> Path:
+    """Wide per-query table of the whole log: ``query`` then one column per (system, list, metric)."""
+    import polars as pl
+
+    part = ev.overall
+    cols: dict[str, Any] = {"query": part.queries}
+    for name, s in part.systems.items():
+        for k, v in s.judged.items():
+            cols[f"{name}|{k}"] = v
+        for variant in ev.variants:
+            for m in ev.metrics:
+                cols[f"{name}|{variant}|{m}"] = s.values[variant][m]
+    pl.DataFrame(cols).write_csv(path)
+    return path
+
+
+def primary_metric(ev: FeedbackEvaluation) -> str:
+    """The metric the plots focus on: NDCG at 10 (or the largest cutoff below), else the first metric."""
+    ndcg = [m for m in ev.metrics if m.startswith("NDCG@")]
+    if not ndcg:
+        return ev.metrics[0]
+    ks = sorted(int(m.split("@")[1]) for m in ndcg)
+    below = [k for k in ks if k <= 10]
+    return f"NDCG@{below[-1] if below else ks[0]}"
+
+
+def write_plots(ev: FeedbackEvaluation, directory: str | os.PathLike[str], metric: str | None = None) -> list[Path]:
+    """Per-query delta histograms (each system vs the baseline), metric-vs-k curves, score distributions."""
+    from ..plots import plot_delta_histogram, plot_metric_vs_k, plot_score_distribution
+
+    out = Path(directory)
+    part = ev.overall
+    metric = metric or primary_metric(ev)
+    paths = []
+    base = part.systems[ev.baseline].values["full"][metric]
+    for name in ev.systems:
+        if name == ev.baseline:
+            continue
+        values = part.systems[name].values["full"][metric]
+        paths.append(
+            plot_delta_histogram(
+                values, base, out / f"delta_{_slug(name)}_{_slug(metric)}.png", metric=metric, names=(name, ev.baseline)
+            )
+        )
+    families = list(dict.fromkeys(m.split("@")[0] for m in ev.metrics))
+    for family in families:
+        series: dict[str, dict[int, float]] = {}
+        styles: dict[str, str] = {}
+        for name in ev.systems:
+            for variant in ev.variants:
+                label = name if variant == "full" else f"{name} (condensed)"
+                series[label] = {
+                    int(m.split("@")[1]): float(part.systems[name].values[variant][m].mean())
+                    for m in ev.metrics
+                    if m.split("@")[0] == family
+                }
+                styles[label] = "-" if variant == "full" else "--"
+        paths.append(plot_metric_vs_k(series, out / f"metric_vs_k_{_slug(family)}.png", family=family, styles=styles))
+    dist = {name: part.systems[name].values["full"][metric] for name in ev.systems}
+    paths.append(plot_score_distribution(dist, out / f"distribution_{_slug(metric)}.png", metric=metric))
+    return paths
+
+
+__all__ = ["comparison_rows", "primary_metric", "score_rows", "to_dict", "to_markdown", "write_plots", "write_report"]

@@ -1,0 +1,137 @@
+"""PNG plots of evaluation results with matplotlib (the ``plots`` extra), without pyplot's global state.
+
+Each function draws one figure on the Agg canvas and writes it to ``path``; the PNG is exactly
+``figsize * dpi`` pixels (no tight bounding box). Inputs are plain per-query arrays and means, so the
+plots serve :mod:`haystack_irmetrics.feedback` reports and any other comparison alike.
+
+* :func:`plot_delta_histogram` -- per-query differences of one metric between two systems.
+* :func:`plot_metric_vs_k` -- a metric family's mean against the cutoff k, one line per system.
+* :func:`plot_score_distribution` -- per-query values of one metric, one box (and points) per system.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+DEFAULT_SIZE = (6.4, 4.0)
+DEFAULT_DPI = 100
+
+
+def _figure(figsize: tuple[float, float], dpi: int) -> Any:
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError as e:  # pragma: no cover - exercised only without matplotlib
+        raise ImportError("plots need matplotlib: pip install 'haystack-irmetrics[plots]'") from e
+    fig = Figure(figsize=figsize, dpi=dpi)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _save(fig: Any, path: str | os.PathLike[str]) -> Path:
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, format="png", dpi=fig.dpi)
+    return out
+
+
+def plot_delta_histogram(
+    system: Sequence[float] | np.ndarray,
+    baseline: Sequence[float] | np.ndarray,
+    path: str | os.PathLike[str],
+    *,
+    metric: str = "metric",
+    names: tuple[str, str] = ("system", "baseline"),
+    bins: int | None = None,
+    figsize: tuple[float, float] = DEFAULT_SIZE,
+    dpi: int = DEFAULT_DPI,
+) -> Path:
+    """Histogram of per-query ``system - baseline`` for one metric, with the mean and zero marked."""
+    a = np.asarray(system, dtype=np.float64)
+    b = np.asarray(baseline, dtype=np.float64)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError(f"per-query values must be two aligned 1-D arrays, got {a.shape} and {b.shape}")
+    delta = a - b
+    fig = _figure(figsize, dpi)
+    ax = fig.add_subplot()
+    lo, hi = (float(delta.min()), float(delta.max())) if delta.size else (-1.0, 1.0)
+    span = max(hi - lo, 1e-9)
+    ax.hist(delta, bins=bins or min(40, max(5, int(np.sqrt(max(delta.size, 1))))), range=(lo - 0.01 * span, hi + 0.01 * span),
+            color="#4c72b0", edgecolor="white")  # fmt: skip
+    ax.axvline(0.0, color="black", linewidth=1)
+    if delta.size:
+        ax.axvline(float(delta.mean()), color="#c44e52", linestyle="--", label=f"mean {delta.mean():+.4f}")
+        better, worse = int((delta > 0).sum()), int((delta < 0).sum())
+        ax.set_title(
+            f"{metric}: {names[0]} - {names[1]} ({better} better, {worse} worse, {delta.size - better - worse} tied)"
+        )
+        ax.legend(loc="upper right")
+    ax.set_xlabel(f"per-query difference in {metric}")
+    ax.set_ylabel("queries")
+    return _save(fig, path)
+
+
+def plot_metric_vs_k(
+    means: Mapping[str, Mapping[int, float]],
+    path: str | os.PathLike[str],
+    *,
+    family: str = "metric",
+    styles: Mapping[str, str] | None = None,
+    figsize: tuple[float, float] = DEFAULT_SIZE,
+    dpi: int = DEFAULT_DPI,
+) -> Path:
+    """One line per series (``{name: {k: mean}}``) of a metric family against the cutoff k.
+
+    ``styles`` maps a series name to a matplotlib line style (e.g. ``"--"`` for condensed lists).
+    """
+    fig = _figure(figsize, dpi)
+    ax = fig.add_subplot()
+    for name, series in means.items():
+        ks = sorted(series)
+        ax.plot(ks, [series[k] for k in ks], marker="o", linestyle=(styles or {}).get(name, "-"), label=name)
+    all_k = sorted({k for s in means.values() for k in s})
+    if all_k and all_k[-1] / max(all_k[0], 1) > 20:
+        ax.set_xscale("log")
+    ax.set_xticks(all_k, [str(k) for k in all_k])
+    ax.set_xlabel("cutoff k")
+    ax.set_ylabel(f"mean {family}@k")
+    ax.set_ylim(bottom=0)
+    ax.set_title(f"{family}@k")
+    ax.grid(alpha=0.3)
+    if means:
+        ax.legend(loc="best")
+    return _save(fig, path)
+
+
+def plot_score_distribution(
+    per_query: Mapping[str, Sequence[float] | np.ndarray],
+    path: str | os.PathLike[str],
+    *,
+    metric: str = "metric",
+    figsize: tuple[float, float] = DEFAULT_SIZE,
+    dpi: int = DEFAULT_DPI,
+    seed: int = 0,
+) -> Path:
+    """Per-query values of one metric: a box per system with the queries jittered over it."""
+    fig = _figure(figsize, dpi)
+    ax = fig.add_subplot()
+    names = list(per_query)
+    data = [np.asarray(per_query[n], dtype=np.float64) for n in names]
+    if names:
+        ax.boxplot(data, showmeans=True)
+        ax.set_xticks(range(1, len(names) + 1), names)
+        for i, values in enumerate(data, 1):
+            rng = np.random.default_rng([seed, i])
+            ax.scatter(i + rng.uniform(-0.15, 0.15, values.size), values, s=6, alpha=0.35, color="#4c72b0")
+    ax.set_ylabel(f"per-query {metric}")
+    ax.set_title(f"{metric} per query" + (f" ({data[0].size} queries)" if data else ""))
+    ax.grid(axis="y", alpha=0.3)
+    return _save(fig, path)
+
+
+__all__ = ["plot_delta_histogram", "plot_metric_vs_k", "plot_score_distribution"]
