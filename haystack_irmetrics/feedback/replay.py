@@ -1,0 +1,124 @@
+"""Replay the logged queries through a Haystack pipeline: a new system's rankings for the comparison.
+
+Each judged query's text (the log's ``query_text`` column, else its id) goes to the pipeline's query
+input; the documents it returns become a ranking through the same document path as the evaluator
+components (:class:`~haystack_irmetrics.components._documents.DocumentPath`: match on ``Document.id`` or a
+meta key, rank by list order or by score, repeated keys count once).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from .errors import FeedbackError
+from .judgments import AggregatedFeedback
+
+
+def _sockets(value: str | Sequence[str], what: str) -> list[tuple[str, str]]:
+    out = []
+    for item in [value] if isinstance(value, str) else value:
+        comp, dot, socket = str(item).partition(".")
+        if not dot or not comp or not socket:
+            raise FeedbackError(f"{what} must name 'component.socket', got {item!r}")
+        out.append((comp, socket))
+    return out
+
+
+def _query_inputs(pipe: Any, query_input: str | Sequence[str] | None) -> list[tuple[str, str]]:
+    inputs = pipe.inputs()
+    if query_input is not None:
+        found = _sockets(query_input, "query_input")
+        for comp, socket in found:
+            if socket not in inputs.get(comp, {}):
+                raise FeedbackError(f"{comp}.{socket} is not an open input of the pipeline")
+        return found
+    found = [(c, s) for c, sockets in inputs.items() for s in sockets if s in ("query", "text")]
+    if not found:
+        raise FeedbackError(
+            "the pipeline has no open input named 'query' or 'text'; pass query_input='component.socket'"
+        )
+    return found
+
+
+def _output(pipe: Any, output: str | None) -> tuple[str, str]:
+    if output is not None:
+        return _sockets(output, "output")[0]
+    found = [(c, s) for c, sockets in pipe.outputs().items() for s in sockets if s == "documents"]
+    if len(found) != 1:
+        names = ", ".join(f"{c}.{s}" for c, s in found) or "none"
+        raise FeedbackError(f"the pipeline needs exactly one open 'documents' output (found: {names}); pass output=")
+    return found[0]
+
+
+def replay_pipeline(
+    pipeline: Any,
+    feedback: AggregatedFeedback,
+    *,
+    query_input: str | Sequence[str] | None = None,
+    output: str | None = None,
+    document_comparison_field: str = "id",
+    rank_by: str = "order",
+    top_k: int | None = None,
+    queries: Sequence[str] | None = None,
+    run_kwargs: dict[str, Any] | None = None,
+) -> dict[str, dict[str, float]]:
+    """Run ``pipeline`` once per judged query and return the rankings as ``{qid: {doc key: score}}``.
+
+    :param pipeline: a :class:`haystack.Pipeline`, or a YAML path / text (loaded with
+        :func:`~haystack_irmetrics.components.load_pipeline`). Its document store must hold the corpus.
+    :param feedback: the aggregated log; its judged queries are replayed (or ``queries``).
+    :param query_input: ``"component.socket"`` receiving the query text (default: every open ``query`` / ``text``).
+    :param output: ``"component.socket"`` of the ranked documents (default: the one open ``documents`` output).
+    :param document_comparison_field: ``"id"`` or ``"meta.<key>"``: which value is the log's doc id.
+    :param rank_by: ``"order"`` (the list as returned) or ``"score"`` (``Document.score``).
+    :param top_k: passed to every open ``top_k`` input when given.
+    :param run_kwargs: extra inputs merged into each ``pipeline.run`` call (``{component: {socket: value}}``).
+    """
+    from haystack import Pipeline
+
+    from ..components._documents import DocumentPath
+    from ..components.feedback import gold_documents
+
+    pipe = pipeline
+    if not isinstance(pipe, Pipeline):
+        if not isinstance(pipe, str | os.PathLike):
+            raise FeedbackError(f"pipeline must be a haystack Pipeline or a YAML path, got {type(pipe).__name__}")
+        from ..components import load_pipeline
+
+        pipe = load_pipeline(pipe)
+    path = DocumentPath(document_comparison_field=document_comparison_field, rank_by=rank_by)
+    targets = _query_inputs(pipe, query_input)
+    comp, socket = _output(pipe, output)
+    include = None if socket in pipe.outputs().get(comp, {}) else {comp}
+    texts = feedback.query_text()
+    judged = feedback.judgments["query"].unique(maintain_order=True).to_list()
+    qids = list(queries) if queries is not None else judged
+    retrieved = []
+    for qid in qids:
+        if qid not in texts:
+            raise FeedbackError(f"query {qid!r} is not in the log")
+        data: dict[str, dict[str, Any]] = {}
+        for c, s in targets:
+            data.setdefault(c, {})[s] = texts[qid]
+        if top_k is not None:
+            for c, sockets in pipe.inputs().items():
+                if "top_k" in sockets:
+                    data.setdefault(c, {})["top_k"] = top_k
+        for c, extra in (run_kwargs or {}).items():
+            data.setdefault(c, {}).update(extra)
+        try:
+            out = pipe.run(data, include_outputs_from=include)
+        except Exception as e:
+            raise FeedbackError(f"the pipeline failed on query {qid!r} ({texts[qid]!r}): {e}") from e
+        try:
+            retrieved.append(list(out[comp][socket]))
+        except KeyError:
+            raise FeedbackError(f"the pipeline produced no {comp}.{socket} for query {qid!r}") from None
+    id_field = "id" if document_comparison_field == "id" else document_comparison_field
+    gold = gold_documents(feedback.judgments, qids, id_field=id_field)
+    return path.convert(gold, retrieved, qids).results
+
+
+__all__ = ["replay_pipeline"]
