@@ -103,6 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .beir.cli import add_subcommands as add_beir_subcommands  # beir, compare: handlers in haystack_irmetrics.beir
 
     add_beir_subcommands(sub)
+    from .feedback.cli import add_subcommand as add_feedback  # feedback: handler in haystack_irmetrics.feedback
+
+    add_feedback(sub)
     return parser
 
 

@@ -1,0 +1,239 @@
+"""``irmetrics feedback``: score a feedback log (and runs or pipelines against it) from the command line.
+
+    irmetrics feedback LOG [--run [NAME=]RUN ...] [--pipeline [NAME=]YAML ...] [--corpus JSONL]
+                       [--strategy mean|majority|wilson] [--min-votes N] [--dedup none|last|first]
+                       [--threshold 0.5] [--segment COL] [--report DIR] [...]
+
+Prints the markdown report (or JSON with ``--json``); ``--report DIR`` also writes report.md,
+report.json, scores.csv, comparisons.csv, per_query.csv, skipped_rows.csv, qrels.txt and plots/*.png.
+Registered by :func:`add_subcommand`, which only imports argparse: the work is imported when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def _ints(text: str) -> list[int]:
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
+
+
+def _names(text: str) -> list[str]:
+    return [x.strip() for x in text.split(",") if x.strip()]
+
+
+def _named(value: str) -> tuple[str | None, str]:
+    name, eq, path = value.partition("=")
+    if eq and name and path and not Path(value).exists():
+        return name, path
+    return None, value
+
+
+def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add ``feedback`` to the ``irmetrics`` sub-commands."""
+    p = sub.add_parser(
+        "feedback",
+        help="score user feedback logs: votes -> qrels -> metrics, with significance and reports",
+        description="Aggregate a feedback log (JSONL, CSV/TSV or Parquet; one row per query, shown document, "
+        "position and vote) into judgments, score the rankings users saw and any runs or pipelines against "
+        "them (full lists, condensed lists, Judged@k), and compare each with a baseline (paired randomization "
+        "and t-tests, Holm-adjusted; bootstrap intervals).",
+    )
+    p.add_argument("log", help="feedback log: .jsonl/.ndjson/.json, .csv/.tsv (optionally .gz) or .parquet")
+    p.add_argument(
+        "--run", action="append", default=[], metavar="[NAME=]RUN", help="a TREC run file to score (repeatable)"
+    )
+    p.add_argument(
+        "--pipeline",
+        action="append",
+        default=[],
+        metavar="[NAME=]YAML",
+        help="a Haystack pipeline YAML to replay over the judged queries (repeatable)",
+    )
+    p.add_argument(
+        "--corpus",
+        default=None,
+        help="JSONL corpus ({'_id','title','text'}) written into the pipelines' in-memory stores first",
+    )
+    p.add_argument("--query-input", default=None, help="pipeline input for the query text, 'component.socket'")
+    p.add_argument("--pipeline-output", default=None, help="pipeline output with the documents, 'component.socket'")
+    p.add_argument("--top-k", type=int, default=None, help="top_k passed to the pipelines' retrievers")
+
+    g = p.add_argument_group("judgments")
+    g.add_argument(
+        "--strategy",
+        choices=["mean", "majority", "wilson"],
+        default="mean",
+        help="mean vote (default), majority of up votes, or Wilson lower bound of the up-vote share",
+    )
+    g.add_argument("--min-votes", type=int, default=1, help="pairs with fewer votes stay unjudged (default 1)")
+    g.add_argument("--dedup", choices=["none", "last", "first"], default="none", help="per-user de-duplication")
+    g.add_argument("--dedup-by", choices=["user", "session"], default="user")
+    g.add_argument("--up-threshold", type=float, default=0.5, help="a vote >= this is an up vote (majority, wilson)")
+    g.add_argument("--confidence-wilson", type=float, default=0.95, help="confidence of the Wilson bound")
+    g.add_argument("--write-qrels", default=None, metavar="PATH", help="write the judgments as TREC qrels")
+
+    c = p.add_argument_group("log columns")
+    c.add_argument(
+        "--format",
+        dest="fmt",
+        choices=["jsonl", "csv", "tsv", "parquet"],
+        default=None,
+        help="default: from the file name",
+    )
+    c.add_argument("--query-col", default="query_id")
+    c.add_argument("--doc-col", default="doc_id")
+    c.add_argument("--position-col", default="position", help="'' if the log has no positions")
+    c.add_argument("--vote-col", default="vote")
+    c.add_argument("--user-col", default=None)
+    c.add_argument("--session-col", default=None)
+    c.add_argument("--timestamp-col", default=None)
+    c.add_argument("--query-text-col", default=None, help="query text to replay through --pipeline")
+    c.add_argument("--segment", default=None, metavar="COL", help="segment column for a per-segment breakdown")
+    c.add_argument("--position-base", type=int, default=1, help="first position in the log (1, or 0)")
+    c.add_argument(
+        "--on-error",
+        choices=["raise", "skip"],
+        default="raise",
+        help="malformed rows: stop at the first (default) or skip, count and list them",
+    )
+
+    s = p.add_argument_group("scoring")
+    s.add_argument("--threshold", type=float, default=0.5, help="label >= this is relevant for P/Recall/MAP/MRR/R_cap")
+    s.add_argument("-k", type=_ints, default=[1, 3, 5, 10], help="cutoffs (default 1,3,5,10)")
+    s.add_argument("-m", "--measures", type=_names, default=None, help="families or names (default BEIR's six)")
+    s.add_argument("--preset", choices=["beir", "trec"], default="beir")
+    s.add_argument(
+        "--condensed", action=argparse.BooleanOptionalAction, default=True, help="also score condensed lists"
+    )
+    s.add_argument("--logged", action=argparse.BooleanOptionalAction, default=True, help="score the rankings users saw")
+    s.add_argument("--baseline", default=None, help="system to compare with (default: logged, else the first run)")
+    s.add_argument("--test", choices=["randomization", "t"], default="randomization", help="test behind the markers")
+    s.add_argument("--n-resamples", type=int, default=10_000)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--confidence", type=float, default=0.95, help="bootstrap interval level")
+
+    o = p.add_argument_group("output")
+    o.add_argument("--report", default=None, metavar="DIR", help="write the report files into DIR")
+    o.add_argument(
+        "--plots",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="PNG plots in the report (default: if matplotlib is installed)",
+    )
+    o.add_argument("--json", action="store_true", help="print JSON instead of markdown")
+    p.set_defaults(func=run)
+    return p
+
+
+def _corpus_documents(path: str) -> list[Any]:
+    from haystack import Document
+
+    from ..errors import ParseError
+
+    docs = []
+    with open(path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+                doc_id = obj.get("_id", obj.get("id"))
+            except (json.JSONDecodeError, AttributeError):
+                raise ParseError("expected a JSON object per line", path=path, line=lineno) from None
+            if doc_id is None:
+                raise ParseError("document has no '_id' (or 'id')", path=path, line=lineno)
+            text = " ".join(x for x in (obj.get("title"), obj.get("text")) if x)
+            docs.append(Document(id=str(doc_id), content=text))
+    return docs
+
+
+def _index(pipe: Any, docs: list[Any]) -> None:
+    stores = {id(s): s for _, comp in pipe.walk() if (s := getattr(comp, "document_store", None)) is not None}
+    if not stores:
+        from .errors import FeedbackError
+
+        raise FeedbackError("--corpus: the pipeline has no component with a document_store to write into")
+    for store in stores.values():
+        store.write_documents(docs)
+
+
+def run(args: argparse.Namespace) -> int:
+    from .aggregate import Strategy
+    from .evaluation import evaluate_feedback
+    from .judgments import aggregate_feedback
+    from .log import FeedbackLog
+
+    columns = {
+        "query": args.query_col,
+        "doc": args.doc_col,
+        "position": args.position_col or None,
+        "vote": args.vote_col,
+        "user": args.user_col,
+        "session": args.session_col,
+        "timestamp": args.timestamp_col,
+        "segment": args.segment,
+        "query_text": args.query_text_col,
+    }
+    log = FeedbackLog(args.log, columns=columns, fmt=args.fmt, on_error=args.on_error, position_base=args.position_base)
+    strategy = Strategy.parse(
+        args.strategy,
+        min_votes=args.min_votes,
+        dedup=args.dedup,
+        dedup_by=args.dedup_by,
+        up_threshold=args.up_threshold,
+        confidence=args.confidence_wilson,
+    )
+    feedback = aggregate_feedback(log, strategy)
+    if args.write_qrels:
+        feedback.write_trec_qrels(args.write_qrels)
+    runs: dict[str, Any] = {}
+    for value in args.run:
+        name, path = _named(value)
+        runs[name or Path(path).name.split(".")[0]] = path
+    if args.pipeline:
+        from ..components import load_pipeline
+        from .replay import replay_pipeline
+
+        corpus = _corpus_documents(args.corpus) if args.corpus else None
+        for value in args.pipeline:
+            name, path = _named(value)
+            pipe = load_pipeline(path)
+            if corpus is not None:
+                _index(pipe, corpus)
+            runs[name or Path(path).name.split(".")[0]] = replay_pipeline(
+                pipe, feedback, query_input=args.query_input, output=args.pipeline_output, top_k=args.top_k
+            )
+    ev = evaluate_feedback(
+        feedback,
+        runs,
+        threshold=args.threshold,
+        k_values=args.k,
+        measures=args.measures,
+        condensed=args.condensed,
+        include_logged=args.logged,
+        baseline=args.baseline,
+        preset=args.preset,
+        n_resamples=args.n_resamples,
+        seed=args.seed,
+        confidence=args.confidence,
+        test=args.test,
+    )
+    if args.report:
+        written = ev.write_report(args.report, plots=args.plots)
+        print(f"report: {len(written)} files in {args.report}", file=sys.stderr)
+    print(
+        json.dumps(ev.to_dict(), indent=2, default=str) if args.json else ev.to_markdown(),
+        end="" if not args.json else "\n",
+    )
+    return 0
+
+
+__all__ = ["add_subcommand", "run"]
