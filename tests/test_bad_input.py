@@ -98,7 +98,7 @@ def test_only_empty_qrels_dicts_shared_raises_no_overlap():
 def test_integer_ids_raise_invalid_id():
     with pytest.raises(InvalidIdError, match="query id 1"):
         evaluate({1: {"d1": 1}}, RESULTS, [1])
-    with pytest.raises(InvalidIdError, match="document id 7 in results of query 'q1'"):
+    with pytest.raises(InvalidIdError, match="document id 7 in query 'q1'"):
         evaluate(QRELS, {"q1": {7: 1.0}}, [1])
 
 

@@ -146,7 +146,7 @@ class _Evaluation:
         self._counted: Counted | None = None
         n = len(prep.qids)
         index = qrels.index()
-        self.qrels_pos = np.fromiter((index[qid] for qid in prep.qids), np.int64, count=n)
+        self.qrels_pos = np.fromiter(map(index.__getitem__, prep.qids), np.int64, count=n)
         # Each scored query's judged labels (all judged docs, retrieved or not).
         starts = qrels.offsets[self.qrels_pos]
         sizes = qrels.offsets[self.qrels_pos + 1] - starts

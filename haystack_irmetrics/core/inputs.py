@@ -13,9 +13,10 @@ off the hot path). Ids must be strings: the first id of every query is checked.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, islice
 from numbers import Real
 
 import numpy as np
@@ -66,15 +67,13 @@ def _first_bad(data: RunDict | QrelsDict, queries: Iterable[str], what: str, err
     return error(f"a {what} is not a finite number")
 
 
-def _flat_values(data: RunDict | QrelsDict, queries: Sequence[str], what: str, error: type[Exception]) -> np.ndarray:
-    """All values of ``data[q]`` for ``q`` in ``queries``, in order, as float64 (validated)."""
-    n = sum(map(len, (data[q] for q in queries)))
-    try:
-        values = np.fromiter(chain.from_iterable(data[q].values() for q in queries), np.float64, count=n)
-    except (TypeError, ValueError):
-        raise _first_bad(data, queries, what, error) from None
-    if not np.isfinite(values).all():
-        raise _first_bad(data, queries, what, error)
+def _check_first_items(data: RunDict | QrelsDict, queries: Sequence[str], what: str, error: type[Exception]) -> None:
+    """Type-check the first (doc id, value) of every query: C-level passes, Python only on failure."""
+    nonempty = list(filter(None, map(data.__getitem__, queries)))
+    key_types = set(map(type, map(next, map(iter, nonempty))))
+    value_types = set(map(type, map(next, map(iter, map(_values, nonempty)))))
+    if key_types <= {str} and value_types <= _NUMBER_TYPES:
+        return
     for q in queries:
         inner = data[q]
         if inner:
@@ -82,7 +81,31 @@ def _flat_values(data: RunDict | QrelsDict, queries: Sequence[str], what: str, e
             _check_id("document", d, f" in query {q!r}")
             if not _is_number(v):
                 raise error(f"{what} {v!r} of document {d!r} in query {q!r} is {type(v).__name__}, not a number")
+
+
+def _check_query_ids(qids: list, where: str) -> None:
+    if not set(map(type, qids)) <= {str}:
+        for q in qids:
+            _check_id("query", q, where)
+
+
+def _flat_values(data: RunDict | QrelsDict, queries: Sequence[str], what: str, error: type[Exception]) -> np.ndarray:
+    """All values of ``data[q]`` for ``q`` in ``queries``, in order, as float64 (validated)."""
+    inner = list(map(data.__getitem__, queries))
+    n = sum(map(len, inner))
+    try:
+        values = np.fromiter(chain.from_iterable(map(_values, inner)), np.float64, count=n)
+    except (TypeError, ValueError):
+        raise _first_bad(data, queries, what, error) from None
+    if not np.isfinite(values).all():
+        raise _first_bad(data, queries, what, error)
+    _check_first_items(data, queries, what, error)
     return values
+
+
+# C-level callables for map(): no Python frame per query.
+_values = operator.methodcaller("values")
+_contains = operator.contains
 
 
 class Qrels:
@@ -109,10 +132,13 @@ class Qrels:
         if len(qrels) == 0:
             raise EmptyInputError("qrels is empty: no query has relevance judgments")
         qids = list(qrels)
-        for q in qids:
-            _check_id("query", q, " in qrels")
-            if not _is_mapping(qrels[q]):
-                raise InvalidLabelError(f"qrels[{q!r}] must be a dict {{docid: label}}, got {type(qrels[q]).__name__}")
+        _check_query_ids(qids, " in qrels")
+        if not set(map(type, qrels.values())) <= {dict}:
+            for q in qids:
+                if not _is_mapping(qrels[q]):
+                    raise InvalidLabelError(
+                        f"qrels[{q!r}] must be a dict {{docid: label}}, got {type(qrels[q]).__name__}"
+                    )
         lengths = np.fromiter(map(len, qrels.values()), np.int64, count=len(qids))
         offsets = np.zeros(len(qids) + 1, np.int64)
         np.cumsum(lengths, out=offsets[1:])
@@ -135,7 +161,7 @@ class Qrels:
 
     def index(self) -> dict[str, int]:
         if self._index is None:
-            self._index = {q: i for i, q in enumerate(self.qids)}
+            self._index = dict(zip(self.qids, range(len(self.qids))))
         return self._index
 
     def judged(self, qid: str) -> bool:
@@ -160,10 +186,13 @@ class Run:
             raise EmptyInputError(f"results must be a dict {{qid: {{docid: score}}}}, got {type(results).__name__}")
         if len(results) == 0:
             raise EmptyInputError("results is empty: no query was retrieved for")
-        for q, inner in results.items():
-            _check_id("query", q, " in results")
-            if not _is_mapping(inner):
-                raise InvalidScoreError(f"results[{q!r}] must be a dict {{docid: score}}, got {type(inner).__name__}")
+        _check_query_ids(list(results), " in results")
+        if not set(map(type, results.values())) <= {dict}:
+            for q, inner in results.items():
+                if not _is_mapping(inner):
+                    raise InvalidScoreError(
+                        f"results[{q!r}] must be a dict {{docid: score}}, got {type(inner).__name__}"
+                    )
         return cls(results)
 
     @classmethod
@@ -349,79 +378,87 @@ def prepare(run: Run | ColumnarRun, qrels: Qrels, ignore_identical_ids: bool) ->
         return _prepare_columnar(run, qrels, ignore_identical_ids)
     results = run.data
     judgments = qrels.data
-    qids = [q for q in results if judgments.get(q)]
+    qids = list(filter(judgments.get, results))
+    inner = list(map(results.__getitem__, qids))
     excluded: dict[int, str] = {}
     if ignore_identical_ids:
-        excluded = {i: q for i, q in enumerate(qids) if q in results[q]}
-    lengths = np.fromiter(map(len, (results[q] for q in qids)), np.int64, count=len(qids))
+        own = np.fromiter(map(_contains, inner, qids), bool, count=len(qids))
+        excluded = {i: qids[i] for i in np.flatnonzero(own).tolist()}
+    lengths = np.fromiter(map(len, inner), np.int64, count=len(qids))
     for i in excluded:
         lengths[i] -= 1
     offsets = _csr(lengths)
 
-    def values(i: int, q: str) -> Iterable[float]:
-        if i in excluded:
-            return (s for d, s in results[q].items() if d != q)
-        return results[q].values()
+    if excluded:
+        def values(i: int, r: Mapping[str, float]) -> Iterable[float]:
+            if i in excluded:
+                q = qids[i]
+                return (s for d, s in r.items() if d != q)
+            return r.values()
 
-    # The one pass over every retrieved score (C level unless a query needs an id filtered).
+        stream = chain.from_iterable(map(values, range(len(qids)), inner))
+    else:
+        stream = chain.from_iterable(map(_values, inner))
+    # The one pass over every retrieved score.
     try:
-        scores = np.fromiter(
-            chain.from_iterable(values(i, q) for i, q in enumerate(qids)), np.float64, count=int(offsets[-1])
-        )
+        scores = np.fromiter(stream, np.float64, count=int(offsets[-1]))
     except (TypeError, ValueError):
         raise _first_bad(results, qids, "score", InvalidScoreError) from None
     if not np.isfinite(scores).all():
         raise _first_bad(results, qids, "score", InvalidScoreError)
-    for q in qids:
-        inner = results[q]
-        if inner:
-            d, v = next(iter(inner.items()))
-            _check_id("document", d, f" in results of query {q!r}")
-            if not _is_number(v):
-                raise InvalidScoreError(
-                    f"score {v!r} of document {d!r} in query {q!r} is {type(v).__name__}, not a number"
-                )
+    _check_first_items(results, qids, "score", InvalidScoreError)
 
-    # Judged documents: look each up in the results (dict lookups, no scan of unjudged docs).
-    pq: list[int] = []
-    ps: list[float] = []
-    pl: list[float] = []
-    pd: list[str] = []
-    for i, q in enumerate(qids):
-        found = results[q]
-        drop = excluded.get(i)
-        for d, label in judgments[q].items():
-            s = found.get(d)
-            if s is not None and d != drop:
-                pq.append(i)
-                ps.append(s)
-                pl.append(label)
-                pd.append(d)
+    # Judged documents: one dict lookup each, aligned with the flattened qrels of these queries.
+    judged = [judgments[q] for q in qids]
+    found = [r.get(d) for r, j in zip(inner, judged) for d in j]
+    owner = np.repeat(np.arange(len(qids)), np.fromiter(map(len, judged), np.int64, count=len(qids)))
+    hit_scores = np.array(found, dtype=np.float64) if found else np.zeros(0)  # None -> nan
+    hit = ~np.isnan(hit_scores)
+    if excluded:
+        for i, q in excluded.items():  # a query's own id is no judged hit either
+            a = np.flatnonzero(owner == i)
+            for j, d in zip(a.tolist(), judged[i]):
+                if d == q:
+                    hit[j] = False
+    labels = np.fromiter(chain.from_iterable(map(_values, judged)), np.float64, count=hit.size)
+    idx = np.flatnonzero(hit)
+    flat_docs = list(chain.from_iterable(judged))
+    pair_doc = [flat_docs[j] for j in idx.tolist()]
+
+    flat_ids: list[list[str]] = []
 
     def ids_at(positions: np.ndarray) -> list[str]:
-        # Only tie-group members come here: build each touched query's id list once.
+        # Only tie-group members come here. Few: walk each query's dict to the member (C level,
+        # from whichever end is nearer). Many: list every id once.
+        if not flat_ids and positions.size * 50 > scores.size:
+            flat = list(chain.from_iterable(inner))
+            if excluded:
+                raw = _csr(np.fromiter(map(len, inner), np.int64, count=len(qids)))
+                drop = sorted(int(raw[i]) + list(inner[i]).index(q) for i, q in excluded.items())
+                for j in reversed(drop):
+                    del flat[j]
+            flat_ids.append(flat)
+        if flat_ids:
+            flat = flat_ids[0]
+            return [flat[p] for p in positions.tolist()]
         qidx = np.searchsorted(offsets, positions, side="right") - 1
-        cache: dict[int, list[str]] = {}
+        local = positions - offsets[qidx]
         out: list[str] = []
-        for qi, p in zip(qidx.tolist(), positions.tolist()):
-            ids = cache.get(qi)
-            if ids is None:
-                ids = cache[qi] = list(results[qids[qi]])
-                if qi in excluded:
-                    ids.remove(excluded[qi])
-            out.append(ids[p - int(offsets[qi])])
+        for qi, i in zip(qidx.tolist(), local.tolist()):
+            r = inner[qi]
+            drop = excluded.get(qi)
+            if drop is not None:
+                ids = [d for d in r if d != drop]
+                out.append(ids[i])
+                continue
+            n = len(r)
+            if i < n // 2:
+                out.append(next(islice(iter(r), i, None)))
+            else:
+                out.append(next(islice(reversed(r), n - 1 - i, None)))
         return out
 
-    return Prepared(
-        qids,
-        offsets,
-        scores,
-        ids_at,
-        np.asarray(pq, dtype=np.int64),
-        np.asarray(ps, dtype=np.float64) if ps else np.zeros(0),
-        np.asarray(pl, dtype=np.float64) if pl else np.zeros(0),
-        pd,
-    )
+    return Prepared(qids, offsets, scores, ids_at, owner[idx], hit_scores[idx], labels[idx], pair_doc)
 
 
 def _prepare_columnar(run: ColumnarRun, qrels: Qrels, ignore_identical_ids: bool) -> Prepared:
