@@ -81,19 +81,21 @@ def plot_metric_vs_k(
     path: str | os.PathLike[str],
     *,
     family: str = "metric",
-    styles: Mapping[str, str] | None = None,
+    styles: Mapping[str, Mapping[str, Any]] | None = None,
     figsize: tuple[float, float] = DEFAULT_SIZE,
     dpi: int = DEFAULT_DPI,
 ) -> Path:
     """One line per series (``{name: {k: mean}}``) of a metric family against the cutoff k.
 
-    ``styles`` maps a series name to a matplotlib line style (e.g. ``"--"`` for condensed lists).
+    ``styles`` maps a series name to keyword arguments of ``Axes.plot`` (e.g. ``{"color": "C0",
+    "linestyle": "--"}`` for a system's condensed-list curve).
     """
     fig = _figure(figsize, dpi)
     ax = fig.add_subplot()
     for name, series in means.items():
         ks = sorted(series)
-        ax.plot(ks, [series[k] for k in ks], marker="o", linestyle=(styles or {}).get(name, "-"), label=name)
+        style = {"marker": "o", **dict((styles or {}).get(name, {}))}
+        ax.plot(ks, [series[k] for k in ks], label=name, **style)
     all_k = sorted({k for s in means.values() for k in s})
     if all_k and all_k[-1] / max(all_k[0], 1) > 20:
         ax.set_xscale("log")

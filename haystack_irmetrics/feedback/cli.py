@@ -229,10 +229,12 @@ def run(args: argparse.Namespace) -> int:
     if args.report:
         written = ev.write_report(args.report, plots=args.plots)
         print(f"report: {len(written)} files in {args.report}", file=sys.stderr)
-    print(
-        json.dumps(ev.to_dict(), indent=2, default=str) if args.json else ev.to_markdown(),
-        end="" if not args.json else "\n",
-    )
+    if args.json:
+        from .report import jsonable
+
+        print(json.dumps(jsonable(ev.to_dict()), indent=2, allow_nan=False))
+    else:
+        print(ev.to_markdown(), end="")
     return 0
 
 

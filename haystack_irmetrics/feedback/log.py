@@ -177,7 +177,7 @@ def _row_error(row: dict[str, Any], source: str) -> MalformedRowError:
     what = f"column {column!r}: " if column else ""
     shown = f" (value {value!r})" if value is not None else ""
     return MalformedRowError(
-        f"{what}{row['error']}{shown}; pass on_error='skip' to count and list such rows instead",
+        f"{what}{row['error']}{shown} (on_error='skip', or --on-error skip, counts and lists such rows instead)",
         source=source,
         row=row["row"],
         line=row.get("line"),

@@ -214,6 +214,15 @@ def _clean(value: Any) -> Any:
     return value
 
 
+def jsonable(value: Any) -> Any:
+    """``value`` with non-finite floats as ``None`` and tuples as lists (strict JSON)."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    return _clean(value)
+
+
 def _write_csv(path: Path, rows: list[dict[str, Any]], fields: list[str] | None = None) -> Path:
     fields = fields or (list(rows[0]) if rows else [])
     with path.open("w", newline="", encoding="utf-8") as f:
@@ -241,7 +250,7 @@ def write_report(
     written[0].write_text(to_markdown(ev), encoding="utf-8")
     data = to_dict(ev)
     path = out / "report.json"
-    path.write_text(json.dumps(data, indent=2, default=_clean, allow_nan=False) + "\n", encoding="utf-8")
+    path.write_text(json.dumps(jsonable(data), indent=2, allow_nan=False) + "\n", encoding="utf-8")
     written.append(path)
     written.append(_write_csv(out / "scores.csv", data["scores"]))
     if data["comparisons"]:
@@ -315,8 +324,8 @@ def write_plots(ev: FeedbackEvaluation, directory: str | os.PathLike[str], metri
     families = list(dict.fromkeys(m.split("@")[0] for m in ev.metrics))
     for family in families:
         series: dict[str, dict[int, float]] = {}
-        styles: dict[str, str] = {}
-        for name in ev.systems:
+        styles: dict[str, dict[str, str]] = {}
+        for i, name in enumerate(ev.systems):
             for variant in ev.variants:
                 label = name if variant == "full" else f"{name} (condensed)"
                 series[label] = {
@@ -324,11 +333,20 @@ def write_plots(ev: FeedbackEvaluation, directory: str | os.PathLike[str], metri
                     for m in ev.metrics
                     if m.split("@")[0] == family
                 }
-                styles[label] = "-" if variant == "full" else "--"
+                styles[label] = {"color": f"C{i % 10}", "linestyle": "-" if variant == "full" else "--"}
         paths.append(plot_metric_vs_k(series, out / f"metric_vs_k_{_slug(family)}.png", family=family, styles=styles))
     dist = {name: part.systems[name].values["full"][metric] for name in ev.systems}
     paths.append(plot_score_distribution(dist, out / f"distribution_{_slug(metric)}.png", metric=metric))
     return paths
 
 
-__all__ = ["comparison_rows", "primary_metric", "score_rows", "to_dict", "to_markdown", "write_plots", "write_report"]
+__all__ = [
+    "comparison_rows",
+    "jsonable",
+    "primary_metric",
+    "score_rows",
+    "to_dict",
+    "to_markdown",
+    "write_plots",
+    "write_report",
+]
