@@ -5,7 +5,8 @@ All functions take per-query values aligned by query (``a[i]`` and ``b[i]`` are 
 same random draws (one pass, not one per metric). Results are deterministic given ``seed``.
 
 * :func:`paired_t_test` -- :func:`scipy.stats.ttest_rel` (two-sided), with the degenerate cases defined:
-  identical systems give t = 0, p = 1; a constant non-zero difference gives t = +-inf, p = 0.
+  identical systems give t = 0, p = 1; a constant non-zero difference gives t = +-inf, p = 0 (differences
+  that agree to 1e-12 count as constant).
 * :func:`randomization_test` -- the paired randomization (sign-flip permutation) test of the mean
   difference, with :func:`scipy.stats.permutation_test`'s conventions (``permutation_type="samples"``):
   every one of the ``2**n`` sign patterns when that is at most ``n_resamples`` (exact p-value), else
@@ -82,16 +83,16 @@ def paired_t_test(a: Any, b: Any) -> TestResult:
     d, one = _pair(a, b)
     n = d.shape[0]
     mean = d.mean(axis=0)
-    spread = np.ptp(d, axis=0)
+    # Differences equal up to rounding (e.g. 0.2 - 0.1 vs 0.6 - 0.5) are constant, not a tiny variance.
+    varied = np.ptp(d, axis=0) > 1e-12 * np.maximum(1.0, np.abs(d).max(axis=0))
     t = np.zeros(d.shape[1])
     p = np.ones(d.shape[1])
-    varied = spread > 0
     if varied.any():
         res = stats.ttest_rel(np.asarray(a, np.float64).reshape(n, -1)[:, varied],
                               np.asarray(b, np.float64).reshape(n, -1)[:, varied], axis=0)  # fmt: skip
         t[varied] = res.statistic
         p[varied] = res.pvalue
-    constant = ~varied & (mean != 0)
+    constant = ~varied & (np.abs(mean) > 1e-12)
     t[constant] = np.copysign(np.inf, mean[constant])
     p[constant] = 0.0
     return TestResult(_out(t, one), _out(p, one), n, "paired t-test")

@@ -1,0 +1,161 @@
+"""Significance tests and intervals: against scipy on the same per-query values, brute force and hand sums."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from haystack_irmetrics.stats import (
+    StatsInputError,
+    bootstrap_ci,
+    compare_paired,
+    holm,
+    paired_t_test,
+    randomization_test,
+)
+
+RNG = np.random.default_rng(20240601)
+A = RNG.random(40)
+B = np.clip(A - 0.05 + RNG.normal(0, 0.1, 40), 0, 1)
+
+
+def brute_force_p(d: np.ndarray) -> tuple[float, float, float]:
+    """(two-sided, greater, less) p of the mean difference over all 2**n sign patterns, in plain Python."""
+    observed = sum(d) / len(d)
+    greater = less = 0
+    patterns = list(itertools.product((1.0, -1.0), repeat=len(d)))
+    for signs in patterns:
+        value = sum(s * x for s, x in zip(signs, d, strict=True)) / len(d)
+        greater += value >= observed - 1e-12
+        less += value <= observed + 1e-12
+    pg, pl = greater / len(patterns), less / len(patterns)
+    return min(1.0, 2 * min(pg, pl)), pg, pl
+
+
+def test_paired_t_test_equals_scipy_ttest_rel_on_the_same_values():
+    ours = paired_t_test(A, B)
+    ref = stats.ttest_rel(A, B)
+    assert ours.statistic == pytest.approx(ref.statistic, rel=1e-12)
+    assert ours.pvalue == pytest.approx(ref.pvalue, rel=1e-12)
+
+
+def test_paired_t_test_tests_every_metric_column_like_scipy_column_by_column():
+    x = np.column_stack([A, A**2, np.sqrt(A)])
+    y = np.column_stack([B, B**2, np.sqrt(B)])
+    ours = paired_t_test(x, y)
+    for j in range(3):
+        assert ours.pvalue[j] == pytest.approx(stats.ttest_rel(x[:, j], y[:, j]).pvalue, rel=1e-12)
+
+
+def test_paired_t_test_defines_identical_systems_as_p_one_and_constant_shift_as_p_zero():
+    same = paired_t_test([0.1, 0.5, 0.9], [0.1, 0.5, 0.9])
+    assert (same.statistic, same.pvalue) == (0.0, 1.0)
+    shifted = paired_t_test([0.2, 0.6, 1.0], [0.1, 0.5, 0.9])  # differences equal up to rounding
+    assert shifted.pvalue == 0.0 and shifted.statistic == np.inf
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_exact_randomization_p_value_equals_brute_force_over_all_sign_patterns(seed):
+    rng = np.random.default_rng(seed)
+    a, b = rng.random(9), rng.random(9)
+    b[:2] = a[:2]  # zero differences, as queries where both systems tie
+    two, greater, less = brute_force_p(a - b)
+    assert randomization_test(a, b).pvalue == pytest.approx(two, abs=1e-15)
+    assert randomization_test(a, b, alternative="greater").pvalue == pytest.approx(greater, abs=1e-15)
+    assert randomization_test(a, b, alternative="less").pvalue == pytest.approx(less, abs=1e-15)
+
+
+def test_exact_randomization_equals_scipy_permutation_test_with_paired_samples():
+    rng = np.random.default_rng(7)
+    a, b = rng.random(10), rng.random(10)
+    ref = stats.permutation_test(
+        (a, b),
+        lambda x, y, axis: np.mean(x - y, axis=axis),
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=10_000,
+    )
+    ours = randomization_test(a, b, n_resamples=10_000)
+    assert "exact, 1024" in ours.method
+    assert ours.pvalue == pytest.approx(ref.pvalue, abs=1e-12)
+    assert ours.statistic == pytest.approx(ref.statistic, abs=1e-15)
+
+
+def test_sampled_randomization_is_deterministic_given_the_seed_and_close_to_scipy():
+    first = randomization_test(A, B, n_resamples=20_000, seed=3)
+    again = randomization_test(A, B, n_resamples=20_000, seed=3)
+    other = randomization_test(A, B, n_resamples=20_000, seed=4)
+    assert first.pvalue == again.pvalue
+    assert first.pvalue != other.pvalue or first.pvalue < 1e-4
+    ref = stats.permutation_test(
+        (A, B),
+        lambda x, y, axis: np.mean(x - y, axis=axis),
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=20_000,
+        rng=np.random.default_rng(0),
+    )
+    # Both estimate the same p from 20,000 draws: within a few Monte Carlo standard errors.
+    se = np.sqrt(ref.pvalue * (1 - ref.pvalue) / 20_000) + 1 / 20_000
+    assert abs(first.pvalue - ref.pvalue) < 5 * se
+
+
+def test_sampled_randomization_p_value_is_never_zero():
+    a = np.linspace(0.5, 1.0, 200)
+    p = randomization_test(a, a - 0.3, n_resamples=999).pvalue
+    assert p == 2 / 1000  # (0 hits + 1) / (999 + 1), two-sided doubling
+
+
+def test_percentile_bootstrap_interval_matches_scipy_bootstrap_within_monte_carlo_error():
+    d = A - B
+    ours = bootstrap_ci(A, B, n_resamples=20_000, seed=11)
+    ref = stats.bootstrap((d,), np.mean, method="percentile", n_resamples=20_000, rng=np.random.default_rng(5))
+    assert ours[0] == pytest.approx(ref.confidence_interval.low, abs=0.004)
+    assert ours[1] == pytest.approx(ref.confidence_interval.high, abs=0.004)
+    assert bootstrap_ci(A, B, n_resamples=20_000, seed=11) == ours
+
+
+def test_bootstrap_columns_share_resamples_and_each_equals_its_own_1d_interval():
+    x = np.column_stack([A, B])
+    low, high = bootstrap_ci(x, n_resamples=3000, seed=2)
+    for j, col in enumerate((A, B)):
+        assert (low[j], high[j]) == pytest.approx(bootstrap_ci(col, n_resamples=3000, seed=2), abs=1e-12)
+
+
+def test_bootstrap_of_a_constant_column_is_that_constant():
+    assert bootstrap_ci([0.25] * 5, n_resamples=100) == (0.25, 0.25)
+
+
+def test_holm_adjustment_equals_hand_computation():
+    # sorted: 0.005*4=0.02, 0.01*3=0.03, 0.03*2=0.06, 0.04*1=0.04 -> running max 0.02, 0.03, 0.06, 0.06
+    assert holm([0.01, 0.04, 0.03, 0.005]).tolist() == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert holm([0.5, 0.9]).tolist() == [1.0, 1.0]  # 0.5*2 capped at 1, then the running max
+    assert holm([]).tolist() == []
+
+
+def test_compare_paired_applies_holm_within_each_family_only():
+    a = {("s", "full", "m1"): A, ("s", "full", "m2"): A, ("s", "cond", "m1"): A}
+    b = {k: B for k in a}
+    fams = {k: k[:2] for k in a}
+    out = {c.metric: c for c in compare_paired(a, b, families=fams, n_resamples=500)}
+    single = out[("s", "cond", "m1")]
+    assert single.p_randomization_holm == single.p_randomization  # a family of one
+    pair = out[("s", "full", "m1")]
+    assert pair.p_t_holm == pytest.approx(min(1.0, 2 * pair.p_t))
+    assert pair.delta == pytest.approx(float(np.mean(A - B)))
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "message"),
+    [
+        ([0.1, 0.2], [0.1], "same queries"),
+        ([0.1], [0.2], "at least 2"),
+        ([0.1, float("nan")], [0.1, 0.2], "NaN"),
+    ],
+)
+def test_untestable_inputs_raise_a_typed_error(a, b, message):
+    with pytest.raises(StatsInputError, match=message):
+        randomization_test(a, b)
