@@ -7,6 +7,9 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from ..core import DEFAULT_K_VALUES, EvaluationResult, Qrels, Run, evaluate
 
@@ -88,7 +91,7 @@ def compare_runs(
     return CompareResult(names=names, a=ev_a, b=ev_b, notes=tuple(_notes(names, loaded_a, loaded_b, q)))
 
 
-def _load_run(source: RunSource, default: str, read_run) -> tuple[str, Run | Mapping]:
+def _load_run(source: RunSource, default: str, read_run) -> tuple[str, Any]:
     if isinstance(source, str | os.PathLike):
         path = Path(source)
         if path.is_dir():
@@ -97,12 +100,17 @@ def _load_run(source: RunSource, default: str, read_run) -> tuple[str, Run | Map
     return default, source
 
 
-def _answered(run: Run | Mapping) -> set[str]:
-    data = run.data if isinstance(run, Run) else run
-    return {q for q, docs in data.items() if len(docs)}
+def _answered(run: Any) -> set[str]:
+    """Query ids with at least one document, for a dict, a Run or a columnar run from the readers."""
+    if isinstance(run, Mapping):
+        return {q for q, docs in run.items() if len(docs)}
+    qids, offsets = getattr(run, "qids", None), getattr(run, "offsets", None)
+    if qids is not None and offsets is not None:
+        return {q for q, n in zip(qids, np.diff(offsets).tolist(), strict=True) if n}
+    return {q for q, docs in run.data.items() if len(docs)}
 
 
-def _notes(names: tuple[str, str], a: Run | Mapping, b: Run | Mapping, qrels) -> list[str]:
+def _notes(names: tuple[str, str], a: Any, b: Any, qrels) -> list[str]:
     q = Qrels.from_dict(qrels)
     judged = {qid for qid in q.qids if q.judged(qid)}
     qa, qb = _answered(a) & judged, _answered(b) & judged

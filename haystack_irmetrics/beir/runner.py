@@ -82,7 +82,9 @@ class BeirRun:
             "table": out / "metrics.md",
         }
         paths["metrics"].write_text(self.evaluation.to_json(indent=2) + "\n", encoding="utf-8")
-        paths["per_query"].write_text(json.dumps(self.evaluation.per_query, indent=1) + "\n", encoding="utf-8")
+        paths["per_query"].write_text(
+            json.dumps(dict(self.evaluation.per_query.items()), indent=1) + "\n", encoding="utf-8"
+        )
         write_trec_run(self.results, paths["run"], tag=_tag(self.info.get("pipeline", "haystack")))
         paths["summary"].write_text(json.dumps(self.summary(), indent=2) + "\n", encoding="utf-8")
         paths["table"].write_text(self.markdown() + "\n", encoding="utf-8")

