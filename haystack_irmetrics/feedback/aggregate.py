@@ -5,8 +5,9 @@ judgment with a label; every other shown document stays **unjudged** -- absent f
 not the same as judged-not-relevant (a label ``<= 0`` or below the threshold). Strategies:
 
 ``mean``
-    The mean vote. Graded votes (1.0 / 0.5 / 0.3, star ratings) keep their scale; NDCG uses the mean
-    as its gain, the binary metrics compare it with the relevance threshold.
+    The mean vote, rounded to 12 decimals (so the order in which batches are summed cannot change it).
+    Graded votes (1.0 / 0.5 / 0.3, star ratings) keep their scale; NDCG uses the mean as its gain, the
+    binary metrics compare it with the relevance threshold.
 ``majority``
     ``1`` when up votes outnumber down votes, else ``0`` (a tie is not a majority). A vote is *up*
     when it is ``>= up_threshold`` (default 0.5, so ``1``/``0``, ``+1``/``-1`` and graded votes all work).
@@ -339,7 +340,9 @@ def _label(strategy: Strategy) -> pl.Expr:
     n = pl.col("votes").cast(pl.Float64)
     up = pl.col("up_votes").cast(pl.Float64)
     if strategy.name == "mean":
-        return pl.when(n > 0).then(pl.col("vote_total") / n)
+        # Rounded to 12 decimals: float sums depend on the order rows are added (batches, partitions);
+        # the rounding makes the label independent of it, and 0.3/0.7/0.5 average to exactly 0.5.
+        return pl.when(n > 0).then((pl.col("vote_total") / n).round(12))
     if strategy.name == "majority":
         return pl.when(n > 0).then((2 * up > n).cast(pl.Float64))
     z2 = strategy.z**2
