@@ -34,7 +34,7 @@ CANONICAL = ("query", "doc", "position", "vote", "user", "session", "timestamp",
 REQUIRED = ("query", "doc")
 
 #: Spelled-out votes understood by default (case-insensitive, surrounding blanks ignored). Numbers,
-#: numeric strings and booleans need no entry. Extend or replace it with ``vote_map``.
+#: numeric strings and booleans (``true``/``false``) need no entry. A ``vote_map`` replaces these words.
 DEFAULT_VOTE_MAP: Mapping[str, float] = {
     "up": 1.0,
     "down": 0.0,

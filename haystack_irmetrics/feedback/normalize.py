@@ -62,7 +62,7 @@ def canonical_schema() -> pa.Schema:
 
 
 def _lower_vote_map(vote_map: Mapping[str, float] | None) -> dict[str, float]:
-    table = dict(DEFAULT_VOTE_MAP) if vote_map is None else {}
+    table = {"true": 1.0, "false": 0.0, **(DEFAULT_VOTE_MAP if vote_map is None else {})}
     for word, value in (vote_map or {}).items():
         if not isinstance(word, str):
             raise FeedbackSchemaError(f"vote_map keys are words (str), got {word!r}")

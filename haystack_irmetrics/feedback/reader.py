@@ -22,6 +22,7 @@ import io
 import json
 import os
 from collections.abc import Iterator
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -233,10 +234,9 @@ def _iter_jsonl(path: Path, needed: list[str], batch_rows: int) -> Iterator[Batc
     with _open_text(path) as f:
         while True:
             try:
-                lines = [f.readline() for _ in range(batch_rows)]
+                lines = list(islice(f, batch_rows))
             except UnicodeDecodeError as e:
                 raise ParseError(f"not UTF-8 text ({e.reason})", path=str(path), line=lineno + 1) from None
-            lines = [ln for ln in lines if ln]
             if not lines:
                 break
             keep = [i for i, ln in enumerate(lines) if ln.strip()]
@@ -282,7 +282,7 @@ def _jsonl_block(text: str, lines: list[str], needed: list[str]) -> tuple[pl.Dat
     errors: list[tuple[int, str]] = []
     for i, line in enumerate(lines):
         try:
-            obj = json.loads(line)
+            obj = json.loads(line.rstrip("\r\n"))
         except json.JSONDecodeError as e:
             errors.append((i, f"invalid JSON: {e.msg} (column {e.colno})"))
             continue
