@@ -1,0 +1,173 @@
+"""Reports and the CLI: markdown, CSV, JSON and plots side by side; exit codes and named rows on bad input."""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+import struct
+
+import pytest
+
+from haystack_irmetrics.cli import main
+from haystack_irmetrics.feedback.evaluation import evaluate_feedback
+from haystack_irmetrics.io import write_trec_run
+
+
+def synthetic(tmp_path, seed: int = 0, bad_rows: int = 2):
+    """A JSONL log (40 queries, 2 locales, users) and a better and a reversed (worst-first) TREC run."""
+    rng = random.Random(seed)
+    log = tmp_path / "log.jsonl"
+    runs = {"better": {}, "worse": {}}
+    lines = []
+    for q in range(40):
+        docs = [f"d{q}_{i}" for i in range(10)]
+        quality = {d: rng.random() for d in docs}
+        for _ in range(3):
+            locale = rng.choice(["en", "de"])
+            shown = sorted(docs, key=lambda d: -quality[d] + rng.gauss(0, 0.5))[:5]
+            for pos, d in enumerate(shown, 1):
+                vote = ("up" if rng.random() < quality[d] else "down") if rng.random() < 0.6 else None
+                lines.append(
+                    {
+                        "query_id": f"q{q}",
+                        "doc_id": d,
+                        "position": pos,
+                        "vote": vote,
+                        "user_id": f"u{rng.randrange(30)}",
+                        "locale": locale,
+                    }
+                )
+        runs["better"][f"q{q}"] = {d: quality[d] + rng.gauss(0, 0.05) for d in docs}
+        runs["worse"][f"q{q}"] = {d: -quality[d] for d in docs}  # worst first
+    for i in range(bad_rows):
+        lines.insert(7 + 50 * i, {"query_id": "q1", "doc_id": "d1_0", "position": "first", "vote": 1})
+    log.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    paths = {}
+    for name, run in runs.items():
+        paths[name] = tmp_path / f"{name}.trec"
+        write_trec_run(run, paths[name])
+    return log, paths
+
+
+def test_cli_writes_markdown_csv_json_qrels_and_plots_with_markers(tmp_path, capsys):
+    log, runs = synthetic(tmp_path)
+    report = tmp_path / "report"
+    code = main(
+        [
+            "feedback",
+            str(log),
+            "--run",
+            str(runs["better"]),
+            "--run",
+            f"random={runs['worse']}",
+            "--strategy",
+            "majority",
+            "--threshold",
+            "0.5",
+            "--segment",
+            "locale",
+            "--on-error",
+            "skip",
+            "-k",
+            "1,5,10",
+            "--n-resamples",
+            "2000",
+            "--report",
+            str(report),
+        ]
+    )
+    assert code == 0
+    out = capsys.readouterr().out
+    assert out == (report / "report.md").read_text()
+    assert "| metric | logged | better | random |" in out
+    assert "**2 skipped as malformed**" in out and "| 8 | 8 | position | first | position is not an integer |" in out
+    assert "NDCG@10 condensed" in out and "Judged@10" in out
+    assert "## Per segment" in out and "| de |" in out and "| en |" in out
+    assert {p.name for p in report.iterdir()} >= {
+        "report.md",
+        "report.json",
+        "scores.csv",
+        "comparisons.csv",
+        "per_query.csv",
+        "skipped_rows.csv",
+        "qrels.txt",
+        "plots",
+    }
+    data = json.loads((report / "report.json").read_text())
+    assert data["summary"]["skipped_rows"] == 2 and data["baseline"] == "logged"
+    assert [r["row"] for r in data["skipped_rows"]] == [8, 58]
+    with open(report / "comparisons.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert {r["system"] for r in rows} == {"better", "random"}
+    assert {r["segment"] for r in rows} == {"all", "de", "en"}
+    # The reversed run is worse than what users saw: significant after Holm over the 18 metrics of its list
+    # (2,000 sign patterns: the smallest two-sided p is 2/2001, times 18 is 0.018).
+    worst = next(
+        r
+        for r in rows
+        if r["system"] == "random" and r["metric"] == "NDCG@10" and r["list"] == "full" and r["segment"] == "all"
+    )
+    assert float(worst["delta"]) < 0 and float(worst["p_randomization_holm"]) < 0.05 and worst["marker"] == "*"
+    for png in (report / "plots").iterdir():
+        assert struct.unpack(">II", png.read_bytes()[16:24]) == (640, 400)
+    assert len(list((report / "plots").iterdir())) == 2 + 6 + 1  # 2 deltas, 6 families, 1 distribution
+
+
+def test_cli_stops_at_the_first_malformed_row_with_exit_code_2_naming_it(tmp_path, capsys):
+    log, _ = synthetic(tmp_path)
+    assert main(["feedback", str(log)]) == 2
+    err = capsys.readouterr().err
+    assert "row 8 (line 8): column 'position': position is not an integer (value 'first')" in err
+
+
+def test_cli_json_output_is_strict_json_with_every_table(tmp_path, capsys):
+    log, runs = synthetic(tmp_path, bad_rows=0)
+    assert (
+        main(
+            [
+                "feedback",
+                str(log),
+                "--run",
+                str(runs["better"]),
+                "--json",
+                "-k",
+                "5",
+                "-m",
+                "NDCG,P",
+                "--n-resamples",
+                "200",
+            ]
+        )
+        == 0
+    )
+    data = json.loads(capsys.readouterr().out)
+    assert {r["metric"] for r in data["scores"]} == {"Judged@5", "NDCG@5", "P@5"}
+    assert data["settings"]["strategy"].startswith("mean")
+
+
+def test_cli_writes_trec_qrels_of_the_chosen_strategy(tmp_path, capsys):
+    log, _ = synthetic(tmp_path, bad_rows=0)
+    qrels = tmp_path / "q.txt"
+    assert (
+        main(["feedback", str(log), "--strategy", "wilson", "--min-votes", "2", "--write-qrels", str(qrels), "-k", "5"])
+        == 0
+    )
+    lines = qrels.read_text().splitlines()
+    assert lines and all(len(line.split()) == 4 for line in lines)
+    assert all(0.0 <= float(line.split()[3]) < 1.0 for line in lines)  # Wilson bounds
+
+
+def test_evaluation_is_deterministic_given_the_seed(tmp_path):
+    log, runs = synthetic(tmp_path, bad_rows=0)
+    first = evaluate_feedback(log, runs, k_values=[5], n_resamples=300, seed=7)
+    again = evaluate_feedback(log, runs, k_values=[5], n_resamples=300, seed=7)
+    assert first.to_dict() == again.to_dict()
+
+
+def test_baseline_can_be_a_run_and_logged_can_be_left_out(tmp_path):
+    log, runs = synthetic(tmp_path, bad_rows=0)
+    ev = evaluate_feedback(log, runs, k_values=[5], include_logged=False, baseline="worse", n_resamples=100)
+    assert ev.systems == ["better", "worse"] and list(ev.overall.comparisons) == ["better"]
+    with pytest.raises(ValueError, match="baseline 'nope'"):
+        evaluate_feedback(log, runs, k_values=[5], baseline="nope")
