@@ -123,9 +123,11 @@ def _partial_frame(df: pl.DataFrame, strategy: Strategy, with_segment: bool) -> 
     """One batch of canonical rows -> one row per (segment, query, doc, voter) with mergeable aggregates."""
     import polars as pl
 
-    voter = pl.col(strategy.dedup_by) if strategy.dedup != "none" else pl.lit(None, pl.String)
-    segment = pl.col("segment") if with_segment else pl.lit(None, pl.String)
+    # Only votes need a voter key: impressions without a vote group under null, so partials grow with
+    # distinct (query, doc) plus voted rows, not with every shown row.
     has_vote = pl.col("vote").is_not_null()
+    voter = pl.when(has_vote).then(pl.col(strategy.dedup_by)) if strategy.dedup != "none" else pl.lit(None, pl.String)
+    segment = pl.col("segment") if with_segment else pl.lit(None, pl.String)
     ts = pl.col("timestamp").fill_null(float("-inf"))
     has_text = pl.col("query_text").is_not_null()
     aggs = [

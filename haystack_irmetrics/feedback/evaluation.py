@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,7 @@ import numpy as np
 
 from ..core.inputs import ColumnarRun, Qrels, Run
 from ..core.measures import resolve_measures
-from ..stats import Comparison, bootstrap_ci, compare_paired
+from ..stats import Comparison, bootstrap_means, compare_paired, percentile_interval
 from .aggregate import Strategy
 from .errors import FeedbackError
 from .judgments import ALL, AggregatedFeedback, aggregate_feedback
@@ -256,7 +256,8 @@ def _score_segment(
     queries = scores[systems[0]].queries
     variants = VARIANTS if condensed else VARIANTS[:1]
 
-    # One bootstrap over every column of every system: each mean's interval.
+    # One bootstrap over every column of every system: each mean's interval and, from the same
+    # resamples, each difference's interval (resampled mean of a difference = difference of means).
     columns: list[tuple[str, str, str]] = []
     matrix: list[np.ndarray] = []
     for name, s in scores.items():
@@ -267,15 +268,17 @@ def _score_segment(
         for m, v in s.judged.items():
             columns.append((name, "judged", m))
             matrix.append(v)
+    index = {c: i for i, c in enumerate(columns)}
+    if len(queries) >= 2:
+        means = bootstrap_means(np.column_stack(matrix), n_resamples=n_resamples, seed=seed)
+    else:  # one query: no resampling, intervals collapse to the value
+        means = np.column_stack(matrix)[:1]
+    low, high = percentile_interval(means, confidence)
     intervals: dict[str, dict[str, dict[str, tuple[float, float]]]] = {n: {v: {} for v in variants} for n in scores}
     judged_intervals: dict[str, dict[str, tuple[float, float]]] = {n: {} for n in scores}
-    if len(queries) >= 2:
-        low, high = bootstrap_ci(np.column_stack(matrix), confidence=confidence, n_resamples=n_resamples, seed=seed)
-    else:
-        low = high = np.column_stack(matrix)[0]
-    for (name, variant, m), lo, hi in zip(columns, np.atleast_1d(low), np.atleast_1d(high), strict=True):
+    for (name, variant, m), lo, hi in zip(columns, low.tolist(), high.tolist(), strict=True):
         target = judged_intervals[name] if variant == "judged" else intervals[name][variant]
-        target[m] = (float(lo), float(hi))
+        target[m] = (lo, hi)
 
     # Every (system, variant, metric) against the baseline in one call; Holm per (system, variant).
     comparisons: dict[str, dict[str, list[Comparison]]] = {}
@@ -284,13 +287,20 @@ def _score_segment(
         a = {(n, v, m): scores[n].values[v][m] for n in others for v in variants for m in metrics}
         b = {(n, v, m): scores[baseline].values[v][m] for n in others for v in variants for m in metrics}
         results = compare_paired(
-            a, b, families={key: key[:2] for key in a}, n_resamples=n_resamples, seed=seed, confidence=confidence
+            a, b, families={key: key[:2] for key in a}, n_resamples=n_resamples, seed=seed, intervals=False
         )
-        for c in results:
+        keys = list(a)
+        deltas = means[:, [index[k] for k in keys]] - means[:, [index[(baseline, *k[1:])] for k in keys]]
+        d_low, d_high = percentile_interval(deltas, confidence)
+        for c, lo, hi in zip(results, d_low.tolist(), d_high.tolist(), strict=True):
+            c = replace(c, ci_low=lo, ci_high=hi)
             name, variant, _ = c.metric
             comparisons.setdefault(name, {}).setdefault(variant, []).append(c)
-    relevant = {q for q, docs in qrels.data.items() if any(v >= threshold for v in docs.values())}
-    return SegmentResult(segment, label, queries, scores, intervals, judged_intervals, comparisons, len(relevant))
+    import polars as pl
+
+    judgments, _ = feedback._frames(segment)
+    relevant = judgments.filter(pl.col("label") >= threshold)["query"].n_unique()
+    return SegmentResult(segment, label, queries, scores, intervals, judged_intervals, comparisons, relevant)
 
 
 __all__ = ["DEFAULT_K_VALUES", "LOGGED", "FeedbackEvaluation", "SegmentResult", "evaluate_feedback"]

@@ -172,16 +172,36 @@ def score_system(
         runs["condensed"] = Run.from_dict(condense(r, qrels) or {queries[0]: {}})
     for variant, this in runs.items():
         result = evaluate(qrels, this, None, **common)
-        values[variant] = {m: _aligned(result.per_query[m], queries, m) for m in names}
-    judged = {m: _aligned(v, queries, m) for m, v in judged_at_k(qrels, r, ks, preset=preset).items()}
+        values[variant] = _aligned(result.per_query, names, queries)
+    judged_pq = judged_at_k(qrels, r, ks, preset=preset)
+    judged = _aligned(judged_pq, list(judged_pq), queries)
     got = answered(r)
     return SystemScores(name, queries, values, judged, retrieved_queries=sum(q in got for q in queries))
 
 
-def _aligned(per_query: Mapping[str, float], queries: list[str], measure: str) -> np.ndarray:
-    out = np.fromiter((per_query.get(q, np.nan) for q in queries), np.float64, count=len(queries))
-    if np.isnan(out).any():  # pragma: no cover - the policy scores every judged query
-        raise AssertionError(f"{measure}: a judged query has no value")
+def _aligned(
+    per_query: Mapping[str, Mapping[str, float]], names: list[str], queries: list[str]
+) -> dict[str, np.ndarray]:
+    """Per-query values of every measure as arrays in ``queries`` order.
+
+    The measures of one evaluation list the same queries in the same order, so the permutation to
+    ``queries`` is computed once and applied to each measure's values (no per-query lookups).
+    """
+    out: dict[str, np.ndarray] = {}
+    order: np.ndarray | None = None
+    keys: list[str] | None = None
+    for m in names:
+        pq = per_query[m]
+        current = list(pq)
+        if current != keys:
+            keys = current
+            position = {q: i for i, q in enumerate(keys)}
+            missing = [q for q in queries if q not in position]
+            if missing or len(keys) != len(queries):  # pragma: no cover - the policy scores every judged query
+                raise AssertionError(f"{m}: judged queries without a value: {missing[:5]}")
+            order = np.fromiter((position[q] for q in queries), np.int64, count=len(queries))
+        assert order is not None
+        out[m] = np.fromiter(pq.values(), np.float64, count=len(keys))[order]
     return out
 
 

@@ -5,15 +5,26 @@ package imports neither.
 """
 
 from .compare import Comparison, compare_paired
-from .significance import StatsInputError, TestResult, bootstrap_ci, holm, paired_t_test, randomization_test
+from .significance import (
+    StatsInputError,
+    TestResult,
+    bootstrap_ci,
+    bootstrap_means,
+    holm,
+    paired_t_test,
+    percentile_interval,
+    randomization_test,
+)
 
 __all__ = [
     "Comparison",
     "StatsInputError",
     "TestResult",
     "bootstrap_ci",
+    "bootstrap_means",
     "compare_paired",
     "holm",
     "paired_t_test",
+    "percentile_interval",
     "randomization_test",
 ]

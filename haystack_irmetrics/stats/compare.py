@@ -57,12 +57,15 @@ def compare_paired(
     n_resamples: int = 10_000,
     seed: int = 0,
     confidence: float = 0.95,
+    intervals: bool = True,
 ) -> list[Comparison]:
     """Compare per-query values ``a[metric]`` with ``b[metric]`` (aligned arrays) for every metric of ``a``.
 
     All metrics share one set of random sign patterns and bootstrap resamples (one matrix product per
     batch, whatever the number of metrics). Holm's correction runs separately for each test over each
     family: ``families[metric]`` names a metric's family (default: all metrics of the call form one).
+    ``intervals=False`` skips the bootstrap (``ci_low``/``ci_high`` are NaN) for callers that resample once
+    for many comparisons (:func:`~.significance.bootstrap_means`).
 
     Usage::
 
@@ -81,7 +84,10 @@ def compare_paired(
     y = np.column_stack([np.asarray(b[m], dtype=np.float64) for m in names])
     t = paired_t_test(x, y)
     r = randomization_test(x, y, n_resamples=n_resamples, seed=seed)
-    low, high = bootstrap_ci(x, y, confidence=confidence, n_resamples=n_resamples, seed=seed)
+    if intervals:
+        low, high = bootstrap_ci(x, y, confidence=confidence, n_resamples=n_resamples, seed=seed)
+    else:
+        low = high = np.full(x.shape[1], np.nan)
     p_t = np.asarray(t.pvalue)
     p_r = np.asarray(r.pvalue)
     groups: dict[Any, list[int]] = {}

@@ -163,6 +163,41 @@ def randomization_test(
     return TestResult(_out(observed, one), _out(p, one), n, f"paired randomization ({how})")
 
 
+def bootstrap_means(
+    a: Any, b: Any | None = None, *, n_resamples: int = 10_000, seed: int | np.random.Generator | None = 0
+) -> np.ndarray:
+    """Means of ``n_resamples`` bootstrap resamples of the queries: an ``(n_resamples, n_metrics)`` array.
+
+    Every column is resampled with the same draws (as multinomial weights, one matrix product per
+    batch), so a difference of two columns' resampled means is the resampled mean of their difference.
+    """
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 2:
+        raise StatsInputError(f"n_resamples must be an int >= 2, got {n_resamples!r}")
+    d, _ = _pair(a, b)
+    n, m = d.shape
+    rng = np.random.default_rng(seed)
+    means = np.empty((n_resamples, m))
+    rows = max(1, _BATCH_ELEMENTS // n)
+    for start in range(0, n_resamples, rows):
+        count = min(rows, n_resamples - start)
+        picks = rng.integers(0, n, size=(count, n)) + (np.arange(count) * n)[:, None]
+        weights = np.bincount(picks.ravel(), minlength=count * n).reshape(count, n).astype(np.float64)
+        means[start : start + count] = weights @ d / n
+    return means
+
+
+def percentile_interval(means: np.ndarray, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """The percentile interval of resampled means (columns), as numpy's linear quantiles (scipy's too)."""
+    if not 0 < confidence < 1:
+        raise StatsInputError(f"confidence must be in (0, 1), got {confidence!r}")
+    alpha = (1 - confidence) / 2
+    low, high = np.quantile(means, [alpha, 1 - alpha], axis=0)
+    # A constant column resamples to the same mean up to rounding: report the mean itself.
+    flat = np.ptp(means, axis=0) <= 1e-12 * np.maximum(1.0, np.abs(means).max(axis=0))
+    low[flat] = high[flat] = means[0, flat]
+    return low, high
+
+
 def bootstrap_ci(
     a: Any,
     b: Any | None = None,
@@ -181,23 +216,8 @@ def bootstrap_ci(
     """
     if not 0 < confidence < 1:
         raise StatsInputError(f"confidence must be in (0, 1), got {confidence!r}")
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 2:
-        raise StatsInputError(f"n_resamples must be an int >= 2, got {n_resamples!r}")
-    d, one = _pair(a, b)
-    n, m = d.shape
-    rng = np.random.default_rng(seed)
-    means = np.empty((n_resamples, m))
-    rows = max(1, _BATCH_ELEMENTS // n)
-    for start in range(0, n_resamples, rows):
-        count = min(rows, n_resamples - start)
-        picks = rng.integers(0, n, size=(count, n)) + (np.arange(count) * n)[:, None]
-        weights = np.bincount(picks.ravel(), minlength=count * n).reshape(count, n).astype(np.float64)
-        means[start : start + count] = weights @ d / n
-    alpha = (1 - confidence) / 2
-    low, high = np.quantile(means, [alpha, 1 - alpha], axis=0)
-    # Constant columns: every resample has the same mean; report it exactly.
-    flat = np.ptp(d, axis=0) == 0
-    low[flat] = high[flat] = d[0, flat]
+    _, one = _pair(a, b)
+    low, high = percentile_interval(bootstrap_means(a, b, n_resamples=n_resamples, seed=seed), confidence)
     return _out(low, one), _out(high, one)
 
 
@@ -222,4 +242,13 @@ def holm(pvalues: Any) -> np.ndarray:
     return adjusted
 
 
-__all__ = ["StatsInputError", "TestResult", "bootstrap_ci", "holm", "paired_t_test", "randomization_test"]
+__all__ = [
+    "StatsInputError",
+    "TestResult",
+    "bootstrap_ci",
+    "bootstrap_means",
+    "holm",
+    "paired_t_test",
+    "percentile_interval",
+    "randomization_test",
+]
