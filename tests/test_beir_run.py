@@ -155,6 +155,7 @@ def test_scifact_subset_bm25_equals_beir_exactly(scifact):
     assert run.means == beir_reference(subset.qrels, run.results)
 
 
+@pytest.mark.slow
 def test_scifact_bm25_lands_in_the_published_range_within_two_minutes(scifact):
     started = time.perf_counter()
     run = run_beir(scifact, "bm25", progress=False)
