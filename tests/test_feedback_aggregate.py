@@ -202,6 +202,18 @@ def test_any_split_of_the_log_merges_to_the_same_judgments(strategy, dedup):
     assert small.segment_judgments.equals(whole.segment_judgments)
 
 
+def test_partials_merged_while_reading_give_the_same_judgments(monkeypatch):
+    from haystack_irmetrics.feedback import aggregate as module
+
+    rows = random_log(11, n=600)
+    strat = Strategy("wilson", dedup="last")
+    whole = aggregate_feedback(rows, strat, columns=COLS)
+    monkeypatch.setattr(module, "MERGE_EVERY", 20)  # re-merge after nearly every batch
+    merged = aggregate_feedback(FeedbackLog(rows, columns=COLS, batch_rows=9), strat)
+    assert merged.judgments.equals(whole.judgments) and merged.shown.equals(whole.shown)
+    assert merged.segment_judgments.equals(whole.segment_judgments)
+
+
 def test_arrow_batch_functions_compose_like_spark_map_in_arrow_and_match_the_local_path():
     rows = random_log(5)
     strat = Strategy("wilson", dedup="last")

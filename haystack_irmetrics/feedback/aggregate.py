@@ -117,6 +117,21 @@ class Strategy:
 # -- columnar path ---------------------------------------------------------------------------------
 
 KEY = ["segment", "query", "doc", "voter"]
+PARTIAL_COLUMNS = [
+    *KEY,
+    "n_rows",
+    "pos_n",
+    "pos_sum",
+    "pos_min",
+    "n_votes",
+    "vote_sum",
+    "n_up",
+    "sel_vote",
+    "sel_ts",
+    "sel_row",
+    "text",
+    "text_row",
+]
 
 
 def _partial_frame(df: pl.DataFrame, strategy: Strategy, with_segment: bool) -> pl.DataFrame:
@@ -163,10 +178,11 @@ def _partial_frame(df: pl.DataFrame, strategy: Strategy, with_segment: bool) -> 
         .agg(aggs)
         .rename({"_segment": "segment", "_voter": "voter"})
         .with_columns(pl.when(pl.col("sel_vote").is_null()).then(None).otherwise(pl.col("sel_ts")).alias("sel_ts"))
+        .select(PARTIAL_COLUMNS)
     )
 
 
-def _merge_frame(df: pl.DataFrame, strategy: Strategy, key: list[str] = KEY) -> pl.DataFrame:
+def _merge_frame(df: pl.DataFrame, strategy: Strategy) -> pl.DataFrame:
     """Merge partial rows that share a key (the reduce step; associative and commutative)."""
     import polars as pl
 
@@ -178,7 +194,7 @@ def _merge_frame(df: pl.DataFrame, strategy: Strategy, key: list[str] = KEY) -> 
         else [~has_sel, pl.col("sel_ts"), pl.col("sel_row")]
     )
     pick = "first" if strategy.dedup == "first" else "last"
-    return df.group_by(key).agg(
+    merged = df.group_by(KEY).agg(
         pl.col("n_rows").sum(),
         pl.col("pos_n").sum(),
         pl.col("pos_sum").sum(),
@@ -192,6 +208,7 @@ def _merge_frame(df: pl.DataFrame, strategy: Strategy, key: list[str] = KEY) -> 
         pl.col("text").sort_by([~has_text, pl.col("text_row")]).first(),
         pl.col("text_row").sort_by([~has_text, pl.col("text_row")]).first(),
     )
+    return merged.select(PARTIAL_COLUMNS)
 
 
 def partial_schema() -> pa.Schema:
