@@ -36,8 +36,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from numbers import Real
+from operator import attrgetter
 from typing import Any
 
+import numpy as np
 from haystack import Document
 
 from ..errors import (
@@ -205,8 +207,26 @@ class DocumentPath:
                 out[key] = label
         return out
 
+    def _fast_keys(self, docs: Sequence[Document]) -> list[str] | None:
+        """Keys of a list of Documents in C-level passes, or None when a slow check must name a problem."""
+        if self._key_path[0] not in ("id", "content") or not set(map(type, docs)) <= {Document}:
+            return None
+        keys = list(map(attrgetter(self._key_path[0]), docs))
+        return keys if set(map(type, keys)) <= {str} else None
+
     def _ranking(self, i: int, qid: str, docs: Sequence[Document]) -> dict[str, float]:
         by_score = self.rank_by == "score"
+        keys = self._fast_keys(docs)
+        if keys is not None:
+            if not by_score:
+                # Strictly decreasing synthetic scores; a repeated key keeps its first rank.
+                first = dict.fromkeys(keys)
+                return dict(zip(first, _descending(len(first))))
+            scores = list(map(attrgetter("score"), docs))
+            if set(map(type, scores)) <= {float, int} and len(first := dict.fromkeys(keys)) == len(keys):
+                values = np.asarray(scores, dtype=np.float64)
+                if np.isfinite(values).all():
+                    return dict(zip(keys, values.tolist()))
         out: dict[str, float] = {}
         for j, doc in enumerate(docs):
             key = self._key(doc, "retrieved_documents", i, j, qid)
@@ -227,6 +247,16 @@ class DocumentPath:
             n = len(out)
             out = {key: float(n - rank) for rank, key in enumerate(out)}
         return out
+
+
+_FLOATS: list[float] = [0.0]
+
+
+def _descending(n: int) -> list[float]:
+    """``[n, n - 1, ..., 1]`` as floats, sliced from a shared list (no float built per document)."""
+    if n >= len(_FLOATS):
+        _FLOATS.extend(map(float, range(len(_FLOATS), 2 * n + 1)))
+    return _FLOATS[n:0:-1]
 
 
 def _check_batch(
