@@ -281,3 +281,62 @@ def test_hybrid_scores_are_reciprocal_rank_fusion_of_both_lists(dense_sample_run
     # Haystack's RRF: sum of 1 / (61 + rank) over the two lists, times 61 / 2 (top score at most 1).
     assert max(scores) <= 1.0 and min(scores) > 0
     assert hybrid.info["queries_reordered_by_ties"] >= 0
+
+
+def test_pipeline_that_retrieves_nothing_is_an_error(tmp_path):
+    path = write_yaml(
+        tmp_path,
+        f"""
+        components:
+          search:
+            type: {BM25}
+            init_parameters:
+              document_store: {{type: {STORE}, init_parameters: {{index: x}}}}
+              filters: {{field: meta.beir_id, operator: ==, value: no-such-document}}
+        connections: []
+        """,
+    )
+    with pytest.raises(PipelineError, match="retrieved no document for any of the 40 queries"):
+        run_beir(None, path, progress=False)
+
+
+def _lowercase_component():
+    from haystack import component
+
+    @component
+    class LowercaseQuery:
+        """Lowercases the query (a stand-in for a user's own query-rewriting component)."""
+
+        @component.output_types(query=str)
+        def run(self, query: str) -> dict[str, str]:
+            return {"query": query.lower()}
+
+    return LowercaseQuery
+
+
+LowercaseQuery = _lowercase_component()
+
+
+def test_user_components_load_only_from_allowed_modules(tmp_path):
+    path = write_yaml(
+        tmp_path,
+        f"""
+        components:
+          rewrite:
+            type: {__name__}.LowercaseQuery
+            init_parameters: {{}}
+          search:
+            type: {BM25}
+            init_parameters:
+              document_store: {{type: {STORE}, init_parameters: {{index: x}}}}
+        connections:
+          - sender: rewrite.query
+            receiver: search.query
+        """,
+    )
+    with pytest.raises(PipelineError, match="cannot load the pipeline"):
+        load_beir_pipelines(path)
+    pipes = load_beir_pipelines(path, allowed_modules=[__name__])
+    assert pipes.query_inputs == [("rewrite", "query")]
+    run = run_beir(None, path, progress=False, k_values=[10], allowed_modules=[__name__])
+    assert 0.6 < run.means["NDCG@10"] < 0.8

@@ -76,6 +76,13 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
         help="evaluate although the qrels judge documents absent from the corpus (they count as unretrievable)",
     )
     beir.add_argument(
+        "--allow-module",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="let the pipeline YAML use components from these modules, e.g. 'mypkg.*' (repeatable)",
+    )
+    beir.add_argument(
         "--format", choices=["markdown", "json"], default="markdown", help="what to print (default: markdown)"
     )
     beir.add_argument(
@@ -116,6 +123,7 @@ def _cmd_beir(args: argparse.Namespace) -> int:
         allow_missing_docs=args.allow_missing_docs,
         data_dir=args.data_dir,
         download=not args.no_download,
+        allowed_modules=args.allow_module,
     )
     for warning in run.warnings:
         print(f"irmetrics: warning: {warning}", file=sys.stderr)

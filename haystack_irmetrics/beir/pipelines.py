@@ -146,12 +146,15 @@ def load_beir_pipelines(
     *,
     model: str | None = None,
     progress: bool | None = None,
+    allowed_modules: Iterable[str] = (),
 ) -> BeirPipelines:
     """Load a built-in (``bm25``, ``dense``, ``hybrid``) or user YAML pipeline for a BEIR run.
 
     :param retriever: a built-in name or the path of a pipeline YAML.
     :param model: embedding model name or local folder for every SentenceTransformers embedder.
     :param progress: show the document embedder's progress bar (default: when stderr is a terminal).
+    :param allowed_modules: module patterns (e.g. ``"mypkg.*"``) whose components the YAML may use,
+        besides Haystack's, haystack_integrations' and haystack_irmetrics'.
     :returns: :class:`BeirPipelines`, with private document stores (call :meth:`BeirPipelines.close`).
     :raises PipelineError: if the YAML cannot be read or loaded, or its inputs and outputs are unclear.
     """
@@ -169,10 +172,11 @@ def load_beir_pipelines(
     for s in specs:
         _rewrite(s, index_map, run_id, model, show, models)
 
-    retrieval = _load(spec, source)
+    allowed = list(allowed_modules)
+    retrieval = _load(spec, source, allowed)
     stores = _stores_of(retrieval)
     if indexing_spec is not None:
-        indexing = _load(indexing_spec, f"{source} (metadata.irmetrics.indexing)")
+        indexing = _load(indexing_spec, f"{source} (metadata.irmetrics.indexing)", allowed)
     else:
         indexing = _writer_pipeline(retrieval, stores, source)
     stores = _unique_stores([*stores, *_stores_of(indexing)])
@@ -273,13 +277,13 @@ def _rewrite(
             _rewrite(value, index_map, run_id, model, show, models)
 
 
-def _load(spec: dict[str, Any], source: str) -> Pipeline:
+def _load(spec: dict[str, Any], source: str, allowed_modules: list[str]) -> Pipeline:
     from haystack.marshal import YamlMarshaller
 
     from ..components.loading import load_pipeline
 
     try:
-        return load_pipeline(YamlMarshaller().marshal(spec))
+        return load_pipeline(YamlMarshaller().marshal(spec), allowed_modules=allowed_modules)
     except Exception as e:
         raise PipelineError(f"cannot load the pipeline of {source}: {e}") from e
 

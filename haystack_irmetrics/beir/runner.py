@@ -106,6 +106,7 @@ def run_beir(
     allow_missing_docs: bool = False,
     data_dir: str | os.PathLike[str] | None = None,
     download: bool = True,
+    allowed_modules: Sequence[str] = (),
 ) -> BeirRun:
     """Index a BEIR corpus with a Haystack pipeline, run every query, and evaluate as BEIR does.
 
@@ -124,6 +125,8 @@ def run_beir(
     :param allow_missing_docs: evaluate although judged documents are missing from the corpus.
     :param data_dir: where named BEIR datasets are kept.
     :param download: download a named dataset that is not in ``data_dir``.
+    :param allowed_modules: module patterns whose components a pipeline YAML may use (Haystack's
+        deserialization allowlist; Haystack's own, haystack_integrations and haystack_irmetrics are allowed).
     :returns: a :class:`BeirRun`.
     :raises IRMetricsError: on bad data (:mod:`haystack_irmetrics.beir.errors`, ``ParseError``) or a
         pipeline that cannot be used (:class:`~haystack_irmetrics.beir.errors.PipelineError`).
@@ -139,7 +142,7 @@ def run_beir(
     if top_k is not None and top_k < 1:
         raise PipelineError(f"top_k must be a positive integer or None, got {top_k}")
     ds = _dataset(dataset, split, allow_missing_docs, data_dir, download)
-    pipes = load_beir_pipelines(retriever, model=model, progress=progress)
+    pipes = load_beir_pipelines(retriever, model=model, progress=progress, allowed_modules=allowed_modules)
     try:
         pipes.warm_up()
         loaded = time.perf_counter()
@@ -151,6 +154,8 @@ def run_beir(
         retrieved = time.perf_counter()
     finally:
         pipes.close()
+    if results and not any(results.values()):
+        raise PipelineError(f"{pipes.source} retrieved no document for any of the {len(results)} queries")
     evaluation = evaluate(ds.qrels, results, k_values, preset="beir")
     evaluated = time.perf_counter()
     if diagnostics["queries_reordered_by_ties"]:
