@@ -1,4 +1,4 @@
-"""Properties every registered measure must have, run over the whole registry."""
+"""Properties every registered measure must have, run over the whole registry (every family, every variant)."""
 
 from __future__ import annotations
 
@@ -9,24 +9,56 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from haystack_irmetrics import evaluate
-from haystack_irmetrics.core.measures import FAMILIES, Measure, parse_measure
+from haystack_irmetrics.core.measures import FAMILIES, MIN_GEO_MEAN, Measure, parse_measure
 from tests import strategies as S
 from tests.oracles import pytrec_per_query
 
 FAMILY_NAMES = sorted(FAMILIES)
 PRESETS = ["beir", "trec"]
+GAIN_MAP = {0: 0, 1: 1, 2: 3, 3: 7}
+
+
+def registry(ks: list[int]) -> list[Measure]:
+    """Every family at the cutoffs ``ks``, with each of its variants."""
+    out: list[Measure] = []
+    for f, spec in FAMILIES.items():
+        if spec.at == "level":
+            out.extend(Measure(f, level=x) for x in (0.0, 0.25, 0.5, 1.0))
+        elif spec.at == "none":
+            out.append(Measure(f))
+        else:
+            if spec.at == "optional":
+                out.append(Measure(f))
+            out.extend(Measure(f, k) for k in ks)
+    ks_top = ks[:2]
+    out.extend(Measure("NDCG", k, gain="exp") for k in ks_top)
+    out.extend(Measure("NDCG", k, discount="jk") for k in ks_top)
+    out.extend(Measure("NDCG", k, gain=GAIN_MAP) for k in ks_top)
+    out.extend(Measure("F", k, beta=0.5) for k in ks_top)
+    out.append(Measure("F", beta=2.0))
+    return out
+
+
+def test_the_registry_suite_covers_every_family_and_variant():
+    ms = registry([1, 10])
+    assert {m.family for m in ms} == set(FAMILIES)
+    assert {m.variant for m in ms if m.family == "NDCG"} == {
+        (None, None, None),
+        ("exp", None, None),
+        (None, "jk", None),
+        (tuple((float(g), float(v)) for g, v in GAIN_MAP.items()), None, None),
+    }
 
 
 def _scored(qrels, results):
     return [q for q in results if qrels.get(q)]
 
 
-@pytest.mark.parametrize("family", FAMILY_NAMES)
-def test_measure_names_round_trip(family):
-    for k in (1, 10, 1000):
-        m = Measure(family, k)
-        assert parse_measure(str(m)) == m
-        assert str(parse_measure(m.name.lower())) == m.name
+@pytest.mark.parametrize("m", registry([1, 10, 1000]), ids=str)
+def test_measure_names_round_trip(m):
+    assert parse_measure(str(m)) == m
+    assert parse_measure(m.name.lower()) == m
+    assert parse_measure(m.name.upper()) == m
 
 
 @pytest.mark.parametrize(
@@ -41,23 +73,85 @@ def test_measure_names_round_trip(family):
         ("precision@3", "P@3"),
         ("r_cap@100", "R_cap@100"),
         ("AP@10", "MAP@10"),
+        ("Rprec", "Rprec"),
+        ("R_prec", "Rprec"),
+        ("bpref", "bpref"),
+        ("gm_map", "GMAP"),
+        ("iprec_at_recall_0.30", "iP@0.3"),
+        ("IPrec@0.3", "iP@0.3"),
+        ("iP@.3", "iP@0.3"),
+        ("11pt_avg", "iP_avg"),
+        ("success_10", "Success@10"),
+        ("hit_rate@5", "Success@5"),
+        ("top_k_acc@5", "Success@5"),
+        ("accuracy@1", "Success@1"),
+        ("set_F", "F"),
+        ("F1@10", "F@10"),
+        ("F(beta=1)@10", "F@10"),
+        ("f(BETA=0.50)@10", "F(beta=0.5)@10"),
+        ("nDCG_exp@10", "nDCG_exp@10"),
+        ("ndcg_burges@10", "nDCG_exp@10"),
+        ("NDCG(gain=exp)@10", "nDCG_exp@10"),
+        ("NDCG(gain=linear)@10", "NDCG@10"),
+        ("nDCG_jk@10", "nDCG_jk@10"),
+        ("NDCG(discount=jk, gain=exp)@3", "nDCG_exp_jk@3"),
+        ("ndcg(gains={2:3, 1:1, 0:0})@10", "nDCG(gains={0:0,1:1,2:3})@10"),
+        ("nDCG(gains={1=3,2=9,4=4.5})@5", "nDCG(gains={1:3,2:9,4:4.5})@5"),
+        ("judged_10", "Judged@10"),
+        ("hole@10", "Hole@10"),
     ],
 )
-def test_aliases_of_trec_eval_ir_measures_and_ranx_parse_to_beir_names(alias, name):
+def test_aliases_of_trec_eval_ir_measures_beir_and_ranx_parse_to_canonical_names(alias, name):
     assert parse_measure(alias).name == name
+
+
+def test_beir_six_print_exactly_their_beir_keys():
+    assert [str(Measure(f, 10)) for f in ("NDCG", "MAP", "Recall", "P", "MRR")] == [
+        "NDCG@10", "MAP@10", "Recall@10", "P@10", "MRR@10"
+    ]  # fmt: skip
+    assert str(Measure("R_cap", 100)) == "R_cap@100"
 
 
 @given(S.qrels(), S.runs(), S.k_values, st.sampled_from(PRESETS))
 def test_every_value_is_between_0_and_1(qrels, results, ks, preset):
     assume(_scored(qrels, results))
-    res = evaluate(qrels, results, ks, preset=preset)
-    for values in res.per_query.values():
-        assert all(0.0 <= v <= 1.0 for v in values.values())
-    assert all(0.0 <= v <= 1.0 for v in res.means.values())
+    res = evaluate(qrels, results, ks, measures=registry(ks), preset=preset)
+    for name, values in res.per_query.items():
+        low = MIN_GEO_MEAN if name.startswith("GMAP") else 0.0
+        assert all(low <= v <= 1.0 for v in values.values()), name
+    for name, v in res.means.items():
+        if name.startswith("Hole") and preset == "beir":
+            # BEIR sums Hole over every results query but divides by len(qrels): it can pass 1.
+            assert v >= 0.0
+        else:
+            assert 0.0 <= v <= 1.0, name
+
+
+def _ideal_value(m: Measure, R: int, n_judged: int) -> float:
+    """What measure m must score on a run that lists every judged document, best label first."""
+    k = m.cutoff
+    hits = R if k is None else min(R, k)
+    if m.family in ("NDCG", "MRR", "R_cap", "Success", "Rprec", "bpref", "iP", "iP_avg"):
+        return 1.0
+    if m.family in ("MAP", "Recall"):
+        return hits / R
+    if m.family == "GMAP":
+        return max(hits / R, MIN_GEO_MEAN)
+    if m.family == "P":
+        return hits / k
+    if m.family == "F":
+        x = 1.0 if m.beta is None else m.beta * m.beta
+        P, Rc = hits / (n_judged if k is None else min(k, n_judged)), hits / R
+        return (x + 1.0) * P * Rc / (x * P + Rc)
+    if m.family == "Judged":
+        return min(k, n_judged) / k
+    if m.family == "Hole":
+        return 0.0
+    raise AssertionError(f"no ideal value for {m}")  # a new family must be added here
 
 
 @given(S.qrels(st.sampled_from([0, 1, 2, 3])), S.k_values, st.sampled_from(PRESETS))
-def test_ideal_ranking_scores_one_where_the_measure_can_reach_one(qrels, ks, preset):
+def test_ideal_ranking_scores_what_the_measure_can_reach(qrels, ks, preset):
     # Ideal run: every judged document, sorted by label, distinct scores.
     results = {
         q: {d: float(lab) + 1.0 / (i + 2) for i, (d, lab) in enumerate(sorted(docs.items(), key=lambda x: -x[1]))}
@@ -65,19 +159,18 @@ def test_ideal_ranking_scores_one_where_the_measure_can_reach_one(qrels, ks, pre
         if docs
     }
     assume(results)
-    res = evaluate(qrels, results, ks, preset=preset, ignore_identical_ids=False)
-    for q, _docs in results.items():
+    ms = registry(ks)
+    res = evaluate(qrels, results, ks, measures=ms, preset=preset, ignore_identical_ids=False)
+    for q in results:
         R = sum(1 for v in qrels[q].values() if v >= 1)
-        for k in ks:
-            pq = {f: res.per_query[f"{f}@{k}"].get(q) for f in FAMILY_NAMES}
+        for m in ms:
+            value = res.per_query[m.name][q]
             if R == 0:
-                assert all(v == 0.0 for v in pq.values())
+                expected = {"GMAP": MIN_GEO_MEAN, "Judged": None, "Hole": 0.0}.get(m.family, 0.0)
+                if expected is not None:
+                    assert value == expected, m
                 continue
-            assert pq["NDCG"] == pytest.approx(1.0)
-            assert pq["MRR"] == 1.0 and pq["R_cap"] == 1.0
-            assert pq["P"] == pytest.approx(min(R, k) / k)
-            assert pq["Recall"] == pytest.approx(min(R, k) / R)
-            assert pq["MAP"] == pytest.approx(min(R, k) / R)
+            assert value == pytest.approx(_ideal_value(m, R, len(results[q])), abs=1e-12), m
 
 
 @given(S.qrels(), S.runs(), S.k_values, st.sampled_from(PRESETS), st.randoms(use_true_random=False))
@@ -85,8 +178,8 @@ def test_query_order_does_not_change_per_query_values(qrels, results, ks, preset
     assume(_scored(qrels, results))
     items = list(results.items())
     rnd.shuffle(items)
-    a = evaluate(qrels, results, ks, preset=preset)
-    b = evaluate(qrels, dict(items), ks, preset=preset)
+    a = evaluate(qrels, results, ks, measures=registry(ks), preset=preset)
+    b = evaluate(qrels, dict(items), ks, measures=registry(ks), preset=preset)
     assert a.per_query == b.per_query
     for name, v in a.raw_means.items():
         assert b.raw_means[name] == pytest.approx(v, abs=1e-12)
@@ -98,8 +191,8 @@ def test_order_preserving_relabelling_of_ids_changes_nothing(qrels, results, ks,
     # Prefixing keeps byte order, so trec ties resolve the same; query-id equality is kept too.
     qr = {"x" + q: {"x" + d: v for d, v in docs.items()} for q, docs in qrels.items()}
     rr = {"x" + q: {"x" + d: v for d, v in docs.items()} for q, docs in results.items()}
-    a = evaluate(qrels, results, ks, preset=preset)
-    b = evaluate(qr, rr, ks, preset=preset)
+    a = evaluate(qrels, results, ks, measures=registry(ks), preset=preset)
+    b = evaluate(qr, rr, ks, measures=registry(ks), preset=preset)
     assert a.raw_means == b.raw_means
     assert {m: {"x" + q: v for q, v in pq.items()} for m, pq in a.per_query.items()} == b.per_query
 
@@ -119,10 +212,15 @@ def test_raising_a_relevant_documents_score_never_lowers_any_measure(qrels, resu
     assume(relevant)
     d = data.draw(st.sampled_from(relevant))
     better = {**results, q: {**results[q], d: 10.0}}
-    a = evaluate(qrels, results, ks, preset=preset)
-    b = evaluate(qrels, better, ks, preset=preset)
-    for name, values in a.per_query.items():
-        assert b.per_query[name][q] >= values[q] - 1e-15, name
+    ms = registry(ks)
+    a = evaluate(qrels, results, ks, measures=ms, preset=preset)
+    b = evaluate(qrels, better, ks, measures=ms, preset=preset)
+    for m in ms:
+        before, after = a.per_query[m.name][q], b.per_query[m.name][q]
+        if m.spec.higher_is_better:
+            assert after >= before - 1e-15, m
+        else:
+            assert after <= before + 1e-15, m
 
 
 @given(S.float_qrels(), S.runs(), S.k_values, st.sampled_from([0.5, 1.0, 1.5]))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
@@ -11,8 +12,8 @@ import numpy as np
 
 from ..errors import NoOverlapError
 from .inputs import ColumnarRun, Prepared, Qrels, QrelsDict, Run, RunDict, prepare
-from .kernels import binary_kernel, gain_kernel
-from .measures import Measure, resolve_measures
+from .kernels import binary_kernel, bpref_kernel, coverage_kernel, gain_kernel, iprec_kernel
+from .measures import FAMILIES, STANDARD_LEVELS, GainMap, Measure, resolve_measures
 from .presets import FamilyPolicy, MissingQueries, NoRelevant, Preset, Ties, resolve_preset
 from .ranking import Counted, count_f32, judged_ranks
 
@@ -23,14 +24,15 @@ class PerQuery(Mapping):
     """``{measure: {qid: value}}``, each inner dict built on first access (most callers read means only)."""
 
     def __init__(self) -> None:
-        self.parts: dict[str, tuple[list[str], np.ndarray, list[str]]] = {}
+        # name -> (scored query ids, their values, queries averaged at the missing value, that value)
+        self.parts: dict[str, tuple[list[str], np.ndarray, list[str], float]] = {}
         self._built: dict[str, dict[str, float]] = {}
 
     def __getitem__(self, name: str) -> dict[str, float]:
         built = self._built.get(name)
         if built is None:
-            names, values, zeros = self.parts[name]
-            built = self._built[name] = dict(chain(zip(names, values.tolist()), ((q, 0.0) for q in zeros)))
+            names, values, extra, value = self.parts[name]
+            built = self._built[name] = dict(chain(zip(names, values.tolist()), ((q, value) for q in extra)))
         return built
 
     def __iter__(self):
@@ -50,7 +52,9 @@ class EvaluationResult:
     ``means`` are rounded as the preset says (BEIR: Python ``round(x, 5)``), ``raw_means`` are
     not. ``per_query[measure][qid]`` holds unrounded values of exactly the queries averaged in
     that measure's mean (so the mean of ``per_query[m]`` is ``raw_means[m]``); ``n_queries[m]`` is
-    their count.
+    their count. Two documented exceptions: GMAP's mean is geometric (``exp`` of the mean ``log``),
+    and BEIR's ``Hole@k`` also lists results queries nobody judged, which it sums but does not count
+    (it divides by ``len(qrels)``).
     """
 
     means: dict[str, float]
@@ -97,7 +101,8 @@ def evaluate(
     :param results: ``{qid: {docid: score}}`` (higher = better), or a
         :class:`~haystack_irmetrics.core.inputs.Run`. Never modified.
     :param k_values: cutoffs crossed with the measure families.
-    :param measures: families (``"NDCG"``) and/or full names (``"P@5"``); default: BEIR's six.
+    :param measures: families (``"NDCG"``) and/or full names (``"P@5"``, ``"nDCG_exp@10"``, ``"Rprec"``,
+        ``"iP@0.3"``; see :mod:`haystack_irmetrics.core.measures`); default: BEIR's six.
     :param preset: ``"beir"`` (default, beir 2.2.0 exactly) or ``"trec"`` (trec_eval for all six).
     :param relevance_threshold: labels ``>=`` this are relevant for MAP, P, Recall, R_cap, MRR.
     :param ties: ``"trec"`` or ``"stable"`` for every family (overrides the preset).
@@ -132,16 +137,27 @@ def evaluate(
             f"no query is shared by the results ({len(_qids(run))} queries, e.g. {_qids(run)[0]!r}) "
             f"and the non-empty qrels ({len(q.qids)} queries, e.g. {q.qids[0]!r}); check the id format"
         )
-    return _Evaluation(q, prep, policy).run(wanted)
+    return _Evaluation(q, prep, policy, run).run(wanted)
+
+
+@dataclass
+class _Block:
+    """One kernel call's output: ``table[row]`` per measure, over ``qids`` (default: the scored queries)."""
+
+    table: np.ndarray
+    rel_any: np.ndarray
+    qids: list[str] | None = None
+    counted: np.ndarray | None = None  # False: summed but not counted (BEIR's Hole)
 
 
 class _Evaluation:
     """One evaluation: computes each (ranking order, relevance rule) once and shares it."""
 
-    def __init__(self, qrels: Qrels, prep: Prepared, preset: Preset) -> None:
+    def __init__(self, qrels: Qrels, prep: Prepared, preset: Preset, run: Run | ColumnarRun | None = None) -> None:
         self.qrels = qrels
         self.prep = prep
         self.preset = preset
+        self.run_input = run
         self._ranks: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._counted: Counted | None = None
         n = len(prep.qids)
@@ -172,41 +188,126 @@ class _Evaluation:
             return labels > policy.positive_above
         return labels >= self.preset.relevance_threshold
 
-    def run(self, wanted: list[Measure]) -> EvaluationResult:
-        n = len(self.prep.qids)
-        groups: dict[tuple[str, FamilyPolicy], list[Measure]] = {}
-        for m in wanted:
-            groups.setdefault((m.family, self.preset.policy(m.family)), []).append(m)
-        values: dict[Measure, np.ndarray] = {}
-        has_relevant: dict[Measure, np.ndarray] = {}
-        for (family, policy), ms in groups.items():
-            order, ranks = self.ranked(policy.ties)
-            owner = self.prep.pair_query[order]
-            labels = self.prep.pair_label[order]
-            cutoffs = [m.cutoff for m in ms]
-            if family == "NDCG":
-                offsets = _offsets(owner, n)
-                ideal = self.labels > 0
-                ideal_owner = self.label_owner[ideal]
-                ideal_gain = self.labels[ideal]
-                sort = np.lexsort((-ideal_gain, ideal_owner))
-                table = gain_kernel(owner, ranks, labels, offsets, ideal_gain[sort], _offsets(ideal_owner, n), cutoffs)
-                rel_any = np.bincount(ideal_owner, minlength=n) > 0
-            else:
-                keep = self.is_relevant(labels, policy)
-                r_owner = owner[keep]
-                n_rel = np.bincount(self.label_owner[self.is_relevant(self.labels, policy)], minlength=n)
-                table = binary_kernel(family, r_owner, ranks[keep], _offsets(r_owner, n), n_rel, cutoffs)
-                rel_any = n_rel > 0
-            for row, m in enumerate(ms):
-                values[m] = table[row]
-                has_relevant[m] = rel_any
-        return self.aggregate(wanted, values, has_relevant)
+    def n_retrieved(self) -> np.ndarray:
+        return np.diff(self.prep.offsets)
 
-    def aggregate(
-        self, wanted: list[Measure], values: dict[Measure, np.ndarray], has_relevant: dict[Measure, np.ndarray]
-    ) -> EvaluationResult:
+    def run(self, wanted: list[Measure]) -> EvaluationResult:
+        groups: dict[tuple, list[Measure]] = {}
+        for m in wanted:
+            groups.setdefault((m.family, self.preset.policy(m.family), m.variant), []).append(m)
+        rows: dict[Measure, tuple[_Block, int]] = {}
+        for (family, policy, _), ms in groups.items():
+            block = getattr(self, "_" + FAMILIES[family].kernel)(family, policy, ms)
+            for row, m in enumerate(ms):
+                rows[m] = (block, row)
+        return self.aggregate(wanted, rows)
+
+    # One method per kernel kind; each returns a _Block with one row per measure of the group.
+
+    def ranked_gains(self, policy: FamilyPolicy, m: Measure) -> tuple[np.ndarray, ...]:
+        """``(owner, ranks, gains, offsets, ideal_gains, ideal_offsets)`` of an NDCG variant."""
+        n = len(self.prep.qids)
+        order, ranks = self.ranked(policy.ties)
+        owner = self.prep.pair_query[order]
+        gains = gain_values(self.prep.pair_label[order], m.gain)
+        all_gains = gain_values(self.labels, m.gain)
+        ideal = all_gains > 0
+        ideal_owner = self.label_owner[ideal]
+        ideal_gain = all_gains[ideal]
+        sort = np.lexsort((-ideal_gain, ideal_owner))
+        return owner, ranks, gains, _offsets(owner, n), ideal_gain[sort], _offsets(ideal_owner, n)
+
+    def _gain(self, family: str, policy: FamilyPolicy, ms: list[Measure]) -> _Block:
+        n = len(self.prep.qids)
+        owner, ranks, gains, offsets, ideal_gain, ideal_offsets = self.ranked_gains(policy, ms[0])
+        cutoffs = [m.cutoff for m in ms]
+        table = gain_kernel(owner, ranks, gains, offsets, ideal_gain, ideal_offsets, cutoffs, jk=ms[0].discount == "jk")
+        return _Block(table, np.diff(ideal_offsets) > 0 if n else np.zeros(0, bool))
+
+    def relevant_ranked(self, policy: FamilyPolicy) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(owner, ranks, offsets, n_relevant)`` of the relevant retrieved documents."""
+        n = len(self.prep.qids)
+        order, ranks = self.ranked(policy.ties)
+        owner = self.prep.pair_query[order]
+        keep = self.is_relevant(self.prep.pair_label[order], policy)
+        r_owner = owner[keep]
+        n_rel = np.bincount(self.label_owner[self.is_relevant(self.labels, policy)], minlength=n)
+        return r_owner, ranks[keep], _offsets(r_owner, n), n_rel
+
+    def _binary(self, family: str, policy: FamilyPolicy, ms: list[Measure]) -> _Block:
+        r_owner, r_ranks, offsets, n_rel = self.relevant_ranked(policy)
+        cutoffs = [m.cutoff for m in ms]
+        extra = {"n_retrieved": self.n_retrieved(), "beta": ms[0].beta} if family == "F" else {}
+        table = binary_kernel(family, r_owner, r_ranks, offsets, n_rel, cutoffs, **extra)
+        return _Block(table, n_rel > 0)
+
+    def _bpref(self, family: str, policy: FamilyPolicy, ms: list[Measure]) -> _Block:
+        n = len(self.prep.qids)
+        order, ranks = self.ranked(policy.ties)
+        owner = self.prep.pair_query[order]
+        labels = self.prep.pair_label[order]
+        rel = self.is_relevant(labels, policy)
+        nonrel = (labels >= 0) & ~rel
+        all_rel = self.is_relevant(self.labels, policy)
+        n_rel = np.bincount(self.label_owner[all_rel], minlength=n)
+        n_nonrel = np.bincount(self.label_owner[(self.labels >= 0) & ~all_rel], minlength=n)
+        values = bpref_kernel(owner, ranks, _offsets(owner, n), rel, nonrel, n_rel, n_nonrel)
+        return _Block(values[None, :], n_rel > 0)
+
+    def _iprec(self, family: str, policy: FamilyPolicy, ms: list[Measure]) -> _Block:
+        r_owner, r_ranks, offsets, n_rel = self.relevant_ranked(policy)
+        if family == "iP":
+            return _Block(iprec_kernel(r_owner, r_ranks, offsets, n_rel, [m.level for m in ms]), n_rel > 0)
+        # trec_eval 11pt_avg: the values summed from the highest level down, then / number of levels.
+        table = iprec_kernel(r_owner, r_ranks, offsets, n_rel, STANDARD_LEVELS)
+        total = np.zeros(table.shape[1], np.float64)
+        for row in range(len(STANDARD_LEVELS) - 1, -1, -1):
+            total += table[row]
+        return _Block((total / float(len(STANDARD_LEVELS)))[None, :], n_rel > 0)
+
+    def _coverage(self, family: str, policy: FamilyPolicy, ms: list[Measure]) -> _Block:
+        n = len(self.prep.qids)
+        cutoffs = [m.cutoff for m in ms]
+        n_rel = np.bincount(self.label_owner[self.is_relevant(self.labels, policy)], minlength=n)
+        if family == "Judged":
+            order, ranks = self.ranked(policy.ties)
+            return _Block(coverage_kernel(self.prep.pair_query[order], ranks, n, cutoffs), n_rel > 0)
+        # Hole: documents judged for no query at all (BEIR's annotated corpus: every qrels doc id).
         qids = self.prep.qids
+        counted = None
+        rel_any = n_rel > 0
+        if policy.unjudged_in_sum and self.run_input is not None:
+            scored = dict(zip(qids, rel_any.tolist()))
+            qids = _qids(self.run_input)
+            counted = np.fromiter((q in scored for q in qids), bool, count=len(qids))
+            rel_any = np.fromiter((scored.get(q, False) for q in qids), bool, count=len(qids))
+        owner, ranks, n_ret = self._annotated_ranks(policy.ties, qids)
+        table = coverage_kernel(owner, ranks, len(qids), cutoffs, n_ret)
+        return _Block(table, rel_any, None if counted is None else qids, counted)
+
+    def _annotated_ranks(self, ties: str, qids: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Ranks of the retrieved documents that some query judged, for ``qids`` (any results queries)."""
+        annotated: set[str] = set()
+        for docs in self.qrels.data.values():
+            annotated.update(docs)
+        sub = _run_subset(self.run_input, qids) if self.run_input is not None else {}
+        ignore = self.preset.ignore_identical_ids
+        n_ret = np.fromiter((len(sub[q]) - (ignore and q in sub[q]) for q in qids), np.int64, count=len(qids))
+        marked = {}
+        for q in qids:
+            hit = {d: 1 for d in sub[q] if d in annotated}
+            if hit:
+                marked[q] = hit
+        if not marked:
+            empty = np.zeros(0, np.int64)
+            return empty, empty, n_ret
+        prep = prepare(Run.from_dict(sub), Qrels.from_dict(marked), ignore)
+        ranks = judged_ranks(prep, ties)
+        position = {q: i for i, q in enumerate(qids)}
+        to_qids = np.fromiter((position[q] for q in prep.qids), np.int64, count=len(prep.qids))
+        return to_qids[prep.pair_query], ranks, n_ret
+
+    def aggregate(self, wanted: list[Measure], rows: dict[Measure, tuple[_Block, int]]) -> EvaluationResult:
         means: dict[str, float] = {}
         raw: dict[str, float] = {}
         per_query = PerQuery()
@@ -214,26 +315,70 @@ class _Evaluation:
         skip_norel = self.preset.no_relevant == "skip"
         for m in wanted:
             policy = self.preset.policy(m.family)
-            v = values[m]
-            keep = has_relevant[m] if skip_norel else np.ones(v.size, bool)
+            spec = FAMILIES[m.family]
+            block, row = rows[m]
+            qids = self.prep.qids if block.qids is None else block.qids
+            v = block.table[row]
+            keep = block.rel_any if skip_norel else np.ones(v.size, bool)
             answered = v[keep]
             names = qids if answered.size == v.size else [q for q, k in zip(qids, keep.tolist()) if k]
+            n_counted = answered.size if block.counted is None else int(block.counted[keep].sum())
             extra: list[str] = []
             if policy.missing_queries == "zero" and not skip_norel:
                 extra = self.missing + (self.empty if policy.count_empty_qrels else [])
             elif policy.missing_queries == "zero":
                 # Missing queries with relevant documents still count as 0; none-relevant ones are skipped.
                 extra = [q for q in self.missing if _has_relevant(self.qrels.data[q], m, self.preset)]
-            count = answered.size + len(extra)
-            # Sequential left-to-right sum in results order, as BEIR accumulates it.
-            total = float(np.cumsum(answered)[-1]) if answered.size else 0.0
-            mean = total / count if count else 0.0
+            count = n_counted + len(extra)
+            if spec.aggregate == "geometric":
+                logs = [math.log(x) for x in answered.tolist()] + [math.log(spec.missing_value)] * len(extra)
+                total = 0.0
+                for x in logs:
+                    total += x
+                mean = math.exp(total / count) if count else 0.0
+            else:
+                # Sequential left-to-right sum in results order, as BEIR accumulates it.
+                total = float(np.cumsum(answered)[-1]) if answered.size else 0.0
+                for _ in range(len(extra) if spec.missing_value else 0):
+                    total += spec.missing_value
+                mean = total / count if count else 0.0
             raw[m.name] = mean
             digits = self.preset.round_digits
             means[m.name] = round(mean, digits) if digits is not None else mean
-            per_query.parts[m.name] = (names, answered, extra)
+            if block.qids is not None:
+                listed = set(names)
+                extra = [q for q in extra if q not in listed]
+            per_query.parts[m.name] = (names, answered, extra, spec.missing_value)
             counts[m.name] = count
         return EvaluationResult(means, raw, per_query, counts, tuple(wanted), self.preset)
+
+
+def gain_values(labels: np.ndarray, gain: str | GainMap | None) -> np.ndarray:
+    """Gains of relevance labels: linear (the label), ``"exp"`` (``2^label - 1``) or a ``{grade: gain}`` map.
+
+    Labels <= 0 gain nothing, except through a map entry for grade 0; in a map, grades it does not
+    list keep gain = grade (trec_eval's ``ndcg`` parameters). Negative labels always gain 0.
+    """
+    if gain is None:
+        return labels
+    if gain == "exp":
+        return np.where(labels > 0, np.power(2.0, np.maximum(labels, 0.0)) - 1.0, 0.0)
+    out = np.where(labels > 0, labels, 0.0)
+    for grade, value in gain:
+        out[labels == grade] = value
+    return out
+
+
+def _run_subset(run: Run | ColumnarRun, qids: list[str]) -> dict[str, Mapping[str, float]]:
+    """``{qid: {docid: score}}`` for these queries of the run (dict runs: the caller's own dicts)."""
+    if isinstance(run, ColumnarRun):
+        where = {q: i for i, q in enumerate(run.qids)}
+        out: dict[str, Mapping[str, float]] = {}
+        for q in qids:
+            a, b = int(run.offsets[where[q]]), int(run.offsets[where[q] + 1])
+            out[q] = dict(zip(run.ids_at(np.arange(a, b)), run.scores[a:b].tolist()))
+        return out
+    return {q: run.data[q] for q in qids}
 
 
 def _qids(run: Run | ColumnarRun) -> list[str]:
@@ -243,7 +388,8 @@ def _qids(run: Run | ColumnarRun) -> list[str]:
 def _has_relevant(judgments: Mapping[str, float], m: Measure, preset: Preset) -> bool:
     policy = preset.policy(m.family)
     if m.family == "NDCG":
-        return any(v > 0 for v in judgments.values())
+        labels = np.fromiter(judgments.values(), np.float64, count=len(judgments))
+        return bool((gain_values(labels, m.gain) > 0).any())
     if policy.positive_above is not None:
         return any(v > policy.positive_above for v in judgments.values())
     return any(v >= preset.relevance_threshold for v in judgments.values())

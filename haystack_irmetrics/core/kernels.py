@@ -1,9 +1,21 @@
-"""Metric kernels: one per family kind, cutoffs as parameters.
+"""Metric kernels: one per family kind, cutoffs and variants as parameters.
 
 Inputs are ranked relevance arrays: for each query, the 0-based ranks and labels of its judged
 retrieved documents sorted by rank, in CSR form (``offsets`` over queries). Sums run in rank
 order with the same double operations as trec_eval (``gain / log2(i + 2)``,
 ``hits / (i + 1)``), so per-query values match pytrec_eval bit for bit, not just to a tolerance.
+
+=========================  =================================================================
+kernel                     families
+=========================  =================================================================
+:func:`gain_kernel`        NDCG (linear / exponential / custom gains; log2 or J-K discount)
+:func:`binary_kernel`      MAP, P, Recall, R_cap, MRR, Success, Rprec, F, GMAP
+:func:`bpref_kernel`       bpref
+:func:`iprec_kernel`       iP at recall levels, iP_avg (trec_eval 11pt_avg)
+:func:`coverage_kernel`    Judged, Hole
+=========================  =================================================================
+
+A cutoff of ``None`` means the whole ranking.
 """
 
 from __future__ import annotations
@@ -12,6 +24,8 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+
+from .measures import MIN_GEO_MEAN
 
 _LOG2: list[float] = []
 
@@ -53,8 +67,32 @@ def _at_cutoff(cum: np.ndarray, offsets: np.ndarray, count: np.ndarray) -> np.nd
     return out
 
 
-def _counts_below(ranks: np.ndarray, owner: np.ndarray, n_queries: int, k: int) -> np.ndarray:
+def _counts_below(ranks: np.ndarray, owner: np.ndarray, n_queries: int, k: int | None) -> np.ndarray:
+    if k is None:
+        return np.bincount(owner, minlength=n_queries).astype(np.int64)
     return np.bincount(owner[ranks < k], minlength=n_queries).astype(np.int64)
+
+
+def jk_discount(ranks: np.ndarray) -> np.ndarray:
+    """Järvelin-Kekäläinen's discount: 1 at ranks 1 and 2, ``log2(rank)`` below (0-based ``ranks``)."""
+    # log2(max(r, 1) + 1) == discount(max(r - 1, 0)): the same C log2 table.
+    return discount(np.maximum(ranks - 1, 0))
+
+
+def segmented_suffix_max(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Right-to-left running maxima restarting at each segment (exact: max never rounds)."""
+    out = values.astype(np.float64, copy=True)
+    lengths = offsets[1:] - offsets[:-1]
+    if out.size == 0:
+        return out
+    order = np.argsort(-lengths, kind="stable")
+    sorted_len = lengths[order]
+    ends = offsets[1:][order]
+    for depth in range(1, int(sorted_len[0])):
+        active = int(np.searchsorted(-sorted_len, -depth, side="left"))
+        pos = ends[:active] - 1 - depth
+        out[pos] = np.maximum(out[pos], out[pos + 1])
+    return out
 
 
 def gain_kernel(
@@ -65,18 +103,22 @@ def gain_kernel(
     ideal_gains: np.ndarray,
     ideal_offsets: np.ndarray,
     cutoffs: Sequence[int],
+    *,
+    jk: bool = False,
 ) -> np.ndarray:
     """NDCG@k for each cutoff (rows) and query (columns).
 
-    ``gains`` are the labels of the ranked judged documents (<= 0 contributes nothing);
-    ``ideal_gains`` are each query's positive labels sorted descending.
+    ``gains`` are the gains of the ranked judged documents (<= 0 contributes nothing);
+    ``ideal_gains`` are each query's positive gains sorted descending. ``jk``: Järvelin-Kekäläinen's
+    discount instead of ``log2(rank + 1)``.
     """
     n = offsets.size - 1
+    disc = jk_discount if jk else discount
     pos = gains > 0
-    contrib = np.where(pos, gains, 0.0) / discount(ranks)
+    contrib = np.where(pos, gains, 0.0) / disc(ranks)
     dcg_cum = segmented_cumsum(contrib, offsets)
     ideal_ranks = np.arange(ideal_gains.size) - np.repeat(ideal_offsets[:-1], np.diff(ideal_offsets))
-    idcg_cum = segmented_cumsum(ideal_gains / discount(ideal_ranks), ideal_offsets)
+    idcg_cum = segmented_cumsum(ideal_gains / disc(ideal_ranks), ideal_offsets)
     n_ideal = np.diff(ideal_offsets)
     out = np.zeros((len(cutoffs), n), np.float64)
     for row, k in enumerate(cutoffs):
@@ -93,18 +135,23 @@ def binary_kernel(
     ranks: np.ndarray,
     offsets: np.ndarray,
     n_relevant: np.ndarray,
-    cutoffs: Sequence[int],
+    cutoffs: Sequence[int | None],
+    *,
+    n_retrieved: np.ndarray | None = None,
+    beta: float | None = None,
 ) -> np.ndarray:
-    """MAP, P, Recall, R_cap or MRR at each cutoff (rows) for each query (columns).
+    """MAP, P, Recall, R_cap, MRR, Success, Rprec, F or GMAP at each cutoff (rows) for each query (columns).
 
     ``owner``/``ranks``/``offsets`` describe the *relevant* retrieved documents only, sorted by
     rank within each query; ``n_relevant`` is R, every relevant judged document of the query.
+    ``n_retrieved`` (F only) is the length of each query's ranking; ``beta`` (F only) weighs recall.
+    A cutoff ``None`` is the whole ranking (Rprec ignores its cutoff: it cuts at R).
     """
     n = offsets.size - 1
     out = np.zeros((len(cutoffs), n), np.float64)
     R = n_relevant.astype(np.float64)
     has_rel = n_relevant > 0
-    if family == "MAP":
+    if family in ("MAP", "GMAP"):
         hits = np.arange(ranks.size) - offsets[:-1][owner] + 1
         cum = segmented_cumsum(hits.astype(np.float64) / (ranks + 1).astype(np.float64), offsets)
     elif family == "MRR":
@@ -116,15 +163,126 @@ def binary_kernel(
             hit = first < k
             out[row, hit] = 1.0 / (first[hit] + 1).astype(np.float64)
             continue
+        if family == "Rprec":
+            # trec_eval: relevant among the top min(retrieved, R), / R.
+            count = np.bincount(owner[ranks < n_relevant[owner]], minlength=n)
+            out[row, has_rel] = count[has_rel].astype(np.float64) / R[has_rel]
+            continue
         count = _counts_below(ranks, owner, n, k)
         if family == "MAP":
             out[row, has_rel] = _at_cutoff(cum, offsets, count)[has_rel] / R[has_rel]
+        elif family == "GMAP":
+            # trec_eval gm_map: log(max(AP, MIN_GEO_MEAN)) per query; the value kept here is the max.
+            ap = np.zeros(n, np.float64)
+            ap[has_rel] = _at_cutoff(cum, offsets, count)[has_rel] / R[has_rel]
+            out[row] = np.maximum(ap, MIN_GEO_MEAN)
         elif family == "P":
             out[row] = count.astype(np.float64) / float(k)
         elif family == "Recall":
             out[row, has_rel] = count[has_rel].astype(np.float64) / R[has_rel]
         elif family == "R_cap":
             out[row, has_rel] = count[has_rel].astype(np.float64) / np.minimum(R[has_rel], float(k))
+        elif family == "Success":
+            out[row] = (count > 0).astype(np.float64)
+        elif family == "F":
+            if n_retrieved is None:  # pragma: no cover - the caller always passes it
+                raise ValueError("F needs n_retrieved")
+            hit = count > 0
+            ret = n_retrieved if k is None else np.minimum(n_retrieved, k)
+            P = count[hit].astype(np.float64) / ret[hit].astype(np.float64)
+            Rc = count[hit].astype(np.float64) / R[hit]
+            x = 1.0 if beta is None else beta * beta
+            # trec_eval set_F: (x + 1) * P * R / (x * P + R), same operation order.
+            out[row, hit] = (x + 1.0) * P * Rc / (x * P + Rc)
         else:  # pragma: no cover - families are validated by Measure
             raise ValueError(family)
+    return out
+
+
+def bpref_kernel(
+    owner: np.ndarray,
+    ranks: np.ndarray,
+    offsets: np.ndarray,
+    relevant: np.ndarray,
+    nonrelevant: np.ndarray,
+    n_relevant: np.ndarray,
+    n_nonrelevant: np.ndarray,
+) -> np.ndarray:
+    """trec_eval's bpref per query.
+
+    ``owner``/``ranks``/``offsets`` are every judged retrieved document sorted by rank;
+    ``relevant``/``nonrelevant`` flag them (a negative label is neither: trec_eval's "unjudged in
+    pool"). ``n_relevant`` is R and ``n_nonrelevant`` N, over all judged documents of the query.
+    Each relevant retrieved document adds ``1 - min(nonrel above, R) / min(N, R)`` (1 when no
+    nonrelevant one is above it), summed in rank order, and the sum is divided by R.
+    """
+    n = offsets.size - 1
+    nonrel = nonrelevant.astype(np.int64)
+    cum = np.cumsum(nonrel)
+    seg_start = np.concatenate(([0], cum))[offsets[:-1]]
+    above = cum - nonrel - seg_start[owner]  # nonrelevant judged docs ranked above, same query
+    r_owner = owner[relevant]
+    nb = above[relevant]
+    R = n_relevant[r_owner]
+    term = np.ones(nb.size, np.float64)
+    some = nb > 0
+    term[some] = 1.0 - np.minimum(nb[some], R[some]).astype(np.float64) / np.minimum(
+        n_nonrelevant[r_owner][some], R[some]
+    ).astype(np.float64)
+    r_offsets = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(r_owner, minlength=n), out=r_offsets[1:])
+    total = _at_cutoff(segmented_cumsum(term, r_offsets), r_offsets, np.diff(r_offsets))
+    out = np.zeros(n, np.float64)
+    has_rel = n_relevant > 0
+    out[has_rel] = total[has_rel] / n_relevant[has_rel].astype(np.float64)
+    return out
+
+
+def iprec_kernel(
+    owner: np.ndarray,
+    ranks: np.ndarray,
+    offsets: np.ndarray,
+    n_relevant: np.ndarray,
+    levels: Sequence[float],
+) -> np.ndarray:
+    """Interpolated precision at each recall level (rows) for each query (columns), as trec_eval 9.
+
+    ``owner``/``ranks``/``offsets`` describe the relevant retrieved documents sorted by rank. The
+    m-th of them has precision ``m / rank_m``; the value at a level is the largest precision at or
+    below the c-th relevant document, ``c = int(level * R + 0.9)`` (trec_eval 9 / pytrec_eval; later
+    trec_eval versions round instead), and 0 when fewer than c relevant documents were retrieved.
+    """
+    n = offsets.size - 1
+    m = (np.arange(ranks.size) - offsets[:-1][owner] + 1).astype(np.float64)
+    suffix = segmented_suffix_max(m / (ranks + 1).astype(np.float64), offsets)
+    n_rel_ret = np.diff(offsets)
+    R = n_relevant.astype(np.float64)
+    out = np.zeros((len(levels), n), np.float64)
+    for row, level in enumerate(levels):
+        c = (level * R + 0.9).astype(np.int64)  # C's (long) cast truncates
+        ok = (c <= n_rel_ret) & (n_rel_ret > 0)
+        first = offsets[:-1][ok] + np.maximum(c[ok], 1) - 1
+        out[row, ok] = suffix[first]
+    return out
+
+
+def coverage_kernel(
+    owner: np.ndarray,
+    ranks: np.ndarray,
+    n_queries: int,
+    cutoffs: Sequence[int],
+    n_retrieved: np.ndarray | None = None,
+) -> np.ndarray:
+    """Share of the top k that is marked (Judged@k), or unmarked when ``n_retrieved`` is given (Hole@k).
+
+    ``owner``/``ranks``: the marked retrieved documents (judged for the query, or judged for any
+    query). Both divide by k, as ir_measures' Judged@k is defined (P@k of the judged documents) and
+    as BEIR's ``hole`` computes.
+    """
+    out = np.zeros((len(cutoffs), n_queries), np.float64)
+    for row, k in enumerate(cutoffs):
+        count = _counts_below(ranks, owner, n_queries, k)
+        if n_retrieved is not None:
+            count = np.minimum(n_retrieved, k) - count
+        out[row] = count.astype(np.float64) / float(k)
     return out

@@ -1,86 +1,366 @@
-"""Measures as values: a family plus a cutoff, with a canonical name, kept apart from kernels.
+"""Measures as values: a family, a cutoff and variant parameters, with a canonical name, kept apart from kernels.
 
-A :class:`Measure` is what a user asks for (``NDCG@10``); a :class:`Family` says which kernel
-computes it and how BEIR computes it. The canonical names are BEIR's result keys, so a mean
-dictionary from :func:`haystack_irmetrics.evaluate` can be compared key for key with
-``EvaluateRetrieval.evaluate``. Names used by trec_eval, ir_measures and ranx are accepted as
-aliases (``ndcg_cut_10``, ``nDCG@10``, ``map_cut.10``, ``RR@10``, ``recall_100``, ``precision@5``).
+A :class:`Measure` is what a user asks for (``NDCG@10``, ``nDCG_exp@10``, ``iP@0.3``, ``Rprec``); a
+:class:`Family` says which kernel computes it, what its ``@`` part means (a cutoff k, a recall level,
+or nothing), which variant parameters it takes, and which path it follows in the BEIR preset.
+
+BEIR's six print as BEIR's result keys (``NDCG@10``, ``MAP@10``, ``Recall@10``, ``P@10``, ``MRR@10``,
+``R_cap@100``), so a mean dictionary from :func:`haystack_irmetrics.evaluate` compares key for key
+with ``EvaluateRetrieval.evaluate``. Names used by trec_eval, ir_measures and ranx are accepted as
+aliases (``ndcg_cut_10``, ``nDCG@10``, ``map_cut.10``, ``RR@10``, ``recall_100``, ``precision@5``,
+``iprec_at_recall_0.30``, ``gm_map``, ``set_F``, ``success_10``, ``top_k_acc@10``).
+
+The name grammar, case-insensitive on the family part::
+
+    name    := family ['(' param (',' param)* ')'] [('@' | '.' | '_') at]
+    param   := key '=' (number | word | '{' grade ':' gain (',' grade ':' gain)* '}')
+    at      := integer cutoff k | recall level in [0, 1] (iP only)
+
+Every measure prints in one canonical form, and ``parse_measure(str(m)) == m``::
+
+    >>> from haystack_irmetrics.core.measures import Measure, parse_measure
+    >>> [str(parse_measure(x)) for x in ("ndcg_cut_10", "nDCG_exp@10", "iprec_at_recall_0.30", "gm_map", "set_F")]
+    ['NDCG@10', 'nDCG_exp@10', 'iP@0.3', 'GMAP', 'F']
+    >>> str(Measure("NDCG", 10, gain={0: 0, 1: 1, 2: 3})), str(Measure("F", 5, beta=0.5))
+    ('nDCG(gains={0:0,1:1,2:3})@10', 'F(beta=0.5)@5')
 """
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Literal
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from ..errors import DuplicateCutoffError, InvalidCutoffError, UnknownMeasureError
 
-KernelKind = Literal["gain", "binary"]
+KernelKind = Literal["gain", "binary", "bpref", "iprec", "coverage"]
 BeirPath = Literal["pytrec", "custom"]
+AtKind = Literal["required", "optional", "none", "level"]
+Aggregate = Literal["mean", "geometric"]
+
+# trec_eval's gm_map floor: log(max(AP, MIN_GEO_MEAN)).
+MIN_GEO_MEAN = 0.00001
+# trec_eval's iprec_at_recall / 11pt_avg levels, as the C literals (0.1 * 3 != 0.3).
+STANDARD_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+# The families BEIR's EvaluateRetrieval reports, in its order: the default measure set.
+BEIR_FAMILIES = ("NDCG", "MAP", "Recall", "P", "MRR", "R_cap")
 
 
 @dataclass(frozen=True)
 class Family:
-    """A metric family: one kernel, with the cutoff (and later other variants) as parameters."""
+    """A metric family: one kernel, with the cutoff and the variants as parameters.
+
+    ``at``: what follows ``@`` -- a cutoff k that must be given (``"required"``) or may be left out for
+    the full ranking (``"optional"``), nothing (``"none"``), or a recall level (``"level"``).
+    ``beir_path``: in the BEIR preset, ``"pytrec"`` families rank like pytrec_eval (float32, ties by
+    doc id) and average the queries present in the run; ``"custom"`` ones follow
+    ``beir/retrieval/custom_metrics.py`` (float64 stable order, ``> 0`` relevant, divide by
+    ``len(qrels)``). ``params``: the variant parameters the family takes.
+    """
 
     name: str
     kernel: KernelKind
     beir_path: BeirPath
     formula: str
     aliases: tuple[str, ...] = ()
+    at: AtKind = "required"
+    params: frozenset[str] = frozenset()
+    reference: str = ""
+    higher_is_better: bool = True
+    aggregate: Aggregate = "mean"
+    # Value of a query the run does not answer (averaged as that under missing_queries="zero").
+    missing_value: float = 0.0
+    # Variants reachable by name only: alias -> fixed parameters (e.g. nDCG_exp -> gain="exp").
+    variant_aliases: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
 
 FAMILIES: dict[str, Family] = {
     f.name: f
     for f in (
-        Family("NDCG", "gain", "pytrec", "DCG@k / IDCG@k, DCG = sum_{i<k} gain_i / log2(i+2)", ("ndcg", "ndcg_cut")),
-        Family("MAP", "binary", "pytrec", "sum_{i<k, rel} hits_i/(i+1) / R", ("map", "map_cut", "ap", "ap_cut")),
-        Family("Recall", "binary", "pytrec", "hits@k / R", ("recall", "r")),
-        Family("P", "binary", "pytrec", "hits@k / k", ("p", "precision", "prec")),
+        Family(
+            "NDCG",
+            "gain",
+            "pytrec",
+            "DCG@k / IDCG@k, DCG = sum_{i<k} gain_i / log2(i+2); IDCG over all judged docs sorted, cut at k",
+            ("ndcg", "ndcg_cut"),
+            params=frozenset({"gain", "discount"}),
+            reference="pytrec_eval ndcg_cut.k; with gains: trec_eval ndcg.g=v (no cut)",
+            variant_aliases={
+                "ndcg_exp": {"gain": "exp"},
+                "ndcg_burges": {"gain": "exp"},
+                "ndcg_jk": {"discount": "jk"},
+                "ndcg_exp_jk": {"gain": "exp", "discount": "jk"},
+            },
+        ),
+        Family(
+            "MAP",
+            "binary",
+            "pytrec",
+            "sum_{i<k, rel} hits_i/(i+1) / R",
+            ("map", "map_cut", "ap", "ap_cut"),
+            reference="pytrec_eval map_cut.k",
+        ),
+        Family("Recall", "binary", "pytrec", "hits@k / R", ("recall", "r"), reference="pytrec_eval recall.k"),
+        Family("P", "binary", "pytrec", "hits@k / k", ("p", "precision", "prec"), reference="pytrec_eval P.k"),
         Family(
             "MRR",
             "binary",
             "custom",
             "1/(i+1) for the first relevant i < k",
             ("mrr", "rr", "recip_rank", "mrr_cut", "mrr@k"),
+            reference="beir custom_metrics.mrr; trec: recip_rank on the top k",
         ),
-        Family("R_cap", "binary", "custom", "hits@k / min(R, k)", ("r_cap", "recall_cap", "rcap", "capped_recall")),
+        Family(
+            "R_cap",
+            "binary",
+            "custom",
+            "hits@k / min(R, k)",
+            ("r_cap", "recall_cap", "rcap", "capped_recall"),
+            reference="beir custom_metrics.recall_cap",
+        ),
+        Family(
+            "Success",
+            "binary",
+            "custom",
+            "1 if a relevant document is in the top k, else 0",
+            ("success", "s", "hit", "hits", "hit_rate", "hitrate", "accuracy", "acc", "top_k_acc", "top_k_accuracy"),
+            reference="pytrec_eval success.k (trec); beir custom_metrics.top_k_accuracy (beir)",
+        ),
+        Family(
+            "Rprec",
+            "binary",
+            "pytrec",
+            "hits@R / R (precision at rank R = number of relevant documents)",
+            ("rprec", "r_prec", "rprecision", "r_precision"),
+            at="none",
+            reference="pytrec_eval Rprec",
+        ),
+        Family(
+            "F",
+            "binary",
+            "pytrec",
+            "(x+1) P R / (x P + R), x = beta^2, P = hits/min(k, retrieved), R = hits/R; 0 if no hit",
+            ("f", "f1", "set_f", "f_measure", "fmeasure"),
+            at="optional",
+            params=frozenset({"beta"}),
+            reference="pytrec_eval set_F.x (x = beta^2) on the run cut at k",
+        ),
+        Family(
+            "GMAP",
+            "binary",
+            "pytrec",
+            "exp(mean_q log(max(AP_q, 0.00001))); per query max(AP, 0.00001)",
+            ("gmap", "gm_map", "gm_ap", "gmap_cut"),
+            at="optional",
+            reference="pytrec_eval gm_map (per query: log of this value)",
+            aggregate="geometric",
+            missing_value=MIN_GEO_MEAN,
+        ),
+        Family(
+            "bpref",
+            "bpref",
+            "pytrec",
+            "sum_{rel retrieved} (1 - min(nonrel above, R) / min(N, R)) / R, N = judged nonrelevant",
+            ("bpref",),
+            at="none",
+            reference="pytrec_eval bpref",
+        ),
+        Family(
+            "iP",
+            "iprec",
+            "pytrec",
+            "max precision at ranks at or below the c-th relevant doc, c = int(level * R + 0.9)",
+            ("ip", "iprec", "iprec_at_recall", "interpolated_precision"),
+            at="level",
+            reference="pytrec_eval iprec_at_recall.level",
+        ),
+        Family(
+            "iP_avg",
+            "iprec",
+            "pytrec",
+            "mean of iP at the 11 standard recall levels 0.0, 0.1, ..., 1.0",
+            ("ip_avg", "11pt_avg", "11pt", "iprec_avg"),
+            at="none",
+            reference="pytrec_eval 11pt_avg",
+        ),
+        Family(
+            "Judged",
+            "coverage",
+            "pytrec",
+            "judged (any label) in the top k / k",
+            ("judged", "judged_at"),
+            reference="ir_measures Judged@k (= P@k with every judged doc relevant)",
+        ),
+        Family(
+            "Hole",
+            "coverage",
+            "custom",
+            "top-k docs judged for no query at all / k",
+            ("hole", "holes"),
+            reference="beir custom_metrics.hole",
+            higher_is_better=False,
+        ),
     )
 }
 
-_ALIASES: dict[str, str] = {}
+_ALIASES: dict[str, tuple[str, Mapping[str, Any]]] = {}
 for _family in FAMILIES.values():
-    _ALIASES[_family.name.lower()] = _family.name
+    _ALIASES[_family.name.lower()] = (_family.name, {})
     for _alias in _family.aliases:
-        _ALIASES[_alias.lower()] = _family.name
+        _ALIASES[_alias.lower()] = (_family.name, {})
+    for _alias, _params in _family.variant_aliases.items():
+        _ALIASES[_alias.lower()] = (_family.name, _params)
 
-# "NDCG@10", "ndcg_cut_10", "ndcg_cut.10", "P_5", "R_cap@100"
-_NAME_RE = re.compile(r"^\s*(?P<family>[A-Za-z][A-Za-z_]*?)(?:\s*(?:@|\.|_)\s*(?P<k>[-+]?\d+))?\s*$")
+_NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)"
+# "NDCG@10", "ndcg_cut_10", "ndcg_cut.10", "P_5", "R_cap@100", "iP@0.3", "nDCG(gains={0:0,1:2})@5"
+_NAME_RE = re.compile(
+    r"^\s*(?P<family>[A-Za-z0-9][A-Za-z0-9_]*?)\s*(?:\((?P<params>[^()]*)\))?"
+    rf"(?:\s*(?:@|\.|_)\s*(?P<k>{_NUM}))?\s*$"
+)
+_GAIN_FORMS = {"linear": None, "lin": None, "exp": "exp", "exponential": "exp", "burges": "exp"}
+_DISCOUNTS = {"log2": None, "trec": None, "jk": "jk", "jarvelin": "jk", "jarvelin_kekalainen": "jk"}
+GainMap = tuple[tuple[float, float], ...]
 
 
-@dataclass(frozen=True, order=True)
+def _num(x: float) -> str:
+    """A number as the canonical name writes it: ``3``, ``0.5``, ``1e-06``."""
+    return str(int(x)) if float(x).is_integer() and abs(x) < 1e15 else repr(float(x))
+
+
+@dataclass(frozen=True)
 class Measure:
-    """A measure value: ``Measure("NDCG", 10)`` prints and parses as ``NDCG@10``."""
+    """A measure value; prints and parses round-trip.
+
+    :param family: a registered family name (``"NDCG"``, ``"Rprec"``, ``"iP"``, ...; see :data:`FAMILIES`).
+    :param cutoff: the cutoff k; for ``iP`` the recall level may be given here or as ``level``.
+    :param gain: NDCG only: ``None`` (linear, trec/BEIR), ``"exp"`` (``2^rel - 1``, Burges) or a
+        ``{grade: gain}`` map (trec_eval ``ndcg`` parameters; grades not in the map keep gain = grade).
+    :param discount: NDCG only: ``None`` (``log2(rank + 1)``) or ``"jk"`` (Järvelin-Kekäläinen:
+        ranks 1 and 2 undiscounted, then ``log2(rank)``).
+    :param level: iP only: the recall level in [0, 1].
+    :param beta: F only: weight of recall (``None`` = 1).
+
+    ``Measure("NDCG", 10)`` is ``NDCG@10``; ``Measure("NDCG", 10, gain="exp")`` is ``nDCG_exp@10``;
+    ``Measure("iP", level=0.3)`` is ``iP@0.3``; ``Measure("Rprec")`` is ``Rprec``.
+    """
 
     family: str
-    cutoff: int
+    cutoff: int | None = None
+    gain: str | GainMap | None = None
+    discount: str | None = None
+    level: float | None = None
+    beta: float | None = None
 
     def __post_init__(self) -> None:
         if self.family not in FAMILIES:
             raise UnknownMeasureError(f"unknown measure family {self.family!r}; known: {sorted(FAMILIES)}")
-        check_cutoff(self.cutoff)
-
-    @property
-    def name(self) -> str:
-        return f"{self.family}@{self.cutoff}"
+        spec = FAMILIES[self.family]
+        given = {p for p, v in (("gain", self.gain), ("discount", self.discount), ("beta", self.beta)) if v is not None}
+        if given - spec.params:
+            raise UnknownMeasureError(
+                f"{self.family} takes no parameter {sorted(given - spec.params)}; "
+                f"it takes {sorted(spec.params) or 'none'}"
+            )
+        set_ = object.__setattr__
+        if spec.at == "level":
+            level = self.level
+            if level is None and self.cutoff is not None:
+                level, _ = self.cutoff, set_(self, "cutoff", None)
+            elif self.cutoff is not None:
+                raise InvalidCutoffError(f"{self.family} takes a recall level, not a cutoff ({self.cutoff!r})")
+            set_(self, "level", check_level(level, self.family))
+            return
+        if self.level is not None:
+            raise InvalidCutoffError(f"only iP takes a recall level; {self.family} got level={self.level!r}")
+        if spec.at == "none":
+            if self.cutoff is not None:
+                raise InvalidCutoffError(f"{self.family} takes no cutoff (it is defined on the whole ranking)")
+        elif spec.at == "required" or self.cutoff is not None:
+            if self.cutoff is None:
+                raise InvalidCutoffError(f"{self.family} needs a cutoff, e.g. {self.family}@10")
+            set_(self, "cutoff", check_cutoff(self.cutoff))
+        if self.gain is not None:
+            set_(self, "gain", _check_gain(self.gain))
+        if self.discount is not None:
+            if not isinstance(self.discount, str) or self.discount.lower() not in _DISCOUNTS:
+                raise UnknownMeasureError(f"discount must be one of {sorted(_DISCOUNTS)}, got {self.discount!r}")
+            set_(self, "discount", _DISCOUNTS[self.discount.lower()])
+        if self.beta is not None:
+            beta = self.beta
+            if isinstance(beta, bool) or not isinstance(beta, int | float) or not math.isfinite(beta) or beta <= 0:
+                raise UnknownMeasureError(f"beta must be a positive finite number, got {beta!r}")
+            set_(self, "beta", None if beta == 1 else float(beta))
 
     @property
     def spec(self) -> Family:
         return FAMILIES[self.family]
 
+    @property
+    def stem(self) -> str:
+        """The name without its ``@`` part: ``NDCG``, ``nDCG_exp``, ``F(beta=2)``, ``Rprec``."""
+        if self.family == "NDCG" and (self.gain is not None or self.discount is not None):
+            out = "nDCG"
+            if self.gain == "exp":
+                out += "_exp"
+            if self.discount == "jk":
+                out += "_jk"
+            if isinstance(self.gain, tuple):
+                out += "(gains={" + ",".join(f"{_num(g)}:{_num(v)}" for g, v in self.gain) + "})"
+            return out
+        if self.beta is not None:
+            return f"{self.family}(beta={_num(self.beta)})"
+        return self.family
+
+    @property
+    def at(self) -> str | None:
+        """What follows ``@`` in the name: the cutoff, the recall level, or ``None``."""
+        if self.level is not None:
+            return repr(float(self.level))
+        return None if self.cutoff is None else str(self.cutoff)
+
+    @property
+    def name(self) -> str:
+        return self.stem if self.at is None else f"{self.stem}@{self.at}"
+
+    @property
+    def variant(self) -> tuple:
+        """The parameters other than the cutoff/level: measures sharing it share one kernel call."""
+        return (self.gain, self.discount, self.beta)
+
+    def _key(self) -> tuple:
+        return (self.family, -1 if self.cutoff is None else self.cutoff, -1.0 if self.level is None else self.level,
+                self.name)  # fmt: skip
+
+    def __lt__(self, other: Measure) -> bool:
+        if not isinstance(other, Measure):
+            return NotImplemented
+        return self._key() < other._key()
+
     def __str__(self) -> str:
         return self.name
+
+
+def _check_gain(gain: object) -> str | GainMap:
+    if isinstance(gain, str):
+        form = _GAIN_FORMS.get(gain.lower(), "?")
+        if form == "?":
+            raise UnknownMeasureError(f"gain must be 'linear', 'exp' or a {{grade: gain}} map, got {gain!r}")
+        return form
+    items = gain.items() if isinstance(gain, Mapping) else gain
+    try:
+        pairs = sorted((float(g), float(v)) for g, v in items)  # type: ignore[union-attr]
+    except (TypeError, ValueError):
+        raise UnknownMeasureError(f"a gain map is {{grade: gain}} with numbers, got {gain!r}") from None
+    for g, v in pairs:
+        if not (math.isfinite(g) and math.isfinite(v)) or g < 0 or v < 0:
+            raise UnknownMeasureError(f"gain map entries must be finite and >= 0 (grade {g!r}: gain {v!r})")
+    if len({g for g, _ in pairs}) != len(pairs):
+        raise UnknownMeasureError(f"a grade appears twice in the gain map {gain!r}")
+    if not pairs:
+        raise UnknownMeasureError("the gain map is empty")
+    return tuple(pairs)
 
 
 def check_cutoff(k: object) -> int:
@@ -92,10 +372,26 @@ def check_cutoff(k: object) -> int:
     return int(k)
 
 
+def check_level(level: object, family: str = "iP") -> float:
+    """Return ``level`` as a float if it is a recall level in [0, 1], else raise :class:`InvalidCutoffError`."""
+    if isinstance(level, bool) or not isinstance(level, int | float | _np_number()):
+        raise InvalidCutoffError(f"{family} needs a recall level in [0, 1], e.g. {family}@0.3; got {level!r}")
+    level = float(level)
+    if not 0.0 <= level <= 1.0:
+        raise InvalidCutoffError(f"recall level must be in [0, 1], got {level!r}")
+    return level + 0.0  # -0.0 -> 0.0
+
+
 def _np_integer() -> type:
     import numpy as np
 
     return np.integer
+
+
+def _np_number() -> type:
+    import numpy as np
+
+    return np.number
 
 
 def check_k_values(k_values: Iterable[object]) -> list[int]:
@@ -115,45 +411,143 @@ def check_k_values(k_values: Iterable[object]) -> list[int]:
 
 def family_of(name: str) -> str:
     """Canonical family name for any accepted alias (case-insensitive)."""
+    return _lookup(name)[0]
+
+
+def _lookup(name: str) -> tuple[str, Mapping[str, Any]]:
     try:
         return _ALIASES[name.strip().lower()]
     except KeyError:
         raise UnknownMeasureError(f"unknown measure {name!r}; known families: {sorted(FAMILIES)}") from None
 
 
+def _split_top(text: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += ch == "{"
+        depth -= ch == "}"
+        if ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _parse_params(text: str | None, where: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for part in _split_top(text or ""):
+        key, eq, value = part.partition("=")
+        key, value = key.strip().lower(), value.strip()
+        if not eq or not value:
+            raise UnknownMeasureError(f"cannot parse parameter {part!r} in {where!r}; expected key=value")
+        if key in ("gains", "gain") and value.startswith("{"):
+            if not value.endswith("}"):
+                raise UnknownMeasureError(f"cannot parse gain map {value!r} in {where!r}")
+            pairs = {}
+            for item in _split_top(value[1:-1]):
+                entry = re.fullmatch(r"([^:=]+)[:=]([^:=]+)", item)
+                if entry is None:
+                    raise UnknownMeasureError(f"cannot parse gain map entry {item!r} in {where!r}; use grade:gain")
+                grade = _to_number(entry.group(1).strip(), where)
+                if grade in pairs:
+                    raise UnknownMeasureError(f"grade {entry.group(1).strip()} appears twice in {where!r}")
+                pairs[grade] = _to_number(entry.group(2).strip(), where)
+            out["gain"] = pairs
+        elif key in ("gain", "discount"):
+            out[key] = value
+        elif key == "beta":
+            out["beta"] = _to_number(value, where)
+        else:
+            raise UnknownMeasureError(f"unknown parameter {key!r} in {where!r}; known: gains, gain, discount, beta")
+    return out
+
+
+def _to_number(text: str, where: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise UnknownMeasureError(f"{text!r} in {where!r} is not a number") from None
+
+
+def _parse(text: str) -> tuple[str, dict[str, Any], str | None]:
+    """``(family, params, at)`` of a measure name; ``at`` is the text after ``@`` or ``None``."""
+    m = _NAME_RE.match(text)
+    if m is None:
+        raise UnknownMeasureError(f"cannot parse measure {text!r}; expected a name like 'NDCG@10'")
+    family, fixed = _lookup(m.group("family"))
+    params = {**fixed, **_parse_params(m.group("params"), text)}
+    return family, params, m.group("k")
+
+
+def _build(family: str, params: dict[str, Any], at: str | None) -> Measure:
+    spec = FAMILIES[family]
+    if at is None:
+        return Measure(family, **params)
+    if spec.at == "level":
+        return Measure(family, level=float(at), **params)
+    try:
+        k = int(at)
+    except ValueError:
+        raise InvalidCutoffError(f"cutoff k must be a positive integer, got {at!r}") from None
+    return Measure(family, check_cutoff(k), **params)
+
+
 def parse_measure(text: str | Measure) -> Measure:
-    """Parse ``NDCG@10`` (or an alias such as ``ndcg_cut_10``, ``RR@10``) into a :class:`Measure`."""
+    """Parse a name such as ``NDCG@10``, ``nDCG_exp@10``, ``iP@0.3``, ``Rprec`` or an alias into a :class:`Measure`.
+
+    A family that needs a cutoff or a level must have one here (``resolve_measures`` is the place
+    where a bare ``NDCG`` is crossed with ``k_values``).
+
+    :raises UnknownMeasureError: unknown name or parameter. :raises InvalidCutoffError: bad cutoff/level.
+    """
     if isinstance(text, Measure):
         return text
     if not isinstance(text, str):
         raise UnknownMeasureError(f"a measure is a name like 'NDCG@10', got {text!r}")
-    m = _NAME_RE.match(text)
-    if m is None or m.group("k") is None:
-        raise UnknownMeasureError(f"cannot parse measure {text!r}; expected a name like 'NDCG@10'")
-    return Measure(family_of(m.group("family")), check_cutoff(int(m.group("k"))))
+    family, params, at = _parse(text)
+    if at is None and FAMILIES[family].at in ("required", "level"):
+        raise UnknownMeasureError(
+            f"cannot parse measure {text!r}: {family} needs "
+            + ("a recall level, e.g. 'iP@0.3'" if FAMILIES[family].at == "level" else f"a cutoff, e.g. '{family}@10'")
+        )
+    return _build(family, params, at)
 
 
 def resolve_measures(measures: Sequence[str | Measure] | None, k_values: Sequence[int] | None) -> list[Measure]:
     """Turn the user's ``measures`` and ``k_values`` into an ordered, duplicate-free list.
 
-    ``measures`` may hold full names (``NDCG@10``) or bare families (``NDCG``), which are crossed
-    with ``k_values``. ``None`` means BEIR's six families. Order: as given, families first.
+    ``measures`` may hold full names (``NDCG@10``) or bare names. A bare name of a family that needs a
+    cutoff (``NDCG``, ``nDCG_exp``, ``P``, ``Success``, ``Judged``, ...) is crossed with ``k_values``;
+    a bare ``iP`` means the 11 standard recall levels; any other bare name is the measure on the whole
+    ranking (``Rprec``, ``bpref``, ``GMAP``, ``F``, ``iP_avg``). ``None`` means BEIR's six families.
+    Order: crossed families first (as given), then the rest as given.
     """
-    families: list[str] = []
+    crossed: list[tuple[str, dict[str, Any]]] = []
     explicit: list[Measure] = []
-    for item in measures if measures is not None else list(FAMILIES):
+    for item in measures if measures is not None else list(BEIR_FAMILIES):
         if isinstance(item, Measure):
             explicit.append(item)
-        elif isinstance(item, str) and _NAME_RE.match(item) and _NAME_RE.match(item).group("k") is None:
-            families.append(family_of(item))
+            continue
+        if not isinstance(item, str):
+            raise UnknownMeasureError(f"a measure is a name like 'NDCG@10', got {item!r}")
+        family, params, at = _parse(item)
+        kind = FAMILIES[family].at
+        if at is not None:
+            explicit.append(_build(family, params, at))
+        elif kind == "required":
+            Measure(family, 1, **params)  # validate the parameters now
+            if (family, params) not in crossed:
+                crossed.append((family, params))
+        elif kind == "level":
+            explicit.extend(Measure(family, level=x, **params) for x in STANDARD_LEVELS)
         else:
-            explicit.append(parse_measure(item))
+            explicit.append(Measure(family, **params))
     out: list[Measure] = []
-    if families:
+    if crossed:
         if k_values is None:
-            raise InvalidCutoffError(f"measures {families} need cutoffs: pass k_values")
+            raise InvalidCutoffError(f"measures {[f for f, _ in crossed]} need cutoffs: pass k_values")
         ks = check_k_values(k_values)
-        out.extend(Measure(f, k) for f in dict.fromkeys(families) for k in ks)
+        out.extend(Measure(f, k, **p) for f, p in crossed for k in ks)
     elif k_values is not None:
         check_k_values(k_values)
     for m in explicit:

@@ -24,7 +24,24 @@ Every awkward case is a named policy:
     R_cap too, where BEIR raises ZeroDivisionError). ``"skip"``: it is left out of the means.
 
 Results queries that have no qrels entry (or an empty one) are never scored: nobody judged them
-(pytrec_eval and trec_eval ignore them; BEIR's MRR raises KeyError).
+(pytrec_eval and trec_eval ignore them; BEIR's MRR raises KeyError). One exception reproduces BEIR:
+its ``Hole@k`` adds such queries' shares to its sum (it needs no judgment of the query itself) while
+still dividing by ``len(qrels)`` (``unjudged_in_sum``).
+
+Which path each family takes (``Family.beir_path`` in :mod:`.measures`):
+
+=========================================================  =====================  ======================
+families                                                   BEIR preset            TREC preset
+=========================================================  =====================  ======================
+NDCG (all gain/discount variants), MAP, Recall, P,         trec ties, skip        trec ties, skip
+Rprec, F, GMAP, bpref, iP, iP_avg, Judged                  missing, rel >= 1
+MRR, R_cap, Success (BEIR's ``top_k_acc``)                 stable ties, missing   trec ties, skip
+                                                           = 0 over len(qrels),   missing, rel >= 1
+                                                           rel > 0
+Hole                                                       as MRR, plus           trec ties, skip
+                                                           unjudged results       missing, scored
+                                                           queries in the sum     queries only
+=========================================================  =====================  ======================
 """
 
 from __future__ import annotations
@@ -55,6 +72,8 @@ class FamilyPolicy:
     count_empty_qrels: bool = False
     # None: use the preset's relevance_threshold; a float: compare with '>' instead (BEIR's '> 0').
     positive_above: float | None = None
+    # BEIR's Hole: results queries without judgments add to the sum, not to the count.
+    unjudged_in_sum: bool = False
 
 
 @dataclass(frozen=True)
@@ -73,14 +92,22 @@ class Preset:
 
 _PYTREC = FamilyPolicy(ties="trec", missing_queries="skip")
 _BEIR_CUSTOM = FamilyPolicy(ties="stable", missing_queries="zero", count_empty_qrels=True, positive_above=0.0)
+_BEIR_HOLE = replace(_BEIR_CUSTOM, unjudged_in_sum=True)
+
+
+def _beir_policy(family: str) -> FamilyPolicy:
+    if FAMILIES[family].beir_path == "pytrec":
+        return _PYTREC
+    return _BEIR_HOLE if family == "Hole" else _BEIR_CUSTOM
+
 
 BEIR = Preset(
     name="beir",
-    families={f: (_PYTREC if spec.beir_path == "pytrec" else _BEIR_CUSTOM) for f, spec in FAMILIES.items()},
+    families={f: _beir_policy(f) for f in FAMILIES},
     ignore_identical_ids=True,
     relevance_threshold=1.0,
     round_digits=5,
-    description="beir 2.2.0 EvaluateRetrieval.evaluate + evaluate_custom('mrr'/'r_cap'), bit for bit",
+    description="beir 2.2.0 EvaluateRetrieval.evaluate + evaluate_custom('mrr'/'r_cap'/'top_k_acc'/'hole'), bit for bit",
 )
 
 TREC = Preset(
@@ -89,7 +116,7 @@ TREC = Preset(
     ignore_identical_ids=False,
     relevance_threshold=1.0,
     round_digits=None,
-    description="trec_eval semantics for all six: float32 ties by doc id, MRR = recip_rank cut at k",
+    description="trec_eval semantics for every family: float32 ties by doc id, MRR = recip_rank cut at k",
 )
 
 PRESETS: dict[str, Preset] = {p.name: p for p in (BEIR, TREC)}
@@ -124,7 +151,8 @@ def resolve_preset(
     if missing_queries is not None:
         _check("missing_queries", missing_queries, MISSING)
         families = {
-            f: replace(p, missing_queries=missing_queries, count_empty_qrels=False) for f, p in families.items()
+            f: replace(p, missing_queries=missing_queries, count_empty_qrels=False, unjudged_in_sum=False)
+            for f, p in families.items()
         }
     threshold = base.relevance_threshold
     if relevance_threshold is not None:
