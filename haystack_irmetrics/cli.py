@@ -21,7 +21,15 @@ def _ints(text: str) -> list[int]:
 
 
 def _names(text: str) -> list[str]:
-    return [x.strip() for x in text.split(",") if x.strip()]
+    # Commas inside parameters separate gains, not measures: "nDCG(gains={0:0,1:1})@10,P@5".
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text + ","):
+        depth += ch in "({"
+        depth -= ch in ")}"
+        if ch == "," and depth == 0:
+            out.append(text[start:i].strip())
+            start = i + 1
+    return [x for x in out if x]
 
 
 def format_result(result, fmt: str, per_query: bool = False) -> str:
@@ -41,12 +49,12 @@ def format_result(result, fmt: str, per_query: bool = False) -> str:
 
 
 def markdown_table(result) -> str:
-    """Families as rows, cutoffs as columns."""
-    families: dict[str, dict[int, float]] = {}
+    """Families (and variants) as rows, cutoffs or recall levels as columns; a measure without one under "all"."""
+    families: dict[str, dict[str | None, float]] = {}
     for m in result.measures:
-        families.setdefault(m.family, {})[m.cutoff] = result.means[m.name]
-    cutoffs = sorted({k for row in families.values() for k in row})
-    head = "| measure | " + " | ".join(f"@{k}" for k in cutoffs) + " |"
+        families.setdefault(m.stem, {})[m.at] = result.means[m.name]
+    cutoffs = sorted({k for row in families.values() for k in row}, key=lambda k: -1.0 if k is None else float(k))
+    head = "| measure | " + " | ".join("all" if k is None else f"@{k}" for k in cutoffs) + " |"
     sep = "|---|" + "---:|" * len(cutoffs)
     body = [
         f"| {fam} | " + " | ".join(f"{row[k]:.5f}" if k in row else "" for k in cutoffs) + " |"
@@ -89,7 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--measures",
         type=_names,
         default=None,
-        help="families or names, e.g. NDCG,MRR or nDCG@10,P@5 (default: BEIR's six)",
+        help="families or names, e.g. NDCG,MRR or nDCG@10,nDCG_exp@10,P@5,Rprec,bpref,iP@0.3,Judged@10 "
+        "(default: BEIR's six)",
     )
     ev.add_argument("--preset", choices=["beir", "trec"], default="beir")
     ev.add_argument("--threshold", type=float, default=None, help="relevance threshold for binary metrics")

@@ -1,22 +1,48 @@
-"""The pure-numpy metric core. Nothing here imports Haystack."""
+"""The pure-numpy metric core. Nothing here imports Haystack, scipy or matplotlib at import time."""
 
+from .correlation import Correlation, per_query_correlation, rank_correlation, system_correlation
+from .curves import (
+    GainCurves,
+    GainVectors,
+    MeasureCurve,
+    PRCurve,
+    gain_curves,
+    gain_vectors,
+    interpolated_pr,
+    measure_at_k,
+)
 from .evaluate import DEFAULT_K_VALUES, EvaluationResult, evaluate
 from .inputs import Qrels, Run
-from .measures import FAMILIES, Measure, parse_measure
+from .measures import BEIR_FAMILIES, FAMILIES, STANDARD_LEVELS, Measure, parse_measure, resolve_measures
 from .presets import BEIR, PRESETS, TREC, Preset, resolve_preset
 
 __all__ = [
     "BEIR",
+    "BEIR_FAMILIES",
     "DEFAULT_K_VALUES",
     "FAMILIES",
     "PRESETS",
+    "STANDARD_LEVELS",
     "TREC",
+    "Correlation",
     "EvaluationResult",
+    "GainCurves",
+    "GainVectors",
     "Measure",
+    "MeasureCurve",
+    "PRCurve",
     "Preset",
     "Qrels",
     "Run",
     "evaluate",
+    "gain_curves",
+    "gain_vectors",
+    "interpolated_pr",
+    "measure_at_k",
     "parse_measure",
+    "per_query_correlation",
+    "rank_correlation",
+    "resolve_measures",
     "resolve_preset",
+    "system_correlation",
 ]

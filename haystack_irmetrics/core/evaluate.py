@@ -129,6 +129,11 @@ def evaluate(
         no_relevant=no_relevant,
     )
     wanted = resolve_measures(measures, k_values)
+    return build_evaluation(qrels, results, policy).run(wanted)
+
+
+def build_evaluation(qrels: QrelsDict | Qrels, results: RunDict | Run | ColumnarRun, policy: Preset) -> _Evaluation:
+    """Validate the inputs and prepare one evaluation under a resolved preset (shared with :mod:`.curves`)."""
     q = Qrels.from_dict(qrels)
     run = results if isinstance(results, ColumnarRun) else Run.from_dict(results)
     prep = prepare(run, q, policy.ignore_identical_ids)
@@ -137,7 +142,7 @@ def evaluate(
             f"no query is shared by the results ({len(_qids(run))} queries, e.g. {_qids(run)[0]!r}) "
             f"and the non-empty qrels ({len(q.qids)} queries, e.g. {q.qids[0]!r}); check the id format"
         )
-    return _Evaluation(q, prep, policy, run).run(wanted)
+    return _Evaluation(q, prep, policy, run)
 
 
 @dataclass

@@ -244,13 +244,17 @@ def iprec_kernel(
     offsets: np.ndarray,
     n_relevant: np.ndarray,
     levels: Sequence[float],
+    *,
+    cut_rule: str = "trec9",
 ) -> np.ndarray:
     """Interpolated precision at each recall level (rows) for each query (columns), as trec_eval 9.
 
     ``owner``/``ranks``/``offsets`` describe the relevant retrieved documents sorted by rank. The
     m-th of them has precision ``m / rank_m``; the value at a level is the largest precision at or
-    below the c-th relevant document, ``c = int(level * R + 0.9)`` (trec_eval 9 / pytrec_eval; later
-    trec_eval versions round instead), and 0 when fewer than c relevant documents were retrieved.
+    below the c-th relevant document, and 0 when fewer than c relevant documents were retrieved.
+    ``c = int(level * R + 0.9)`` with ``cut_rule="trec9"`` (trec_eval 9.0.8, hence pytrec_eval);
+    ``cut_rule="round"`` is trec_eval 10's ``lround(level * R)``, which the expected outputs of
+    trec_eval's own test suite use.
     """
     n = offsets.size - 1
     m = (np.arange(ranks.size) - offsets[:-1][owner] + 1).astype(np.float64)
@@ -259,7 +263,12 @@ def iprec_kernel(
     R = n_relevant.astype(np.float64)
     out = np.zeros((len(levels), n), np.float64)
     for row, level in enumerate(levels):
-        c = (level * R + 0.9).astype(np.int64)  # C's (long) cast truncates
+        if cut_rule == "trec9":
+            c = (level * R + 0.9).astype(np.int64)  # C's (long) cast truncates
+        else:  # lround: half away from zero
+            x = level * R
+            c = np.floor(x)
+            c = (c + (x - c >= 0.5)).astype(np.int64)
         ok = (c <= n_rel_ret) & (n_rel_ret > 0)
         first = offsets[:-1][ok] + np.maximum(c[ok], 1) - 1
         out[row, ok] = suffix[first]
