@@ -87,7 +87,8 @@ class BeirPipelines:
     document_inputs: list[tuple[str, str]]
     models: list[str] = field(default_factory=list)
     include_outputs_from: set[str] | None = None
-    _stores: list[Any] = field(default_factory=list, repr=False)
+    _retrieval_stores: list[Any] = field(default_factory=list, repr=False)
+    _private_stores: list[Any] = field(default_factory=list, repr=False)
     _warm: bool = field(default=False, repr=False)
 
     def warm_up(self) -> None:
@@ -110,7 +111,7 @@ class BeirPipelines:
             self.indexing.run(data)
         except Exception as e:
             raise PipelineError(f"the indexing pipeline of {self.source} failed: {e}") from e
-        counts = [store.count_documents() for store in self._stores]
+        counts = [store.count_documents() for store in self._retrieval_stores]
         if counts and min(counts) == 0:
             raise PipelineError(
                 f"after indexing {len(documents)} documents, a document store of the retrieval pipeline "
@@ -136,8 +137,12 @@ class BeirPipelines:
             raise PipelineError(f"the retrieval pipeline of {self.source} produced no {comp}.{socket}") from None
 
     def close(self) -> None:
-        """Empty the run's private document stores (frees the corpus and its embeddings)."""
-        for store in self._stores:
+        """Empty the run's private in-memory document stores (frees the corpus and its embeddings).
+
+        Only the ``InMemoryDocumentStore`` indexes renamed for this run are emptied; other document
+        stores a user pipeline names are left as they are.
+        """
+        for store in self._private_stores:
             store.delete_all_documents()
 
 
@@ -179,7 +184,12 @@ def load_beir_pipelines(
         indexing = _load(indexing_spec, f"{source} (metadata.irmetrics.indexing)", allowed)
     else:
         indexing = _writer_pipeline(retrieval, stores, source)
-    stores = _unique_stores([*stores, *_stores_of(indexing)])
+    private = set(index_map.values())
+    private_stores = [
+        store
+        for store in _unique_stores([*stores, *_stores_of(indexing)])
+        if type(store).__name__ == _STORE_SUFFIX and getattr(store, "index", None) in private
+    ]
     query_inputs, top_k_inputs = _query_inputs(retrieval, config, source)
     output = _output(retrieval, config, source)
     socket_is_output = output[1] in retrieval.outputs().get(output[0], {})
@@ -194,7 +204,8 @@ def load_beir_pipelines(
         document_inputs=document_inputs,
         models=list(dict.fromkeys(models)),
         include_outputs_from=None if socket_is_output else {output[0]},
-        _stores=stores,
+        _retrieval_stores=stores,
+        _private_stores=private_stores,
     )
 
 
