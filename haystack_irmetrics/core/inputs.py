@@ -402,6 +402,7 @@ def prepare(run: Run | ColumnarRun, qrels: Qrels, ignore_identical_ids: bool) ->
     offsets = _csr(lengths)
 
     if excluded:
+
         def values(i: int, r: Mapping[str, float]) -> Iterable[float]:
             if i in excluded:
                 q = qids[i]
