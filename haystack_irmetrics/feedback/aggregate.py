@@ -51,6 +51,8 @@ DEDUP_BY = ("user", "session")
 
 #: Partials are merged again once they hold this many rows (bounds memory by distinct keys).
 MERGE_EVERY = 1 << 22
+#: Hash shards of the query id the reduce step works in (a merge holds one shard at a time).
+SHARDS = 16
 
 
 @dataclass(frozen=True)
@@ -134,81 +136,144 @@ PARTIAL_COLUMNS = [
 ]
 
 
-def _partial_frame(df: pl.DataFrame, strategy: Strategy, with_segment: bool) -> pl.DataFrame:
-    """One batch of canonical rows -> one row per (segment, query, doc, voter) with mergeable aggregates."""
+def _sum_by_pair(frame: pl.DataFrame | pl.LazyFrame, aggs: list[pl.Expr]) -> pl.DataFrame:
+    """Order-free aggregates per (segment, query, doc) (polars' lazy engine: no intermediate copies)."""
+    return frame.lazy().group_by(["segment", "query", "doc"]).agg(aggs).collect()
+
+
+def _pick(strategy: Strategy, column: str) -> pl.Expr:
+    """The selected vote's ``column`` of a group sorted by (timestamp, row): its last or first row."""
     import polars as pl
 
-    # Only votes need a voter key: impressions without a vote group under null, so partials grow with
-    # distinct (query, doc) plus voted rows, not with every shown row.
+    expr = pl.col(column)
+    return expr.last() if strategy.dedup == "last" else expr.first()
+
+
+def _first_texts(frame: pl.DataFrame) -> pl.DataFrame:
+    """Text rows: per query, the text with the smallest row (``doc`` null marks the kind)."""
+    import polars as pl
+
+    return (
+        frame.sort("text_row")
+        .unique("query", keep="first")
+        .select("query", "text", "text_row", pl.lit(None, pl.String).alias("doc"))
+    )
+
+
+def _partial_frame(df: pl.DataFrame, strategy: Strategy, with_segment: bool) -> pl.DataFrame:
+    """One batch of canonical rows -> mergeable aggregates (see :func:`partial_schema`).
+
+    Three kinds of row share the schema:
+
+    * ``voter`` null, ``doc`` set: per (segment, query, doc), every shown row (count, positions) and the
+      votes that are not de-duplicated (sums and counts);
+    * ``voter`` set (only with ``dedup``): per (segment, query, doc, voter), that voter's vote count and
+      the selected vote with its ``(timestamp, row)``;
+    * ``doc`` null: per query, the first logged query text and its row.
+
+    Partials grow with distinct pairs and voters, not with rows. Sums and minima are plain group-by
+    aggregates; the picks sort the (few) voted rows once instead of sorting inside groups.
+    """
+    import polars as pl
+
     has_vote = pl.col("vote").is_not_null()
     voter = pl.when(has_vote).then(pl.col(strategy.dedup_by)) if strategy.dedup != "none" else pl.lit(None, pl.String)
     segment = pl.col("segment") if with_segment else pl.lit(None, pl.String)
-    ts = pl.col("timestamp").fill_null(float("-inf"))
-    has_text = pl.col("query_text").is_not_null()
-    aggs = [
-        pl.len().cast(pl.Int64).alias("n_rows"),
-        pl.col("position").count().cast(pl.Int64).alias("pos_n"),
-        pl.col("position").sum().cast(pl.Int64).alias("pos_sum"),
-        pl.col("position").min().cast(pl.Int64).alias("pos_min"),
-        pl.col("vote").count().cast(pl.Int64).alias("n_votes"),
-        pl.col("vote").sum().cast(pl.Float64).alias("vote_sum"),
-        (pl.col("vote") >= strategy.up_threshold).sum().cast(pl.Int64).alias("n_up"),
-        pl.col("query_text").sort_by([~has_text, "row"]).first().alias("text"),
-        pl.col("row").sort_by([~has_text, "row"]).first().alias("text_row"),
+    keyed = df.with_columns(segment.alias("segment"), voter.alias("voter"))
+    anonymous = pl.when(pl.col("voter").is_null()).then(pl.col("vote"))
+    parts = [
+        _sum_by_pair(
+            keyed,
+            [
+                pl.len().cast(pl.Int64).alias("n_rows"),
+                pl.col("position").count().cast(pl.Int64).alias("pos_n"),
+                pl.col("position").sum().cast(pl.Int64).alias("pos_sum"),
+                pl.col("position").min().cast(pl.Int64).alias("pos_min"),
+                anonymous.count().cast(pl.Int64).alias("n_votes"),
+                anonymous.sum().cast(pl.Float64).alias("vote_sum"),
+                (anonymous >= strategy.up_threshold).sum().cast(pl.Int64).alias("n_up"),
+            ],
+        )
     ]
-    if strategy.dedup == "none":
-        aggs += [
-            pl.lit(None, pl.Float64).alias("sel_vote"),
-            pl.lit(None, pl.Float64).alias("sel_ts"),
-            pl.lit(None, pl.Int64).alias("sel_row"),
-        ]
-    else:
-        # 'last': voted rows sort after unvoted ones, then by (timestamp, row): take the last.
-        # 'first': voted rows sort first, then by (timestamp, row): take the first.
-        keys = [has_vote, ts, pl.col("row")] if strategy.dedup == "last" else [~has_vote, ts, pl.col("row")]
-        pick = "last" if strategy.dedup == "last" else "first"
-        aggs += [
-            getattr(pl.col("vote").sort_by(keys), pick)().alias("sel_vote"),
-            getattr(ts.sort_by(keys), pick)().alias("sel_ts"),
-            getattr(pl.col("row").sort_by(keys), pick)().alias("sel_row"),
-        ]
-    return (
-        df.with_columns(segment.alias("_segment"), voter.alias("_voter"))
-        .group_by(["_segment", "query", "doc", "_voter"])
-        .agg(aggs)
-        .rename({"_segment": "segment", "_voter": "voter"})
-        .with_columns(pl.when(pl.col("sel_vote").is_null()).then(None).otherwise(pl.col("sel_ts")).alias("sel_ts"))
-        .select(PARTIAL_COLUMNS)
-    )
+    if strategy.dedup != "none":
+        ts = pl.col("timestamp").fill_null(float("-inf"))
+        votes = keyed.filter(pl.col("voter").is_not_null()).with_columns(ts.alias("sel_ts")).sort(["sel_ts", "row"])
+        parts.append(
+            votes.group_by(KEY).agg(  # in-memory engine: keeps the sorted order inside each group
+                pl.len().cast(pl.Int64).alias("n_votes"),
+                pl.col("vote").sum().alias("vote_sum"),
+                (pl.col("vote") >= strategy.up_threshold).sum().cast(pl.Int64).alias("n_up"),
+                _pick(strategy, "vote").alias("sel_vote"),
+                _pick(strategy, "sel_ts"),
+                _pick(strategy, "row").alias("sel_row"),
+            )
+        )
+    texts = keyed.filter(pl.col("query_text").is_not_null())
+    if texts.height:
+        parts.append(
+            _first_texts(texts.select("query", pl.col("query_text").alias("text"), pl.col("row").alias("text_row")))
+        )
+    return pl.concat([_complete(p) for p in parts], how="vertical")
 
 
-def _merge_frame(df: pl.DataFrame, strategy: Strategy) -> pl.DataFrame:
-    """Merge partial rows that share a key (the reduce step; associative and commutative)."""
+_ZERO = ("n_rows", "pos_n", "pos_sum", "n_votes", "n_up")
+
+
+def _complete(df: pl.DataFrame) -> pl.DataFrame:
+    """All partial columns in order: a kind's unused counts as 0, other unused columns null."""
     import polars as pl
 
-    has_sel = pl.col("sel_vote").is_not_null()
-    has_text = pl.col("text").is_not_null()
-    order = (
-        [has_sel, pl.col("sel_ts"), pl.col("sel_row")]
-        if strategy.dedup != "first"
-        else [~has_sel, pl.col("sel_ts"), pl.col("sel_row")]
+    schema = pl.from_arrow(partial_schema().empty_table()).schema
+    return df.select(
+        [
+            (pl.col(c) if c in df.columns else pl.lit(0 if c in _ZERO else None)).cast(t).alias(c)
+            for c, t in schema.items()
+        ]
     )
-    pick = "first" if strategy.dedup == "first" else "last"
-    merged = df.group_by(KEY).agg(
-        pl.col("n_rows").sum(),
-        pl.col("pos_n").sum(),
-        pl.col("pos_sum").sum(),
-        pl.col("pos_min").min(),
-        pl.col("n_votes").sum(),
-        pl.col("vote_sum").sum(),
-        pl.col("n_up").sum(),
-        getattr(pl.col("sel_vote").sort_by(order, nulls_last=False), pick)(),
-        getattr(pl.col("sel_ts").sort_by(order, nulls_last=False), pick)(),
-        getattr(pl.col("sel_row").sort_by(order, nulls_last=False), pick)(),
-        pl.col("text").sort_by([~has_text, pl.col("text_row")]).first(),
-        pl.col("text_row").sort_by([~has_text, pl.col("text_row")]).first(),
-    )
-    return merged.select(PARTIAL_COLUMNS)
+
+
+def _merge_frame(df: pl.DataFrame | list[pl.DataFrame], strategy: Strategy) -> pl.DataFrame:
+    """Merge partial rows that share a key (the reduce step; associative and commutative).
+
+    Takes one frame or a list (merged without first copying them into one).
+    """
+    import polars as pl
+
+    frames = df if isinstance(df, list) else [df]
+    is_text = pl.col("doc").is_null()
+    is_voter = pl.col("voter").is_not_null()
+    parts = [
+        _sum_by_pair(
+            pl.concat([f.lazy() for f in frames], how="vertical").filter(~is_text & ~is_voter),
+            [
+                pl.col("n_rows").sum(),
+                pl.col("pos_n").sum(),
+                pl.col("pos_sum").sum(),
+                pl.col("pos_min").min(),
+                pl.col("n_votes").sum(),
+                pl.col("vote_sum").sum(),
+                pl.col("n_up").sum(),
+            ],
+        )
+    ]
+    voters = pl.concat([f.filter(is_voter) for f in frames], how="vertical")
+    if voters.height:
+        parts.append(
+            voters.sort(["sel_ts", "sel_row"])
+            .group_by(KEY)
+            .agg(  # in-memory engine: keeps the sorted order inside each group
+                pl.col("n_votes").sum(),
+                pl.col("vote_sum").sum(),
+                pl.col("n_up").sum(),
+                _pick(strategy, "sel_vote"),
+                _pick(strategy, "sel_ts"),
+                _pick(strategy, "sel_row"),
+            )
+        )
+    texts = pl.concat([f.filter(is_text) for f in frames], how="vertical")
+    if texts.height:
+        parts.append(_first_texts(texts))
+    return pl.concat([_complete(p) for p in parts], how="vertical")
 
 
 def partial_schema() -> pa.Schema:
@@ -276,30 +341,56 @@ def merge_partials(partials: Iterable[pa.RecordBatch | pa.Table], strategy: Stra
 
 
 class Accumulator:
-    """Reduce canonical batches to merged partials, re-merging whenever :data:`MERGE_EVERY` rows pile up."""
+    """Reduce canonical batches to merged partials in hash shards of the query id.
 
-    def __init__(self, strategy: Strategy, with_segment: bool) -> None:
+    Each batch's partials are split into ``shards`` by query, and a shard is re-merged whenever more
+    than ``MERGE_EVERY / shards`` rows pile up in it, so a merge only ever holds one shard: memory is
+    the merged state (distinct pairs and voters) plus one batch and one shard's merge.
+    """
+
+    def __init__(self, strategy: Strategy, with_segment: bool, shards: int = SHARDS) -> None:
         self.strategy = strategy
         self.with_segment = with_segment
-        self.parts: list[pl.DataFrame] = []
-        self.rows = 0
+        self.n = max(1, shards)
+        self.parts: list[list[pl.DataFrame]] = [[] for _ in range(self.n)]
+        self.rows = [0] * self.n
 
     def add(self, df: pl.DataFrame) -> None:
-        part = _partial_frame(df, self.strategy, self.with_segment)
-        self.parts.append(part)
-        self.rows += part.height
-        if self.rows > MERGE_EVERY and len(self.parts) > 1:
-            self.parts = [self.merged()]
-            self.rows = self.parts[0].height
-
-    def merged(self) -> pl.DataFrame:
         import polars as pl
 
-        if not self.parts:
+        part = _partial_frame(df, self.strategy, self.with_segment)
+        if self.n == 1:
+            pieces = {0: part}
+        else:
+            shard = (pl.col("query").hash(seed=0) % self.n).alias("_shard")
+            split = part.with_columns(shard).partition_by("_shard", as_dict=True, include_key=False)
+            pieces = {int(key[0]): piece for key, piece in split.items()}
+        limit = max(1, MERGE_EVERY // self.n)
+        for i, piece in pieces.items():
+            self.parts[i].append(piece)
+            self.rows[i] += piece.height
+            if self.rows[i] > limit and len(self.parts[i]) > 1:
+                self.parts[i] = [_merge_frame(self.parts[i], self.strategy)]
+                self.rows[i] = self.parts[i][0].height
+
+    def shards(self) -> list[pl.DataFrame]:
+        """The merged partials of every non-empty shard (a query's rows are all in one shard)."""
+        out = []
+        for i, parts in enumerate(self.parts):
+            if len(parts) > 1:
+                self.parts[i] = [_merge_frame(parts, self.strategy)]
+            if self.parts[i]:
+                out.append(self.parts[i][0])
+        return out
+
+    def merged(self) -> pl.DataFrame:
+        """Every shard's merged partials in one frame."""
+        import polars as pl
+
+        shards = self.shards()
+        if not shards:
             return pl.from_arrow(partial_schema().empty_table())  # type: ignore[return-value]
-        if len(self.parts) == 1:
-            return self.parts[0]
-        return _merge_frame(pl.concat(self.parts), self.strategy)
+        return pl.concat(shards, how="vertical")
 
 
 def finalize(partial: pl.DataFrame, strategy: Strategy, *, by_segment: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -311,24 +402,28 @@ def finalize(partial: pl.DataFrame, strategy: Strategy, *, by_segment: bool) -> 
     """
     import polars as pl
 
+    partial = partial.filter(pl.col("doc").is_not_null())  # text rows carry no judgment
     if not by_segment:
         partial = _merge_frame(partial.with_columns(pl.lit(None, pl.String).alias("segment")), strategy)
     is_voter = pl.col("voter").is_not_null()
     sel = pl.col("sel_vote")
-    per_pair = partial.group_by(["segment", "query", "doc"]).agg(
-        pl.when(is_voter).then(sel.is_not_null().cast(pl.Int64)).otherwise(pl.col("n_votes")).sum().alias("votes"),
-        pl.when(is_voter).then(sel.fill_null(0.0)).otherwise(pl.col("vote_sum")).sum().alias("vote_total"),
-        pl.when(is_voter)
-        .then((sel >= strategy.up_threshold).fill_null(False).cast(pl.Int64))
-        .otherwise(pl.col("n_up"))
-        .sum()
-        .alias("up_votes"),
-        (is_voter & sel.is_not_null()).sum().cast(pl.Int64).alias("voters"),
-        pl.col("n_votes").sum().alias("raw_votes"),
-        pl.col("n_rows").sum().alias("impressions"),
-        pl.col("pos_n").sum().alias("pos_n"),
-        pl.col("pos_sum").sum().alias("pos_sum"),
-        pl.col("pos_min").min().alias("min_position"),
+    per_pair = _sum_by_pair(
+        partial,
+        [
+            pl.when(is_voter).then(sel.is_not_null().cast(pl.Int64)).otherwise(pl.col("n_votes")).sum().alias("votes"),
+            pl.when(is_voter).then(sel.fill_null(0.0)).otherwise(pl.col("vote_sum")).sum().alias("vote_total"),
+            pl.when(is_voter)
+            .then((sel >= strategy.up_threshold).fill_null(False).cast(pl.Int64))
+            .otherwise(pl.col("n_up"))
+            .sum()
+            .alias("up_votes"),
+            (is_voter & sel.is_not_null()).sum().cast(pl.Int64).alias("voters"),
+            pl.col("n_votes").sum().alias("raw_votes"),
+            pl.col("n_rows").sum().alias("impressions"),
+            pl.col("pos_n").sum().alias("pos_n"),
+            pl.col("pos_sum").sum().alias("pos_sum"),
+            pl.col("pos_min").min().alias("min_position"),
+        ],
     )
     judged = pl.col("votes") >= strategy.min_votes
     per_pair = per_pair.with_columns(judged.alias("judged"), _label(strategy).alias("label"))
@@ -346,11 +441,12 @@ def finalize(partial: pl.DataFrame, strategy: Strategy, *, by_segment: bool) -> 
 
 
 def query_texts(partial: pl.DataFrame) -> pl.DataFrame:
-    """``query, text``: each query's first logged text (by row), null when the log has none."""
+    """``query, text``: each logged query's first text (by row), null when the log has none."""
     import polars as pl
 
-    has_text = pl.col("text").is_not_null()
-    return partial.group_by("query").agg(pl.col("text").sort_by([~has_text, pl.col("text_row")]).first()).sort("query")
+    queries = partial.filter(pl.col("doc").is_not_null()).select(pl.col("query").unique())
+    texts = _first_texts(partial.filter(pl.col("doc").is_null())).select("query", "text")
+    return queries.join(texts, on="query", how="left").sort("query")
 
 
 def _label(strategy: Strategy) -> pl.Expr:

@@ -226,26 +226,46 @@ def aggregate_feedback(
     with_segment = log.has_segment if by_segment is None else by_segment
     if with_segment and not log.has_segment:
         raise FeedbackError("by_segment=True needs a segment column; set columns={'segment': '<column name>'}")
+    import polars as pl
+
     acc = Accumulator(strat, with_segment)
     for batch in log.batches():
         acc.add(batch)
-    partial = acc.merged()
-    judgments, shown = finalize(partial, strat, by_segment=False)
+    shards = acc.shards()
+    judgments, shown = _finalize_shards(shards, strat, by_segment=False)
     seg_j = seg_s = None
     if with_segment:
-        seg_j, seg_s = finalize(partial, strat, by_segment=True)
+        seg_j, seg_s = _finalize_shards(shards, strat, by_segment=True)
+    texts = [query_texts(s) for s in shards]
     return AggregatedFeedback(
         strategy=strat,
         source=log.name,
         judgments=judgments,
         shown=shown,
-        texts=query_texts(partial),
+        texts=pl.concat(texts).sort("query") if texts else pl.DataFrame(schema={"query": pl.String, "text": pl.String}),
         read=log.stats,
         skipped=log.skipped,
-        votes=int(partial["n_votes"].sum()),
+        votes=sum(int(s["n_votes"].sum()) for s in shards),
         segment_judgments=seg_j,
         segment_shown=seg_s,
     )
+
+
+def _finalize_shards(
+    shards: list[pl.DataFrame], strategy: Strategy, *, by_segment: bool
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Finalize shard by shard (a query lives in one shard) and put the results in the documented order."""
+    import polars as pl
+
+    from .aggregate import partial_schema
+
+    if not shards:
+        shards = [pl.from_arrow(partial_schema().empty_table())]  # type: ignore[list-item]
+    done = [finalize(s, strategy, by_segment=by_segment) for s in shards]
+    key = ["segment", "query", "doc"] if by_segment else ["query", "doc"]
+    judgments = pl.concat([j for j, _ in done]).sort(key)
+    shown = pl.concat([s for _, s in done]).sort([*key[:-1], "mean_position", "min_position", "doc"])
+    return judgments, shown
 
 
 def labels_dict(frame: pl.DataFrame) -> dict[str, dict[str, float]]:

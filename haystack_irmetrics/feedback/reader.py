@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import polars as pl
 
 FORMATS = ("jsonl", "csv", "tsv", "parquet")
-DEFAULT_BATCH_ROWS = 1 << 20
+DEFAULT_BATCH_ROWS = 1 << 18
 _SUFFIXES = {
     ".jsonl": "jsonl",
     ".ndjson": "jsonl",
