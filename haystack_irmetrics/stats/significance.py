@@ -182,7 +182,8 @@ def bootstrap_means(
     d_t = np.ascontiguousarray(d.T)  # (metrics, queries) @ (queries, draws): OpenBLAS's steadiest layout
     for start in range(0, n_resamples, rows):
         count = min(rows, n_resamples - start)
-        picks = rng.integers(0, n, size=(count, n)) + (np.arange(count) * n)[:, None]
+        kind = np.int32 if count * n < 2**31 else np.int64  # int32 draws: half the memory traffic
+        picks = rng.integers(0, n, size=(count, n), dtype=kind) + (np.arange(count, dtype=kind) * n)[:, None]
         weights = np.bincount(picks.ravel(), minlength=count * n).reshape(count, n).astype(np.float64)
         means[start : start + count] = (d_t @ weights.T).T / n
     return means
