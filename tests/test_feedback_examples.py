@@ -5,8 +5,11 @@ from __future__ import annotations
 import contextlib
 import io
 import math
+import re
 import runpy
 from pathlib import Path
+
+import pytest
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -44,3 +47,25 @@ def test_report_example_shows_full_and_condensed_lists_disagreeing_and_explains_
     assert "condensed NDCG@10 logged 0.7653  new 0.8003  delta +0.0350 [+0.0196, +0.0508]  p Holm 0.0048 **" in text
     assert (tmp_path / "report.md").read_text().count("**3 skipped as malformed**") == 1
     assert (tmp_path / "plots" / "delta_new_NDCG_10.png").stat().st_size > 1000
+
+
+SECTION = "## Score production feedback"
+# Written in haystack_irmetrics/feedback/README_SECTION.md and merged into README.md: check every copy.
+ROOT = EXAMPLES.parent
+DOCS = [
+    p
+    for p in (ROOT / "haystack_irmetrics" / "feedback" / "README_SECTION.md", ROOT / "README.md")
+    if p.exists() and SECTION in p.read_text()
+]
+
+
+@pytest.mark.parametrize("path", DOCS, ids=lambda p: p.name)
+def test_readme_section_snippet_prints_exactly_the_output_it_shows(path):
+    text = path.read_text()
+    text = text[text.index(SECTION) :]
+    match = re.search(r"```python\n(.*?)```\n\nprints\n\n```text\n(.*?)```", text, re.S)
+    assert match, f"{path.name}: the section lost its snippet / output pair"
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(match.group(1), str(path), "exec"), {"__name__": "__readme__"})
+    assert out.getvalue() == match.group(2)
