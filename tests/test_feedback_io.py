@@ -224,3 +224,9 @@ def test_csv_line_numbers_stay_exact_across_parser_blocks(tmp_path):
     assert (frame["line"] == frame["row"] + 1).all()
     assert frame["doc"].to_list() == [f"doc{i}" for i in range(1, 20_001) if i + 1 not in rejected]
     assert log.skipped["line"].to_list() == sorted(rejected)
+
+
+def test_log_columns_named_row_or_line_are_ordinary_columns():
+    rows = [{"query_id": "q", "doc_id": "d", "row": 7, "line": "A", "vote": 1}]
+    frame = FeedbackLog(rows, columns={"position": "row"}).to_frame()
+    assert frame.select("row", "line", "position").rows() == [(1, None, 7)]

@@ -33,6 +33,9 @@ if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
 
 TEXT_FIELDS = ("user", "session", "segment", "query_text")
+#: Columns the readers attach to raw rows: the data row (1-based) and the physical line of text files.
+ROW_IN = "__row__"
+LINE_IN = "__line__"
 #: Marks a cell that held a JSON object or list (rows given as dicts); such a cell is malformed.
 NESTED = "\x00nested:"
 
@@ -156,7 +159,7 @@ def normalize_frame(
     position_base: int = 1,
     source: str = "feedback log",
 ) -> pl.DataFrame:
-    """Validate and rename one frame of raw rows; ``df`` must carry ``row`` (and may carry ``line``).
+    """Validate and rename one frame of raw rows; ``df`` carries ``__row__`` (and may carry ``__line__``).
 
     Returns the canonical columns plus ``error``, ``error_column``, ``error_value`` (see module docs).
     """
@@ -166,7 +169,7 @@ def normalize_frame(
     wanted = columns.configured()
     missing = sorted({src for src in wanted.values() if src not in present})
     if missing:
-        available = [c for c in df.columns if c not in ("row", "line")]
+        available = [c for c in df.columns if c not in (ROW_IN, LINE_IN)]
         raise FeedbackSchemaError(f"{source}: column(s) {missing} not found; the log has {available}")
     words = _lower_vote_map(vote_map)
     kinds = {src: _kind(df.schema[src]) for src in wanted.values()}
@@ -240,10 +243,10 @@ def normalize_frame(
     error = pl.coalesce([pl.when(bad).then(pl.lit(reason)) for _, bad, reason, _ in checks])
     error_column = pl.coalesce([pl.when(bad).then(pl.lit(src)) for src, bad, _, _ in checks])
     error_value = pl.coalesce([pl.when(bad).then(raw) for _, bad, _, raw in checks])
-    line = pl.col("line").cast(pl.Int64) if "line" in present else pl.lit(None, pl.Int64)
+    line = pl.col(LINE_IN).cast(pl.Int64) if LINE_IN in present else pl.lit(None, pl.Int64)
     try:
         return df.select(
-            pl.col("row").cast(pl.Int64),
+            pl.col(ROW_IN).cast(pl.Int64).alias("row"),
             line.alias("line"),
             *(values[f].alias(f) for f in ("query", "doc", "position", "vote", "user", "session", "timestamp")),
             values["segment"].alias("segment"),
@@ -278,7 +281,8 @@ def normalize_batches(
 
     The signature of a Spark ``mapInArrow`` function once the options are bound with
     :func:`functools.partial`; rows are numbered from ``first_row`` per call (a Spark partition
-    numbers its own rows; add a ``row`` column beforehand to keep global numbers).
+    numbers its own rows), unless the batches carry a ``row`` column (that is not a configured log
+    column): then those are the row numbers, global if the caller made them so.
     """
     import polars as pl
 
@@ -288,8 +292,10 @@ def normalize_batches(
     for batch in batches:
         df = pl.from_arrow(batch)
         assert isinstance(df, pl.DataFrame)
-        if "row" not in df.columns:
-            df = df.with_columns(pl.int_range(next_row, next_row + df.height, dtype=pl.Int64).alias("row"))
+        if "row" in df.columns and "row" not in cols.source_names():
+            df = df.rename({"row": ROW_IN})  # global row numbers given by the caller
+        else:
+            df = df.with_columns(pl.int_range(next_row, next_row + df.height, dtype=pl.Int64).alias(ROW_IN))
         next_row += df.height
         out = normalize_frame(df, cols, vote_map=vote_map, position_base=position_base)
         yield from out.to_arrow().cast(schema).to_batches()
@@ -338,4 +344,4 @@ def _cell_text(v: Any) -> str:
     return str(v) if isinstance(v, int | str) else f"{NESTED}{type(v).__name__}"
 
 
-__all__ = ["as_frame", "canonical_schema", "normalize_batches", "normalize_frame", "split_errors"]
+__all__ = ["LINE_IN", "ROW_IN", "as_frame", "canonical_schema", "normalize_batches", "normalize_frame", "split_errors"]

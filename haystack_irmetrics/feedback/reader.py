@@ -31,7 +31,7 @@ import numpy as np
 from ..errors import ParseError
 from .columns import FeedbackColumns
 from .errors import FeedbackSchemaError
-from .normalize import as_frame
+from .normalize import LINE_IN, ROW_IN, as_frame
 
 if TYPE_CHECKING:  # pragma: no cover
     import polars as pl
@@ -72,7 +72,7 @@ def iter_raw(
 ) -> Iterator[Batch]:
     """Yield ``(raw frame, reader error rows or None)`` per batch of ``source`` (a path or a table)."""
     if not isinstance(source, str | os.PathLike):
-        yield from _iter_table(source, batch_rows)
+        yield from _iter_table(source, list(columns.source_names()), batch_rows)
         return
     path = Path(source)
     if not path.exists():
@@ -94,16 +94,18 @@ def iter_raw(
 def _with_rows(df: pl.DataFrame, first_row: int, lines: np.ndarray | None = None) -> pl.DataFrame:
     import polars as pl
 
-    extra = [pl.int_range(first_row, first_row + df.height, dtype=pl.Int64).alias("row")]
+    extra = [pl.int_range(first_row, first_row + df.height, dtype=pl.Int64).alias(ROW_IN)]
     if lines is not None:
-        extra.append(pl.Series("line", lines, dtype=pl.Int64))
+        extra.append(pl.Series(LINE_IN, lines, dtype=pl.Int64))
     return df.with_columns(extra)
 
 
-def _iter_table(data: Any, batch_rows: int) -> Iterator[Batch]:
+def _iter_table(data: Any, needed: list[str], batch_rows: int) -> Iterator[Batch]:
     df = as_frame(data)
-    if "row" in df.columns:
-        raise FeedbackSchemaError("the feedback table has a column named 'row'; rename it (rows are numbered here)")
+    missing = [c for c in needed if c not in df.columns]
+    if missing and df.height:
+        raise FeedbackSchemaError(f"feedback rows: column(s) {missing} not found; the rows have {df.columns}")
+    df = df.select([c for c in needed if c in df.columns])
     for start in range(0, df.height, batch_rows):
         yield _with_rows(df.slice(start, batch_rows), start + 1), None
 
@@ -188,7 +190,7 @@ def _iter_csv(path: Path, needed: list[str], batch_rows: int, delimiter: str) ->
         data_line = v + np.searchsorted(rejected - np.arange(rejected.size), v, side="right")
         df = pl.from_arrow(batch)
         assert isinstance(df, pl.DataFrame)
-        df = df.with_columns(pl.Series("row", data_line), pl.Series("line", data_line + 1))
+        df = df.with_columns(pl.Series(ROW_IN, data_line), pl.Series(LINE_IN, data_line + 1))
         valid_before += n
         errors = None
         if len(bad_rows) > reported:
@@ -199,7 +201,7 @@ def _iter_csv(path: Path, needed: list[str], batch_rows: int, delimiter: str) ->
                 None,
             )
             reported = len(bad_rows)
-        yield df.select([*needed, "row", "line"]), errors
+        yield df.select([*needed, ROW_IN, LINE_IN]), errors
     if len(bad_rows) > reported:
         rest = bad_rows[reported:]
         yield (
@@ -212,8 +214,8 @@ def _empty_raw(needed: list[str]) -> pl.DataFrame:
     import polars as pl
 
     return pl.DataFrame(
-        {**{c: pl.Series([], dtype=pl.String) for c in needed}, "row": [], "line": []},
-        schema_overrides={"row": pl.Int64, "line": pl.Int64},
+        {**{c: pl.Series([], dtype=pl.String) for c in needed}, ROW_IN: [], LINE_IN: []},
+        schema_overrides={ROW_IN: pl.Int64, LINE_IN: pl.Int64},
     )
 
 
@@ -251,11 +253,11 @@ def _iter_jsonl(path: Path, needed: list[str], batch_rows: int) -> Iterator[Batc
             seen.update(c for c in needed if c in df.columns and df[c].null_count() < df.height)
             df = df.with_columns(pl.lit(None, pl.String).alias(c) for c in needed if c not in df.columns)
             good = df["_i"].to_numpy()
-            df = df.with_columns(pl.Series("row", rows[good]), pl.Series("line", line_numbers[good])).drop("_i")
+            df = df.with_columns(pl.Series(ROW_IN, rows[good]), pl.Series(LINE_IN, line_numbers[good])).drop("_i")
             if errors is not None:
                 idx = [i for i, _ in errors]
                 errors = _error_rows(rows[idx].tolist(), line_numbers[idx].tolist(), [m for _, m in errors], None)
-            yield df.select([*needed, "row", "line"]), errors
+            yield df.select([*needed, ROW_IN, LINE_IN]), errors
     unseen = [c for c in needed if c not in seen]
     if row and unseen:
         raise FeedbackSchemaError(f"{path}: column(s) {unseen} appear in no row of the log (check the column names)")
