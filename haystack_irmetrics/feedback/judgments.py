@@ -87,7 +87,7 @@ class AggregatedFeedback:
         from ..errors import EmptyInputError
 
         key = ("qrels", segment)
-        if key not in self._cache:
+        if key not in self._cache:  # built once for the whole log; a segment's on each call (not kept)
             judgments, _ = self._frames(segment)
             if judgments.height == 0:
                 raise EmptyInputError(
@@ -95,12 +95,15 @@ class AggregatedFeedback:
                     + ("" if segment is ALL else f" in segment {segment!r}")
                     + "; nothing is judged"
                 )
-            self._cache[key] = Qrels.from_columns(
+            qrels = Qrels.from_columns(
                 judgments["query"].to_list(),
                 judgments["doc"].to_list(),
                 judgments["label"].to_numpy(),
                 source=self.source,
             )
+            if segment is not ALL:
+                return qrels
+            self._cache[key] = qrels
         return self._cache[key]
 
     def logged_run(self, segment: Any = ALL) -> Run:
@@ -113,7 +116,7 @@ class AggregatedFeedback:
         from ..core.inputs import Run
 
         key = ("logged", segment)
-        if key not in self._cache:
+        if key not in self._cache:  # built once for the whole log; a segment's on each call (not kept)
             _, shown = self._frames(segment)
             if shown.height == 0:
                 raise FeedbackError(f"{self.source}: the log has no positions, so there is no logged ranking")
@@ -122,9 +125,12 @@ class AggregatedFeedback:
                 "doc",
                 (pl.len().over("query") - pl.int_range(pl.len()).over("query")).cast(pl.Float64).alias("score"),
             )
-            self._cache[key] = Run.from_columns(
+            run = Run.from_columns(
                 ranked["query"].to_list(), ranked["doc"].to_list(), ranked["score"].to_numpy(), source=self.source
             )
+            if segment is not ALL:
+                return run
+            self._cache[key] = run
         return self._cache[key]
 
     def query_text(self) -> dict[str, str]:
