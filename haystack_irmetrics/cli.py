@@ -115,6 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .feedback.cli import add_subcommand as add_feedback  # feedback: handler in haystack_irmetrics.feedback
 
     add_feedback(sub)
+    from .plotting import add_subcommand as add_plot  # plot: handler in haystack_irmetrics.plotting
+
+    add_plot(sub)
     return parser
 
 
