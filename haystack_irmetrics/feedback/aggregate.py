@@ -49,8 +49,8 @@ STRATEGIES = ("mean", "majority", "wilson")
 DEDUP = ("none", "last", "first")
 DEDUP_BY = ("user", "session")
 
-#: Partials are merged again once they hold this many rows (bounds memory by distinct keys).
-MERGE_EVERY = 1 << 22
+#: Pending partial rows (over all shards) below which no shard is merged (see :class:`Accumulator`).
+MERGE_EVERY = 1 << 20
 #: Hash shards of the query id the reduce step works in (a merge holds one shard at a time).
 SHARDS = 16
 
@@ -343,9 +343,11 @@ def merge_partials(partials: Iterable[pa.RecordBatch | pa.Table], strategy: Stra
 class Accumulator:
     """Reduce canonical batches to merged partials in hash shards of the query id.
 
-    Each batch's partials are split into ``shards`` by query, and a shard is re-merged whenever more
-    than ``MERGE_EVERY / shards`` rows pile up in it, so a merge only ever holds one shard: memory is
-    the merged state (distinct pairs and voters) plus one batch and one shard's merge.
+    Each batch's partials are split into ``shards`` by query. A shard merges its pending partials into
+    its state once they outnumber both ``MERGE_EVERY / shards`` rows and the state itself (so the
+    total merge work stays proportional to the input, as in a doubling array). A merge only ever holds
+    one shard; memory is the merged state (distinct pairs and voters), at most as much again pending,
+    and one batch.
     """
 
     def __init__(self, strategy: Strategy, with_segment: bool, shards: int = SHARDS) -> None:
@@ -353,7 +355,8 @@ class Accumulator:
         self.with_segment = with_segment
         self.n = max(1, shards)
         self.parts: list[list[pl.DataFrame]] = [[] for _ in range(self.n)]
-        self.rows = [0] * self.n
+        self.state = [0] * self.n  # rows of each shard's merged state (its first part)
+        self.pending = [0] * self.n  # rows of its parts not merged yet
 
     def add(self, df: pl.DataFrame) -> None:
         import polars as pl
@@ -365,13 +368,14 @@ class Accumulator:
             shard = (pl.col("query").hash(seed=0) % self.n).alias("_shard")
             split = part.with_columns(shard).partition_by("_shard", as_dict=True, include_key=False)
             pieces = {int(key[0]): piece for key, piece in split.items()}
-        limit = max(1, MERGE_EVERY // self.n)
+        floor = max(1, MERGE_EVERY // self.n)
         for i, piece in pieces.items():
             self.parts[i].append(piece)
-            self.rows[i] += piece.height
-            if self.rows[i] > limit and len(self.parts[i]) > 1:
+            self.pending[i] += piece.height
+            if self.pending[i] > max(floor, self.state[i]) and len(self.parts[i]) > 1:
                 self.parts[i] = [_merge_frame(self.parts[i], self.strategy)]
-                self.rows[i] = self.parts[i][0].height
+                self.state[i] = self.parts[i][0].height
+                self.pending[i] = 0
 
     def shards(self) -> list[pl.DataFrame]:
         """The merged partials of every non-empty shard (a query's rows are all in one shard)."""
