@@ -171,3 +171,57 @@ def test_baseline_can_be_a_run_and_logged_can_be_left_out(tmp_path):
     assert ev.systems == ["better", "worse"] and list(ev.overall.comparisons) == ["better"]
     with pytest.raises(ValueError, match="baseline 'nope'"):
         evaluate_feedback(log, runs, k_values=[5], baseline="nope")
+
+
+BM25_YAML = """
+components:
+  retriever:
+    type: haystack.components.retrievers.in_memory.bm25_retriever.InMemoryBM25Retriever
+    init_parameters:
+      top_k: 4
+      document_store:
+        type: haystack.document_stores.in_memory.document_store.InMemoryDocumentStore
+        init_parameters: {index: feedback_cli_test, shared: false}
+connections: []
+metadata: {}
+max_runs_per_component: 100
+"""
+
+
+def test_cli_replays_logged_query_texts_through_a_pipeline_yaml_with_a_corpus(tmp_path, capsys):
+    corpus = {"doc1": "How to train a cat", "doc2": "How to train a dog", "doc3": "How to train a parrot"}
+    (tmp_path / "corpus.jsonl").write_text("".join(json.dumps({"_id": k, "text": v}) + "\n" for k, v in corpus.items()))
+    (tmp_path / "bm25.yaml").write_text(BM25_YAML)
+    rows = [
+        {"query_id": "q1", "text": "train cat", "doc_id": "doc2", "position": 1, "vote": "down"},
+        {"query_id": "q1", "text": "train cat", "doc_id": "doc1", "position": 2, "vote": "up"},
+        {"query_id": "q2", "text": "train parrot", "doc_id": "doc1", "position": 1, "vote": "down"},
+        {"query_id": "q2", "text": "train parrot", "doc_id": "doc3", "position": 2, "vote": "up"},
+    ]
+    (tmp_path / "log.csv").write_text(
+        "query_id,text,doc_id,position,vote\n" + "".join(",".join(str(v) for v in r.values()) + "\n" for r in rows)
+    )
+    code = main(
+        [
+            "feedback",
+            str(tmp_path / "log.csv"),
+            "--pipeline",
+            f"bm25={tmp_path / 'bm25.yaml'}",
+            "--corpus",
+            str(tmp_path / "corpus.jsonl"),
+            "--query-text-col",
+            "text",
+            "-k",
+            "1",
+            "-m",
+            "P,MRR",
+            "--json",
+            "--n-resamples",
+            "100",
+        ]
+    )
+    assert code == 0
+    data = json.loads(capsys.readouterr().out)
+    means = {(r["system"], r["list"], r["metric"]): r["mean"] for r in data["scores"] if r["segment"] == "all"}
+    assert means[("logged", "full", "P@1")] == 0.0  # users saw the down-voted document first
+    assert means[("bm25", "full", "P@1")] == 1.0  # BM25 puts the named animal first
