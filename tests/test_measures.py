@@ -270,3 +270,12 @@ def test_the_multi_metric_component_takes_the_new_names():
     assert list(out["means"]) == ["nDCG_exp@3", "Rprec", "iP@0.5", "Success@1", "F@2"]
     assert out["individual_scores"]["Rprec"] == [0.5, 0.0]
     assert out["individual_scores"]["Success@1"] == [1.0, 0.0]
+
+
+def test_readme_measures_section_examples_print_what_they_show():
+    import doctest
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "haystack_irmetrics" / "core" / "README_MEASURES.md"
+    result = doctest.testfile(str(path), module_relative=False)
+    assert result.failed == 0 and result.attempted >= 7

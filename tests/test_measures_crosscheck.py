@@ -280,3 +280,12 @@ def test_max_abs_difference_summary_is_zero_on_seeded_inputs():
             worst = max(worst, abs(math.log(res.per_query["GMAP"][q]) - values["gm_map"]))
         _check_trec(res, oracle, ks)
     assert worst == 0.0
+
+
+def test_where_we_deliberately_differ_trec_eval_sorts_gains_closer_than_1_as_equal():
+    """trec_eval's qsort comparator returns int(g1 - g2): gains 1.5 and 1.2 tie, the ideal comes out 1.2, 1.5."""
+    qrels, results = {"q": {"a": 1, "b": 2}}, {"q": {"a": 2.0, "b": 1.0}}
+    theirs = pytrec_eval_ext.RelevanceEvaluator(qrels, {"ndcg.1=1.5,2=1.2"}, 1, False).evaluate(results)
+    assert theirs["q"]["ndcg"] == pytest.approx((1.5 + 1.2 / math.log2(3)) / (1.2 + 1.5 / math.log2(3)))  # > 1
+    ours = evaluate(qrels, results, None, measures=["nDCG(gains={1:1.5,2:1.2})@10"], preset="trec")
+    assert ours.raw_means["nDCG(gains={1:1.5,2:1.2})@10"] == 1.0
