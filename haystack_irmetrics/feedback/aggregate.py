@@ -14,7 +14,8 @@ not the same as judged-not-relevant (a label ``<= 0`` or below the threshold). S
 ``wilson``
     The lower bound of the Wilson score interval of the up-vote share at ``confidence`` (two-sided,
     default 95%: z = 1.96). Few votes give a low bound: one up vote alone scores 0.2065, so at
-    threshold 0.5 a document needs 4 of 4 (0.5101), 7 of 8 (0.5291) or 9 of 11 (0.5230) up votes to count as relevant.
+    threshold 0.5 a document needs 4 of 4 (0.5101), 7 of 8 (0.5291) or 9 of 11 (0.5230) up votes
+    to count as relevant.
 
 Options shared by all strategies:
 
@@ -327,7 +328,7 @@ def partial_aggregate(
 
 
 def merge_partials(partials: Iterable[pa.RecordBatch | pa.Table], strategy: Strategy | str = "mean") -> pa.Table:
-    """Merge partial aggregates (any split of the log) into one row per (segment, query, doc, voter)."""
+    """Merge partial aggregates of any split of the log (one row per key of each kind, see :func:`_partial_frame`)."""
     import polars as pl
     import pyarrow as pa
 
@@ -386,15 +387,6 @@ class Accumulator:
             if self.parts[i]:
                 out.append(self.parts[i][0])
         return out
-
-    def merged(self) -> pl.DataFrame:
-        """Every shard's merged partials in one frame."""
-        import polars as pl
-
-        shards = self.shards()
-        if not shards:
-            return pl.from_arrow(partial_schema().empty_table())  # type: ignore[return-value]
-        return pl.concat(shards, how="vertical")
 
 
 def finalize(partial: pl.DataFrame, strategy: Strategy, *, by_segment: bool) -> tuple[pl.DataFrame, pl.DataFrame]:

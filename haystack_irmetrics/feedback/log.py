@@ -134,7 +134,7 @@ class FeedbackLog:
         import polars as pl
 
         parts = list(self.batches())
-        return pl.concat(parts) if parts else parts_empty()
+        return pl.concat(parts) if parts else _empty_rows()
 
     @property
     def skipped(self) -> pl.DataFrame:
@@ -153,7 +153,7 @@ class FeedbackLog:
         return self._stats
 
 
-def parts_empty() -> pl.DataFrame:
+def _empty_rows() -> pl.DataFrame:
     import polars as pl
 
     from .normalize import canonical_schema
