@@ -279,3 +279,26 @@ def test_readme_measures_section_examples_print_what_they_show():
     path = Path(__file__).resolve().parent.parent / "haystack_irmetrics" / "core" / "README_MEASURES.md"
     result = doctest.testfile(str(path), module_relative=False)
     assert result.failed == 0 and result.attempted >= 7
+
+
+def test_columnar_runs_from_the_fast_reader_score_every_new_measure_as_dict_runs(data_dir, tmp_path):
+    from haystack_irmetrics.core.inputs import ColumnarRun
+    from haystack_irmetrics.io import _fast, read_qrels, read_run
+    from tests.test_properties import registry
+
+    if not _fast.available():
+        pytest.skip("polars (extra 'columnar') is not installed")
+    d = data_dir / "robust03"
+    qrels = read_qrels(d / "robust03_cs_qrels.txt")
+    lines = (d / "input.uic0301").read_text().splitlines()[:20000]  # 20 topics
+    path = tmp_path / "run"
+    path.write_text("\n".join(lines) + "\nunjudged\tQ0\tFBIS3-1\t1\t1.0\tx\n")  # a query nobody judged
+    run = read_run(path)
+    assert isinstance(run, ColumnarRun)
+    ms = registry([1, 10, 100])
+    for preset in ("beir", "trec"):
+        a = evaluate(qrels, run, None, measures=ms, preset=preset)
+        b = evaluate(qrels, dict(run.data), None, measures=ms, preset=preset)
+        assert a.per_query == b.per_query and a.raw_means == b.raw_means
+    beir = evaluate(qrels, run, [1], measures=["Hole"])
+    assert beir.per_query["Hole@1"]["unjudged"] == 1.0  # BEIR sums it (FBIS3-1 is judged for no topic)
