@@ -125,7 +125,8 @@ FAMILIES: dict[str, Family] = {
             "binary",
             "custom",
             "1 if a relevant document is in the top k, else 0",
-            ("success", "s", "hit", "hits", "hit_rate", "hitrate", "accuracy", "acc", "top_k_acc", "top_k_accuracy"),
+            # Not "hits": ranx's hits@k is the number of relevant documents retrieved, not a rate.
+            ("success", "hit", "hit_rate", "hitrate", "accuracy", "acc", "top_k_acc", "top_k_accuracy"),
             reference="pytrec_eval success.k (trec); beir custom_metrics.top_k_accuracy (beir)",
         ),
         Family(
