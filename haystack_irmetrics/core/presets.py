@@ -30,18 +30,12 @@ still dividing by ``len(qrels)`` (``unjudged_in_sum``).
 
 Which path each family takes (``Family.beir_path`` in :mod:`.measures`):
 
-=========================================================  =====================  ======================
-families                                                   BEIR preset            TREC preset
-=========================================================  =====================  ======================
-NDCG (all gain/discount variants), MAP, Recall, P,         trec ties, skip        trec ties, skip
-Rprec, F, GMAP, bpref, iP, iP_avg, Judged                  missing, rel >= 1
-MRR, R_cap, Success (BEIR's ``top_k_acc``)                 stable ties, missing   trec ties, skip
-                                                           = 0 over len(qrels),   missing, rel >= 1
-                                                           rel > 0
-Hole                                                       as MRR, plus           trec ties, skip
-                                                           unjudged results       missing, scored
-                                                           queries in the sum     queries only
-=========================================================  =====================  ======================
+* NDCG (every gain/discount form), MAP, Recall, P, Rprec, F, GMAP, bpref, iP, iP_avg, Judged: trec
+  ties, missing queries skipped, relevant >= 1, in both presets;
+* MRR, R_cap, Success (BEIR's ``top_k_acc``): in the BEIR preset stable ties, relevant > 0 and the mean
+  over ``len(qrels)``; in the TREC preset as the first group;
+* Hole: in the BEIR preset as MRR, and results queries nobody judged are summed too; in the TREC preset
+  as the first group (scored queries only).
 """
 
 from __future__ import annotations
