@@ -6,7 +6,7 @@
 
 The log is seeded and synthetic, written with numpy/pyarrow in row groups (never held whole): 100,000
 queries with Zipf-like popularity, 15 candidate documents each, 10 shown per impression; a vote on
-~16 % of the rows (more at the top), 1.0/0.0 or graded; 2,000,000 users; three device segments;
+~15 % of the rows (more at the top), 1.0/0.0 or graded; 2,000,000 users; three device segments;
 timestamps. A new system's TREC run ranks 20 documents per query. Each phase runs in a fresh
 subprocess so its peak RSS (``ru_maxrss``) is its own:
 
