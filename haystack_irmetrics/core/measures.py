@@ -31,6 +31,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal
 
 from ..errors import DuplicateCutoffError, InvalidCutoffError, UnknownMeasureError
@@ -298,7 +299,7 @@ class Measure:
     def spec(self) -> Family:
         return FAMILIES[self.family]
 
-    @property
+    @cached_property
     def stem(self) -> str:
         """The name without its ``@`` part: ``NDCG``, ``nDCG_exp``, ``F(beta=2)``, ``Rprec``."""
         if self.family == "NDCG" and (self.gain is not None or self.discount is not None):
@@ -314,14 +315,14 @@ class Measure:
             return f"{self.family}(beta={_num(self.beta)})"
         return self.family
 
-    @property
+    @cached_property
     def at(self) -> str | None:
         """What follows ``@`` in the name: the cutoff, the recall level, or ``None``."""
         if self.level is not None:
             return repr(float(self.level))
         return None if self.cutoff is None else str(self.cutoff)
 
-    @property
+    @cached_property
     def name(self) -> str:
         return self.stem if self.at is None else f"{self.stem}@{self.at}"
 
@@ -544,17 +545,20 @@ def resolve_measures(measures: Sequence[str | Measure] | None, k_values: Sequenc
         else:
             explicit.append(Measure(family, **params))
     out: list[Measure] = []
+    seen: set[Measure] = set()
     if crossed:
         if k_values is None:
             raise InvalidCutoffError(f"measures {[f for f, _ in crossed]} need cutoffs: pass k_values")
         ks = check_k_values(k_values)
         out.extend(Measure(f, k, **p) for f, p in crossed for k in ks)
+        seen.update(out)
     elif k_values is not None:
         check_k_values(k_values)
     for m in explicit:
-        if m in out:
+        if m in seen:
             raise DuplicateCutoffError(f"measure {m} is requested twice")
         out.append(m)
+        seen.add(m)
     if not out:
         raise UnknownMeasureError("no measure requested")
     return out
