@@ -119,7 +119,10 @@ class AggregatedFeedback:
         if key not in self._cache:  # built once for the whole log; a segment's on each call (not kept)
             _, shown = self._frames(segment)
             if shown.height == 0:
-                raise FeedbackError(f"{self.source}: the log has no positions, so there is no logged ranking")
+                raise FeedbackError(
+                    f"{self.source}: the log has no positions, so there is no logged ranking to score; "
+                    "leave it out with include_logged=False (--no-logged)"
+                )
             ranked = shown.select(
                 "query",
                 "doc",
