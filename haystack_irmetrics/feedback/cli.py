@@ -17,16 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-
-def _ints(text: str) -> list[int]:
-    try:
-        return [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
-
-
-def _names(text: str) -> list[str]:
-    return [x.strip() for x in text.split(",") if x.strip()]
+from ..cli import _ints, _names  # the same list syntax as ``irmetrics evaluate``
 
 
 def _named(value: str) -> tuple[str | None, str]:
