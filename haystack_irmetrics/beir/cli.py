@@ -10,18 +10,9 @@ import json
 import sys
 from pathlib import Path
 
+from ..cli import _ints, _names  # the same list syntax as ``irmetrics evaluate``
+
 _DEFAULT_K = "1,3,5,10,100,1000"
-
-
-def _ints(text: str) -> list[int]:
-    try:
-        return [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
-
-
-def _names(text: str) -> list[str]:
-    return [x.strip() for x in text.split(",") if x.strip()]
 
 
 def add_subcommands(sub: argparse._SubParsersAction) -> None:
