@@ -170,3 +170,12 @@ def test_unjudged_documents_lower_the_full_score_but_not_the_condensed_one():
     assert s.values["condensed"]["MRR@3"].tolist() == [1.0]
     assert s.judged["Judged@3"].tolist() == [1 / 3]
     assert s.values["full"]["P@1"].tolist() == [0.0] and s.values["condensed"]["P@1"].tolist() == [1.0]
+
+
+def test_feedback_evaluation_refuses_measures_without_a_cutoff_with_a_typed_error():
+    from haystack_irmetrics.feedback import aggregate_feedback, evaluate_feedback
+    from haystack_irmetrics.feedback.errors import FeedbackError
+    from tests.test_feedback_component import SEED_ROWS
+
+    with pytest.raises(FeedbackError, match=r"take measures with a cutoff.*Rprec"):
+        evaluate_feedback(aggregate_feedback(SEED_ROWS), k_values=[2], measures=["NDCG", "Rprec"], n_resamples=50)

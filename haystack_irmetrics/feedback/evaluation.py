@@ -176,6 +176,10 @@ def evaluate_feedback(
     if test not in ("randomization", "t"):
         raise FeedbackError(f"test must be 'randomization' or 't', got {test!r}")
     wanted = resolve_measures(measures, k_values)
+    whole = [m.name for m in wanted if m.cutoff is None]
+    if whole:
+        # The report's tables, curves and Judged@k are per cutoff.
+        raise FeedbackError(f"feedback reports take measures with a cutoff (e.g. NDCG@10, P@5); got {whole}")
     metrics = [m.name for m in wanted]
     external = {name: _load_run(name, run) for name, run in _named_runs(runs).items()}
     if LOGGED in external:
