@@ -34,7 +34,8 @@ def pytrec_per_query(qrels: dict, results: dict, k_values: list[int], relevance_
 
 def trec_order(docs: dict[str, float]) -> list[str]:
     """trec_eval's order: float32 score descending, ties by doc id descending."""
-    return sorted(docs, key=lambda d: (np.float32(docs[d]), d), reverse=True)
+    with np.errstate(over="ignore"):  # beyond float32's range: +-inf, as trec_eval's (float) cast
+        return sorted(docs, key=lambda d: (np.float32(docs[d]), d), reverse=True)
 
 
 def pytrec_rr_at(qrels: dict, results: dict, k: int, relevance_level: int = 1) -> dict[str, float]:

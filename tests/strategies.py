@@ -7,8 +7,9 @@ from hypothesis import strategies as st
 # Ids collide across queries and with query ids; '9' vs '10' exercises byte order.
 QIDS = ["q1", "q2", "q3", "10", "9", "d1"]
 DOCS = ["d1", "d2", "d3", "d10", "d9", "D1", "10", "9", "q1", "q2", "é", "a b"]
-# Exact ties, float32 near-ties (1 and 1 + 1e-9 are one float32), negatives, zeros.
-SCORES = [0.0, -0.0, 1.0, 1.0 + 1e-9, 1.0 - 1e-9, 0.5, 0.25, 2.0, -1.0, 3.3e38, 1e-40, 7.0]
+# Exact ties, float32 near-ties (1 and 1 + 1e-9 are one float32), negatives, zeros, and scores
+# beyond float32's range (+-inf there, so they tie in trec order).
+SCORES = [0.0, -0.0, 1.0, 1.0 + 1e-9, 1.0 - 1e-9, 0.5, 0.25, 2.0, -1.0, 3.3e38, 1e-40, 7.0, 1e300, -1e300]
 INT_LABELS = [-1, 0, 0, 1, 1, 2, 3]
 
 

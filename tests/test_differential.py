@@ -74,7 +74,7 @@ def test_trec_preset_raw_means_are_sequential_means_of_pytrec_values(qrels, resu
         assert res.raw_means[f"NDCG@{k}"] == total / len(values)
 
 
-def _seeded_case(seed: int, n_queries: int, depth: int, n_judged: int, n_values: int):
+def _seeded_case(seed: int, n_queries: int, depth: int, n_judged: int, n_values: int, ragged: bool = False):
     """Random run with heavy float32 ties (few distinct scores) and many judged documents."""
     import numpy as np
 
@@ -82,11 +82,12 @@ def _seeded_case(seed: int, n_queries: int, depth: int, n_judged: int, n_values:
     qrels, results = {}, {}
     for qi in range(n_queries):
         q = f"q{qi}"
-        docs = [f"d{x}" for x in rng.choice(depth * 3, size=depth, replace=False)]
-        values = rng.integers(0, n_values, size=depth) / 7.0
-        values[rng.random(depth) < 0.1] += 1e-9  # float32 near-ties
+        size = int(rng.integers(n_judged, depth + 1)) if ragged else depth
+        docs = [f"d{x}" for x in rng.choice(depth * 3, size=size, replace=False)]
+        values = rng.integers(0, n_values, size=size) / 7.0
+        values[rng.random(size) < 0.1] += 1e-9  # float32 near-ties
         results[q] = dict(zip(docs, values.tolist()))
-        pool = docs + [f"u{x}" for x in range(depth)]
+        pool = docs + [f"u{x}" for x in range(size)]
         judged = rng.choice(len(pool), size=n_judged, replace=False)
         qrels[q] = {pool[j]: int(rng.integers(-1, 4)) for j in judged}
     return qrels, results
@@ -100,11 +101,20 @@ import pytest  # noqa: E402
     [(1, 5), (3, 5), (40, 3), (40, 1000), (300, 10)],
     ids=["one-judged", "few-judged", "many-judged-sorted-path", "many-judged-few-ties", "heavy-ties"],
 )
-def test_larger_seeded_runs_equal_pytrec_eval_and_beir_on_every_counting_path(n_judged, n_values, monkeypatch):
+@pytest.mark.parametrize(
+    "chunk,ragged",
+    [(512, False), (None, False), (512, True), (None, True)],
+    ids=["small-chunks", "2d-blocks", "small-chunks-ragged", "ragged"],
+)
+def test_larger_seeded_runs_equal_pytrec_eval_and_beir_on_every_counting_path(
+    n_judged, n_values, chunk, ragged, monkeypatch
+):
     from haystack_irmetrics.core import ranking
 
-    monkeypatch.setattr(ranking, "_CHUNK", 512)  # exercise chunking of the element-wise path
-    qrels, results = _seeded_case(n_judged * 31 + n_values, 12, 300, n_judged, n_values)
+    if chunk is not None:
+        monkeypatch.setattr(ranking, "_CHUNK", chunk)  # exercise chunking of the element-wise path
+    seed = n_judged * 31 + n_values + 7 * ragged
+    qrels, results = _seeded_case(seed, 12 if ragged else 70, 300, n_judged, n_values, ragged)
     ks = [1, 3, 10, 100, 1000]
     res = evaluate(qrels, results, ks, preset="trec")
     oracle = pytrec_per_query(qrels, results, ks)

@@ -165,18 +165,18 @@ class _Evaluation:
         self.run_input = run
         self._ranks: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._counted: Counted | None = None
+        self._relevant: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
         n = len(prep.qids)
-        index = qrels.index()
-        self.qrels_pos = np.fromiter(map(index.__getitem__, prep.qids), np.int64, count=n)
         # Each scored query's judged labels (all judged docs, retrieved or not).
-        starts = qrels.offsets[self.qrels_pos]
-        sizes = qrels.offsets[self.qrels_pos + 1] - starts
-        self.label_owner = np.repeat(np.arange(n), sizes)
-        gather = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes - starts, sizes)
-        self.labels = qrels.labels[gather]
-        scored = set(prep.qids)
-        self.missing = [qid for qid in qrels.qids if qid not in scored and qrels.data[qid]]
-        self.empty = [qid for qid in qrels.qids if not qrels.data[qid]]
+        self.label_owner = np.repeat(np.arange(n), np.diff(prep.judged_offsets))
+        self.labels = prep.judged_labels
+        n_nonempty = int(np.count_nonzero(np.diff(qrels.offsets)))
+        if n_nonempty == n:  # every judged query was scored (the scored ones are judged ones)
+            self.missing: list[str] = []
+        else:
+            scored = set(prep.qids)
+            self.missing = [qid for qid in qrels.qids if qid not in scored and qrels.data[qid]]
+        self.empty = [qrels.qids[i] for i in np.flatnonzero(np.diff(qrels.offsets) == 0).tolist()]
 
     def ranked(self, ties: str) -> tuple[np.ndarray, np.ndarray]:
         """Pair order sorted by (query, rank) and the sorted ranks, per tie policy (cached)."""
@@ -184,7 +184,12 @@ class _Evaluation:
             if self._counted is None:
                 self._counted = count_f32(self.prep)
             ranks = judged_ranks(self.prep, ties, self._counted)
-            order = np.lexsort((ranks, self.prep.pair_query))
+            # Pairs are grouped by query already; most queries hold one, so the order often stands.
+            key = self.prep.pair_query * (int(ranks.max(initial=0)) + 1) + ranks
+            if key.size < 2 or bool((key[1:] > key[:-1]).all()):
+                order = np.arange(key.size)
+            else:
+                order = np.argsort(key, kind="stable")
             self._ranks[ties] = (order, ranks[order])
         return self._ranks[ties]
 
@@ -230,14 +235,18 @@ class _Evaluation:
         return _Block(table, np.diff(ideal_offsets) > 0 if n else np.zeros(0, bool))
 
     def relevant_ranked(self, policy: FamilyPolicy) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """``(owner, ranks, offsets, n_relevant)`` of the relevant retrieved documents."""
-        n = len(self.prep.qids)
-        order, ranks = self.ranked(policy.ties)
-        owner = self.prep.pair_query[order]
-        keep = self.is_relevant(self.prep.pair_label[order], policy)
-        r_owner = owner[keep]
-        n_rel = np.bincount(self.label_owner[self.is_relevant(self.labels, policy)], minlength=n)
-        return r_owner, ranks[keep], _offsets(r_owner, n), n_rel
+        """``(owner, ranks, offsets, n_relevant)`` of the relevant retrieved documents (cached)."""
+        key = (policy.ties, policy.positive_above)
+        cached = self._relevant.get(key)
+        if cached is None:
+            n = len(self.prep.qids)
+            order, ranks = self.ranked(policy.ties)
+            owner = self.prep.pair_query[order]
+            keep = self.is_relevant(self.prep.pair_label[order], policy)
+            r_owner = owner[keep]
+            n_rel = np.bincount(self.label_owner[self.is_relevant(self.labels, policy)], minlength=n)
+            cached = self._relevant[key] = (r_owner, ranks[keep], _offsets(r_owner, n), n_rel)
+        return cached
 
     def _binary(self, family: str, policy: FamilyPolicy, ms: list[Measure]) -> _Block:
         r_owner, r_ranks, offsets, n_rel = self.relevant_ranked(policy)
@@ -324,10 +333,14 @@ class _Evaluation:
             block, row = rows[m]
             qids = self.prep.qids if block.qids is None else block.qids
             v = block.table[row]
-            keep = block.rel_any if skip_norel else np.ones(v.size, bool)
-            answered = v[keep]
-            names = qids if answered.size == v.size else [q for q, k in zip(qids, keep.tolist()) if k]
-            n_counted = answered.size if block.counted is None else int(block.counted[keep].sum())
+            if skip_norel:
+                keep = block.rel_any
+                answered = v[keep]
+                names = qids if answered.size == v.size else [q for q, k in zip(qids, keep.tolist()) if k]
+                n_counted = answered.size if block.counted is None else int(block.counted[keep].sum())
+            else:
+                answered, names = v, qids
+                n_counted = answered.size if block.counted is None else int(block.counted.sum())
             extra: list[str] = []
             if policy.missing_queries == "zero" and not skip_norel:
                 extra = self.missing + (self.empty if policy.count_empty_qrels else [])

@@ -16,7 +16,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain, islice, repeat
+from itertools import chain, compress, islice, repeat
 from numbers import Real
 
 import numpy as np
@@ -67,21 +67,24 @@ def _first_bad(data: RunDict | QrelsDict, queries: Iterable[str], what: str, err
     return error(f"a {what} is not a finite number")
 
 
-_SAMPLE = 4096
+_SAMPLE = 1000
 
 
 def _check_first_items(
-    data: RunDict | QrelsDict, queries: Sequence[str], what: str, error: type[Exception], sample: bool = False
+    data: RunDict | QrelsDict, queries: Sequence[str], what: str, error: type[Exception], inner: list | None = None
 ) -> None:
-    """Type-check the first (doc id, value) of every query (of an even sample of them for runs).
+    """Type-check the first (doc id, value) of up to ``_SAMPLE`` queries spread evenly over the input.
 
-    C-level passes; Python only to name the offender. Runs are sampled because a check of every
-    query costs more than scoring them does; wrong id types still surface, since judged lookups
-    then find nothing, which the sample catches.
+    C-level passes; Python only to name the offender. Sampled because a check of every query
+    costs more than scoring them does; the values themselves are all converted (a non-number
+    fails there), and a wrong id type is systematic, so the sample catches it.
     """
-    if sample and len(queries) > _SAMPLE:
-        queries = queries[:: len(queries) // _SAMPLE]
-    nonempty = list(filter(None, map(data.__getitem__, queries)))
+    if inner is None:
+        inner = list(map(data.__getitem__, queries))
+    if len(queries) > _SAMPLE:
+        step = len(queries) // _SAMPLE
+        queries, inner = queries[::step], inner[::step]
+    nonempty = list(filter(None, inner))
     key_types = set(map(type, map(next, map(iter, nonempty))))
     value_types = set(map(type, map(next, map(iter, map(_values, nonempty)))))
     if key_types <= {str} and value_types <= _NUMBER_TYPES:
@@ -101,17 +104,21 @@ def _check_query_ids(qids: list, where: str) -> None:
             _check_id("query", q, where)
 
 
-def _flat_values(data: RunDict | QrelsDict, queries: Sequence[str], what: str, error: type[Exception]) -> np.ndarray:
-    """All values of ``data[q]`` for ``q`` in ``queries``, in order, as float64 (validated)."""
-    inner = list(map(data.__getitem__, queries))
-    n = sum(map(len, inner))
+def _flat_values(
+    data: RunDict | QrelsDict, queries: list[str], inner: list, n: int, what: str, error: type[Exception]
+) -> np.ndarray:
+    """All values of the dicts ``inner`` (``data[q]`` for ``q`` in ``queries``), in order, as float64.
+
+    Validated: a non-number or non-finite value raises ``error`` naming its query and document.
+    """
     try:
         values = np.fromiter(chain.from_iterable(map(_values, inner)), np.float64, count=n)
     except (TypeError, ValueError):
         raise _first_bad(data, queries, what, error) from None
-    if not np.isfinite(values).all():
+    # One vectorised sum: finite unless some value is NaN/inf (or the sum overflows: check exactly).
+    if not np.isfinite(np.add.reduce(values)) and not np.isfinite(values).all():
         raise _first_bad(data, queries, what, error)
-    _check_first_items(data, queries, what, error)
+    _check_first_items(data, queries, what, error, inner)
     return values
 
 
@@ -145,16 +152,15 @@ class Qrels:
             raise EmptyInputError("qrels is empty: no query has relevance judgments")
         qids = list(qrels)
         _check_query_ids(qids, " in qrels")
-        if not set(map(type, qrels.values())) <= {dict}:
+        inner = list(qrels.values())
+        if not set(map(type, inner)) <= {dict}:
             for q in qids:
                 if not _is_mapping(qrels[q]):
                     raise InvalidLabelError(
                         f"qrels[{q!r}] must be a dict {{docid: label}}, got {type(qrels[q]).__name__}"
                     )
-        lengths = np.fromiter(map(len, qrels.values()), np.int64, count=len(qids))
-        offsets = np.zeros(len(qids) + 1, np.int64)
-        np.cumsum(lengths, out=offsets[1:])
-        labels = _flat_values(qrels, qids, "label", InvalidLabelError)
+        offsets = _csr(np.fromiter(map(len, inner), np.int64, count=len(qids)))
+        labels = _flat_values(qrels, qids, inner, int(offsets[-1]), "label", InvalidLabelError)
         return cls(qrels, qids, offsets, labels)
 
     @classmethod
@@ -183,12 +189,18 @@ class Qrels:
 
 
 class Run:
-    """Retrieval results ``{qid: {docid: score}}``; higher score = better."""
+    """Retrieval results ``{qid: {docid: score}}``; higher score = better.
 
-    __slots__ = ("data",)
+    ``qids`` lists the queries in results order; ``plain`` tells that every inner mapping is a
+    ``dict`` (C-level lookups apply).
+    """
 
-    def __init__(self, data: RunDict) -> None:
+    __slots__ = ("data", "plain", "qids")
+
+    def __init__(self, data: RunDict, qids: list[str] | None = None, plain: bool | None = None) -> None:
         self.data = data
+        self.qids = list(data) if qids is None else qids
+        self.plain = set(map(type, data.values())) <= {dict} if plain is None else plain
 
     @classmethod
     def from_dict(cls, results: RunDict) -> Run:
@@ -198,14 +210,16 @@ class Run:
             raise EmptyInputError(f"results must be a dict {{qid: {{docid: score}}}}, got {type(results).__name__}")
         if len(results) == 0:
             raise EmptyInputError("results is empty: no query was retrieved for")
-        _check_query_ids(list(results), " in results")
-        if not set(map(type, results.values())) <= {dict}:
+        qids = list(results)
+        _check_query_ids(qids, " in results")
+        plain = set(map(type, results.values())) <= {dict}
+        if not plain:
             for q, inner in results.items():
                 if not _is_mapping(inner):
                     raise InvalidScoreError(
                         f"results[{q!r}] must be a dict {{docid: score}}, got {type(inner).__name__}"
                     )
-        return cls(results)
+        return cls(results, qids, plain)
 
     @classmethod
     def from_columns(
@@ -358,7 +372,9 @@ class Prepared:
 
     ``qids[i]`` owns ``scores[offsets[i]:offsets[i+1]]`` (results order, identical ids removed when
     asked). ``pair_*`` list every judged document that was retrieved, grouped by query.
-    ``ids_at(positions)`` returns the doc ids at flat positions.
+    ``ids_at(positions)`` returns the doc ids at flat positions. ``judged_labels`` holds every
+    judgment of the scored queries (retrieved or not), query ``i`` owning
+    ``judged_labels[judged_offsets[i]:judged_offsets[i+1]]``.
     """
 
     qids: list[str]
@@ -369,6 +385,8 @@ class Prepared:
     pair_score: np.ndarray
     pair_label: np.ndarray
     pair_doc: list[str]
+    judged_offsets: np.ndarray
+    judged_labels: np.ndarray
 
 
 def _csr(lengths: np.ndarray) -> np.ndarray:
@@ -385,98 +403,149 @@ def _gather_rows(offsets: np.ndarray, keep: np.ndarray) -> np.ndarray:
 
 
 def prepare(run: Run | ColumnarRun, qrels: Qrels, ignore_identical_ids: bool) -> Prepared:
-    """Flatten the judged queries of ``run`` and look up the scores of their judged documents."""
+    """Flatten the judged queries of ``run`` and look up the scores of their judged documents.
+
+    Every per-query step is a C-level pass (``map`` over the dicts): each pass costs a few cache
+    misses per query, so the passes are as few as possible — one over the judgments, one for the
+    lengths, one over every score, one for the lookups (the query's own id rides along with its
+    judged documents when identical ids are dropped).
+    """
     if isinstance(run, ColumnarRun):
         return _prepare_columnar(run, qrels, ignore_identical_ids)
     results = run.data
-    judgments = qrels.data
-    qids = list(filter(judgments.get, results))
-    inner = list(map(results.__getitem__, qids))
-    excluded: dict[int, str] = {}
-    if ignore_identical_ids:
-        own = np.fromiter(map(_contains, inner, qids), bool, count=len(qids))
-        excluded = {i: qids[i] for i in np.flatnonzero(own).tolist()}
-    lengths = np.fromiter(map(len, inner), np.int64, count=len(qids))
-    for i in excluded:
-        lengths[i] -= 1
-    offsets = _csr(lengths)
-
-    if excluded:
-
-        def values(i: int, r: Mapping[str, float]) -> Iterable[float]:
-            if i in excluded:
-                q = qids[i]
-                return (s for d, s in r.items() if d != q)
-            return r.values()
-
-        stream = chain.from_iterable(map(values, range(len(qids)), inner))
+    judged_all = list(map(qrels.data.get, run.qids))
+    if all(judged_all):  # every results query has judgments: no filtering
+        qids, judged, inner = run.qids, judged_all, list(results.values())
     else:
-        stream = chain.from_iterable(map(_values, inner))
+        keep = list(map(bool, judged_all))
+        qids = list(compress(run.qids, keep))
+        judged = list(compress(judged_all, keep))
+        inner = list(compress(results.values(), keep))
+    n = len(qids)
+    lengths = np.fromiter(map(len, inner), np.int64, count=n)
+    raw_offsets = _csr(lengths)
     # The one pass over every retrieved score.
-    try:
-        scores = np.fromiter(stream, np.float64, count=int(offsets[-1]))
-    except (TypeError, ValueError):
-        raise _first_bad(results, qids, "score", InvalidScoreError) from None
-    if not np.isfinite(scores).all():
-        raise _first_bad(results, qids, "score", InvalidScoreError)
-    _check_first_items(results, qids, "score", InvalidScoreError, sample=True)
+    scores = _flat_values(results, qids, inner, int(raw_offsets[-1]), "score", InvalidScoreError)
 
-    # Judged documents: one dict lookup each, aligned with the flattened qrels of these queries.
-    judged = list(map(judgments.__getitem__, qids))
-    n_judged = np.fromiter(map(len, judged), np.int64, count=len(qids))
+    # Judged documents: one dict lookup each (NaN = not retrieved; scores are finite by now).
+    judged_offsets, judged_labels = _scored_labels(qrels, qids, judged)
+    n_judged = np.diff(judged_offsets)
     flat_docs = list(chain.from_iterable(judged))
-    if set(map(type, inner)) <= {dict}:
-        # dict.get over (each run dict repeated once per judged doc, judged doc): no Python frame.
-        found = list(map(dict.get, chain.from_iterable(map(repeat, inner, n_judged.tolist())), flat_docs))
+    own_pos: dict[int, int] = {}
+    per_query = n_judged + 1 if ignore_identical_ids else n_judged
+    if ignore_identical_ids:
+        keys: Iterable[str] = chain.from_iterable(map(chain, judged, zip(qids)))
     else:
-        found = [r.get(d) for r, j in zip(inner, judged) for d in j]
-    owner = np.repeat(np.arange(len(qids)), n_judged)
-    hit_scores = np.array(found, dtype=np.float64) if found else np.zeros(0)  # None -> nan
-    hit = ~np.isnan(hit_scores)
-    if excluded:
-        for i, q in excluded.items():  # a query's own id is no judged hit either
-            a = np.flatnonzero(owner == i)
-            for j, d in zip(a.tolist(), judged[i]):
-                if d == q:
+        keys = flat_docs
+    total = int(per_query.sum())
+    if run.plain:
+        repeated = chain.from_iterable(map(repeat, inner, per_query.tolist()))
+        found = np.fromiter(map(dict.get, repeated, keys, repeat(_NAN)), np.float64, count=total)
+    else:
+        gets = chain.from_iterable(map(repeat, map(_get, inner), per_query.tolist()))
+        found = np.fromiter(map(_call_get, gets, keys), np.float64, count=total)
+    if ignore_identical_ids:
+        own_at = np.cumsum(per_query) - 1
+        own = np.flatnonzero(~np.isnan(found[own_at])).tolist()
+        found = np.delete(found, own_at)
+        if own:
+            # BEIR drops a document whose id is the query's own: find where it sits (C-level scan).
+            own_pos = {i: operator.indexOf(inner[i], qids[i]) for i in own}
+            scores = np.delete(scores, [int(raw_offsets[i]) + p for i, p in own_pos.items()])
+            lengths[own] -= 1
+    offsets = _csr(lengths) if own_pos else raw_offsets
+    hit = ~np.isnan(found)
+    if own_pos:  # a query's own id is no judged hit either
+        for i in own_pos:
+            a = int(judged_offsets[i])
+            for j, d in enumerate(judged[i], a):
+                if d == qids[i]:
                     hit[j] = False
-    labels = np.fromiter(chain.from_iterable(map(_values, judged)), np.float64, count=hit.size)
     idx = np.flatnonzero(hit)
-    pair_doc = [flat_docs[j] for j in idx.tolist()]
+    owner = np.repeat(np.arange(n), n_judged)
+    pair_doc = list(map(flat_docs.__getitem__, idx.tolist()))
+    ids_at = _DictIds(inner, raw_offsets, offsets, own_pos, run.plain)
+    return Prepared(
+        qids,
+        offsets,
+        scores,
+        ids_at,
+        owner[idx],
+        found[idx],
+        judged_labels[idx],
+        pair_doc,
+        judged_offsets,
+        judged_labels,
+    )
 
-    flat_ids: list[list[str]] = []
 
-    def ids_at(positions: np.ndarray) -> list[str]:
-        # Only tie-group members come here. Few: walk each query's dict to the member (C level,
-        # from whichever end is nearer). Many: list every id once.
-        if not flat_ids and positions.size * 50 > scores.size:
-            flat = list(chain.from_iterable(inner))
-            if excluded:
-                raw = _csr(np.fromiter(map(len, inner), np.int64, count=len(qids)))
-                drop = sorted(int(raw[i]) + list(inner[i]).index(q) for i, q in excluded.items())
-                for j in reversed(drop):
-                    del flat[j]
-            flat_ids.append(flat)
-        if flat_ids:
-            flat = flat_ids[0]
-            return [flat[p] for p in positions.tolist()]
-        qidx = np.searchsorted(offsets, positions, side="right") - 1
-        local = positions - offsets[qidx]
-        out: list[str] = []
-        for qi, i in zip(qidx.tolist(), local.tolist()):
-            r = inner[qi]
-            drop = excluded.get(qi)
-            if drop is not None:
-                ids = [d for d in r if d != drop]
-                out.append(ids[i])
-                continue
-            n = len(r)
-            if i < n // 2:
-                out.append(next(islice(iter(r), i, None)))
-            else:
-                out.append(next(islice(reversed(r), n - 1 - i, None)))
-        return out
+_NAN = float("nan")
+_get = operator.attrgetter("get")
 
-    return Prepared(qids, offsets, scores, ids_at, owner[idx], hit_scores[idx], labels[idx], pair_doc)
+
+def _call_get(get: Callable[[str, float], float], key: str) -> float:
+    return get(key, _NAN)
+
+
+def _scored_labels(qrels: Qrels, qids: list[str], judged: list | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """CSR offsets and labels of every judgment of the scored queries ``qids``, in qrels order."""
+    if qids == qrels.qids:  # the same queries in the same order: the flattened qrels as they are
+        return qrels.offsets, qrels.labels
+    if judged is None:
+        judged = list(map(qrels.data.__getitem__, qids))
+    offsets = _csr(np.fromiter(map(len, judged), np.int64, count=len(qids)))
+    labels = np.fromiter(chain.from_iterable(map(_values, judged)), np.float64, count=int(offsets[-1]))
+    return offsets, labels
+
+
+class _DictIds:
+    """``ids_at`` for dict runs: the doc ids at flat positions, for the few documents that need one.
+
+    Tie-group members need their ids, and a dict gives its i-th key only by iteration: each is
+    reached by walking its query's keys from the nearer end (C-level ``islice``), unless listing
+    every key of the queries involved costs less. (One walk per query to its farthest member
+    costs more: dict order is not rank order, so a query's members lie far apart.)
+    """
+
+    def __init__(
+        self, inner: list, raw_offsets: np.ndarray, offsets: np.ndarray, own_pos: dict[int, int], plain: bool
+    ) -> None:
+        self.inner = inner
+        self.plain = plain
+        self.raw_offsets = raw_offsets
+        self.offsets = offsets
+        self.own_pos = own_pos
+
+    def __call__(self, positions: np.ndarray) -> list[str]:
+        if positions.size == 0:
+            return []
+        qidx = np.searchsorted(self.offsets, positions, side="right") - 1
+        local = positions - self.offsets[qidx]
+        if self.own_pos:  # positions count without the dropped identical id: step over it
+            drop = np.full(len(self.inner), np.iinfo(np.int64).max, np.int64)
+            drop[list(self.own_pos)] = list(self.own_pos.values())
+            local = local + (local >= drop[qidx])
+        sizes = self.raw_offsets[qidx + 1] - self.raw_offsets[qidx]
+        back = sizes - 1 - local
+        if not self.plain:  # reversed() needs a dict (other Mappings have no reverse order)
+            back = np.full(local.size, np.iinfo(np.int64).max, np.int64)
+        queries, which = np.unique(qidx, return_inverse=True)
+        listed = self.raw_offsets[queries + 1] - self.raw_offsets[queries]
+        if int(listed.sum()) < int(np.minimum(local, back).sum()):
+            keys = list(chain.from_iterable(map(self.inner.__getitem__, queries.tolist())))
+            at = (np.cumsum(listed) - listed)[which] + local
+            return list(map(keys.__getitem__, at.tolist()))
+        out = np.empty(positions.size, dtype=object)
+        dicts = self.inner
+        fwd = np.flatnonzero(local <= back)
+        if fwd.size:
+            its = map(iter, map(dicts.__getitem__, qidx[fwd].tolist()))
+            out[fwd] = list(map(next, map(islice, its, local[fwd].tolist(), repeat(None))))
+        bwd = np.flatnonzero(local > back)
+        if bwd.size:
+            its = map(reversed, map(dicts.__getitem__, qidx[bwd].tolist()))
+            out[bwd] = list(map(next, map(islice, its, back[bwd].tolist(), repeat(None))))
+        return out.tolist()
 
 
 def _prepare_columnar(run: ColumnarRun, qrels: Qrels, ignore_identical_ids: bool) -> Prepared:
@@ -533,4 +602,5 @@ def _prepare_columnar(run: ColumnarRun, qrels: Qrels, ignore_identical_ids: bool
         scores[np.asarray(pp, dtype=np.int64)],
         np.asarray(pl, dtype=np.float64) if pl else np.zeros(0),
         pd,
+        *_scored_labels(qrels, qids),
     )

@@ -67,10 +67,19 @@ def _at_cutoff(cum: np.ndarray, offsets: np.ndarray, count: np.ndarray) -> np.nd
     return out
 
 
-def _counts_below(ranks: np.ndarray, owner: np.ndarray, n_queries: int, k: int | None) -> np.ndarray:
-    if k is None:
-        return np.bincount(owner, minlength=n_queries).astype(np.int64)
-    return np.bincount(owner[ranks < k], minlength=n_queries).astype(np.int64)
+def counts_below(ranks: np.ndarray, owner: np.ndarray, n_queries: int, cutoffs: Sequence[int | None]) -> np.ndarray:
+    """Per cutoff (rows) and query (columns), how many of the query's ``ranks`` lie below the cutoff.
+
+    One ``bincount`` for all cutoffs: each rank falls in the bucket of the first cutoff above it.
+    A cutoff ``None`` counts every rank.
+    """
+    limits = np.array([np.iinfo(np.int64).max if k is None else k for k in cutoffs], np.int64)
+    uniq, row = np.unique(limits, return_inverse=True)
+    bucket = np.searchsorted(uniq, ranks, side="right")  # number of cutoffs at or below the rank
+    width = uniq.size + 1
+    hist = np.bincount(bucket * n_queries + owner, minlength=n_queries * width).reshape(width, n_queries)
+    below = np.cumsum(hist[:-1], axis=0)  # row j: ranks below uniq[j]
+    return below[row]
 
 
 def jk_discount(ranks: np.ndarray) -> np.ndarray:
@@ -121,8 +130,9 @@ def gain_kernel(
     idcg_cum = segmented_cumsum(ideal_gains / disc(ideal_ranks), ideal_offsets)
     n_ideal = np.diff(ideal_offsets)
     out = np.zeros((len(cutoffs), n), np.float64)
+    counts = counts_below(ranks, owner, n, cutoffs)
     for row, k in enumerate(cutoffs):
-        dcg = _at_cutoff(dcg_cum, offsets, _counts_below(ranks, owner, n, k))
+        dcg = _at_cutoff(dcg_cum, offsets, counts[row])
         idcg = _at_cutoff(idcg_cum, ideal_offsets, np.minimum(n_ideal, k))
         ok = idcg > 0
         out[row, ok] = dcg[ok] / idcg[ok]
@@ -158,6 +168,8 @@ def binary_kernel(
         first = np.full(n, np.iinfo(np.int64).max, np.int64)
         nonempty = np.diff(offsets) > 0
         first[nonempty] = ranks[offsets[:-1][nonempty]]
+    skip = family in ("MRR", "Rprec")  # they count differently
+    counts = np.zeros((len(cutoffs), n), np.int64) if skip else counts_below(ranks, owner, n, cutoffs)
     for row, k in enumerate(cutoffs):
         if family == "MRR":
             hit = first < k
@@ -168,7 +180,7 @@ def binary_kernel(
             count = np.bincount(owner[ranks < n_relevant[owner]], minlength=n)
             out[row, has_rel] = count[has_rel].astype(np.float64) / R[has_rel]
             continue
-        count = _counts_below(ranks, owner, n, k)
+        count = counts[row]
         if family == "MAP":
             out[row, has_rel] = _at_cutoff(cum, offsets, count)[has_rel] / R[has_rel]
         elif family == "GMAP":
@@ -289,8 +301,9 @@ def coverage_kernel(
     as BEIR's ``hole`` computes.
     """
     out = np.zeros((len(cutoffs), n_queries), np.float64)
+    counts = counts_below(ranks, owner, n_queries, cutoffs)
     for row, k in enumerate(cutoffs):
-        count = _counts_below(ranks, owner, n_queries, k)
+        count = counts[row]
         if n_retrieved is not None:
             count = np.minimum(n_retrieved, k) - count
         out[row] = count.astype(np.float64) / float(k)

@@ -17,10 +17,11 @@ their members' ids, float64 scores and positions.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 import numpy as np
 
-from .inputs import Prepared
+from .inputs import Prepared, _gather_rows
 
 # Bound on the elements compared at once in the counting pass (memory ~ 20 bytes each).
 _CHUNK = 1 << 22
@@ -28,7 +29,8 @@ _CHUNK = 1 << 22
 
 def _as_f32(x: np.ndarray) -> np.ndarray:
     # +0.0 folds -0.0 into 0.0: equal as floats, and trec_eval compares them as equal.
-    return x.astype(np.float32) + np.float32(0.0)
+    with np.errstate(over="ignore"):  # beyond float32's range is +-inf, as in trec_eval
+        return x.astype(np.float32) + np.float32(0.0)
 
 
 def _ordered_u32(x32: np.ndarray) -> np.ndarray:
@@ -51,6 +53,7 @@ class Counted:
     tie_pair: np.ndarray
     tie_pos: np.ndarray
     tie_ids: list[str] = field(default_factory=list)
+    tie_pair_ids: list[str] = field(default_factory=list)  # the judged document's id, per member
 
 
 def judged_ranks(prep: Prepared, ties: str, counted: Counted | None = None) -> np.ndarray:
@@ -68,15 +71,23 @@ def count_f32(prep: Prepared) -> Counted:
     """Per pair, the float32 greater-count and tie-group members (see :class:`Counted`).
 
     The first judged document of every query is handled in one pass over all scores (each score
-    compared with its own query's threshold); further judged documents of the same query are
+    compared with its own query's thresholds); further judged documents of the same query are
     compared with their query's segment element-wise; queries with many judged documents are
-    sorted once instead (cost n log n rather than n per judged document).
+    sorted once instead (cost n log n rather than n per judged document). The passes compare the
+    float64 scores with float64 bounds equivalent to the float32 comparison (:func:`f32_bounds`),
+    so the scores are never converted.
     """
     pq = prep.pair_query
     n_pairs = pq.size
     offsets = prep.offsets
-    s32 = _as_f32(prep.scores)
-    t32 = _as_f32(prep.pair_score)
+    scores = prep.scores
+    bounds = f32_bounds(prep.pair_score)
+    if bounds is None:  # a judged score at the edge of float32's range: compare in float32
+        scores = _as_f32(scores)
+        t32 = _as_f32(prep.pair_score)
+        # NaN: nothing beats an infinite float32 score
+        bounds = (t32, np.where(np.isinf(t32) & (t32 > 0), np.nan, np.nextafter(t32, np.float32(np.inf))))
+    lo, up = bounds
     lengths = offsets[1:] - offsets[:-1]
     per_query = np.bincount(pq, minlength=lengths.size)
     heavy_q = per_query > 2 * np.log2(lengths + 2) + 4
@@ -94,20 +105,20 @@ def count_f32(prep: Prepared) -> Counted:
 
     lead = np.flatnonzero(first & ~heavy)
     if lead.size:
-        g, tp, tpos = _count_one_per_query(s32, offsets, pq[lead], t32[lead])
+        g, tp, tpos = _count_one_per_query(scores, offsets, pq[lead], lo[lead], up[lead])
         greater[lead] = g
         add_ties(lead[tp], tpos)
 
     rest = np.flatnonzero(~first & ~heavy)
     if rest.size:
-        bounds = np.cumsum(lengths[pq[rest]])
+        ends = np.cumsum(lengths[pq[rest]])
         start = 0
         while start < rest.size:
             # Chunks of pairs whose segments hold at most _CHUNK elements (one pair at least).
-            base = bounds[start - 1] if start else 0
-            stop = max(int(np.searchsorted(bounds, base + _CHUNK, side="right")), start + 1)
+            base = ends[start - 1] if start else 0
+            stop = max(int(np.searchsorted(ends, base + _CHUNK, side="right")), start + 1)
             idx = rest[start:stop]
-            g, tp, tpos = _count_expanded(s32, offsets, pq[idx], t32[idx])
+            g, tp, tpos = _count_expanded(scores, offsets, pq[idx], lo[idx], up[idx])
             greater[idx] = g
             add_ties(idx[tp], tpos)
             start = stop
@@ -115,55 +126,151 @@ def count_f32(prep: Prepared) -> Counted:
     hq = np.flatnonzero(heavy_q)
     if hq.size:
         g_idx = np.flatnonzero(heavy)
-        g, e = _count_sorted(s32, offsets, hq, pq[g_idx], t32[g_idx])
+        rows = _gather_rows(offsets, heavy_q)
+        s32 = np.zeros(scores.size, np.float32)
+        s32[rows] = _as_f32(scores[rows])  # float32 keys of the heavy queries only
+        t32 = _as_f32(prep.pair_score[g_idx])
+        g, e = _count_sorted(s32, offsets, hq, pq[g_idx], t32)
         greater[g_idx] = g
-        for p in g_idx[e > 1]:
+        for p, t in zip(g_idx[e > 1].tolist(), t32[e > 1]):
             a, b = offsets[pq[p]], offsets[pq[p] + 1]
-            members = a + np.flatnonzero(s32[a:b] == t32[p])
+            members = a + np.flatnonzero(s32[a:b] == t)
             add_ties(np.full(members.size, p, np.int64), members)
 
     if tie_pairs:
         positions = np.concatenate(tie_positions)
-        return Counted(greater, np.concatenate(tie_pairs), positions, prep.ids_at(positions))
+        pairs = np.concatenate(tie_pairs)
+        pair_ids = list(map(prep.pair_doc.__getitem__, pairs.tolist()))
+        return Counted(greater, pairs, positions, prep.ids_at(positions), pair_ids)
     empty = np.zeros(0, np.int64)
     return Counted(greater, empty, empty)
 
 
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
+def f32_bounds(t: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """float64 ``(lo, up)`` with ``f32(s) >= f32(t)`` iff ``s >= lo`` and ``f32(s) > f32(t)`` iff ``s >= up``.
+
+    Exact for every float64 ``s`` (float32 rounding is monotonic, so each comparison is a
+    threshold on ``s``). ``None`` when some ``f32(t)`` reaches float32's largest magnitude, where
+    the neighbouring value is infinite.
+    """
+    v = _as_f32(t)
+    if not (np.abs(v) < _F32_MAX).all():
+        return None
+    return _round_up_bound(np.nextafter(v, np.float32(-np.inf))), _round_up_bound(v)
+
+
+def _round_up_bound(v: np.ndarray) -> np.ndarray:
+    """The smallest float64 whose float32 rounding exceeds ``v`` (float32)."""
+    nxt = np.nextafter(v, np.float32(np.inf))
+    # Halfway between two float32 neighbours, exact in float64; halfway rounds to the even one.
+    mid = (v.astype(np.float64) + nxt.astype(np.float64)) * 0.5
+    return np.where(mid.astype(np.float32) == nxt, mid, np.nextafter(mid, np.inf))
+
+
 def _count_one_per_query(
-    s32: np.ndarray, offsets: np.ndarray, qs: np.ndarray, t32: np.ndarray
+    scores: np.ndarray, offsets: np.ndarray, qs: np.ndarray, lo: np.ndarray, up: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Counts for one pair per query (``qs`` distinct): one vectorised pass over every score."""
+    """Counts for one pair per query (``qs`` distinct): two vectorised comparisons of every score.
+
+    ``score >= up`` marks the documents that beat the query's judged one, ``score >= lo`` those that
+    beat or tie it; their difference is the float32 tie group, kept where it holds two or more.
+    Queries in runs of equal length are compared as 2-D blocks (no per-element thresholds).
+    """
     n_q = offsets.size - 1
     lengths = offsets[1:] - offsets[:-1]
-    thr_q = np.full(n_q, np.nan, np.float32)  # NaN compares false: queries without a pair count 0
-    thr_q[qs] = t32
-    thresholds = np.repeat(thr_q, lengths)
-    nonempty = lengths > 0
-    gq = np.zeros(n_q, np.int64)
-    gq[nonempty] = np.add.reduceat(s32 > thresholds, offsets[:-1][nonempty], dtype=np.int32)
-    eq_pos = np.flatnonzero(s32 == thresholds)  # sparse: the judged docs and their ties
-    eq_q = np.searchsorted(offsets, eq_pos, side="right") - 1
-    eq_count = np.bincount(eq_q, minlength=n_q)
-    tied = eq_count[eq_q] > 1
+    lo_q = np.full(n_q, np.inf)  # +inf: queries without a pair count 0 (scores are finite)
+    up_q = np.full(n_q, np.inf)
+    lo_q[qs] = lo
+    up_q[qs] = up
+    gt_q = np.zeros(n_q, np.int64)
+    tie_q: list[np.ndarray] = []
+    tie_pos: list[np.ndarray] = []
+    for a, b in _blocks(lengths, offsets):
+        base = int(offsets[a])
+        width = int(lengths[a])
+        if b - a > 1 and width and bool((lengths[a:b] == width).all()):
+            block = scores[base : int(offsets[b])].reshape(b - a, width)
+            gt = block >= up_q[a:b, None]
+            eq = block >= lo_q[a:b, None]
+            eq ^= gt  # ge and not gt: gt is a subset of ge
+            gt_q[a:b] = _row_counts(gt)
+            rows = np.flatnonzero(_row_counts(eq) > 1)
+            if rows.size:
+                r, c = np.nonzero(eq[rows])
+                tie_q.append(a + rows[r])
+                tie_pos.append(base + rows[r] * width + c)
+            continue
+        seg = scores[base : int(offsets[b])]
+        sizes = lengths[a:b]
+        nonempty = np.flatnonzero(sizes)
+        if nonempty.size == 0:
+            continue
+        starts = offsets[a:b][nonempty] - base
+        gt = seg >= np.repeat(up_q[a:b], sizes)
+        eq = seg >= np.repeat(lo_q[a:b], sizes)
+        eq ^= gt
+        gt_q[a + nonempty] = np.add.reduceat(gt, starts, dtype=np.int64)
+        eq_count = np.zeros(b - a, np.int64)
+        eq_count[nonempty] = np.add.reduceat(eq, starts, dtype=np.int64)
+        pos = np.flatnonzero(eq)  # sparse: the judged documents and their ties
+        owner = np.searchsorted(offsets[a : b + 1] - base, pos, side="right") - 1
+        tied = eq_count[owner] > 1
+        tie_q.append(a + owner[tied])
+        tie_pos.append(base + pos[tied])
     local = np.full(n_q, -1, np.int64)
     local[qs] = np.arange(qs.size)
-    return gq[qs], local[eq_q[tied]], eq_pos[tied]
+    if not tie_q:
+        return gt_q[qs], np.zeros(0, np.int64), np.zeros(0, np.int64)
+    return gt_q[qs], local[np.concatenate(tie_q)], np.concatenate(tie_pos)
+
+
+def _row_counts(mask: np.ndarray) -> np.ndarray:
+    """True values per row of a 2-D bool array (summed as bytes: the fastest reduction numpy has)."""
+    dtype = np.uint16 if mask.shape[1] < 1 << 16 else np.int64
+    return mask.view(np.uint8).sum(axis=1, dtype=dtype).astype(np.int64)
+
+
+def _blocks(lengths: np.ndarray, offsets: np.ndarray) -> list[tuple[int, int]]:
+    """Query ranges ``[a, b)`` to compare at once: runs of equal length when those are long, else
+    ranges of about ``_CHUNK`` elements (bounded memory either way)."""
+    n = lengths.size
+    if n == 0:
+        return []
+    change = np.flatnonzero(lengths[1:] != lengths[:-1]) + 1
+    if change.size * 64 <= n:  # mostly long runs of one length (e.g. every query retrieved top 1000)
+        cuts = [0, *change.tolist(), n]
+        out = []
+        for a, b in pairwise(cuts):
+            step = max(_CHUNK // max(int(lengths[a]), 1), 1)
+            out.extend((i, min(i + step, b)) for i in range(a, b, step))
+        return out
+    ends = offsets[1:] - offsets[0]
+    out = []
+    a = 0
+    while a < n:
+        base = int(ends[a - 1]) if a else 0
+        b = max(int(np.searchsorted(ends, base + _CHUNK, side="right")), a + 1)
+        out.append((a, b))
+        a = b
+    return out
 
 
 def _count_expanded(
-    s32: np.ndarray, offsets: np.ndarray, pq: np.ndarray, t32: np.ndarray
+    scores: np.ndarray, offsets: np.ndarray, pq: np.ndarray, lo: np.ndarray, up: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Compare each pair's threshold with every element of its query's segment."""
+    """Compare each pair's bounds with every element of its query's segment."""
     starts = offsets[pq]
     sizes = offsets[pq + 1] - starts
     total = int(sizes.sum())
     owner = np.repeat(np.arange(pq.size), sizes)
     shift = np.repeat(starts - (np.cumsum(sizes) - sizes), sizes)
     pos = np.arange(total, dtype=np.int64) + shift
-    values = s32[pos]
-    thresholds = t32[owner]
-    gt = values > thresholds
-    eq = values == thresholds
+    values = scores[pos]
+    gt = values >= up[owner]
+    eq = (values >= lo[owner]) & ~gt
     ends = np.cumsum(sizes)
     greater = _segment_counts(gt, ends)
     equal = _segment_counts(eq, ends)
@@ -197,9 +304,8 @@ def _count_sorted(
 
 def _resolve_ties(prep: Prepared, ties: str, counted: Counted) -> np.ndarray:
     """Extra rank from float32 tie-group members that precede each judged document."""
-    tie_pair, tie_pos, member_ids = counted.tie_pair, counted.tie_pos, counted.tie_ids
+    tie_pair, tie_pos, member_ids, pair_ids = counted.tie_pair, counted.tie_pos, counted.tie_ids, counted.tie_pair_ids
     n_pairs = prep.pair_query.size
-    pair_ids = np.asarray(prep.pair_doc, dtype=object)[tie_pair]
     if ties == "trec":
         before = _str_greater(member_ids, pair_ids)
     elif ties == "stable":
@@ -214,6 +320,6 @@ def _resolve_ties(prep: Prepared, ties: str, counted: Counted) -> np.ndarray:
     return np.bincount(tie_pair, weights=before, minlength=n_pairs).astype(np.int64)
 
 
-def _str_greater(a: list[str], b: np.ndarray) -> np.ndarray:
+def _str_greater(a: list[str], b: list[str]) -> np.ndarray:
     # Python compares str by code point, which is the byte order of their UTF-8 (trec_eval's strcmp).
     return np.fromiter(map(str.__gt__, a, b), bool, count=len(a))
