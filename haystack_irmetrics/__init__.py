@@ -15,6 +15,7 @@ from .core import (
     Qrels,
     Run,
     evaluate,
+    evaluate_chunks,
     parse_measure,
 )
 from .errors import (
@@ -29,6 +30,7 @@ from .errors import (
     IRMetricsError,
     NoOverlapError,
     ParseError,
+    SplitQueryError,
     UnknownMeasureError,
 )
 
@@ -55,8 +57,10 @@ __all__ = [
     "Preset",
     "Qrels",
     "Run",
+    "SplitQueryError",
     "UnknownMeasureError",
     "__version__",
     "evaluate",
+    "evaluate_chunks",
     "parse_measure",
 ]

@@ -44,6 +44,10 @@ class DuplicateDocumentError(IRMetricsError):
     """The same document appears twice for one query of a run or qrels."""
 
 
+class SplitQueryError(IRMetricsError):
+    """A run given in pieces has one query in two pieces (each piece must hold whole queries)."""
+
+
 class EmptyInputError(IRMetricsError):
     """The qrels or the results contain no query at all."""
 

@@ -55,7 +55,7 @@ def test_bounds_agree_at_every_rounding_midpoint_of_float32(bits):
 
 def test_bounds_fold_negative_zero_and_handle_subnormals():
     for t in (0.0, -0.0, 1e-45, -1e-45, 7e-46, -7e-46, 1.1754942e-38, 5e-324, -5e-324):
-        _check(t, _neighbours(t) + [0.0, -0.0, 5e-324, -5e-324])
+        _check(t, [*_neighbours(t), 0.0, -0.0, 5e-324, -5e-324])
 
 
 def test_bounds_refuse_the_edge_of_float32_range():

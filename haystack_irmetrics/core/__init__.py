@@ -11,7 +11,7 @@ from .curves import (
     interpolated_pr,
     measure_at_k,
 )
-from .evaluate import DEFAULT_K_VALUES, EvaluationResult, evaluate
+from .evaluate import DEFAULT_K_VALUES, EvaluationResult, evaluate, evaluate_chunks
 from .inputs import Qrels, Run
 from .measures import BEIR_FAMILIES, FAMILIES, STANDARD_LEVELS, Measure, parse_measure, resolve_measures
 from .presets import BEIR, PRESETS, TREC, Preset, resolve_preset
@@ -35,6 +35,7 @@ __all__ = [
     "Qrels",
     "Run",
     "evaluate",
+    "evaluate_chunks",
     "gain_curves",
     "gain_vectors",
     "interpolated_pr",

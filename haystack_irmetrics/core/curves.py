@@ -31,7 +31,7 @@ from itertools import pairwise
 import numpy as np
 
 from ..errors import InvalidCutoffError
-from .evaluate import EvaluationResult, build_evaluation, evaluate, gain_values
+from .evaluate import EvaluationResult, build_evaluation, evaluate, gain_values, unscored
 from .inputs import ColumnarRun, Qrels, QrelsDict, Run, RunDict
 from .kernels import discount as log2_discount
 from .kernels import jk_discount
@@ -216,7 +216,8 @@ def gain_curves(
     qids = [q for q, k in zip(qids, keep.tolist()) if k]
     extra: list[str] = []
     if fam_policy.missing_queries == "zero":
-        extra = list(ev.missing) + ([] if skip or not fam_policy.count_empty_qrels else list(ev.empty))
+        missing, empty = unscored(ev.qrels, ev.prep.qids)
+        extra = missing + ([] if skip or not fam_policy.count_empty_qrels else empty)
         pools = [gain_values(np.fromiter(ev.qrels.data[q].values(), np.float64), m.gain) for q in extra]
         if skip:
             keep_extra = [bool((p > 0).any()) for p in pools]

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 
 import numpy as np
 
-from ..errors import NoOverlapError
+from ..errors import EmptyInputError, NoOverlapError, SplitQueryError
 from .inputs import ColumnarRun, Prepared, Qrels, QrelsDict, Run, RunDict, prepare
 from .kernels import binary_kernel, bpref_kernel, coverage_kernel, gain_kernel, iprec_kernel
 from .measures import FAMILIES, STANDARD_LEVELS, GainMap, Measure, resolve_measures
@@ -132,6 +132,93 @@ def evaluate(
     return build_evaluation(qrels, results, policy).run(wanted)
 
 
+def evaluate_chunks(
+    qrels: QrelsDict | Qrels,
+    chunks: Iterable[RunDict | Run | ColumnarRun],
+    k_values: Sequence[int] | None = DEFAULT_K_VALUES,
+    *,
+    measures: Sequence[str | Measure] | None = None,
+    preset: str | Preset = "beir",
+    relevance_threshold: float | None = None,
+    ties: Ties | None = None,
+    missing_queries: MissingQueries | None = None,
+    ignore_identical_ids: bool | None = None,
+    no_relevant: NoRelevant | None = None,
+) -> EvaluationResult:
+    """:func:`evaluate` over a run that comes in pieces, with the same result, bit for bit.
+
+    Each piece (a results dict, :class:`~haystack_irmetrics.core.inputs.Run` or
+    :class:`~haystack_irmetrics.core.inputs.ColumnarRun`) must hold whole queries; their order
+    across pieces is the results order. Memory follows the largest piece plus the per-query
+    values, so a run file of any size is scored in bounded memory (``irmetrics evaluate`` streams
+    this way). A query found in two pieces raises :class:`~haystack_irmetrics.errors.SplitQueryError`.
+    Parameters as :func:`evaluate`.
+
+    Usage::
+
+        >>> from haystack_irmetrics import evaluate_chunks
+        >>> qrels = {"q1": {"d1": 1, "d2": 2}, "q2": {"d3": 1}}
+        >>> pieces = [{"q1": {"d1": 0.9, "d2": 0.5, "d4": 0.4}}, {"q2": {"d5": 0.8, "d3": 0.7}}]
+        >>> evaluate_chunks(qrels, pieces, k_values=[1, 3]).means["NDCG@3"]
+        0.74532
+    """
+    policy = resolve_preset(
+        preset,
+        ties=ties,
+        missing_queries=missing_queries,
+        ignore_identical_ids=ignore_identical_ids,
+        relevance_threshold=relevance_threshold,
+        no_relevant=no_relevant,
+    )
+    wanted = resolve_measures(measures, k_values)
+    q = Qrels.from_dict(qrels)
+    scored: list[str] = []
+    seen: set[str] = set()
+    run_qids: list[str] = []
+    parts: dict[Measure, list[tuple[_Block, int, list[str]]]] = {m: [] for m in wanted}
+    for chunk in chunks:
+        if isinstance(chunk, Mapping) and len(chunk) == 0:
+            continue  # an empty piece adds nothing
+        run = chunk if isinstance(chunk, ColumnarRun) else Run.from_dict(chunk)
+        qids = _qids(run)
+        if not qids:
+            continue
+        if not seen.isdisjoint(qids):
+            again = next(x for x in qids if x in seen)
+            raise SplitQueryError(
+                f"query {again!r} appears in two pieces of the run; each piece must hold whole queries"
+            )
+        seen.update(qids)
+        if not run_qids:
+            run_qids = qids[:1]
+        prep = prepare(run, q, policy.ignore_identical_ids)
+        rows = _Evaluation(q, prep, policy, run).compute(wanted)
+        scored.extend(prep.qids)
+        for m, (block, row) in rows.items():
+            parts[m].append((block, row, prep.qids))
+    if not seen:
+        raise EmptyInputError("results is empty: no query was retrieved for")
+    if not scored:
+        example = f", e.g. {run_qids[0]!r}" if run_qids else ""
+        raise NoOverlapError(
+            f"no query is shared by the results ({len(seen)} queries{example}) "
+            f"and the non-empty qrels ({len(q.qids)} queries, e.g. {q.qids[0]!r}); check the id format"
+        )
+    merged: dict[Measure, tuple[_Block, int]] = {}
+    for m, pieces in parts.items():
+        listed = any(b.qids is not None for b, _, _ in pieces)
+        table = np.concatenate([b.table[r] for b, r, _ in pieces])[None, :]
+        rel_any = np.concatenate([b.rel_any for b, _, _ in pieces])
+        names = list(chain.from_iterable(b.qids if b.qids is not None else own for b, _, own in pieces))
+        counted = None
+        if any(b.counted is not None for b, _, _ in pieces):
+            counted = np.concatenate(
+                [np.ones(b.table.shape[1], bool) if b.counted is None else b.counted for b, _, _ in pieces]
+            )
+        merged[m] = (_Block(table, rel_any, names if listed else None, counted), 0)
+    return aggregate(wanted, merged, scored, q, policy)
+
+
 def build_evaluation(qrels: QrelsDict | Qrels, results: RunDict | Run | ColumnarRun, policy: Preset) -> _Evaluation:
     """Validate the inputs and prepare one evaluation under a resolved preset (shared with :mod:`.curves`)."""
     q = Qrels.from_dict(qrels)
@@ -170,13 +257,6 @@ class _Evaluation:
         # Each scored query's judged labels (all judged docs, retrieved or not).
         self.label_owner = np.repeat(np.arange(n), np.diff(prep.judged_offsets))
         self.labels = prep.judged_labels
-        n_nonempty = int(np.count_nonzero(np.diff(qrels.offsets)))
-        if n_nonempty == n:  # every judged query was scored (the scored ones are judged ones)
-            self.missing: list[str] = []
-        else:
-            scored = set(prep.qids)
-            self.missing = [qid for qid in qrels.qids if qid not in scored and qrels.data[qid]]
-        self.empty = [qrels.qids[i] for i in np.flatnonzero(np.diff(qrels.offsets) == 0).tolist()]
 
     def ranked(self, ties: str) -> tuple[np.ndarray, np.ndarray]:
         """Pair order sorted by (query, rank) and the sorted ranks, per tie policy (cached)."""
@@ -202,6 +282,10 @@ class _Evaluation:
         return np.diff(self.prep.offsets)
 
     def run(self, wanted: list[Measure]) -> EvaluationResult:
+        return aggregate(wanted, self.compute(wanted), self.prep.qids, self.qrels, self.preset)
+
+    def compute(self, wanted: list[Measure]) -> dict[Measure, tuple[_Block, int]]:
+        """Per-query values of every wanted measure: ``{measure: (block, row of block.table)}``."""
         groups: dict[tuple, list[Measure]] = {}
         for m in wanted:
             groups.setdefault((m.family, self.preset.policy(m.family), m.variant), []).append(m)
@@ -210,7 +294,7 @@ class _Evaluation:
             block = getattr(self, "_" + FAMILIES[family].kernel)(family, policy, ms)
             for row, m in enumerate(ms):
                 rows[m] = (block, row)
-        return self.aggregate(wanted, rows)
+        return rows
 
     # One method per kernel kind; each returns a _Block with one row per measure of the group.
 
@@ -321,54 +405,77 @@ class _Evaluation:
         to_qids = np.fromiter((position[q] for q in prep.qids), np.int64, count=len(prep.qids))
         return to_qids[prep.pair_query], ranks, n_ret
 
-    def aggregate(self, wanted: list[Measure], rows: dict[Measure, tuple[_Block, int]]) -> EvaluationResult:
-        means: dict[str, float] = {}
-        raw: dict[str, float] = {}
-        per_query = PerQuery()
-        counts: dict[str, int] = {}
-        skip_norel = self.preset.no_relevant == "skip"
-        for m in wanted:
-            policy = self.preset.policy(m.family)
-            spec = FAMILIES[m.family]
-            block, row = rows[m]
-            qids = self.prep.qids if block.qids is None else block.qids
-            v = block.table[row]
-            if skip_norel:
-                keep = block.rel_any
-                answered = v[keep]
-                names = qids if answered.size == v.size else [q for q, k in zip(qids, keep.tolist()) if k]
-                n_counted = answered.size if block.counted is None else int(block.counted[keep].sum())
-            else:
-                answered, names = v, qids
-                n_counted = answered.size if block.counted is None else int(block.counted.sum())
-            extra: list[str] = []
-            if policy.missing_queries == "zero" and not skip_norel:
-                extra = self.missing + (self.empty if policy.count_empty_qrels else [])
-            elif policy.missing_queries == "zero":
-                # Missing queries with relevant documents still count as 0; none-relevant ones are skipped.
-                extra = [q for q in self.missing if _has_relevant(self.qrels.data[q], m, self.preset)]
-            count = n_counted + len(extra)
-            if spec.aggregate == "geometric":
-                logs = [math.log(x) for x in answered.tolist()] + [math.log(spec.missing_value)] * len(extra)
-                total = 0.0
-                for x in logs:
-                    total += x
-                mean = math.exp(total / count) if count else 0.0
-            else:
-                # Sequential left-to-right sum in results order, as BEIR accumulates it.
-                total = float(np.cumsum(answered)[-1]) if answered.size else 0.0
-                for _ in range(len(extra) if spec.missing_value else 0):
-                    total += spec.missing_value
-                mean = total / count if count else 0.0
-            raw[m.name] = mean
-            digits = self.preset.round_digits
-            means[m.name] = round(mean, digits) if digits is not None else mean
-            if block.qids is not None:
-                listed = set(names)
-                extra = [q for q in extra if q not in listed]
-            per_query.parts[m.name] = (names, answered, extra, spec.missing_value)
-            counts[m.name] = count
-        return EvaluationResult(means, raw, per_query, counts, tuple(wanted), self.preset)
+
+def aggregate(
+    wanted: list[Measure],
+    rows: dict[Measure, tuple[_Block, int]],
+    scored: list[str],
+    qrels: Qrels,
+    preset: Preset,
+) -> EvaluationResult:
+    """Means of per-query values (``rows``, over the ``scored`` queries in results order).
+
+    Queries judged but never scored count as the missing-query policy says.
+    """
+    missing, empty = unscored(qrels, scored)
+    means: dict[str, float] = {}
+    raw: dict[str, float] = {}
+    per_query = PerQuery()
+    counts: dict[str, int] = {}
+    skip_norel = preset.no_relevant == "skip"
+    for m in wanted:
+        policy = preset.policy(m.family)
+        spec = FAMILIES[m.family]
+        block, row = rows[m]
+        qids = scored if block.qids is None else block.qids
+        v = block.table[row]
+        if skip_norel:
+            keep = block.rel_any
+            answered = v[keep]
+            names = qids if answered.size == v.size else [q for q, k in zip(qids, keep.tolist()) if k]
+            n_counted = answered.size if block.counted is None else int(block.counted[keep].sum())
+        else:
+            answered, names = v, qids
+            n_counted = answered.size if block.counted is None else int(block.counted.sum())
+        extra: list[str] = []
+        if policy.missing_queries == "zero" and not skip_norel:
+            extra = missing + (empty if policy.count_empty_qrels else [])
+        elif policy.missing_queries == "zero":
+            # Missing queries with relevant documents still count as 0; none-relevant ones are skipped.
+            extra = [q for q in missing if _has_relevant(qrels.data[q], m, preset)]
+        count = n_counted + len(extra)
+        if spec.aggregate == "geometric":
+            logs = [math.log(x) for x in answered.tolist()] + [math.log(spec.missing_value)] * len(extra)
+            total = 0.0
+            for x in logs:
+                total += x
+            mean = math.exp(total / count) if count else 0.0
+        else:
+            # Sequential left-to-right sum in results order, as BEIR accumulates it.
+            total = float(np.cumsum(answered)[-1]) if answered.size else 0.0
+            for _ in range(len(extra) if spec.missing_value else 0):
+                total += spec.missing_value
+            mean = total / count if count else 0.0
+        raw[m.name] = mean
+        digits = preset.round_digits
+        means[m.name] = round(mean, digits) if digits is not None else mean
+        if block.qids is not None:
+            listed = set(names)
+            extra = [q for q in extra if q not in listed]
+        per_query.parts[m.name] = (names, answered, extra, spec.missing_value)
+        counts[m.name] = count
+    return EvaluationResult(means, raw, per_query, counts, tuple(wanted), preset)
+
+
+def unscored(qrels: Qrels, scored: list[str]) -> tuple[list[str], list[str]]:
+    """``(missing, empty)``: judged queries without results, and queries with an empty judgment dict."""
+    sizes = np.diff(qrels.offsets)
+    if int(np.count_nonzero(sizes)) == len(scored):  # the scored queries are judged ones: all were scored
+        missing: list[str] = []
+    else:
+        seen = set(scored)
+        missing = [qid for qid in qrels.qids if qid not in seen and qrels.data[qid]]
+    return missing, [qrels.qids[i] for i in np.flatnonzero(sizes == 0).tolist()]
 
 
 def gain_values(labels: np.ndarray, gain: str | GainMap | None) -> np.ndarray:
