@@ -64,14 +64,13 @@ def markdown_table(result) -> str:
 
 
 def _cmd_evaluate(args: argparse.Namespace) -> int:
-    from .core import evaluate
-    from .io import read_qrels, read_run
+    from .io import evaluate_run_file, read_qrels
 
     qrels = read_qrels(args.qrels)
-    run = read_run(args.run)
-    result = evaluate(
+    # Streamed in pieces of whole queries when the file allows it: bounded memory, same result.
+    result = evaluate_run_file(
         qrels,
-        run,
+        args.run,
         args.k,
         measures=args.measures,
         preset=args.preset,

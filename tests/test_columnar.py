@@ -79,3 +79,87 @@ def test_columns_api_builds_the_same_run_as_a_dict():
     assert run.data == {"q1": {"d1": 0.5, "d2": 0.9}, "q2": {"d1": 0.7}}
     with pytest.raises(DuplicateDocumentError, match=r"rows 1 and 3"):
         Run.from_columns(["q1", "q2", "q1"], ["d1", "d1", "d1"], [0.5, 0.7, 0.9])
+
+
+@needs_polars
+@given(
+    S.qrels(),
+    S.runs(),
+    S.k_values,
+    st.sampled_from(["beir", "trec"]),
+    st.sampled_from([None, 1]),
+    st.integers(1, 9),
+    st.booleans(),
+)
+def test_streamed_file_scores_exactly_as_the_whole_file(tmp_path_factory, qrels, results, ks, preset, seed, rows, tab):
+    """Pieces of any size (a query may straddle batches), shuffled files (a query in two blocks: read whole)."""
+    from haystack_irmetrics.core.evaluate import evaluate_chunks
+    from haystack_irmetrics.io import evaluate_run_file
+
+    results = {q: docs for q, docs in results.items() if docs}
+    assume(results and _ids_ok(results) and any(qrels.get(q) for q in results))
+    path = _write_run(tmp_path_factory.mktemp("run") / "run", results, shuffle_seed=seed, sep="\t" if tab else " ")
+    expected = evaluate(qrels, read_trec_run(path, fast=False), ks, preset=preset)
+    try:
+        got = evaluate_chunks(qrels, _fast.iter_trec_run_chunks(path, rows), ks, preset=preset)
+    except _fast.NotStreamable:
+        assert seed is not None  # only a shuffled file can split a query
+    else:
+        assert got.means == expected.means and got.raw_means == expected.raw_means
+        assert dict(got.per_query.items()) == dict(expected.per_query.items())
+    via_file = evaluate_run_file(qrels, path, ks, preset=preset)
+    assert dict(via_file.per_query.items()) == dict(expected.per_query.items())
+
+
+@needs_polars
+def test_streaming_gives_up_on_what_the_line_reader_must_see(tmp_path):
+    """gzip, a query in two blocks, a duplicate, a bad score, blank runs: NotStreamable, then the exact error."""
+    from haystack_irmetrics.io import evaluate_run_file
+
+    qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}}
+    cases = {
+        "run.gz": (_write_run(tmp_path / "run.gz", {"q1": {"d1": 1.0}}, compress=True), None),
+        "split": (tmp_path / "split", "q1 Q0 d1 1 1.0 t\nq2 Q0 d2 1 1.0 t\nq1 Q0 d3 2 0.5 t\n"),
+        "dup": (tmp_path / "dup", "q1 Q0 d1 1 1.0 t\nq1 Q0 d2 2 0.5 t\nq1 Q0 d1 3 0.2 t\n"),
+        "inf": (tmp_path / "inf", "q1 Q0 d1 1 1.0 t\nq1 Q0 d2 2 inf t\n"),
+        "blanks": (tmp_path / "blanks", "q1 Q0 d1 1 1.0 t\nq1  Q0 d2 2 0.5 t\n"),
+    }
+    for path, text in cases.values():
+        if text is not None:
+            path.write_text(text)
+        with pytest.raises(_fast.NotStreamable):
+            list(_fast.iter_trec_run_chunks(path, 1))
+    assert evaluate_run_file(qrels, cases["split"][0], [1]).per_query["NDCG@1"] == {"q1": 1.0, "q2": 1.0}
+    with pytest.raises(DuplicateDocumentError, match=r"rows 1 and 3"):
+        evaluate_run_file(qrels, cases["dup"][0], [1])
+    with pytest.raises(ParseError, match=r"inf:2: score 'inf'"):
+        evaluate_run_file(qrels, cases["inf"][0], [1])
+    # Runs of blanks are fine for the line reader (it splits on whitespace): d2 keeps its 0.5.
+    blanks = evaluate_run_file(qrels, cases["blanks"][0], [1, 2], preset="trec")
+    assert blanks.per_query["P@2"] == {"q1": 0.5}
+    assert read_trec_run(cases["blanks"][0], fast=False).data == {"q1": {"d1": 1.0, "d2": 0.5}}
+
+
+@needs_polars
+def test_streamed_pieces_hold_whole_queries_and_confirm_hash_hits_on_strings(tmp_path):
+    import numpy as np
+    import polars as pl
+
+    results = {f"q{i}": {f"d{j}": float(j % 3) for j in range(i + 1)} for i in range(6)}
+    path = _write_run(tmp_path / "run", results)
+    pieces = list(_fast.iter_trec_run_chunks(path, 4))
+    assert [q for p in pieces for q in p.qids] == list(results)
+    run = pieces[-1]
+    rows, which = run.find(["d0", "d5", "nope"])
+    assert run.ids_at(rows) == [["d0", "d5", "nope"][w] for w in which.tolist()]
+    assert sorted(run.ids_at(rows)) == ["d0", "d5"]
+    # Every row colliding with a candidate's hash: the strings still decide.
+    dcol = pl.Series(["d0", "x", "d0", "y"])
+    same = np.full(4, pl.Series(["d0"]).hash(seed=0).to_numpy().astype(np.uint32)[0])
+    rows, which = _fast._find(dcol, same, ["d0"])
+    assert rows.tolist() == [0, 2] and which.tolist() == [0, 0]
+    # Every row of a query colliding: no duplicate unless two ids are equal.
+    offsets = np.array([0, 2, 4])
+    assert not _fast._has_duplicate(pl.Series(["a", "b", "a", "c"]), np.zeros(4, np.uint32), offsets)
+    assert _fast._has_duplicate(pl.Series(["a", "b", "c", "c"]), np.zeros(4, np.uint32), offsets)
+    assert not _fast._has_duplicate(pl.Series(["a", "b", "a"]), np.zeros(3, np.uint32), np.array([0, 2, 3]))

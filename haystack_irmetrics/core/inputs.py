@@ -330,7 +330,8 @@ class ColumnarRun:
     and tie-group members ever become Python strings:
 
     * ``ids_at(rows)``: the doc ids of those rows;
-    * ``find(candidates)``: for every row, the index of its doc id in ``candidates`` or -1;
+    * ``find(candidates)``: ``(rows, which)``, the rows (ascending) whose doc id is one of
+      ``candidates`` and the index of that candidate;
     * ``identical``: optional bool per row, doc id == query id.
     """
 
@@ -342,7 +343,7 @@ class ColumnarRun:
         offsets: np.ndarray,
         scores: np.ndarray,
         ids_at: Callable[[np.ndarray], list[str]],
-        find: Callable[[list[str]], np.ndarray],
+        find: Callable[[list[str]], tuple[np.ndarray, np.ndarray]],
         identical: np.ndarray | None = None,
         source: str = "run",
     ) -> None:
@@ -562,7 +563,8 @@ def _prepare_columnar(run: ColumnarRun, qrels: Qrels, ignore_identical_ids: bool
             rows = np.flatnonzero(~same) if rows is None else rows[~same]
     offsets = _csr(lengths)
     scores = run.scores if rows is None else run.scores[rows]
-    if not np.isfinite(scores).all():  # readers check too; columns may come from anywhere
+    # Readers check too, but columns may come from anywhere (a finite sum means all are finite).
+    if not np.isfinite(np.add.reduce(scores)) and not np.isfinite(scores).all():
         bad = int(np.flatnonzero(~np.isfinite(scores))[0])
         qi = int(np.searchsorted(offsets, bad, side="right") - 1)
         row = np.asarray([bad if rows is None else rows[bad]])
@@ -572,16 +574,19 @@ def _prepare_columnar(run: ColumnarRun, qrels: Qrels, ignore_identical_ids: bool
 
     # Judged documents: one vectorised membership test of every row against the judged ids.
     candidates = list({d for q in qids for d in judgments[q]})
-    where = run.find(candidates)
-    if rows is not None:
-        where = where[rows]
-    hits = np.flatnonzero(where >= 0)
+    hits, which = run.find(candidates)
+    if rows is not None:  # run rows -> positions among the kept rows
+        at = np.full(run.scores.size, -1, np.int64)
+        at[rows] = np.arange(rows.size)
+        hits = at[hits]
+        which = which[hits >= 0]
+        hits = hits[hits >= 0]
     hit_q = np.searchsorted(offsets, hits, side="right") - 1
     pq: list[int] = []
     pp: list[int] = []
     pl: list[float] = []
     pd: list[str] = []
-    for pos, qi, ci in zip(hits.tolist(), hit_q.tolist(), where[hits].tolist()):
+    for pos, qi, ci in zip(hits.tolist(), hit_q.tolist(), which.tolist()):
         d = candidates[ci]
         label = judgments[qids[qi]].get(d)
         if label is not None:

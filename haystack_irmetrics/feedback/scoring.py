@@ -112,10 +112,9 @@ def _condense_columnar(run: ColumnarRun, judged: Mapping[str, Mapping[str, float
     candidates = list({d for q in qids for d in judged[q]})
     if not candidates:
         return out
-    where = run.find(candidates)
-    hits = np.flatnonzero(where >= 0)
+    hits, which = run.find(candidates)
     owner = np.searchsorted(run.offsets, hits, side="right") - 1
-    for pos, qi, ci in zip(hits.tolist(), owner.tolist(), where[hits].tolist(), strict=True):
+    for pos, qi, ci in zip(hits.tolist(), owner.tolist(), which.tolist(), strict=True):
         q = run.qids[qi]
         d = candidates[ci]
         if q in out and d in judged[q]:

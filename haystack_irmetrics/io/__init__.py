@@ -1,5 +1,21 @@
 """Readers and writers for TREC and BEIR files."""
 
-from .trec import read_beir_qrels, read_qrels, read_run, read_trec_qrels, read_trec_run, write_trec_run
+from .trec import (
+    evaluate_run_file,
+    read_beir_qrels,
+    read_qrels,
+    read_run,
+    read_trec_qrels,
+    read_trec_run,
+    write_trec_run,
+)
 
-__all__ = ["read_beir_qrels", "read_qrels", "read_run", "read_trec_qrels", "read_trec_run", "write_trec_run"]
+__all__ = [
+    "evaluate_run_file",
+    "read_beir_qrels",
+    "read_qrels",
+    "read_run",
+    "read_trec_qrels",
+    "read_trec_run",
+    "write_trec_run",
+]

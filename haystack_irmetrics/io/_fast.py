@@ -1,20 +1,37 @@
 """Fast TREC run reading with polars (optional extra ``columnar``).
 
 polars parses the file in native code on all cores; doc ids stay in a polars Series and only
-judged documents and tie-group members become Python strings. Anything the fast path does not
-take as is (fields separated by runs of blanks, extra or missing fields, non-numeric or
-non-finite scores, empty ids, a doc twice in one query) makes it return ``None``, and the
+judged documents and tie-group members become Python strings (membership and duplicate tests
+run on 64-bit hashes of the ids, and every hash hit is confirmed on the strings). Anything the
+fast path does not take as is (fields separated by runs of blanks, extra or missing fields,
+non-numeric or non-finite scores, empty ids, a doc twice in one query) makes it give up, and the
 line-by-line reader takes over, which reads the file or names the offending line.
+
+Two entry points: :func:`read_trec_run_fast` reads a whole file; :func:`iter_trec_run_chunks`
+streams it as pieces of whole queries (memory bounded by the piece size), for
+:func:`~haystack_irmetrics.core.evaluate.evaluate_chunks`.
 """
 
 from __future__ import annotations
 
 import gzip
+from collections.abc import Iterator
+from itertools import repeat
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from ..core.inputs import ColumnarRun
+
+# Rows per streamed piece: ~100 MB of polars strings and numpy arrays at typical id lengths.
+CHUNK_ROWS = 1 << 19
+_NAMES = ("qid", "q0", "docid", "rank", "score", "tag")
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+class NotStreamable(Exception):
+    """The fast reader cannot take this file as it is; read it with the line-by-line reader."""
 
 
 def available() -> bool:
@@ -34,45 +51,51 @@ def _first_data_line(path: Path, compressed: bool) -> str:
     return ""
 
 
-def read_trec_run_fast(path: str | Path) -> ColumnarRun | None:
-    """A :class:`ColumnarRun` from a well-formed TREC run file, or ``None`` to use the slow path."""
-    import polars as pl
-
-    path = Path(path)
+def _layout(path: Path) -> tuple[bool, str] | None:
+    """``(gzip-compressed, field separator)``, or None when the first line is not 6 fields."""
     with path.open("rb") as f:
         compressed = f.read(2) == b"\x1f\x8b"
     first = _first_data_line(path, compressed)
     delimiter = "\t" if "\t" in first else " "
     if len(first.rstrip("\r\n").split(delimiter)) != 6:
         return None
+    return compressed, delimiter
+
+
+def _schema() -> dict[str, Any]:
+    import polars as pl
+
+    # Ids as text ('301' stays a str id); the score parsed natively. The rank is never used, but a
+    # non-integer one is rare enough to leave to the line reader, and integers parse faster.
+    types = {"score": pl.Float64, "rank": pl.Int64}
+    return {name: types.get(name, pl.String) for name in _NAMES}
+
+
+def read_trec_run_fast(path: str | Path) -> ColumnarRun | None:
+    """A :class:`ColumnarRun` from a well-formed TREC run file, or ``None`` to use the slow path."""
+    import polars as pl
+
+    path = Path(path)
+    layout = _layout(path)
+    if layout is None:
+        return None
+    _, delimiter = layout
     try:
         # polars reads gzip by itself from the magic bytes.
         df = pl.read_csv(
             path,
             separator=delimiter,
             has_header=False,
-            columns=[0, 2, 4],
-            infer_schema=False,  # every column as text: '301' stays a str id
+            schema=_schema(),
             quote_char=None,
             comment_prefix="#",
-        )
-        df.columns = ["qid", "docid", "score"]
-        df = df.with_columns(pl.col("score").cast(pl.Float64, strict=True))
+        ).select("qid", "docid", "score")
     except (pl.exceptions.PolarsError, UnicodeDecodeError, ValueError):
         return None
-    if df.height == 0 or df.null_count().sum_horizontal().item() > 0:
+    if not _well_formed(df):
         return None
-    scores = df.get_column("score").to_numpy()
-    if not np.isfinite(scores).all():
-        return None
-    qcol = df.get_column("qid")
-    dcol = df.get_column("docid")
-    if (qcol.str.len_bytes() == 0).any() or (dcol.str.len_bytes() == 0).any():
-        return None
-
-    runs = qcol.rle_id().to_numpy()
-    n_queries = qcol.n_unique()
-    if runs[-1] + 1 != n_queries:
+    qids, lengths = _query_runs(df.get_column("qid"))
+    if len(set(qids)) != len(qids):
         # A query's rows are split into blocks: group them (first appearance order, file order within).
         order = (
             df.with_row_index("row")
@@ -81,29 +104,155 @@ def read_trec_run_fast(path: str | Path) -> ColumnarRun | None:
             .get_column("row")
             .to_numpy()
         )
-        scores = scores[order]
-        qcol = qcol.gather(order)
-        dcol = dcol.gather(order)
-        runs = qcol.rle_id().to_numpy()
-    starts = np.flatnonzero(np.diff(runs, prepend=-1))
-    qids = qcol.gather(starts).to_list()
-    offsets = np.append(starts, runs.size).astype(np.int64)
+        df = df.select(pl.all().gather(order))
+        qids, lengths = _query_runs(df.get_column("qid"))
+    return _columnar(df, qids, lengths, str(path))
 
-    # A doc twice in one query: hash (query, doc) and look for equal neighbours after sorting.
-    keys = dcol.hash(seed=0).to_numpy() ^ (runs.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
-    keys.sort()
-    if keys.size > 1 and (keys[1:] == keys[:-1]).any():
-        return None  # (or a hash collision: the slow path decides, exactly)
 
-    identical = (qcol == dcol).to_numpy()
+def iter_trec_run_chunks(path: str | Path, rows: int = CHUNK_ROWS) -> Iterator[ColumnarRun]:
+    """Stream a TREC run file as :class:`ColumnarRun` pieces of whole queries, in file order.
+
+    Raises :class:`NotStreamable` (possibly after some pieces) when the file is compressed, not
+    well formed, or has a query in two separate blocks; read it whole then.
+    """
+    import polars as pl
+
+    path = Path(path)
+    layout = _layout(path)
+    if layout is None or layout[0]:
+        raise NotStreamable(str(path))
+    lazy = pl.scan_csv(
+        path,
+        separator=layout[1],
+        has_header=False,
+        schema=_schema(),
+        quote_char=None,
+        comment_prefix="#",
+    )
+    seen: set[str] = set()
+    carry = None
+    try:
+        # Every field is read: with fewer, polars would not see a line's extra or missing fields.
+        for batch in lazy.collect_batches(chunk_size=rows):
+            if batch.null_count().sum_horizontal().item() > 0:
+                raise NotStreamable(str(path))  # a missing field, or an empty one (runs of blanks)
+            batch = batch.select("qid", "docid", "score")
+            df = batch if carry is None else pl.concat([carry, batch])
+            if df.height == 0:
+                continue
+            if not _well_formed(df):
+                raise NotStreamable(str(path))
+            qids, lengths = _query_runs(df.get_column("qid"))
+            # The last query may go on in the next batch: keep it back.
+            cut = df.height - int(lengths[-1])
+            carry = df.slice(cut)
+            if cut:
+                yield _piece(df.slice(0, cut), qids[:-1], lengths[:-1], seen, str(path))
+        if carry is not None and carry.height:
+            qids, lengths = _query_runs(carry.get_column("qid"))
+            yield _piece(carry, qids, lengths, seen, str(path))
+    except (pl.exceptions.PolarsError, UnicodeDecodeError) as exc:
+        raise NotStreamable(str(path)) from exc
+
+
+def _piece(df: Any, qids: list[str], lengths: np.ndarray, seen: set[str], source: str) -> ColumnarRun:
+    if len(set(qids)) != len(qids) or not seen.isdisjoint(qids):
+        raise NotStreamable(source)  # a query in two blocks
+    seen.update(qids)
+    run = _columnar(df, qids, lengths, source)
+    if run is None:
+        raise NotStreamable(source)
+    return run
+
+
+def _well_formed(df: Any) -> bool:
+    """No missing field and finite scores (empty ids are checked on the hashes, in :func:`_columnar`)."""
+    if df.height == 0 or df.null_count().sum_horizontal().item() > 0:
+        return False
+    scores = df.get_column("score").to_numpy()
+    return bool(np.isfinite(np.add.reduce(scores)) or np.isfinite(scores).all())
+
+
+def _query_runs(qcol: Any) -> tuple[list[str], np.ndarray]:
+    """Query ids of the runs of equal consecutive qids, and the runs' lengths."""
+    runs = qcol.rle()
+    return runs.struct.field("value").to_list(), runs.struct.field("len").to_numpy().astype(np.int64)
+
+
+def _columnar(df: Any, qids: list[str], lengths: np.ndarray, source: str) -> ColumnarRun | None:
+    """The ColumnarRun of rows grouped by query (``qids`` distinct, ``lengths`` rows each)."""
+    import polars as pl
+
+    dcol = df.get_column("docid")
+    scores = df.get_column("score").to_numpy()
+    offsets = np.zeros(len(qids) + 1, np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    # 32 bits of a 64-bit hash are enough to filter; every hit is confirmed on the strings.
+    low = dcol.hash(seed=0).to_numpy().astype(np.uint32)
+    empty = np.flatnonzero(low == np.uint32(pl.Series([""], dtype=pl.String).hash(seed=0).to_numpy()[0]))
+    if "" in qids or any(d == "" for d in dcol.gather(empty).to_list()):
+        return None  # an empty field: runs of blanks between fields
+    if _has_duplicate(dcol, low, offsets):
+        return None
+
+    # Doc id == query id (BEIR drops those): equal hashes, confirmed on the strings.
+    qhash = np.repeat(pl.Series(qids, dtype=pl.String).hash(seed=0).to_numpy().astype(np.uint32), lengths)
+    maybe = np.flatnonzero(low == qhash)
+    identical = np.zeros(scores.size, bool)
+    if maybe.size:
+        owner = np.searchsorted(offsets, maybe, side="right") - 1
+        same = [d == qids[q] for d, q in zip(dcol.gather(maybe).to_list(), owner.tolist())]
+        identical[maybe[np.asarray(same, bool)]] = True
 
     def ids_at(rows: np.ndarray) -> list[str]:
         return dcol.gather(np.asarray(rows, dtype=np.int64)).to_list()
 
-    def find(candidates: list[str]) -> np.ndarray:
-        if not candidates:
-            return np.full(dcol.len(), -1, np.int64)
-        index = pl.Series(range(len(candidates)), dtype=pl.Int64)
-        return dcol.replace_strict(candidates, index, default=-1, return_dtype=pl.Int64).to_numpy()
+    def find(candidates: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        return _find(dcol, low, candidates)
 
-    return ColumnarRun(qids, offsets, scores, ids_at, find, identical, source=str(path))
+    return ColumnarRun(qids, offsets, scores, ids_at, find, identical, source=source)
+
+
+def _has_duplicate(dcol: Any, low: np.ndarray, offsets: np.ndarray) -> bool:
+    """Whether a doc id appears twice in one query (equal hashes found by sorting, then confirmed)."""
+    lengths = np.diff(offsets)
+    if lengths.size and (lengths == lengths[0]).all() and lengths[0] > 1:
+        # Equal-length queries: sort each row (short sorts, no query key needed).
+        keys = np.sort(low.reshape(lengths.size, int(lengths[0])), axis=1)
+        suspects = np.flatnonzero((keys[:, 1:] == keys[:, :-1]).any(axis=1))
+    else:
+        owner = np.repeat(np.arange(lengths.size, dtype=np.uint64), lengths)
+        keys = (low.astype(np.uint64) << np.uint64(32)) ^ (owner * _GOLDEN)
+        order = np.argsort(keys, kind="stable")
+        tied = np.flatnonzero(keys[order][1:] == keys[order][:-1])
+        if tied.size == 0:
+            return False
+        suspects = np.unique(np.searchsorted(offsets, order[tied], side="right") - 1)
+    for q in suspects.tolist():
+        docs = dcol.slice(int(offsets[q]), int(lengths[q])).to_list()
+        if len(set(docs)) != len(docs):
+            return True
+    return False  # only hash collisions
+
+
+def _find(dcol: Any, low: np.ndarray, candidates: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Rows whose doc id is a candidate, and which candidate (a hash filter, then the strings)."""
+    import polars as pl
+
+    empty = np.zeros(0, np.int64)
+    if not candidates or low.size == 0:
+        return empty, empty
+    chash = pl.Series(candidates, dtype=pl.String).hash(seed=0).to_numpy().astype(np.uint32)
+    # A bitmap of ~64 slots per candidate rules out almost every row with one gather.
+    bits = 1 << max(12, min(chash.size.bit_length() + 6, 32))
+    mask = np.uint32(bits - 1)
+    table = np.zeros(bits, bool)
+    table[chash & mask] = True
+    maybe = np.flatnonzero(table[low & mask])
+    ordered = np.sort(chash)
+    at = np.minimum(np.searchsorted(ordered, low[maybe]), ordered.size - 1)
+    rows = maybe[ordered[at] == low[maybe]]
+    index = dict(zip(candidates, range(len(candidates))))
+    which = np.fromiter(map(index.get, dcol.gather(rows).to_list(), repeat(-1)), np.int64, count=rows.size)
+    ok = which >= 0
+    return rows[ok], which[ok]

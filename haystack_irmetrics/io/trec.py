@@ -14,12 +14,14 @@ from __future__ import annotations
 import gzip
 import io
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from ..core.inputs import ColumnarRun, Qrels, Run
+from ..core.evaluate import DEFAULT_K_VALUES, EvaluationResult, evaluate, evaluate_chunks
+from ..core.inputs import ColumnarRun, Qrels, QrelsDict, Run
 from ..errors import ParseError
 from . import _fast
 
@@ -160,6 +162,26 @@ def read_trec_run(path: PathLike, *, fast: bool = True) -> Run | ColumnarRun:
             pass
     qids, docs, scores, lines = _columns(path, 6, (0, 2, 4), "score", extra_ok=True)
     return Run.from_columns(qids, docs, scores, source=str(path), line_numbers=lines)
+
+
+def evaluate_run_file(
+    qrels: QrelsDict | Qrels, path: PathLike, k_values: Sequence[int] | None = DEFAULT_K_VALUES, **options: Any
+) -> EvaluationResult:
+    """:func:`~haystack_irmetrics.core.evaluate.evaluate` of a TREC run file, streamed when possible.
+
+    With polars installed a plain, well-formed file is read in pieces of whole queries and scored
+    with :func:`~haystack_irmetrics.core.evaluate.evaluate_chunks`: memory stays bounded whatever
+    the file's size, and the result is the same. A compressed or irregular file, or one with a
+    query in two separate blocks, is read whole with :func:`read_trec_run` instead. ``options``:
+    the keyword arguments of ``evaluate``.
+    """
+    p = Path(path)
+    if _fast.available() and p.is_file():
+        try:
+            return evaluate_chunks(qrels, _fast.iter_trec_run_chunks(p), k_values, **options)
+        except (_fast.NotStreamable, OSError):
+            pass
+    return evaluate(qrels, read_trec_run(path), k_values, **options)
 
 
 def read_trec_qrels(path: PathLike) -> Qrels:
