@@ -35,6 +35,7 @@ import logging
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate, chain
 from numbers import Real
 from operator import attrgetter
 from typing import Any
@@ -160,15 +161,19 @@ class DocumentPath:
         """Validate the inputs and build ``{qid: {key: label}}`` and ``{qid: {key: score}}``."""
         n = _check_batch(ground_truth_documents, retrieved_documents, query_ids)
         qids = [str(i) for i in range(n)] if query_ids is None else list(query_ids)
-        qrels: dict[str, dict[str, float]] = {}
-        results: dict[str, dict[str, float]] = {}
-        any_match = False
-        for i, qid in enumerate(qids):
-            judged = self._judgments(i, qid, ground_truth_documents[i])
-            ranked = self._ranking(i, qid, retrieved_documents[i])
-            qrels[qid] = judged
-            results[qid] = ranked
-            any_match = any_match or not judged.keys().isdisjoint(ranked)
+        fast = self._fast_batch(ground_truth_documents, retrieved_documents, qids)
+        if fast is not None:
+            qrels, results = fast
+            any_match = any(map(_overlaps, qrels.values(), results.values()))
+        else:
+            qrels, results = {}, {}
+            any_match = False
+            for i, qid in enumerate(qids):
+                judged = self._judgments(i, qid, ground_truth_documents[i])
+                ranked = self._ranking(i, qid, retrieved_documents[i])
+                qrels[qid] = judged
+                results[qid] = ranked
+                any_match = any_match or not judged.keys().isdisjoint(ranked)
         if not any(qrels.values()):
             raise EmptyInputError(
                 f"none of the {n} queries has a ground-truth document: there is nothing to evaluate against"
@@ -181,6 +186,61 @@ class DocumentPath:
                 n,
             )
         return Converted(qids, qrels, results)
+
+    def _fast_batch(
+        self, ground_truth: Sequence[Sequence[Document]], retrieved: Sequence[Sequence[Document]], qids: list[str]
+    ) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]] | None:
+        """The whole batch in C-level passes (no Python frame per document or query), or None.
+
+        Covers the usual case: Documents keyed by ``id`` or ``content`` (str), relevance from
+        ``score`` (every ground-truth document of the batch graded with finite numbers, or none),
+        no key twice in one ground-truth list, and with ``rank_by="score"`` no key twice in one
+        ranking. Anything else returns None and goes through the per-query path, which applies the
+        same rules and names any offending document.
+        """
+        kind = self._key_path[0]
+        if kind not in ("id", "content") or self._label_path[0] != "score":
+            return None
+        gt_docs = list(chain.from_iterable(ground_truth))
+        ret_docs = list(chain.from_iterable(retrieved))
+        if not set(map(type, gt_docs)) <= {Document} or not set(map(type, ret_docs)) <= {Document}:
+            return None
+        get_key = attrgetter(kind)
+        gt_keys = list(map(get_key, gt_docs))
+        ret_keys = list(map(get_key, ret_docs))
+        if not set(map(type, gt_keys)) <= {str} or not set(map(type, ret_keys)) <= {str}:
+            return None
+        labels: list[Any] = list(map(_SCORE, gt_docs))
+        label_types = set(map(type, labels))
+        if label_types <= {type(None)}:
+            labels = [1] * len(labels)  # binary: every ground-truth document has relevance 1
+        elif not (label_types <= {int, float} and np.isfinite(np.asarray(labels, dtype=np.float64)).all()):
+            return None
+        gt_slices = list(map(slice, *_bounds(ground_truth)))
+        qrels = dict(
+            zip(qids, map(dict, map(zip, map(gt_keys.__getitem__, gt_slices), map(labels.__getitem__, gt_slices))))
+        )
+        if sum(map(len, qrels.values())) != len(gt_keys):
+            return None  # a key twice in one ground-truth list: the highest label wins (per-query path)
+        ret_slices = list(map(slice, *_bounds(retrieved)))
+        keys_per_query = map(ret_keys.__getitem__, ret_slices)
+        if self.rank_by == "order":
+            # Strictly decreasing synthetic scores: list order is the ranking.
+            sizes = list(map(len, retrieved))
+            results = dict(zip(qids, map(dict, map(zip, keys_per_query, map(_descending, sizes)))))
+            if sum(map(len, results.values())) != len(ret_keys):
+                # A repeated key (a chunk) keeps its first rank; the ones after it move up.
+                firsts = list(map(dict.fromkeys, map(ret_keys.__getitem__, ret_slices)))
+                ranked = map(dict, map(zip, firsts, map(_descending, map(len, firsts))))
+                results = dict(zip(qids, ranked))
+            return qrels, results
+        scores: list[Any] = list(map(_SCORE, ret_docs))
+        if not set(map(type, scores)) <= {int, float} or not np.isfinite(np.asarray(scores, dtype=np.float64)).all():
+            return None
+        results = dict(zip(qids, map(dict, map(zip, keys_per_query, map(scores.__getitem__, ret_slices)))))
+        if sum(map(len, results.values())) != len(ret_keys):
+            return None  # a key twice in one ranking: its highest score counts (per-query path)
+        return qrels, results
 
     def _judgments(self, i: int, qid: str, docs: Sequence[Document]) -> dict[str, float]:
         keys = [self._key(doc, "ground_truth_documents", i, j, qid) for j, doc in enumerate(docs)]
@@ -250,6 +310,17 @@ class DocumentPath:
 
 
 _FLOATS: list[float] = [0.0]
+_SCORE = attrgetter("score")
+
+
+def _bounds(lists: Sequence[Sequence[Any]]) -> tuple[list[int], list[int]]:
+    """Start and end of each list in the concatenation of ``lists``."""
+    ends = list(accumulate(map(len, lists)))
+    return [0, *ends[:-1]], ends
+
+
+def _overlaps(judged: dict[str, Any], ranked: dict[str, Any]) -> bool:
+    return not judged.keys().isdisjoint(ranked)
 
 
 def _descending(n: int) -> list[float]:
@@ -274,6 +345,8 @@ def _check_batch(
             )
         if len(value) == 0:
             raise EmptyInputError(f"{name} is empty: give one list of Documents per query")
+        if set(map(type, value)) <= {list}:
+            continue  # lists of lists (what pipelines pass): nothing to name
         for i, docs in enumerate(value):
             if isinstance(docs, Document) or not isinstance(docs, Sequence) or isinstance(docs, str):
                 raise InvalidDocumentsError(
