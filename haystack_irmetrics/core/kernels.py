@@ -61,10 +61,10 @@ def segmented_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 def _at_cutoff(cum: np.ndarray, offsets: np.ndarray, count: np.ndarray) -> np.ndarray:
     """``cum`` at the ``count``-th element of each segment (0.0 where count is 0)."""
-    out = np.zeros(count.size, np.float64)
-    has = count > 0
-    out[has] = cum[offsets[:-1][has] + count[has] - 1]
-    return out
+    if cum.size == 0:
+        return np.zeros(count.size, np.float64)
+    last = cum.take(offsets[:-1] + count - 1, mode="clip")  # count 0 reads a neighbour, replaced below
+    return np.where(count > 0, last, 0.0)
 
 
 def counts_below(ranks: np.ndarray, owner: np.ndarray, n_queries: int, cutoffs: Sequence[int | None]) -> np.ndarray:
@@ -134,8 +134,7 @@ def gain_kernel(
     for row, k in enumerate(cutoffs):
         dcg = _at_cutoff(dcg_cum, offsets, counts[row])
         idcg = _at_cutoff(idcg_cum, ideal_offsets, np.minimum(n_ideal, k))
-        ok = idcg > 0
-        out[row, ok] = dcg[ok] / idcg[ok]
+        np.divide(dcg, idcg, out=out[row], where=idcg > 0)
     return out
 
 
@@ -168,12 +167,12 @@ def binary_kernel(
         first = np.full(n, np.iinfo(np.int64).max, np.int64)
         nonempty = np.diff(offsets) > 0
         first[nonempty] = ranks[offsets[:-1][nonempty]]
+        first_rank = first.astype(np.float64) + 1.0  # 1-based, exact below 2**53
     skip = family in ("MRR", "Rprec")  # they count differently
     counts = np.zeros((len(cutoffs), n), np.int64) if skip else counts_below(ranks, owner, n, cutoffs)
     for row, k in enumerate(cutoffs):
         if family == "MRR":
-            hit = first < k
-            out[row, hit] = 1.0 / (first[hit] + 1).astype(np.float64)
+            np.divide(1.0, first_rank, out=out[row], where=first < k)
             continue
         if family == "Rprec":
             # trec_eval: relevant among the top min(retrieved, R), / R.
@@ -182,7 +181,7 @@ def binary_kernel(
             continue
         count = counts[row]
         if family == "MAP":
-            out[row, has_rel] = _at_cutoff(cum, offsets, count)[has_rel] / R[has_rel]
+            np.divide(_at_cutoff(cum, offsets, count), R, out=out[row], where=has_rel)
         elif family == "GMAP":
             # trec_eval gm_map: log(max(AP, MIN_GEO_MEAN)) per query; the value kept here is the max.
             ap = np.zeros(n, np.float64)
@@ -191,9 +190,9 @@ def binary_kernel(
         elif family == "P":
             out[row] = count.astype(np.float64) / float(k)
         elif family == "Recall":
-            out[row, has_rel] = count[has_rel].astype(np.float64) / R[has_rel]
+            np.divide(count, R, out=out[row], where=has_rel)
         elif family == "R_cap":
-            out[row, has_rel] = count[has_rel].astype(np.float64) / np.minimum(R[has_rel], float(k))
+            np.divide(count, np.minimum(R, float(k)), out=out[row], where=has_rel)
         elif family == "Success":
             out[row] = (count > 0).astype(np.float64)
         elif family == "F":

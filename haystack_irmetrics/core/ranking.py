@@ -110,6 +110,8 @@ def count_f32(prep: Prepared) -> Counted:
         add_ties(lead[tp], tpos)
 
     rest = np.flatnonzero(~first & ~heavy)
+    width = int(lengths[0]) if lengths.size else 0
+    uniform = width > 0 and bool((lengths == width).all())
     if rest.size:
         ends = np.cumsum(lengths[pq[rest]])
         start = 0
@@ -118,7 +120,10 @@ def count_f32(prep: Prepared) -> Counted:
             base = ends[start - 1] if start else 0
             stop = max(int(np.searchsorted(ends, base + _CHUNK, side="right")), start + 1)
             idx = rest[start:stop]
-            g, tp, tpos = _count_expanded(scores, offsets, pq[idx], lo[idx], up[idx])
+            if uniform:  # every query has the same length: gather their rows as a 2-D block
+                g, tp, tpos = _count_rows(scores, width, pq[idx], lo[idx], up[idx])
+            else:
+                g, tp, tpos = _count_expanded(scores, offsets, pq[idx], lo[idx], up[idx])
             greater[idx] = g
             add_ties(idx[tp], tpos)
             start = stop
@@ -256,6 +261,19 @@ def _blocks(lengths: np.ndarray, offsets: np.ndarray) -> list[tuple[int, int]]:
         out.append((a, b))
         a = b
     return out
+
+
+def _count_rows(
+    scores: np.ndarray, width: int, pq: np.ndarray, lo: np.ndarray, up: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_count_expanded` for queries of equal length ``width``: their rows compared as one block."""
+    block = scores.reshape(-1, width)[pq]
+    gt = block >= up[:, None]
+    eq = block >= lo[:, None]
+    eq ^= gt
+    rows = np.flatnonzero(_row_counts(eq) > 1)
+    r, c = np.nonzero(eq[rows])
+    return _row_counts(gt), rows[r], pq[rows[r]] * width + c
 
 
 def _count_expanded(
