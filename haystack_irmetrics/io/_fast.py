@@ -92,7 +92,7 @@ def read_trec_run_fast(path: str | Path) -> ColumnarRun | None:
         ).select("qid", "docid", "score")
     except (pl.exceptions.PolarsError, UnicodeDecodeError, ValueError):
         return None
-    if not _well_formed(df):
+    if df.height == 0 or _has_null(df) or not _finite(df.get_column("score").to_numpy()):
         return None
     qids, lengths = _query_runs(df.get_column("qid"))
     if len(set(qids)) != len(qids):
@@ -106,7 +106,7 @@ def read_trec_run_fast(path: str | Path) -> ColumnarRun | None:
         )
         df = df.select(pl.all().gather(order))
         qids, lengths = _query_runs(df.get_column("qid"))
-    return _columnar(df, qids, lengths, str(path))
+    return _columnar(df.get_column("docid"), df.get_column("score").to_numpy(), qids, lengths, str(path))
 
 
 def iter_trec_run_chunks(path: str | Path, rows: int = CHUNK_ROWS) -> Iterator[ColumnarRun]:
@@ -130,46 +130,57 @@ def iter_trec_run_chunks(path: str | Path, rows: int = CHUNK_ROWS) -> Iterator[C
         comment_prefix="#",
     )
     seen: set[str] = set()
-    carry = None
+    carry: tuple[str, int, Any, np.ndarray] | None = None  # the last query of a batch: may go on
     try:
         # Every field is read: with fewer, polars would not see a line's extra or missing fields.
         for batch in lazy.collect_batches(chunk_size=rows):
-            if batch.null_count().sum_horizontal().item() > 0:
-                raise NotStreamable(str(path))  # a missing field, or an empty one (runs of blanks)
-            batch = batch.select("qid", "docid", "score")
-            df = batch if carry is None else pl.concat([carry, batch])
-            if df.height == 0:
+            if batch.height == 0:
                 continue
-            if not _well_formed(df):
+            if _has_null(batch):
+                raise NotStreamable(str(path))  # a missing field, or an empty one (runs of blanks)
+            docs = batch.get_column("docid")
+            scores = batch.get_column("score").to_numpy()
+            if not _finite(scores):
                 raise NotStreamable(str(path))
-            qids, lengths = _query_runs(df.get_column("qid"))
-            # The last query may go on in the next batch: keep it back.
-            cut = df.height - int(lengths[-1])
-            carry = df.slice(cut)
+            qids, lengths = _query_runs(batch.get_column("qid"))
+            if carry is not None:
+                qid, n, kept_docs, kept_scores = carry
+                docs = pl.concat([kept_docs, docs])
+                scores = np.concatenate([kept_scores, scores])
+                if qids[0] == qid:
+                    lengths[0] += n
+                else:
+                    qids.insert(0, qid)
+                    lengths = np.concatenate([[n], lengths])
+            cut = scores.size - int(lengths[-1])
+            carry = (qids[-1], int(lengths[-1]), docs.slice(cut), scores[cut:])
             if cut:
-                yield _piece(df.slice(0, cut), qids[:-1], lengths[:-1], seen, str(path))
-        if carry is not None and carry.height:
-            qids, lengths = _query_runs(carry.get_column("qid"))
-            yield _piece(carry, qids, lengths, seen, str(path))
+                yield _piece(docs.slice(0, cut), scores[:cut], qids[:-1], lengths[:-1], seen, str(path))
+        if carry is not None:
+            qid, n, kept_docs, kept_scores = carry
+            yield _piece(kept_docs, kept_scores, [qid], np.array([n], np.int64), seen, str(path))
     except (pl.exceptions.PolarsError, UnicodeDecodeError) as exc:
         raise NotStreamable(str(path)) from exc
 
 
-def _piece(df: Any, qids: list[str], lengths: np.ndarray, seen: set[str], source: str) -> ColumnarRun:
+def _piece(
+    docs: Any, scores: np.ndarray, qids: list[str], lengths: np.ndarray, seen: set[str], source: str
+) -> ColumnarRun:
     if len(set(qids)) != len(qids) or not seen.isdisjoint(qids):
         raise NotStreamable(source)  # a query in two blocks
     seen.update(qids)
-    run = _columnar(df, qids, lengths, source)
+    run = _columnar(docs, scores, qids, lengths, source)
     if run is None:
         raise NotStreamable(source)
     return run
 
 
-def _well_formed(df: Any) -> bool:
-    """No missing field and finite scores (empty ids are checked on the hashes, in :func:`_columnar`)."""
-    if df.height == 0 or df.null_count().sum_horizontal().item() > 0:
-        return False
-    scores = df.get_column("score").to_numpy()
+def _has_null(df: Any) -> bool:
+    return df.null_count().sum_horizontal().item() > 0
+
+
+def _finite(scores: np.ndarray) -> bool:
+    # One vectorised sum: finite unless a value is NaN/inf (or the sum overflows: check exactly).
     return bool(np.isfinite(np.add.reduce(scores)) or np.isfinite(scores).all())
 
 
@@ -179,12 +190,10 @@ def _query_runs(qcol: Any) -> tuple[list[str], np.ndarray]:
     return runs.struct.field("value").to_list(), runs.struct.field("len").to_numpy().astype(np.int64)
 
 
-def _columnar(df: Any, qids: list[str], lengths: np.ndarray, source: str) -> ColumnarRun | None:
+def _columnar(dcol: Any, scores: np.ndarray, qids: list[str], lengths: np.ndarray, source: str) -> ColumnarRun | None:
     """The ColumnarRun of rows grouped by query (``qids`` distinct, ``lengths`` rows each)."""
     import polars as pl
 
-    dcol = df.get_column("docid")
-    scores = df.get_column("score").to_numpy()
     offsets = np.zeros(len(qids) + 1, np.int64)
     np.cumsum(lengths, out=offsets[1:])
     # 32 bits of a 64-bit hash are enough to filter; every hit is confirmed on the strings.
