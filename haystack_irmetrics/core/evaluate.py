@@ -120,16 +120,18 @@ def evaluate(
         >>> res.means["NDCG@3"], res.means["MRR@1"], res.means["P@3"]
         (0.74532, 0.5, 0.5)
     """
-    policy = resolve_preset(
-        preset,
+    return evaluate_chunks(
+        qrels,
+        [results],
+        k_values,
+        measures=measures,
+        preset=preset,
+        relevance_threshold=relevance_threshold,
         ties=ties,
         missing_queries=missing_queries,
         ignore_identical_ids=ignore_identical_ids,
-        relevance_threshold=relevance_threshold,
         no_relevant=no_relevant,
     )
-    wanted = resolve_measures(measures, k_values)
-    return build_evaluation(qrels, results, policy).run(wanted)
 
 
 def evaluate_chunks(
@@ -173,8 +175,9 @@ def evaluate_chunks(
     wanted = resolve_measures(measures, k_values)
     q = Qrels.from_dict(qrels)
     scored: list[str] = []
-    seen: set[str] = set()
-    run_qids: list[str] = []
+    seen: set[str] | None = None  # built when a second piece comes: one piece needs no check
+    first: list[str] = []
+    n_run = 0
     parts: dict[Measure, list[tuple[_Block, int, list[str]]]] = {m: [] for m in wanted}
     for chunk in chunks:
         if isinstance(chunk, Mapping) and len(chunk) == 0:
@@ -183,29 +186,32 @@ def evaluate_chunks(
         qids = _qids(run)
         if not qids:
             continue
-        if not seen.isdisjoint(qids):
-            again = next(x for x in qids if x in seen)
-            raise SplitQueryError(
-                f"query {again!r} appears in two pieces of the run; each piece must hold whole queries"
-            )
-        seen.update(qids)
-        if not run_qids:
-            run_qids = qids[:1]
+        if n_run:
+            if seen is None:
+                seen = set(first)
+            if not seen.isdisjoint(qids):
+                again = next(x for x in qids if x in seen)
+                raise SplitQueryError(
+                    f"query {again!r} appears in two pieces of the run; each piece must hold whole queries"
+                )
+            seen.update(qids)
+        else:
+            first = qids
+        n_run += len(qids)
         prep = prepare(run, q, policy.ignore_identical_ids)
         rows = _Evaluation(q, prep, policy, run).compute(wanted)
         scored.extend(prep.qids)
         for m, (block, row) in rows.items():
             parts[m].append((block, row, prep.qids))
-    if not seen:
+    if not n_run:
         raise EmptyInputError("results is empty: no query was retrieved for")
     if not scored:
-        example = f", e.g. {run_qids[0]!r}" if run_qids else ""
-        raise NoOverlapError(
-            f"no query is shared by the results ({len(seen)} queries{example}) "
-            f"and the non-empty qrels ({len(q.qids)} queries, e.g. {q.qids[0]!r}); check the id format"
-        )
+        raise _no_overlap(n_run, first[0], q)
     merged: dict[Measure, tuple[_Block, int]] = {}
     for m, pieces in parts.items():
+        if len(pieces) == 1:
+            merged[m] = pieces[0][:2]
+            continue
         listed = any(b.qids is not None for b, _, _ in pieces)
         table = np.concatenate([b.table[r] for b, r, _ in pieces])[None, :]
         rel_any = np.concatenate([b.rel_any for b, _, _ in pieces])
@@ -219,16 +225,20 @@ def evaluate_chunks(
     return aggregate(wanted, merged, scored, q, policy)
 
 
+def _no_overlap(n_run: int, example: str, qrels: Qrels) -> NoOverlapError:
+    return NoOverlapError(
+        f"no query is shared by the results ({n_run} queries, e.g. {example!r}) "
+        f"and the non-empty qrels ({len(qrels.qids)} queries, e.g. {qrels.qids[0]!r}); check the id format"
+    )
+
+
 def build_evaluation(qrels: QrelsDict | Qrels, results: RunDict | Run | ColumnarRun, policy: Preset) -> _Evaluation:
     """Validate the inputs and prepare one evaluation under a resolved preset (shared with :mod:`.curves`)."""
     q = Qrels.from_dict(qrels)
     run = results if isinstance(results, ColumnarRun) else Run.from_dict(results)
     prep = prepare(run, q, policy.ignore_identical_ids)
     if not prep.qids:
-        raise NoOverlapError(
-            f"no query is shared by the results ({len(_qids(run))} queries, e.g. {_qids(run)[0]!r}) "
-            f"and the non-empty qrels ({len(q.qids)} queries, e.g. {q.qids[0]!r}); check the id format"
-        )
+        raise _no_overlap(len(_qids(run)), _qids(run)[0], q)
     return _Evaluation(q, prep, policy, run)
 
 
