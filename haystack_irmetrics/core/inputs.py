@@ -433,22 +433,9 @@ def prepare(run: Run | ColumnarRun, qrels: Qrels, ignore_identical_ids: bool) ->
     n_judged = np.diff(judged_offsets)
     flat_docs = list(chain.from_iterable(judged))
     own_pos: dict[int, int] = {}
-    per_query = n_judged + 1 if ignore_identical_ids else n_judged
+    found = _lookup(inner, judged, flat_docs, judged_offsets, run.plain)
     if ignore_identical_ids:
-        keys: Iterable[str] = chain.from_iterable(map(chain, judged, zip(qids)))
-    else:
-        keys = flat_docs
-    total = int(per_query.sum())
-    if run.plain:
-        repeated = chain.from_iterable(map(repeat, inner, per_query.tolist()))
-        found = np.fromiter(map(dict.get, repeated, keys, repeat(_NAN)), np.float64, count=total)
-    else:
-        gets = chain.from_iterable(map(repeat, map(_get, inner), per_query.tolist()))
-        found = np.fromiter(map(_call_get, gets, keys), np.float64, count=total)
-    if ignore_identical_ids:
-        own_at = np.cumsum(per_query) - 1
-        own = np.flatnonzero(~np.isnan(found[own_at])).tolist()
-        found = np.delete(found, own_at)
+        own = np.flatnonzero(np.fromiter(map(_contains, inner, qids), bool, count=n)).tolist()
         if own:
             # BEIR drops a document whose id is the query's own: find where it sits (C-level scan).
             own_pos = {i: operator.indexOf(inner[i], qids[i]) for i in own}
@@ -482,6 +469,38 @@ def prepare(run: Run | ColumnarRun, qrels: Qrels, ignore_identical_ids: bool) ->
 
 _NAN = float("nan")
 _get = operator.attrgetter("get")
+
+
+def _lookup(inner: list, judged: list, flat_docs: list[str], judged_offsets: np.ndarray, plain: bool) -> np.ndarray:
+    """The run's score of every judged document (flat, qrels order), NaN where it was not retrieved.
+
+    Every scored query has a judged document: the first of each is looked up in one pass over the
+    queries (no object per query); the others, usually few, through repeated references.
+    """
+    n = len(inner)
+    total = int(judged_offsets[-1])
+    starts = judged_offsets[:-1]
+    first_docs = list(map(flat_docs.__getitem__, starts.tolist()))
+    found = np.empty(total, np.float64)
+    if plain:
+        found[starts] = np.fromiter(map(dict.get, inner, first_docs, repeat(_NAN)), np.float64, count=n)
+    else:
+        found[starts] = np.fromiter(map(_call_get, map(_get, inner), first_docs), np.float64, count=n)
+    if total == n:
+        return found
+    more = np.diff(judged_offsets) - 1
+    rest = np.ones(total, bool)
+    rest[starts] = False
+    many = np.flatnonzero(more).tolist()
+    docs = chain.from_iterable(map(islice, map(judged.__getitem__, many), repeat(1), repeat(None)))
+    counts = more[many].tolist()
+    if plain:
+        dicts = chain.from_iterable(map(repeat, map(inner.__getitem__, many), counts))
+        values = map(dict.get, dicts, docs, repeat(_NAN))
+    else:
+        values = map(_call_get, chain.from_iterable(map(repeat, map(_get, map(inner.__getitem__, many)), counts)), docs)
+    found[rest] = np.fromiter(values, np.float64, count=total - n)
+    return found
 
 
 def _call_get(get: Callable[[str, float], float], key: str) -> float:
