@@ -7,8 +7,10 @@ just its score, which is read in one C-level pass with :func:`numpy.fromiter`.
 
 Validation lives here, in one place. Scores and labels must be real numbers; ``None``, NaN and
 infinities raise, non-numeric strings raise, and a numeric string is read as :func:`float` would
-(numpy's conversion; only the first value of each query is type-checked, so the check stays
-off the hot path). Ids must be strings: the first id of every query is checked.
+(numpy's conversion: every value is converted, so a non-number always raises, but the exact
+type — a bool, say — is checked on the first value of up to 1,000 queries spread over the input,
+which keeps the check off the hot path). Ids must be strings: checked on the same sample, and on
+every query id.
 """
 
 from __future__ import annotations
