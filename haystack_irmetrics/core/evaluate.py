@@ -291,9 +291,6 @@ class _Evaluation:
     def n_retrieved(self) -> np.ndarray:
         return np.diff(self.prep.offsets)
 
-    def run(self, wanted: list[Measure]) -> EvaluationResult:
-        return aggregate(wanted, self.compute(wanted), self.prep.qids, self.qrels, self.preset)
-
     def compute(self, wanted: list[Measure]) -> dict[Measure, tuple[_Block, int]]:
         """Per-query values of every wanted measure: ``{measure: (block, row of block.table)}``."""
         groups: dict[tuple, list[Measure]] = {}

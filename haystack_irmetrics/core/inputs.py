@@ -135,14 +135,13 @@ class Qrels:
     Build with :meth:`from_dict` or :meth:`from_columns`; the object keeps a read-only reference.
     """
 
-    __slots__ = ("_index", "data", "labels", "offsets", "qids")
+    __slots__ = ("data", "labels", "offsets", "qids")
 
     def __init__(self, data: QrelsDict, qids: list[str], offsets: np.ndarray, labels: np.ndarray) -> None:
         self.data = data
         self.qids = qids
         self.offsets = offsets
         self.labels = labels
-        self._index: dict[str, int] | None = None
 
     @classmethod
     def from_dict(cls, qrels: QrelsDict) -> Qrels:
@@ -178,11 +177,6 @@ class Qrels:
         """Judgments from three equal-length columns; a repeated (query, doc) pair raises."""
         data = _columns_to_dict(query_ids, doc_ids, labels, source, line_numbers, "label", InvalidLabelError)
         return cls.from_dict(data)
-
-    def index(self) -> dict[str, int]:
-        if self._index is None:
-            self._index = dict(zip(self.qids, range(len(self.qids))))
-        return self._index
 
     def judged(self, qid: str) -> bool:
         """True when the query has at least one judgment (an empty dict does not count)."""
@@ -410,8 +404,8 @@ def prepare(run: Run | ColumnarRun, qrels: Qrels, ignore_identical_ids: bool) ->
 
     Every per-query step is a C-level pass (``map`` over the dicts): each pass costs a few cache
     misses per query, so the passes are as few as possible — one over the judgments, one for the
-    lengths, one over every score, one for the lookups (the query's own id rides along with its
-    judged documents when identical ids are dropped).
+    lengths, one over every score, one for each query's first judged document (others are few),
+    and one for the query's own id when identical ids are dropped.
     """
     if isinstance(run, ColumnarRun):
         return _prepare_columnar(run, qrels, ignore_identical_ids)

@@ -198,15 +198,9 @@ def _count_one_per_query(
         width = int(lengths[a])
         if b - a > 1 and width and bool((lengths[a:b] == width).all()):
             block = scores[base : int(offsets[b])].reshape(b - a, width)
-            gt = block >= up_q[a:b, None]
-            eq = block >= lo_q[a:b, None]
-            eq ^= gt  # ge and not gt: gt is a subset of ge
-            gt_q[a:b] = _row_counts(gt)
-            rows = np.flatnonzero(_row_counts(eq) > 1)
-            if rows.size:
-                r, c = np.nonzero(eq[rows])
-                tie_q.append(a + rows[r])
-                tie_pos.append(base + rows[r] * width + c)
+            gt_q[a:b], r, c = _block_counts(block, lo_q[a:b], up_q[a:b])
+            tie_q.append(a + r)
+            tie_pos.append(base + r * width + c)
             continue
         seg = scores[base : int(offsets[b])]
         sizes = lengths[a:b]
@@ -267,13 +261,19 @@ def _count_rows(
     scores: np.ndarray, width: int, pq: np.ndarray, lo: np.ndarray, up: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`_count_expanded` for queries of equal length ``width``: their rows compared as one block."""
-    block = scores.reshape(-1, width)[pq]
+    greater, r, c = _block_counts(scores.reshape(-1, width)[pq], lo, up)
+    return greater, r, pq[r] * width + c
+
+
+def _block_counts(block: np.ndarray, lo: np.ndarray, up: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row of a 2-D block: how many values reach ``up``; and the (row, column) of every member of
+    a float32 tie group (values in ``[lo, up)``) in rows where that group holds two or more."""
     gt = block >= up[:, None]
     eq = block >= lo[:, None]
-    eq ^= gt
+    eq ^= gt  # ge and not gt: gt is a subset of ge
     rows = np.flatnonzero(_row_counts(eq) > 1)
     r, c = np.nonzero(eq[rows])
-    return _row_counts(gt), rows[r], pq[rows[r]] * width + c
+    return _row_counts(gt), rows[r], c
 
 
 def _count_expanded(
