@@ -1,64 +1,139 @@
-"""The float64 bounds that stand in for float32 comparisons (``core.ranking.f32_bounds``)."""
+"""Ranks of judged documents (``core.ranking``) against a brute-force sort, and the float32 score read.
+
+Scores are read straight into float32 (trec_eval's precision). The reference here sorts every
+query in Python: trec order by (float32 score, doc id) descending, stable order by float64 score
+descending then results order, as BEIR's ``sorted`` does.
+"""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from haystack_irmetrics.core.ranking import f32_bounds
+from haystack_irmetrics.core.inputs import Qrels, Run, prepare
+from haystack_irmetrics.core.ranking import judged_ranks
+from haystack_irmetrics.errors import InvalidScoreError
+from tests import strategies as S
 
-F32_MAX = float(np.finfo(np.float32).max)
+# float32 rounding edges: 1 + 2**-24 is the midpoint above 1 (rounds to 1, even); 3.4028235677973366e38
+# is the midpoint above float32's largest value (rounds to inf); subnormals; signed zeros.
+EDGES = [
+    1.0,
+    1.0 + 2**-24,
+    1.0 + 2**-23,
+    1.0 + 3 * 2**-24,
+    np.nextafter(1.0 + 2**-24, 2.0),
+    3.4028234663852886e38,
+    3.4028235677973366e38,
+    np.nextafter(3.4028235677973366e38, 0.0),
+    -3.4028235677973366e38,
+    1e-45,
+    7e-46,
+    -7e-46,
+    5e-324,
+    0.0,
+    -0.0,
+    1e300,
+    -1e300,
+]
+SCORES = st.sampled_from(EDGES + S.SCORES) | st.floats(allow_nan=False, allow_infinity=False)
 
 
-def _f32(x: float) -> np.float32:
+def _f32(x: float) -> float:
     with np.errstate(over="ignore"):
-        return np.float32(x) + np.float32(0.0)
+        return float(np.float32(x))
 
 
-def _neighbours(t: float) -> list[float]:
-    """Doubles at and around the float32 rounding boundaries next to ``t``."""
-    v = _f32(t)
-    out = [t]
-    for w in (np.nextafter(v, np.float32(-np.inf)), v, np.nextafter(v, np.float32(np.inf))):
-        for side in (np.nextafter(w, np.float32(-np.inf)), np.nextafter(w, np.float32(np.inf))):
-            mid = (float(w) + float(side)) / 2
-            out += [mid, float(np.nextafter(mid, -np.inf)), float(np.nextafter(mid, np.inf)), float(w)]
-    return out
+def _reference(results: dict, qrels: dict, ties: str) -> list[tuple[str, str, int]]:
+    """(query, doc, 0-based rank) of every judged retrieved document, by sorting whole queries."""
+    out = []
+    for q, docs in results.items():
+        if not qrels.get(q):
+            continue
+        items = list(docs.items())
+        if ties == "trec":
+            # strcmp order of UTF-8 bytes == Python's code-point order of str
+            ranked = sorted(items, key=lambda x: (_f32(x[1]), x[0]), reverse=True)
+        else:
+            ranked = sorted(items, key=lambda x: x[1], reverse=True)
+        out += [(q, d, r) for r, (d, _) in enumerate(ranked) if d in qrels[q]]
+    return sorted(out)
 
 
-def _check(t: float, candidates: list[float]) -> None:
-    bounds = f32_bounds(np.array([t]))
-    assert bounds is not None
-    lo, up = float(bounds[0][0]), float(bounds[1][0])
-    v = _f32(t)
-    for s in candidates:
-        assert (s >= up) == bool(_f32(s) > v), (t, s)
-        assert (s >= lo) == bool(_f32(s) >= v), (t, s)
+def _ours(results: dict, qrels: dict, ties: str) -> list[tuple[str, str, int]]:
+    prep = prepare(Run.from_dict(results), Qrels.from_dict(qrels), False)
+    ranks = judged_ranks(prep, ties).tolist()
+    return sorted(zip((prep.qids[i] for i in prep.pair_query.tolist()), prep.pair_doc, ranks, strict=True))
 
 
-finite = st.floats(allow_nan=False, allow_infinity=False).filter(lambda x: abs(x) < F32_MAX * 0.999)
+runs = st.dictionaries(
+    st.sampled_from(S.QIDS), st.dictionaries(st.sampled_from(S.DOCS), SCORES, min_size=1, max_size=12), min_size=1
+)
 
 
-@given(finite, st.lists(st.floats(allow_nan=False, allow_infinity=False), max_size=20))
-def test_bounds_agree_with_float32_comparison_for_any_double(t, others):
-    _check(t, _neighbours(t) + others)
+@pytest.mark.parametrize("ties", ["trec", "stable"])
+@given(results=runs, data=st.data())
+def test_judged_ranks_equal_a_full_sort_of_each_query(ties, results, data):
+    qrels = {
+        q: data.draw(st.dictionaries(st.sampled_from(S.DOCS), st.integers(0, 2), min_size=1, max_size=8))
+        for q in results
+    }
+    assert _ours(results, qrels, ties) == _reference(results, qrels, ties)
 
 
-@given(st.integers(-(2**31), 2**31 - 1))
-def test_bounds_agree_at_every_rounding_midpoint_of_float32(bits):
-    v = np.array([bits], np.int32).view(np.float32)[0]
-    if not np.isfinite(v) or abs(float(v)) >= F32_MAX:
-        return
-    _check(float(v), _neighbours(float(v)))
+def test_float32_midpoints_round_to_even_and_beyond_range_scores_tie_as_infinity():
+    results = {
+        "q": {
+            "a": 1.0,
+            "b": 1.0 + 2**-24,  # rounds down to 1.0: ties with a
+            "c": np.nextafter(1.0 + 2**-24, 2.0),  # rounds up: beats both
+            "d": 1e300,  # +inf in float32
+            "e": 3.4028235677973366e38,  # the midpoint above float32's largest value: +inf too
+            "f": -0.0,
+            "g": 0.0,
+        }
+    }
+    qrels = {"q": dict.fromkeys("abcdefg", 1)}
+    trec = dict((d, r) for _, d, r in _ours(results, qrels, "trec"))
+    # trec: float32 score descending, then doc id descending
+    assert trec == {"e": 0, "d": 1, "c": 2, "b": 3, "a": 4, "g": 5, "f": 6}
+    stable = dict((d, r) for _, d, r in _ours(results, qrels, "stable"))
+    # stable: float64 descending, results order on exact ties (-0.0 == 0.0)
+    assert stable == {"d": 0, "e": 1, "c": 2, "b": 3, "a": 4, "f": 5, "g": 6}
 
 
-def test_bounds_fold_negative_zero_and_handle_subnormals():
-    for t in (0.0, -0.0, 1e-45, -1e-45, 7e-46, -7e-46, 1.1754942e-38, 5e-324, -5e-324):
-        _check(t, [*_neighbours(t), 0.0, -0.0, 5e-324, -5e-324])
+@given(st.lists(SCORES, min_size=1, max_size=30))
+def test_scores_are_read_as_their_float32_rounding(values):
+    results = {"q": {f"d{i}": v for i, v in enumerate(values)}}
+    prep = prepare(Run.from_dict(results), Qrels.from_dict({"q": {"d0": 1}}), False)
+    assert prep.scores.dtype == np.float32
+    assert prep.scores.tolist() == [_f32(v) for v in values]
+    assert prep.pair_score.tolist() == [values[0]]  # judged scores keep float64
 
 
-def test_bounds_refuse_the_edge_of_float32_range():
-    assert f32_bounds(np.array([F32_MAX])) is None
-    assert f32_bounds(np.array([-1e300])) is None
-    assert f32_bounds(np.array([3.3e38])) is not None
+@pytest.mark.parametrize("bad", [float("inf"), float("-inf"), float("nan")])
+def test_a_non_finite_score_raises_even_beside_scores_beyond_float32_range(bad):
+    results = {"q": {"big": 1e300, "bad": bad}}
+    with pytest.raises(InvalidScoreError, match="'bad' in query 'q'"):
+        prepare(Run.from_dict(results), Qrels.from_dict({"q": {"big": 1}}), False)
+
+
+def test_tie_members_carry_their_float64_scores():
+    # one float32 tie group of three, far apart in float64 and in results order
+    results = {"q": {"x": 1.0 + 2**-25, "judged": 1.0, "y": 1.0 - 2**-26, "z": 5.0}}
+    prep = prepare(Run.from_dict(results), Qrels.from_dict({"q": {"judged": 1}}), False)
+    ids, exact = prep.members_at(np.array([0, 1, 2]))
+    assert ids == ["x", "judged", "y"]
+    assert exact.tolist() == [1.0 + 2**-25, 1.0, 1.0 - 2**-26]
+
+
+@pytest.mark.parametrize("ties", ["trec", "stable"])
+@given(results=runs)
+def test_mappings_other_than_dict_rank_like_dicts(ties, results):
+    from types import MappingProxyType
+
+    qrels = {q: dict.fromkeys(list(docs)[::2], 1) for q, docs in results.items()}
+    proxied = {q: MappingProxyType(docs) for q, docs in results.items()}
+    assert _ours(proxied, qrels, ties) == _reference(results, qrels, ties)

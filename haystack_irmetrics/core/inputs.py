@@ -107,18 +107,32 @@ def _check_query_ids(qids: list, where: str) -> None:
 
 
 def _flat_values(
-    data: RunDict | QrelsDict, queries: list[str], inner: list, n: int, what: str, error: type[Exception]
+    data: RunDict | QrelsDict,
+    queries: list[str],
+    inner: list,
+    n: int,
+    what: str,
+    error: type[Exception],
+    dtype: type = np.float64,
 ) -> np.ndarray:
-    """All values of the dicts ``inner`` (``data[q]`` for ``q`` in ``queries``), in order, as float64.
+    """All values of the dicts ``inner`` (``data[q]`` for ``q`` in ``queries``), in order, as ``dtype``.
 
     Validated: a non-number or non-finite value raises ``error`` naming its query and document.
+    As float32, a finite value beyond float32's range reads as +-inf (trec_eval stores it so).
     """
+    values_of = chain.from_iterable(map(_values, inner))
     try:
-        values = np.fromiter(chain.from_iterable(map(_values, inner)), np.float64, count=n)
+        with np.errstate(over="ignore"):
+            values = np.fromiter(values_of, dtype, count=n)
     except (TypeError, ValueError):
         raise _first_bad(data, queries, what, error) from None
     # One vectorised sum: finite unless some value is NaN/inf (or the sum overflows: check exactly).
-    if not np.isfinite(np.add.reduce(values)) and not np.isfinite(values).all():
+    with np.errstate(over="ignore", invalid="ignore"):
+        finite = np.isfinite(np.add.reduce(values)) or np.isfinite(values).all()
+    if not finite and (
+        dtype is np.float64
+        or not np.isfinite(np.fromiter(chain.from_iterable(map(_values, inner)), np.float64, count=n)).all()
+    ):
         raise _first_bad(data, queries, what, error)
     _check_first_items(data, queries, what, error, inner)
     return values
@@ -126,6 +140,7 @@ def _flat_values(
 
 # C-level callables for map(): no Python frame per query.
 _values = operator.methodcaller("values")
+_items = operator.methodcaller("items")
 _contains = operator.contains
 
 
@@ -368,16 +383,17 @@ class Prepared:
     """The run restricted to the queries that can be scored, flattened for ranking.
 
     ``qids[i]`` owns ``scores[offsets[i]:offsets[i+1]]`` (results order, identical ids removed when
-    asked). ``pair_*`` list every judged document that was retrieved, grouped by query.
-    ``ids_at(positions)`` returns the doc ids at flat positions. ``judged_labels`` holds every
-    judgment of the scored queries (retrieved or not), query ``i`` owning
-    ``judged_labels[judged_offsets[i]:judged_offsets[i+1]]``.
+    asked). ``scores`` are float32, the precision trec_eval ranks by (read so directly: half the
+    memory to compare). ``pair_*`` list every judged document that was retrieved, grouped by query,
+    with its float64 score. ``members_at(positions)`` returns the doc ids and float64 scores at flat
+    positions (tie-group members need both). ``judged_labels`` holds every judgment of the scored
+    queries (retrieved or not), query ``i`` owning ``judged_labels[judged_offsets[i]:judged_offsets[i+1]]``.
     """
 
     qids: list[str]
     offsets: np.ndarray
     scores: np.ndarray
-    ids_at: Callable[[np.ndarray], list[str]]
+    members_at: Callable[[np.ndarray], tuple[list[str], np.ndarray]]
     pair_query: np.ndarray
     pair_score: np.ndarray
     pair_label: np.ndarray
@@ -421,8 +437,8 @@ def prepare(run: Run | ColumnarRun, qrels: Qrels, ignore_identical_ids: bool) ->
     n = len(qids)
     lengths = np.fromiter(map(len, inner), np.int64, count=n)
     raw_offsets = _csr(lengths)
-    # The one pass over every retrieved score.
-    scores = _flat_values(results, qids, inner, int(raw_offsets[-1]), "score", InvalidScoreError)
+    # The one pass over every retrieved score, read as float32 (the ranking precision).
+    scores = _flat_values(results, qids, inner, int(raw_offsets[-1]), "score", InvalidScoreError, np.float32)
 
     # Judged documents: one dict lookup each (NaN = not retrieved; scores are finite by now).
     judged_offsets, judged_labels = _scored_labels(qrels, qids, judged)
@@ -448,12 +464,12 @@ def prepare(run: Run | ColumnarRun, qrels: Qrels, ignore_identical_ids: bool) ->
     idx = np.flatnonzero(hit)
     owner = np.repeat(np.arange(n), n_judged)
     pair_doc = list(map(flat_docs.__getitem__, idx.tolist()))
-    ids_at = _DictIds(inner, raw_offsets, offsets, own_pos, run.plain)
+    members_at = _DictMembers(inner, raw_offsets, offsets, own_pos, run.plain)
     return Prepared(
         qids,
         offsets,
         scores,
-        ids_at,
+        members_at,
         owner[idx],
         found[idx],
         judged_labels[idx],
@@ -514,12 +530,13 @@ def _scored_labels(qrels: Qrels, qids: list[str], judged: list | None = None) ->
     return offsets, labels
 
 
-class _DictIds:
-    """``ids_at`` for dict runs: the doc ids at flat positions, for the few documents that need one.
+class _DictMembers:
+    """``members_at`` for dict runs: doc ids and float64 scores at flat positions, for the few
+    documents that need them.
 
-    Tie-group members need their ids, and a dict gives its i-th key only by iteration: each is
-    reached by walking its query's keys from the nearer end (C-level ``islice``), unless listing
-    every key of the queries involved costs less. (One walk per query to its farthest member
+    Tie-group members need both, and a dict gives its i-th item only by iteration: each is
+    reached by walking its query's items from the nearer end (C-level ``islice``), unless listing
+    every item of the queries involved costs less. (One walk per query to its farthest member
     costs more: dict order is not rank order, so a query's members lie far apart.)
     """
 
@@ -532,9 +549,9 @@ class _DictIds:
         self.offsets = offsets
         self.own_pos = own_pos
 
-    def __call__(self, positions: np.ndarray) -> list[str]:
+    def __call__(self, positions: np.ndarray) -> tuple[list[str], np.ndarray]:
         if positions.size == 0:
-            return []
+            return [], np.zeros(0)
         qidx = np.searchsorted(self.offsets, positions, side="right") - 1
         local = positions - self.offsets[qidx]
         if self.own_pos:  # positions count without the dropped identical id: step over it
@@ -547,21 +564,29 @@ class _DictIds:
             back = np.full(local.size, np.iinfo(np.int64).max, np.int64)
         queries, which = np.unique(qidx, return_inverse=True)
         listed = self.raw_offsets[queries + 1] - self.raw_offsets[queries]
+        n = positions.size
         if int(listed.sum()) < int(np.minimum(local, back).sum()):
-            keys = list(chain.from_iterable(map(self.inner.__getitem__, queries.tolist())))
-            at = (np.cumsum(listed) - listed)[which] + local
-            return list(map(keys.__getitem__, at.tolist()))
-        out = np.empty(positions.size, dtype=object)
+            dicts = list(map(self.inner.__getitem__, queries.tolist()))
+            at = ((np.cumsum(listed) - listed)[which] + local).tolist()
+            keys = list(chain.from_iterable(dicts))
+            values = np.fromiter(chain.from_iterable(map(_values, dicts)), np.float64, count=int(listed.sum()))
+            return list(map(keys.__getitem__, at)), values[at]
+        out = np.empty(n, dtype=object)
         dicts = self.inner
         fwd = np.flatnonzero(local <= back)
         if fwd.size:
-            its = map(iter, map(dicts.__getitem__, qidx[fwd].tolist()))
+            its = map(iter, map(_items, map(dicts.__getitem__, qidx[fwd].tolist())))
             out[fwd] = list(map(next, map(islice, its, local[fwd].tolist(), repeat(None))))
         bwd = np.flatnonzero(local > back)
         if bwd.size:
-            its = map(reversed, map(dicts.__getitem__, qidx[bwd].tolist()))
+            its = map(reversed, map(_items, map(dicts.__getitem__, qidx[bwd].tolist())))
             out[bwd] = list(map(next, map(islice, its, back[bwd].tolist(), repeat(None))))
-        return out.tolist()
+        pairs = out.tolist()
+        return list(map(_first, pairs)), np.fromiter(map(_second, pairs), np.float64, count=n)
+
+
+_first = operator.itemgetter(0)
+_second = operator.itemgetter(1)
 
 
 def _prepare_columnar(run: ColumnarRun, qrels: Qrels, ignore_identical_ids: bool) -> Prepared:
@@ -579,7 +604,9 @@ def _prepare_columnar(run: ColumnarRun, qrels: Qrels, ignore_identical_ids: bool
     offsets = _csr(lengths)
     scores = run.scores if rows is None else run.scores[rows]
     # Readers check too, but columns may come from anywhere (a finite sum means all are finite).
-    if not np.isfinite(np.add.reduce(scores)) and not np.isfinite(scores).all():
+    with np.errstate(over="ignore", invalid="ignore"):
+        finite = np.isfinite(np.add.reduce(scores)) or np.isfinite(scores).all()
+    if not finite:
         bad = int(np.flatnonzero(~np.isfinite(scores))[0])
         qi = int(np.searchsorted(offsets, bad, side="right") - 1)
         row = np.asarray([bad if rows is None else rows[bad]])
@@ -610,14 +637,16 @@ def _prepare_columnar(run: ColumnarRun, qrels: Qrels, ignore_identical_ids: bool
             pl.append(label)
             pd.append(d)
 
-    def ids_at(positions: np.ndarray) -> list[str]:
-        return run.ids_at(positions if rows is None else rows[positions])
+    def members_at(positions: np.ndarray) -> tuple[list[str], np.ndarray]:
+        return run.ids_at(positions if rows is None else rows[positions]), scores[positions]
 
+    with np.errstate(over="ignore"):  # beyond float32's range is +-inf, as trec_eval stores it
+        scores32 = scores.astype(np.float32)
     return Prepared(
         qids,
         offsets,
-        scores,
-        ids_at,
+        scores32,
+        members_at,
         np.asarray(pq, dtype=np.int64),
         scores[np.asarray(pp, dtype=np.int64)],
         np.asarray(pl, dtype=np.float64) if pl else np.zeros(0),

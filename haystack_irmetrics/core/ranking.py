@@ -46,13 +46,15 @@ class Counted:
 
     ``greater[p]``: documents of pair p's query whose float32 score beats it. ``tie_pair`` /
     ``tie_pos``: the members (flat positions) of every float32 tie group of more than one
-    document that holds a judged document, with the owning pair.
+    document that holds a judged document, with the owning pair; ``tie_ids`` / ``tie_scores``:
+    their ids and float64 scores.
     """
 
     greater: np.ndarray
     tie_pair: np.ndarray
     tie_pos: np.ndarray
     tie_ids: list[str] = field(default_factory=list)
+    tie_scores: np.ndarray = field(default_factory=lambda: np.zeros(0))
     tie_pair_ids: list[str] = field(default_factory=list)  # the judged document's id, per member
 
 
@@ -73,21 +75,15 @@ def count_f32(prep: Prepared) -> Counted:
     The first judged document of every query is handled in one pass over all scores (each score
     compared with its own query's thresholds); further judged documents of the same query are
     compared with their query's segment element-wise; queries with many judged documents are
-    sorted once instead (cost n log n rather than n per judged document). The passes compare the
-    float64 scores with float64 bounds equivalent to the float32 comparison (:func:`f32_bounds`),
-    so the scores are never converted.
+    sorted once instead (cost n log n rather than n per judged document). ``prep.scores`` are
+    float32 already; the judged scores are rounded the same way, so every comparison is trec_eval's.
     """
     pq = prep.pair_query
     n_pairs = pq.size
     offsets = prep.offsets
     scores = prep.scores
-    bounds = f32_bounds(prep.pair_score)
-    if bounds is None:  # a judged score at the edge of float32's range: compare in float32
-        scores = _as_f32(scores)
-        t32 = _as_f32(prep.pair_score)
-        # NaN: nothing beats an infinite float32 score
-        bounds = (t32, np.where(np.isinf(t32) & (t32 > 0), np.nan, np.nextafter(t32, np.float32(np.inf))))
-    lo, up = bounds
+    with np.errstate(over="ignore"):  # beyond float32's range is +-inf, as for the scores
+        t32 = prep.pair_score.astype(np.float32)
     lengths = offsets[1:] - offsets[:-1]
     per_query = np.bincount(pq, minlength=lengths.size)
     heavy_q = per_query > 2 * np.log2(lengths + 2) + 4
@@ -105,7 +101,7 @@ def count_f32(prep: Prepared) -> Counted:
 
     lead = np.flatnonzero(first & ~heavy)
     if lead.size:
-        g, tp, tpos = _count_one_per_query(scores, offsets, pq[lead], lo[lead], up[lead])
+        g, tp, tpos = _count_one_per_query(scores, offsets, pq[lead], t32[lead])
         greater[lead] = g
         add_ties(lead[tp], tpos)
 
@@ -121,9 +117,9 @@ def count_f32(prep: Prepared) -> Counted:
             stop = max(int(np.searchsorted(ends, base + _CHUNK, side="right")), start + 1)
             idx = rest[start:stop]
             if uniform:  # every query has the same length: gather their rows as a 2-D block
-                g, tp, tpos = _count_rows(scores, width, pq[idx], lo[idx], up[idx])
+                g, tp, tpos = _count_rows(scores, width, pq[idx], t32[idx])
             else:
-                g, tp, tpos = _count_expanded(scores, offsets, pq[idx], lo[idx], up[idx])
+                g, tp, tpos = _count_expanded(scores, offsets, pq[idx], t32[idx])
             greater[idx] = g
             add_ties(idx[tp], tpos)
             start = stop
@@ -133,11 +129,11 @@ def count_f32(prep: Prepared) -> Counted:
         g_idx = np.flatnonzero(heavy)
         rows = _gather_rows(offsets, heavy_q)
         s32 = np.zeros(scores.size, np.float32)
-        s32[rows] = _as_f32(scores[rows])  # float32 keys of the heavy queries only
-        t32 = _as_f32(prep.pair_score[g_idx])
-        g, e = _count_sorted(s32, offsets, hq, pq[g_idx], t32)
+        s32[rows] = _as_f32(scores[rows])  # sort keys of the heavy queries only
+        h32 = _as_f32(t32[g_idx])
+        g, e = _count_sorted(s32, offsets, hq, pq[g_idx], h32)
         greater[g_idx] = g
-        for p, t in zip(g_idx[e > 1].tolist(), t32[e > 1]):
+        for p, t in zip(g_idx[e > 1].tolist(), h32[e > 1]):
             a, b = offsets[pq[p]], offsets[pq[p] + 1]
             members = a + np.flatnonzero(s32[a:b] == t)
             add_ties(np.full(members.size, p, np.int64), members)
@@ -146,50 +142,25 @@ def count_f32(prep: Prepared) -> Counted:
         positions = np.concatenate(tie_positions)
         pairs = np.concatenate(tie_pairs)
         pair_ids = list(map(prep.pair_doc.__getitem__, pairs.tolist()))
-        return Counted(greater, pairs, positions, prep.ids_at(positions), pair_ids)
+        ids, exact = prep.members_at(positions)
+        return Counted(greater, pairs, positions, ids, exact, pair_ids)
     empty = np.zeros(0, np.int64)
     return Counted(greater, empty, empty)
 
 
-_F32_MAX = float(np.finfo(np.float32).max)
-
-
-def f32_bounds(t: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """float64 ``(lo, up)`` with ``f32(s) >= f32(t)`` iff ``s >= lo`` and ``f32(s) > f32(t)`` iff ``s >= up``.
-
-    Exact for every float64 ``s`` (float32 rounding is monotonic, so each comparison is a
-    threshold on ``s``). ``None`` when some ``f32(t)`` reaches float32's largest magnitude, where
-    the neighbouring value is infinite.
-    """
-    v = _as_f32(t)
-    if not (np.abs(v) < _F32_MAX).all():
-        return None
-    return _round_up_bound(np.nextafter(v, np.float32(-np.inf))), _round_up_bound(v)
-
-
-def _round_up_bound(v: np.ndarray) -> np.ndarray:
-    """The smallest float64 whose float32 rounding exceeds ``v`` (float32)."""
-    nxt = np.nextafter(v, np.float32(np.inf))
-    # Halfway between two float32 neighbours, exact in float64; halfway rounds to the even one.
-    mid = (v.astype(np.float64) + nxt.astype(np.float64)) * 0.5
-    return np.where(mid.astype(np.float32) == nxt, mid, np.nextafter(mid, np.inf))
-
-
 def _count_one_per_query(
-    scores: np.ndarray, offsets: np.ndarray, qs: np.ndarray, lo: np.ndarray, up: np.ndarray
+    scores: np.ndarray, offsets: np.ndarray, qs: np.ndarray, t: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Counts for one pair per query (``qs`` distinct): two vectorised comparisons of every score.
 
-    ``score >= up`` marks the documents that beat the query's judged one, ``score >= lo`` those that
+    ``score > t`` marks the documents that beat the query's judged one, ``score >= t`` those that
     beat or tie it; their difference is the float32 tie group, kept where it holds two or more.
     Queries in runs of equal length are compared as 2-D blocks (no per-element thresholds).
     """
     n_q = offsets.size - 1
     lengths = offsets[1:] - offsets[:-1]
-    lo_q = np.full(n_q, np.inf)  # +inf: queries without a pair count 0 (scores are finite)
-    up_q = np.full(n_q, np.inf)
-    lo_q[qs] = lo
-    up_q[qs] = up
+    t_q = np.full(n_q, np.nan, np.float32)  # NaN: queries without a pair count nothing
+    t_q[qs] = t
     gt_q = np.zeros(n_q, np.int64)
     tie_q: list[np.ndarray] = []
     tie_pos: list[np.ndarray] = []
@@ -198,7 +169,7 @@ def _count_one_per_query(
         width = int(lengths[a])
         if b - a > 1 and width and bool((lengths[a:b] == width).all()):
             block = scores[base : int(offsets[b])].reshape(b - a, width)
-            gt_q[a:b], r, c = _block_counts(block, lo_q[a:b], up_q[a:b])
+            gt_q[a:b], r, c = _block_counts(block, t_q[a:b])
             tie_q.append(a + r)
             tie_pos.append(base + r * width + c)
             continue
@@ -208,8 +179,9 @@ def _count_one_per_query(
         if nonempty.size == 0:
             continue
         starts = offsets[a:b][nonempty] - base
-        gt = seg >= np.repeat(up_q[a:b], sizes)
-        eq = seg >= np.repeat(lo_q[a:b], sizes)
+        thresholds = np.repeat(t_q[a:b], sizes)
+        gt = seg > thresholds
+        eq = seg >= thresholds
         eq ^= gt
         gt_q[a + nonempty] = np.add.reduceat(gt, starts, dtype=np.int64)
         eq_count = np.zeros(b - a, np.int64)
@@ -258,18 +230,18 @@ def _blocks(lengths: np.ndarray, offsets: np.ndarray) -> list[tuple[int, int]]:
 
 
 def _count_rows(
-    scores: np.ndarray, width: int, pq: np.ndarray, lo: np.ndarray, up: np.ndarray
+    scores: np.ndarray, width: int, pq: np.ndarray, t: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`_count_expanded` for queries of equal length ``width``: their rows compared as one block."""
-    greater, r, c = _block_counts(scores.reshape(-1, width)[pq], lo, up)
+    greater, r, c = _block_counts(scores.reshape(-1, width)[pq], t)
     return greater, r, pq[r] * width + c
 
 
-def _block_counts(block: np.ndarray, lo: np.ndarray, up: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per row of a 2-D block: how many values reach ``up``; and the (row, column) of every member of
-    a float32 tie group (values in ``[lo, up)``) in rows where that group holds two or more."""
-    gt = block >= up[:, None]
-    eq = block >= lo[:, None]
+def _block_counts(block: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row of a 2-D block: how many values exceed the row's ``t``; and the (row, column) of every
+    value equal to it, in rows where two or more are."""
+    gt = block > t[:, None]
+    eq = block >= t[:, None]
     eq ^= gt  # ge and not gt: gt is a subset of ge
     rows = np.flatnonzero(_row_counts(eq) > 1)
     r, c = np.nonzero(eq[rows])
@@ -277,7 +249,7 @@ def _block_counts(block: np.ndarray, lo: np.ndarray, up: np.ndarray) -> tuple[np
 
 
 def _count_expanded(
-    scores: np.ndarray, offsets: np.ndarray, pq: np.ndarray, lo: np.ndarray, up: np.ndarray
+    scores: np.ndarray, offsets: np.ndarray, pq: np.ndarray, t: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Compare each pair's bounds with every element of its query's segment."""
     starts = offsets[pq]
@@ -287,8 +259,8 @@ def _count_expanded(
     shift = np.repeat(starts - (np.cumsum(sizes) - sizes), sizes)
     pos = np.arange(total, dtype=np.int64) + shift
     values = scores[pos]
-    gt = values >= up[owner]
-    eq = (values >= lo[owner]) & ~gt
+    gt = values > t[owner]
+    eq = (values >= t[owner]) & ~gt
     ends = np.cumsum(sizes)
     greater = _segment_counts(gt, ends)
     equal = _segment_counts(eq, ends)
@@ -327,7 +299,7 @@ def _resolve_ties(prep: Prepared, ties: str, counted: Counted) -> np.ndarray:
     if ties == "trec":
         before = _str_greater(member_ids, pair_ids)
     elif ties == "stable":
-        s_member = prep.scores[tie_pos]
+        s_member = counted.tie_scores
         s_pair = prep.pair_score[tie_pair]
         is_self = np.fromiter(map(str.__eq__, member_ids, pair_ids), bool, count=len(member_ids))
         self_pos = np.zeros(n_pairs, np.int64)
