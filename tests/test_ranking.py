@@ -124,7 +124,9 @@ def test_tie_members_carry_their_float64_scores():
     # one float32 tie group of three, far apart in float64 and in results order
     results = {"q": {"x": 1.0 + 2**-25, "judged": 1.0, "y": 1.0 - 2**-26, "z": 5.0}}
     prep = prepare(Run.from_dict(results), Qrels.from_dict({"q": {"judged": 1}}), False)
-    ids, exact = prep.members_at(np.array([0, 1, 2]))
+    positions = np.array([0, 1, 2])
+    ids = prep.ids_at(positions)
+    exact = prep.exact_at(positions, ids)
     assert ids == ["x", "judged", "y"]
     assert exact.tolist() == [1.0 + 2**-25, 1.0, 1.0 - 2**-26]
 

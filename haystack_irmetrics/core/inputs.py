@@ -140,7 +140,6 @@ def _flat_values(
 
 # C-level callables for map(): no Python frame per query.
 _values = operator.methodcaller("values")
-_items = operator.methodcaller("items")
 _contains = operator.contains
 
 
@@ -393,7 +392,8 @@ class Prepared:
     qids: list[str]
     offsets: np.ndarray
     scores: np.ndarray
-    members_at: Callable[[np.ndarray], tuple[list[str], np.ndarray]]
+    ids_at: Callable[[np.ndarray], list[str]]
+    exact_at: Callable[[np.ndarray, list[str]], np.ndarray]
     pair_query: np.ndarray
     pair_score: np.ndarray
     pair_label: np.ndarray
@@ -464,12 +464,13 @@ def prepare(run: Run | ColumnarRun, qrels: Qrels, ignore_identical_ids: bool) ->
     idx = np.flatnonzero(hit)
     owner = np.repeat(np.arange(n), n_judged)
     pair_doc = list(map(flat_docs.__getitem__, idx.tolist()))
-    members_at = _DictMembers(inner, raw_offsets, offsets, own_pos, run.plain)
+    members = _DictMembers(inner, raw_offsets, offsets, own_pos, run.plain)
     return Prepared(
         qids,
         offsets,
         scores,
-        members_at,
+        members,
+        members.scores,
         owner[idx],
         found[idx],
         judged_labels[idx],
@@ -531,12 +532,12 @@ def _scored_labels(qrels: Qrels, qids: list[str], judged: list | None = None) ->
 
 
 class _DictMembers:
-    """``members_at`` for dict runs: doc ids and float64 scores at flat positions, for the few
-    documents that need them.
+    """``members_at`` for dict runs: doc ids at flat positions, for the few documents that need one,
+    and their float64 scores (looked up by id once the ids are known).
 
-    Tie-group members need both, and a dict gives its i-th item only by iteration: each is
-    reached by walking its query's items from the nearer end (C-level ``islice``), unless listing
-    every item of the queries involved costs less. (One walk per query to its farthest member
+    Tie-group members need their ids, and a dict gives its i-th key only by iteration: each is
+    reached by walking its query's keys from the nearer end (C-level ``islice``), unless listing
+    every key of the queries involved costs less. (One walk per query to its farthest member
     costs more: dict order is not rank order, so a query's members lie far apart.)
     """
 
@@ -549,9 +550,16 @@ class _DictMembers:
         self.offsets = offsets
         self.own_pos = own_pos
 
-    def __call__(self, positions: np.ndarray) -> tuple[list[str], np.ndarray]:
+    def scores(self, positions: np.ndarray, ids: list[str]) -> np.ndarray:
+        """float64 scores of the documents ``ids`` at flat ``positions`` (one lookup each)."""
+        dicts = map(self.inner.__getitem__, (np.searchsorted(self.offsets, positions, side="right") - 1).tolist())
+        if self.plain:
+            return np.fromiter(map(dict.__getitem__, dicts, ids), np.float64, count=len(ids))
+        return np.fromiter(map(operator.getitem, dicts, ids), np.float64, count=len(ids))
+
+    def __call__(self, positions: np.ndarray) -> list[str]:
         if positions.size == 0:
-            return [], np.zeros(0)
+            return []
         qidx = np.searchsorted(self.offsets, positions, side="right") - 1
         local = positions - self.offsets[qidx]
         if self.own_pos:  # positions count without the dropped identical id: step over it
@@ -564,29 +572,21 @@ class _DictMembers:
             back = np.full(local.size, np.iinfo(np.int64).max, np.int64)
         queries, which = np.unique(qidx, return_inverse=True)
         listed = self.raw_offsets[queries + 1] - self.raw_offsets[queries]
-        n = positions.size
         if int(listed.sum()) < int(np.minimum(local, back).sum()):
-            dicts = list(map(self.inner.__getitem__, queries.tolist()))
-            at = ((np.cumsum(listed) - listed)[which] + local).tolist()
-            keys = list(chain.from_iterable(dicts))
-            values = np.fromiter(chain.from_iterable(map(_values, dicts)), np.float64, count=int(listed.sum()))
-            return list(map(keys.__getitem__, at)), values[at]
-        out = np.empty(n, dtype=object)
+            keys = list(chain.from_iterable(map(self.inner.__getitem__, queries.tolist())))
+            at = (np.cumsum(listed) - listed)[which] + local
+            return list(map(keys.__getitem__, at.tolist()))
+        out = np.empty(positions.size, dtype=object)
         dicts = self.inner
         fwd = np.flatnonzero(local <= back)
         if fwd.size:
-            its = map(iter, map(_items, map(dicts.__getitem__, qidx[fwd].tolist())))
+            its = map(iter, map(dicts.__getitem__, qidx[fwd].tolist()))
             out[fwd] = list(map(next, map(islice, its, local[fwd].tolist(), repeat(None))))
         bwd = np.flatnonzero(local > back)
         if bwd.size:
-            its = map(reversed, map(_items, map(dicts.__getitem__, qidx[bwd].tolist())))
+            its = map(reversed, map(dicts.__getitem__, qidx[bwd].tolist()))
             out[bwd] = list(map(next, map(islice, its, back[bwd].tolist(), repeat(None))))
-        pairs = out.tolist()
-        return list(map(_first, pairs)), np.fromiter(map(_second, pairs), np.float64, count=n)
-
-
-_first = operator.itemgetter(0)
-_second = operator.itemgetter(1)
+        return out.tolist()
 
 
 def _prepare_columnar(run: ColumnarRun, qrels: Qrels, ignore_identical_ids: bool) -> Prepared:
@@ -637,8 +637,11 @@ def _prepare_columnar(run: ColumnarRun, qrels: Qrels, ignore_identical_ids: bool
             pl.append(label)
             pd.append(d)
 
-    def members_at(positions: np.ndarray) -> tuple[list[str], np.ndarray]:
-        return run.ids_at(positions if rows is None else rows[positions]), scores[positions]
+    def ids_at(positions: np.ndarray) -> list[str]:
+        return run.ids_at(positions if rows is None else rows[positions])
+
+    def exact_at(positions: np.ndarray, ids: list[str]) -> np.ndarray:
+        return scores[positions]
 
     with np.errstate(over="ignore"):  # beyond float32's range is +-inf, as trec_eval stores it
         scores32 = scores.astype(np.float32)
@@ -646,7 +649,8 @@ def _prepare_columnar(run: ColumnarRun, qrels: Qrels, ignore_identical_ids: bool
         qids,
         offsets,
         scores32,
-        members_at,
+        ids_at,
+        exact_at,
         np.asarray(pq, dtype=np.int64),
         scores[np.asarray(pp, dtype=np.int64)],
         np.asarray(pl, dtype=np.float64) if pl else np.zeros(0),

@@ -46,15 +46,13 @@ class Counted:
 
     ``greater[p]``: documents of pair p's query whose float32 score beats it. ``tie_pair`` /
     ``tie_pos``: the members (flat positions) of every float32 tie group of more than one
-    document that holds a judged document, with the owning pair; ``tie_ids`` / ``tie_scores``:
-    their ids and float64 scores.
+    document that holds a judged document, with the owning pair; ``tie_ids``: their ids.
     """
 
     greater: np.ndarray
     tie_pair: np.ndarray
     tie_pos: np.ndarray
     tie_ids: list[str] = field(default_factory=list)
-    tie_scores: np.ndarray = field(default_factory=lambda: np.zeros(0))
     tie_pair_ids: list[str] = field(default_factory=list)  # the judged document's id, per member
 
 
@@ -142,8 +140,7 @@ def count_f32(prep: Prepared) -> Counted:
         positions = np.concatenate(tie_positions)
         pairs = np.concatenate(tie_pairs)
         pair_ids = list(map(prep.pair_doc.__getitem__, pairs.tolist()))
-        ids, exact = prep.members_at(positions)
-        return Counted(greater, pairs, positions, ids, exact, pair_ids)
+        return Counted(greater, pairs, positions, prep.ids_at(positions), pair_ids)
     empty = np.zeros(0, np.int64)
     return Counted(greater, empty, empty)
 
@@ -299,7 +296,7 @@ def _resolve_ties(prep: Prepared, ties: str, counted: Counted) -> np.ndarray:
     if ties == "trec":
         before = _str_greater(member_ids, pair_ids)
     elif ties == "stable":
-        s_member = counted.tie_scores
+        s_member = prep.exact_at(tie_pos, member_ids)
         s_pair = prep.pair_score[tie_pair]
         is_self = np.fromiter(map(str.__eq__, member_ids, pair_ids), bool, count=len(member_ids))
         self_pos = np.zeros(n_pairs, np.int64)
