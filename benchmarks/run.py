@@ -206,6 +206,11 @@ def worker_dict(tool: str, workload: str, repeat: int, seed: int, quick: bool, c
 
 
 def _cli_command() -> list[str]:
+    # The console script installed beside this interpreter first: a `which` hit may be a version
+    # manager's shim (pyenv's adds ~50 ms of bash and `pyenv exec` to every call).
+    beside = Path(sys.executable).parent / "irmetrics"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return [str(beside)]
     exe = shutil.which("irmetrics")
     if exe:
         return [exe]

@@ -123,6 +123,10 @@ def test_streaming_gives_up_on_what_the_line_reader_must_see(tmp_path):
         "dup": (tmp_path / "dup", "q1 Q0 d1 1 1.0 t\nq1 Q0 d2 2 0.5 t\nq1 Q0 d1 3 0.2 t\n"),
         "inf": (tmp_path / "inf", "q1 Q0 d1 1 1.0 t\nq1 Q0 d2 2 inf t\n"),
         "blanks": (tmp_path / "blanks", "q1 Q0 d1 1 1.0 t\nq1  Q0 d2 2 0.5 t\n"),
+        # comments: one that parses as a six-field row, one that does not, one inside a query
+        "comment_row": (tmp_path / "comment_row", "# x y 1 2.0 z\nq1 Q0 d1 1 1.0 t\nq2 Q0 d2 1 1.0 t\n"),
+        "comment_text": (tmp_path / "comment_text", "# made by run.py on 2026-11-22\nq1 Q0 d1 1 1.0 t\n"),
+        "comment_inside": (tmp_path / "comment_inside", "q1 Q0 d3 1 2.0 t\n#q1 Q0 d9 2 9.0 t\nq1 Q0 d1 2 1.0 t\n"),
     }
     for path, text in cases.values():
         if text is not None:
@@ -138,6 +142,13 @@ def test_streaming_gives_up_on_what_the_line_reader_must_see(tmp_path):
     blanks = evaluate_run_file(qrels, cases["blanks"][0], [1, 2], preset="trec")
     assert blanks.per_query["P@2"] == {"q1": 0.5}
     assert read_trec_run(cases["blanks"][0], fast=False).data == {"q1": {"d1": 1.0, "d2": 0.5}}
+    # Comment lines are skipped, as the line reader does; never read as a query "#".
+    for name in ("comment_row", "comment_text", "comment_inside"):
+        got = evaluate_run_file(qrels, cases[name][0], [1, 2], preset="trec")
+        assert dict(got.per_query.items()) == dict(
+            evaluate(qrels, read_trec_run(cases[name][0], fast=False), [1, 2], preset="trec").per_query.items()
+        )
+    assert evaluate_run_file(qrels, cases["comment_inside"][0], [2], preset="trec").per_query["P@2"] == {"q1": 0.5}
 
 
 @needs_polars

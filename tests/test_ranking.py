@@ -139,3 +139,11 @@ def test_mappings_other_than_dict_rank_like_dicts(ties, results):
     qrels = {q: dict.fromkeys(list(docs)[::2], 1) for q, docs in results.items()}
     proxied = {q: MappingProxyType(docs) for q, docs in results.items()}
     assert _ours(proxied, qrels, ties) == _reference(results, qrels, ties)
+
+
+@pytest.mark.parametrize("ties", ["trec", "stable"])
+@given(results=runs)
+def test_queries_with_every_document_judged_take_the_sorting_path_and_agree(ties, results):
+    # more judged documents than 2 log2(n + 2) + 4 sends a query to the one-sort path
+    qrels = {q: dict.fromkeys(S.DOCS, 1) for q in results}
+    assert _ours(results, qrels, ties) == _reference(results, qrels, ties)

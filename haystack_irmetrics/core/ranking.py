@@ -125,16 +125,9 @@ def count_f32(prep: Prepared) -> Counted:
     hq = np.flatnonzero(heavy_q)
     if hq.size:
         g_idx = np.flatnonzero(heavy)
-        rows = _gather_rows(offsets, heavy_q)
-        s32 = np.zeros(scores.size, np.float32)
-        s32[rows] = _as_f32(scores[rows])  # sort keys of the heavy queries only
-        h32 = _as_f32(t32[g_idx])
-        g, e = _count_sorted(s32, offsets, hq, pq[g_idx], h32)
+        g, tp, tpos = _count_sorted(scores, offsets, hq, pq[g_idx], t32[g_idx])
         greater[g_idx] = g
-        for p, t in zip(g_idx[e > 1].tolist(), h32[e > 1]):
-            a, b = offsets[pq[p]], offsets[pq[p] + 1]
-            members = a + np.flatnonzero(s32[a:b] == t)
-            add_ties(np.full(members.size, p, np.int64), members)
+        add_ties(g_idx[tp], tpos)
 
     if tie_pairs:
         positions = np.concatenate(tie_positions)
@@ -238,10 +231,9 @@ def _block_counts(block: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndar
     """Per row of a 2-D block: how many values exceed the row's ``t``; and the (row, column) of every
     value equal to it, in rows where two or more are."""
     gt = block > t[:, None]
-    eq = block >= t[:, None]
-    eq ^= gt  # ge and not gt: gt is a subset of ge
+    eq = block == t[:, None]  # -0.0 == 0.0 and inf == inf, as float32 ties should
     rows = np.flatnonzero(_row_counts(eq) > 1)
-    r, c = np.nonzero(eq[rows])
+    r, c = np.divmod(np.flatnonzero(eq[rows]), block.shape[1])  # 1-D nonzero: much faster than 2-D
     return _row_counts(gt), rows[r], c
 
 
@@ -272,21 +264,28 @@ def _segment_counts(mask: np.ndarray, ends: np.ndarray) -> np.ndarray:
 
 
 def _count_sorted(
-    s32: np.ndarray, offsets: np.ndarray, queries: np.ndarray, pq: np.ndarray, t32: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Greater/equal counts for pairs of ``queries`` by sorting those queries' keys once."""
+    scores: np.ndarray, offsets: np.ndarray, queries: np.ndarray, pq: np.ndarray, t: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_count_expanded` for pairs of ``queries`` (ascending) by sorting those queries' keys once.
+
+    A pair's tie group is a run of equal keys, so its members come out of the sort too.
+    """
     local = np.full(offsets.size - 1, -1, np.int64)
     local[queries] = np.arange(queries.size)
     lengths = offsets[queries + 1] - offsets[queries]
     owner = np.repeat(np.arange(queries.size, dtype=np.uint64), lengths)
-    pos = np.concatenate([np.arange(offsets[q], offsets[q + 1]) for q in queries])
-    keys = (owner << np.uint64(32)) | _ordered_u32(s32[pos]).astype(np.uint64)
-    keys.sort()
-    pkeys = (local[pq].astype(np.uint64) << np.uint64(32)) | _ordered_u32(t32).astype(np.uint64)
+    pos = _gather_rows(offsets, queries)
+    keys = (owner << np.uint64(32)) | _ordered_u32(_as_f32(scores[pos])).astype(np.uint64)
+    order = np.argsort(keys)
+    keys = keys[order]
+    pkeys = (local[pq].astype(np.uint64) << np.uint64(32)) | _ordered_u32(_as_f32(t)).astype(np.uint64)
     lo = np.searchsorted(keys, pkeys, side="left")
     hi = np.searchsorted(keys, pkeys, side="right")
     seg_start = (np.cumsum(lengths) - lengths)[local[pq]]
-    return lo - seg_start, hi - lo
+    tied = np.flatnonzero(hi - lo > 1)
+    sizes = (hi - lo)[tied]
+    at = np.repeat(lo[tied] - (np.cumsum(sizes) - sizes), sizes) + np.arange(int(sizes.sum()))
+    return lo - seg_start, np.repeat(tied, sizes), pos[order[at]]
 
 
 def _resolve_ties(prep: Prepared, ties: str, counted: Counted) -> np.ndarray:

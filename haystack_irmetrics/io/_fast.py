@@ -82,19 +82,17 @@ def read_trec_run_fast(path: str | Path) -> ColumnarRun | None:
     _, delimiter = layout
     try:
         # polars reads gzip by itself from the magic bytes.
-        df = pl.read_csv(
-            path,
-            separator=delimiter,
-            has_header=False,
-            schema=_schema(),
-            quote_char=None,
-            comment_prefix="#",
-        ).select("qid", "docid", "score")
+        # No comment_prefix (a third faster): a comment line reads as a "#" query id, checked below.
+        df = pl.read_csv(path, separator=delimiter, has_header=False, schema=_schema(), quote_char=None).select(
+            "qid", "docid", "score"
+        )
     except (pl.exceptions.PolarsError, UnicodeDecodeError, ValueError):
         return None
     if df.height == 0 or _has_null(df) or not _finite(df.get_column("score").to_numpy()):
         return None
     qids, lengths = _query_runs(df.get_column("qid"))
+    if any(q[:1] == "#" for q in qids):
+        return None  # a comment line: the line reader skips it
     if len(set(qids)) != len(qids):
         # A query's rows are split into blocks: group them (first appearance order, file order within).
         order = (
@@ -121,14 +119,9 @@ def iter_trec_run_chunks(path: str | Path, rows: int = CHUNK_ROWS) -> Iterator[C
     layout = _layout(path)
     if layout is None or layout[0]:
         raise NotStreamable(str(path))
-    lazy = pl.scan_csv(
-        path,
-        separator=layout[1],
-        has_header=False,
-        schema=_schema(),
-        quote_char=None,
-        comment_prefix="#",
-    )
+    # No comment_prefix: polars parses a third faster without it. A comment line then reads as a
+    # row whose query id starts with "#" (or fails to parse), and either makes the stream give up.
+    lazy = pl.scan_csv(path, separator=layout[1], has_header=False, schema=_schema(), quote_char=None)
     seen: set[str] = set()
     carry: tuple[str, int, Any, np.ndarray] | None = None  # the last query of a batch: may go on
     try:
@@ -143,6 +136,8 @@ def iter_trec_run_chunks(path: str | Path, rows: int = CHUNK_ROWS) -> Iterator[C
             if not _finite(scores):
                 raise NotStreamable(str(path))
             qids, lengths = _query_runs(batch.get_column("qid"))
+            if any(q[:1] == "#" for q in qids):
+                raise NotStreamable(str(path))  # a comment line
             if carry is not None:
                 qid, n, kept_docs, kept_scores = carry
                 docs = pl.concat([kept_docs, docs])
