@@ -3,7 +3,8 @@
 Two shapes come in: BEIR-style dicts (``{qid: {docid: value}}``) and columns (query ids, doc ids,
 values). Both end as the same structures. Dicts are read, never copied or modified. Only the
 judged documents of a run need their ids looked up; every other retrieved document contributes
-just its score, which is read in one C-level pass with :func:`numpy.fromiter`.
+just its score, which is read in one C-level pass with :func:`numpy.fromiter`, straight into
+float32 (the precision trec_eval ranks by; judged documents and tie-group members keep float64).
 
 Validation lives here, in one place. Scores and labels must be real numbers; ``None``, NaN and
 infinities raise, non-numeric strings raise, and a numeric string is read as :func:`float` would
