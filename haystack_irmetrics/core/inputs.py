@@ -121,19 +121,17 @@ def _flat_values(
     Validated: a non-number or non-finite value raises ``error`` naming its query and document.
     As float32, a finite value beyond float32's range reads as +-inf (trec_eval stores it so).
     """
-    values_of = chain.from_iterable(map(_values, inner))
     try:
         with np.errstate(over="ignore"):
-            values = np.fromiter(values_of, dtype, count=n)
+            values = np.fromiter(chain.from_iterable(map(_values, inner)), dtype, count=n)
     except (TypeError, ValueError):
         raise _first_bad(data, queries, what, error) from None
     # One vectorised sum: finite unless some value is NaN/inf (or the sum overflows: check exactly).
     with np.errstate(over="ignore", invalid="ignore"):
         finite = np.isfinite(np.add.reduce(values)) or np.isfinite(values).all()
-    if not finite and (
-        dtype is np.float64
-        or not np.isfinite(np.fromiter(chain.from_iterable(map(_values, inner)), np.float64, count=n)).all()
-    ):
+    if not finite and dtype is not np.float64:  # +-inf in float32 may be a finite float64: reread
+        finite = np.isfinite(np.fromiter(chain.from_iterable(map(_values, inner)), np.float64, count=n)).all()
+    if not finite:
         raise _first_bad(data, queries, what, error)
     _check_first_items(data, queries, what, error, inner)
     return values
@@ -385,8 +383,8 @@ class Prepared:
     ``qids[i]`` owns ``scores[offsets[i]:offsets[i+1]]`` (results order, identical ids removed when
     asked). ``scores`` are float32, the precision trec_eval ranks by (read so directly: half the
     memory to compare). ``pair_*`` list every judged document that was retrieved, grouped by query,
-    with its float64 score. ``members_at(positions)`` returns the doc ids and float64 scores at flat
-    positions (tie-group members need both). ``judged_labels`` holds every judgment of the scored
+    with its float64 score. ``ids_at(positions)`` returns the doc ids at flat positions and
+    ``exact_at(positions, ids)`` their float64 scores (tie-group members need both). ``judged_labels`` holds every judgment of the scored
     queries (retrieved or not), query ``i`` owning ``judged_labels[judged_offsets[i]:judged_offsets[i+1]]``.
     """
 
@@ -533,8 +531,8 @@ def _scored_labels(qrels: Qrels, qids: list[str], judged: list | None = None) ->
 
 
 class _DictMembers:
-    """``members_at`` for dict runs: doc ids at flat positions, for the few documents that need one,
-    and their float64 scores (looked up by id once the ids are known).
+    """``ids_at`` (calling it) and ``exact_at`` (:meth:`scores`) for dict runs: doc ids at flat
+    positions, for the few documents that need one, and their float64 scores looked up by id.
 
     Tie-group members need their ids, and a dict gives its i-th key only by iteration: each is
     reached by walking its query's keys from the nearer end (C-level ``islice``), unless listing

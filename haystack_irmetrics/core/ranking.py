@@ -143,8 +143,8 @@ def _count_one_per_query(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Counts for one pair per query (``qs`` distinct): two vectorised comparisons of every score.
 
-    ``score > t`` marks the documents that beat the query's judged one, ``score >= t`` those that
-    beat or tie it; their difference is the float32 tie group, kept where it holds two or more.
+    ``score > t`` marks the documents that beat the query's judged one, ``score == t`` its float32
+    tie group (-0.0 equals 0.0, inf equals inf), kept where it holds two or more.
     Queries in runs of equal length are compared as 2-D blocks (no per-element thresholds).
     """
     n_q = offsets.size - 1
@@ -171,8 +171,7 @@ def _count_one_per_query(
         starts = offsets[a:b][nonempty] - base
         thresholds = np.repeat(t_q[a:b], sizes)
         gt = seg > thresholds
-        eq = seg >= thresholds
-        eq ^= gt
+        eq = seg == thresholds
         gt_q[a + nonempty] = np.add.reduceat(gt, starts, dtype=np.int64)
         eq_count = np.zeros(b - a, np.int64)
         eq_count[nonempty] = np.add.reduceat(eq, starts, dtype=np.int64)
@@ -240,7 +239,7 @@ def _block_counts(block: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndar
 def _count_expanded(
     scores: np.ndarray, offsets: np.ndarray, pq: np.ndarray, t: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Compare each pair's bounds with every element of its query's segment."""
+    """Compare each pair's float32 score with every element of its query's segment."""
     starts = offsets[pq]
     sizes = offsets[pq + 1] - starts
     total = int(sizes.sum())
@@ -249,7 +248,7 @@ def _count_expanded(
     pos = np.arange(total, dtype=np.int64) + shift
     values = scores[pos]
     gt = values > t[owner]
-    eq = (values >= t[owner]) & ~gt
+    eq = values == t[owner]
     ends = np.cumsum(sizes)
     greater = _segment_counts(gt, ends)
     equal = _segment_counts(eq, ends)
