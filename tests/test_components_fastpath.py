@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from haystack_irmetrics.components._documents import DocumentPath
+from haystack_irmetrics.core.inputs import RankedRun
 
 KEYS = ["a", "b", "c", "d", "e", "10", "9"]
 LABELS = st.sampled_from([None, None, 0, 1, 2, 0.5, 3.0, -1])
@@ -34,8 +35,20 @@ def batches(draw):
 
 
 class _PerQueryOnly(DocumentPath):
-    def _fast_batch(self, *args):
+    def _fast_keys_batch(self, *args):
         return None
+
+    def _fast_judgments(self, *args):
+        return None
+
+    def _fast_scored(self, *args):
+        return None
+
+
+def _rankings(results):
+    if isinstance(results, RankedRun):  # rank_by="order": the lists themselves
+        return results.qids, results.ids, results.offsets.tolist(), results.positions
+    return results, [list(d) for d in results.values()]  # same dicts, same insertion order
 
 
 def _convert(path, gt, ret):
@@ -43,7 +56,7 @@ def _convert(path, gt, ret):
         out = path.convert(gt, ret)
     except Exception as exc:  # the same error either way
         return type(exc), str(exc)
-    return out.query_ids, out.qrels, out.results
+    return out.query_ids, out.qrels, [list(d) for d in out.qrels.values()], _rankings(out.results)
 
 
 @pytest.mark.parametrize("field", ["id", "content"])
@@ -54,16 +67,27 @@ def test_fast_batch_conversion_equals_the_per_query_path(field, rank_by, batch):
     fast = _convert(DocumentPath(document_comparison_field=field, rank_by=rank_by), gt, ret)
     slow = _convert(_PerQueryOnly(document_comparison_field=field, rank_by=rank_by), gt, ret)
     assert fast == slow
-    if not isinstance(fast[0], type):  # same dicts, same insertion order
-        assert [list(d) for d in fast[2].values()] == [list(d) for d in slow[2].values()]
 
 
-def test_fast_batch_takes_the_common_case_and_leaves_the_rest():
+def test_fast_paths_take_the_common_case_and_leave_the_rest():
     path = DocumentPath()
-    plain = ([[Document(id="a", score=2)]], [[Document(id="a"), Document(id="b"), Document(id="a")]])
-    assert path._fast_batch(*plain, ["0"]) == ({"0": {"a": 2}}, {"0": {"a": 2.0, "b": 1.0}})
-    mixed = ([[Document(id="a", score=2), Document(id="b")]], [[Document(id="a")]])
-    assert path._fast_batch(*mixed, ["0"]) is None  # the per-query path names the mixed list
-    twice = ([[Document(id="a", score=1), Document(id="a", score=2)]], [[Document(id="a")]])
-    assert path._fast_batch(*twice, ["0"]) is None
-    assert DocumentPath(document_comparison_field="meta.x")._fast_batch(*plain, ["0"]) is None
+    gt, ret = [[Document(id="a", score=2)]], [[Document(id="a"), Document(id="b"), Document(id="a")]]
+    assert path._fast_judgments(gt, ["0"]) == {"0": {"a": 2}}
+    assert path._fast_keys_batch(ret) == ["a", "b", "a"]
+    mixed = [[Document(id="a", score=2), Document(id="b")]]
+    assert path._fast_judgments(mixed, ["0"]) is None  # the per-query path names the mixed list
+    twice = [[Document(id="a", score=1), Document(id="a", score=2)]]
+    assert path._fast_judgments(twice, ["0"]) is None  # the highest label wins there
+    assert DocumentPath(document_comparison_field="meta.x")._fast_keys_batch(ret) is None
+    assert path._fast_keys_batch([[Document(id="a"), "b"]]) is None  # not a Document: named per document
+    scored = [[Document(id="a", score=1.0), Document(id="a", score=3.0)]]
+    assert DocumentPath(rank_by="score")._fast_scored(scored, ["0"]) is None  # the highest score wins there
+
+
+def test_order_ranking_is_the_list_with_repeated_keys_dropped():
+    gt = [[Document(id="b")], [Document(id="x")]]
+    ret = [[Document(id="a"), Document(id="a"), Document(id="b")], [Document(id="x")]]
+    run = DocumentPath().convert(gt, ret).results
+    assert isinstance(run, RankedRun)
+    assert (run.qids, run.ids, run.offsets.tolist()) == (["0", "1"], ["a", "b", "x"], [0, 2, 3])
+    assert run.positions == [{"a": 0, "b": 1}, {"x": 0}]

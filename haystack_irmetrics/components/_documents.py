@@ -18,9 +18,10 @@ The rules (also in each evaluator's docstring):
   mixes documents with and without it raises :class:`~haystack_irmetrics.errors.InvalidLabelError`.
   Labels may be int or float; ``<= 0`` is not relevant. A key given twice keeps its highest label.
 * **Ranking** (``rank_by``): ``"order"`` ranks by list position (what the pipeline returned); the core
-  gets strictly decreasing scores ``n - position`` and ``ties="stable"``, so nothing can reorder the
-  list. ``"score"`` ranks by ``Document.score`` (what BEIR would rank), ties as the preset says; a
-  retrieved document without a score raises :class:`~haystack_irmetrics.errors.InvalidScoreError`.
+  gets the keys as ranked lists (:class:`~haystack_irmetrics.core.inputs.RankedRun`: no scores, so
+  nothing can reorder them, whatever the ties policy). ``"score"`` ranks by ``Document.score`` (what
+  BEIR would rank), ties as the preset says; a retrieved document without a score raises
+  :class:`~haystack_irmetrics.errors.InvalidScoreError`.
 * **Chunks.** Retrieved documents sharing a key count once, at the rank of the first (with
   ``rank_by="score"``: at the highest score of the key); later ones are removed from the ranking, so
   the documents after them move up and ``k`` counts distinct keys. (Haystack's built-ins keep the
@@ -43,6 +44,7 @@ from typing import Any
 import numpy as np
 from haystack import Document
 
+from ..core.inputs import RankedRun
 from ..errors import (
     EmptyInputError,
     InvalidIdError,
@@ -63,11 +65,12 @@ class InvalidDocumentsError(IRMetricsError):
 
 @dataclass(frozen=True)
 class Converted:
-    """One batch of queries in the core's shapes: ``qrels[qid]``, ``results[qid]``, ``query_ids`` in input order."""
+    """One batch of queries in the core's shapes: ``qrels[qid]``, the rankings (``{qid: {key: score}}``, or a
+    :class:`~haystack_irmetrics.core.inputs.RankedRun` for ``rank_by="order"``), ``query_ids`` in input order."""
 
     query_ids: list[str]
     qrels: dict[str, dict[str, float]]
-    results: dict[str, dict[str, float]]
+    results: dict[str, dict[str, float]] | RankedRun
 
 
 def _field_path(name: object, what: str, allow_score: bool) -> tuple[str, ...]:
@@ -158,27 +161,45 @@ class DocumentPath:
         retrieved_documents: Sequence[Sequence[Document]],
         query_ids: Sequence[str] | None = None,
     ) -> Converted:
-        """Validate the inputs and build ``{qid: {key: label}}`` and ``{qid: {key: score}}``."""
+        """Validate the inputs and build ``{qid: {key: label}}`` and the rankings.
+
+        With ``rank_by="order"`` the rankings are a :class:`~haystack_irmetrics.core.inputs.RankedRun`
+        (the keys in list order: no scores, so nothing can reorder them; a repeated key keeps its
+        first position); with ``"score"``, ``{qid: {key: score}}``. The whole batch goes through
+        C-level passes (no Python frame per document) in the usual case; anything else goes
+        document by document, which applies the same rules and names any offending document.
+        """
         n = _check_batch(ground_truth_documents, retrieved_documents, query_ids)
         qids = [str(i) for i in range(n)] if query_ids is None else list(query_ids)
-        fast = self._fast_batch(ground_truth_documents, retrieved_documents, qids)
-        if fast is not None:
-            qrels, results = fast
-            any_match = any(map(_overlaps, qrels.values(), results.values()))
+        qrels = self._fast_judgments(ground_truth_documents, qids)
+        if qrels is None:
+            qrels = {
+                qid: self._judgments(i, qid, docs) for i, (qid, docs) in enumerate(zip(qids, ground_truth_documents))
+            }
+        results: dict[str, dict[str, float]] | RankedRun
+        if self.rank_by == "order":
+            keys = self._fast_keys_batch(retrieved_documents)
+            if keys is None:
+                keys = [
+                    self._key(doc, "retrieved_documents", i, j, qid)
+                    for i, (qid, docs) in enumerate(zip(qids, retrieved_documents))
+                    for j, doc in enumerate(docs)
+                ]
+            results = RankedRun(qids, keys, list(map(len, retrieved_documents)), source="retrieved_documents")
+            rankings: Sequence[dict[str, Any]] = results.positions
         else:
-            qrels, results = {}, {}
-            any_match = False
-            for i, qid in enumerate(qids):
-                judged = self._judgments(i, qid, ground_truth_documents[i])
-                ranked = self._ranking(i, qid, retrieved_documents[i])
-                qrels[qid] = judged
-                results[qid] = ranked
-                any_match = any_match or not judged.keys().isdisjoint(ranked)
+            scored = self._fast_scored(retrieved_documents, qids)
+            if scored is None:
+                scored = {
+                    qid: self._ranking(i, qid, docs) for i, (qid, docs) in enumerate(zip(qids, retrieved_documents))
+                }
+            results = scored
+            rankings = list(scored.values())
         if not any(qrels.values()):
             raise EmptyInputError(
                 f"none of the {n} queries has a ground-truth document: there is nothing to evaluate against"
             )
-        if not any_match:
+        if not any(map(_overlaps, qrels.values(), rankings)):
             logger.warning(
                 "No retrieved document matched any ground-truth document by %r in %d queries; every score is 0. "
                 "Check document_comparison_field (Haystack's built-in evaluators compare 'content').",
@@ -187,60 +208,61 @@ class DocumentPath:
             )
         return Converted(qids, qrels, results)
 
-    def _fast_batch(
-        self, ground_truth: Sequence[Sequence[Document]], retrieved: Sequence[Sequence[Document]], qids: list[str]
-    ) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]] | None:
-        """The whole batch in C-level passes (no Python frame per document or query), or None.
+    def _fast_keys_batch(self, lists: Sequence[Sequence[Document]]) -> list[str] | None:
+        """The keys of every document of ``lists``, concatenated, in C-level passes; or None.
 
-        Covers the usual case: Documents keyed by ``id`` or ``content`` (str), relevance from
-        ``score`` (every ground-truth document of the batch graded with finite numbers, or none),
-        no key twice in one ground-truth list, and with ``rank_by="score"`` no key twice in one
-        ranking. Anything else returns None and goes through the per-query path, which applies the
-        same rules and names any offending document.
+        None (the per-document path decides) unless every item is a ``Document`` keyed by ``id``
+        or ``content`` with a ``str`` key.
         """
         kind = self._key_path[0]
-        if kind not in ("id", "content") or self._label_path[0] != "score":
+        if kind not in ("id", "content") or not set(map(type, chain.from_iterable(lists))) <= {Document}:
             return None
-        gt_docs = list(chain.from_iterable(ground_truth))
-        ret_docs = list(chain.from_iterable(retrieved))
-        if not set(map(type, gt_docs)) <= {Document} or not set(map(type, ret_docs)) <= {Document}:
+        keys = list(map(attrgetter(kind), chain.from_iterable(lists)))
+        return keys if set(map(type, keys)) <= {str} else None
+
+    def _fast_judgments(
+        self, ground_truth: Sequence[Sequence[Document]], qids: list[str]
+    ) -> dict[str, dict[str, float]] | None:
+        """``{qid: {key: label}}`` in C-level passes, or None for the per-query path.
+
+        Covers relevance from ``score`` with every ground-truth document of the batch graded with
+        finite numbers, or none (binary), and no key twice in one list.
+        """
+        if self._label_path[0] != "score":
             return None
-        get_key = attrgetter(kind)
-        gt_keys = list(map(get_key, gt_docs))
-        ret_keys = list(map(get_key, ret_docs))
-        if not set(map(type, gt_keys)) <= {str} or not set(map(type, ret_keys)) <= {str}:
+        keys = self._fast_keys_batch(ground_truth)
+        if keys is None:
             return None
-        labels: list[Any] = list(map(_SCORE, gt_docs))
+        labels: list[Any] = list(map(_SCORE, chain.from_iterable(ground_truth)))
         label_types = set(map(type, labels))
         if label_types <= {type(None)}:
             labels = [1] * len(labels)  # binary: every ground-truth document has relevance 1
         elif not (label_types <= {int, float} and np.isfinite(np.asarray(labels, dtype=np.float64)).all()):
             return None
-        gt_slices = list(map(slice, *_bounds(ground_truth)))
-        qrels = dict(
-            zip(qids, map(dict, map(zip, map(gt_keys.__getitem__, gt_slices), map(labels.__getitem__, gt_slices))))
-        )
-        if sum(map(len, qrels.values())) != len(gt_keys):
+        slices = list(map(slice, *_bounds(ground_truth)))
+        qrels = dict(zip(qids, map(dict, map(zip, map(keys.__getitem__, slices), map(labels.__getitem__, slices)))))
+        if sum(map(len, qrels.values())) != len(keys):
             return None  # a key twice in one ground-truth list: the highest label wins (per-query path)
-        ret_slices = list(map(slice, *_bounds(retrieved)))
-        keys_per_query = map(ret_keys.__getitem__, ret_slices)
-        if self.rank_by == "order":
-            # Strictly decreasing synthetic scores: list order is the ranking.
-            sizes = list(map(len, retrieved))
-            results = dict(zip(qids, map(dict, map(zip, keys_per_query, map(_descending, sizes)))))
-            if sum(map(len, results.values())) != len(ret_keys):
-                # A repeated key (a chunk) keeps its first rank; the ones after it move up.
-                firsts = list(map(dict.fromkeys, map(ret_keys.__getitem__, ret_slices)))
-                ranked = map(dict, map(zip, firsts, map(_descending, map(len, firsts))))
-                results = dict(zip(qids, ranked))
-            return qrels, results
-        scores: list[Any] = list(map(_SCORE, ret_docs))
+        return qrels
+
+    def _fast_scored(
+        self, retrieved: Sequence[Sequence[Document]], qids: list[str]
+    ) -> dict[str, dict[str, float]] | None:
+        """``{qid: {key: Document.score}}`` in C-level passes, or None for the per-query path.
+
+        Covers finite int/float scores and no key twice in one ranking.
+        """
+        keys = self._fast_keys_batch(retrieved)
+        if keys is None:
+            return None
+        scores: list[Any] = list(map(_SCORE, chain.from_iterable(retrieved)))
         if not set(map(type, scores)) <= {int, float} or not np.isfinite(np.asarray(scores, dtype=np.float64)).all():
             return None
-        results = dict(zip(qids, map(dict, map(zip, keys_per_query, map(scores.__getitem__, ret_slices)))))
-        if sum(map(len, results.values())) != len(ret_keys):
+        slices = list(map(slice, *_bounds(retrieved)))
+        results = dict(zip(qids, map(dict, map(zip, map(keys.__getitem__, slices), map(scores.__getitem__, slices)))))
+        if sum(map(len, results.values())) != len(keys):
             return None  # a key twice in one ranking: its highest score counts (per-query path)
-        return qrels, results
+        return results
 
     def _judgments(self, i: int, qid: str, docs: Sequence[Document]) -> dict[str, float]:
         keys = [self._key(doc, "ground_truth_documents", i, j, qid) for j, doc in enumerate(docs)]
@@ -267,32 +289,11 @@ class DocumentPath:
                 out[key] = label
         return out
 
-    def _fast_keys(self, docs: Sequence[Document]) -> list[str] | None:
-        """Keys of a list of Documents in C-level passes, or None when a slow check must name a problem."""
-        if self._key_path[0] not in ("id", "content") or not set(map(type, docs)) <= {Document}:
-            return None
-        keys = list(map(attrgetter(self._key_path[0]), docs))
-        return keys if set(map(type, keys)) <= {str} else None
-
     def _ranking(self, i: int, qid: str, docs: Sequence[Document]) -> dict[str, float]:
-        by_score = self.rank_by == "score"
-        keys = self._fast_keys(docs)
-        if keys is not None:
-            if not by_score:
-                # Strictly decreasing synthetic scores; a repeated key keeps its first rank.
-                first = dict.fromkeys(keys)
-                return dict(zip(first, _descending(len(first))))
-            scores = list(map(attrgetter("score"), docs))
-            if set(map(type, scores)) <= {float, int} and len(first := dict.fromkeys(keys)) == len(keys):
-                values = np.asarray(scores, dtype=np.float64)
-                if np.isfinite(values).all():
-                    return dict(zip(keys, values.tolist()))
+        """``{key: score}`` of one query by ``Document.score``; a repeated key keeps its highest score."""
         out: dict[str, float] = {}
         for j, doc in enumerate(docs):
             key = self._key(doc, "retrieved_documents", i, j, qid)
-            if not by_score:
-                out.setdefault(key, 0.0)
-                continue
             score = doc.score
             if not _is_finite_number(score):
                 raise InvalidScoreError(
@@ -302,14 +303,9 @@ class DocumentPath:
             previous = out.get(key)
             if previous is None or score > previous:
                 out[key] = float(score)
-        if not by_score:
-            # Strictly decreasing synthetic scores: list order is the ranking, whatever the ties policy.
-            n = len(out)
-            out = {key: float(n - rank) for rank, key in enumerate(out)}
         return out
 
 
-_FLOATS: list[float] = [0.0]
 _SCORE = attrgetter("score")
 
 
@@ -321,13 +317,6 @@ def _bounds(lists: Sequence[Sequence[Any]]) -> tuple[list[int], list[int]]:
 
 def _overlaps(judged: dict[str, Any], ranked: dict[str, Any]) -> bool:
     return not judged.keys().isdisjoint(ranked)
-
-
-def _descending(n: int) -> list[float]:
-    """``[n, n - 1, ..., 1]`` as floats, sliced from a shared list (no float built per document)."""
-    if n >= len(_FLOATS):
-        _FLOATS.extend(map(float, range(len(_FLOATS), 2 * n + 1)))
-    return _FLOATS[n:0:-1]
 
 
 def _check_batch(

@@ -144,7 +144,7 @@ class _DocumentEvaluator:
             measures=measures,
             preset=self.preset,
             relevance_threshold=self.relevance_threshold,
-            # List order: the synthetic scores never tie, and "stable" keeps even equal floats in order.
+            # List order is a RankedRun, which never ties; "stable" states it for any other policy reader.
             ties="stable" if self.rank_by == "order" else None,
             ignore_identical_ids=self.ignore_identical_ids,
             no_relevant=self.no_relevant,

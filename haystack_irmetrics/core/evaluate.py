@@ -11,7 +11,7 @@ from itertools import chain
 import numpy as np
 
 from ..errors import EmptyInputError, NoOverlapError, SplitQueryError
-from .inputs import ColumnarRun, Prepared, Qrels, QrelsDict, Run, RunDict, prepare
+from .inputs import ColumnarRun, Prepared, Qrels, QrelsDict, Run, RunDict, as_run, prepare
 from .kernels import binary_kernel, bpref_kernel, coverage_kernel, gain_kernel, iprec_kernel
 from .measures import FAMILIES, STANDARD_LEVELS, GainMap, Measure, resolve_measures
 from .presets import FamilyPolicy, MissingQueries, NoRelevant, Preset, Ties, resolve_preset
@@ -98,8 +98,10 @@ def evaluate(
 
     :param qrels: ``{qid: {docid: label}}`` (int or float labels; negative = not relevant), or a
         :class:`~haystack_irmetrics.core.inputs.Qrels`.
-    :param results: ``{qid: {docid: score}}`` (higher = better), or a
-        :class:`~haystack_irmetrics.core.inputs.Run`. Never modified.
+    :param results: ``{qid: {docid: score}}`` (higher = better); or ``{qid: [docid, ...]}``, ranked
+        lists best first with no scores (every query a list or tuple; see
+        :class:`~haystack_irmetrics.core.inputs.RankedRun`); or a
+        :class:`~haystack_irmetrics.core.inputs.Run` / ``ColumnarRun``. Never modified.
     :param k_values: cutoffs crossed with the measure families.
     :param measures: families (``"NDCG"``) and/or full names (``"P@5"``, ``"nDCG_exp@10"``, ``"Rprec"``,
         ``"iP@0.3"``; see :mod:`haystack_irmetrics.core.measures`); default: BEIR's six.
@@ -182,7 +184,7 @@ def evaluate_chunks(
     for chunk in chunks:
         if isinstance(chunk, Mapping) and len(chunk) == 0:
             continue  # an empty piece adds nothing
-        run = chunk if isinstance(chunk, ColumnarRun) else Run.from_dict(chunk)
+        run = as_run(chunk)
         qids = _qids(run)
         if not qids:
             continue
@@ -235,7 +237,7 @@ def _no_overlap(n_run: int, example: str, qrels: Qrels) -> NoOverlapError:
 def build_evaluation(qrels: QrelsDict | Qrels, results: RunDict | Run | ColumnarRun, policy: Preset) -> _Evaluation:
     """Validate the inputs and prepare one evaluation under a resolved preset (shared with :mod:`.curves`)."""
     q = Qrels.from_dict(qrels)
-    run = results if isinstance(results, ColumnarRun) else Run.from_dict(results)
+    run = as_run(results)
     prep = prepare(run, q, policy.ignore_identical_ids)
     if not prep.qids:
         raise _no_overlap(len(_qids(run)), _qids(run)[0], q)

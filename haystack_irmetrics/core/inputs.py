@@ -30,6 +30,7 @@ from ..errors import (
     InvalidIdError,
     InvalidLabelError,
     InvalidScoreError,
+    IRMetricsError,
 )
 
 QrelsDict = Mapping[str, Mapping[str, float]]
@@ -226,7 +227,8 @@ class Run:
             for q, inner in results.items():
                 if not _is_mapping(inner):
                     raise InvalidScoreError(
-                        f"results[{q!r}] must be a dict {{docid: score}}, got {type(inner).__name__}"
+                        f"results[{q!r}] must be a dict {{docid: score}}, got {type(inner).__name__} "
+                        "(ranked lists of doc ids are accepted too, when every query has one)"
                     )
         return cls(results, qids, plain)
 
@@ -376,6 +378,119 @@ class ColumnarRun:
         return self._data
 
 
+_F32_EXACT = 1 << 24  # every integer up to 2**24 is a float32: synthetic scores never tie
+
+
+class RankedRun(ColumnarRun):
+    """A run given as ranked lists of doc ids, best first: no scores, so no ties.
+
+    What a pipeline returns (``Document`` lists in rank order) and what many systems log. Query
+    ``qids[i]`` ranks ``ids[offsets[i]:offsets[i+1]]``. A doc id repeated in one list counts once,
+    at its first position: the later copies are dropped and the documents after them move up (a
+    chunked document counts once). The scores are synthetic and strictly decreasing (``n - position``
+    for a list of ``n`` distinct ids), so every tie policy, both BEIR paths and trec_eval's
+    order rank exactly the list order: ``evaluate(qrels, RankedRun.from_lists(lists))`` equals
+    ``evaluate(qrels, {q: {d: n - i ...}})``.
+
+    Build it with :meth:`from_lists`. ``positions[i]`` maps each distinct id of query ``i`` to its
+    0-based position; judged documents are found there (one dict lookup each), so scoring needs no
+    pass over the unjudged ids.
+
+    Usage::
+
+        >>> from haystack_irmetrics import evaluate
+        >>> from haystack_irmetrics.core.inputs import RankedRun
+        >>> run = RankedRun.from_lists({"q1": ["d4", "d1", "d4", "d2"]})
+        >>> run.qids, run.offsets.tolist(), run.ids
+        (['q1'], [0, 3], ['d4', 'd1', 'd2'])
+        >>> evaluate({"q1": {"d1": 1, "d2": 1}}, run, k_values=[2]).means["P@2"]
+        0.5
+    """
+
+    __slots__ = ("ids", "positions")
+
+    def __init__(self, qids: list[str], ids: list[str], lengths: Sequence[int], source: str = "run") -> None:
+        """From validated parts: unique str ``qids``, str ``ids`` concatenated, ``lengths[i]`` of them for query ``i``."""
+        sizes = list(lengths)
+        offsets = _csr(np.asarray(sizes, np.int64).reshape(-1))
+        bounds = offsets.tolist()
+        if len(sizes) != len(qids) or bounds[-1] != len(ids):
+            raise EmptyInputError(
+                f"{source}: {len(qids)} queries, {len(sizes)} lengths summing to {bounds[-1]}, {len(ids)} ids"
+            )
+        # Consecutive islices of one iterator: each query's ids without a list slice per query.
+        flat = iter(ids)
+        positions = list(map(dict, map(zip, map(islice, repeat(flat), sizes), map(range, sizes))))
+        if sum(map(len, positions)) != len(ids):
+            # A repeated id keeps its first position (dict.fromkeys keeps first insertion).
+            lists = list(map(ids.__getitem__, map(slice, bounds[:-1], bounds[1:])))
+            for i, (ranked, size) in enumerate(zip(lists, sizes)):
+                if len(positions[i]) != size:
+                    lists[i] = list(dict.fromkeys(ranked))
+                    positions[i] = dict(zip(lists[i], range(len(lists[i]))))
+            ids = list(chain.from_iterable(lists))
+            offsets = _csr(np.fromiter(map(len, lists), np.int64, count=len(lists)))
+        counts = offsets[1:] - offsets[:-1]
+        if counts.size and int(counts.max()) > _F32_EXACT:
+            raise IRMetricsError(
+                f"{source}: a ranked list holds {int(counts.max()):,} documents; at most {_F32_EXACT:,} per query"
+            )
+        # n - position within each list: the query's end offset minus the flat row.
+        scores = np.repeat(offsets[1:].astype(np.float64), counts) - np.arange(len(ids), dtype=np.float64)
+        own = list(map(dict.get, positions, qids))
+        identical = None
+        if any(p is not None for p in own):
+            identical = np.zeros(len(ids), bool)
+            identical[[int(offsets[i]) + p for i, p in enumerate(own) if p is not None]] = True
+        super().__init__(qids, offsets, scores, self._ids_at, self._find, identical, source)
+        self.ids = ids
+        self.positions = positions
+
+    @classmethod
+    def from_lists(cls, rankings: Mapping[str, Sequence[str]], *, source: str = "run") -> RankedRun:
+        """``{qid: [doc id, ...]}``, best first. Ids must be str; an empty list is a query that retrieved nothing."""
+        if isinstance(rankings, RankedRun):
+            return rankings
+        if not isinstance(rankings, Mapping):
+            raise EmptyInputError(f"rankings must be a dict {{qid: [docid, ...]}}, got {type(rankings).__name__}")
+        if len(rankings) == 0:
+            raise EmptyInputError("rankings is empty: no query was retrieved for")
+        qids = list(rankings)
+        _check_query_ids(qids, f" in {source}")
+        lists = list(rankings.values())
+        for q, ranked in zip(qids, lists):
+            if isinstance(ranked, str | bytes | Mapping) or not isinstance(ranked, Sequence):
+                raise InvalidIdError(
+                    f"{source}[{q!r}] must be a list of doc ids in rank order, got {type(ranked).__name__}"
+                )
+        ids = list(chain.from_iterable(lists))
+        if not set(map(type, ids)) <= {str}:
+            for q, ranked in zip(qids, lists):
+                for j, d in enumerate(ranked):
+                    _check_id("document", d, f" at {source}[{q!r}][{j}]")
+        return cls(qids, ids, list(map(len, lists)), source)
+
+    def _ids_at(self, rows: np.ndarray) -> list[str]:
+        return list(map(self.ids.__getitem__, rows.tolist()))
+
+    def _find(self, candidates: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        index = dict(zip(candidates, range(len(candidates))))
+        which = np.fromiter(map(index.get, self.ids, repeat(-1)), np.int64, count=len(self.ids))
+        rows = np.flatnonzero(which >= 0)
+        return rows, which[rows]
+
+
+def as_run(results: RunDict | Mapping[str, Sequence[str]] | Run | ColumnarRun) -> Run | ColumnarRun:
+    """The run behind any accepted results: a :class:`Run`/:class:`ColumnarRun` as it is,
+    ``{qid: [docid, ...]}`` (every value a list or tuple) as a :class:`RankedRun`, else a
+    validated :class:`Run` of ``{qid: {docid: score}}``."""
+    if isinstance(results, Run | ColumnarRun):
+        return results
+    if isinstance(results, Mapping) and results and set(map(type, results.values())) <= {list, tuple}:
+        return RankedRun.from_lists(results, source="results")
+    return Run.from_dict(results)
+
+
 @dataclass(frozen=True)
 class Prepared:
     """The run restricted to the queries that can be scored, flattened for ranking.
@@ -422,6 +537,8 @@ def prepare(run: Run | ColumnarRun, qrels: Qrels, ignore_identical_ids: bool) ->
     lengths, one over every score, one for each query's first judged document (others are few),
     and one for the query's own id when identical ids are dropped.
     """
+    if isinstance(run, RankedRun):
+        return _prepare_ranked(run, qrels, ignore_identical_ids)
     if isinstance(run, ColumnarRun):
         return _prepare_columnar(run, qrels, ignore_identical_ids)
     results = run.data
@@ -586,6 +703,79 @@ class _DictMembers:
             its = map(reversed, map(dicts.__getitem__, qidx[bwd].tolist()))
             out[bwd] = list(map(next, map(islice, its, back[bwd].tolist(), repeat(None))))
         return out.tolist()
+
+
+def _prepare_ranked(run: RankedRun, qrels: Qrels, ignore_identical_ids: bool) -> Prepared:
+    """:func:`prepare` for ranked lists: judged documents are found in each query's ``positions``.
+
+    The synthetic scores are whole numbers up to ``2**24``, exact in float32, so no score is read
+    and no two documents of a query tie.
+    """
+    judged_all = list(map(qrels.data.get, run.qids))
+    if all(judged_all):
+        qids, judged, positions = run.qids, judged_all, run.positions
+        keep_q = None
+    else:
+        keep = list(map(bool, judged_all))
+        qids = list(compress(run.qids, keep))
+        judged = list(compress(judged_all, keep))
+        positions = list(compress(run.positions, keep))
+        keep_q = np.asarray(keep, bool)
+    n = len(qids)
+    raw_lengths = np.diff(run.offsets) if keep_q is None else np.diff(run.offsets)[keep_q]
+    raw_offsets = _csr(raw_lengths)
+    rows = None if keep_q is None else _gather_rows(run.offsets, keep_q)
+    scores = run.scores if rows is None else run.scores[rows]
+
+    judged_offsets, judged_labels = _scored_labels(qrels, qids, judged)
+    n_judged = np.diff(judged_offsets)
+    flat_docs = list(chain.from_iterable(judged))
+    total = len(flat_docs)
+    dicts = chain.from_iterable(map(repeat, positions, n_judged.tolist()))
+    local = np.fromiter(map(dict.get, dicts, flat_docs, repeat(-1)), np.int64, count=total)
+    owner = np.repeat(np.arange(n), n_judged)
+    hit = local >= 0
+    lengths = raw_lengths
+    if ignore_identical_ids and run.identical is not None:  # some query retrieved its own id
+        own = list(map(dict.get, positions, qids))
+        dropped = [i for i, p in enumerate(own) if p is not None]
+        if dropped:
+            # BEIR drops a document whose id is the query's own; it is no judged hit either.
+            drop_rows = raw_offsets[dropped] + np.asarray([own[i] for i in dropped], np.int64)
+            keep_rows = np.ones(scores.size, bool)
+            keep_rows[drop_rows] = False
+            scores = scores[keep_rows]
+            rows = np.flatnonzero(keep_rows) if rows is None else rows[keep_rows]
+            lengths = raw_lengths.copy()
+            lengths[dropped] -= 1
+            own_local = np.full(n, -1, np.int64)
+            own_local[dropped] = [own[i] for i in dropped]
+            hit &= local != own_local[owner]
+    offsets = _csr(lengths) if lengths is not raw_lengths else raw_offsets
+    idx = np.flatnonzero(hit)
+    pair_query = owner[idx]
+    # The synthetic score of a hit: its list's length minus its position (as in run.scores).
+    pair_score = (raw_lengths[pair_query] - local[idx]).astype(np.float64)
+
+    def ids_at(positions: np.ndarray) -> list[str]:
+        return run.ids_at(positions if rows is None else rows[positions])
+
+    def exact_at(positions: np.ndarray, ids: list[str]) -> np.ndarray:
+        return scores[positions]
+
+    return Prepared(
+        qids,
+        offsets,
+        scores.astype(np.float32),
+        ids_at,
+        exact_at,
+        pair_query,
+        pair_score,
+        judged_labels[idx],
+        list(map(flat_docs.__getitem__, idx.tolist())),
+        judged_offsets,
+        judged_labels,
+    )
 
 
 def _prepare_columnar(run: ColumnarRun, qrels: Qrels, ignore_identical_ids: bool) -> Prepared:

@@ -118,7 +118,9 @@ def replay_pipeline(
             raise FeedbackError(f"the pipeline produced no {comp}.{socket} for query {qid!r}") from None
     id_field = "id" if document_comparison_field == "id" else document_comparison_field
     gold = gold_documents(feedback.judgments, qids, id_field=id_field)
-    return path.convert(gold, retrieved, qids).results
+    results = path.convert(gold, retrieved, qids).results
+    # rank_by="order" gives ranked lists: as a dict they are the scores n, n - 1, ..., 1 per query.
+    return results if isinstance(results, dict) else results.data
 
 
 __all__ = ["replay_pipeline"]
