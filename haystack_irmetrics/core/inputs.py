@@ -108,6 +108,17 @@ def _check_query_ids(qids: list, where: str) -> None:
             _check_id("query", q, where)
 
 
+def _query_ids_of(data: object, name: str, shape: str, empty: str) -> list[str]:
+    """The query ids of a top-level input ``{qid: ...}``, validated (shared by every dict input)."""
+    if not isinstance(data, Mapping):
+        raise EmptyInputError(f"{name} must be a dict {shape}, got {type(data).__name__}")
+    if len(data) == 0:
+        raise EmptyInputError(f"{name} is empty: {empty}")
+    qids = list(data)
+    _check_query_ids(qids, f" in {name}")
+    return qids
+
+
 def _flat_values(
     data: RunDict | QrelsDict,
     queries: list[str],
@@ -161,12 +172,7 @@ class Qrels:
     def from_dict(cls, qrels: QrelsDict) -> Qrels:
         if isinstance(qrels, Qrels):
             return qrels
-        if not isinstance(qrels, Mapping):
-            raise EmptyInputError(f"qrels must be a dict {{qid: {{docid: label}}}}, got {type(qrels).__name__}")
-        if len(qrels) == 0:
-            raise EmptyInputError("qrels is empty: no query has relevance judgments")
-        qids = list(qrels)
-        _check_query_ids(qids, " in qrels")
+        qids = _query_ids_of(qrels, "qrels", "{qid: {docid: label}}", "no query has relevance judgments")
         inner = list(qrels.values())
         if not set(map(type, inner)) <= {dict}:
             for q in qids:
@@ -216,12 +222,7 @@ class Run:
     def from_dict(cls, results: RunDict) -> Run:
         if isinstance(results, Run):
             return results
-        if not isinstance(results, Mapping):
-            raise EmptyInputError(f"results must be a dict {{qid: {{docid: score}}}}, got {type(results).__name__}")
-        if len(results) == 0:
-            raise EmptyInputError("results is empty: no query was retrieved for")
-        qids = list(results)
-        _check_query_ids(qids, " in results")
+        qids = _query_ids_of(results, "results", "{qid: {docid: score}}", "no query was retrieved for")
         plain = set(map(type, results.values())) <= {dict}
         if not plain:
             for q, inner in results.items():
@@ -451,12 +452,7 @@ class RankedRun(ColumnarRun):
         """``{qid: [doc id, ...]}``, best first. Ids must be str; an empty list is a query that retrieved nothing."""
         if isinstance(rankings, RankedRun):
             return rankings
-        if not isinstance(rankings, Mapping):
-            raise EmptyInputError(f"rankings must be a dict {{qid: [docid, ...]}}, got {type(rankings).__name__}")
-        if len(rankings) == 0:
-            raise EmptyInputError("rankings is empty: no query was retrieved for")
-        qids = list(rankings)
-        _check_query_ids(qids, f" in {source}")
+        qids = _query_ids_of(rankings, source, "{qid: [docid, ...]}", "no query was retrieved for")
         lists = list(rankings.values())
         for q, ranked in zip(qids, lists):
             if isinstance(ranked, str | bytes | Mapping) or not isinstance(ranked, Sequence):
