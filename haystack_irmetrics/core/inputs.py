@@ -753,11 +753,11 @@ def _prepare_ranked(run: RankedRun, qrels: Qrels, ignore_identical_ids: bool) ->
     # The synthetic score of a hit: its list's length minus its position (as in run.scores).
     pair_score = (raw_lengths[pair_query] - local[idx]).astype(np.float64)
 
-    def ids_at(positions: np.ndarray) -> list[str]:
-        return run.ids_at(positions if rows is None else rows[positions])
+    def ids_at(at: np.ndarray) -> list[str]:
+        return run.ids_at(at if rows is None else rows[at])
 
-    def exact_at(positions: np.ndarray, ids: list[str]) -> np.ndarray:
-        return scores[positions]
+    def exact_at(at: np.ndarray, ids: list[str]) -> np.ndarray:
+        return scores[at]
 
     return Prepared(
         qids,
