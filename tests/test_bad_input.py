@@ -102,6 +102,14 @@ def test_integer_ids_raise_invalid_id():
         evaluate(QRELS, {"q1": {7: 1.0}}, [1])
 
 
+@pytest.mark.parametrize("preset", ["beir", "trec"])
+def test_an_unsampled_integer_id_tied_with_a_judged_document_is_a_typed_error(preset):
+    # Ids are type-checked on the first document of sampled queries; a later one surfaces where
+    # a tie has to compare it (trec: by id; BEIR: by identity), never as a bare TypeError.
+    with pytest.raises(InvalidIdError, match="document id 1 in query 'q1' is int"):
+        evaluate({"q1": {"a": 1}}, {"q1": {"a": 1.0, 1: 1.0}}, [1], preset=preset)
+
+
 def test_unknown_preset_policy_and_measure_raise():
     with pytest.raises(InvalidPolicyError, match="unknown preset"):
         evaluate(QRELS, RESULTS, [1], preset="ranx")

@@ -184,3 +184,16 @@ def test_bad_results_shapes_name_both_accepted_forms():
 def test_the_parts_must_agree():
     with pytest.raises(EmptyInputError, match="2 queries"):
         RankedRun(["q1", "q2"], ["a"], [1])
+
+
+def test_list_subclasses_are_ranked_lists_too():
+    class Ranked(list):
+        pass
+
+    assert evaluate({"q": {"a": 1}}, {"q": Ranked(["b", "a"])}, [1, 2]).means["P@2"] == 0.5
+
+
+def test_feedback_condense_accepts_ranked_lists():
+    from haystack_irmetrics.feedback.scoring import condense
+
+    assert condense({"q1": ["d1", "d2", "d3"]}, {"q1": {"d3": 1, "d1": 0}}) == {"q1": {"d1": 3.0, "d3": 1.0}}

@@ -138,7 +138,7 @@ def evaluate(
 
 def evaluate_chunks(
     qrels: QrelsDict | Qrels,
-    chunks: Iterable[RunDict | Run | ColumnarRun],
+    chunks: Iterable[RunDict | Mapping[str, Sequence[str]] | Run | ColumnarRun],
     k_values: Sequence[int] | None = DEFAULT_K_VALUES,
     *,
     measures: Sequence[str | Measure] | None = None,
@@ -151,8 +151,9 @@ def evaluate_chunks(
 ) -> EvaluationResult:
     """:func:`evaluate` over a run that comes in pieces, with the same result, bit for bit.
 
-    Each piece (a results dict, :class:`~haystack_irmetrics.core.inputs.Run` or
-    :class:`~haystack_irmetrics.core.inputs.ColumnarRun`) must hold whole queries; their order
+    Each piece (a results dict, ranked lists ``{qid: [docid, ...]}``, a
+    :class:`~haystack_irmetrics.core.inputs.Run`, :class:`~haystack_irmetrics.core.inputs.ColumnarRun`
+    or :class:`~haystack_irmetrics.core.inputs.RankedRun`) must hold whole queries; their order
     across pieces is the results order. Memory follows the largest piece plus the per-query
     values, so a run file of any size is scored in bounded memory (``irmetrics evaluate`` streams
     this way). A query found in two pieces raises :class:`~haystack_irmetrics.errors.SplitQueryError`.

@@ -478,12 +478,16 @@ class RankedRun(ColumnarRun):
 
 def as_run(results: RunDict | Mapping[str, Sequence[str]] | Run | ColumnarRun) -> Run | ColumnarRun:
     """The run behind any accepted results: a :class:`Run`/:class:`ColumnarRun` as it is,
-    ``{qid: [docid, ...]}`` (every value a list or tuple) as a :class:`RankedRun`, else a
+    ``{qid: [docid, ...]}`` (every value a list or tuple, or a subclass) as a :class:`RankedRun`, else a
     validated :class:`Run` of ``{qid: {docid: score}}``."""
     if isinstance(results, Run | ColumnarRun):
         return results
-    if isinstance(results, Mapping) and results and set(map(type, results.values())) <= {list, tuple}:
-        return RankedRun.from_lists(results, source="results")
+    if isinstance(results, Mapping) and results:
+        kinds = set(map(type, results.values()))
+        if kinds <= {list, tuple} or (
+            not kinds <= {dict} and all(isinstance(v, list | tuple) for v in results.values())
+        ):
+            return RankedRun.from_lists(results, source="results")
     return Run.from_dict(results)
 
 

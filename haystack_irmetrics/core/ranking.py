@@ -21,7 +21,7 @@ from itertools import pairwise
 
 import numpy as np
 
-from .inputs import Prepared, _gather_rows
+from .inputs import Prepared, _check_id, _gather_rows
 
 # Bound on the elements compared at once in the counting pass (memory ~ 20 bytes each).
 _CHUNK = 1 << 22
@@ -291,6 +291,11 @@ def _resolve_ties(prep: Prepared, ties: str, counted: Counted) -> np.ndarray:
     """Extra rank from float32 tie-group members that precede each judged document."""
     tie_pair, tie_pos, member_ids, pair_ids = counted.tie_pair, counted.tie_pos, counted.tie_ids, counted.tie_pair_ids
     n_pairs = prep.pair_query.size
+    if not (set(map(type, member_ids)) | set(map(type, pair_ids))) <= {str}:
+        # Ids are type-checked on a sample of queries; a tie is where another one must compare.
+        for ids in (member_ids, pair_ids):
+            for i, d in enumerate(ids):
+                _check_id("document", d, f" in query {prep.qids[prep.pair_query[tie_pair[i]]]!r}")
     if ties == "trec":
         before = _str_greater(member_ids, pair_ids)
     elif ties == "stable":

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..core import evaluate
 from ..core.inputs import ColumnarRun, Qrels, QrelsDict, Run, RunDict
+from ..core.inputs import as_run as core_as_run
 from ..core.measures import resolve_measures
 
 VARIANTS = ("full", "condensed")
@@ -60,9 +61,9 @@ def judged_at_k(
     return {f"Judged@{k}": result.per_query[f"P@{k}"] for k in ks}
 
 
-def as_run(run: RunDict | Run | ColumnarRun) -> Run | ColumnarRun:
-    """A core run object (a columnar run from the file readers stays columnar)."""
-    return run if isinstance(run, ColumnarRun) else Run.from_dict(run)
+def as_run(run: RunDict | Mapping[str, Sequence[str]] | Run | ColumnarRun) -> Run | ColumnarRun:
+    """A core run object (a columnar run from the file readers stays columnar; ranked lists become a ``RankedRun``)."""
+    return core_as_run(run)
 
 
 def answered(run: Run | ColumnarRun) -> set[str]:
