@@ -705,6 +705,22 @@ class _DictMembers:
         return out.tolist()
 
 
+def _kept_rows(
+    run: ColumnarRun, keep_q: np.ndarray, ignore_identical_ids: bool
+) -> tuple[np.ndarray | None, np.ndarray]:
+    """Run rows of the queries ``keep_q`` (None: every row), without a query's own id when
+    identical ids are dropped, and each kept query's number of rows."""
+    rows = None if keep_q.all() else _gather_rows(run.offsets, keep_q)
+    lengths = (run.offsets[1:] - run.offsets[:-1])[keep_q]
+    if ignore_identical_ids and run.identical is not None:
+        same = run.identical if rows is None else run.identical[rows]
+        if same.any():
+            owner = np.repeat(np.arange(lengths.size), lengths)
+            lengths = lengths - np.bincount(owner[same], minlength=lengths.size)
+            rows = np.flatnonzero(~same) if rows is None else rows[~same]
+    return rows, lengths
+
+
 def _prepare_ranked(run: RankedRun, qrels: Qrels, ignore_identical_ids: bool) -> Prepared:
     """:func:`prepare` for ranked lists: judged documents are found in each query's ``positions``.
 
@@ -712,65 +728,42 @@ def _prepare_ranked(run: RankedRun, qrels: Qrels, ignore_identical_ids: bool) ->
     and no two documents of a query tie.
     """
     judged_all = list(map(qrels.data.get, run.qids))
-    if all(judged_all):
-        qids, judged, positions = run.qids, judged_all, run.positions
-        keep_q = None
-    else:
-        keep = list(map(bool, judged_all))
-        qids = list(compress(run.qids, keep))
-        judged = list(compress(judged_all, keep))
-        positions = list(compress(run.positions, keep))
-        keep_q = np.asarray(keep, bool)
-    n = len(qids)
-    raw_lengths = np.diff(run.offsets) if keep_q is None else np.diff(run.offsets)[keep_q]
-    raw_offsets = _csr(raw_lengths)
-    rows = None if keep_q is None else _gather_rows(run.offsets, keep_q)
+    keep_q = np.fromiter(map(bool, judged_all), bool, count=len(judged_all))
+    qids = list(compress(run.qids, keep_q))
+    judged = list(compress(judged_all, keep_q))
+    positions = list(compress(run.positions, keep_q))
+    rows, lengths = _kept_rows(run, keep_q, ignore_identical_ids)
     scores = run.scores if rows is None else run.scores[rows]
 
     judged_offsets, judged_labels = _scored_labels(qrels, qids, judged)
     n_judged = np.diff(judged_offsets)
     flat_docs = list(chain.from_iterable(judged))
-    total = len(flat_docs)
     dicts = chain.from_iterable(map(repeat, positions, n_judged.tolist()))
-    local = np.fromiter(map(dict.get, dicts, flat_docs, repeat(-1)), np.int64, count=total)
-    owner = np.repeat(np.arange(n), n_judged)
-    hit = local >= 0
-    lengths = raw_lengths
-    if ignore_identical_ids and run.identical is not None:  # some query retrieved its own id
-        own = list(map(dict.get, positions, qids))
-        dropped = [i for i, p in enumerate(own) if p is not None]
-        if dropped:
-            # BEIR drops a document whose id is the query's own; it is no judged hit either.
-            drop_rows = raw_offsets[dropped] + np.asarray([own[i] for i in dropped], np.int64)
-            keep_rows = np.ones(scores.size, bool)
-            keep_rows[drop_rows] = False
-            scores = scores[keep_rows]
-            rows = np.flatnonzero(keep_rows) if rows is None else rows[keep_rows]
-            lengths = raw_lengths.copy()
-            lengths[dropped] -= 1
-            own_local = np.full(n, -1, np.int64)
-            own_local[dropped] = [own[i] for i in dropped]
-            hit &= local != own_local[owner]
-    offsets = _csr(lengths) if lengths is not raw_lengths else raw_offsets
-    idx = np.flatnonzero(hit)
-    pair_query = owner[idx]
-    # The synthetic score of a hit: its list's length minus its position (as in run.scores).
-    pair_score = (raw_lengths[pair_query] - local[idx]).astype(np.float64)
+    local = np.fromiter(map(dict.get, dicts, flat_docs, repeat(-1)), np.int64, count=len(flat_docs))
+    owner = np.repeat(np.arange(len(qids)), n_judged)
+    # Judged hits as run rows, then as positions among the kept rows (a dropped own id: -1).
+    idx = np.flatnonzero(local >= 0)
+    at = run.offsets[:-1][keep_q][owner[idx]] + local[idx]
+    if rows is not None:
+        kept = np.full(run.scores.size, -1, np.int64)
+        kept[rows] = np.arange(rows.size)
+        at = kept[at]
+        idx, at = idx[at >= 0], at[at >= 0]
 
-    def ids_at(at: np.ndarray) -> list[str]:
-        return run.ids_at(at if rows is None else rows[at])
+    def ids_at(where: np.ndarray) -> list[str]:
+        return run.ids_at(where if rows is None else rows[where])
 
-    def exact_at(at: np.ndarray, ids: list[str]) -> np.ndarray:
-        return scores[at]
+    def exact_at(where: np.ndarray, ids: list[str]) -> np.ndarray:
+        return scores[where]
 
     return Prepared(
         qids,
-        offsets,
+        _csr(lengths),
         scores.astype(np.float32),
         ids_at,
         exact_at,
-        pair_query,
-        pair_score,
+        owner[idx],
+        scores[at],
         judged_labels[idx],
         list(map(flat_docs.__getitem__, idx.tolist())),
         judged_offsets,
@@ -782,14 +775,7 @@ def _prepare_columnar(run: ColumnarRun, qrels: Qrels, ignore_identical_ids: bool
     judgments = qrels.data
     keep_q = np.fromiter((bool(judgments.get(q)) for q in run.qids), bool, count=len(run.qids))
     qids = [q for q, k in zip(run.qids, keep_q.tolist()) if k]
-    rows = None if keep_q.all() else _gather_rows(run.offsets, keep_q)
-    lengths = (run.offsets[1:] - run.offsets[:-1])[keep_q]
-    if ignore_identical_ids and run.identical is not None:
-        same = run.identical if rows is None else run.identical[rows]
-        if same.any():
-            owner = np.repeat(np.arange(lengths.size), lengths)
-            lengths = lengths - np.bincount(owner[same], minlength=lengths.size)
-            rows = np.flatnonzero(~same) if rows is None else rows[~same]
+    rows, lengths = _kept_rows(run, keep_q, ignore_identical_ids)
     offsets = _csr(lengths)
     scores = run.scores if rows is None else run.scores[rows]
     # Readers check too, but columns may come from anywhere (a finite sum means all are finite).
