@@ -305,6 +305,19 @@ def _ours_documents(qrels: Qrels, results: Results, ks: list[int]) -> Prepared:
     return Prepared(call, means=means, info={"queries": len(gt), "api": api})
 
 
+def _floor(qrels: Qrels, results: Results, ks: list[int]) -> Prepared:
+    """The issue's floor: every (doc id, value) pair of the inputs visited once at C level, nothing
+    computed (``deque(maxlen=0)`` drains the iterator without keeping anything)."""
+    from collections import deque
+    from itertools import chain
+
+    def call(_: Any) -> None:
+        deque(chain.from_iterable(map(dict.items, results.values())), maxlen=0)
+        deque(chain.from_iterable(map(dict.items, qrels.values())), maxlen=0)
+
+    return Prepared(call)
+
+
 RUNNERS: dict[str, Callable[[Qrels, Results, list[int]], Prepared]] = {
     "ours": _ours,
     "pytrec_eval": _pytrec_eval,
@@ -314,6 +327,7 @@ RUNNERS: dict[str, Callable[[Qrels, Results, list[int]], Prepared]] = {
     "haystack": _haystack,
     "haystack_per_k": _haystack_per_k,
     "ours_documents": _ours_documents,
+    "floor": _floor,
 }
 
 

@@ -113,6 +113,54 @@ def test_scores_are_read_as_their_float32_rounding(values):
     assert prep.pair_score.tolist() == [values[0]]  # judged scores keep float64
 
 
+# Numbers of every kind a run may hold; struct packs them, numpy's fromiter is the reference.
+NUMBERS = (
+    SCORES
+    | st.integers(-(2**70), 2**70)
+    | SCORES.map(lambda x: np.float32(_f32(x)))  # float32 scalars (beyond range: inf)
+    | SCORES.map(np.float64)
+    | st.integers(-(2**31), 2**31 - 1).map(np.int64)
+    | st.decimals(allow_nan=False, allow_infinity=False, places=6)
+    | st.fractions(max_denominator=10**6)
+)
+
+
+def _numpy_read(inner: list[dict]) -> list[float]:
+    with np.errstate(over="ignore"):
+        n = sum(map(len, inner))
+        return np.fromiter((v for d in inner for v in d.values()), np.float32, count=n).tolist()
+
+
+@pytest.mark.parametrize("group", [1, 3, 7, 1 << 16])
+@given(st.lists(st.lists(NUMBERS, max_size=9), min_size=1, max_size=12), st.booleans())
+def test_packed_score_read_equals_numpys_float32_conversion_for_any_grouping(group, columns, uniform):
+    from haystack_irmetrics.core.inputs import _read_f32
+
+    if uniform:  # every query of one length: the one-Struct path
+        width = min(map(len, columns))
+        columns = [c[:width] for c in columns]
+    inner = [{f"d{j}": v for j, v in enumerate(c)} for c in columns]
+    lengths = np.array([len(d) for d in inner], np.int64)
+    packed = _read_f32(inner, lengths, int(lengths.sum()), group)
+    assert packed is not None and packed.dtype == np.float32
+    assert packed.tolist() == _numpy_read(inner)  # bit for bit (-0.0 == 0.0 aside, checked next)
+    assert np.signbit(packed).tolist() == np.signbit(np.array(_numpy_read(inner), np.float32)).tolist()
+
+
+@pytest.mark.parametrize("odd", ["0.25", None, 10**400, [1.0], "x"])
+def test_a_value_struct_refuses_is_read_by_numpys_rules_or_named(odd):
+    # mid-query, where the sampled type check does not look: numeric strings read as float() does
+    # (documented); anything else raises naming the document
+    results = {"q": {"a": 1.0, "odd": odd, "c": 0.5}}
+    qrels = Qrels.from_dict({"q": {"a": 1}})
+    if odd == "0.25":
+        prep = prepare(Run.from_dict(results), qrels, False)
+        assert prep.scores.tolist() == [1.0, 0.25, 0.5]
+    else:
+        with pytest.raises(InvalidScoreError, match="'odd' in query 'q'"):
+            prepare(Run.from_dict(results), qrels, False)
+
+
 @pytest.mark.parametrize("bad", [float("inf"), float("-inf"), float("nan")])
 def test_a_non_finite_score_raises_even_beside_scores_beyond_float32_range(bad):
     results = {"q": {"big": 1e300, "bad": bad}}
