@@ -606,9 +606,7 @@ def prepare(run: Run | ColumnarRun, qrels: Qrels, ignore_identical_ids: bool) ->
     lengths = np.fromiter(map(len, inner), np.int64, count=n)
     raw_offsets = _csr(lengths)
     # The one pass over every retrieved score, read as float32 (the ranking precision).
-    scores = _flat_values(
-        results, qids, inner, int(raw_offsets[-1]), "score", InvalidScoreError, np.float32, lengths
-    )
+    scores = _flat_values(results, qids, inner, int(raw_offsets[-1]), "score", InvalidScoreError, np.float32, lengths)
 
     # Judged documents: one dict lookup each (NaN = not retrieved; scores are finite by now).
     judged_offsets, judged_labels = _scored_labels(qrels, qids, judged)
