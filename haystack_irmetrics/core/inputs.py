@@ -553,6 +553,7 @@ class Prepared:
     with its float64 score. ``ids_at(positions)`` returns the doc ids at flat positions and
     ``exact_at(positions, ids)`` their float64 scores (tie-group members need both). ``judged_labels`` holds every judgment of the scored
     queries (retrieved or not), query ``i`` owning ``judged_labels[judged_offsets[i]:judged_offsets[i+1]]``.
+    ``pair_rank``, when the run is ranked lists, is every pair's 0-based rank: its position (no ties exist).
     """
 
     qids: list[str]
@@ -566,6 +567,7 @@ class Prepared:
     pair_doc: list[str]
     judged_offsets: np.ndarray
     judged_labels: np.ndarray
+    pair_rank: np.ndarray | None = None
 
 
 def _csr(lengths: np.ndarray) -> np.ndarray:
@@ -808,18 +810,21 @@ def _prepare_ranked(run: RankedRun, qrels: Qrels, ignore_identical_ids: bool) ->
     def exact_at(where: np.ndarray, ids: list[str]) -> np.ndarray:
         return scores[where]
 
+    offsets = _csr(lengths)
+    pair_query = owner[idx]
     return Prepared(
         qids,
-        _csr(lengths),
+        offsets,
         scores.astype(np.float32),
         ids_at,
         exact_at,
-        owner[idx],
+        pair_query,
         scores[at],
         judged_labels[idx],
         list(map(flat_docs.__getitem__, idx.tolist())),
         judged_offsets,
         judged_labels,
+        at - offsets[pair_query],  # the rank is the position among the query's kept rows
     )
 
 
