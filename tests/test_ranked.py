@@ -6,6 +6,7 @@ A ranked list of ``n`` distinct ids means the scores ``n, n - 1, ..., 1``; the o
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from itertools import pairwise
 
 import numpy as np
@@ -14,7 +15,8 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from haystack_irmetrics import evaluate, evaluate_chunks
-from haystack_irmetrics.core.inputs import RankedRun, as_run
+from haystack_irmetrics.core.inputs import Qrels, RankedRun, as_run, prepare
+from haystack_irmetrics.core.ranking import judged_ranks
 from haystack_irmetrics.errors import EmptyInputError, InvalidIdError, InvalidScoreError
 from tests import strategies as S
 from tests.oracles import beir_means, pytrec_per_query, pytrec_rr_at, without_identical_ids
@@ -108,6 +110,19 @@ def test_ranked_pieces_score_as_the_whole(qrels, lists, cuts):
             evaluate_chunks(qrels, pieces, [1, 3, 10])
         return
     assert evaluate_chunks(qrels, pieces, [1, 3, 10]).means == whole.means
+
+
+@pytest.mark.parametrize("ties", ["trec", "stable"])
+@pytest.mark.parametrize("identical", [True, False])
+@given(S.qrels(), LISTS)
+def test_list_positions_are_the_ranks_the_float32_count_finds(ties, identical, qrels, lists):
+    # Ranked lists skip counting (rank = position among the kept rows); counting their synthetic
+    # scores must agree, with repeats and dropped own ids.
+    assume(_scored_queries(qrels, lists))
+    prep = prepare(RankedRun.from_lists(lists), Qrels.from_dict(qrels), identical)
+    assert prep.pair_rank is not None
+    counted = judged_ranks(replace(prep, pair_rank=None), ties)
+    assert prep.pair_rank.tolist() == counted.tolist()
 
 
 def test_a_repeated_id_counts_once_at_its_first_position():
