@@ -9,7 +9,8 @@ or with :func:`numpy.fromiter` where that refuses a value.
 
 Validation lives here, in one place. Scores and labels must be real numbers; ``None``, NaN and
 infinities raise, non-numeric strings raise, and a numeric string is read as :func:`float` would
-(numpy's conversion: every value is converted, so a non-number always raises, but the exact
+(numpy's conversion, where :mod:`struct` refuses a value: every value is converted, so a non-number
+always raises, but the exact
 type — a bool, say — is checked on the first value of up to 1,000 queries spread over the input,
 which keeps the check off the hot path). Ids must be strings: checked on the same sample, and on
 every query id.
@@ -179,7 +180,8 @@ def _read_f32(inner: list, lengths: np.ndarray, n: int, group: int = _PACK_GROUP
     Each query's values are packed at once by :mod:`struct`'s native ``f`` (the C ``(float)`` cast of
     the value's double, as numpy rounds; beyond float32's range is +-inf): about a third faster than
     :func:`numpy.fromiter`'s per-value conversion. ``struct`` takes numbers only (a numeric string
-    too is refused), so None sends the caller to numpy's rules and error messages.
+    too is refused), so None sends the caller to numpy's rules and error messages. A query longer
+    than ``group`` is read by numpy alone, so the extra memory stays within a group's values.
     """
     out = np.empty(n, np.float32)
     ends = np.cumsum(lengths)
@@ -189,6 +191,11 @@ def _read_f32(inner: list, lengths: np.ndarray, n: int, group: int = _PACK_GROUP
             j = max(int(np.searchsorted(ends, pos + group, side="right")), i + 1)
             width = int(lengths[i])
             queries = map(_values, inner[i:j])
+            if width > group:  # one huge query: numpy, rather than a tuple of all its values
+                with np.errstate(over="ignore"):
+                    out[pos : pos + width] = np.fromiter(next(queries), np.float32, count=width)
+                pos, i = pos + width, j
+                continue
             if (lengths[i:j] == width).all():  # one Struct for the whole group: no Python frame per query
                 packed = b"".join(starmap(_f32_struct(width).pack, queries))
             else:
