@@ -10,9 +10,8 @@ or with :func:`numpy.fromiter` where that refuses a value.
 Validation lives here, in one place. Scores and labels must be real numbers; ``None``, NaN and
 infinities raise, non-numeric strings raise, and a numeric string is read as :func:`float` would
 (numpy's conversion, where :mod:`struct` refuses a value: every value is converted, so a non-number
-always raises, but the exact
-type — a bool, say — is checked on the first value of up to 1,000 queries spread over the input,
-which keeps the check off the hot path). Ids must be strings: checked on the same sample, and on
+always raises, but the exact type — a bool, say — is checked on the first value of up to 1,000
+queries spread over the input, which keeps the check off the hot path). Ids must be strings: checked on the same sample, and on
 every query id.
 """
 
