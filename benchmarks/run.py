@@ -38,7 +38,7 @@ import generate  # noqa: E402
 import runners  # noqa: E402
 
 DICT_TOOLS = ["pytrec_eval", "ours", "beir", "ranx", "ir_measures", "floor"]
-HAYSTACK_TOOLS = ["haystack", "haystack_per_k", "ours_documents"]
+HAYSTACK_TOOLS = ["haystack", "haystack_per_k", "ours_documents", "floor_documents"]
 HAYSTACK_WORKLOADS = {"trecdl", "beir"}
 FILE_TOOLS = ["pytrec_eval", "ours"]
 ALL_TOOLS = [*DICT_TOOLS, *HAYSTACK_TOOLS]
@@ -71,6 +71,7 @@ LABELS = {
     "haystack": "Haystack built-ins (4 Document\\*Evaluators, no cutoff)",
     "haystack_per_k": "Haystack built-ins (4 Document\\*Evaluators, once per k)",
     "floor": "floor: every (doc, value) of the input dicts iterated once at C level, nothing computed",
+    "floor_documents": "floor (Documents): every Document's id read once at C level, nothing computed",
 }
 FILE_LABELS = {
     "ours": "**irmetrics evaluate** (CLI)",
@@ -410,6 +411,7 @@ def _tools_for(workload: str, tools: list[str]) -> list[str]:
             if t in tools
             or (t == "ours_documents" and "ours" in tools)
             or (t == "haystack_per_k" and "haystack" in tools)
+            or (t == "floor_documents" and "floor" in tools)
         ]
     return chosen
 
