@@ -161,6 +161,66 @@ def test_a_value_struct_refuses_is_read_by_numpys_rules_or_named(odd):
             prepare(Run.from_dict(results), qrels, False)
 
 
+class _LyingFloat(float):
+    """A float whose ``__float__`` disagrees with its own value (pytrec_eval and BEIR's sort use the value)."""
+
+    def __float__(self) -> float:
+        return 1.0
+
+
+def test_a_float_subclass_is_read_by_its_own_value_everywhere_as_pytrec_eval_reads_it():
+    from haystack_irmetrics import evaluate
+    from tests.oracles import pytrec_per_query
+
+    qrels = {"q": {"z": 1}}
+    results = {"q": {"a": 1.5, "z": _LyingFloat(2.0)}}
+    res = evaluate(qrels, results, [1, 3, 10])
+    assert res.per_query["MRR@10"]["q"] == 1.0  # z (2.0) beats a (1.5): rank 1, not an impossible 3
+    oracle = pytrec_per_query(qrels, results, [1, 3, 10])
+    for name in ("NDCG@1", "P@1", "MAP@10"):
+        assert res.per_query[name]["q"] == oracle[name]["q"]
+
+
+def test_a_run_read_by_numpy_reads_a_float_subclass_one_way_throughout():
+    # a numeric string sends the whole run to numpy's rules (float(), so __float__): consistent ranks
+    from haystack_irmetrics import evaluate
+
+    results = {"q": {"a": 1.5, "z": _LyingFloat(2.0)}, "p": {"w": 0.1, "x": "0.5"}}  # not first: not type-checked
+    res = evaluate({"q": {"z": 1}, "p": {"x": 1}}, results, [1, 3, 10])
+    assert res.per_query["MRR@10"]["q"] == 0.5
+
+
+def test_numpy_integers_beyond_2_53_rank_as_their_doubles_like_python_ints():
+    from haystack_irmetrics import evaluate
+
+    # z's double (2**60 + 2**36) rounds to the float32 below a's; rounded straight to float32 (as
+    # numpy would an int64) it would round up and tie with a. Judged scores are doubles too.
+    big = {"z": 2**60 + 2**36 + 1, "a": 2**60 + 2**37}
+    as_np = {d: np.int64(v) for d, v in big.items()}
+    mrr = [evaluate({"q": {"z": 1}}, {"q": r}, [10]).per_query["MRR@10"]["q"] for r in (big, as_np)]
+    assert mrr[0] == mrr[1] == 0.5
+
+
+def test_an_int_too_long_to_print_is_a_typed_error_with_a_short_description():
+    with pytest.raises(InvalidScoreError, match=r"<int of 16,610 bits> of document 'b' in query 'q'"):
+        prepare(Run.from_dict({"q": {"a": 1.0, "b": 10**5000}}), Qrels.from_dict({"q": {"a": 1}}), False)
+
+
+class _ShortMapping(dict):
+    """A mapping whose len() is one less than what it yields."""
+
+    def __len__(self) -> int:
+        return super().__len__() - 1
+
+
+@pytest.mark.parametrize("group", [1, 2, 1 << 16])
+def test_a_mapping_whose_len_disagrees_with_its_items_is_left_to_numpy(group):
+    from haystack_irmetrics.core.inputs import _read_f32
+
+    inner = [_ShortMapping({"a": 1.0, "b": 2.0, "c": 3.0}), {"x": 4.0, "y": 5.0}]
+    assert _read_f32(inner, np.array([2, 2]), 4, group) is None
+
+
 @pytest.mark.parametrize("bad", [float("inf"), float("-inf"), float("nan")])
 def test_a_non_finite_score_raises_even_beside_scores_beyond_float32_range(bad):
     results = {"q": {"big": 1e300, "bad": bad}}

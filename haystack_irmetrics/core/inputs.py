@@ -60,6 +60,15 @@ def _check_id(kind: str, value: object, where: str = "") -> None:
         )
 
 
+def _shown(value: object, limit: int = 60) -> str:
+    """``repr(value)`` for a message, shortened; an int too long to print is described instead."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int beyond Python's digit limit for str()
+        return f"<int of {value.bit_length():,} bits>" if isinstance(value, int) else f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _first_bad(data: RunDict | QrelsDict, queries: Iterable[str], what: str, error: type[Exception]) -> Exception:
     """Locate the first non-finite or non-numeric value, for an error message (slow path)."""
     for q in queries:
@@ -70,7 +79,7 @@ def _first_bad(data: RunDict | QrelsDict, queries: Iterable[str], what: str, err
             except (TypeError, ValueError, OverflowError):
                 f = float("nan")
             if not (f == f and abs(f) != float("inf")):
-                return error(f"{what} {v!r} of document {d!r} in query {q!r} is not a finite number")
+                return error(f"{what} {_shown(v)} of document {d!r} in query {q!r} is not a finite number")
     return error(f"a {what} is not a finite number")
 
 
@@ -102,7 +111,7 @@ def _check_first_items(
             d, v = next(iter(inner.items()))
             _check_id("document", d, f" in query {q!r}")
             if not _is_number(v):
-                raise error(f"{what} {v!r} of document {d!r} in query {q!r} is {type(v).__name__}, not a number")
+                raise error(f"{what} {_shown(v)} of document {d!r} in query {q!r} is {type(v).__name__}, not a number")
 
 
 def _check_query_ids(qids: list, where: str) -> None:
@@ -130,16 +139,14 @@ def _flat_values(
     what: str,
     error: type[Exception],
     dtype: type = np.float64,
-    lengths: np.ndarray | None = None,
+    values: np.ndarray | None = None,
 ) -> np.ndarray:
     """All values of the dicts ``inner`` (``data[q]`` for ``q`` in ``queries``), in order, as ``dtype``.
 
-    float32 with the dicts' ``lengths`` given: :func:`_read_f32` first; what it refuses, numpy reads.
-
+    ``values``: the same, read already (by :func:`_read_f32`); else numpy reads them here.
     Validated: a non-number or non-finite value raises ``error`` naming its query and document.
     As float32, a finite value beyond float32's range reads as +-inf (trec_eval stores it so).
     """
-    values = _read_f32(inner, lengths, n) if dtype is np.float32 and lengths is not None else None
     if values is None:
         try:
             with np.errstate(over="ignore"):
@@ -150,7 +157,10 @@ def _flat_values(
     with np.errstate(over="ignore", invalid="ignore"):
         finite = np.isfinite(np.add.reduce(values)) or np.isfinite(values).all()
     if not finite and dtype is not np.float64:  # +-inf in float32 may be a finite float64: reread
-        finite = np.isfinite(np.fromiter(chain.from_iterable(map(_values, inner)), np.float64, count=n)).all()
+        try:
+            finite = np.isfinite(np.fromiter(chain.from_iterable(map(_values, inner)), np.float64, count=n)).all()
+        except (TypeError, ValueError, OverflowError):
+            finite = False
     if not finite:
         raise _first_bad(data, queries, what, error)
     _check_first_items(data, queries, what, error, inner)
@@ -159,6 +169,8 @@ def _flat_values(
 
 # C-level callables for map(): no Python frame per query.
 _values = operator.methodcaller("values")
+
+_END = object()
 
 # Values packed per group of queries: enough to amortise the per-group step, few enough to stay in cache.
 _PACK_GROUP = 1 << 16
@@ -176,11 +188,13 @@ def _pack_f32(values: Sequence[float]) -> bytes:
 def _read_f32(inner: list, lengths: np.ndarray, n: int, group: int = _PACK_GROUP) -> np.ndarray | None:
     """Every value of the dicts ``inner``, in order, as float32; None if one is not a plain number.
 
-    Each query's values are packed at once by :mod:`struct`'s native ``f`` (the C ``(float)`` cast of
-    the value's double, as numpy rounds; beyond float32's range is +-inf): about a third faster than
-    :func:`numpy.fromiter`'s per-value conversion. ``struct`` takes numbers only (a numeric string
-    too is refused), so None sends the caller to numpy's rules and error messages. A query longer
-    than ``group`` is read by numpy alone, so the extra memory stays within a group's values.
+    Each query's values are packed at once by :mod:`struct`'s native ``f``: the C ``(float)`` cast of
+    the value's double (beyond float32's range: +-inf), about a third faster than
+    :func:`numpy.fromiter`'s per-value conversion. The double is what pytrec_eval reads and BEIR's
+    sort compares: a float's own value (a float subclass's ``__float__`` is not called), an int or a
+    numpy scalar through its double. ``struct`` takes numbers only (a numeric string too is refused),
+    so None sends the caller to numpy's rules and error messages. A query longer than ``group`` is
+    read by numpy alone, so the extra memory stays within a group's values.
     """
     out = np.empty(n, np.float32)
     ends = np.cumsum(lengths)
@@ -190,10 +204,16 @@ def _read_f32(inner: list, lengths: np.ndarray, n: int, group: int = _PACK_GROUP
             j = max(int(np.searchsorted(ends, pos + group, side="right")), i + 1)
             width = int(lengths[i])
             queries = map(_values, inner[i:j])
-            if width > group:  # one huge query: numpy, rather than a tuple of all its values
-                with np.errstate(over="ignore"):
-                    out[pos : pos + width] = np.fromiter(next(queries), np.float32, count=width)
-                pos, i = pos + width, j
+            if width > group:  # one huge query: packed in slices (no tuple of all its values)
+                values = iter(next(queries))
+                stop = pos + width
+                while pos < stop:
+                    m = min(group, stop - pos)
+                    out[pos : pos + m] = np.frombuffer(_f32_struct(m).pack(*islice(values, m)), np.float32)
+                    pos += m
+                if next(values, _END) is not _END:  # the mapping yields more than its len()
+                    return None
+                i = j
                 continue
             if (lengths[i:j] == width).all():  # one Struct for the whole group: no Python frame per query
                 packed = b"".join(starmap(_f32_struct(width).pack, queries))
@@ -614,14 +634,18 @@ def prepare(run: Run | ColumnarRun, qrels: Qrels, ignore_identical_ids: bool) ->
     lengths = np.fromiter(map(len, inner), np.int64, count=n)
     raw_offsets = _csr(lengths)
     # The one pass over every retrieved score, read as float32 (the ranking precision).
-    scores = _flat_values(results, qids, inner, int(raw_offsets[-1]), "score", InvalidScoreError, np.float32, lengths)
+    n_scores = int(raw_offsets[-1])
+    packed = _read_f32(inner, lengths, n_scores)
+    scores = _flat_values(results, qids, inner, n_scores, "score", InvalidScoreError, np.float32, packed)
+    # Judged and tie-member scores are converted as the scores were (a float's own value when packed).
+    as_f64 = _packed_f64 if packed is not None else _numpy_f64
 
     # Judged documents: one dict lookup each (NaN = not retrieved; scores are finite by now).
     judged_offsets, judged_labels = _scored_labels(qrels, qids, judged)
     n_judged = np.diff(judged_offsets)
     flat_docs = list(chain.from_iterable(judged))
     own_pos: dict[int, int] = {}
-    found = _lookup(inner, judged, flat_docs, judged_offsets, run.plain)
+    found = _lookup(inner, judged, flat_docs, judged_offsets, run.plain, as_f64)
     if ignore_identical_ids:
         own = np.flatnonzero(np.fromiter(map(_contains, inner, qids), bool, count=n)).tolist()
         if own:
@@ -640,7 +664,7 @@ def prepare(run: Run | ColumnarRun, qrels: Qrels, ignore_identical_ids: bool) ->
     idx = np.flatnonzero(hit)
     owner = np.repeat(np.arange(n), n_judged)
     pair_doc = list(map(flat_docs.__getitem__, idx.tolist()))
-    members = _DictMembers(inner, raw_offsets, offsets, own_pos, run.plain)
+    members = _DictMembers(inner, raw_offsets, offsets, own_pos, run.plain, as_f64)
     return Prepared(
         qids,
         offsets,
@@ -660,7 +684,27 @@ _NAN = float("nan")
 _get = operator.attrgetter("get")
 
 
-def _lookup(inner: list, judged: list, flat_docs: list[str], judged_offsets: np.ndarray, plain: bool) -> np.ndarray:
+def _numpy_f64(values: Iterable, n: int) -> np.ndarray:
+    return np.fromiter(values, np.float64, count=n)
+
+
+def _packed_f64(values: Iterable, n: int) -> np.ndarray:
+    """float64 of ``values`` as :func:`_read_f32` converts (struct: a float's own value)."""
+    listed = list(values)
+    try:
+        return np.frombuffer(struct.pack(f"{n}d", *listed), np.float64)
+    except struct.error:  # not the values the scores were read from (a Mapping that changed)
+        return np.fromiter(listed, np.float64, count=n)
+
+
+def _lookup(
+    inner: list,
+    judged: list,
+    flat_docs: list[str],
+    judged_offsets: np.ndarray,
+    plain: bool,
+    as_f64: Callable[[Iterable, int], np.ndarray] = _numpy_f64,
+) -> np.ndarray:
     """The run's score of every judged document (flat, qrels order), NaN where it was not retrieved.
 
     Every scored query has a judged document: the first of each is looked up in one pass over the
@@ -672,9 +716,9 @@ def _lookup(inner: list, judged: list, flat_docs: list[str], judged_offsets: np.
     first_docs = list(map(flat_docs.__getitem__, starts.tolist()))
     found = np.empty(total, np.float64)
     if plain:
-        found[starts] = np.fromiter(map(dict.get, inner, first_docs, repeat(_NAN)), np.float64, count=n)
+        found[starts] = as_f64(map(dict.get, inner, first_docs, repeat(_NAN)), n)
     else:
-        found[starts] = np.fromiter(map(_call_get, map(_get, inner), first_docs), np.float64, count=n)
+        found[starts] = as_f64(map(_call_get, map(_get, inner), first_docs), n)
     if total == n:
         return found
     more = np.diff(judged_offsets) - 1
@@ -688,7 +732,7 @@ def _lookup(inner: list, judged: list, flat_docs: list[str], judged_offsets: np.
         values = map(dict.get, dicts, docs, repeat(_NAN))
     else:
         values = map(_call_get, chain.from_iterable(map(repeat, map(_get, map(inner.__getitem__, many)), counts)), docs)
-    found[rest] = np.fromiter(values, np.float64, count=total - n)
+    found[rest] = as_f64(values, total - n)
     return found
 
 
@@ -718,10 +762,17 @@ class _DictMembers:
     """
 
     def __init__(
-        self, inner: list, raw_offsets: np.ndarray, offsets: np.ndarray, own_pos: dict[int, int], plain: bool
+        self,
+        inner: list,
+        raw_offsets: np.ndarray,
+        offsets: np.ndarray,
+        own_pos: dict[int, int],
+        plain: bool,
+        as_f64: Callable[[Iterable, int], np.ndarray] = _numpy_f64,
     ) -> None:
         self.inner = inner
         self.plain = plain
+        self.as_f64 = as_f64
         self.raw_offsets = raw_offsets
         self.offsets = offsets
         self.own_pos = own_pos
@@ -730,8 +781,8 @@ class _DictMembers:
         """float64 scores of the documents ``ids`` at flat ``positions`` (one lookup each)."""
         dicts = map(self.inner.__getitem__, (np.searchsorted(self.offsets, positions, side="right") - 1).tolist())
         if self.plain:
-            return np.fromiter(map(dict.__getitem__, dicts, ids), np.float64, count=len(ids))
-        return np.fromiter(map(operator.getitem, dicts, ids), np.float64, count=len(ids))
+            return self.as_f64(map(dict.__getitem__, dicts, ids), len(ids))
+        return self.as_f64(map(operator.getitem, dicts, ids), len(ids))
 
     def __call__(self, positions: np.ndarray) -> list[str]:
         if positions.size == 0:
