@@ -489,7 +489,7 @@ def headline(data: dict[str, Any]) -> list[dict[str, Any]]:
             "value": v,
             "shown": _fmt(v, ".3f", "×"),
             "target": f"≤ {target}×",
-            "pass": v and v <= target,
+            "pass": v is not None and v <= target,
         }
 
     def memory(w: str, target: float) -> dict[str, Any]:
