@@ -7,12 +7,21 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
+from typing import Any
 
 import numpy as np
 
 from ..errors import EmptyInputError, NoOverlapError, SplitQueryError
 from .inputs import ColumnarRun, Prepared, Qrels, QrelsDict, Run, RunDict, as_run, prepare
-from .kernels import binary_kernel, bpref_kernel, coverage_kernel, gain_kernel, iprec_kernel
+from .kernels import (
+    COUNTLESS_FAMILIES,
+    binary_kernel,
+    bpref_kernel,
+    counts_below,
+    coverage_kernel,
+    gain_kernel,
+    iprec_kernel,
+)
 from .measures import FAMILIES, STANDARD_LEVELS, GainMap, Measure, resolve_measures
 from .presets import FamilyPolicy, MissingQueries, NoRelevant, Preset, Ties, resolve_preset
 from .ranking import Counted, count_f32, judged_ranks
@@ -266,6 +275,7 @@ class _Evaluation:
         self._ranks: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._counted: Counted | None = None
         self._relevant: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._counts: dict[tuple, np.ndarray] = {}
         n = len(prep.qids)
         # Each scored query's judged labels (all judged docs, retrieved or not).
         self.label_owner = np.repeat(np.arange(n), np.diff(prep.judged_offsets))
@@ -345,7 +355,12 @@ class _Evaluation:
     def _binary(self, family: str, policy: FamilyPolicy, ms: list[Measure]) -> _Block:
         r_owner, r_ranks, offsets, n_rel = self.relevant_ranked(policy)
         cutoffs = [m.cutoff for m in ms]
-        extra = {"n_retrieved": self.n_retrieved(), "beta": ms[0].beta} if family == "F" else {}
+        extra: dict[str, Any] = {"n_retrieved": self.n_retrieved(), "beta": ms[0].beta} if family == "F" else {}
+        if family not in COUNTLESS_FAMILIES:  # MAP, P, Recall, ... of one relevance rule share their counts
+            key = (policy.ties, policy.positive_above, tuple(cutoffs))
+            if key not in self._counts:
+                self._counts[key] = counts_below(r_ranks, r_owner, len(self.prep.qids), cutoffs)
+            extra["counts"] = self._counts[key]
         table = binary_kernel(family, r_owner, r_ranks, offsets, n_rel, cutoffs, **extra)
         return _Block(table, n_rel > 0)
 

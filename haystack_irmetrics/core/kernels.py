@@ -138,6 +138,10 @@ def gain_kernel(
     return out
 
 
+# Binary families that count the relevant documents above each cutoff otherwise (no counts_below).
+COUNTLESS_FAMILIES = frozenset({"MRR", "Rprec"})
+
+
 def binary_kernel(
     family: str,
     owner: np.ndarray,
@@ -148,13 +152,15 @@ def binary_kernel(
     *,
     n_retrieved: np.ndarray | None = None,
     beta: float | None = None,
+    counts: np.ndarray | None = None,
 ) -> np.ndarray:
     """MAP, P, Recall, R_cap, MRR, Success, Rprec, F or GMAP at each cutoff (rows) for each query (columns).
 
     ``owner``/``ranks``/``offsets`` describe the *relevant* retrieved documents only, sorted by
     rank within each query; ``n_relevant`` is R, every relevant judged document of the query.
     ``n_retrieved`` (F only) is the length of each query's ranking; ``beta`` (F only) weighs recall.
-    A cutoff ``None`` is the whole ranking (Rprec ignores its cutoff: it cuts at R).
+    A cutoff ``None`` is the whole ranking (Rprec ignores its cutoff: it cuts at R). ``counts``:
+    :func:`counts_below` of these ranks and cutoffs, when the caller has it already.
     """
     n = offsets.size - 1
     out = np.zeros((len(cutoffs), n), np.float64)
@@ -168,8 +174,10 @@ def binary_kernel(
         nonempty = np.diff(offsets) > 0
         first[nonempty] = ranks[offsets[:-1][nonempty]]
         first_rank = first.astype(np.float64) + 1.0  # 1-based, exact below 2**53
-    skip = family in ("MRR", "Rprec")  # they count differently
-    counts = np.zeros((len(cutoffs), n), np.int64) if skip else counts_below(ranks, owner, n, cutoffs)
+    if family in COUNTLESS_FAMILIES:
+        counts = np.zeros((len(cutoffs), n), np.int64)
+    elif counts is None:
+        counts = counts_below(ranks, owner, n, cutoffs)
     for row, k in enumerate(cutoffs):
         if family == "MRR":
             np.divide(1.0, first_rank, out=out[row], where=first < k)
