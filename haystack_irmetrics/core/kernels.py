@@ -78,8 +78,10 @@ def counts_below(ranks: np.ndarray, owner: np.ndarray, n_queries: int, cutoffs: 
     bucket = np.searchsorted(uniq, ranks, side="right")  # number of cutoffs at or below the rank
     width = uniq.size + 1
     hist = np.bincount(bucket * n_queries + owner, minlength=n_queries * width).reshape(width, n_queries)
-    below = np.cumsum(hist[:-1], axis=0)  # row j: ranks below uniq[j]
-    return below[row]
+    below = hist[:-1]  # made running sums in place, row j: ranks below uniq[j]
+    for j in range(1, below.shape[0]):  # row by row: a few times faster than cumsum along axis 0
+        np.add(below[j - 1], below[j], out=below[j])
+    return below if np.array_equal(row, np.arange(row.size)) else below[row]
 
 
 def jk_discount(ranks: np.ndarray) -> np.ndarray:
