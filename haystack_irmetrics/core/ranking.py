@@ -135,7 +135,13 @@ def count_f32(prep: Prepared) -> Counted:
         positions = np.concatenate(tie_positions)
         pairs = np.concatenate(tie_pairs)
         pair_ids = list(map(prep.pair_doc.__getitem__, pairs.tolist()))
-        return Counted(greater, pairs, positions, prep.ids_at(positions), pair_ids)
+        member_ids = prep.ids_at(positions)
+        if not (set(map(type, member_ids)) | set(map(type, pair_ids))) <= {str}:
+            # Ids are type-checked on a sample of queries; a tie is where another one must compare.
+            for ids in (member_ids, pair_ids):
+                for i, d in enumerate(ids):
+                    _check_id("document", d, f" in query {prep.qids[prep.pair_query[pairs[i]]]!r}")
+        return Counted(greater, pairs, positions, member_ids, pair_ids)
     empty = np.zeros(0, np.int64)
     return Counted(greater, empty, empty)
 
@@ -292,12 +298,7 @@ def _count_sorted(
 def _resolve_ties(prep: Prepared, ties: str, counted: Counted) -> np.ndarray:
     """Extra rank from float32 tie-group members that precede each judged document."""
     tie_pair, tie_pos, member_ids, pair_ids = counted.tie_pair, counted.tie_pos, counted.tie_ids, counted.tie_pair_ids
-    n_pairs = prep.pair_query.size
-    if not (set(map(type, member_ids)) | set(map(type, pair_ids))) <= {str}:
-        # Ids are type-checked on a sample of queries; a tie is where another one must compare.
-        for ids in (member_ids, pair_ids):
-            for i, d in enumerate(ids):
-                _check_id("document", d, f" in query {prep.qids[prep.pair_query[tie_pair[i]]]!r}")
+    n_pairs = prep.pair_query.size  # the ids are str: count_f32 checked them
     if ties == "trec":
         before = _str_greater(member_ids, pair_ids)
     elif ties == "stable":
