@@ -21,3 +21,22 @@ def test_counts_below_counts_each_query_s_ranks_under_each_cutoff(pairs, cutoffs
     for row, k in enumerate(cutoffs):
         expected = [sum(1 for q, r in pairs if q == i and (k is None or r < k)) for i in range(n)]
         assert got[row].tolist() == expected
+
+
+FLOATS = st.floats(-1e6, 1e6, allow_nan=False) | st.sampled_from([0.1, 0.2, 0.3, 1e-17, 1 / 3, 2 / 3])
+
+
+@given(st.lists(st.lists(FLOATS, max_size=25), min_size=1, max_size=12))
+def test_segmented_cumsum_is_python_s_sequential_sum_bit_for_bit(segments):
+    # few long segments take one np.cumsum each, many short ones the vectorised steps: both exact
+    from haystack_irmetrics.core.kernels import segmented_cumsum
+
+    values = np.array([v for seg in segments for v in seg], np.float64)
+    offsets = np.concatenate([[0], np.cumsum([len(seg) for seg in segments])]).astype(np.int64)
+    expected = []
+    for seg in segments:
+        total = 0.0
+        for i, v in enumerate(seg):
+            total = v if i == 0 else total + v
+            expected.append(total)
+    assert segmented_cumsum(values, offsets).tolist() == expected

@@ -43,11 +43,17 @@ def segmented_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Left-to-right running sums restarting at each segment (bit-exact sequential addition).
 
     ``np.cumsum`` over the whole array and subtracting would round differently; numpy's
-    reductions sum pairwise. Work is O(n) over at most max-segment-length vectorised steps.
+    reductions sum pairwise. Work is O(n) over at most max-segment-length vectorised steps, or
+    one ``np.cumsum`` (a sequential accumulate) per segment when segments are fewer than steps.
     """
     out = values.astype(np.float64, copy=True)
     lengths = offsets[1:] - offsets[:-1]
     if out.size == 0:
+        return out
+    nonempty = np.flatnonzero(lengths > 1)
+    if nonempty.size < int(lengths.max()):  # few long segments: one cumsum each (also sequential)
+        for a, b in zip(offsets[:-1][nonempty].tolist(), offsets[1:][nonempty].tolist(), strict=True):
+            np.cumsum(out[a:b], out=out[a:b])
         return out
     order = np.argsort(-lengths, kind="stable")
     sorted_len = lengths[order]
