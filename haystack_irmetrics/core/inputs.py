@@ -11,8 +11,8 @@ Validation lives here, in one place. Scores and labels must be real numbers; ``N
 infinities raise, non-numeric strings raise, and a numeric string is read as :func:`float` would
 (numpy's conversion, where :mod:`struct` refuses a value: every value is converted, so a non-number
 always raises, but the exact type — a bool, say — is checked on the first value of up to 1,000
-queries spread over the input, which keeps the check off the hot path). Ids must be strings: checked on the same sample, and on
-every query id.
+queries spread over the input, which keeps the check off the hot path). Ids must be strings:
+checked on the same sample, and on every query id.
 """
 
 from __future__ import annotations
@@ -194,7 +194,7 @@ def _read_f32(inner: list, lengths: np.ndarray, n: int, group: int = _PACK_GROUP
     sort compares: a float's own value (a float subclass's ``__float__`` is not called), an int or a
     numpy scalar through its double. ``struct`` takes numbers only (a numeric string too is refused),
     so None sends the caller to numpy's rules and error messages. A query longer than ``group`` is
-    read by numpy alone, so the extra memory stays within a group's values.
+    packed in slices of ``group`` values, so the extra memory stays within a group's values.
     """
     out = np.empty(n, np.float32)
     ends = np.cumsum(lengths)
