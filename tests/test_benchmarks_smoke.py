@@ -20,3 +20,6 @@ def test_benchmark_quick_run_writes_results_and_checks_exactness(tmp_path):
     results = json.loads((out / "results.json").read_text())
     assert "max |diff| 0.0e+00" in (out / "RESULTS.md").read_text()
     assert results
+    # Timed like an installed package: ours is imported from bytecode, not compiled per process.
+    assert results["meta"]["byte_compiled"] is True
+    assert "package byte-compiled, as installed" in (out / "RESULTS.md").read_text()
