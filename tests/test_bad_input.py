@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import copy
 import gzip
+import warnings
 
+import numpy as np
 import pytest
 
 from haystack_irmetrics import (
@@ -72,6 +74,30 @@ def test_numeric_string_as_first_score_of_a_query_is_rejected():
 def test_non_finite_or_non_numeric_label_names_query_and_document(bad):
     with pytest.raises(InvalidLabelError, match=r"document 'd9' in query 'q2'"):
         evaluate({"q1": {"d1": 1}, "q2": {"d3": 1, "d9": bad}}, RESULTS, [1])
+
+
+NOT_SCORES = [np.timedelta64(5, "s"), np.datetime64("2020-01-01"), np.complex64(0.5 + 2j), True, np.bool_(True)]
+
+
+@pytest.mark.parametrize("bad", NOT_SCORES, ids=lambda v: type(v).__name__)
+def test_time_complex_or_bool_value_where_types_are_checked_is_rejected_though_float_converts_it(bad):
+    # float() takes each of these; none is a score or a label (a timedelta64 is even a numpy integer).
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        with pytest.raises(
+            InvalidScoreError, match=rf"of document 'd1' in query 'q1' is {type(bad).__name__}, not a number"
+        ):
+            evaluate(QRELS, {"q1": {"d1": bad, "d2": 0.1}}, [1])
+        with pytest.raises(
+            InvalidLabelError, match=rf"of document 'd1' in query 'q1' is {type(bad).__name__}, not a number"
+        ):
+            evaluate({"q1": {"d1": bad}}, RESULTS, [1])
+
+
+@pytest.mark.parametrize("good", [np.float16(0.5), np.float32(0.5), np.longdouble(0.5), np.uint8(3), np.int16(3)])
+def test_every_real_numpy_scalar_is_a_score_and_a_label(good):
+    plain = evaluate({"q1": {"d1": float(good)}}, {"q1": {"d1": float(good), "d2": 0.1}}, [2]).means
+    assert evaluate({"q1": {"d1": good}}, {"q1": {"d1": good, "d2": 0.1}}, [2]).means == plain
 
 
 def test_label_given_as_string_is_rejected():

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from haystack import Document, Pipeline, component
 from haystack.core.errors import DeserializationError
@@ -310,6 +311,15 @@ def test_missing_comparison_value_raises_invalid_id_error_naming_query_document_
 def test_rank_by_score_without_a_score_raises_invalid_score_error_naming_the_document(cls):
     with pytest.raises(InvalidScoreError, match=r"retrieved_documents\[0\]\[1\] \(query '0', id 'b'\) has score None"):
         make(cls, rank_by="score").run([[D("a")]], [[D("a", 1.0), D("b")]])
+
+
+@pytest.mark.parametrize("bad", [np.timedelta64(5, "s"), np.bool_(True), True], ids=lambda v: type(v).__name__)
+def test_rank_by_score_with_a_time_or_bool_score_raises_though_float_converts_it(bad):
+    retrieved = [[D("a", 1.0), D("b", bad)]]
+    with pytest.raises(InvalidScoreError, match=r"retrieved_documents\[0\]\[1\] \(query '0', id 'b'\) has score"):
+        IRMetricsEvaluator(rank_by="score").run([[D("a")]], retrieved)
+    with pytest.raises(InvalidLabelError, match=r"ground_truth_documents\[0\]\[0\] \(query '0', id 'a'\)"):
+        IRMetricsEvaluator().run([[D("a", bad)]], [[D("a")]])
 
 
 INIT_ERRORS = [

@@ -37,14 +37,13 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, chain
-from numbers import Real
 from operator import attrgetter
 from typing import Any
 
 import numpy as np
 from haystack import Document
 
-from ..core.inputs import RankedRun
+from ..core.inputs import RankedRun, _is_number
 from ..errors import (
     EmptyInputError,
     InvalidIdError,
@@ -364,4 +363,4 @@ def _check_batch(
 
 
 def _is_finite_number(value: object) -> bool:
-    return isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value)
+    return _is_number(value) and math.isfinite(value)

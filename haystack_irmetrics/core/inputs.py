@@ -44,9 +44,11 @@ _NUMBER_TYPES = frozenset({float, int, np.float64, np.float32, np.int64, np.int3
 
 
 def _is_number(value: object) -> bool:
+    """A real number that is not a bool; numpy's ``timedelta64`` (an integer subclass) and complex
+    values are not scores or labels, though ``float()`` converts them."""
     if type(value) in _NUMBER_TYPES:  # fast path; the ABC check below is slow
         return True
-    return isinstance(value, Real | np.number) and not isinstance(value, bool | np.bool_)
+    return isinstance(value, Real) and not isinstance(value, bool | np.bool_ | np.timedelta64)
 
 
 def _is_mapping(value: object) -> bool:
