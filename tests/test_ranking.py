@@ -7,6 +7,9 @@ descending then results order, as BEIR's ``sorted`` does.
 
 from __future__ import annotations
 
+from decimal import Decimal
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -147,18 +150,23 @@ def test_packed_score_read_equals_numpys_float32_conversion_for_any_grouping(gro
     assert np.signbit(packed).tolist() == np.signbit(np.array(_numpy_read(inner), np.float32)).tolist()
 
 
-@pytest.mark.parametrize("odd", ["0.25", None, 10**400, [1.0], "x"])
-def test_a_value_struct_refuses_is_read_by_numpys_rules_or_named(odd):
-    # mid-query, where the sampled type check does not look: numeric strings read as float() does
-    # (documented); anything else raises naming the document
+@pytest.mark.parametrize("odd", ["0.25", b"1", None, 10**400, [1.0], "x", 1j])
+def test_a_value_struct_refuses_raises_naming_the_document_even_where_types_are_not_sampled(odd):
+    # mid-query, where the sampled type check does not look; a numeric string is no score either
+    # (pytrec_eval and BEIR's sort reject it too)
     results = {"q": {"a": 1.0, "odd": odd, "c": 0.5}}
     qrels = Qrels.from_dict({"q": {"a": 1}})
-    if odd == "0.25":
-        prep = prepare(Run.from_dict(results), qrels, False)
-        assert prep.scores.tolist() == [1.0, 0.25, 0.5]
-    else:
-        with pytest.raises(InvalidScoreError, match="'odd' in query 'q'"):
-            prepare(Run.from_dict(results), qrels, False)
+    with pytest.raises(InvalidScoreError, match="'odd' in query 'q'"):
+        prepare(Run.from_dict(results), qrels, False)
+
+
+@pytest.mark.parametrize("odd", [Decimal("0.25"), Fraction(1, 4), np.float16(0.25)])
+def test_other_real_numbers_struct_packs_or_numpy_reads_are_scores_everywhere(odd):
+    for where in (0, 1):  # the type-checked first item, and mid-query
+        items = [("a", 1.0), ("odd", odd), ("c", 0.5)]
+        items.insert(where, items.pop(1))
+        prep = prepare(Run.from_dict({"q": dict(items)}), Qrels.from_dict({"q": {"a": 1}}), False)
+        assert prep.scores.tolist() == [float(v) for _, v in items]
 
 
 class _LyingFloat(float):
@@ -181,11 +189,14 @@ def test_a_float_subclass_is_read_by_its_own_value_everywhere_as_pytrec_eval_rea
         assert res.per_query[name]["q"] == oracle[name]["q"]
 
 
-def test_a_run_read_by_numpy_reads_a_float_subclass_one_way_throughout():
-    # a numeric string sends the whole run to numpy's rules (float(), so __float__): consistent ranks
+def test_a_run_read_by_numpy_reads_a_float_subclass_one_way_throughout(monkeypatch):
+    # when struct refuses a run (a Mapping whose len() lies, say), numpy reads all of it (float(),
+    # so __float__), the judged and tie-member scores too: consistent ranks
     from haystack_irmetrics import evaluate
+    from haystack_irmetrics.core import inputs
 
-    results = {"q": {"a": 1.5, "z": _LyingFloat(2.0)}, "p": {"w": 0.1, "x": "0.5"}}  # not first: not type-checked
+    monkeypatch.setattr(inputs, "_read_f32", lambda *args, **kwargs: None)
+    results = {"q": {"a": 1.5, "z": _LyingFloat(2.0)}, "p": {"w": 0.1, "x": 0.5}}
     res = evaluate({"q": {"z": 1}, "p": {"x": 1}}, results, [1, 3, 10])
     assert res.per_query["MRR@10"]["q"] == 0.5
 

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 from haystack import Document
 
-from ..core.inputs import RankedRun, _is_number
+from ..core.inputs import RankedRun, _is_number, _shown
 from ..errors import (
     EmptyInputError,
     InvalidIdError,
@@ -137,10 +137,15 @@ class DocumentPath:
             value = _meta_value(doc.meta, self._key_path[1])
         if isinstance(value, str):
             return value
-        if isinstance(value, int) and not isinstance(value, bool):
-            return str(value)
         where = f"{side}[{i}][{j}] (query {qid!r}, id {doc.id!r})"
         name = self.document_comparison_field
+        if isinstance(value, int) and not isinstance(value, bool):
+            try:
+                return str(value)
+            except ValueError:  # beyond Python's digit limit for str()
+                raise InvalidIdError(
+                    f"{where}: {name} is an int of {value.bit_length():,} bits, too long to print"
+                ) from None
         if value is _MISSING or value is None:
             raise InvalidIdError(
                 f"{where} has no {name!r} to match on; every document needs one "
@@ -236,7 +241,7 @@ class DocumentPath:
         label_types = set(map(type, labels))
         if label_types <= {type(None)}:
             labels = [1] * len(labels)  # binary: every ground-truth document has relevance 1
-        elif not (label_types <= {int, float} and np.isfinite(np.asarray(labels, dtype=np.float64)).all()):
+        elif not (label_types <= {int, float} and _all_finite(labels)):
             return None
         slices = list(map(slice, *_bounds(ground_truth)))
         qrels = dict(zip(qids, map(dict, map(zip, map(keys.__getitem__, slices), map(labels.__getitem__, slices)))))
@@ -255,7 +260,7 @@ class DocumentPath:
         if keys is None:
             return None
         scores: list[Any] = list(map(_SCORE, chain.from_iterable(retrieved)))
-        if not set(map(type, scores)) <= {int, float} or not np.isfinite(np.asarray(scores, dtype=np.float64)).all():
+        if not (set(map(type, scores)) <= {int, float} and _all_finite(scores)):
             return None
         slices = list(map(slice, *_bounds(retrieved)))
         results = dict(zip(qids, map(dict, map(zip, map(keys.__getitem__, slices), map(scores.__getitem__, slices)))))
@@ -281,7 +286,7 @@ class DocumentPath:
             elif not _is_finite_number(label):
                 raise InvalidLabelError(
                     f"ground_truth_documents[{i}][{j}] (query {qid!r}, id {docs[j].id!r}): relevance "
-                    f"{self.relevance_field} {label!r} is not a finite number"
+                    f"{self.relevance_field} {_shown(label)} is not a finite number"
                 )
             previous = out.get(key)
             if previous is None or label > previous:
@@ -296,7 +301,7 @@ class DocumentPath:
             score = doc.score
             if not _is_finite_number(score):
                 raise InvalidScoreError(
-                    f"retrieved_documents[{i}][{j}] (query {qid!r}, id {doc.id!r}) has score {score!r}, not a finite "
+                    f"retrieved_documents[{i}][{j}] (query {qid!r}, id {doc.id!r}) has score {_shown(score)}, not a finite "
                     "number; rank_by='score' needs every retrieved document scored (or use rank_by='order')"
                 )
             previous = out.get(key)
@@ -362,5 +367,16 @@ def _check_batch(
     return n
 
 
+def _all_finite(values: list[int | float]) -> bool:
+    """Every value (int or float) is finite as a float; an int beyond any float is not."""
+    try:
+        return bool(np.isfinite(np.asarray(values, dtype=np.float64)).all())
+    except OverflowError:
+        return False
+
+
 def _is_finite_number(value: object) -> bool:
-    return _is_number(value) and math.isfinite(value)
+    try:
+        return _is_number(value) and math.isfinite(value)
+    except OverflowError:  # an int beyond any float
+        return False

@@ -6,12 +6,12 @@ import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import chain, islice
 from typing import Any
 
 import numpy as np
 
-from ..errors import EmptyInputError, NoOverlapError, SplitQueryError
+from ..errors import EmptyInputError, InvalidLabelError, NoOverlapError, SplitQueryError
 from .inputs import ColumnarRun, Prepared, Qrels, QrelsDict, Run, RunDict, as_run, prepare
 from .kernels import (
     COUNTLESS_FAMILIES,
@@ -186,6 +186,11 @@ def evaluate_chunks(
     )
     wanted = resolve_measures(measures, k_values)
     q = Qrels.from_dict(qrels)
+    if isinstance(chunks, Mapping | str | bytes) or not isinstance(chunks, Iterable):
+        raise EmptyInputError(
+            f"chunks must be a list (or any iterable) of run pieces, e.g. [results], got {type(chunks).__name__}"
+            + ("; to score one results dict, use evaluate()" if isinstance(chunks, Mapping) else "")
+        )
     scored: list[str] = []
     seen: set[str] | None = None  # built when a second piece comes: one piece needs no check
     first: list[str] = []
@@ -323,13 +328,25 @@ class _Evaluation:
         n = len(self.prep.qids)
         order, ranks = self.ranked(policy.ties)
         owner = self.prep.pair_query[order]
-        gains = gain_values(self.prep.pair_label[order], m.gain)
         all_gains = gain_values(self.labels, m.gain)
+        if m.gain == "exp" and not np.isfinite(all_gains).all():
+            raise self._gain_overflow(int(np.flatnonzero(~np.isfinite(all_gains))[0]), m)
+        gains = gain_values(self.prep.pair_label[order], m.gain)
         ideal = all_gains > 0
         ideal_owner = self.label_owner[ideal]
         ideal_gain = all_gains[ideal]
         sort = np.lexsort((-ideal_gain, ideal_owner))
         return owner, ranks, gains, _offsets(owner, n), ideal_gain[sort], _offsets(ideal_owner, n)
+
+    def _gain_overflow(self, i: int, m: Measure) -> InvalidLabelError:
+        """The error for judgment ``i`` (flat, qrels order), whose exponential gain overflows."""
+        q = int(self.label_owner[i])
+        qid = self.prep.qids[q]
+        doc = next(islice(iter(self.qrels.data[qid]), i - int(self.prep.judged_offsets[q]), None))
+        return InvalidLabelError(
+            f"label {self.qrels.data[qid][doc]!r} of document {doc!r} in query {qid!r}: its gain 2**label - 1 in "
+            f"{m.name} is beyond any float (exponential gains take labels below 1024)"
+        )
 
     def _gain(self, family: str, policy: FamilyPolicy, ms: list[Measure]) -> _Block:
         n = len(self.prep.qids)
@@ -512,7 +529,8 @@ def gain_values(labels: np.ndarray, gain: str | GainMap | None) -> np.ndarray:
     if gain is None:
         return labels
     if gain == "exp":
-        return np.where(labels > 0, np.power(2.0, np.maximum(labels, 0.0)) - 1.0, 0.0)
+        with np.errstate(over="ignore"):  # inf from 2**1024 up: the caller names the label
+            return np.where(labels > 0, np.power(2.0, np.maximum(labels, 0.0)) - 1.0, 0.0)
     out = np.where(labels > 0, labels, 0.0)
     for grade, value in gain:
         out[labels == grade] = value

@@ -21,6 +21,7 @@ import operator
 import struct
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from functools import lru_cache
 from itertools import chain, compress, islice, repeat, starmap
 from numbers import Real
@@ -43,12 +44,31 @@ RunDict = Mapping[str, Mapping[str, float]]
 _NUMBER_TYPES = frozenset({float, int, np.float64, np.float32, np.int64, np.int32})
 
 
-def _is_number(value: object) -> bool:
-    """A real number that is not a bool; numpy's ``timedelta64`` (an integer subclass) and complex
-    values are not scores or labels, though ``float()`` converts them."""
-    if type(value) in _NUMBER_TYPES:  # fast path; the ABC check below is slow
+def _is_number_type(kind: type) -> bool:
+    """A real number type (a ``Decimal`` too) that is not a bool; numpy's ``timedelta64`` (an
+    integer subclass) and complex numbers are not scores or labels, though ``float()`` converts them."""
+    if kind in _NUMBER_TYPES:  # fast path; the ABC check below is slow
         return True
-    return isinstance(value, Real) and not isinstance(value, bool | np.bool_ | np.timedelta64)
+    return issubclass(kind, Real | Decimal) and not issubclass(kind, bool | np.bool_ | np.timedelta64)
+
+
+def _is_number(value: object) -> bool:
+    return _is_number_type(type(value))
+
+
+def _check_value_types(
+    data: RunDict | QrelsDict, queries: Iterable[str], inner: list, what: str, error: type[Exception]
+) -> None:
+    """Every value of the dicts ``inner`` is a number (one C-level pass over their types); else
+    ``error`` names the first other one, its document and query."""
+    kinds = set(map(type, chain.from_iterable(map(_values, inner))))
+    bad = {k for k in kinds if not _is_number_type(k)}
+    if not bad:
+        return
+    for q in queries:
+        for d, v in data[q].items():
+            if type(v) in bad:
+                raise error(f"{what} {_shown(v)} of document {d!r} in query {q!r} is {type(v).__name__}, not a number")
 
 
 def _is_mapping(value: object) -> bool:
@@ -150,6 +170,8 @@ def _flat_values(
     As float32, a finite value beyond float32's range reads as +-inf (trec_eval stores it so).
     """
     if values is None:
+        # Read by numpy, which would take a numeric string or a bool: check every type first.
+        _check_value_types(data, queries, inner, what, error)
         try:
             with np.errstate(over="ignore"):
                 values = np.fromiter(chain.from_iterable(map(_values, inner)), dtype, count=n)
@@ -346,14 +368,17 @@ def _columns_to_dict(
         raise EmptyInputError(
             f"{source}: columns have different lengths (queries {len(qs)}, documents {len(ds)}, {what}s {len(values)})"
         )
+    _check_column_types(values, source, line_numbers, what, error)
     try:
         vs = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond any float
         for i, v in enumerate(values):
             try:
                 float(v)
-            except (TypeError, ValueError):
-                raise error(f"{source} row {_row(i, line_numbers)}: {what} {v!r} is not a number") from None
+            except (TypeError, ValueError, OverflowError):
+                raise error(
+                    f"{source} row {_row(i, line_numbers)}: {what} {_shown(v)} is not a finite number"
+                ) from None
         raise
     bad = np.flatnonzero(~np.isfinite(vs))
     if bad.size:
@@ -384,6 +409,32 @@ def _columns_to_dict(
                     _raise_duplicate(ds, 0, j + 1, q, source, line_numbers, qs)
                 target[d] = vlist[j]
     return out
+
+
+def _check_column_types(
+    values: Sequence[float] | np.ndarray,
+    source: str,
+    line_numbers: Sequence[int] | None,
+    what: str,
+    error: type[Exception],
+) -> None:
+    """Every value of a column is a real number (the rule of :func:`_is_number`), checked by type.
+
+    A numpy column of floats or ints passes on its dtype; one of bools, complex numbers, dates,
+    time spans or text does not, though ``float()`` or numpy would convert it.
+    """
+    if isinstance(values, np.ndarray) and values.dtype.kind != "O":
+        if values.dtype.kind in "fiu" or len(values) == 0:
+            return
+        raise error(
+            f"{source} row {_row(0, line_numbers)}: {what} {_shown(values[0])} is {values.dtype}, "
+            "not a number (a column of floats or ints is)"
+        )
+    if set(map(type, values)) <= _NUMBER_TYPES:
+        return
+    for i, v in enumerate(values):
+        if not _is_number(v):
+            raise error(f"{source} row {_row(i, line_numbers)}: {what} {_shown(v)} is {type(v).__name__}, not a number")
 
 
 def _row(i: int, line_numbers: Sequence[int] | None) -> int:

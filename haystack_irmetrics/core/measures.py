@@ -371,6 +371,8 @@ def check_cutoff(k: object) -> int:
         raise InvalidCutoffError(f"cutoff k must be a positive integer, got {k!r} ({type(k).__name__})")
     if k <= 0:
         raise InvalidCutoffError(f"cutoff k must be a positive integer, got {k}")
+    if k > MAX_CUTOFF:  # ranks are int64: a larger k is no cutoff any ranking can reach
+        raise InvalidCutoffError(f"cutoff k must be at most {MAX_CUTOFF:,} (2**31 - 1), got {k}")
     return int(k)
 
 
@@ -396,8 +398,15 @@ def _np_number() -> type:
     return np.number
 
 
+MAX_CUTOFF = 2**31 - 1
+
+
 def check_k_values(k_values: Iterable[object]) -> list[int]:
     """Validate a list of cutoffs: positive integers, no duplicates, at least one."""
+    if isinstance(k_values, str | bytes) or not isinstance(k_values, Iterable):
+        raise InvalidCutoffError(
+            f"k_values must be a list of positive integers, e.g. [1, 10, 100]; got {k_values!r} ({type(k_values).__name__})"
+        )
     ks = [check_cutoff(k) for k in k_values]
     if not ks:
         raise InvalidCutoffError("k_values is empty; give at least one cutoff")

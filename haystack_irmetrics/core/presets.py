@@ -156,7 +156,13 @@ def resolve_preset(
             raise InvalidPolicyError(
                 f"relevance_threshold must be > 0 (labels <= 0 are never relevant), got {relevance_threshold!r}"
             )
-        threshold = float(relevance_threshold)
+        try:
+            threshold = float(relevance_threshold)
+        except OverflowError:  # an int beyond any float
+            raise InvalidPolicyError(
+                f"relevance_threshold, an int of {relevance_threshold.bit_length():,} bits, is beyond any float "
+                "(no label could reach it)"
+            ) from None
         # An explicit threshold is one rule for every binary family, BEIR's '> 0' included.
         families = {f: replace(p, positive_above=None) for f, p in families.items()}
     if no_relevant is not None:
