@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import gzip
 import warnings
+from decimal import Decimal
 
 import numpy as np
 import pytest
@@ -241,3 +242,128 @@ def test_beir_tsv_with_float_label_raises_like_beirs_int_parsing(tmp_path):
 def test_trec_qrels_accept_float_labels(tmp_path):
     qrels = read_qrels(_write(tmp_path, "qrels", "q1 0 d1 0.5\nq1 0 d2 1\n"))
     assert qrels.data == {"q1": {"d1": 0.5, "d2": 1.0}}
+
+
+# -- found by fuzzing every entry point (2026-11-22) ---------------------------------------------
+
+
+@pytest.mark.parametrize("k_values", [[10**20], [2**63], 5, "10"])
+def test_a_cutoff_beyond_any_ranking_or_k_values_that_is_no_list_is_a_cutoff_error(k_values):
+    with pytest.raises(InvalidCutoffError):
+        evaluate(QRELS, RESULTS, k_values)
+    with pytest.raises(InvalidCutoffError, match="at most 2,147,483,647"):
+        evaluate(QRELS, RESULTS, None, measures=["P@99999999999999999999999"])
+
+
+def test_a_threshold_beyond_any_float_is_a_policy_error():
+    with pytest.raises(InvalidPolicyError, match="beyond any float"):
+        evaluate(QRELS, RESULTS, [1], relevance_threshold=10**400)
+
+
+@pytest.mark.parametrize("chunks", [None, RESULTS, 3])
+def test_evaluate_chunks_of_something_that_is_no_list_of_pieces_is_a_typed_error(chunks):
+    from haystack_irmetrics import evaluate_chunks
+
+    with pytest.raises(EmptyInputError, match="chunks must be a list"):
+        evaluate_chunks(QRELS, chunks, [1])
+
+
+def test_an_exponential_gain_beyond_any_float_names_its_label_document_and_query():
+    with pytest.raises(InvalidLabelError, match=r"label 1024 of document 'd9' in query 'q1'.*nDCG_exp@2"):
+        evaluate({"q1": {"d1": 1, "d9": 1024}}, RESULTS, None, measures=["nDCG_exp@2"])
+    assert evaluate({"q1": {"d1": 1023}}, RESULTS, None, measures=["nDCG_exp@2"]).means["nDCG_exp@2"] < 1
+
+
+def test_a_numeric_string_label_is_rejected_wherever_it_is_missing_query_policies_included():
+    qrels = {"q1": {"d1": 1}, "q3": {"x": 0, "y": "1"}}  # q3 is judged but never retrieved
+    with pytest.raises(InvalidLabelError, match=r"label '1' of document 'y' in query 'q3' is str"):
+        evaluate(qrels, RESULTS, None, measures=["P@1"], missing_queries="zero", no_relevant="skip")
+
+
+@pytest.mark.parametrize(
+    "values",
+    [np.array([1 + 5j, 0j]), np.array(["2020-01-01", "2020-01-02"], "M8[D]"), np.array([True, False]), [1, True],
+     ["1", 2], [1, 10**400], np.array(["1", "2"])],
+    ids=lambda v: str(v)[:25],
+)  # fmt: skip
+def test_columns_of_anything_but_real_numbers_are_a_typed_error_naming_the_row(values):
+    from haystack_irmetrics import Qrels, Run
+
+    with pytest.raises(InvalidLabelError, match=r"qrels row \d"):
+        Qrels.from_columns(["q1", "q1"], ["a", "b"], values)
+    with pytest.raises(InvalidScoreError, match=r"run row \d"):
+        Run.from_columns(["q1", "q1"], ["a", "b"], values)
+
+
+def test_columns_of_numpy_or_python_reals_are_read():
+    from haystack_irmetrics import Qrels
+
+    for values in (np.array([1, 2], np.uint8), [np.float16(1), 2.0], [Decimal(1), 2]):
+        assert Qrels.from_columns(["q1", "q1"], ["a", "b"], values).data == {"q1": {"a": 1, "b": 2}}
+
+
+def test_a_byte_order_mark_opening_a_file_is_no_part_of_the_first_query_id(tmp_path):
+    from haystack_irmetrics.io import evaluate_run_file
+    from haystack_irmetrics.io.trec import read_trec_run
+
+    def bom(name, text):
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8-sig")
+        return path
+
+    assert read_qrels(bom("qrels", "q1 0 a 1\nq1 0 b 1\n")).data == {"q1": {"a": 1, "b": 1}}
+    assert read_qrels(bom("q.tsv", "query-id\tcorpus-id\tscore\nq1\ta\t1\n")).data == {"q1": {"a": 1}}
+    for text in ("q1 Q0 a 1 0.9 t\nq1 Q0 b 2 0.5 t\n", "q1  Q0 a 1 0.9 t\nq1 Q0 b 2 0.5 t\n"):
+        run = bom("run", text)
+        assert read_trec_run(run, fast=False).data == {"q1": {"a": 0.9, "b": 0.5}}
+        assert read_trec_run(run).qids == ["q1"]
+        assert evaluate_run_file({"q1": {"b": 1}}, run, [1, 2]).means["MRR@2"] == 0.5
+
+
+@pytest.mark.parametrize("space", ["\xa0", "\x1c", "\u2003", "\u3000"])
+def test_only_ascii_whitespace_separates_fields_as_in_trec_eval_whichever_reader_reads(tmp_path, space):
+    from haystack_irmetrics.io.trec import read_trec_run
+
+    lines = f"q1 Q0 a{space}x 1 0.9 t\nq1 Q0 b 2 0.5 t\n"
+    fast = _write(tmp_path, "fast", lines)
+    slow = _write(tmp_path, "slow", "# a comment sends the file to the line reader\n" + lines)
+    expected = {"q1": {f"a{space}x": 0.9, "b": 0.5}}
+    assert read_trec_run(fast, fast=False).data == expected
+    assert read_trec_run(slow).data == expected
+    assert {
+        q: dict(zip(r.ids_at(np.arange(2)), r.scores.tolist())) for q, r in [("q1", read_trec_run(fast))]
+    } == expected
+    assert read_qrels(_write(tmp_path, "qrels", f"q1 0 a{space}x 1\n")).data == {"q1": {f"a{space}x": 1}}
+
+
+def test_a_truncated_or_corrupt_gzip_file_is_a_parse_error_naming_it(tmp_path):
+    from haystack_irmetrics.cli import main
+
+    good = gzip.compress(b"q1 Q0 a 1 0.9 t\n" * 50)
+    for name, data in [("run.gz", good[:-8]), ("bad.gz", b"\x1f\x8bxx")]:
+        path = tmp_path / name
+        path.write_bytes(data)
+        with pytest.raises(ParseError, match=rf"{name}.*(truncated or corrupt|not a gzipped)"):
+            read_run(path)
+        with pytest.raises(ParseError, match=name):
+            read_qrels(path)
+        assert main(["evaluate", str(path), str(path)]) == 2
+
+
+@pytest.mark.parametrize("line", [1, 3])
+def test_a_byte_that_is_not_utf8_is_a_parse_error_naming_its_line(tmp_path, line):
+    rows = [b"q1 Q0 a 1 0.9 t", b"q1 Q0 b 2 0.5 t", b"q1 Q0 c 3 0.1 t"]
+    rows[line - 1] = rows[line - 1].replace(b" a ", b" \xe9 ").replace(b" c ", b" \xe9 ")
+    run = tmp_path / "run"
+    run.write_bytes(b"\n".join(rows) + b"\n")
+    with pytest.raises(ParseError, match=rf"run:{line}: not UTF-8"):
+        read_run(run)
+    qrels = tmp_path / "qrels"
+    qrels.write_bytes(b"\n".join(r.replace(b"Q0", b"0").rsplit(b" ", 3)[0] + b" 1" for r in rows) + b"\n")
+    with pytest.raises(ParseError, match=rf"qrels:{line}: not UTF-8"):
+        read_qrels(qrels)
+
+
+def test_a_beir_label_beyond_int64_keeps_its_value_instead_of_wrapping(tmp_path):
+    tsv = _write(tmp_path, "test.tsv", "query-id\tcorpus-id\tscore\nq1\td1\t10000000000000000000\nq1\td2\t1\n")
+    assert read_qrels(tsv).data == {"q1": {"d1": 1e19, "d2": 1.0}}

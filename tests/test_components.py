@@ -322,6 +322,15 @@ def test_rank_by_score_with_a_time_or_bool_score_raises_though_float_converts_it
         IRMetricsEvaluator().run([[D("a", bad)]], [[D("a")]])
 
 
+def test_an_int_beyond_any_float_or_too_long_to_print_in_a_document_is_a_typed_error():
+    with pytest.raises(InvalidLabelError, match=r"ground_truth_documents\[0\]\[0\] \(query '0', id 'a'\)"):
+        IRMetricsEvaluator().run([[D("a", 10**400)]], [[D("a")]])
+    with pytest.raises(InvalidScoreError, match=r"retrieved_documents\[0\]\[0\] \(query '0', id 'a'\) has score 1000"):
+        IRMetricsEvaluator(rank_by="score").run([[D("a")]], [[D("a", 10**400)]])
+    with pytest.raises(InvalidIdError, match=r"meta.cid is an int of 16,610 bits"):
+        IRMetricsEvaluator(document_comparison_field="meta.cid").run([[D("a", cid=10**5000)]], [[D("a", cid=1)]])
+
+
 INIT_ERRORS = [
     ({"document_comparison_field": "title"}, InvalidPolicyError, "unknown document_comparison_field 'title'"),
     ({"document_comparison_field": "meta."}, InvalidPolicyError, "names no meta key"),

@@ -7,12 +7,13 @@ just its score, read in one C-level pass straight into float32 (the precision tr
 judged documents and tie-group members keep float64): packed query by query with :mod:`struct`,
 or with :func:`numpy.fromiter` where that refuses a value.
 
-Validation lives here, in one place. Scores and labels must be real numbers; ``None``, NaN and
-infinities raise, non-numeric strings raise, and a numeric string is read as :func:`float` would
-(numpy's conversion, where :mod:`struct` refuses a value: every value is converted, so a non-number
-always raises, but the exact type — a bool, say — is checked on the first value of up to 1,000
-queries spread over the input, which keeps the check off the hot path). Ids must be strings:
-checked on the same sample, and on every query id.
+Validation lives here, in one place. Scores and labels must be real numbers; ``None``, NaN,
+infinities and strings (numeric ones too) raise wherever they are. Labels and columns are
+type-checked in full; scores are converted by :mod:`struct`, which refuses anything but numbers
+(the run is then type-checked in full and the offender named), and the exact type of a score that
+converts — a bool, say — is checked on the first value of up to 1,000 queries spread over the
+input, which keeps the check off the hot path. Ids must be strings: checked on the same sample, and
+on every query id.
 """
 
 from __future__ import annotations
@@ -217,7 +218,7 @@ def _read_f32(inner: list, lengths: np.ndarray, n: int, group: int = _PACK_GROUP
     :func:`numpy.fromiter`'s per-value conversion. The double is what pytrec_eval reads and BEIR's
     sort compares: a float's own value (a float subclass's ``__float__`` is not called), an int or a
     numpy scalar through its double. ``struct`` takes numbers only (a numeric string too is refused),
-    so None sends the caller to numpy's rules and error messages. A query longer than ``group`` is
+    so None sends the caller to the full type check and numpy's conversion. A query longer than ``group`` is
     packed in slices of ``group`` values, so the extra memory stays within a group's values.
     """
     out = np.empty(n, np.float32)

@@ -15,6 +15,7 @@ streams it as pieces of whole queries (memory bounded by the piece size), for
 from __future__ import annotations
 
 import gzip
+import zlib
 from collections.abc import Iterator
 from itertools import repeat
 from pathlib import Path
@@ -53,9 +54,12 @@ def _first_data_line(path: Path, compressed: bool) -> str:
 
 def _layout(path: Path) -> tuple[bool, str] | None:
     """``(gzip-compressed, field separator)``, or None when the first line is not 6 fields."""
-    with path.open("rb") as f:
-        compressed = f.read(2) == b"\x1f\x8b"
-    first = _first_data_line(path, compressed)
+    try:
+        with path.open("rb") as f:
+            compressed = f.read(2) == b"\x1f\x8b"
+        first = _first_data_line(path, compressed)
+    except (OSError, EOFError, zlib.error):  # unreadable or corrupt: the line reader names the problem
+        return None
     delimiter = "\t" if "\t" in first else " "
     if len(first.rstrip("\r\n").split(delimiter)) != 6:
         return None

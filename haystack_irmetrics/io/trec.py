@@ -14,7 +14,10 @@ from __future__ import annotations
 import gzip
 import io
 import os
-from collections.abc import Iterator, Mapping, Sequence
+import re
+import zlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +33,7 @@ _BLOCK = 1 << 24  # characters of text per block
 PathLike = str | os.PathLike
 
 
-def _open_text(path: PathLike) -> io.TextIOBase:
+def _open_binary(path: PathLike) -> io.BufferedIOBase:
     p = Path(path)
     try:
         with p.open("rb") as f:
@@ -39,9 +42,63 @@ def _open_text(path: PathLike) -> io.TextIOBase:
         raise ParseError("file not found", path=str(path)) from None
     except IsADirectoryError:
         raise ParseError("is a directory, not a file", path=str(path)) from None
-    if magic == b"\x1f\x8b":
-        return io.TextIOWrapper(gzip.open(p, "rb"), encoding="utf-8")
-    return p.open("r", encoding="utf-8")
+    except OSError as e:  # permission denied, say
+        raise ParseError(f"cannot be read ({e.strerror or e})", path=str(path)) from None
+    return gzip.open(p, "rb") if magic == b"\x1f\x8b" else p.open("rb")
+
+
+def _open_text(path: PathLike) -> io.TextIOBase:
+    # utf-8-sig: a byte order mark opening the file is no part of the first query id (polars drops it too).
+    return io.TextIOWrapper(_open_binary(path), encoding="utf-8-sig")
+
+
+@contextmanager
+def _reading(path: PathLike, lineno: Callable[[], int] = lambda: 0) -> Iterator[None]:
+    """Turn what reading a file can raise into a :class:`ParseError` naming the file (and line)."""
+    try:
+        yield
+    except UnicodeDecodeError as e:
+        raise ParseError(f"not UTF-8 text ({e.reason})", path=str(path), line=_undecodable_line(path)) from None
+    except (EOFError, zlib.error, gzip.BadGzipFile) as e:
+        raise ParseError(
+            f"compressed data is truncated or corrupt ({e})", path=str(path), line=lineno() or None
+        ) from None
+
+
+def _undecodable_line(path: PathLike) -> int | None:
+    """Number of the first line that is not UTF-8 (found again in bytes: the text reader reads ahead)."""
+    try:
+        with _open_binary(path) as f:
+            for i, line in enumerate(f, 1):
+                try:
+                    line.decode("utf-8")
+                except UnicodeDecodeError:
+                    return i
+    except (OSError, EOFError, zlib.error):
+        pass
+    return None
+
+
+def _first_line(path: PathLike) -> str:
+    with _reading(path), _open_text(path) as f:
+        return f.readline()
+
+
+# What str.split() takes as whitespace besides C's isspace (trec_eval's separators): in an id, these
+# are id characters, as they are to trec_eval and to the polars reader.
+_ASCII_SPACE = re.compile("[ \t\n\r\x0b\x0c]+")
+_OTHER_SPACE = "\x1c\x1d\x1e\x1f"
+_NON_ASCII_SPACE = (
+    "\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+
+
+def _fields(text: str) -> list[str]:
+    """The fields of ``text`` separated by runs of ASCII whitespace (C's isspace), as trec_eval splits."""
+    others = _OTHER_SPACE if text.isascii() else _OTHER_SPACE + _NON_ASCII_SPACE
+    if not any(c in text for c in others):  # the usual case: str.split() splits the same way, in C
+        return text.split()
+    return [f for f in _ASCII_SPACE.split(text) if f]
 
 
 def _blocks(
@@ -53,26 +110,23 @@ def _blocks(
     else the list of line numbers of the block's data lines.
     """
     lineno = 0
-    with _open_text(path) as f:
-        try:
-            if skip_header:
-                f.readline()
-                lineno = 1
-            while True:
-                lines = f.readlines(_BLOCK)
-                if not lines:
-                    return
-                first = lineno + 1
-                lineno += len(lines)
-                text = "".join(lines)
-                tokens = text.split()
-                clean = "#" not in text[:1] and "\n#" not in text
-                if clean and len(tokens) == n_fields * len(lines) and _aligned(tokens, n_fields):
-                    yield tokens, first
-                    continue
-                yield _slow_block(lines, first, n_fields, path, extra_ok)
-        except UnicodeDecodeError as e:
-            raise ParseError(f"not UTF-8 text ({e.reason})", path=str(path), line=lineno) from None
+    with _reading(path, lambda: lineno), _open_text(path) as f:
+        if skip_header:
+            f.readline()
+            lineno = 1
+        while True:
+            lines = f.readlines(_BLOCK)
+            if not lines:
+                return
+            first = lineno + 1
+            lineno += len(lines)
+            text = "".join(lines)
+            tokens = _fields(text)
+            clean = "#" not in text[:1] and "\n#" not in text
+            if clean and len(tokens) == n_fields * len(lines) and _aligned(tokens, n_fields):
+                yield tokens, first
+                continue
+            yield _slow_block(lines, first, n_fields, path, extra_ok)
 
 
 def _aligned(tokens: list[str], n_fields: int) -> bool:
@@ -87,7 +141,7 @@ def _slow_block(
     tokens: list[str] = []
     numbers: list[int] = []
     for i, line in enumerate(lines, first):
-        fields = line.split()
+        fields = _fields(line)
         if not fields or fields[0].startswith("#"):
             continue
         if len(fields) != n_fields and not (extra_ok and len(fields) > n_fields):
@@ -195,8 +249,7 @@ def read_beir_qrels(path: PathLike) -> Qrels:
 
     Like ``GenericDataLoader``, labels are integers; a non-integer label raises.
     """
-    with _open_text(path) as f:
-        header = f.readline().split()
+    header = _fields(_first_line(path))
     if len(header) != 3 or header[0].lower() != "query-id":
         raise ParseError(f"expected a header 'query-id corpus-id score', found {header}", path=str(path), line=1)
     qids, docs, labels, lines = _columns(path, 3, (0, 1, 2), "label", skip_header=True)
@@ -208,14 +261,13 @@ def read_beir_qrels(path: PathLike) -> Qrels:
             path=str(path),
             line=int(lines[i]) if lines is not None else i + 2,
         )
-    return Qrels.from_columns(qids, docs, labels.astype(np.int64), source=str(path), line_numbers=lines)
+    # Integers stay int; beyond 2**53 they stay float (an int64 could wrap; BEIR's int() would not).
+    return Qrels.from_columns(qids, docs, _int_if_integral(labels), source=str(path), line_numbers=lines)
 
 
 def read_qrels(path: PathLike) -> Qrels:
     """Read qrels in either format: BEIR TSV when the first line is its header, else TREC."""
-    with _open_text(path) as f:
-        first = f.readline()
-    if first.split()[:1] == ["query-id"]:
+    if _fields(_first_line(path))[:1] == ["query-id"]:
         return read_beir_qrels(path)
     return read_trec_qrels(path)
 
