@@ -58,11 +58,12 @@ def _is_number(value: object) -> bool:
 
 
 def _check_value_types(
-    data: RunDict | QrelsDict, queries: Iterable[str], inner: list, what: str, error: type[Exception]
+    data: RunDict | QrelsDict, queries: Iterable[str], flat: list, what: str, error: type[Exception]
 ) -> None:
-    """Every value of the dicts ``inner`` is a number (one C-level pass over their types); else
-    ``error`` names the first other one, its document and query."""
-    kinds = set(map(type, chain.from_iterable(map(_values, inner))))
+    """Every value of ``flat`` (the values of ``data[q]`` for ``q`` in ``queries``, in order) is a
+    number (one C-level pass over their types); else ``error`` names the first other one, its
+    document and query."""
+    kinds = set(map(type, flat))
     bad = {k for k in kinds if not _is_number_type(k)}
     if not bad:
         return
@@ -171,11 +172,13 @@ def _flat_values(
     As float32, a finite value beyond float32's range reads as +-inf (trec_eval stores it so).
     """
     if values is None:
-        # Read by numpy, which would take a numeric string or a bool: check every type first.
-        _check_value_types(data, queries, inner, what, error)
+        # Read by numpy, which would take a numeric string or a bool: check every type first. One
+        # walk over the dicts (the list keeps the values in order for both passes).
+        flat = list(chain.from_iterable(map(_values, inner)))
+        _check_value_types(data, queries, flat, what, error)
         try:
             with np.errstate(over="ignore"):
-                values = np.fromiter(chain.from_iterable(map(_values, inner)), dtype, count=n)
+                values = np.fromiter(flat, dtype, count=n)
         except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond any float
             raise _first_bad(data, queries, what, error) from None
     # One vectorised sum: finite unless some value is NaN/inf (or the sum overflows: check exactly).
