@@ -118,8 +118,10 @@ def test_no_shared_query_raises_no_overlap_naming_examples():
 
 
 def test_only_empty_qrels_dicts_shared_raises_no_overlap():
-    with pytest.raises(NoOverlapError):
+    with pytest.raises(NoOverlapError, match="the qrels judge no document"):
         evaluate({"q1": {}}, {"q1": {"d1": 1.0}}, [1])
+    with pytest.raises(NoOverlapError, match=r"non-empty qrels \(1 queries, e.g. 'q2'\)"):
+        evaluate({"q1": {}, "q2": {"d1": 1}}, {"q1": {"d1": 1.0}}, [1])
 
 
 def test_integer_ids_raise_invalid_id():

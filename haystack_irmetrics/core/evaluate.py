@@ -243,9 +243,15 @@ def evaluate_chunks(
 
 
 def _no_overlap(n_run: int, example: str, qrels: Qrels) -> NoOverlapError:
+    judged = [qrels.qids[i] for i in np.flatnonzero(np.diff(qrels.offsets)).tolist()]
+    if not judged:
+        return NoOverlapError(
+            f"the qrels judge no document ({len(qrels.qids)} queries, each with an empty dict, "
+            f"e.g. {qrels.qids[0]!r}): there is nothing to evaluate against"
+        )
     return NoOverlapError(
         f"no query is shared by the results ({n_run} queries, e.g. {example!r}) "
-        f"and the non-empty qrels ({len(qrels.qids)} queries, e.g. {qrels.qids[0]!r}); check the id format"
+        f"and the non-empty qrels ({len(judged)} queries, e.g. {judged[0]!r}); check the id format"
     )
 
 
