@@ -130,6 +130,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except BrokenPipeError:  # pragma: no cover - e.g. piped into head
         return 0
+    except OSError as e:  # a path that cannot be read or written (missing, a directory, no permission)
+        print(f"irmetrics: error: {e}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -28,9 +28,31 @@ def _figure(figsize: tuple[float, float], dpi: int) -> Any:
         from matplotlib.figure import Figure
     except ImportError as e:  # pragma: no cover - exercised only without matplotlib
         raise ImportError("plots need matplotlib: pip install 'haystack-irmetrics[plots]'") from e
+    _check_size(figsize, dpi)
     fig = Figure(figsize=figsize, dpi=dpi)
     FigureCanvasAgg(fig)
     return fig
+
+
+MAX_PIXELS = 1 << 15  # a side; Agg refuses 2**16, and a larger image is rarely wanted
+
+
+def _check_size(figsize: tuple[float, float], dpi: int) -> None:
+    from .errors import InvalidPolicyError
+
+    try:
+        w, h = (float(x) for x in figsize)
+    except (TypeError, ValueError):
+        raise InvalidPolicyError(f"figsize must be (width, height) in inches, got {figsize!r}") from None
+    if isinstance(dpi, bool) or not isinstance(dpi, int | np.integer) or dpi <= 0:
+        raise InvalidPolicyError(f"dpi must be a positive integer, got {dpi!r}")
+    if not (0 < w < float("inf") and 0 < h < float("inf")):
+        raise InvalidPolicyError(f"figsize must be positive finite inches, got {figsize!r}")
+    if max(w, h) * dpi > MAX_PIXELS or min(w, h) * dpi < 1:
+        raise InvalidPolicyError(
+            f"a {w:g}x{h:g} inch figure at {dpi} dpi is {w * dpi:,.0f}x{h * dpi:,.0f} pixels; "
+            f"each side must be 1 to {MAX_PIXELS:,}"
+        )
 
 
 def _save(fig: Any, path: str | os.PathLike[str]) -> Path:

@@ -120,6 +120,17 @@ def test_cli_plot_errors_exit_2(files, tmp_path, capsys):
     assert "two runs are named 'x'" in capsys.readouterr().err
     assert main(["plot", "distribution", str(qrels), str(a), "-m", "Rprec@3", "-o", str(tmp_path / "x.png")]) == 2
     assert "takes no cutoff" in capsys.readouterr().err
+    for extra, message in [
+        (["--dpi", "0"], "dpi must be a positive integer"),
+        (["--size", "0x0"], "figsize must be positive finite inches"),
+        (["--size", "nanx4"], "figsize must be positive finite inches"),
+        (["--size", "1000x1000"], "each side must be 1 to 32,768"),
+    ]:
+        assert main(["plot", "pr", str(qrels), str(a), "-o", str(tmp_path / "x.png"), *extra]) == 2
+        assert message in capsys.readouterr().err
+    (tmp_path / "file").write_text("")
+    assert main(["plot", "pr", str(qrels), str(a), "-o", str(tmp_path / "file" / "x.png")]) == 2
+    assert "irmetrics: error:" in capsys.readouterr().err  # the OS's words: not a directory
 
 
 def test_example_writes_its_figures_and_prints_the_numbers_behind_them(tmp_path, monkeypatch):

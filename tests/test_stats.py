@@ -159,3 +159,30 @@ def test_compare_paired_applies_holm_within_each_family_only():
 def test_untestable_inputs_raise_a_typed_error(a, b, message):
     with pytest.raises(StatsInputError, match=message):
         randomization_test(a, b)
+
+
+@pytest.mark.parametrize(
+    "call,message",
+    [
+        (lambda: paired_t_test([], []), "at least 2 queries"),
+        (lambda: randomization_test([], []), "at least 2 queries"),
+        (lambda: paired_t_test(["0.5", "0.7"], ["0.1", "0.2"]), "must be real numbers"),
+        (lambda: bootstrap_ci(A, B, seed="x"), "seed must be"),
+        (lambda: randomization_test(A, B, seed=-1), "seed must be"),
+        (lambda: bootstrap_ci(A, B, seed=1.5), "seed must be"),
+        (lambda: bootstrap_ci(A, B, confidence="0.9"), "confidence must be"),
+        (lambda: bootstrap_ci(A, B, confidence=float("nan")), "confidence must be"),
+        (lambda: bootstrap_ci(A, B, n_resamples=2**63), "at most 100,000,000"),
+        (lambda: randomization_test(A, B, n_resamples=10**15), "at most 100,000,000"),
+        (lambda: compare_paired({"x": A, "y": B}, {"x": B, "y": A}, families={"x": 1}), "no family for metrics"),
+        (lambda: compare_paired({"x": A, "y": B[:3]}, {"x": B, "y": A[:3]}), "one value per query"),
+    ],
+)
+def test_values_and_parameters_that_cannot_be_tested_are_stats_input_errors(call, message):
+    with pytest.raises(StatsInputError, match=message):
+        call()
+
+
+def test_a_generator_or_none_is_a_seed():
+    assert randomization_test(A, B, seed=np.random.default_rng(3)).pvalue == randomization_test(A, B, seed=3).pvalue
+    assert 0 <= randomization_test(A, B, seed=None).pvalue <= 1

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .significance import StatsInputError, bootstrap_ci, holm, paired_t_test, randomization_test
+from .significance import StatsInputError, _values, bootstrap_ci, holm, paired_t_test, randomization_test
 
 TESTS = ("randomization", "t")
 
@@ -80,8 +80,20 @@ def compare_paired(
         raise StatsInputError(f"metrics {missing} are missing from the second system")
     if not names:
         return []
-    x = np.column_stack([np.asarray(a[m], dtype=np.float64) for m in names])
-    y = np.column_stack([np.asarray(b[m], dtype=np.float64) for m in names])
+    if families is not None and (unnamed := [m for m in names if m not in families]):
+        raise StatsInputError(f"families names no family for metrics {unnamed}")
+    shape = _values(a[names[0]]).shape
+    columns: dict[tuple[str, Any], np.ndarray] = {}
+    for side, values in (("first", a), ("second", b)):
+        for m in names:
+            column = columns[side, m] = _values(values[m])
+            if column.ndim != 1 or column.shape != shape:
+                raise StatsInputError(
+                    f"every metric needs one value per query, the same queries for both systems: {m!r} of the "
+                    f"{side} system has shape {column.shape}, {names[0]!r} of the first {shape}"
+                )
+    x = np.column_stack([columns["first", m] for m in names])
+    y = np.column_stack([columns["second", m] for m in names])
     t = paired_t_test(x, y)
     r = randomization_test(x, y, n_resamples=n_resamples, seed=seed)
     if intervals:

@@ -34,16 +34,53 @@ class StatsInputError(IRMetricsError):
     """Per-query values that cannot be tested: different lengths, too few queries, NaN or infinities."""
 
 
+MAX_RESAMPLES = 10**8  # beyond this the resampled means alone outgrow memory (and add no precision)
+
+
+def _values(a: Any) -> np.ndarray:
+    """Per-query values as float64; anything but real numbers (a numeric string too) raises."""
+    try:
+        x = np.asarray(a)
+    except ValueError as e:  # ragged lists
+        raise StatsInputError(f"per-query values must be a 1-D or 2-D array of numbers ({e})") from None
+    if x.dtype.kind not in "fiu":
+        example = repr(x.flat[0]) if x.size else "none"
+        raise StatsInputError(f"per-query values must be real numbers, got {x.dtype} values (e.g. {example})")
+    return x.astype(np.float64)
+
+
+def check_seed(seed: Any) -> np.random.Generator:
+    """The generator of ``seed``: a non-negative int, ``None`` (fresh entropy) or a Generator."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0):
+        raise StatsInputError(f"seed must be a non-negative int, None or a numpy Generator, got {seed!r}")
+    return np.random.default_rng(seed)
+
+
+def _check_resamples(n_resamples: Any, least: int) -> None:
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int | np.integer) or n_resamples < least:
+        raise StatsInputError(f"n_resamples must be an int >= {least}, got {n_resamples!r}")
+    if n_resamples > MAX_RESAMPLES:
+        raise StatsInputError(f"n_resamples must be at most {MAX_RESAMPLES:,}, got {n_resamples:,}")
+
+
+def check_confidence(confidence: Any) -> float:
+    if isinstance(confidence, bool) or not isinstance(confidence, int | float | np.floating) or not 0 < confidence < 1:
+        raise StatsInputError(f"confidence must be a number in (0, 1), got {confidence!r}")
+    return float(confidence)
+
+
 def _pair(a: Any, b: Any | None = None) -> tuple[np.ndarray, bool]:
     """(differences as an (n, m) float64 matrix, whether the input was 1-D)."""
-    x = np.asarray(a, dtype=np.float64)
-    d = x if b is None else x - _same_shape(x, np.asarray(b, dtype=np.float64))
+    x = _values(a)
+    d = x if b is None else x - _same_shape(x, _values(b))
     one = d.ndim == 1
     if d.ndim not in (1, 2):
         raise StatsInputError(f"per-query values must be 1-D or (queries, metrics), got shape {d.shape}")
-    d = d.reshape(d.shape[0], -1)
     if d.shape[0] < 2:
         raise StatsInputError(f"need at least 2 queries to test, got {d.shape[0]}")
+    d = d.reshape(d.shape[0], -1)
     if not np.isfinite(d).all():
         raise StatsInputError("per-query values contain NaN or infinity")
     return d, one
@@ -127,8 +164,8 @@ def randomization_test(
     """
     if alternative not in ("two-sided", "greater", "less"):
         raise StatsInputError(f"alternative must be 'two-sided', 'greater' or 'less', got {alternative!r}")
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
-        raise StatsInputError(f"n_resamples must be a positive int, got {n_resamples!r}")
+    _check_resamples(n_resamples, 1)
+    rng = check_seed(seed)
     d, one = _pair(a, b)
     n, m = d.shape
     observed = d.mean(axis=0)
@@ -137,7 +174,6 @@ def randomization_test(
     total = 2**n if exact else n_resamples
     greater = np.zeros(m, np.int64)
     less = np.zeros(m, np.int64)
-    rng = np.random.default_rng(seed)
     rows = max(1, _BATCH_ELEMENTS // n)
     d_t = np.ascontiguousarray(d.T)  # (metrics, queries) @ (queries, draws): OpenBLAS's steadiest layout
     for start in range(0, total, rows):
@@ -172,11 +208,10 @@ def bootstrap_means(
     Every column is resampled with the same draws (as multinomial weights, one matrix product per
     batch), so a difference of two columns' resampled means is the resampled mean of their difference.
     """
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 2:
-        raise StatsInputError(f"n_resamples must be an int >= 2, got {n_resamples!r}")
+    _check_resamples(n_resamples, 2)
+    rng = check_seed(seed)
     d, _ = _pair(a, b)
     n, m = d.shape
-    rng = np.random.default_rng(seed)
     means = np.empty((n_resamples, m))
     rows = max(1, _BATCH_ELEMENTS // n)
     d_t = np.ascontiguousarray(d.T)  # (metrics, queries) @ (queries, draws): OpenBLAS's steadiest layout
@@ -191,8 +226,7 @@ def bootstrap_means(
 
 def percentile_interval(means: np.ndarray, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """The percentile interval of resampled means (columns), as numpy's linear quantiles (scipy's too)."""
-    if not 0 < confidence < 1:
-        raise StatsInputError(f"confidence must be in (0, 1), got {confidence!r}")
+    confidence = check_confidence(confidence)
     alpha = (1 - confidence) / 2
     low, high = np.quantile(means, [alpha, 1 - alpha], axis=0)
     # A constant column resamples to the same mean up to rounding: report the mean itself.
@@ -217,8 +251,7 @@ def bootstrap_ci(
         >>> round(low, 3), round(high, 3)
         (0.517, 0.783)
     """
-    if not 0 < confidence < 1:
-        raise StatsInputError(f"confidence must be in (0, 1), got {confidence!r}")
+    check_confidence(confidence)
     _, one = _pair(a, b)
     low, high = percentile_interval(bootstrap_means(a, b, n_resamples=n_resamples, seed=seed), confidence)
     return _out(low, one), _out(high, one)
