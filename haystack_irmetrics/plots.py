@@ -74,11 +74,16 @@ def plot_delta_histogram(
     dpi: int = DEFAULT_DPI,
 ) -> Path:
     """Histogram of per-query ``system - baseline`` for one metric, with the mean and zero marked."""
-    a = np.asarray(system, dtype=np.float64)
-    b = np.asarray(baseline, dtype=np.float64)
+    from .stats.significance import StatsInputError, _values
+
+    a, b = _values(system), _values(baseline)
     if a.shape != b.shape or a.ndim != 1:
-        raise ValueError(f"per-query values must be two aligned 1-D arrays, got {a.shape} and {b.shape}")
+        raise StatsInputError(f"per-query values must be two aligned 1-D arrays, got {a.shape} and {b.shape}")
     delta = a - b
+    if not np.isfinite(delta).all():
+        raise StatsInputError(
+            f"per-query values of {metric} contain NaN or infinity (query {int(np.flatnonzero(~np.isfinite(delta))[0])})"
+        )
     fig = _figure(figsize, dpi)
     ax = fig.add_subplot()
     lo, hi = (float(delta.min()), float(delta.max())) if delta.size else (-1.0, 1.0)

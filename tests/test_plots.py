@@ -43,9 +43,15 @@ def test_score_distribution_writes_a_png_of_the_requested_pixel_size(tmp_path):
     assert png_size(out) == (200, 200)
 
 
-def test_delta_histogram_refuses_unaligned_per_query_values(tmp_path):
-    with pytest.raises(ValueError, match="aligned"):
+def test_delta_histogram_refuses_unaligned_non_finite_or_non_numeric_per_query_values(tmp_path):
+    from haystack_irmetrics.stats import StatsInputError
+
+    with pytest.raises(StatsInputError, match="aligned"):
         plot_delta_histogram(A, B[:10], tmp_path / "x.png")
+    with pytest.raises(StatsInputError, match=r"NaN or infinity \(query 0\)"):
+        plot_delta_histogram([float("nan"), 0.5], [0.4, 0.1], tmp_path / "x.png")
+    with pytest.raises(StatsInputError, match="real numbers"):
+        plot_delta_histogram(["0.5", "0.1"], [0.4, 0.1], tmp_path / "x.png")
 
 
 def test_plots_leave_pyplot_untouched(tmp_path):

@@ -461,7 +461,7 @@ def corpus_documents(
     def content(title: str, text: str) -> str:
         return f"{title} {text}".strip()
 
-    if not chunk_words:
+    if chunk_words is None:
         return [
             Document(
                 id=cid,

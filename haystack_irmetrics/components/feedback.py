@@ -22,7 +22,7 @@ from typing import Any
 
 from haystack import Document, component, default_from_dict, default_to_dict
 
-from ..errors import InvalidPolicyError
+from ..errors import InvalidIdError, InvalidPolicyError
 from ..feedback.aggregate import Strategy
 from ..feedback.columns import FeedbackColumns
 
@@ -187,6 +187,12 @@ class FeedbackToGoldDocuments:
         """
         from ..feedback.judgments import aggregate_feedback
 
+        if query_ids is not None and (
+            isinstance(query_ids, str | bytes)
+            or not isinstance(query_ids, Sequence)
+            or not all(isinstance(q, str) for q in query_ids)
+        ):
+            raise InvalidIdError(f"query_ids must be a list of str query ids, got {query_ids!r}"[:200])
         agg = aggregate_feedback(
             feedback,
             self._strategy,

@@ -185,10 +185,18 @@ def run(args: argparse.Namespace) -> int:
     feedback = aggregate_feedback(log, strategy)
     if args.write_qrels:
         feedback.write_trec_qrels(args.write_qrels)
+    from ..errors import InvalidPolicyError
+
     runs: dict[str, Any] = {}
+
+    def add(name: str, value: Any) -> None:
+        if name in runs:
+            raise InvalidPolicyError(f"two systems are named {name!r}; label them NAME=RUN or NAME=YAML")
+        runs[name] = value
+
     for value in args.run:
         name, path = _named(value)
-        runs[name or Path(path).name.split(".")[0]] = path
+        add(name or Path(path).name.split(".")[0], path)
     if args.pipeline:
         from ..components import load_pipeline
         from .replay import replay_pipeline
@@ -199,8 +207,11 @@ def run(args: argparse.Namespace) -> int:
             pipe = load_pipeline(path)
             if corpus is not None:
                 _index(pipe, corpus)
-            runs[name or Path(path).name.split(".")[0]] = replay_pipeline(
-                pipe, feedback, query_input=args.query_input, output=args.pipeline_output, top_k=args.top_k
+            add(
+                name or Path(path).name.split(".")[0],
+                replay_pipeline(
+                    pipe, feedback, query_input=args.query_input, output=args.pipeline_output, top_k=args.top_k
+                ),
             )
     ev = evaluate_feedback(
         feedback,

@@ -215,8 +215,11 @@ def evaluate_feedback(
     segments = []
     want_segments = feedback.segment_judgments is not None if by_segment is None else by_segment
     if want_segments:
-        for value in feedback.segments:
-            label = "(none)" if value is None else str(value)
+        values = list(feedback.segments)
+        labels = ["(none)" if v is None else str(v) for v in values]
+        if len(set(labels)) < len(labels):  # a segment literally named "(none)" beside rows without one
+            labels = ["(none)" if v is None else repr(v) for v in values]
+        for value, label in zip(values, labels):
             segments.append(_score_segment(feedback, value, label, external, systems, baseline, **common))
     return FeedbackEvaluation(feedback, settings, systems, baseline, metrics, overall, segments)
 

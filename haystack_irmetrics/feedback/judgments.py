@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from .aggregate import Accumulator, Strategy, finalize, query_texts
 from .errors import FeedbackError
 from .log import FeedbackLog, ReadStats
@@ -95,11 +97,18 @@ class AggregatedFeedback:
                     + ("" if segment is ALL else f" in segment {segment!r}")
                     + "; nothing is judged"
                 )
+            labels = judgments["label"].to_numpy()
+            bad = np.flatnonzero(~np.isfinite(labels))
+            if bad.size:  # finite votes whose aggregate overflows (two votes of 1e308 average to inf)
+                from ..errors import InvalidLabelError
+
+                i = int(bad[0])
+                raise InvalidLabelError(
+                    f"{self.source}: the votes for document {judgments['doc'][i]!r} in query "
+                    f"{judgments['query'][i]!r} aggregate to {float(labels[i])!r}, beyond any float"
+                )
             qrels = Qrels.from_columns(
-                judgments["query"].to_list(),
-                judgments["doc"].to_list(),
-                judgments["label"].to_numpy(),
-                source=self.source,
+                judgments["query"].to_list(), judgments["doc"].to_list(), labels, source=self.source
             )
             if segment is not ALL:
                 return qrels

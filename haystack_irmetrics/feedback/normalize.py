@@ -20,7 +20,10 @@ Rules, per canonical field (see :mod:`.columns`):
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Iterable, Iterator, Mapping
+from decimal import Decimal
+from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -38,6 +41,8 @@ ROW_IN = "__row__"
 LINE_IN = "__line__"
 #: Marks a cell that held a JSON object or list (rows given as dicts); such a cell is malformed.
 NESTED = "\x00nested:"
+#: The deepest position a log may record (as a cutoff: ranks beyond it are no ranking).
+MAX_POSITION = 2**31 - 1
 
 
 def canonical_schema() -> pa.Schema:
@@ -65,6 +70,8 @@ def canonical_schema() -> pa.Schema:
 
 
 def _lower_vote_map(vote_map: Mapping[str, float] | None) -> dict[str, float]:
+    if vote_map is not None and not isinstance(vote_map, Mapping):
+        raise FeedbackSchemaError(f"vote_map must be a dict {{word: number}}, got {type(vote_map).__name__}")
     table = {"true": 1.0, "false": 0.0, **(DEFAULT_VOTE_MAP if vote_map is None else {})}
     for word, value in (vote_map or {}).items():
         if not isinstance(word, str):
@@ -146,7 +153,9 @@ def _timestamp(src: str, kind: str) -> tuple[pl.Expr, pl.Expr]:
         text = _blank_to_null(pl.col(src).cast(pl.String).str.strip_chars())
         number = text.cast(pl.Float64, strict=False)
         when = text.str.to_datetime(strict=False, time_unit="us").dt.epoch("us").cast(pl.Float64)
-        value = pl.coalesce(number, when)
+        # With a zone ('Z', '+02:00'): as UTC; the inferred format above takes zone-less text.
+        zoned = text.str.to_datetime("%+", strict=False, time_unit="us").dt.epoch("us").cast(pl.Float64)
+        value = pl.coalesce(number, when, zoned)
         return value, text.is_not_null() & value.is_null()
     return _number(src, kind, "timestamp")
 
@@ -210,9 +219,9 @@ def normalize_frame(
         checks.append(
             (src, integral & (number < position_base), f"position is below position_base={position_base}", raw)
         )
-        values["position"] = (
-            pl.when(integral & (number >= position_base)).then(number - (position_base - 1)).cast(pl.Int64)
-        )
+        usable = integral & (number >= position_base) & (number <= MAX_POSITION)
+        checks.append((src, integral & (number > MAX_POSITION), f"position is beyond {MAX_POSITION:,}", raw))
+        values["position"] = pl.when(usable).then(number - (position_base - 1)).cast(pl.Int64)
     else:
         values["position"] = pl.lit(None, pl.Int64)
 
@@ -327,13 +336,31 @@ def as_frame(data: Any) -> pl.DataFrame:
 
 
 def _column(values: list[Any]) -> Any:
-    """A list of cells as one typed column: numbers stay numbers unless text or bools mix in."""
+    """A list of cells as one typed column: numbers stay numbers (numpy's, ``Decimal`` too) and
+    date-times stay date-times, unless text or bools mix in; anything else is read as text."""
     import polars as pl
 
     types = {type(v) for v in values if v is not None}
-    if types and (types <= {int} or types <= {int, float} or types <= {bool} or types <= {str}):
+    if types and not types & {bool, np.bool_} and all(issubclass(t, Real | Decimal) for t in types):
+        # Python numbers; an int beyond int64 as text (its vote or position is then named, never nulled)
+        values = [None if v is None else _plain_number(v) for v in values]
+        types = {type(v) for v in values if v is not None}
+    if types and (types <= {int, float} or types <= {bool} or types <= {str}):
         return pl.Series(values, strict=False)
+    if types and (types <= {datetime.datetime} or types <= {datetime.date}) and len({_zone(v) for v in values}) == 1:
+        return pl.Series(values)
     return pl.Series([None if v is None else _cell_text(v) for v in values], dtype=pl.String)
+
+
+def _plain_number(v: Any) -> int | float | str:
+    if isinstance(v, Integral):
+        v = int(v)
+        return v if -(2**63) <= v < 2**63 else _cell_text(v)
+    return float(v)
+
+
+def _zone(v: Any) -> Any:
+    return getattr(v, "tzinfo", None) is not None
 
 
 def _cell_text(v: Any) -> str:
@@ -341,7 +368,12 @@ def _cell_text(v: Any) -> str:
         return "true" if v else "false"
     if isinstance(v, float):
         return repr(v)
-    return str(v) if isinstance(v, int | str) else f"{NESTED}{type(v).__name__}"
+    if isinstance(v, Mapping | list | tuple | set):
+        return f"{NESTED}{type(v).__name__}"
+    try:
+        return v.isoformat() if isinstance(v, datetime.date) else str(v)
+    except ValueError:  # an int beyond Python's digit limit for str()
+        return f"<int of {v.bit_length():,} bits>" if isinstance(v, int) else f"<{type(v).__name__}>"
 
 
 __all__ = ["LINE_IN", "ROW_IN", "as_frame", "canonical_schema", "normalize_batches", "normalize_frame", "split_errors"]

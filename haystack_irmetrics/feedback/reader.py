@@ -17,7 +17,6 @@ as error rows in the canonical layout. Nothing is held beyond one batch.
 
 from __future__ import annotations
 
-import gzip
 import io
 import json
 import os
@@ -29,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import ParseError
+from ..io.trec import _first_line, _open_text, _reading, _undecodable_line
 from .columns import FeedbackColumns
 from .errors import FeedbackSchemaError
 from .normalize import LINE_IN, ROW_IN, as_frame
@@ -134,8 +134,7 @@ def _iter_parquet(path: Path, needed: list[str], batch_rows: int) -> Iterator[Ba
 def _csv_header(path: Path, delimiter: str) -> list[str]:
     import csv
 
-    with _open_text(path) as f:
-        first = f.readline()
+    first = _first_line(path)
     if not first.strip():
         raise ParseError("no header row (empty first line)", path=str(path), line=1)
     return next(csv.reader([first], delimiter=delimiter))
@@ -161,9 +160,12 @@ def _iter_csv(path: Path, needed: list[str], batch_rows: int, delimiter: str) ->
         )
         return "skip"
 
+    with path.open("rb") as f:
+        gzipped = f.read(2) == b"\x1f\x8b"
     try:
         reader = pacsv.open_csv(
-            str(path),
+            # Compression by the magic bytes too: a gzip file need not be named .gz.
+            pa.input_stream(str(path), compression="gzip" if gzipped else "detect"),
             read_options=pacsv.ReadOptions(use_threads=False, block_size=max(1 << 16, min(batch_rows * 64, 1 << 26))),
             parse_options=pacsv.ParseOptions(
                 delimiter=delimiter, invalid_row_handler=on_invalid, ignore_empty_lines=False
@@ -173,7 +175,7 @@ def _iter_csv(path: Path, needed: list[str], batch_rows: int, delimiter: str) ->
             ),
         )
     except pa.ArrowInvalid as e:
-        raise ParseError(f"not readable as CSV ({e})", path=str(path)) from None
+        raise _csv_error(path, e) from None
     valid_before = 0  # valid rows yielded so far
     reported = 0
     while True:
@@ -181,8 +183,8 @@ def _iter_csv(path: Path, needed: list[str], batch_rows: int, delimiter: str) ->
             batch = reader.read_next_batch()
         except StopIteration:
             break
-        except pa.ArrowInvalid as e:
-            raise ParseError(f"not readable as CSV ({e})", path=str(path)) from None
+        except (pa.ArrowInvalid, OSError, EOFError) as e:  # OSError: a corrupt compressed stream
+            raise _csv_error(path, e) from None
         n = batch.num_rows
         # Line of the v-th valid row: the v-th data line not rejected by the parser (see module docs).
         rejected = np.asarray(bad_lines, dtype=np.int64) - 1  # data-line indices, header excluded
@@ -219,12 +221,10 @@ def _empty_raw(needed: list[str]) -> pl.DataFrame:
     )
 
 
-def _open_text(path: Path) -> io.TextIOBase:
-    with path.open("rb") as f:
-        magic = f.read(2)
-    if magic == b"\x1f\x8b":
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8")
-    return path.open("r", encoding="utf-8")
+def _csv_error(path: Path, e: Exception) -> ParseError:
+    if "UTF8" in str(e) or "UTF-8" in str(e):
+        return ParseError("not UTF-8 text", path=str(path), line=_undecodable_line(path))
+    return ParseError(f"not readable as CSV ({e})", path=str(path))
 
 
 def _iter_jsonl(path: Path, needed: list[str], batch_rows: int) -> Iterator[Batch]:
@@ -233,12 +233,9 @@ def _iter_jsonl(path: Path, needed: list[str], batch_rows: int) -> Iterator[Batc
     seen: set[str] = set()
     row = 0
     lineno = 0
-    with _open_text(path) as f:
+    with _reading(path, lambda: lineno), _open_text(path) as f:
         while True:
-            try:
-                lines = list(islice(f, batch_rows))
-            except UnicodeDecodeError as e:
-                raise ParseError(f"not UTF-8 text ({e.reason})", path=str(path), line=lineno + 1) from None
+            lines = list(islice(f, batch_rows))
             if not lines:
                 break
             keep = [i for i, ln in enumerate(lines) if ln.strip()]

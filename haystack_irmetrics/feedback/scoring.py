@@ -57,7 +57,15 @@ def judged_at_k(
     judged = Qrels.from_dict(qrels).data
     ones = {q: dict.fromkeys(docs, 1) for q, docs in judged.items() if docs}
     ks = [m.cutoff for m in resolve_measures(["P"], k_values)]
-    result = evaluate(ones, run, ks, measures=["P"], relevance_threshold=1.0, ties=ties, **_policy(preset))
+    result = evaluate(
+        ones,
+        _answering(as_run(run), list(ones)),
+        ks,
+        measures=["P"],
+        relevance_threshold=1.0,
+        ties=ties,
+        **_policy(preset),
+    )
     return {f"Judged@{k}": result.per_query[f"P@{k}"] for k in ks}
 
 
@@ -167,7 +175,7 @@ def score_system(
     r = as_run(run)
     common = {"measures": names, "relevance_threshold": threshold, **_policy(preset)}
     values: dict[str, dict[str, np.ndarray]] = {}
-    runs = {"full": r}
+    runs = {"full": _answering(r, queries)}
     if condensed:
         runs["condensed"] = Run.from_dict(condense(r, qrels) or {queries[0]: {}})
     for variant, this in runs.items():
@@ -177,6 +185,13 @@ def score_system(
     judged = _aligned(judged_pq, list(judged_pq), queries)
     got = answered(r)
     return SystemScores(name, queries, values, judged, retrieved_queries=sum(q in got for q in queries))
+
+
+def _answering(run: Run | ColumnarRun, queries: list[str]) -> Run | ColumnarRun:
+    """``run``, or, when it answers none of ``queries`` (a segment it never saw), one empty query in
+    its place: each query then scores 0, as an unanswered query does anywhere (evaluate needs an overlap)."""
+    got = answered(run)
+    return run if not queries or any(q in got for q in queries) else Run.from_dict({queries[0]: {}})
 
 
 def _aligned(
