@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..core import DEFAULT_K_VALUES, EvaluationResult, Qrels, Run, evaluate
+from ..errors import InvalidPolicyError
 
 RunSource = str | os.PathLike[str] | Mapping[str, Mapping[str, float]] | Run
 
@@ -85,6 +86,14 @@ def compare_runs(
     label_b, loaded_b = _load_run(run_b, "B", read_run)
     if names is None:
         names = (label_a, label_b) if label_a != label_b else (f"A:{label_a}", f"B:{label_b}")
+        if "delta" in names:  # the JSON keys each measure by both labels and "delta"
+            names = tuple(f"{side}:{name}" for side, name in zip("AB", names))
+    names = tuple(names)
+    if len(names) != 2 or len(set(names)) != 2 or "delta" in names:
+        raise InvalidPolicyError(
+            f"the two runs need two different labels, neither of them 'delta' (the JSON keys each measure by "
+            f"both labels and 'delta'), got {list(names)}"
+        )
     q = read_qrels(qrels) if isinstance(qrels, str | os.PathLike) else qrels
     ev_a = evaluate(q, loaded_a, k_values, measures=measures, preset=preset)
     ev_b = evaluate(q, loaded_b, k_values, measures=measures, preset=preset)

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import ParseError
+from ..io.trec import _undecodable_line
 from .errors import DatasetError, DatasetNotFoundError, EmptyQueryError, MissingDocumentsError
 
 #: The BEIR datasets that can be downloaded publicly (beir's README table).
@@ -264,7 +265,7 @@ def _json_lines(path: Path) -> Iterator[tuple[int, dict]]:
     """Yield (line number, object) for each non-blank line; a malformed line raises with its number."""
     lineno = 0
     try:
-        with path.open(encoding="utf-8") as f:
+        with path.open(encoding="utf-8-sig") as f:  # -sig: a byte order mark opening the file is dropped
             for lineno, line in enumerate(f, 1):
                 if not line.strip():
                     continue
@@ -277,8 +278,8 @@ def _json_lines(path: Path) -> Iterator[tuple[int, dict]]:
                 if not isinstance(obj, dict):
                     raise ParseError(f"expected a JSON object, found {type(obj).__name__}", path=str(path), line=lineno)
                 yield lineno, obj
-    except UnicodeDecodeError as e:
-        raise ParseError(f"not UTF-8 text ({e.reason})", path=str(path), line=lineno + 1) from None
+    except UnicodeDecodeError as e:  # the reader decodes ahead: find the line in bytes
+        raise ParseError(f"not UTF-8 text ({e.reason})", path=str(path), line=_undecodable_line(path)) from None
 
 
 def _id_of(obj: dict, path: Path, lineno: int) -> str:
@@ -344,14 +345,14 @@ def _load_queries(path: Path) -> dict[str, str]:
 def _load_qrels(path: Path) -> dict[str, dict[str, int]]:
     qrels: dict[str, dict[str, int]] = {}
     lines: dict[tuple[str, str], int] = {}
-    with path.open(encoding="utf-8", newline="") as f:
+    with path.open(encoding="utf-8-sig", newline="") as f:
         reader = csv.reader(f, delimiter="\t", quoting=csv.QUOTE_MINIMAL)
         try:
             header = next(reader)
         except StopIteration:
             raise ParseError("empty file (expected a header row 'query-id corpus-id score')", path=str(path)) from None
         except UnicodeDecodeError as e:
-            raise ParseError(f"not UTF-8 text ({e.reason})", path=str(path), line=1) from None
+            raise ParseError(f"not UTF-8 text ({e.reason})", path=str(path), line=_undecodable_line(path)) from None
         if len(header) >= 3 and _is_int(header[2]):
             raise ParseError(
                 "the first line is a judgment, not a header; BEIR's loader skips the first line, "
@@ -387,7 +388,7 @@ def _load_qrels(path: Path) -> dict[str, dict[str, int]]:
                 lines[key] = lineno
                 qrels.setdefault(query_id, {})[corpus_id] = label
         except UnicodeDecodeError as e:
-            raise ParseError(f"not UTF-8 text ({e.reason})", path=str(path), line=reader.line_num + 1) from None
+            raise ParseError(f"not UTF-8 text ({e.reason})", path=str(path), line=_undecodable_line(path)) from None
     if not qrels:
         raise DatasetError(f"{path} has a header but no judgments")
     return qrels

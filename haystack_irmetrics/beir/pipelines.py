@@ -164,7 +164,10 @@ def load_beir_pipelines(
     :raises PipelineError: if the YAML cannot be read or loaded, or its inputs and outputs are unclear.
     """
     spec, source, base = _read_spec(retriever)
-    config = (spec.get("metadata") or {}).get("irmetrics") or {}
+    metadata = spec.get("metadata") or {}
+    if not isinstance(metadata, Mapping):
+        raise PipelineError(f"metadata of {source} must be a mapping, got {type(metadata).__name__}")
+    config = metadata.get("irmetrics") or {}
     if not isinstance(config, Mapping):
         raise PipelineError(f"metadata.irmetrics of {source} must be a mapping")
     indexing_spec = _indexing_spec(config.get("indexing"), base, source)
@@ -246,7 +249,10 @@ def _indexing_spec(value: Any, base: Path | None, source: str) -> dict[str, Any]
             path = base / path
         if not path.is_file():
             raise PipelineError(f"metadata.irmetrics.indexing of {source} names {path}, which does not exist")
-        spec = YamlMarshaller().unmarshal(path.read_text(encoding="utf-8"))
+        try:
+            spec = YamlMarshaller().unmarshal(path.read_text(encoding="utf-8"))
+        except Exception as e:  # any reading or YAML error, as for the main file (_read_spec)
+            raise PipelineError(f"{path} (metadata.irmetrics.indexing of {source}) is not readable YAML: {e}") from None
         if not isinstance(spec, dict):
             raise PipelineError(f"{path} is not a Haystack pipeline YAML")
         return spec
@@ -337,6 +343,10 @@ def _writer_pipeline(retrieval: Pipeline, stores: list[Any], source: str) -> Pip
 def _parse_sockets(values: Any, what: str, source: str) -> list[tuple[str, str]]:
     if isinstance(values, str):
         values = [values]
+    if not isinstance(values, list | tuple):
+        raise PipelineError(
+            f"metadata.irmetrics.{what} of {source}: expected 'component.socket' or a list of them, got {values!r}"
+        )
     out = []
     for value in values:
         comp, dot, socket = str(value).partition(".")
@@ -385,9 +395,10 @@ def _query_inputs(
 
 def _output(pipe: Pipeline, config: Mapping[str, Any], source: str) -> tuple[str, str]:
     if "output" in config:
-        (comp, socket), *rest = _parse_sockets(config["output"], "output", source)
-        if rest:
-            raise PipelineError(f"metadata.irmetrics.output of {source} must name one socket")
+        sockets = _parse_sockets(config["output"], "output", source)
+        if len(sockets) != 1:
+            raise PipelineError(f"metadata.irmetrics.output of {source} must name one socket, got {config['output']!r}")
+        (comp, socket) = sockets[0]
         try:
             pipe.get_component(comp)
         except ValueError:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..core import DEFAULT_K_VALUES, EvaluationResult, evaluate
-from ..io.trec import trec_order, write_trec_run
+from ..io.trec import check_trec_ids, trec_order, write_trec_run
 from .dataset import BeirDataset, load_beir, resolve_dataset
 from .errors import PipelineError
 from .pipelines import BeirPipelines, corpus_documents, load_beir_pipelines
@@ -72,6 +72,7 @@ class BeirRun:
         :param output_dir: created if needed.
         :returns: ``{kind: path}`` of the files written.
         """
+        check_trec_ids(self.results, _tag(self.info.get("pipeline", "haystack")))  # before any file is written
         out = Path(output_dir)
         out.mkdir(parents=True, exist_ok=True)
         paths = {
@@ -139,8 +140,11 @@ def run_beir(
         (0.74698, 40)
     """
     started = time.perf_counter()
-    if top_k is not None and top_k < 1:
-        raise PipelineError(f"top_k must be a positive integer or None, got {top_k}")
+    for name, value in (("top_k", top_k), ("chunk_words", chunk_words)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            raise PipelineError(f"{name} must be a positive integer or None, got {value!r}")
+    if isinstance(chunk_overlap, bool) or not isinstance(chunk_overlap, int):
+        raise PipelineError(f"chunk_overlap must be an int, got {chunk_overlap!r}")
     ds = _dataset(dataset, split, allow_missing_docs, data_dir, download)
     pipes = load_beir_pipelines(retriever, model=model, progress=progress, allowed_modules=allowed_modules)
     try:
@@ -237,6 +241,13 @@ def _best_per_corpus_id(docs: list[Document], source: str, qid: str) -> tuple[di
     merged = 0
     previous = np.inf
     is_sorted = True
+    from haystack import Document  # a Haystack run is under way: already imported
+
+    if not isinstance(docs, list) or not all(isinstance(d, Document) for d in docs):
+        raise PipelineError(
+            f"{source} returned {type(docs).__name__} for query {qid!r} where a list of Documents was expected: "
+            "name the retriever's documents output with metadata.irmetrics.output: 'component.socket'"
+        )
     for doc in docs:
         cid = (doc.meta or {}).get("beir_id")
         if cid is None:

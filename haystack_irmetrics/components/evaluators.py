@@ -66,7 +66,7 @@ always the mean of the individual scores that are not ``nan``.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, ClassVar
 
@@ -74,7 +74,7 @@ from haystack import Document, component, default_from_dict, default_to_dict
 from haystack.evaluation import EvaluationRunResult
 
 from ..core import DEFAULT_K_VALUES, EvaluationResult, Measure, evaluate, resolve_preset
-from ..core.measures import resolve_measures
+from ..core.measures import check_cutoff, check_k_values, resolve_measures
 from ..errors import InvalidPolicyError
 from ._documents import Converted, DocumentPath
 
@@ -111,6 +111,8 @@ class _DocumentEvaluator:
             ignore_identical_ids=ignore_identical_ids,
             no_relevant=no_relevant,
         )
+        if relevance_threshold is not None:  # valid by now; a numpy float would not serialize
+            self.relevance_threshold = float(relevance_threshold)
 
     def _common_params(self) -> dict[str, Any]:
         return {
@@ -217,7 +219,7 @@ class _SingleMetricEvaluator(_DocumentEvaluator):
         :raises InvalidPolicyError: on an unknown field, ``rank_by``, ``preset`` or policy value.
         """
         self._measure = Measure(self.metric, k)
-        self.k = k
+        self.k = check_cutoff(k)  # a plain int (a numpy one would not serialize)
         self._setup(
             document_comparison_field=document_comparison_field,
             relevance_field=relevance_field,
@@ -360,9 +362,14 @@ class IRMetricsEvaluator(_DocumentEvaluator):
         :raises UnknownMeasureError, InvalidCutoffError, DuplicateCutoffError, InvalidPolicyError: on a bad
             parameter.
         """
-        self.metrics = metrics
-        self.k_values = k_values
-        self._measures = resolve_measures(metrics, list(DEFAULT_K_VALUES) if k_values is None else k_values)
+        # Kept as plain JSON values (the YAML stores them): a bare name is one measure, numpy ints are ints.
+        if isinstance(metrics, str):
+            metrics = [metrics]
+        self.metrics = (
+            None if metrics is None else [m if isinstance(m, str) else getattr(m, "name", m) for m in metrics]
+        )
+        self.k_values = None if k_values is None else check_k_values(k_values)
+        self._measures = resolve_measures(self.metrics, list(DEFAULT_K_VALUES) if k_values is None else self.k_values)
         self._setup(
             document_comparison_field=document_comparison_field,
             relevance_field=relevance_field,
@@ -437,8 +444,19 @@ def to_evaluation_run_result(output: dict[str, Any], run_name: str, inputs: dict
         >>> report
         {'metrics': ['NDCG@3', 'Recall@3'], 'score': [0.5, 0.5]}
     """
+    needed = ("query_ids", "raw_means", "individual_scores")
+    if not isinstance(output, Mapping) or any(key not in output for key in needed):
+        got = sorted(output) if isinstance(output, Mapping) else type(output).__name__
+        raise InvalidPolicyError(
+            f"to_evaluation_run_result takes the output of IRMetricsEvaluator.run (with {', '.join(needed)}), "
+            f"got {got}; from a pipeline's output, pass its evaluator's part, e.g. result['evaluator']"
+        )
+    n = len(output["query_ids"])
     if inputs is None:
         inputs = {"query_id": list(output["query_ids"])}
+    wrong = [name for name, values in inputs.items() if len(values) != n]
+    if wrong:
+        raise InvalidPolicyError(f"inputs {wrong} need one value per query ({n}), as the scores have")
     results = {
         name: {"score": output["raw_means"][name], "individual_scores": output["individual_scores"][name]}
         for name in output["raw_means"]

@@ -25,6 +25,7 @@ from haystack import Document, component, default_from_dict, default_to_dict
 from ..errors import InvalidIdError, InvalidPolicyError
 from ..feedback.aggregate import Strategy
 from ..feedback.columns import FeedbackColumns
+from ..feedback.normalize import _lower_vote_map
 
 
 def _id_target(field: str) -> tuple[str, str | None]:
@@ -132,6 +133,9 @@ class FeedbackToGoldDocuments:
         _id_target(id_field)
         if on_error not in ("raise", "skip"):
             raise InvalidPolicyError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
+        if isinstance(position_base, bool) or not isinstance(position_base, int):
+            raise InvalidPolicyError(f"position_base must be an int (1 or 0), got {position_base!r}")
+        _lower_vote_map(vote_map)  # checked here, not first at run: words -> finite numbers
         self.strategy = strategy
         self.min_votes = min_votes
         self.dedup = dedup

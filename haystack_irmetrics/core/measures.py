@@ -531,8 +531,10 @@ def resolve_measures(measures: Sequence[str | Measure] | None, k_values: Sequenc
     cutoff (``NDCG``, ``nDCG_exp``, ``P``, ``Success``, ``Judged``, ...) is crossed with ``k_values``;
     a bare ``iP`` means the 11 standard recall levels; any other bare name is the measure on the whole
     ranking (``Rprec``, ``bpref``, ``GMAP``, ``F``, ``iP_avg``). ``None`` means BEIR's six families.
-    Order: crossed families first (as given), then the rest as given.
+    Order: crossed families first (as given), then the rest as given. A lone name (``"NDCG"``) is one measure.
     """
+    if isinstance(measures, str | Measure):
+        measures = [measures]
     crossed: list[tuple[str, dict[str, Any]]] = []
     explicit: list[Measure] = []
     for item in measures if measures is not None else list(BEIR_FAMILIES):

@@ -18,6 +18,7 @@ import re
 import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ import numpy as np
 
 from ..core.evaluate import DEFAULT_K_VALUES, EvaluationResult, evaluate, evaluate_chunks
 from ..core.inputs import ColumnarRun, Qrels, QrelsDict, Run
-from ..errors import ParseError
+from ..errors import InvalidIdError, ParseError
 from . import _fast
 
 _BLOCK = 1 << 24  # characters of text per block
@@ -288,8 +289,41 @@ def trec_order(docs: Mapping[str, float]) -> list[str]:
     return sorted(docs, key=lambda d: (np.float32(docs[d]), d), reverse=True)
 
 
+def check_trec_ids(results: Mapping[str, Mapping[str, float]], tag: str = "haystack_irmetrics") -> None:
+    """Raise :class:`InvalidIdError` unless every id (and ``tag``) fits a TREC file's field: text with no
+    whitespace, writable as UTF-8. Whitespace separates fields, so such an id cannot be read back."""
+    ids = chain([tag], results, chain.from_iterable(results.values()))
+    text = " ".join(ids)
+    try:
+        text.encode("utf-8")
+        clean = len(_fields(text)) == 1 + len(results) + sum(map(len, results.values()))  # none empty or split
+    except UnicodeEncodeError:
+        clean = False
+    if clean:
+        return
+    for q, docs in results.items():
+        for what, value in [(f"query id {q!r}", q), *((f"document id {d!r} of query {q!r}", d) for d in docs)]:
+            if not _trec_field(value):
+                raise InvalidIdError(
+                    f"{what} cannot be written to a TREC file: ids there are text with no whitespace, in UTF-8"
+                )
+    raise InvalidIdError(f"tag {tag!r} cannot be written to a TREC file: no whitespace, UTF-8 text")
+
+
+def _trec_field(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return _fields(value) == [value]
+
+
 def write_trec_run(results: Mapping[str, Mapping[str, float]], path: PathLike, tag: str = "haystack_irmetrics") -> None:
-    """Write ``{qid: {docid: score}}`` as a TREC run; the rank column is the trec_eval position."""
+    """Write ``{qid: {docid: score}}`` as a TREC run; the rank column is the trec_eval position.
+
+    :raises InvalidIdError: before anything is written, if an id cannot be a TREC field (:func:`check_trec_ids`).
+    """
+    check_trec_ids(results, tag)
     with Path(path).open("w", encoding="utf-8") as f:
         for q, docs in results.items():
             for rank, d in enumerate(trec_order(docs), 1):

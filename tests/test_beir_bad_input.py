@@ -1,0 +1,179 @@
+"""BEIR runs, comparisons and component serialization: bad input is a typed error (found by fuzzing)."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import numpy as np
+import pytest
+from haystack import Document, Pipeline
+
+from haystack_irmetrics import InvalidIdError, InvalidPolicyError, ParseError
+from haystack_irmetrics.beir import load_beir, run_beir
+from haystack_irmetrics.beir.errors import PipelineError
+from haystack_irmetrics.cli import main
+from haystack_irmetrics.components import IRMetricsEvaluator, NDCGEvaluator, load_pipeline, to_evaluation_run_result
+from haystack_irmetrics.components.feedback import FeedbackToGoldDocuments
+from haystack_irmetrics.io import write_trec_run
+
+CORPUS = '{"_id":"d1","text":"alpha beta"}\n{"_id":"d2","text":"gamma"}\n{"_id":"d3","text":"alpha gamma"}\n'
+QUERIES = '{"_id":"q1","text":"alpha"}\n{"_id":"q2","text":"gamma"}\n'
+QRELS = "query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td2\t1\n"
+RETRIEVER = """components:
+  r:
+    type: haystack.components.retrievers.in_memory.bm25_retriever.InMemoryBM25Retriever
+    init_parameters:
+      document_store: {type: haystack.document_stores.in_memory.document_store.InMemoryDocumentStore, init_parameters: {}}
+COMPONENTS
+connections: []
+"""
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    logging.disable(logging.WARNING)
+    yield
+    logging.disable(logging.NOTSET)
+
+
+def dataset(root, corpus=CORPUS, queries=QUERIES, qrels=QRELS):
+    (root / "qrels").mkdir(parents=True)
+    for name, text in (("corpus.jsonl", corpus), ("queries.jsonl", queries), ("qrels/test.tsv", qrels)):
+        (root / name).write_bytes(text if isinstance(text, bytes) else text.encode())
+    return root
+
+
+@pytest.mark.parametrize(
+    "metadata,message",
+    [
+        ("metadata:\n  irmetrics:\n    output: []\n", "must name one socket"),
+        ("metadata:\n  irmetrics:\n    query_inputs: null\n", "query_inputs .*expected 'component.socket'"),
+        ("metadata:\n  irmetrics:\n    top_k_inputs: 5\n", "top_k_inputs .*expected 'component.socket'"),
+        ("metadata: [1]\n", "metadata of .* must be a mapping"),
+        ("metadata:\n  irmetrics:\n    indexing: broken.yaml\n", r"broken.yaml \(metadata.irmetrics.indexing .*not readable YAML"),
+        ("metadata:\n  irmetrics:\n    indexing: latin1.yaml\n", r"latin1.yaml \(metadata.irmetrics.indexing .*not readable YAML"),
+        ("metadata:\n  irmetrics:\n    output: b.prompt\n    query_inputs: [r.query, b.query]\n", "where a list of Documents was expected"),
+    ],
+)  # fmt: skip
+def test_a_pipeline_yaml_whose_metadata_or_output_cannot_serve_a_run_exits_2_naming_it(
+    tmp_path, capsys, metadata, message
+):
+    data = dataset(tmp_path / "data")
+    (tmp_path / "broken.yaml").write_text("components: {a: [\n")
+    (tmp_path / "latin1.yaml").write_bytes(b"# caf\xe9\ncomponents: {}\n")
+    builder = "  b:\n    type: haystack.components.builders.prompt_builder.PromptBuilder\n    init_parameters: {template: 'hi {{query}}'}"
+    pipe = tmp_path / "pipe.yaml"
+    pipe.write_text(RETRIEVER.replace("COMPONENTS", builder if "b.prompt" in metadata else "") + metadata)
+    assert main(["beir", str(data), "--retriever", str(pipe), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert __import__("re").search(message, err), err
+
+
+@pytest.mark.parametrize("names", [["x", "x"], ["delta", "b"]])
+def test_compare_refuses_labels_that_would_overwrite_each_other_in_its_json(tmp_path, capsys, names):
+    data = dataset(tmp_path / "data")
+    qrels = data / "qrels" / "test.tsv"
+    (tmp_path / "a.trec").write_text("q1 Q0 d1 1 2.0 x\nq2 Q0 d2 1 1.0 x\n")
+    (tmp_path / "b.trec").write_text("q1 Q0 d2 1 2.0 x\nq2 Q0 d1 1 1.0 x\n")
+    args = [
+        "compare",
+        str(tmp_path / "a.trec"),
+        str(tmp_path / "b.trec"),
+        "--qrels",
+        str(qrels),
+        "-k",
+        "1",
+        "--format",
+        "json",
+    ]
+    assert main([*args, "--names", ",".join(names)]) == 2
+    assert "two different labels" in capsys.readouterr().err
+    (tmp_path / "delta").mkdir()
+    (tmp_path / "delta" / "run.trec").write_text((tmp_path / "a.trec").read_text())
+    assert main(["compare", str(tmp_path / "delta"), *args[2:]]) == 0  # a folder named delta: labels get A:/B:
+    metrics = json.loads(capsys.readouterr().out)["metrics"]["NDCG@1"]
+    assert metrics == {"A:delta": 1.0, "B:b.trec": 0.0, "delta": -1.0}  # delta = B - A
+
+
+@pytest.mark.parametrize(
+    "where,line",
+    [("corpus.jsonl", 2), ("corpus.jsonl", 3001), ("queries.jsonl", 2), ("qrels/test.tsv", 3)],
+)
+def test_a_byte_that_is_not_utf8_in_a_beir_file_is_named_on_its_own_line(tmp_path, where, line):
+    files = {"corpus.jsonl": CORPUS, "queries.jsonl": QUERIES, "qrels/test.tsv": QRELS}
+    rows = files[where].splitlines(keepends=True)
+    if where == "corpus.jsonl" and line > len(rows):
+        rows = [f'{{"_id":"x{i}","text":"t"}}\n' for i in range(line - 1)] + rows
+    raw = [r.encode() for r in rows]
+    raw[line - 1] = b"\xff" + raw[line - 1][1:]
+    files[where] = b"".join(raw)
+    with pytest.raises(ParseError, match=rf"{where}:{line}: not UTF-8"):
+        load_beir(dataset(tmp_path / "data", **{k.split(".")[0].split("/")[0]: v for k, v in files.items()}))
+
+
+def test_a_byte_order_mark_opening_any_beir_file_is_dropped(tmp_path):
+    bom = b"\xef\xbb\xbf"
+    ds = load_beir(dataset(tmp_path / "data", bom + CORPUS.encode(), bom + QUERIES.encode(), bom + QRELS.encode()))
+    assert list(ds.corpus) == ["d1", "d2", "d3"] and list(ds.queries) == ["q1", "q2"]
+    assert ds.qrels == {"q1": {"d1": 1}, "q2": {"d2": 1}}
+
+
+@pytest.mark.parametrize("doc_id", ["doc 1", "d\ud800", ""])
+def test_an_id_a_trec_file_cannot_hold_is_refused_before_anything_is_written(tmp_path, doc_id):
+    out = tmp_path / "run.trec"
+    with pytest.raises(InvalidIdError, match="cannot be written to a TREC file"):
+        write_trec_run({"q1": {"d0": 2.0, doc_id: 1.0}}, out)
+    assert not out.exists()
+    data = dataset(
+        tmp_path / "data", corpus=CORPUS.replace('"d1"', '"doc 1"'), qrels=QRELS.replace("\td1\t", "\tdoc 1\t")
+    )
+    run = run_beir(data, progress=False, k_values=[1])
+    assert run.evaluation.means["NDCG@1"] == 1.0  # scored in memory; only the file cannot hold the id
+    with pytest.raises(InvalidIdError, match="'doc 1'"):
+        run.write(tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("kwargs", [{"top_k": "5"}, {"top_k": True}, {"chunk_words": 2.5}, {"chunk_words": 0}])
+def test_run_beir_checks_its_integer_parameters(tmp_path, kwargs):
+    with pytest.raises(PipelineError, match="must be a positive integer or None"):
+        run_beir(dataset(tmp_path / "data"), progress=False, **kwargs)
+
+
+def _round_trip(component) -> dict:
+    pipe = Pipeline()
+    pipe.add_component("c", component)
+    return load_pipeline(pipe.dumps()).get_component("c").to_dict()["init_parameters"]
+
+
+def test_numpy_numbers_and_a_lone_metric_name_are_stored_as_plain_json_values():
+    assert _round_trip(NDCGEvaluator(k=np.int64(5)))["k"] == 5
+    assert _round_trip(NDCGEvaluator(relevance_threshold=np.float64(0.5)))["relevance_threshold"] == 0.5
+    params = _round_trip(IRMetricsEvaluator(metrics="NDCG", k_values=[np.int64(3), 1]))
+    assert params["metrics"] == ["NDCG"] and params["k_values"] == [3, 1]
+    out = IRMetricsEvaluator(metrics="NDCG", k_values=[1]).run([[Document(id="a")]], [[Document(id="a")]])
+    assert out["means"] == {"NDCG@1": 1.0}
+
+
+@pytest.mark.parametrize(
+    "kwargs,error",
+    [({"vote_map": {1: 1.0}}, "vote_map keys are words"), ({"vote_map": "x"}, "vote_map must be a dict"),
+     ({"position_base": "1"}, "position_base must be an int")],
+)  # fmt: skip
+def test_feedback_component_parameters_are_checked_at_construction(kwargs, error):
+    with pytest.raises(Exception, match=error) as info:
+        FeedbackToGoldDocuments(**kwargs)
+    assert isinstance(info.value, ValueError)  # every IRMetricsError is one
+
+
+def test_to_evaluation_run_result_names_what_it_needs():
+    out = IRMetricsEvaluator(metrics=["NDCG@1"]).run([[Document(id="a")], [Document(id="b")]], [[Document(id="a")], []])
+    with pytest.raises(InvalidPolicyError, match=r"takes the output of IRMetricsEvaluator\.run"):
+        to_evaluation_run_result(NDCGEvaluator(k=1).run([[Document(id="a")]], [[Document(id="a")]]), "x")
+    with pytest.raises(InvalidPolicyError, match="from a pipeline's output"):
+        to_evaluation_run_result({"evaluator": out}, "x")
+    with pytest.raises(InvalidPolicyError, match=r"inputs \['q'\] need one value per query \(2\)"):
+        to_evaluation_run_result(out, "x", inputs={"q": ["only one"]})
+    assert to_evaluation_run_result(out, "x").aggregated_report()["score"] == [0.5]
