@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import gzip
+import re
 import warnings
 from decimal import Decimal
 
@@ -369,3 +370,70 @@ def test_a_byte_that_is_not_utf8_is_a_parse_error_naming_its_line(tmp_path, line
 def test_a_beir_label_beyond_int64_keeps_its_value_instead_of_wrapping(tmp_path):
     tsv = _write(tmp_path, "test.tsv", "query-id\tcorpus-id\tscore\nq1\td1\t10000000000000000000\nq1\td2\t1\n")
     assert read_qrels(tsv).data == {"q1": {"d1": 1e19, "d2": 1.0}}
+
+
+# -- measure names, columns, curves and correlations (fuzzing, second round) -------------------------
+
+
+@pytest.mark.parametrize(
+    "name,error,message",
+    [
+        ("F(beta=2,beta=3)@10", UnknownMeasureError, "sets 'beta' twice"),
+        ("nDCG(gains={0:0,1:5},gain=exp)@10", UnknownMeasureError, "sets 'gain' twice"),
+        ("nDCG_exp(gain=linear)@10", UnknownMeasureError, "by its name and by a parameter"),
+        ("P@\uff11\uff10", InvalidCutoffError, "ASCII digits"),
+        ("F(beta=1e155)@2", UnknownMeasureError, "between 1e-150 and 1e150"),
+    ],
+)
+def test_a_measure_name_that_says_two_things_or_would_compute_nan_is_refused(name, error, message):
+    with pytest.raises(error, match=re.escape(message)):
+        evaluate(QRELS, RESULTS, None, measures=[name])
+
+
+def test_column_ids_are_checked_whatever_the_column_type():
+    from haystack_irmetrics import Qrels, Run
+
+    with pytest.raises(InvalidIdError, match=r"document id 7 \(run row 2\) is int"):
+        Run.from_columns(["q1", "q1"], np.array(["d1", 7], dtype=object), [0.5, 0.4])
+    with pytest.raises(InvalidIdError, match=r"query id \('a', 1\) \(run row 1\) is tuple"):
+        Run.from_columns([("a", 1), ("b", 2)], ["d1", "d2"], [0.5, 0.4])
+    pa = pytest.importorskip("pyarrow")
+    pl = pytest.importorskip("polars")
+    expected = {"q1": {"d1": 0.5, "d2": 0.4}}
+    assert Run.from_columns(pa.array(["q1", "q1"]), pa.array(["d1", "d2"]), pa.array([0.5, 0.4])).data == expected
+    assert Run.from_columns(pl.Series(["q1", "q1"]), pl.Series(["d1", "d2"]), pl.Series([0.5, 0.4])).data == expected
+    with pytest.raises(InvalidLabelError, match="qrels row 1: label None"):
+        Qrels.from_columns(pa.array(["q1"]), pa.array(["d1"]), pa.array([None], pa.int64()))
+
+
+@pytest.mark.parametrize(
+    "scores,offsets",
+    [(np.array(["x", None], dtype=object), [0, 2]), (np.array([True, False]), [0, 2]), ([0.5, 0.4], [0, 2]),
+     (np.array([0.5, 0.4]), [0, 3]), (np.array([0.5, 0.4]), [0, 2, 1])],
+)  # fmt: skip
+def test_a_columnar_run_of_parts_that_do_not_fit_is_a_typed_error(scores, offsets):
+    from haystack_irmetrics.core.inputs import ColumnarRun
+
+    with pytest.raises((InvalidScoreError, EmptyInputError)):
+        ColumnarRun(["q1"], np.asarray(offsets), scores, lambda rows: [], lambda c: (np.zeros(0), np.zeros(0)))
+
+
+def test_correlations_and_gain_vectors_take_finite_real_numbers_only():
+    from haystack_irmetrics.core.correlation import per_query_correlation, rank_correlation
+    from haystack_irmetrics.core.curves import gain_vectors, measure_at_k
+
+    for bad in ("3", True, 10**400):
+        with pytest.raises(InvalidScoreError, match=r"score .* of 'a' is not a finite number"):
+            rank_correlation({"a": bad, "b": 1.0}, {"a": 1.0, "b": 2.0})
+    res = evaluate(QRELS, RESULTS, [1])
+    with pytest.raises(InvalidPolicyError, match="NDCG@5 is not among the evaluated measures"):
+        per_query_correlation(res, res, "NDCG@5")
+    for labels in ([3, float("nan")], [3, None], ["1", 2], [10**400]):
+        with pytest.raises(InvalidLabelError, match=r"labels\[\d\] = .* is not a finite number"):
+            gain_vectors(labels)
+    with pytest.raises(InvalidLabelError, match="ideal must be a sequence"):
+        gain_vectors([3, 1], ideal="12")
+    with pytest.raises(InvalidLabelError, match="beyond any float"):
+        gain_vectors([2000], gain="exp")
+    curve = measure_at_k({"q": {"a": 1}}, {"q": {"x": 0.9, "a": 0.8}}, "P", iter([1, 2]))
+    assert curve.ks.tolist() == [1, 2] and curve.mean.tolist() == [0.0, 0.5]

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..errors import EmptyInputError, InvalidIdError, InvalidPolicyError, InvalidScoreError
+from .inputs import _is_number, _shown
 
 Method = Literal["kendall", "spearman"]
 Ranking = Sequence[str] | Mapping[str, float]
@@ -54,14 +55,13 @@ def _scores(ranking: Ranking, which: str) -> dict[Any, float]:
     if isinstance(ranking, Mapping):
         out = {}
         for item, value in ranking.items():
-            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-                try:
-                    value = float(value)  # numpy scalars
-                except (TypeError, ValueError):
-                    value = math.nan
-                if not math.isfinite(value):
-                    raise InvalidScoreError(f"{which}: score {ranking[item]!r} of {item!r} is not a finite number")
-            out[item] = float(value)
+            try:  # a real number (numpy's too), not a bool or a numeric string: the core's rule
+                value = float(value) if _is_number(value) else math.nan
+            except OverflowError:  # an int beyond any float
+                value = math.nan
+            if not math.isfinite(value):
+                raise InvalidScoreError(f"{which}: score {_shown(ranking[item])} of {item!r} is not a finite number")
+            out[item] = value
         return out
     if isinstance(ranking, str | bytes):
         raise InvalidIdError(f"{which}: a ranking is a sequence of items or a mapping item -> score, got a string")
@@ -136,7 +136,10 @@ def _per_query(x: Any, measure: str | None) -> Mapping[str, float]:
             raise InvalidPolicyError("pass measure= to correlate two EvaluationResults")
         from .measures import parse_measure
 
-        return x.per_query[parse_measure(measure).name]
+        name = parse_measure(measure).name
+        if name not in x.per_query:
+            raise InvalidPolicyError(f"{name} is not among the evaluated measures: {', '.join(x.per_query)}")
+        return x.per_query[name]
     return x
 
 

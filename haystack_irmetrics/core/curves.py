@@ -24,18 +24,19 @@ Usage (the lecture's query q1, Järvelin-Kekäläinen discount)::
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
 import numpy as np
 
-from ..errors import InvalidCutoffError
+from ..errors import InvalidCutoffError, InvalidLabelError
 from .evaluate import EvaluationResult, build_evaluation, evaluate, gain_values, unscored
-from .inputs import ColumnarRun, Qrels, QrelsDict, Run, RunDict
+from .inputs import ColumnarRun, Qrels, QrelsDict, Run, RunDict, _is_number, _shown
 from .kernels import discount as log2_discount
 from .kernels import jk_discount
-from .measures import STANDARD_LEVELS, Measure, check_cutoff, check_level, parse_measure
+from .measures import STANDARD_LEVELS, Measure, check_cutoff, check_k_values, check_level, parse_measure
 from .presets import resolve_preset
 
 
@@ -152,17 +153,37 @@ def gain_vectors(
         (6.8611, 8.7403, 0.785)
     """
     m = Measure("NDCG", 1, gain=gain, discount=discount)
+    labels = _label_array(labels, "labels")
     depth = len(labels) if depth is None else check_cutoff(depth)
     ranked = np.zeros(depth)
-    head = np.asarray(labels, dtype=np.float64)[:depth]
+    head = labels[:depth]
     ranked[: head.size] = head
     g = gain_values(ranked, m.gain)
     g = np.where(g > 0, g, 0.0)
     jk = m.discount == "jk"
-    pool = gain_values(np.asarray(labels if ideal is None else ideal, dtype=np.float64), m.gain)
+    pool = gain_values(labels if ideal is None else _label_array(ideal, "ideal"), m.gain)
+    if not np.isfinite(pool).all():
+        raise InvalidLabelError(
+            f"a label's gain in {m.stem} is beyond any float (exponential gains take labels below 1024)"
+        )
     icg, idcg = _ideal_rows([pool], depth, jk)
     dcg = np.cumsum(g / _discount(depth, jk))
     return GainVectors(np.cumsum(g), dcg, icg[0], idcg[0], _ratio(dcg, idcg[0]))
+
+
+def _label_array(values: Sequence[float], what: str) -> np.ndarray:
+    """Graded labels as float64; anything but finite real numbers (a numeric string too) raises."""
+    if isinstance(values, str | bytes) or not isinstance(values, Sequence | np.ndarray):
+        raise InvalidLabelError(f"{what} must be a sequence of graded labels, got {values!r}"[:200])
+    for i, v in enumerate(values):
+        ok = _is_number(v)
+        try:
+            ok = ok and math.isfinite(v)
+        except OverflowError:  # an int beyond any float
+            ok = False
+        if not ok:
+            raise InvalidLabelError(f"{what}[{i}] = {_shown(v)} is not a finite number")
+    return np.asarray(values, dtype=np.float64)
 
 
 def gain_curves(
@@ -324,10 +345,11 @@ def measure_at_k(
     probe = parse_measure(f"{measure}@1") if "@" not in measure else parse_measure(measure)
     if probe.cutoff is None:
         raise InvalidCutoffError(f"{measure} does not take a cutoff; measure_at_k needs one that does")
-    names = [m.name for m in (Measure(probe.family, check_cutoff(k), **_params(probe)) for k in ks)]
+    ks = check_k_values(ks)  # a list (a one-shot iterator is read once), of distinct positive ints
+    names = [m.name for m in (Measure(probe.family, k, **_params(probe)) for k in ks)]
     res = evaluate(qrels, results, None, measures=names, preset=preset, **policy)  # type: ignore[arg-type]
     qids, table, mean = _columns(res, names)
-    return MeasureCurve(probe.stem, np.array(list(ks)), qids, table, mean)
+    return MeasureCurve(probe.stem, np.array(ks), qids, table, mean)
 
 
 def _params(m: Measure) -> dict[str, object]:

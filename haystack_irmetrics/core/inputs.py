@@ -26,6 +26,7 @@ from decimal import Decimal
 from functools import lru_cache
 from itertools import chain, compress, islice, repeat, starmap
 from numbers import Real
+from typing import Any
 
 import numpy as np
 
@@ -366,12 +367,17 @@ def _columns_to_dict(
     what: str,
     error: type[Exception],
 ) -> dict[str, dict[str, float]]:
-    qs = query_ids.tolist() if isinstance(query_ids, np.ndarray) else list(query_ids)
-    ds = doc_ids.tolist() if isinstance(doc_ids, np.ndarray) else list(doc_ids)
+    qs, ds = _as_list(query_ids), _as_list(doc_ids)
+    if not isinstance(values, np.ndarray) and hasattr(values, "to_numpy"):  # a pyarrow array or polars Series
+        values = np.asarray(_as_list(values), dtype=object) if getattr(values, "null_count", 0) else _numpy(values)
     if len(qs) != len(ds) or len(qs) != len(values):
         raise EmptyInputError(
             f"{source}: columns have different lengths (queries {len(qs)}, documents {len(ds)}, {what}s {len(values)})"
         )
+    for kind, ids in (("query", qs), ("document", ds)):
+        if not set(map(type, ids)) <= {str}:
+            for i, value in enumerate(ids):
+                _check_id(kind, value, f" ({source} row {_row(i, line_numbers)})")
     _check_column_types(values, source, line_numbers, what, error)
     try:
         vs = np.asarray(values, dtype=np.float64)
@@ -413,6 +419,23 @@ def _columns_to_dict(
                     _raise_duplicate(ds, 0, j + 1, q, source, line_numbers, qs)
                 target[d] = vlist[j]
     return out
+
+
+def _as_list(column: Any) -> list:
+    """A column as a list of Python values: a numpy array, a pyarrow array, a polars Series or a sequence."""
+    if isinstance(column, np.ndarray):
+        return column.tolist()
+    for method in ("to_pylist", "to_list"):  # pyarrow, polars
+        if hasattr(column, method):
+            return list(getattr(column, method)())
+    return list(column)
+
+
+def _numpy(column: Any) -> np.ndarray:
+    try:
+        return np.asarray(column.to_numpy(zero_copy_only=False))  # pyarrow
+    except TypeError:
+        return np.asarray(column.to_numpy())  # polars
 
 
 def _check_column_types(
@@ -494,6 +517,23 @@ class ColumnarRun:
         identical: np.ndarray | None = None,
         source: str = "run",
     ) -> None:
+        # The readers build valid parts; a caller's own parts are checked here, once (cheap: no per-row work).
+        if not isinstance(scores, np.ndarray) or scores.ndim != 1 or scores.dtype.kind not in "fiu":
+            kind = scores.dtype if isinstance(scores, np.ndarray) else type(scores).__name__
+            raise InvalidScoreError(f"{source}: scores must be a 1-D numpy array of floats or ints, got {kind}")
+        offsets = np.asarray(offsets)
+        if (
+            offsets.ndim != 1
+            or offsets.dtype.kind not in "iu"
+            or offsets.size != len(qids) + 1
+            or offsets.size == 0
+            or offsets[0] != 0
+            or offsets[-1] != scores.size
+            or (np.diff(offsets) < 0).any()
+        ):
+            raise EmptyInputError(
+                f"{source}: offsets must be {len(qids) + 1} non-decreasing ints from 0 to the {scores.size} scores"
+            )
         self.qids = qids
         self.offsets = offsets
         self.scores = scores

@@ -293,6 +293,8 @@ class Measure:
             beta = self.beta
             if isinstance(beta, bool) or not isinstance(beta, int | float) or not math.isfinite(beta) or beta <= 0:
                 raise UnknownMeasureError(f"beta must be a positive finite number, got {beta!r}")
+            if not 1e-150 < beta < 1e150:  # beta**2 must stay a finite, non-zero float (F would be NaN)
+                raise UnknownMeasureError(f"beta must be between 1e-150 and 1e150, got {beta!r}")
             set_(self, "beta", None if beta == 1 else float(beta))
 
     @property
@@ -451,6 +453,8 @@ def _parse_params(text: str | None, where: str) -> dict[str, Any]:
         key, value = key.strip().lower(), value.strip()
         if not eq or not value:
             raise UnknownMeasureError(f"cannot parse parameter {part!r} in {where!r}; expected key=value")
+        if ("gain" if key == "gains" else key) in out:  # gains={...} and gain=exp set one thing
+            raise UnknownMeasureError(f"{where!r} sets {key!r} twice")
         if key in ("gains", "gain") and value.startswith("{"):
             if not value.endswith("}"):
                 raise UnknownMeasureError(f"cannot parse gain map {value!r} in {where!r}")
@@ -486,8 +490,14 @@ def _parse(text: str) -> tuple[str, dict[str, Any], str | None]:
     if m is None:
         raise UnknownMeasureError(f"cannot parse measure {text!r}; expected a name like 'NDCG@10'")
     family, fixed = _lookup(m.group("family"))
-    params = {**fixed, **_parse_params(m.group("params"), text)}
-    return family, params, m.group("k")
+    given = _parse_params(m.group("params"), text)
+    clash = sorted(set(fixed) & set(given))
+    if clash:  # nDCG_exp(gain=linear)@10: the name says one gain, the parameters another
+        raise UnknownMeasureError(f"{text!r} sets {', '.join(clash)} twice: by its name and by a parameter")
+    at = m.group("k")
+    if at is not None and not at.isascii():
+        raise InvalidCutoffError(f"the cutoff of {text!r} must be written in ASCII digits")
+    return family, {**fixed, **given}, at
 
 
 def _build(family: str, params: dict[str, Any], at: str | None) -> Measure:
