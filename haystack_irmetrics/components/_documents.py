@@ -33,7 +33,6 @@ The rules (also in each evaluator's docstring):
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, chain
@@ -43,7 +42,7 @@ from typing import Any
 import numpy as np
 from haystack import Document
 
-from ..core.inputs import RankedRun, _is_number, _shown
+from ..core.inputs import RankedRun, _is_finite_number, _shown
 from ..errors import (
     EmptyInputError,
     InvalidIdError,
@@ -372,11 +371,4 @@ def _all_finite(values: list[int | float]) -> bool:
     try:
         return bool(np.isfinite(np.asarray(values, dtype=np.float64)).all())
     except OverflowError:
-        return False
-
-
-def _is_finite_number(value: object) -> bool:
-    try:
-        return _is_number(value) and math.isfinite(value)
-    except OverflowError:  # an int beyond any float
         return False

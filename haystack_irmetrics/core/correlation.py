@@ -26,13 +26,12 @@ Usage (the lecture's example: K = 10 documents whose squared position difference
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..errors import EmptyInputError, InvalidIdError, InvalidPolicyError, InvalidScoreError
-from .inputs import _is_number, _shown
+from .inputs import _is_finite_number, _shown
 
 Method = Literal["kendall", "spearman"]
 Ranking = Sequence[str] | Mapping[str, float]
@@ -55,13 +54,9 @@ def _scores(ranking: Ranking, which: str) -> dict[Any, float]:
     if isinstance(ranking, Mapping):
         out = {}
         for item, value in ranking.items():
-            try:  # a real number (numpy's too), not a bool or a numeric string: the core's rule
-                value = float(value) if _is_number(value) else math.nan
-            except OverflowError:  # an int beyond any float
-                value = math.nan
-            if not math.isfinite(value):
-                raise InvalidScoreError(f"{which}: score {_shown(ranking[item])} of {item!r} is not a finite number")
-            out[item] = value
+            if not _is_finite_number(value):  # the core's rule: no bool, no numeric string
+                raise InvalidScoreError(f"{which}: score {_shown(value)} of {item!r} is not a finite number")
+            out[item] = float(value)
         return out
     if isinstance(ranking, str | bytes):
         raise InvalidIdError(f"{which}: a ranking is a sequence of items or a mapping item -> score, got a string")

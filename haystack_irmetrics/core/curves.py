@@ -24,7 +24,6 @@ Usage (the lecture's query q1, Järvelin-Kekäläinen discount)::
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -33,7 +32,7 @@ import numpy as np
 
 from ..errors import InvalidCutoffError, InvalidLabelError
 from .evaluate import EvaluationResult, build_evaluation, evaluate, gain_values, unscored
-from .inputs import ColumnarRun, Qrels, QrelsDict, Run, RunDict, _is_number, _shown
+from .inputs import ColumnarRun, Qrels, QrelsDict, Run, RunDict, _is_finite_number, _shown
 from .kernels import discount as log2_discount
 from .kernels import jk_discount
 from .measures import STANDARD_LEVELS, Measure, check_cutoff, check_k_values, check_level, parse_measure
@@ -176,12 +175,7 @@ def _label_array(values: Sequence[float], what: str) -> np.ndarray:
     if isinstance(values, str | bytes) or not isinstance(values, Sequence | np.ndarray):
         raise InvalidLabelError(f"{what} must be a sequence of graded labels, got {values!r}"[:200])
     for i, v in enumerate(values):
-        ok = _is_number(v)
-        try:
-            ok = ok and math.isfinite(v)
-        except OverflowError:  # an int beyond any float
-            ok = False
-        if not ok:
+        if not _is_finite_number(v):
             raise InvalidLabelError(f"{what}[{i}] = {_shown(v)} is not a finite number")
     return np.asarray(values, dtype=np.float64)
 

@@ -18,6 +18,7 @@ on every query id.
 
 from __future__ import annotations
 
+import math
 import operator
 import struct
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -58,14 +59,26 @@ def _is_number(value: object) -> bool:
     return _is_number_type(type(value))
 
 
+def _is_finite_number(value: object) -> bool:
+    """A real number (:func:`_is_number`) that is finite as a float; an int beyond any float is not."""
+    try:
+        return _is_number(value) and math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+def _non_number_types(values: Iterable) -> set[type]:
+    """The types among ``values`` that are no number type (one C-level pass over the types)."""
+    return {k for k in set(map(type, values)) if not _is_number_type(k)}
+
+
 def _check_value_types(
     data: RunDict | QrelsDict, queries: Iterable[str], flat: list, what: str, error: type[Exception]
 ) -> None:
     """Every value of ``flat`` (the values of ``data[q]`` for ``q`` in ``queries``, in order) is a
     number (one C-level pass over their types); else ``error`` names the first other one, its
     document and query."""
-    kinds = set(map(type, flat))
-    bad = {k for k in kinds if not _is_number_type(k)}
+    bad = _non_number_types(flat)
     if not bad:
         return
     for q in queries:
@@ -406,7 +419,6 @@ def _columns_to_dict(
     starts = np.flatnonzero(np.concatenate(([True], q_arr[1:] != q_arr[:-1]))).tolist()
     for start, end in zip(starts, [*starts[1:], n]):
         q = qs[start]
-        _check_id("query", q, f" ({source} row {_row(start, line_numbers)})")
         block = dict(zip(ds[start:end], vlist[start:end]))
         target = out.get(q)
         if target is None:
@@ -457,10 +469,9 @@ def _check_column_types(
             f"{source} row {_row(0, line_numbers)}: {what} {_shown(values[0])} is {values.dtype}, "
             "not a number (a column of floats or ints is)"
         )
-    if set(map(type, values)) <= _NUMBER_TYPES:
-        return
-    for i, v in enumerate(values):
-        if not _is_number(v):
+    bad = _non_number_types(values)
+    for i, v in enumerate(values if bad else ()):
+        if type(v) in bad:
             raise error(f"{source} row {_row(i, line_numbers)}: {what} {_shown(v)} is {type(v).__name__}, not a number")
 
 
