@@ -10,8 +10,8 @@ import pytest
 from haystack import Document, Pipeline
 
 from haystack_irmetrics import InvalidIdError, InvalidPolicyError, ParseError
-from haystack_irmetrics.beir import load_beir, run_beir
-from haystack_irmetrics.beir.errors import PipelineError
+from haystack_irmetrics.beir import load_beir, run_beir, runner
+from haystack_irmetrics.beir.errors import OutputError, PipelineError
 from haystack_irmetrics.cli import main
 from haystack_irmetrics.components import IRMetricsEvaluator, NDCGEvaluator, load_pipeline, to_evaluation_run_result
 from haystack_irmetrics.components.feedback import FeedbackToGoldDocuments
@@ -140,6 +140,32 @@ def test_an_id_a_trec_file_cannot_hold_is_refused_before_anything_is_written(tmp
 def test_run_beir_checks_its_integer_parameters(tmp_path, kwargs):
     with pytest.raises(PipelineError, match="must be a positive integer or None"):
         run_beir(dataset(tmp_path / "data"), progress=False, **kwargs)
+
+
+@pytest.mark.parametrize("where", ["a file", "under a file", "unwritable"])
+def test_an_output_folder_that_cannot_be_written_fails_before_the_run_starts(tmp_path, monkeypatch, capsys, where):
+    data = dataset(tmp_path / "data")
+    (tmp_path / "taken").write_text("not a folder")
+    out = {
+        "a file": tmp_path / "taken",
+        "under a file": tmp_path / "taken" / "sub",
+        "unwritable": tmp_path / "new" / "out",
+    }
+    if where == "unwritable":
+        monkeypatch.setattr(runner.os, "access", lambda path, mode: False)  # root may write anywhere
+
+    def no_run(*args, **kwargs):
+        raise AssertionError("the pipelines were loaded before the output folder was checked")
+
+    monkeypatch.setattr(runner, "load_beir_pipelines", no_run)
+    message = "not writable" if where == "unwritable" else "not a folder"
+    with pytest.raises(OutputError, match=message):
+        run_beir(data, progress=False, output_dir=out[where])
+    assert main(["beir", str(data), "--output", str(out[where]), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and str(out[where]) in err and "Traceback" not in err
+    assert (tmp_path / "taken").read_text() == "not a folder"
+    assert not (tmp_path / "new").exists()
 
 
 def _round_trip(component) -> dict:

@@ -10,7 +10,14 @@ Importing this package imports neither Haystack nor beir; they are imported when
 
 from .compare import CompareResult, compare_runs
 from .dataset import BEIR_DATASETS, BeirDataset, default_data_dir, load_beir, resolve_dataset, sample_path
-from .errors import DatasetError, DatasetNotFoundError, EmptyQueryError, MissingDocumentsError, PipelineError
+from .errors import (
+    DatasetError,
+    DatasetNotFoundError,
+    EmptyQueryError,
+    MissingDocumentsError,
+    OutputError,
+    PipelineError,
+)
 from .pipelines import BeirPipelines, corpus_documents, load_beir_pipelines, pipelines_dir, resolve_model
 from .runner import DEFAULT_TOP_K, BeirRun, run_beir
 
@@ -25,6 +32,7 @@ __all__ = [
     "DatasetNotFoundError",
     "EmptyQueryError",
     "MissingDocumentsError",
+    "OutputError",
     "PipelineError",
     "compare_runs",
     "corpus_documents",

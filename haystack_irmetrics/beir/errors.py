@@ -25,4 +25,15 @@ class PipelineError(IRMetricsError):
     """A retrieval or indexing pipeline cannot be used for a BEIR run (bad YAML, wrong sockets, bad output)."""
 
 
-__all__ = ["DatasetError", "DatasetNotFoundError", "EmptyQueryError", "MissingDocumentsError", "PipelineError"]
+class OutputError(IRMetricsError):
+    """The output folder of a BEIR run cannot be written (checked before the run starts)."""
+
+
+__all__ = [
+    "DatasetError",
+    "DatasetNotFoundError",
+    "EmptyQueryError",
+    "MissingDocumentsError",
+    "OutputError",
+    "PipelineError",
+]

@@ -15,7 +15,7 @@ import numpy as np
 from ..core import DEFAULT_K_VALUES, EvaluationResult, evaluate
 from ..io.trec import check_trec_ids, trec_order, write_trec_run
 from .dataset import BeirDataset, load_beir, resolve_dataset
-from .errors import PipelineError
+from .errors import OutputError, PipelineError
 from .pipelines import BeirPipelines, corpus_documents, load_beir_pipelines
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -73,7 +73,7 @@ class BeirRun:
         :returns: ``{kind: path}`` of the files written.
         """
         check_trec_ids(self.results, _tag(self.info.get("pipeline", "haystack")))  # before any file is written
-        out = Path(output_dir)
+        out = check_output_dir(output_dir)
         out.mkdir(parents=True, exist_ok=True)
         paths = {
             "metrics": out / "metrics.json",
@@ -90,6 +90,24 @@ class BeirRun:
         paths["summary"].write_text(json.dumps(self.summary(), indent=2) + "\n", encoding="utf-8")
         paths["table"].write_text(self.markdown() + "\n", encoding="utf-8")
         return paths
+
+
+def check_output_dir(output_dir: str | os.PathLike[str]) -> Path:
+    """Check that ``output_dir`` is, or can be created as, a writable folder; return it as a Path.
+
+    :raises OutputError: when it, or the nearest part of it that exists, is not a writable folder.
+    """
+    out = Path(output_dir)
+    existing = out
+    while not existing.exists() and existing.parent != existing:
+        existing = existing.parent
+    if not existing.is_dir():
+        where = "is" if existing == out else f"would be created under {existing}, which is"
+        raise OutputError(f"output folder {str(out)!r} {where} not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        where = "" if existing == out else f" (it would be created in {existing})"
+        raise OutputError(f"output folder {str(out)!r} is not writable{where}")
+    return out
 
 
 def run_beir(
@@ -129,8 +147,10 @@ def run_beir(
     :param allowed_modules: module patterns whose components a pipeline YAML may use (Haystack's
         deserialization allowlist; Haystack's own, haystack_integrations and haystack_irmetrics are allowed).
     :returns: a :class:`BeirRun`.
-    :raises IRMetricsError: on bad data (:mod:`haystack_irmetrics.beir.errors`, ``ParseError``) or a
-        pipeline that cannot be used (:class:`~haystack_irmetrics.beir.errors.PipelineError`).
+    :raises IRMetricsError: on bad data (:mod:`haystack_irmetrics.beir.errors`, ``ParseError``), a
+        pipeline that cannot be used (:class:`~haystack_irmetrics.beir.errors.PipelineError`) or an
+        ``output_dir`` that cannot be written (:class:`~haystack_irmetrics.beir.errors.OutputError`,
+        raised before the run starts).
 
     Usage::
 
@@ -145,6 +165,8 @@ def run_beir(
             raise PipelineError(f"{name} must be a positive integer or None, got {value!r}")
     if isinstance(chunk_overlap, bool) or not isinstance(chunk_overlap, int):
         raise PipelineError(f"chunk_overlap must be an int, got {chunk_overlap!r}")
+    if output_dir is not None:
+        check_output_dir(output_dir)  # an unwritable folder fails now, not after an hour of retrieval
     ds = _dataset(dataset, split, allow_missing_docs, data_dir, download)
     pipes = load_beir_pipelines(retriever, model=model, progress=progress, allowed_modules=allowed_modules)
     try:
