@@ -94,7 +94,7 @@ def main(report_dir: str | None = None) -> None:
                     )
         out = Path(report_dir) if report_dir else Path(tmp) / "report"
         written = ev.write_report(out)
-        print("report files:", sorted(p.name for p in written))
+        print("report files:", sorted(str(p.relative_to(out)) for p in written))
 
 
 if __name__ == "__main__":

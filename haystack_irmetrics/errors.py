@@ -68,6 +68,13 @@ class ParseError(IRMetricsError):
         self.line = line
 
 
+class MissingDependencyError(IRMetricsError, ImportError):
+    """An optional package a feature needs is not installed; the message names the pip extra to install.
+
+    Also an :class:`ImportError`, so ``except ImportError`` keeps working.
+    """
+
+
 __all__ = [
     "DuplicateCutoffError",
     "DuplicateDocumentError",
@@ -78,6 +85,7 @@ __all__ = [
     "InvalidLabelError",
     "InvalidPolicyError",
     "InvalidScoreError",
+    "MissingDependencyError",
     "NoOverlapError",
     "ParseError",
     "UnknownMeasureError",

@@ -18,16 +18,17 @@ from typing import Any
 
 import numpy as np
 
+from ._extras import require
+
 DEFAULT_SIZE = (6.4, 4.0)
 DEFAULT_DPI = 100
 
 
 def _figure(figsize: tuple[float, float], dpi: int) -> Any:
-    try:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-    except ImportError as e:  # pragma: no cover - exercised only without matplotlib
-        raise ImportError("plots need matplotlib: pip install 'haystack-irmetrics[plots]'") from e
+    require("matplotlib", purpose="plots")
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
     _check_size(figsize, dpi)
     fig = Figure(figsize=figsize, dpi=dpi)
     FigureCanvasAgg(fig)

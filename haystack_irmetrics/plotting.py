@@ -32,6 +32,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .cli import _ints
 from .core.curves import gain_curves, interpolated_pr, measure_at_k
 from .core.evaluate import evaluate
 from .core.inputs import ColumnarRun, Qrels, QrelsDict, Run, RunDict
@@ -230,13 +231,6 @@ def _floats(text: str) -> list[float]:
         return [float(x) for x in text.split(",") if x.strip()]
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from None
-
-
-def _ints(text: str) -> list[int]:
-    try:
-        return [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
 
 
 def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:

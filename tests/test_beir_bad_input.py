@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 
 import numpy as np
 import pytest
 from haystack import Document, Pipeline
 
-from haystack_irmetrics import InvalidIdError, InvalidPolicyError, ParseError
+from haystack_irmetrics import InvalidIdError, InvalidPolicyError, InvalidScoreError, ParseError
 from haystack_irmetrics.beir import load_beir, run_beir, runner
 from haystack_irmetrics.beir.errors import OutputError, PipelineError
 from haystack_irmetrics.cli import main
@@ -136,6 +137,59 @@ def test_an_id_a_trec_file_cannot_hold_is_refused_before_anything_is_written(tmp
     assert not (tmp_path / "out").exists()
 
 
+def test_write_trec_run_takes_what_read_run_returns_and_ranked_lists(tmp_path):
+    from haystack_irmetrics.core.inputs import Run
+    from haystack_irmetrics.io import read_run
+
+    first = tmp_path / "first.trec"
+    write_trec_run({"q1": {"d1": 2.0, "d2": 1}, "q2": {"d3": 0.5}}, first)
+    for run in (read_run(first), Run.from_dict({"q1": {"d1": 2.0, "d2": 1}, "q2": {"d3": 0.5}})):
+        again = tmp_path / "again.trec"
+        write_trec_run(run, again)
+        assert again.read_text() == first.read_text()
+    write_trec_run({"q1": ["d2", "d1"]}, tmp_path / "ranked.trec")
+    assert [line.split()[2] for line in (tmp_path / "ranked.trec").read_text().splitlines()] == ["d2", "d1"]
+
+
+@pytest.mark.parametrize(
+    "results,error,message",
+    [
+        ({"q1": {"d1": "2.0"}}, InvalidScoreError, "score '2.0' of document 'd1' in query 'q1'"),
+        ({"q1": {"d1": float("nan")}}, InvalidScoreError, "score nan of document 'd1'"),
+        ({"q1": {"d1": 10**400}}, InvalidScoreError, "of document 'd1' in query 'q1' cannot be written"),
+        ({"q1": {7: 1.0}}, InvalidIdError, "document id 7 of query 'q1'"),
+    ],
+)
+def test_write_trec_run_refuses_what_a_trec_file_cannot_hold_before_writing(tmp_path, results, error, message):
+    out = tmp_path / "run.trec"
+    with pytest.raises(error, match=re.escape(message)):
+        write_trec_run(results, out)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("value", ["-5", "x", "2.5"])
+def test_beir_top_k_must_be_a_whole_number_of_at_least_zero(capsys, value):
+    with pytest.raises(SystemExit) as exit_:
+        main(["beir", "--top-k", value])
+    assert exit_.value.code == 2
+    assert "expected a whole number >= 0 (0 keeps the pipeline's own)" in capsys.readouterr().err
+
+
+def test_a_pipeline_with_an_untrusted_component_says_how_to_trust_it(tmp_path, monkeypatch, capsys):
+    (tmp_path / "mypkg").mkdir()
+    (tmp_path / "mypkg" / "__init__.py").write_text(
+        "from haystack import Document, component\n"
+        "@component\nclass Ret:\n"
+        "    @component.output_types(documents=list[Document])\n"
+        "    def run(self, query: str):\n        return {'documents': []}\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    pipe = tmp_path / "custom.yaml"
+    pipe.write_text("components:\n  r:\n    type: mypkg.Ret\n    init_parameters: {}\nconnections: []\n")
+    assert main(["beir", str(dataset(tmp_path / "data")), "--retriever", str(pipe), "--no-progress"]) == 2
+    assert "--allow-module '<package>.*'" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("kwargs", [{"top_k": "5"}, {"top_k": True}, {"chunk_words": 2.5}, {"chunk_words": 0}])
 def test_run_beir_checks_its_integer_parameters(tmp_path, kwargs):
     with pytest.raises(PipelineError, match="must be a positive integer or None"):
@@ -203,3 +257,17 @@ def test_to_evaluation_run_result_names_what_it_needs():
     with pytest.raises(InvalidPolicyError, match=r"inputs \['q'\] need one value per query \(2\)"):
         to_evaluation_run_result(out, "x", inputs={"q": ["only one"]})
     assert to_evaluation_run_result(out, "x").aggregated_report()["score"] == [0.5]
+
+
+def test_without_progress_the_model_loaders_bars_are_off_while_warming_up_and_restored_after():
+    pytest.importorskip("transformers")
+    from transformers.utils import logging as hf_logging
+
+    from haystack_irmetrics.beir.pipelines import _model_loading_bars
+
+    assert hf_logging.is_progress_bar_enabled()
+    with _model_loading_bars(False):
+        assert not hf_logging.is_progress_bar_enabled()
+    assert hf_logging.is_progress_bar_enabled()
+    with _model_loading_bars(True):
+        assert hf_logging.is_progress_bar_enabled()

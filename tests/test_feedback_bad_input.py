@@ -139,3 +139,50 @@ def test_rows_without_a_segment_and_a_segment_named_none_get_distinct_labels():
         columns={"segment": "dev"}, k_values=[1], measures=["P"], n_resamples=100,
     )  # fmt: skip
     assert sorted(s.label for s in ev.segments) == ["'(none)'", "(none)"]
+
+
+def test_strategy_options_are_keywords_of_aggregate_and_evaluate_feedback():
+    rows = [row(user="u1", ts=1, vote=1), row(user="u1", ts=2, vote=0), row(user="u2", ts=1, vote=1)]
+    by_keyword = aggregate_feedback(rows, "mean", dedup="last", columns=USER_TIME)
+    assert labels(by_keyword) == labels(aggregate_feedback(rows, LAST, columns=USER_TIME)) == {("q1", "d1"): 0.5}
+    assert by_keyword.strategy == LAST
+    assert labels(aggregate_feedback(rows, "mean", min_votes=4, columns=USER_TIME)) == {}
+    ev = evaluate_feedback(rows, k_values=[1], measures=["P"], dedup="last", columns=USER_TIME, n_resamples=10)
+    assert ev.means() == {"logged": {"P@1": 1.0}}  # 0.5 >= the threshold 0.5
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: aggregate_feedback([row()], "mean", dedupe="last"),
+        lambda: evaluate_feedback([row()], n_resamples=10, min_vote=2),
+    ],
+)
+def test_an_unknown_option_names_the_options_of_the_strategy_and_the_log(call):
+    with pytest.raises(
+        FeedbackError, match=r"unknown options .*strategy takes min_votes, dedup.*log path or table takes columns"
+    ):
+        call()
+
+
+def test_strategy_parse_refuses_an_unknown_option_by_name():
+    from haystack_irmetrics.feedback.errors import UnknownStrategyError
+
+    with pytest.raises(UnknownStrategyError, match=r"unknown strategy options \['min_vote'\]"):
+        Strategy.parse("mean", min_vote=2)
+    with pytest.raises(UnknownStrategyError, match="unknown strategy options"):
+        Strategy.parse(LAST, name="wilson")
+
+
+@pytest.mark.parametrize("batch", [{"query_id": ["q1"]}, [{"query_id": "q1"}], "rows.parquet", None])
+def test_the_spark_functions_take_arrow_batches_only(batch):
+    from haystack_irmetrics.feedback import merge_partials, normalize_batches, partial_aggregate
+    from haystack_irmetrics.feedback.errors import FeedbackSchemaError
+
+    for name, call in (
+        ("normalize_batches", lambda: list(normalize_batches([batch]))),
+        ("partial_aggregate", lambda: list(partial_aggregate([batch]))),
+        ("merge_partials", lambda: merge_partials([batch])),
+    ):
+        with pytest.raises(FeedbackSchemaError, match=rf"{name} takes pyarrow RecordBatches or Tables, got"):
+            call()

@@ -15,6 +15,16 @@ from ..cli import _ints, _names  # the same list syntax as ``irmetrics evaluate`
 _DEFAULT_K = "1,3,5,10,100,1000"
 
 
+def _top_k(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0 (0 keeps the pipeline's own), got {text!r}")
+    return value
+
+
 def add_subcommands(sub: argparse._SubParsersAction) -> None:
     """Add ``beir`` and ``compare`` to the ``irmetrics`` subparsers."""
     beir = sub.add_parser(
@@ -44,7 +54,7 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
     beir.add_argument("-k", type=_ints, default=_ints(_DEFAULT_K), help=f"cutoffs (default: {_DEFAULT_K})")
     beir.add_argument(
         "--top-k",
-        type=int,
+        type=_top_k,
         default=1000,
         help="documents (chunks) retrieved per query, capped at the number indexed; 0 keeps the pipeline's "
         "own top_k (default: 1000)",
@@ -125,7 +135,8 @@ def _cmd_beir(args: argparse.Namespace) -> int:
         per_query = 1000 * t["retrieval"] / max(info["n_queries"], 1)
         print(
             f"{info['dataset']} ({info['split']}): {info['n_queries']} queries, {info['n_documents']} documents "
-            f"({info['n_indexed']} indexed) | pipeline {info['pipeline']} | top_k {info['top_k']}\n"
+            f"({info['n_indexed']} indexed) | pipeline {info['pipeline']} | "
+            f"top_k {info['top_k'] if info['top_k'] is not None else 'as the pipeline sets it'}\n"
         )
         print(run.markdown())
         print(

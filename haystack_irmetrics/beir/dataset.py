@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .._extras import require
 from ..errors import ParseError
 from ..io.trec import _undecodable_line
 from .errors import DatasetError, DatasetNotFoundError, EmptyQueryError, MissingDocumentsError
@@ -147,6 +148,7 @@ def resolve_dataset(
     )
     if not download:
         raise DatasetNotFoundError(f"BEIR dataset {name!r} is not in {root} and downloading is off. {where}")
+    require("beir", purpose=f"downloading BEIR dataset {name!r} (beir's utility)", hint=where)
     try:
         _download(url, root)
     except Exception as e:  # network errors come in many types (requests, OSError, BadZipFile...)

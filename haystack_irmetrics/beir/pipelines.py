@@ -20,14 +20,17 @@ the same documents and two runs never see each other's. Haystack is imported ins
 from __future__ import annotations
 
 import copy
+import importlib.util
 import os
 import sys
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._extras import require
 from ._builtin import BUILTIN_PIPELINES, DEFAULT_MODEL, builtin_pipeline
 from .errors import PipelineError
 
@@ -36,6 +39,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _STORE_SUFFIX = "InMemoryDocumentStore"
 _ST_EMBEDDERS = ("SentenceTransformersDocumentEmbedder", "SentenceTransformersTextEmbedder")
+_ST_MODULE = "haystack_integrations.components.embedders.sentence_transformers"
 _MINILM_NAMES = ("sentence-transformers/all-MiniLM-L6-v2", "all-MiniLM-L6-v2")
 
 
@@ -64,6 +68,23 @@ def resolve_model(model: str) -> str:
     return model
 
 
+@contextmanager
+def _model_loading_bars(show: bool) -> Iterator[None]:
+    """transformers' "Loading weights" bars on or off for the block (its switch is process-wide)."""
+    if show or importlib.util.find_spec("transformers") is None:
+        yield
+        return
+    from transformers.utils import logging as hf_logging
+
+    was = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was:
+            hf_logging.enable_progress_bar()
+
+
 @dataclass
 class BeirPipelines:
     """A loaded retrieval pipeline, its indexing pipeline, and how to feed and read them.
@@ -76,6 +97,7 @@ class BeirPipelines:
     :ivar output: ``(component, socket)`` of the ranked documents.
     :ivar document_inputs: ``(component, socket)`` pairs of the indexing pipeline that receive documents.
     :ivar models: the embedding models the pipelines load (after :func:`resolve_model`).
+    :ivar progress: show progress bars (the embedders' and the model loader's).
     """
 
     retrieval: Pipeline
@@ -86,6 +108,7 @@ class BeirPipelines:
     output: tuple[str, str]
     document_inputs: list[tuple[str, str]]
     models: list[str] = field(default_factory=list)
+    progress: bool = True
     include_outputs_from: set[str] | None = None
     _retrieval_stores: list[Any] = field(default_factory=list, repr=False)
     _private_stores: list[Any] = field(default_factory=list, repr=False)
@@ -95,8 +118,9 @@ class BeirPipelines:
         """Load models (embedders) of both pipelines."""
         if not self._warm:
             try:
-                self.indexing.warm_up()
-                self.retrieval.warm_up()
+                with _model_loading_bars(self.progress or not self.models):
+                    self.indexing.warm_up()
+                    self.retrieval.warm_up()
             except Exception as e:
                 raise PipelineError(
                     _model_hint(f"warming up the pipeline from {self.source} failed: {e}", self.models)
@@ -206,6 +230,7 @@ def load_beir_pipelines(
         output=output,
         document_inputs=document_inputs,
         models=list(dict.fromkeys(models)),
+        progress=show,
         include_outputs_from=None if socket_is_output else {output[0]},
         _retrieval_stores=stores,
         _private_stores=private_stores,
@@ -299,10 +324,16 @@ def _load(spec: dict[str, Any], source: str, allowed_modules: list[str]) -> Pipe
 
     from ..components.loading import load_pipeline
 
+    types = [c.get("type") for c in (spec.get("components") or {}).values() if isinstance(c, dict)]
+    if any(isinstance(t, str) and t.startswith(_ST_MODULE) for t in types):
+        require(_ST_MODULE, purpose=f"{source} (SentenceTransformers embedders)", extra="dense")
     try:
         return load_pipeline(YamlMarshaller().marshal(spec), allowed_modules=allowed_modules)
     except Exception as e:
-        raise PipelineError(f"cannot load the pipeline of {source}: {e}") from e
+        hint = ""
+        if "allowed_modules" in str(e) or "not allowed" in str(e):
+            hint = " (with irmetrics beir: --allow-module '<package>.*'; in Python: run_beir(..., allowed_modules=['<package>.*']))"
+        raise PipelineError(f"cannot load the pipeline of {source}: {e}{hint}") from e
 
 
 def _stores_of(pipeline: Pipeline) -> list[Any]:

@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .._extras import require
 from ..errors import EmptyInputError, InvalidIdError, InvalidPolicyError, InvalidScoreError
 from .inputs import _is_finite_number, _shown
 
@@ -98,6 +99,7 @@ def rank_correlation(a: Ranking, b: Ranking, method: Method = "kendall") -> Corr
     items = list(sa)
     x = [sa[i] for i in items]
     y = [sb[i] for i in items]
+    require("scipy", purpose="rank correlations")
     from scipy import stats
 
     res = stats.kendalltau(x, y) if method == "kendall" else stats.spearmanr(x, y)

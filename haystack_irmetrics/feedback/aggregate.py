@@ -36,10 +36,11 @@ on their own (``mapInArrow(partial_aggregate)``) and merged once.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from statistics import NormalDist
 from typing import TYPE_CHECKING
 
+from .._extras import require_feedback
 from .errors import UnknownStrategyError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -92,6 +93,9 @@ class Strategy:
     @classmethod
     def parse(cls, value: Strategy | str, **options: object) -> Strategy:
         """A strategy from its name (or an existing one) with options replaced."""
+        known = [f.name for f in fields(cls) if f.name != "name"]
+        if unknown := sorted(set(options) - set(known)):
+            raise UnknownStrategyError(f"unknown strategy options {unknown}; a strategy takes {', '.join(known)}")
         if isinstance(value, Strategy):
             return replace(value, **options) if options else value  # type: ignore[arg-type]
         if not isinstance(value, str):
@@ -316,12 +320,14 @@ def partial_aggregate(
     schema is :func:`partial_schema`. Merge the partials of every partition with :func:`merge_partials`.
     Rows still flagged with an ``error`` are left out.
     """
+    require_feedback("partial_aggregate")
     import polars as pl
+
+    from .normalize import arrow_frame
 
     strat = Strategy.parse(strategy)
     for batch in batches:
-        df = pl.from_arrow(batch)
-        assert isinstance(df, pl.DataFrame)
+        df = arrow_frame(batch, "partial_aggregate")
         if "error" in df.columns:
             df = df.filter(pl.col("error").is_null())
         yield from _to_arrow(_partial_frame(df, strat, with_segment)).to_batches()
@@ -329,15 +335,16 @@ def partial_aggregate(
 
 def merge_partials(partials: Iterable[pa.RecordBatch | pa.Table], strategy: Strategy | str = "mean") -> pa.Table:
     """Merge partial aggregates of any split of the log (one row per key of each kind, see :func:`_partial_frame`)."""
-    import polars as pl
+    require_feedback("merge_partials")
     import pyarrow as pa
 
+    from .normalize import arrow_frame, arrow_table
+
     strat = Strategy.parse(strategy)
-    tables = [pa.Table.from_batches([p]) if isinstance(p, pa.RecordBatch) else p for p in partials]
+    tables = [arrow_table(p, "merge_partials") for p in partials]
     if not tables:
         return partial_schema().empty_table()
-    df = pl.from_arrow(pa.concat_tables(tables))
-    assert isinstance(df, pl.DataFrame)
+    df = arrow_frame(pa.concat_tables(tables), "merge_partials")
     return _to_arrow(_merge_frame(df, strat))
 
 

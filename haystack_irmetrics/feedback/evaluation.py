@@ -132,11 +132,11 @@ def evaluate_feedback(
     seed: int = 0,
     confidence: float = 0.95,
     test: str = "randomization",
-    **log_options: Any,
+    **options: Any,
 ) -> FeedbackEvaluation:
     """Score the logged rankings and any runs against judgments aggregated from a feedback log.
 
-    :param log: a path or table (with ``log_options`` for :class:`~.log.FeedbackLog`), an open
+    :param log: a path or table (with log ``options`` for :class:`~.log.FeedbackLog`), an open
         ``FeedbackLog``, or an already aggregated :class:`~.judgments.AggregatedFeedback`.
     :param runs: ``{name: run}`` or a list of runs; a run is a TREC run path, a ``{qid: {docid: score}}``
         dict or a :class:`~haystack_irmetrics.core.inputs.Run` (e.g. from :func:`~.replay.replay_pipeline`).
@@ -151,6 +151,9 @@ def evaluate_feedback(
     :param n_resamples: randomization sign patterns and bootstrap resamples; ``seed`` makes both repeatable.
     :param confidence: level of every bootstrap interval.
     :param test: the test behind significance markers: ``"randomization"`` or ``"t"``.
+    :param options: as :func:`~.judgments.aggregate_feedback`'s: the strategy's ``min_votes``, ``dedup``,
+        ``dedup_by`` and ``up_threshold`` (Wilson's ``confidence`` goes in a :class:`~.aggregate.Strategy`:
+        ``confidence`` here is the bootstrap's), and the log's ``columns``, ``on_error``, ...
 
     Usage::
 
@@ -166,11 +169,11 @@ def evaluate_feedback(
         {'logged': {'P@1': 0.5, 'MRR@1': 0.5}, 'new': {'P@1': 1.0, 'MRR@1': 1.0}}
     """
     if isinstance(log, AggregatedFeedback):
-        if log_options:
-            raise FeedbackError(f"options {sorted(log_options)} apply to a log, not to aggregated feedback")
+        if options:
+            raise FeedbackError(f"options {sorted(options)} apply to a log, not to aggregated feedback")
         feedback = log
     else:
-        feedback = aggregate_feedback(log, strategy, by_segment=by_segment, **log_options)
+        feedback = aggregate_feedback(log, strategy, by_segment=by_segment, **options)
     if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not threshold > 0:
         raise FeedbackError(f"threshold must be a number > 0, got {threshold!r}")
     if test not in ("randomization", "t"):

@@ -6,8 +6,10 @@ only per-(query, document) results, so memory is bounded by distinct pairs, not 
 
 from __future__ import annotations
 
+import inspect
 import os
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -204,18 +206,41 @@ class AggregatedFeedback:
         return out
 
 
+#: Keyword options of :func:`aggregate_feedback`: the strategy's and the log's.
+STRATEGY_OPTIONS = tuple(f.name for f in fields(Strategy) if f.name != "name")
+LOG_OPTIONS = tuple(
+    name for name, p in inspect.signature(FeedbackLog.__init__).parameters.items() if p.kind is p.KEYWORD_ONLY
+)
+
+
+def split_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``options`` as (strategy options, log options); an unknown name is a :class:`FeedbackError`."""
+    unknown = sorted(set(options) - set(STRATEGY_OPTIONS) - set(LOG_OPTIONS))
+    if unknown:
+        raise FeedbackError(
+            f"unknown options {unknown}: the strategy takes {', '.join(STRATEGY_OPTIONS)}; "
+            f"a log path or table takes {', '.join(LOG_OPTIONS)}"
+        )
+    strategy = {k: v for k, v in options.items() if k in STRATEGY_OPTIONS}
+    return strategy, {k: v for k, v in options.items() if k not in STRATEGY_OPTIONS}
+
+
 def aggregate_feedback(
     log: FeedbackLog | Any,
     strategy: Strategy | str = "mean",
     *,
     by_segment: bool | None = None,
-    **log_options: Any,
+    **options: Any,
 ) -> AggregatedFeedback:
     """Stream a log once and aggregate its votes into judgments and shown rankings.
 
-    :param log: a :class:`~.log.FeedbackLog`, or a path / table with ``log_options`` for it.
+    :param log: a :class:`~.log.FeedbackLog`, or a path / table with ``options`` for it.
     :param strategy: a :class:`~.aggregate.Strategy` or a strategy name (``"mean"``, ``"majority"``, ``"wilson"``).
     :param by_segment: also aggregate per segment (default: when the log has a segment column).
+    :param options: the strategy's options (``min_votes``, ``dedup``, ``dedup_by``, ``up_threshold``,
+        ``confidence``: see :class:`~.aggregate.Strategy`) and, for a path or table, the log's
+        (``columns``, ``fmt``, ``on_error``, ``vote_map``, ``position_base``, ``batch_rows``: see
+        :class:`~.log.FeedbackLog`).
 
     Usage::
 
@@ -231,11 +256,12 @@ def aggregate_feedback(
         >>> agg.qrels().data, agg.logged_run().data
         ({'q1': {'d1': 1.0}}, {'q1': {'d1': 2.0, 'd2': 1.0}})
     """
+    strategy_options, log_options = split_options(options)
     if not isinstance(log, FeedbackLog):
         log = FeedbackLog(log, **log_options)
     elif log_options:
         raise FeedbackError(f"options {sorted(log_options)} apply to a path or table, not to an open FeedbackLog")
-    strat = Strategy.parse(strategy)
+    strat = Strategy.parse(strategy, **strategy_options)
     if strat.dedup != "none" and getattr(log.columns, strat.dedup_by) is None:
         raise FeedbackError(
             f"dedup={strat.dedup!r} by {strat.dedup_by} needs a {strat.dedup_by} column; "

@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .._extras import require_feedback
 from .columns import FeedbackColumns
 from .errors import MalformedRowError, UnknownStrategyError
 from .normalize import normalize_frame, split_errors
@@ -70,6 +71,7 @@ class FeedbackLog:
         position_base: int = 1,
         batch_rows: int = DEFAULT_BATCH_ROWS,
     ) -> None:
+        require_feedback("feedback logs")
         if on_error not in ON_ERROR:
             raise UnknownStrategyError(f"on_error must be one of {ON_ERROR}, got {on_error!r}")
         if isinstance(position_base, bool) or not isinstance(position_base, int):

@@ -24,10 +24,11 @@ import datetime
 from collections.abc import Iterable, Iterator, Mapping
 from decimal import Decimal
 from numbers import Integral, Real
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
+from .._extras import require_feedback
 from .columns import DEFAULT_VOTE_MAP, FeedbackColumns
 from .errors import FeedbackSchemaError
 
@@ -278,6 +279,24 @@ def split_errors(df: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     return df.filter(~bad), df.filter(bad)
 
 
+def arrow_table(batch: Any, what: str) -> pa.Table:
+    """A pyarrow RecordBatch or Table as a Table; anything else is a :class:`FeedbackSchemaError`."""
+    import pyarrow as pa
+
+    if isinstance(batch, pa.RecordBatch):
+        return pa.Table.from_batches([batch])
+    if not isinstance(batch, pa.Table):
+        raise FeedbackSchemaError(f"{what} takes pyarrow RecordBatches or Tables, got {type(batch).__name__}")
+    return batch
+
+
+def arrow_frame(batch: Any, what: str) -> pl.DataFrame:
+    """:func:`arrow_table` as a polars frame."""
+    import polars as pl
+
+    return cast("pl.DataFrame", pl.from_arrow(arrow_table(batch, what)))
+
+
 def normalize_batches(
     batches: Iterable[pa.RecordBatch],
     columns: FeedbackColumns | Mapping[str, str | None] | None = None,
@@ -293,14 +312,14 @@ def normalize_batches(
     numbers its own rows), unless the batches carry a ``row`` column (that is not a configured log
     column): then those are the row numbers, global if the caller made them so.
     """
+    require_feedback("normalize_batches")
     import polars as pl
 
     cols = FeedbackColumns.coerce(columns)
     schema = canonical_schema()
     next_row = first_row
     for batch in batches:
-        df = pl.from_arrow(batch)
-        assert isinstance(df, pl.DataFrame)
+        df = arrow_frame(batch, "normalize_batches")
         if "row" in df.columns and "row" not in cols.source_names():
             df = df.rename({"row": ROW_IN})  # global row numbers given by the caller
         else:

@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 
 from ..core.evaluate import DEFAULT_K_VALUES, EvaluationResult, evaluate, evaluate_chunks
-from ..core.inputs import ColumnarRun, Qrels, QrelsDict, Run
-from ..errors import InvalidIdError, ParseError
+from ..core.inputs import ColumnarRun, Qrels, QrelsDict, Run, _is_finite_number, _shown, as_run
+from ..errors import InvalidIdError, InvalidScoreError, ParseError
 from . import _fast
 
 _BLOCK = 1 << 24  # characters of text per block
@@ -293,24 +293,29 @@ def check_trec_ids(results: Mapping[str, Mapping[str, float]], tag: str = "hayst
     """Raise :class:`InvalidIdError` unless every id (and ``tag``) fits a TREC file's field: text with no
     whitespace, writable as UTF-8. Whitespace separates fields, so such an id cannot be read back."""
     ids = chain([tag], results, chain.from_iterable(results.values()))
-    text = " ".join(ids)
     try:
+        text = " ".join(ids)
         text.encode("utf-8")
         clean = len(_fields(text)) == 1 + len(results) + sum(map(len, results.values()))  # none empty or split
-    except UnicodeEncodeError:
+    except (TypeError, UnicodeEncodeError):  # a non-str id, or one UTF-8 cannot hold
         clean = False
     if clean:
         return
     for q, docs in results.items():
-        for what, value in [(f"query id {q!r}", q), *((f"document id {d!r} of query {q!r}", d) for d in docs)]:
+        for what, value in [
+            (f"query id {_shown(q)}", q),
+            *((f"document id {_shown(d)} of query {q!r}", d) for d in docs),
+        ]:
             if not _trec_field(value):
                 raise InvalidIdError(
-                    f"{what} cannot be written to a TREC file: ids there are text with no whitespace, in UTF-8"
+                    f"{what} cannot be written to a TREC file: ids there are text (str) with no whitespace, in UTF-8"
                 )
-    raise InvalidIdError(f"tag {tag!r} cannot be written to a TREC file: no whitespace, UTF-8 text")
+    raise InvalidIdError(f"tag {_shown(tag)} cannot be written to a TREC file: no whitespace, UTF-8 text")
 
 
-def _trec_field(value: str) -> bool:
+def _trec_field(value: object) -> bool:
+    if not isinstance(value, str):
+        return False
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
@@ -318,13 +323,29 @@ def _trec_field(value: str) -> bool:
     return _fields(value) == [value]
 
 
-def write_trec_run(results: Mapping[str, Mapping[str, float]], path: PathLike, tag: str = "haystack_irmetrics") -> None:
-    """Write ``{qid: {docid: score}}`` as a TREC run; the rank column is the trec_eval position.
+def write_trec_run(
+    results: Mapping[str, Mapping[str, float]] | Mapping[str, Sequence[str]] | Run | ColumnarRun,
+    path: PathLike,
+    tag: str = "haystack_irmetrics",
+) -> None:
+    """Write a run as a TREC run file; the rank column is the trec_eval position.
 
+    :param results: ``{qid: {docid: score}}``, ranked lists ``{qid: [docid, ...]}`` (written with
+        scores ``n - position``), or a :class:`~haystack_irmetrics.core.inputs.Run` /
+        :class:`~haystack_irmetrics.core.inputs.ColumnarRun` (what :func:`read_run` returns).
     :raises InvalidIdError: before anything is written, if an id cannot be a TREC field (:func:`check_trec_ids`).
+    :raises InvalidScoreError: before anything is written, if a score is not a finite number.
     """
-    check_trec_ids(results, tag)
+    data = as_run(results).data
+    check_trec_ids(data, tag)
+    for q, docs in data.items():
+        if not all(map(_is_finite_number, docs.values())):
+            d, score = next((d, s) for d, s in docs.items() if not _is_finite_number(s))
+            raise InvalidScoreError(
+                f"score {_shown(score)} of document {d!r} in query {q!r} cannot be written to a TREC file: "
+                "scores there are finite numbers"
+            )
     with Path(path).open("w", encoding="utf-8") as f:
-        for q, docs in results.items():
+        for q, docs in data.items():
             for rank, d in enumerate(trec_order(docs), 1):
                 f.write(f"{q} Q0 {d} {rank} {float(docs[d])!r} {tag}\n")

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from .._extras import require
 from ..errors import IRMetricsError
 
 #: Matrix elements per batch of random draws (bounds memory: 8 bytes each).
@@ -115,6 +116,7 @@ def paired_t_test(a: Any, b: Any) -> TestResult:
         >>> round(r.statistic, 4), round(r.pvalue, 4)
         (2.0494, 0.1328)
     """
+    require("scipy", purpose="the paired t-test")
     from scipy import stats
 
     d, one = _pair(a, b)

@@ -1,0 +1,50 @@
+"""Optional dependencies: one check that names the pip extra a feature needs.
+
+Heavy packages are imported where they are used; features call :func:`require` first, so a missing
+one is a :class:`~haystack_irmetrics.errors.MissingDependencyError` naming what to install (the CLI
+exits 2 with it) instead of a bare ``ModuleNotFoundError`` deep in a call.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from .errors import MissingDependencyError
+
+#: The extra of ``pyproject.toml`` that installs each optional package.
+EXTRA_OF = {
+    "polars": "columnar",
+    "pyarrow": "columnar",
+    "scipy": "stats",
+    "matplotlib": "plots",
+    "beir": "oracles",
+    "haystack_integrations.components.embedders.sentence_transformers": "dense",
+}
+
+
+def require(*modules: str, purpose: str, extra: str | None = None, hint: str = "") -> None:
+    """Import ``modules`` (a no-op once imported) or raise naming the missing ones and the extra.
+
+    :param purpose: what needs them ("feedback logs", "paired_t_test"); the message starts with it.
+    :param extra: the pip extra to suggest; default: the extra of the first missing module.
+    :param hint: a sentence appended to the message (another way to get there).
+    :raises MissingDependencyError: if any of ``modules`` cannot be imported.
+    """
+    missing = []
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            missing.append(name)
+    if missing:
+        wanted = extra or EXTRA_OF.get(missing[0], "")
+        install = f"pip install 'haystack-irmetrics[{wanted}]'" if wanted else f"pip install {' '.join(missing)}"
+        names = " and ".join(missing)
+        verb = "is" if len(missing) == 1 else "are"
+        message = f"{purpose}: {names} {verb} not installed (needed here); {install}"
+        raise MissingDependencyError(f"{message}. {hint}" if hint else message)
+
+
+def require_feedback(purpose: str) -> None:
+    """polars and pyarrow, which every feedback reader and aggregation uses (the ``feedback`` extra)."""
+    require("polars", "pyarrow", purpose=purpose, extra="feedback")

@@ -1,0 +1,108 @@
+"""Optional dependencies: a feature whose extra is not installed stops with a MissingDependencyError naming it.
+
+Each test hides the package by putting ``None`` in ``sys.modules`` (Python's own way to make an import fail).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from haystack_irmetrics import IRMetricsError, MissingDependencyError
+from haystack_irmetrics.cli import main
+from haystack_irmetrics.io import write_trec_run
+
+ROWS = [
+    {"query_id": "q1", "doc_id": "d1", "position": 1, "vote": 1},
+    {"query_id": "q1", "doc_id": "d2", "position": 2, "vote": 0},
+    {"query_id": "q2", "doc_id": "d3", "position": 1, "vote": 1},
+]
+
+
+def hide(monkeypatch, *modules: str) -> None:
+    for name in modules:
+        monkeypatch.setitem(sys.modules, name, None)
+
+
+def test_a_missing_dependency_is_an_irmetrics_error_and_an_import_error():
+    assert issubclass(MissingDependencyError, IRMetricsError)
+    assert issubclass(MissingDependencyError, ImportError)
+
+
+@pytest.mark.parametrize("module", ["polars", "pyarrow"])
+def test_feedback_without_polars_or_pyarrow_names_the_feedback_extra(monkeypatch, module):
+    from haystack_irmetrics.feedback import FeedbackLog, aggregate_feedback, evaluate_feedback
+
+    hide(monkeypatch, module)
+    for call in (
+        lambda: FeedbackLog(ROWS),
+        lambda: aggregate_feedback(ROWS),
+        lambda: evaluate_feedback(ROWS, n_resamples=10),
+    ):
+        with pytest.raises(MissingDependencyError, match=rf"{module} is not installed.*haystack-irmetrics\[feedback\]"):
+            call()
+
+
+def test_the_spark_functions_without_polars_name_the_feedback_extra(monkeypatch):
+    from haystack_irmetrics.feedback import merge_partials, normalize_batches, partial_aggregate
+
+    hide(monkeypatch, "polars")
+    for name, call in (
+        ("normalize_batches", lambda: next(normalize_batches(iter([])))),
+        ("partial_aggregate", lambda: next(partial_aggregate(iter([])))),
+        ("merge_partials", lambda: merge_partials([])),
+    ):
+        with pytest.raises(MissingDependencyError, match=rf"^{name}: polars is not installed"):
+            call()
+
+
+def test_irmetrics_feedback_without_polars_exits_2_naming_the_extra(tmp_path, monkeypatch, capsys):
+    log = tmp_path / "log.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    hide(monkeypatch, "polars")
+    assert main(["feedback", str(log)]) == 2
+    err = capsys.readouterr().err
+    assert "haystack-irmetrics[feedback]" in err and "Traceback" not in err
+
+
+def test_comparisons_without_scipy_name_the_stats_extra(tmp_path, monkeypatch, capsys):
+    from haystack_irmetrics.core.correlation import rank_correlation
+    from haystack_irmetrics.stats import compare_paired, paired_t_test
+
+    hide(monkeypatch, "scipy", "scipy.stats")
+    with pytest.raises(MissingDependencyError, match=r"paired t-test: scipy is not installed.*\[stats\]"):
+        paired_t_test([0.5, 0.7, 0.9], [0.3, 0.6, 0.5])
+    with pytest.raises(MissingDependencyError, match=r"\[stats\]"):
+        compare_paired({"P@1": [1.0, 0.0, 1.0]}, {"P@1": [0.0, 0.0, 1.0]})
+    with pytest.raises(MissingDependencyError, match=r"rank correlations: scipy"):
+        rank_correlation({"a": 1.0, "b": 2.0, "c": 3.0}, {"a": 1.0, "b": 3.0, "c": 2.0})
+
+
+def test_plots_without_matplotlib_exit_2_naming_the_plots_extra(tmp_path, monkeypatch, capsys):
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.trec"
+    qrels.write_text("q1 0 d1 1\n")
+    write_trec_run({"q1": {"d1": 1.0, "d2": 0.5}}, run)
+    hide(monkeypatch, "matplotlib", "matplotlib.figure", "matplotlib.backends.backend_agg")
+    assert main(["plot", "pr", str(qrels), str(run), "-o", str(tmp_path / "pr.png")]) == 2
+    err = capsys.readouterr().err
+    assert "plots: matplotlib is not installed" in err and "haystack-irmetrics[plots]" in err
+    assert "Traceback" not in err and not (tmp_path / "pr.png").exists()
+
+
+def test_downloading_a_beir_dataset_without_beir_says_what_to_install_and_how_to_do_without(tmp_path, monkeypatch):
+    from haystack_irmetrics.beir import resolve_dataset
+
+    hide(monkeypatch, "beir")
+    with pytest.raises(MissingDependencyError, match=r"beir is not installed.*Without network access, download"):
+        resolve_dataset("nfcorpus", data_dir=tmp_path)
+
+
+def test_a_dense_pipeline_without_the_sentence_transformers_integration_names_the_dense_extra(monkeypatch):
+    from haystack_irmetrics.beir import load_beir_pipelines
+
+    hide(monkeypatch, "haystack_integrations.components.embedders.sentence_transformers")
+    for name in ("dense", "hybrid"):
+        with pytest.raises(MissingDependencyError, match=r"haystack-irmetrics\[dense\]"):
+            load_beir_pipelines(name, progress=False)
