@@ -84,7 +84,7 @@ def _seeded_case(seed: int, n_queries: int, depth: int, n_judged: int, n_values:
         q = f"q{qi}"
         size = int(rng.integers(n_judged, depth + 1)) if ragged else depth
         docs = [f"d{x}" for x in rng.choice(depth * 3, size=size, replace=False)]
-        values = rng.integers(0, n_values, size=size) / 7.0
+        values = (rng.integers(0, n_values, size=size) + (n_values == 1)) / 7.0
         values[rng.random(size) < 0.1] += 1e-9  # float32 near-ties
         results[q] = dict(zip(docs, values.tolist()))
         pool = docs + [f"u{x}" for x in range(size)]
@@ -98,8 +98,18 @@ import pytest  # noqa: E402
 
 @pytest.mark.parametrize(
     "n_judged,n_values",
-    [(1, 5), (3, 5), (40, 3), (40, 1000), (300, 10)],
-    ids=["one-judged", "few-judged", "many-judged-sorted-path", "many-judged-few-ties", "heavy-ties"],
+    [(1, 5), (3, 5), (40, 3), (40, 1000), (300, 10), (3, 1), (40, 1), (300, 1)],
+    ids=[
+        "one-judged",
+        "few-judged",
+        "many-judged-sorted-path",
+        "many-judged-few-ties",
+        "heavy-ties",
+        # A query's scores all equal (up to float32 near-ties): its judged documents share one tie group.
+        "few-judged-all-tied",
+        "many-judged-all-tied",
+        "heavy-all-tied",
+    ],
 )
 @pytest.mark.parametrize(
     "chunk,ragged",

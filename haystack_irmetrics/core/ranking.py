@@ -47,6 +47,9 @@ class Counted:
     ``greater[p]``: documents of pair p's query whose float32 score beats it. ``tie_pair`` /
     ``tie_pos``: the members (flat positions) of every float32 tie group of more than one
     document that holds a judged document, with the owning pair; ``tie_ids``: their ids.
+    A group is listed once, by its first judged document: ``sharing`` are the other judged
+    documents of listed groups (all of a query's, if its scores are all equal), ``sharing_lister``
+    the pair that listed each one's group.
     """
 
     greater: np.ndarray
@@ -54,6 +57,8 @@ class Counted:
     tie_pos: np.ndarray
     tie_ids: list[str] = field(default_factory=list)
     tie_pair_ids: list[str] = field(default_factory=list)  # the judged document's id, per member
+    sharing: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    sharing_lister: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 
 
 def judged_ranks(prep: Prepared, ties: str, counted: Counted | None = None) -> np.ndarray:
@@ -93,17 +98,30 @@ def count_f32(prep: Prepared) -> Counted:
     greater = np.zeros(n_pairs, np.int64)
     tie_pairs: list[np.ndarray] = []
     tie_positions: list[np.ndarray] = []
+    # A tie group is a query's documents at one float32 score. Judged documents sharing one would
+    # each list all of its members (n per judged document where a query's scores are all equal):
+    # only its first judged document keeps its listing.
+    key = (pq.astype(np.uint64) << np.uint64(32)) | _ordered_u32(_as_f32(t32)).astype(np.uint64)
 
-    def add_ties(pairs: np.ndarray, positions: np.ndarray) -> None:
-        if pairs.size:
-            tie_pairs.append(pairs)
-            tie_positions.append(positions)
+    def add_ties(pairs: np.ndarray, positions: np.ndarray, one_per_query: bool = False) -> None:
+        if pairs.size == 0:
+            return
+        if not one_per_query:
+            distinct = pairs[np.flatnonzero(np.diff(pairs, prepend=-1))]  # entries come grouped by pair
+            first = np.unique(key[distinct], return_index=True)[1]
+            if first.size < distinct.size:
+                keep = np.zeros(n_pairs, bool)
+                keep[distinct[first]] = True
+                keep = keep[pairs]
+                pairs, positions = pairs[keep], positions[keep]
+        tie_pairs.append(pairs)
+        tie_positions.append(positions)
 
     lead = np.flatnonzero(first & ~heavy)
     if lead.size:
         g, tp, tpos = _count_one_per_query(scores, offsets, pq[lead], t32[lead])
         greater[lead] = g
-        add_ties(lead[tp], tpos)
+        add_ties(lead[tp], tpos, one_per_query=True)
 
     rest = np.flatnonzero(~first & ~heavy)
     width = int(lengths[0]) if lengths.size else 0
@@ -134,6 +152,20 @@ def count_f32(prep: Prepared) -> Counted:
     if tie_pairs:
         positions = np.concatenate(tie_positions)
         pairs = np.concatenate(tie_pairs)
+        # Only a query with several judged documents can have a group two of them share.
+        several = np.flatnonzero((per_query > 1)[pq])
+        listers = pairs[np.flatnonzero(np.diff(pairs, prepend=-1))]
+        listers = listers[(per_query > 1)[pq[listers]]]
+        if len(tie_pairs) > 1:  # a group listed in two passes (or chunks) keeps its first listing
+            first = np.unique(key[listers], return_index=True)[1]
+            if first.size < listers.size:
+                keep = np.ones(n_pairs, bool)
+                keep[listers] = False
+                keep[listers[first]] = True
+                keep = keep[pairs]
+                pairs, positions = pairs[keep], positions[keep]
+                listers = listers[np.sort(first)]
+        sharing, sharing_lister = _sharing(key, listers, several)
         pair_ids = list(map(prep.pair_doc.__getitem__, pairs.tolist()))
         member_ids = prep.ids_at(positions)
         if not (set(map(type, member_ids)) | set(map(type, pair_ids))) <= {str}:
@@ -141,9 +173,21 @@ def count_f32(prep: Prepared) -> Counted:
             for ids in (member_ids, pair_ids):
                 for i, d in enumerate(ids):
                     _check_id("document", d, f" in query {prep.qids[prep.pair_query[pairs[i]]]!r}")
-        return Counted(greater, pairs, positions, member_ids, pair_ids)
+        return Counted(greater, pairs, positions, member_ids, pair_ids, sharing, sharing_lister)
     empty = np.zeros(0, np.int64)
     return Counted(greater, empty, empty)
+
+
+def _sharing(key: np.ndarray, listers: np.ndarray, candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The ``candidates`` (other than ``listers``) whose tie group a lister listed, and that lister."""
+    if listers.size == 0:
+        return listers, listers
+    order = np.argsort(key[listers])
+    sorted_keys = key[listers][order]
+    at = np.minimum(np.searchsorted(sorted_keys, key[candidates]), sorted_keys.size - 1)
+    found = sorted_keys[at] == key[candidates]
+    found &= ~np.isin(candidates, listers)
+    return candidates[found], listers[order[at[found]]]
 
 
 def _count_one_per_query(
@@ -290,6 +334,7 @@ def _count_sorted(
     hi = np.searchsorted(keys, pkeys, side="right")
     seg_start = (np.cumsum(lengths) - lengths)[local[pq]]
     tied = np.flatnonzero(hi - lo > 1)
+    tied = tied[np.unique(lo[tied], return_index=True)[1]]  # a group is listed once, by its first pair
     sizes = (hi - lo)[tied]
     at = np.repeat(lo[tied] - (np.cumsum(sizes) - sizes), sizes) + np.arange(int(sizes.sum()))
     return lo - seg_start, np.repeat(tied, sizes), pos[order[at]]
@@ -310,7 +355,40 @@ def _resolve_ties(prep: Prepared, ties: str, counted: Counted) -> np.ndarray:
         before = (s_member > s_pair) | ((s_member == s_pair) & (tie_pos < self_pos[tie_pair]))
     else:  # pragma: no cover - presets validate ties
         raise ValueError(ties)
-    return np.bincount(tie_pair, weights=before, minlength=n_pairs).astype(np.int64)
+    extra = np.bincount(tie_pair, weights=before, minlength=n_pairs).astype(np.int64)
+    if counted.sharing.size:
+        _rank_in_shared_groups(prep, ties, counted, extra)
+    return extra
+
+
+def _rank_in_shared_groups(prep: Prepared, ties: str, counted: Counted, extra: np.ndarray) -> None:
+    """``extra`` of every judged document of a group several share: its rank in the group, ordered once
+    (by id descending for ``"trec"``; by float64 score descending, then results order, for ``"stable"``)."""
+    listers = np.unique(counted.sharing_lister)
+    shared = np.zeros(extra.size, bool)
+    shared[listers] = True
+    at = np.flatnonzero(shared[counted.tie_pair])  # the members of those groups
+    owner = counted.tie_pair[at]
+    ids = list(map(counted.tie_ids.__getitem__, at.tolist()))
+    if ties == "stable":
+        pos = counted.tie_pos[at]
+        order = np.lexsort((pos, -prep.exact_at(pos, ids), owner))
+    else:
+        order = np.argsort(owner, kind="stable")
+    owner = owner[order]
+    ids = list(map(ids.__getitem__, order.tolist()))
+    bounds = np.flatnonzero(np.diff(owner, prepend=-1, append=-2)).tolist()
+    judged = np.concatenate([listers, counted.sharing])
+    by_group = np.concatenate([listers, counted.sharing_lister])
+    judged = judged[np.argsort(by_group, kind="stable")]
+    judged_bounds = np.flatnonzero(np.diff(np.sort(by_group), prepend=-1, append=-2)).tolist()
+    for (a, b), (c, d) in zip(pairwise(bounds), pairwise(judged_bounds)):
+        group = ids[a:b]
+        if ties == "trec":
+            group.sort(reverse=True)  # str order is code-point order: trec_eval's byte order
+        rank = dict(zip(group, range(len(group))))
+        pairs = judged[c:d]
+        extra[pairs] = list(map(rank.__getitem__, map(prep.pair_doc.__getitem__, pairs.tolist())))
 
 
 def _str_greater(a: list[str], b: list[str]) -> np.ndarray:
