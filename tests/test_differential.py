@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 
-from hypothesis import assume, given
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from haystack_irmetrics import evaluate
@@ -136,3 +136,29 @@ def test_larger_seeded_runs_equal_pytrec_eval_and_beir_on_every_counting_path(
     expected = beir_means(qrels, results, ks)
     if expected is not None:
         assert evaluate(qrels, results, ks).means == expected
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 9),
+            st.one_of(
+                st.integers(0, 4).map(lambda d: 2**53 + d), st.integers(0, 4).map(lambda d: float(2**53 + 2 * d))
+            ),
+        ),
+        min_size=2,
+        max_size=12,
+    ),
+    st.lists(st.integers(0, 9), min_size=1, max_size=6),
+)
+def test_ints_beyond_2_53_rank_for_mrr_and_r_cap_as_beirs_sort_compares_them(docs, judged):
+    # Doubles there are whole numbers 2 apart, so neighbouring ints tie as doubles; BEIR's Python
+    # sort still orders the ints exactly (and an int against a float exactly).
+    results = {"q": {f"d{d}": s for d, s in docs}}
+    qrels = {"q": {f"d{j}": 1 for j in judged}}
+    expected = beir_means(qrels, results, [1, 2, 3, 5])
+    if expected is None:
+        return
+    got = evaluate(qrels, results, [1, 2, 3, 5], measures=["MRR", "R_cap"]).means
+    assert got == {k: v for k, v in expected.items() if k.startswith(("MRR", "R_cap"))}

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import operator
 import struct
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
@@ -702,6 +702,9 @@ class Prepared:
     judged_offsets: np.ndarray
     judged_labels: np.ndarray
     pair_rank: np.ndarray | None = None
+    # The run's own score objects at (positions, ids), for dict runs: a Python int beyond 2**53 ties
+    # its neighbours as a double, but BEIR's sort compares the ints themselves.
+    raw_at: Callable[[np.ndarray, list[str]], list] | None = None
 
 
 def _csr(lengths: np.ndarray) -> np.ndarray:
@@ -785,6 +788,7 @@ def prepare(run: Run | ColumnarRun, qrels: Qrels, ignore_identical_ids: bool) ->
         pair_doc,
         judged_offsets,
         judged_labels,
+        raw_at=members.raw,
     )
 
 
@@ -887,10 +891,15 @@ class _DictMembers:
 
     def scores(self, positions: np.ndarray, ids: list[str]) -> np.ndarray:
         """float64 scores of the documents ``ids`` at flat ``positions`` (one lookup each)."""
+        return self.as_f64(self._values(positions, ids), len(ids))
+
+    def raw(self, positions: np.ndarray, ids: list[str]) -> list:
+        """The score objects themselves (an int stays an int) of ``ids`` at flat ``positions``."""
+        return list(self._values(positions, ids))
+
+    def _values(self, positions: np.ndarray, ids: list[str]) -> Iterator:
         dicts = map(self.inner.__getitem__, (np.searchsorted(self.offsets, positions, side="right") - 1).tolist())
-        if self.plain:
-            return self.as_f64(map(dict.__getitem__, dicts, ids), len(ids))
-        return self.as_f64(map(operator.getitem, dicts, ids), len(ids))
+        return map(dict.__getitem__ if self.plain else operator.getitem, dicts, ids)
 
     def __call__(self, positions: np.ndarray) -> list[str]:
         if positions.size == 0:

@@ -7,6 +7,8 @@ document, the retrieved scores that beat it. Two orders exist (see :mod:`.preset
 * ``"trec"`` (trec_eval 9 / pytrec_eval): scores as float32, descending; ties by doc id
   descending in byte order.
 * ``"stable"`` (BEIR's MRR and R_cap): scores as float64, descending; ties keep results order.
+  BEIR sorts the score objects themselves, so where a tie as doubles is no tie as values (Python
+  ints beyond 2**53) the values decide, as in BEIR.
 
 Both start from the float32 comparison. float32 rounding is monotonic, so a document that beats
 another in float32 also beats it in float64, and only members of a float32 tie group can be
@@ -25,6 +27,8 @@ from .inputs import Prepared, _check_id, _gather_rows
 
 # Bound on the elements compared at once in the counting pass (memory ~ 20 bytes each).
 _CHUNK = 1 << 22
+# From here on a double is a whole number and neighbouring ints share it.
+_F64_EXACT = float(2**53)
 
 
 def _as_f32(x: np.ndarray) -> np.ndarray:
@@ -352,7 +356,15 @@ def _resolve_ties(prep: Prepared, ties: str, counted: Counted) -> np.ndarray:
         is_self = np.fromiter(map(str.__eq__, member_ids, pair_ids), bool, count=len(member_ids))
         self_pos = np.zeros(n_pairs, np.int64)
         self_pos[tie_pair[is_self]] = tie_pos[is_self]
-        before = (s_member > s_pair) | ((s_member == s_pair) & (tie_pos < self_pos[tie_pair]))
+        same = s_member == s_pair
+        before = (s_member > s_pair) | (same & (tie_pos < self_pos[tie_pair]))
+        if prep.raw_at is not None and (inexact := np.flatnonzero(same & (np.abs(s_pair) >= _F64_EXACT))).size:
+            # Doubles this large are whole numbers that an int may not be: compare the run's own values.
+            at = tie_pos[inexact]
+            member = prep.raw_at(at, list(map(member_ids.__getitem__, inexact.tolist())))
+            judged = prep.raw_at(at, list(map(pair_ids.__getitem__, inexact.tolist())))
+            earlier = at < self_pos[tie_pair[inexact]]
+            before[inexact] = [m > p or (m == p and e) for m, p, e in zip(member, judged, earlier.tolist())]
     else:  # pragma: no cover - presets validate ties
         raise ValueError(ties)
     extra = np.bincount(tie_pair, weights=before, minlength=n_pairs).astype(np.int64)
@@ -372,7 +384,11 @@ def _rank_in_shared_groups(prep: Prepared, ties: str, counted: Counted, extra: n
     ids = list(map(counted.tie_ids.__getitem__, at.tolist()))
     if ties == "stable":
         pos = counted.tie_pos[at]
-        order = np.lexsort((pos, -prep.exact_at(pos, ids), owner))
+        s = prep.exact_at(pos, ids)
+        order = np.lexsort((pos, -s, owner))
+        if prep.raw_at is not None and bool((np.abs(s) >= _F64_EXACT).any()):  # see _resolve_ties
+            raw = prep.raw_at(pos, ids)
+            order = np.asarray(sorted(order.tolist(), key=lambda i: (owner[i], -raw[i], pos[i])), np.int64)
     else:
         order = np.argsort(owner, kind="stable")
     owner = owner[order]
