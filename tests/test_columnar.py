@@ -174,3 +174,31 @@ def test_streamed_pieces_hold_whole_queries_and_confirm_hash_hits_on_strings(tmp
     assert not _fast._has_duplicate(pl.Series(["a", "b", "a", "c"]), np.zeros(4, np.uint32), offsets)
     assert _fast._has_duplicate(pl.Series(["a", "b", "c", "c"]), np.zeros(4, np.uint32), offsets)
     assert not _fast._has_duplicate(pl.Series(["a", "b", "a"]), np.zeros(3, np.uint32), np.array([0, 2, 3]))
+
+
+def _hand_built(results: dict[str, dict[str, float]]) -> ColumnarRun:
+    """A ColumnarRun from its parts, as a caller with its own storage builds one (no ``identical``)."""
+    import numpy as np
+
+    qids = list(results)
+    ids = [d for q in qids for d in results[q]]
+    scores = np.asarray([s for q in qids for s in results[q].values()], np.float64)
+    offsets = np.concatenate([[0], np.cumsum([len(results[q]) for q in qids])]).astype(np.int64)
+
+    def find(candidates):
+        index = {c: i for i, c in enumerate(candidates)}
+        rows = [r for r, d in enumerate(ids) if d in index]
+        return np.asarray(rows, np.int64), np.asarray([index[ids[r]] for r in rows], np.int64)
+
+    return ColumnarRun(qids, offsets, scores, lambda rows: [ids[r] for r in rows.tolist()], find)
+
+
+@given(S.beir_safe())
+def test_a_hand_built_columnar_run_drops_a_documents_own_query_id_as_beir_does(case):
+    from tests.oracles import beir_means
+
+    qrels, results = case
+    results = {q: {**docs, q: 0.5} for q, docs in results.items()}  # every query retrieves its own id
+    expected = beir_means(qrels, results, [1, 3, 10])
+    assume(expected is not None)
+    assert evaluate(qrels, _hand_built(results), [1, 3, 10]).means == expected

@@ -513,7 +513,8 @@ class ColumnarRun:
     * ``ids_at(rows)``: the doc ids of those rows;
     * ``find(candidates)``: ``(rows, which)``, the rows (ascending) whose doc id is one of
       ``candidates`` and the index of that candidate;
-    * ``identical``: optional bool per row, doc id == query id.
+    * ``identical``: optional bool per row, doc id == query id (BEIR drops those rows); found
+      through ``find`` when first needed if not given.
     """
 
     __slots__ = ("_data", "find", "identical", "ids_at", "offsets", "qids", "scores", "source")
@@ -553,6 +554,15 @@ class ColumnarRun:
         self.identical = identical
         self.source = source
         self._data: dict[str, dict[str, float]] | None = None
+
+    def identical_rows(self) -> np.ndarray:
+        """Bool per row: the doc id is the query's own id (``identical``, found through ``find`` if not given)."""
+        if self.identical is None:
+            rows, which = self.find(list(self.qids))
+            own = rows[which == np.searchsorted(self.offsets, rows, side="right") - 1]
+            self.identical = np.zeros(self.scores.size, bool)
+            self.identical[own] = True
+        return self.identical
 
     @property
     def data(self) -> dict[str, dict[str, float]]:
@@ -625,9 +635,8 @@ class RankedRun(ColumnarRun):
         # n - position within each list: the query's end offset minus the flat row.
         scores = np.repeat(offsets[1:].astype(np.float64), counts) - np.arange(len(ids), dtype=np.float64)
         own = list(map(dict.get, positions, qids))
-        identical = None
+        identical = np.zeros(len(ids), bool)
         if any(p is not None for p in own):
-            identical = np.zeros(len(ids), bool)
             identical[[int(offsets[i]) + p for i, p in enumerate(own) if p is not None]] = True
         super().__init__(qids, offsets, scores, self._ids_at, self._find, identical, source)
         self.ids = ids
@@ -940,8 +949,9 @@ def _kept_rows(
     identical ids are dropped, and each kept query's number of rows."""
     rows = None if keep_q.all() else _gather_rows(run.offsets, keep_q)
     lengths = (run.offsets[1:] - run.offsets[:-1])[keep_q]
-    if ignore_identical_ids and run.identical is not None:
-        same = run.identical if rows is None else run.identical[rows]
+    if ignore_identical_ids:
+        identical = run.identical_rows()
+        same = identical if rows is None else identical[rows]
         if same.any():
             owner = np.repeat(np.arange(lengths.size), lengths)
             lengths = lengths - np.bincount(owner[same], minlength=lengths.size)
