@@ -91,3 +91,17 @@ def test_order_ranking_is_the_list_with_repeated_keys_dropped():
     assert isinstance(run, RankedRun)
     assert (run.qids, run.ids, run.offsets.tolist()) == (["0", "1"], ["a", "b", "x"], [0, 2, 3])
     assert run.positions == [{"a": 0, "b": 1}, {"x": 0}]
+
+
+@pytest.mark.parametrize("repeat", [False, True], ids=["batch-path", "per-query-path"])
+def test_rank_by_score_keeps_each_score_as_given_on_both_paths(repeat):
+    # Ints beyond 2**53 tie as doubles; BEIR's MRR orders them as ints, so neither path may round them.
+    from haystack_irmetrics.components import MRREvaluator
+
+    ret = [Document(id="a", score=2**53), Document(id="b", score=2**53 + 1)]
+    if repeat:  # a repeated key sends the batch to the per-query path
+        ret.append(Document(id="a", score=0))
+    path = DocumentPath(rank_by="score")
+    assert [type(s) for s in path.convert([[Document(id="b")]], [ret]).results["0"].values()] == [int, int]
+    out = MRREvaluator(k=1, rank_by="score").run(ground_truth_documents=[[Document(id="b")]], retrieved_documents=[ret])
+    assert out["score"] == 1.0  # b = 2**53 + 1 ranks first, as in BEIR's sort

@@ -305,7 +305,7 @@ class DocumentPath:
                 )
             previous = out.get(key)
             if previous is None or score > previous:
-                out[key] = float(score)
+                out[key] = score  # as given, like the fast path: the core reads it as BEIR does
         return out
 
 
