@@ -50,7 +50,7 @@ class Counted:
 
     ``greater[p]``: documents of pair p's query whose float32 score beats it. ``tie_pair`` /
     ``tie_pos``: the members (flat positions) of every float32 tie group of more than one
-    document that holds a judged document, with the owning pair; ``tie_ids``: their ids.
+    document that holds a judged document, with the pair that listed them; ``tie_ids``: their ids.
     A group is listed once, by its first judged document: ``sharing`` are the other judged
     documents of listed groups (all of a query's, if its scores are all equal), ``sharing_lister``
     the pair that listed each one's group.
