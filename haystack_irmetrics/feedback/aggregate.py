@@ -93,9 +93,10 @@ class Strategy:
     @classmethod
     def parse(cls, value: Strategy | str, **options: object) -> Strategy:
         """A strategy from its name (or an existing one) with options replaced."""
-        known = [f.name for f in fields(cls) if f.name != "name"]
-        if unknown := sorted(set(options) - set(known)):
-            raise UnknownStrategyError(f"unknown strategy options {unknown}; a strategy takes {', '.join(known)}")
+        if unknown := sorted(set(options) - set(STRATEGY_OPTIONS)):
+            raise UnknownStrategyError(
+                f"unknown strategy options {unknown}; a strategy takes {', '.join(STRATEGY_OPTIONS)}"
+            )
         if isinstance(value, Strategy):
             return replace(value, **options) if options else value  # type: ignore[arg-type]
         if not isinstance(value, str):
@@ -119,6 +120,10 @@ class Strategy:
         }[self.name]
         dedup = "every vote counts" if self.dedup == "none" else f"each {self.dedup_by}'s {self.dedup} vote counts"
         return f"{self.name}: {head}; min_votes={self.min_votes}; {dedup}"
+
+
+#: The options of a :class:`Strategy` besides its name.
+STRATEGY_OPTIONS = tuple(f.name for f in fields(Strategy) if f.name != "name")
 
 
 # -- columnar path ---------------------------------------------------------------------------------

@@ -9,13 +9,13 @@ from __future__ import annotations
 import inspect
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .aggregate import Accumulator, Strategy, finalize, query_texts
+from .aggregate import STRATEGY_OPTIONS, Accumulator, Strategy, finalize, query_texts
 from .errors import FeedbackError
 from .log import FeedbackLog, ReadStats
 
@@ -206,8 +206,7 @@ class AggregatedFeedback:
         return out
 
 
-#: Keyword options of :func:`aggregate_feedback`: the strategy's and the log's.
-STRATEGY_OPTIONS = tuple(f.name for f in fields(Strategy) if f.name != "name")
+#: Keyword options of :func:`aggregate_feedback` for the log (the strategy's are ``STRATEGY_OPTIONS``).
 LOG_OPTIONS = tuple(
     name for name, p in inspect.signature(FeedbackLog.__init__).parameters.items() if p.kind is p.KEYWORD_ONLY
 )
