@@ -339,6 +339,58 @@ def test_only_ascii_whitespace_separates_fields_as_in_trec_eval_whichever_reader
     assert read_qrels(_write(tmp_path, "qrels", f"q1 0 a{space}x 1\n")).data == {"q1": {f"a{space}x": 1}}
 
 
+_STRAY_WHITESPACE = {
+    # (text, what the line reader reads): ASCII whitespace other than the separator splits there
+    # (a tab on the first line would make the fast reader take tabs as the separator)
+    "tab in a space-separated line": ("q1 Q0 b 1 2.0 t\nq1 Q0 d\t9 2 0.5 t\n", {"q1": {"b": 2.0, "d": 2.0}}),
+    "vertical tab": ("q1 Q0 d\x0b9 1 2.0 t\nq1 Q0 b 2 0.5 t\n", {"q1": {"d": 1.0, "b": 0.5}}),
+    "form feed": ("q1 Q0 d\x0c9 1 2.0 t\nq1 Q0 b 2 0.5 t\n", {"q1": {"d": 1.0, "b": 0.5}}),
+    "space in a tab-separated line": ("q1\tQ0\td 9\t1\t2.0\tt\nq1\tQ0\tb\t2\t0.5\tt\n", {"q1": {"d": 1.0, "b": 0.5}}),
+    # universal newlines: a lone \r ends the line, which then has too few fields
+    "lone carriage return": ("q1 Q0 a 1 0.9 t\nq1 Q0 d\r9 2 0.5 t\n", ParseError),
+}
+
+
+@pytest.mark.parametrize("gz", [False, True], ids=["plain", "gzip"])
+@pytest.mark.parametrize("case", list(_STRAY_WHITESPACE))
+def test_whitespace_inside_a_line_reads_as_the_line_reader_reads_it_whichever_reader_runs(tmp_path, case, gz):
+    """polars splits at one separator only: such a file goes to the line reader, never a different number."""
+    from haystack_irmetrics.io import _fast, evaluate_run_file
+    from haystack_irmetrics.io.trec import read_trec_run
+
+    text, expected = _STRAY_WHITESPACE[case]
+    path = tmp_path / ("run.gz" if gz else "run")
+    path.write_bytes(gzip.compress(text.encode()) if gz else text.encode())
+    qrels = {"q1": {"d": 1, "a": 1}}
+    if expected is ParseError:
+        for read in (lambda: read_trec_run(path, fast=False), lambda: read_trec_run(path)):
+            with pytest.raises(ParseError, match=r"run(\.gz)?:2: expected 6"):
+                read()
+        with pytest.raises(ParseError, match=r":2: expected 6"):
+            evaluate_run_file(qrels, path, [1])
+        return
+    assert read_trec_run(path, fast=False).data == expected
+    assert read_trec_run(path).data == expected
+    assert evaluate_run_file(qrels, path, [1, 2], preset="trec").per_query["NDCG@1"] == {"q1": 1.0}
+    if _fast.available() and not gz:
+        with pytest.raises(_fast.NotStreamable):
+            list(_fast.iter_trec_run_chunks(path, 1))
+
+
+def test_crlf_line_ends_stay_on_the_fast_reader_and_read_as_plain_lines(tmp_path):
+    from haystack_irmetrics.io import _fast
+    from haystack_irmetrics.io.trec import read_trec_run
+
+    if not _fast.available():
+        pytest.skip("polars (extra 'columnar') is not installed")
+    path = tmp_path / "run"
+    path.write_bytes(b"q1 Q0 a 1 0.9 t\r\nq1 Q0 b 2 0.5 t\r\n")
+    run = read_trec_run(path)
+    assert type(run).__name__ == "ColumnarRun" and run.data == {"q1": {"a": 0.9, "b": 0.5}}
+    pieces = list(_fast.iter_trec_run_chunks(path, 1))
+    assert [p.data for p in pieces] == [{"q1": {"a": 0.9, "b": 0.5}}]
+
+
 def test_a_truncated_or_corrupt_gzip_file_is_a_parse_error_naming_it(tmp_path):
     from haystack_irmetrics.cli import main
 
