@@ -52,6 +52,17 @@ class EmptyInputError(IRMetricsError):
     """The qrels or the results contain no query at all."""
 
 
+class InvalidDocumentsError(IRMetricsError):
+    """An evaluator input is not a list of lists of Haystack ``Document`` objects."""
+
+
+class LengthMismatchError(EmptyInputError):
+    """Inputs that go together (ground truth, retrievals, query ids: one per query) differ in length.
+
+    An :class:`EmptyInputError` too (what earlier versions raised), so ``except EmptyInputError`` keeps working.
+    """
+
+
 class NoOverlapError(IRMetricsError):
     """No query is shared by the results and the (non-empty) qrels."""
 
@@ -81,12 +92,15 @@ __all__ = [
     "EmptyInputError",
     "IRMetricsError",
     "InvalidCutoffError",
+    "InvalidDocumentsError",
     "InvalidIdError",
     "InvalidLabelError",
     "InvalidPolicyError",
     "InvalidScoreError",
+    "LengthMismatchError",
     "MissingDependencyError",
     "NoOverlapError",
     "ParseError",
+    "SplitQueryError",
     "UnknownMeasureError",
 ]

@@ -254,8 +254,15 @@ def test_to_evaluation_run_result_names_what_it_needs():
         to_evaluation_run_result(NDCGEvaluator(k=1).run([[Document(id="a")]], [[Document(id="a")]]), "x")
     with pytest.raises(InvalidPolicyError, match="from a pipeline's output"):
         to_evaluation_run_result({"evaluator": out}, "x")
-    with pytest.raises(InvalidPolicyError, match=r"inputs \['q'\] need one value per query \(2\)"):
+    with pytest.raises(InvalidPolicyError, match=r"inputs \['q'\] need a list of one value per query \(2\)"):
         to_evaluation_run_result(out, "x", inputs={"q": ["only one"]})
+    for inputs in (["x"], {}, "q"):
+        with pytest.raises(InvalidPolicyError, match=r"inputs must be a non-empty dict"):
+            to_evaluation_run_result(out, "x", inputs=inputs)
+    with pytest.raises(InvalidPolicyError, match=r"inputs \['q'\] need a list"):
+        to_evaluation_run_result(out, "x", inputs={"q": None})
+    with pytest.raises(InvalidPolicyError, match=r"no individual_scores for \['NDCG@1'\]"):
+        to_evaluation_run_result({**out, "individual_scores": {}}, "x")
     assert to_evaluation_run_result(out, "x").aggregated_report()["score"] == [0.5]
 
 

@@ -24,6 +24,7 @@ from haystack_irmetrics import (
     InvalidPolicyError,
     InvalidScoreError,
     IRMetricsError,
+    LengthMismatchError,
     UnknownMeasureError,
     evaluate,
 )
@@ -113,6 +114,26 @@ def test_multi_metric_component_outputs_means_raw_means_individual_scores_per_qu
     pipe = Pipeline()
     pipe.add_component("ev", IRMetricsEvaluator())
     assert set(pipe.outputs()["ev"]) == {"means", "raw_means", "individual_scores", "per_query", "query_ids"}
+
+
+@pytest.mark.parametrize("cls", ALL, ids=lambda c: c.__name__)
+def test_outputs_are_plain_json_values_that_haystack_snapshots_and_traces_serialize(cls):
+    import json
+
+    from haystack.utils.base_serialization import _serialize_value_with_schema
+
+    out = make(cls).run(ground_truth_documents=GOLD, retrieved_documents=RETRIEVED)
+
+    def plain(value):  # only the JSON types, as the declared output types say
+        if isinstance(value, dict):
+            return type(value) is dict and all(type(k) is str and plain(v) for k, v in value.items())
+        if isinstance(value, list):
+            return type(value) is list and all(map(plain, value))
+        return type(value) in (str, float, int)
+
+    assert plain(out)
+    assert json.loads(json.dumps(out)) == out
+    _serialize_value_with_schema(out)  # raises SerializationError on a type it does not know
 
 
 # -- run: component == core on the same judgments and ranking ---------------------------------
@@ -244,7 +265,13 @@ def test_load_pipeline_trusts_further_allowed_modules_on_request_only():
 # -- errors --------------------------------------------------------------------------------------
 
 RUN_ERRORS = [
-    ("lengths", ([[D("a")], [D("b")]], [[D("a")]]), {}, EmptyInputError, r"2 queries but retrieved_documents has 1"),
+    (
+        "lengths",
+        ([[D("a")], [D("b")]], [[D("a")]]),
+        {},
+        LengthMismatchError,
+        r"2 queries but retrieved_documents has 1",
+    ),
     ("empty_gold", ([], [[D("a")]]), {}, EmptyInputError, r"ground_truth_documents is empty"),
     ("empty_retrieved", ([[D("a")]], []), {}, EmptyInputError, r"retrieved_documents is empty"),
     ("no_gold_at_all", ([[], []], [[D("a")], []]), {}, EmptyInputError, r"none of the 2 queries"),
@@ -276,7 +303,16 @@ RUN_ERRORS = [
         InvalidDocumentsError,
         r"retrieved_documents\[0\]\[1\] \(query '0'\) is dict",
     ),
-    ("query_ids_length", ([[D("a")]], [[D("a")]]), {"query_ids": ["q1", "q2"]}, EmptyInputError, r"2 ids for 1"),
+    ("query_ids_length", ([[D("a")]], [[D("a")]]), {"query_ids": ["q1", "q2"]}, LengthMismatchError, r"2 ids for 1"),
+    (
+        "bytes_outer",
+        (b"ab", [[D("a")]]),
+        {},
+        InvalidDocumentsError,
+        r"ground_truth_documents must be a list .* got bytes",
+    ),
+    ("bytes_inner", ([[D("a")]], [b"a"]), {}, InvalidDocumentsError, r"retrieved_documents\[0\] is bytes"),
+    ("bytes_query_ids", ([[D("a")]], [[D("a")]]), {"query_ids": b"q"}, InvalidIdError, r"query_ids must be a list"),
     (
         "query_ids_repeat",
         ([[D("a")], [D("a")]], [[D("a")], [D("a")]]),
@@ -536,6 +572,11 @@ def test_no_match_in_the_whole_batch_logs_a_warning_naming_the_comparison_field(
     with caplog.at_level("WARNING", logger=_documents.__name__):
         assert NDCGEvaluator().run(gold, retrieved)["score"] == 0.0
     assert "matched any ground-truth document by 'id'" in caplog.text
+    assert "Haystack's built-in evaluators compare 'content'" in caplog.text
+    caplog.clear()
+    with caplog.at_level("WARNING", logger=_documents.__name__):
+        NDCGEvaluator(document_comparison_field="content").run([[Document(content="Rome")]], retrieved)
+    assert "by 'content'" in caplog.text and "built-in" not in caplog.text  # no hint to use what is used
 
 
 # -- packaging rules -----------------------------------------------------------------------------
@@ -572,3 +613,11 @@ def test_docstring_examples_print_what_they_claim(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0
     assert module is _documents or result.attempted > 0
+
+
+@pytest.mark.parametrize("cls", ALL, ids=lambda c: c.__name__)
+def test_score_is_nan_when_every_query_is_left_out(cls):
+    """The mean of no individual score is nan (a 0.0 would read as a retriever that found nothing)."""
+    out = make(cls, no_relevant="skip").run([[D("a", 0.0)]], [[D("a")]])
+    for view in views(cls, out).values():
+        assert math.isnan(view["score"]) and all(map(math.isnan, view["individual_scores"]))

@@ -160,3 +160,39 @@ def test_mixed_scored_and_unscored_gold_is_an_error_in_both_but_ours_names_the_q
         DocumentNDCGEvaluator().run(ground_truth_documents=gold, retrieved_documents=[[C("a")]])
     with pytest.raises(ValueError, match=r"ground_truth_documents\[0\] \(query '0'\) mixes"):
         ours(NDCGEvaluator, gold, [[C("a")]])
+    # Haystack checks the mix in NDCG only; its MRR runs on. We refuse it in every metric.
+    DocumentMRREvaluator().run(ground_truth_documents=gold, retrieved_documents=[[C("a")]])
+    with pytest.raises(ValueError, match=r"ground_truth_documents\[0\] \(query '0'\) mixes"):
+        ours(MRREvaluator, gold, [[C("a")]])
+
+
+def test_map_and_recall_differ_on_grade_half_because_beir_counts_relevance_of_at_least_one():
+    gold = [[C("a", 0.5), C("b", 1.0)]]
+    retrieved = [[C("a"), C("b")]]
+    assert DocumentMAPEvaluator().run(ground_truth_documents=gold, retrieved_documents=retrieved)["score"] == 1.0
+    assert ours(MAPEvaluator, gold, retrieved)["score"] == 0.5  # only b (>= 1) counts, at rank 2
+    assert ours(MAPEvaluator, gold, retrieved, relevance_threshold=0.5)["score"] == 1.0
+
+
+def test_a_document_without_a_comparison_value_is_skipped_by_haystack_and_an_error_here():
+    from haystack_irmetrics import InvalidIdError
+
+    gold = [[C("a")]]
+    retrieved = [[Document(content=None), C("a")]]
+    assert DocumentMRREvaluator().run(ground_truth_documents=gold, retrieved_documents=retrieved)["score"] == 0.5
+    with pytest.raises(InvalidIdError, match=r"retrieved_documents\[0\]\[0\] .* has no 'content'"):
+        ours(MRREvaluator, gold, retrieved)
+
+
+def test_empty_content_never_matches_in_haystack_and_is_a_key_like_any_other_here():
+    gold = [[C("")]]
+    retrieved = [[C("")]]
+    theirs = DocumentRecallEvaluator(mode="multi_hit").run(ground_truth_documents=gold, retrieved_documents=retrieved)
+    assert theirs["score"] == 0.0
+    assert ours(RecallEvaluator, gold, retrieved)["score"] == 1.0
+
+
+def test_an_int_meta_key_matches_its_str_here():
+    gold = [[Document(content="x", meta={"corpus_id": 1})]]
+    retrieved = [[Document(content="y", meta={"corpus_id": "1"})]]
+    assert ours(MRREvaluator, gold, retrieved, document_comparison_field="meta.corpus_id")["score"] == 1.0

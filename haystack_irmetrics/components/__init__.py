@@ -3,7 +3,7 @@
 Importing this package imports Haystack; ``import haystack_irmetrics`` alone does not.
 """
 
-from ._documents import InvalidDocumentsError
+from ..errors import InvalidDocumentsError
 from .evaluators import (
     IRMetricsEvaluator,
     MAPEvaluator,

@@ -45,20 +45,17 @@ from haystack import Document
 from ..core.inputs import RankedRun, _is_finite_number, _shown
 from ..errors import (
     EmptyInputError,
+    InvalidDocumentsError,
     InvalidIdError,
     InvalidLabelError,
     InvalidPolicyError,
     InvalidScoreError,
-    IRMetricsError,
+    LengthMismatchError,
 )
 
 logger = logging.getLogger(__name__)
 
 RANK_BY = ("order", "score")
-
-
-class InvalidDocumentsError(IRMetricsError):
-    """An evaluator input is not a list of lists of Haystack ``Document`` objects."""
 
 
 @dataclass(frozen=True)
@@ -203,11 +200,17 @@ class DocumentPath:
                 f"none of the {n} queries has a ground-truth document: there is nothing to evaluate against"
             )
         if not any(map(_overlaps, qrels.values(), rankings)):
+            hint = (
+                ""
+                if self.document_comparison_field == "content"
+                else " (Haystack's built-in evaluators compare 'content')"
+            )
             logger.warning(
                 "No retrieved document matched any ground-truth document by %r in %d queries; every score is 0. "
-                "Check document_comparison_field (Haystack's built-in evaluators compare 'content').",
+                "Check document_comparison_field%s.",
                 self.document_comparison_field,
                 n,
+                hint,
             )
         return Converted(qids, qrels, results)
 
@@ -322,6 +325,10 @@ def _overlaps(judged: dict[str, Any], ranked: dict[str, Any]) -> bool:
     return not judged.keys().isdisjoint(ranked)
 
 
+# Sequences of characters or bytes, never lists of queries or documents.
+_NOT_LISTS = (str, bytes, bytearray)
+
+
 def _check_batch(
     ground_truth_documents: Sequence[Sequence[Document]],
     retrieved_documents: Sequence[Sequence[Document]],
@@ -331,7 +338,7 @@ def _check_batch(
         ("ground_truth_documents", ground_truth_documents),
         ("retrieved_documents", retrieved_documents),
     ):
-        if not isinstance(value, Sequence) or isinstance(value, str):
+        if not isinstance(value, Sequence) or isinstance(value, _NOT_LISTS):
             raise InvalidDocumentsError(
                 f"{name} must be a list of Document lists (one per query), got {type(value).__name__}"
             )
@@ -340,22 +347,22 @@ def _check_batch(
         if set(map(type, value)) <= {list}:
             continue  # lists of lists (what pipelines pass): nothing to name
         for i, docs in enumerate(value):
-            if isinstance(docs, Document) or not isinstance(docs, Sequence) or isinstance(docs, str):
+            if isinstance(docs, Document) or not isinstance(docs, Sequence) or isinstance(docs, _NOT_LISTS):
                 raise InvalidDocumentsError(
                     f"{name}[{i}] is {type(docs).__name__}, not a list of Documents; "
                     f"{name} holds one list per query (wrap a single query's documents as [docs])"
                 )
     n = len(ground_truth_documents)
     if len(retrieved_documents) != n:
-        raise EmptyInputError(
+        raise LengthMismatchError(
             f"ground_truth_documents has {n} queries but retrieved_documents has {len(retrieved_documents)}; "
             "they must have one list per query each, in the same order"
         )
     if query_ids is not None:
-        if isinstance(query_ids, str) or not isinstance(query_ids, Sequence):
+        if isinstance(query_ids, _NOT_LISTS) or not isinstance(query_ids, Sequence):
             raise InvalidIdError(f"query_ids must be a list of str, got {type(query_ids).__name__}")
         if len(query_ids) != n:
-            raise EmptyInputError(f"query_ids has {len(query_ids)} ids for {n} queries; give one id per query")
+            raise LengthMismatchError(f"query_ids has {len(query_ids)} ids for {n} queries; give one id per query")
         seen: dict[str, int] = {}
         for i, qid in enumerate(query_ids):
             if not isinstance(qid, str):

@@ -251,7 +251,9 @@ class _SingleMetricEvaluator(_DocumentEvaluator):
         :returns: ``score``: the mean over the scored queries (unrounded; ``round(score, 5)`` is BEIR's
             figure); ``individual_scores``: one value per query in input order (``nan`` for a query left
             out, see the module docs); ``per_query``: ``{query_id: value}`` for the scored queries.
-        :raises EmptyInputError: on empty or mismatched inputs, or when no query has ground truth.
+        :raises EmptyInputError: on empty inputs, or when no query has ground truth.
+        :raises LengthMismatchError: when the lists (or ``query_ids``) hold different numbers of queries.
+        :raises InvalidDocumentsError: when an input is not a list of ``Document`` lists.
         :raises InvalidIdError: when a document has no value to match on (names the position).
         :raises InvalidLabelError: on a ground-truth list mixing scored and unscored documents.
         :raises InvalidScoreError: with ``rank_by="score"`` when a retrieved document has no score.
@@ -415,7 +417,8 @@ class IRMetricsEvaluator(_DocumentEvaluator):
             "means": result.means,
             "raw_means": result.raw_means,
             "individual_scores": {name: _aligned(result, name, batch.query_ids) for name in result.per_query},
-            "per_query": result.per_query,
+            # Plain dicts (the core's are built lazily): pipeline snapshots and tracing serialize outputs.
+            "per_query": {name: result.per_query[name] for name in result.per_query},
             "query_ids": batch.query_ids,
         }
 
@@ -452,11 +455,18 @@ def to_evaluation_run_result(output: dict[str, Any], run_name: str, inputs: dict
             f"got {got}; from a pipeline's output, pass its evaluator's part, e.g. result['evaluator']"
         )
     n = len(output["query_ids"])
+    unscored = [name for name in output["raw_means"] if name not in output["individual_scores"]]
+    if unscored:
+        raise InvalidPolicyError(f"output has raw_means but no individual_scores for {unscored}")
     if inputs is None:
         inputs = {"query_id": list(output["query_ids"])}
-    wrong = [name for name, values in inputs.items() if len(values) != n]
+    if not isinstance(inputs, Mapping) or not inputs:
+        raise InvalidPolicyError(
+            f"inputs must be a non-empty dict {{column: [one value per query]}}, got {inputs!r:.80}"
+        )
+    wrong = [name for name, values in inputs.items() if not isinstance(values, list) or len(values) != n]
     if wrong:
-        raise InvalidPolicyError(f"inputs {wrong} need one value per query ({n}), as the scores have")
+        raise InvalidPolicyError(f"inputs {wrong} need a list of one value per query ({n}), as the scores have")
     results = {
         name: {"score": output["raw_means"][name], "individual_scores": output["individual_scores"][name]}
         for name in output["raw_means"]

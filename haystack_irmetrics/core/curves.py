@@ -74,7 +74,9 @@ class GainCurves:
         return self.cg.shape[1]
 
     def _mean(self, rows: np.ndarray) -> np.ndarray:
-        if not rows.shape[0] or not self.n_queries:
+        if not self.n_queries:  # a mean over no query, as evaluate() reports it
+            return np.full(self.depth, np.nan)
+        if not rows.shape[0]:
             return np.zeros(self.depth)
         return np.cumsum(rows, axis=0)[-1] / float(self.n_queries)
 
@@ -109,7 +111,7 @@ class GainCurves:
 
 
 def _ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    out = np.zeros_like(a)
+    out = np.where(np.isnan(b), np.nan, 0.0)
     ok = b > 0
     out[ok] = a[ok] / b[ok]
     return out

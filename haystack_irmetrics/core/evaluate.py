@@ -63,7 +63,8 @@ class EvaluationResult:
     that measure's mean (so the mean of ``per_query[m]`` is ``raw_means[m]``); ``n_queries[m]`` is
     their count. Two documented exceptions: GMAP's mean is geometric (``exp`` of the mean ``log``),
     and BEIR's ``Hole@k`` also lists results queries nobody judged, which it sums but does not count
-    (it divides by ``len(qrels)``).
+    (it divides by ``len(qrels)``). A measure no query counts in (``no_relevant="skip"`` and no query
+    has a relevant document) has the mean ``nan`` and ``n_queries`` 0.
     """
 
     means: dict[str, float]
@@ -497,13 +498,13 @@ def aggregate(
             total = 0.0
             for x in logs:
                 total += x
-            mean = math.exp(total / count) if count else 0.0
+            mean = math.exp(total / count) if count else math.nan
         else:
             # Sequential left-to-right sum in results order, as BEIR accumulates it.
             total = float(np.cumsum(answered)[-1]) if answered.size else 0.0
             for _ in range(len(extra) if spec.missing_value else 0):
                 total += spec.missing_value
-            mean = total / count if count else 0.0
+            mean = total / count if count else math.nan  # a mean over no query (all skipped)
         raw[m.name] = mean
         digits = preset.round_digits
         means[m.name] = round(mean, digits) if digits is not None else mean

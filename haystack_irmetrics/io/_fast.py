@@ -68,38 +68,51 @@ def _layout(path: Path) -> tuple[bool, str] | None:
 
 
 # The line reader splits fields at any ASCII whitespace and ends a line at a lone \r (universal
-# newlines); polars splits at its one separator and ends lines at \n (dropping a \r before it).
-# Where another such byte stands inside a line the two read different fields, so such a file goes
-# to the line reader. The string columns they would end up in, per separator:
-_STRING_COLUMNS = ("qid", "q0", "docid", "tag")
-_STRAY = {" ": "\t\x0b\x0c\r", "\t": " \x0b\x0c\r"}
+# newlines); polars splits at its one separator, ends lines at \n and drops a \r at the end of
+# any field. Where another such byte stands inside a line the two read different fields, so such
+# a file goes to the line reader. The bytes that may not appear, per separator (besides a lone \r):
+_STRAY = {" ": (b"\t", b"\x0b", b"\x0c"), "\t": (b" ", b"\x0b", b"\x0c")}
 _SCAN_BYTES = 1 << 19
 
 
-def _stray_bytes(path: Path, delimiter: str) -> bool | None:
-    """Whether an uncompressed file holds a whitespace byte polars would read into a field:
-    True (the other separator, \\v or \\f), None (a \\r: the columns must tell), else False.
+def _stray_in(buf: bytes | bytearray, start: int, end: int, delimiter: str, after_cr: bool) -> tuple[bool, bool]:
+    """``(stray, ends_in_cr)`` for ``buf[start:end]``: whether it holds a byte polars would read into a
+    field (``after_cr``: the previous piece ended in \\r), and whether it ends in \\r.
 
-    ``memchr`` scans of pieces that stay in cache: ~50 ms for 270 MB (mapping the file costs
-    twice that in page faults).
+    ``memchr`` scans (``find``/``count``) of a piece that stays in cache.
     """
-    others = [c.encode() for c in _STRAY[delimiter][:-1]]
-    carriage_return = False
+    if after_cr and buf[start] != 0x0A:
+        return True, False
+    if any(buf.find(c, start, end) != -1 for c in _STRAY[delimiter]):
+        return True, False
+    cr = buf.count(b"\r", start, end)
+    if not cr:
+        return False, False
+    ends_in_cr = buf[end - 1] == 0x0D
+    return cr - ends_in_cr != buf.count(b"\r\n", start, end), ends_in_cr
+
+
+def _stray_bytes(path: Path, delimiter: str) -> bool:
+    """Whether an uncompressed file holds a byte polars would read into a field (see ``_STRAY``):
+    ~50 ms for 270 MB read in cache-sized pieces (mapping the file costs twice that in page faults)."""
+    after_cr = False
     buf = bytearray(_SCAN_BYTES)
     with path.open("rb", buffering=0) as f:
         while n := f.readinto(buf):
-            if any(buf.find(c, 0, n) != -1 for c in others):
+            stray, after_cr = _stray_in(buf, 0, n, delimiter, after_cr)
+            if stray:
                 return True
-            carriage_return = carriage_return or buf.find(b"\r", 0, n) != -1
-    return None if carriage_return else False
+    return False  # a \r ending the file ends its last line for both readers
 
 
-def _stray_in_columns(df: Any, chars: str) -> bool:
-    """Whether a string column of ``df`` holds one of ``chars`` (after polars dropped \\r\\n's \\r)."""
-    import polars as pl
-
-    pattern = "[" + "".join(f"\\x{ord(c):02x}" for c in chars) + "]"
-    return bool(df.select(pl.any_horizontal(pl.col(_STRING_COLUMNS).str.contains(pattern)).any()).item())
+def _stray_in_data(data: bytes, delimiter: str) -> bool:
+    """:func:`_stray_bytes` for a file's bytes in memory."""
+    after_cr = False
+    for start in range(0, len(data), _SCAN_BYTES):
+        stray, after_cr = _stray_in(data, start, min(start + _SCAN_BYTES, len(data)), delimiter, after_cr)
+        if stray:
+            return True
+    return False
 
 
 def _schema() -> dict[str, Any]:
@@ -120,23 +133,27 @@ def read_trec_run_fast(path: str | Path) -> ColumnarRun | None:
     if layout is None:
         return None
     compressed, delimiter = layout
-    if compressed:  # no bytes to scan: the columns tell
-        stray = _STRAY[delimiter]
-    else:
-        found = _stray_bytes(path, delimiter)
-        if found:
-            return None
-        stray = "\r" if found is None else ""
     try:
-        # polars reads gzip by itself from the magic bytes.
+        if compressed:  # decompressed here (polars would do it in memory too) to scan the bytes
+            source: Path | bytes = gzip.decompress(path.read_bytes())
+            if _stray_in_data(source, delimiter):
+                return None
+        else:
+            source = path
+            if _stray_bytes(path, delimiter):
+                return None
+    except (EOFError, zlib.error, gzip.BadGzipFile):  # the line reader names the problem
+        return None
+    try:
         # No comment_prefix (a third faster): a comment line reads as a "#" query id, checked below.
-        df = pl.read_csv(path, separator=delimiter, has_header=False, schema=_schema(), quote_char=None)
-        if stray and _stray_in_columns(df, stray):
-            return None
-        df = df.select("qid", "docid", "score")
+        df = pl.read_csv(source, separator=delimiter, has_header=False, schema=_schema(), quote_char=None)
     except (pl.exceptions.PolarsError, UnicodeDecodeError, ValueError):
         return None
-    if df.height == 0 or _has_null(df) or not _finite(df.get_column("score").to_numpy()):
+    del source
+    if _has_null(df):  # a missing field, or an empty one (runs of blanks), in any column
+        return None
+    df = df.select("qid", "docid", "score")
+    if df.height == 0 or not _finite(df.get_column("score").to_numpy()):
         return None
     qids, lengths = _query_runs(df.get_column("qid"))
     if any(q[:1] == "#" for q in qids):
@@ -167,8 +184,7 @@ def iter_trec_run_chunks(path: str | Path, rows: int = CHUNK_ROWS) -> Iterator[C
     layout = _layout(path)
     if layout is None or layout[0]:
         raise NotStreamable(str(path))
-    found = _stray_bytes(path, layout[1])
-    if found:
+    if _stray_bytes(path, layout[1]):
         raise NotStreamable(str(path))
     # No comment_prefix: polars parses a third faster without it. A comment line then reads as a
     # row whose query id starts with "#" (or fails to parse), and either makes the stream give up.
@@ -182,8 +198,6 @@ def iter_trec_run_chunks(path: str | Path, rows: int = CHUNK_ROWS) -> Iterator[C
                 continue
             if _has_null(batch):
                 raise NotStreamable(str(path))  # a missing field, or an empty one (runs of blanks)
-            if found is None and _stray_in_columns(batch, "\r"):
-                raise NotStreamable(str(path))  # a lone \r: the line reader ends a line there
             docs = batch.get_column("docid")
             scores = batch.get_column("score").to_numpy()
             if not _finite(scores):
@@ -229,7 +243,8 @@ def _has_null(df: Any) -> bool:
 
 def _finite(scores: np.ndarray) -> bool:
     # One vectorised sum: finite unless a value is NaN/inf (or the sum overflows: check exactly).
-    return bool(np.isfinite(np.add.reduce(scores)) or np.isfinite(scores).all())
+    with np.errstate(over="ignore", invalid="ignore"):  # inf - inf or an overflowing sum: no warning
+        return bool(np.isfinite(np.add.reduce(scores)) or np.isfinite(scores).all())
 
 
 def _query_runs(qcol: Any) -> tuple[list[str], np.ndarray]:

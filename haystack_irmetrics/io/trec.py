@@ -121,19 +121,36 @@ def _blocks(
                 return
             first = lineno + 1
             lineno += len(lines)
-            text = "".join(lines)
-            tokens = _fields(text)
-            clean = "#" not in text[:1] and "\n#" not in text
-            if clean and len(tokens) == n_fields * len(lines) and _aligned(tokens, n_fields):
+            tokens = _block_tokens(lines, n_fields)
+            if tokens is not None:
                 yield tokens, first
                 continue
             yield _slow_block(lines, first, n_fields, path, extra_ok)
 
 
-def _aligned(tokens: list[str], n_fields: int) -> bool:
-    # Rows that drifted by a field would put other values in the constant second column
-    # ('Q0' in runs, '0' in qrels); a file with varying second column takes the slow path.
-    return n_fields < 4 or len(set(tokens[1::n_fields])) <= 1
+_LINE_END = "\x00"  # a token of its own at each line end while a block is split (no field is one)
+
+
+def _block_tokens(lines: list[str], n_fields: int) -> list[str] | None:
+    """The fields of ``lines`` split in one C-level pass, if every line has exactly ``n_fields`` and
+    none is blank or a comment; else None (the slow path reads them line by line).
+
+    Each line end becomes a marker token, so a line short of a field and a later one with a field
+    too many cannot pass for two good lines.
+    """
+    text = "".join(lines)
+    if _LINE_END in text:
+        return None
+    if not text.endswith("\n"):
+        text += "\n"
+    tokens = _fields(text.replace("\n", f" {_LINE_END} "))
+    stride = n_fields + 1
+    if len(tokens) != stride * len(lines) or tokens[n_fields::stride].count(_LINE_END) != len(lines):
+        return None
+    if "#" in text and any(t.startswith("#") for t in tokens[::stride]):
+        return None  # a comment line, maybe indented
+    del tokens[n_fields::stride]
+    return tokens
 
 
 def _slow_block(
@@ -154,6 +171,10 @@ def _slow_block(
         tokens.extend(fields[:n_fields])
         numbers.append(i)
     return tokens, numbers
+
+
+def _plain_numbers(text: str) -> bool:
+    return text.isascii() and "_" not in text
 
 
 def _columns(
@@ -177,13 +198,16 @@ def _columns(
             vals = np.array(raw, dtype=np.float64)
         except ValueError:
             vals = None
+        # Python's float() (which numpy calls) also takes "1_000" and non-ASCII digits; a C reader does not.
+        if vals is not None and not _plain_numbers("".join(raw)):
+            vals = None
         numbers = np.arange(info, info + n) if isinstance(info, int) else np.asarray(info)
         if isinstance(info, list):
             contiguous = False
         if vals is None or not np.isfinite(vals).all():
             for j, v in enumerate(raw):
                 try:
-                    ok = np.isfinite(float(v))
+                    ok = _plain_numbers(v) and np.isfinite(float(v))
                 except ValueError:
                     ok = False
                 if not ok:
