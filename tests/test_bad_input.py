@@ -26,7 +26,7 @@ from haystack_irmetrics import (
     UnknownMeasureError,
     evaluate,
 )
-from haystack_irmetrics.io import read_qrels, read_run
+from haystack_irmetrics.io import read_qrels, read_run, read_trec_run
 
 QRELS = {"q1": {"d1": 1, "d2": 0}, "q2": {"d3": 2}}
 RESULTS = {"q1": {"d1": 0.5, "d2": 0.7}, "q2": {"d3": 0.1, "d4": 0.2}}
@@ -221,6 +221,21 @@ def test_non_numeric_score_in_run_file_names_line(tmp_path):
     run = _write(tmp_path, "run", "q1 Q0 d1 1 2.0 t\n\nq1 Q0 d2 2 abc t\n")
     with pytest.raises(ParseError, match=r"run:3: score 'abc' is not a finite number"):
         read_run(run)
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_the_first_bad_line_of_a_file_is_reported_whatever_its_kind(tmp_path, fast):
+    # A bad score on line 2 and a short line on line 4 (one block for the line reader): line 2.
+    run = _write(tmp_path, "run", "q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 x t\nq1 Q0 d3 3 1.0 t\nq1 Q0 d4\n")
+    with pytest.raises(ParseError, match=r"run:2: score 'x'"):
+        read_trec_run(run, fast=fast)
+    # The other way round: the short line comes first.
+    run = _write(tmp_path, "run2", "q1 Q0 d1 1 2.0 t\nq1 Q0 d4\nq1 Q0 d2 2 x t\n")
+    with pytest.raises(ParseError, match=r"run2:2: expected 6"):
+        read_trec_run(run, fast=fast)
+    qrels = _write(tmp_path, "qrels", "q1 0 d1 1\nq1 0 d2 high\nq1 0 d3 1 extra\n")
+    with pytest.raises(ParseError, match=r"qrels:2: label 'high'"):
+        read_qrels(qrels)
 
 
 def test_nan_score_in_run_file_names_line(tmp_path):

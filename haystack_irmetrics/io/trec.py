@@ -104,11 +104,13 @@ def _fields(text: str) -> list[str]:
 
 def _blocks(
     path: PathLike, n_fields: int, skip_header: bool = False, extra_ok: bool = False
-) -> Iterator[tuple[list[str], list[int] | int]]:
-    """Yield (tokens, line info) per block: tokens hold n_fields per data line.
+) -> Iterator[tuple[list[str], list[int] | int, ParseError | None]]:
+    """Yield (tokens, line info, error) per block: tokens hold n_fields per data line.
 
     Line info is the first line number of the block when every line of the block is a data line,
-    else the list of line numbers of the block's data lines.
+    else the list of line numbers of the block's data lines. ``error``: the block's first line with
+    the wrong number of fields, its tokens being the data lines before it; the caller checks those
+    first, so the first bad line of the file is the one reported.
     """
     lineno = 0
     with _reading(path, lambda: lineno), _open_text(path) as f:
@@ -123,7 +125,7 @@ def _blocks(
             lineno += len(lines)
             tokens = _block_tokens(lines, n_fields)
             if tokens is not None:
-                yield tokens, first
+                yield tokens, first, None
                 continue
             yield _slow_block(lines, first, n_fields, path, extra_ok)
 
@@ -155,7 +157,7 @@ def _block_tokens(lines: list[str], n_fields: int) -> list[str] | None:
 
 def _slow_block(
     lines: list[str], first: int, n_fields: int, path: PathLike, extra_ok: bool
-) -> tuple[list[str], list[int]]:
+) -> tuple[list[str], list[int], ParseError | None]:
     tokens: list[str] = []
     numbers: list[int] = []
     for i, line in enumerate(lines, first):
@@ -163,14 +165,15 @@ def _slow_block(
         if not fields or fields[0].startswith("#"):
             continue
         if len(fields) != n_fields and not (extra_ok and len(fields) > n_fields):
-            raise ParseError(
+            error = ParseError(
                 f"expected {n_fields} whitespace-separated fields, found {len(fields)}: {line.rstrip()!r}",
                 path=str(path),
                 line=i,
             )
+            return tokens, numbers, error
         tokens.extend(fields[:n_fields])
         numbers.append(i)
-    return tokens, numbers
+    return tokens, numbers, None
 
 
 def _plain_numbers(text: str) -> bool:
@@ -191,7 +194,7 @@ def _columns(
     lines: list[np.ndarray] = []
     contiguous = True
     qc, dc, vc = cols
-    for tokens, info in _blocks(path, n_fields, skip_header, extra_ok):
+    for tokens, info, error in _blocks(path, n_fields, skip_header, extra_ok):
         n = len(tokens) // n_fields
         raw = tokens[vc::n_fields]
         try:
@@ -212,6 +215,8 @@ def _columns(
                     ok = False
                 if not ok:
                     raise ParseError(f"{what} {v!r} is not a finite number", path=str(path), line=int(numbers[j]))
+        if error is not None:  # after the lines before it were checked
+            raise error
         qids.extend(tokens[qc::n_fields])
         docs.extend(tokens[dc::n_fields])
         values.append(vals)
