@@ -23,7 +23,7 @@ def two_runs(tmp_path_factory):
 
 def test_cli_prints_both_runs_and_their_difference_per_measure(two_runs, capsys):
     a, b = two_runs
-    assert main(["compare", str(a), str(b / "run.trec"), "--qrels", QRELS, "-k", "3,10"]) == 0
+    assert main(["compare", str(a), str(b / "run.trec"), "--qrels", QRELS, "-k", "3,10", "--no-stats"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "| measure | bm25 | run.trec | run.trec − bm25 |"
     rows = {line.split(" | ")[0].strip("| "): line for line in lines[2:]}
@@ -101,7 +101,55 @@ def test_queries_answered_by_one_run_only_are_noted(tmp_path, capsys):
     assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--qrels", str(qrels), "-k", "1"]) == 0
     err = capsys.readouterr().err
     assert "1 judged queries are answered by a only, e.g. ['q2']" in err
-    assert "average over answered queries only" in err
+    # BEIR's MRR averages over every judged query, so only the pytrec_eval families are named.
+    assert "the means of NDCG@1, MAP@1, Recall@1, P@1 cover different queries" in err
+    args = ["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--qrels", str(qrels), "-k", "1", "-m", "MRR,P"]
+    assert main([*args, "--preset", "trec"]) == 0
+    assert "the means of MRR@1, P@1 cover different queries" in capsys.readouterr().err
+
+
+def test_significance_pairs_every_scored_query_and_equals_the_stats_functions(tmp_path):
+    from scipy import stats
+
+    from haystack_irmetrics.stats import compare_paired
+
+    qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}, "q3": {"d3": 1}, "q4": {"d4": 1}, "q5": {"d5": 1}}
+    a = {"q1": {"d1": 2.0, "x": 1.0}, "q2": {"x": 2.0, "d2": 1.0}, "q3": {"x": 1.0}, "q4": {"d4": 1.0}, "q5": {"x": 1}}
+    b = {"q1": {"x": 2.0, "d1": 1.0}, "q2": {"d2": 1.0}, "q3": {"d3": 1.0}, "q4": {"y": 2.0, "d4": 1.0}}
+    result = compare_runs(a, b, qrels, [1, 2], measures=["MRR", "NDCG"], n_resamples=500, seed=3)
+    assert result.paired == 5 and [c.metric for c in result.stats] == list(result.a.means)
+    # q5 is unanswered by b: it counts 0 there (B's NDCG mean leaves it out, the pairing does not).
+    ea, eb = evaluate(qrels, a, [1, 2], measures=["MRR", "NDCG"]), evaluate(qrels, b, [1, 2], measures=["MRR", "NDCG"])
+    qids = ["q1", "q2", "q3", "q4", "q5"]
+    va = {m: [ea.per_query[m].get(q, 0.0) for q in qids] for m in ea.means}
+    vb = {m: [eb.per_query[m].get(q, 0.0) for q in qids] for m in ea.means}
+    assert list(result.stats) == compare_paired(vb, va, n_resamples=500, seed=3)
+    ndcg = result.stats[list(result.a.means).index("NDCG@2")]
+    assert ndcg.p_t == stats.ttest_rel(vb["NDCG@2"], va["NDCG@2"]).pvalue
+    assert ndcg.delta == pytest.approx(sum(vb["NDCG@2"]) / 5 - sum(va["NDCG@2"]) / 5, abs=1e-15)
+    assert ndcg.delta != pytest.approx(result.b.raw_means["NDCG@2"] - result.a.raw_means["NDCG@2"])
+    out = result.to_dict()
+    assert out["paired_queries"] == 5 and out["metrics"]["NDCG@2"]["paired_delta"] == ndcg.delta
+    assert out["metrics"]["NDCG@2"]["p_randomization_holm"] == ndcg.p_randomization_holm
+    table = result.markdown().splitlines()
+    assert table[0].endswith("| paired Δ [95% CI] | p (t) | p (rand.) |")
+    assert "Paired over the 5 queries either run is scored on" in table[-1]
+
+
+def test_identical_runs_are_not_significant_and_one_paired_query_runs_no_test(two_runs, tmp_path):
+    a, _ = two_runs
+    result = compare_runs(a, a, QRELS, [10], n_resamples=200)
+    assert all(c.delta == 0 and c.p_t == 1 and c.p_randomization == 1 and c.marker() == "" for c in result.stats)
+    one = compare_runs({"q1": {"d1": 1.0}}, {"q1": {"d2": 1.0}}, {"q1": {"d1": 1}}, [1])
+    assert one.stats == () and one.notes[-1] == "no significance tests: 1 paired query, they need two"
+    assert "p (t)" not in one.markdown()
+
+
+@pytest.mark.parametrize("flag", [["--n-resamples", "0"], ["--seed", "-1"], ["--confidence", "1.5"]])
+def test_bad_significance_settings_exit_2_before_evaluating(two_runs, capsys, flag):
+    a, _ = two_runs
+    assert main(["compare", str(a), str(a), "--qrels", QRELS, *flag]) == 2
+    assert flag[0].strip("-").replace("-", "_") in capsys.readouterr().err
 
 
 def test_names_needs_two_labels_and_missing_run_exits_2(two_runs, tmp_path, capsys):

@@ -6,6 +6,7 @@ import math
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -112,3 +113,36 @@ def test_importing_the_package_loads_neither_scipy_nor_matplotlib():
     code += "print(sorted(m for m in ('scipy', 'matplotlib') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_per_query_values_in_query_order_are_paired_by_position_like_scipy():
+    a, b = [0.2, 0.9, 0.5, 0.7, 0.1], np.array([0.9, 0.1, 0.7, 0.2, 0.5])
+    got = per_query_correlation(a, b)
+    ref = stats.kendalltau(a, b)
+    assert (got.statistic, got.pvalue, got.n) == (float(ref.statistic), float(ref.pvalue), 5)
+    tied = per_query_correlation([0.0, 1.0, 0.0], [1.0, 0.0, 0.0], method="spearman")  # ties are values, not ids
+    assert tied.statistic == float(stats.spearmanr([0.0, 1.0, 0.0], [1.0, 0.0, 0.0]).statistic)
+    with pytest.raises(InvalidIdError, match="as many"):
+        per_query_correlation([0.1, 0.2, 0.3], [0.1, 0.2])
+    with pytest.raises(InvalidIdError, match="the same way"):
+        per_query_correlation({"q1": 0.1, "q2": 0.2}, [0.1, 0.2])
+    with pytest.raises(InvalidScoreError, match="per-query values are"):
+        per_query_correlation(None, [0.1, 0.2])
+
+
+def test_per_query_correlation_of_two_results_runs_over_the_queries_both_scored():
+    qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}, "q3": {"d3": 1}, "q4": {"d4": 1}}
+    ra = evaluate(qrels, {"q1": {"d1": 2, "x": 1}, "q2": {"x": 2, "d2": 1}, "q3": {"d3": 1}, "q4": {"d4": 1}}, [10])
+    rb = evaluate(qrels, {"q1": {"d1": 2}, "q2": {"d2": 1}, "q3": {"x": 1, "d3": 0.5}}, [10])
+    got = per_query_correlation(ra, rb, "NDCG@10")
+    shared = ["q1", "q2", "q3"]
+    ref = stats.kendalltau([ra.per_query["NDCG@10"][q] for q in shared], [rb.per_query["NDCG@10"][q] for q in shared])
+    assert got.n == 3 and got.statistic == float(ref.statistic)
+    with pytest.raises(EmptyInputError, match="at least two queries that both systems have"):
+        per_query_correlation({"q1": 0.1, "q2": 0.3}, {"q2": 0.2, "q3": 0.4})
+
+
+@pytest.mark.parametrize("bad", [None, 3, [["a"], ["b"]]])
+def test_rankings_that_are_not_item_sequences_are_typed_errors(bad):
+    with pytest.raises(InvalidIdError, match=r"ranking is a sequence|hashable"):
+        rank_correlation(bad, ["a", "b"])

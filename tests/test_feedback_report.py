@@ -225,3 +225,23 @@ def test_cli_replays_logged_query_texts_through_a_pipeline_yaml_with_a_corpus(tm
     means = {(r["system"], r["list"], r["metric"]): r["mean"] for r in data["scores"] if r["segment"] == "all"}
     assert means[("logged", "full", "P@1")] == 0.0  # users saw the down-voted document first
     assert means[("bm25", "full", "P@1")] == 1.0  # BM25 puts the named animal first
+
+
+def test_one_query_runs_no_test_says_so_and_still_refuses_bad_settings(tmp_path, capsys):
+    log = tmp_path / "one.jsonl"
+    rows = [{"query_id": "q0", "doc_id": f"d{p}", "position": p, "vote": v} for p, v in [(1, 0), (2, 1), (3, 1)]]
+    log.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    run = tmp_path / "new.trec"
+    run.write_text("q0 Q0 d2 1 3 x\nq0 Q0 d1 2 2 x\n")
+    args = ["feedback", str(log), "--run", f"new={run}", "-k", "3", "-m", "NDCG", "--no-plots"]
+    for bad, name in [
+        (["--seed", "-1"], "seed"),
+        (["--n-resamples", "0"], "n_resamples"),
+        (["--confidence", "2"], "confidence"),
+    ]:
+        assert main([*args, *bad]) == 2
+        assert name in capsys.readouterr().err
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "With one query there is nothing to resample or test" in out
+    assert "## Differences from" not in out

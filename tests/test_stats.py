@@ -14,6 +14,7 @@ from haystack_irmetrics.stats import (
     compare_paired,
     holm,
     paired_t_test,
+    percentile_interval,
     randomization_test,
 )
 
@@ -186,3 +187,78 @@ def test_values_and_parameters_that_cannot_be_tested_are_stats_input_errors(call
 def test_a_generator_or_none_is_a_seed():
     assert randomization_test(A, B, seed=np.random.default_rng(3)).pvalue == randomization_test(A, B, seed=3).pvalue
     assert 0 <= randomization_test(A, B, seed=None).pvalue <= 1
+
+
+def test_differences_of_rounding_size_are_no_difference_for_every_test():
+    # 0.1 + 0.2 is 0.30000000000000004: the same system, scored by two summation orders.
+    a = [0.3, 0.5, 0.7] + [0.3] * 7
+    b = [0.1 + 0.2, 0.5, 0.7] + [0.1 + 0.2] * 7
+    assert paired_t_test(a, b).pvalue == 1.0 and paired_t_test(a, b).statistic == 0.0
+    assert randomization_test(a, b).pvalue == 1.0 and randomization_test(a, b).statistic == 0.0
+    assert bootstrap_ci(a, b, n_resamples=200) == (0.0, 0.0)
+    (c,) = compare_paired({"NDCG@10": a}, {"NDCG@10": b})
+    assert (c.delta, c.p_t, c.p_randomization, c.marker(), c.marker("t")) == (0.0, 1.0, 1.0, "", "")
+    # Real differences beside rounding-size ones are tested as scipy tests them.
+    a2, b2 = [*a, 0.9, 0.8], [*b, 0.4, 0.1]
+    assert paired_t_test(a2, b2).pvalue == stats.ttest_rel(a2, b2).pvalue
+
+
+def test_tiny_values_are_tested_relative_to_their_size_not_to_one():
+    a, b = [2e-12, 2.5e-12, 1e-12], [0.0, 0.0, 0.0]
+    ours, ref = paired_t_test(a, b), stats.ttest_rel(a, b)
+    assert (ours.statistic, ours.pvalue) == (ref.statistic, ref.pvalue)
+    assert 0.05 < ours.pvalue < 1
+    # A constant difference, relative to its size, is still p = 0.
+    assert paired_t_test([1e-12 * 3, 1e-12 * 3], [1e-12, 1e-12]).pvalue == 0.0
+
+
+def test_paired_t_test_of_differences_alone_is_scipy_ttest_1samp():
+    d = A - B
+    ours, ref = paired_t_test(d), stats.ttest_1samp(d, 0.0)
+    assert (ours.statistic, ours.pvalue) == (ref.statistic, ref.pvalue)
+
+
+def test_percentile_interval_takes_one_column_or_many_and_refuses_what_it_cannot_read():
+    means = RNG.random(1000)
+    low, high = percentile_interval(means)
+    alpha = (1 - 0.95) / 2
+    ref = np.quantile(means.reshape(-1, 1), [alpha, 1 - alpha], axis=0)[:, 0].tolist()
+    assert isinstance(low, float) and [low, high] == ref
+    low2, high2 = percentile_interval(list(means.reshape(-1, 1)))
+    assert low2.tolist() == [low] and high2.tolist() == [high]
+    for bad, message in [(np.empty((0, 2)), "shape"), ([[0.1, np.nan]], "NaN"), ("abc", "real numbers")]:
+        with pytest.raises(StatsInputError, match=message):
+            percentile_interval(bad)
+
+
+def test_values_beyond_1e100_are_refused_instead_of_overflowing():
+    huge = [1.5e308, 1.6e308, 1.7e308]
+    for call in (paired_t_test, randomization_test, bootstrap_ci):
+        with pytest.raises(StatsInputError, match=r"within \+-1e\+100"):
+            call(huge, [0.0, 0.0, 0.0])
+
+
+@pytest.mark.parametrize(
+    "call,message",
+    [
+        (lambda: holm({"NDCG": 0.01}), "p-values must be real numbers"),
+        (lambda: holm(["0.01"]), "p-values must be real numbers"),
+        (lambda: holm([True, False]), "p-values must be real numbers"),
+        (lambda: compare_paired([0.1, 0.2], [0.2, 0.1]), "the first is list"),
+        (lambda: compare_paired({"x": [1, 2]}, {"x": [1, 3]}, families={"x": ["f"]}), r"families\['x'\] must be"),
+        (lambda: compare_paired({"x": [1, 2]}, {"x": [1, 3]}, families=["x"]), "families must map"),
+    ],
+)
+def test_malformed_families_pvalues_and_systems_are_stats_input_errors(call, message):
+    with pytest.raises(StatsInputError, match=message):
+        call()
+
+
+def test_labelled_values_in_different_orders_are_refused_not_paired_by_position():
+    pd = pytest.importorskip("pandas")
+    a = pd.Series([0.9, 0.1, 0.5], index=["q1", "q2", "q3"])
+    b = pd.Series([0.1, 0.8, 0.4], index=["q2", "q1", "q3"])
+    with pytest.raises(StatsInputError, match="reindex"):
+        paired_t_test(a, b)
+    aligned = b.reindex(a.index)
+    assert paired_t_test(a, aligned).pvalue == stats.ttest_rel(a.to_numpy(), aligned.to_numpy()).pvalue

@@ -104,6 +104,16 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
     cmp.add_argument("--names", type=_names, default=None, help="labels for the two runs, e.g. bm25,dense")
     cmp.add_argument("--preset", choices=["beir", "trec"], default="beir")
     cmp.add_argument("--format", choices=["markdown", "json"], default="markdown")
+    sig = cmp.add_argument_group("significance (B against A, per measure, over the queries either run is scored on)")
+    sig.add_argument(
+        "--stats",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="bootstrap interval of B − A, paired t-test and randomization p-values, Holm-adjusted (default: on)",
+    )
+    sig.add_argument("--n-resamples", type=int, default=10_000, help="sign patterns and bootstrap resamples")
+    sig.add_argument("--seed", type=int, default=0)
+    sig.add_argument("--confidence", type=float, default=0.95, help="bootstrap interval level")
     cmp.set_defaults(func=_cmd_compare)
 
 
@@ -162,6 +172,10 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         measures=args.measures,
         names=tuple(args.names) if args.names else None,
         preset=args.preset,
+        significance=args.stats,
+        n_resamples=args.n_resamples,
+        seed=args.seed,
+        confidence=args.confidence,
     )
     print(result.to_json() if args.format == "json" else result.markdown())
     for note in result.notes:

@@ -12,7 +12,10 @@ from typing import Any
 import numpy as np
 
 from ..core import DEFAULT_K_VALUES, EvaluationResult, Qrels, Run, evaluate
+from ..core.measures import FAMILIES, parse_measure
 from ..errors import InvalidPolicyError
+from ..stats import Comparison, compare_paired
+from ..stats.significance import check_confidence, check_resamples, check_seed
 
 RunSource = str | os.PathLike[str] | Mapping[str, Mapping[str, float]] | Run
 
@@ -24,14 +27,22 @@ class CompareResult:
     :ivar names: the two runs' labels.
     :ivar a: evaluation of the first run (``preset="beir"`` unless told otherwise).
     :ivar b: evaluation of the second run.
-    :ivar notes: differences in the queries the two runs answered (which BEIR's NDCG, MAP, Recall
-        and P leave out of their means).
+    :ivar notes: differences in the queries the two runs answered, and which means cover different
+        queries because of them.
+    :ivar stats: per measure, B against A over the paired queries (:func:`~haystack_irmetrics.stats.compare_paired`:
+        ``delta`` = B − A, its percentile bootstrap interval, two-sided paired t-test and randomization
+        p-values, Holm-adjusted over the measures); empty when not asked or fewer than two queries pair.
+    :ivar paired: how many queries the tests pair: every query either run is scored on, a query only
+        one of them answered counting as the measure's value for a missing query (0) for the other.
     """
 
     names: tuple[str, str]
     a: EvaluationResult
     b: EvaluationResult
     notes: tuple[str, ...] = field(default=())
+    stats: tuple[Comparison, ...] = field(default=())
+    paired: int = 0
+    confidence: float = 0.95
 
     def rows(self) -> list[tuple[str, float, float, float]]:
         """``(measure, value A, value B, B - A)`` for each measure, in the evaluation's order."""
@@ -41,18 +52,52 @@ class CompareResult:
         ]
 
     def markdown(self) -> str:
-        """A markdown table: one row per measure, the two runs and their difference as columns."""
+        """A markdown table: one row per measure, the two runs and their difference as columns (and,
+        with :attr:`stats`, the difference's interval and Holm-adjusted p-values)."""
         a, b = self.names
-        lines = [f"| measure | {a} | {b} | {b} − {a} |", "|---|---:|---:|---:|"]
-        lines += [f"| {m} | {va:.5f} | {vb:.5f} | {d:+.5f} |" for m, va, vb, d in self.rows()]
+        if not self.stats:
+            lines = [f"| measure | {a} | {b} | {b} − {a} |", "|---|---:|---:|---:|"]
+            lines += [f"| {m} | {va:.5f} | {vb:.5f} | {d:+.5f} |" for m, va, vb, d in self.rows()]
+            return "\n".join(lines)
+        lines = [
+            f"| measure | {a} | {b} | {b} − {a} | paired Δ [{self.confidence:.0%} CI] | p (t) | p (rand.) |",
+            "|---|---:|---:|---:|---:|---:|---:|",
+        ]
+        for (m, va, vb, d), c in zip(self.rows(), self.stats, strict=True):
+            lines.append(
+                f"| {m} | {va:.5f} | {vb:.5f} | {d:+.5f} | {c.delta:+.5f}{c.marker()} [{c.ci_low:+.4f}, "
+                f"{c.ci_high:+.4f}] | {c.p_t_holm:.4f} | {c.p_randomization_holm:.4f} |"
+            )
+        lines.append("")
+        lines.append(
+            f"Paired over the {self.paired} queries either run is scored on (a query one run did not answer counts "
+            f"0 for it, so paired Δ differs from {b} − {a} where the means cover different queries); p-values "
+            f"two-sided, Holm-adjusted over the {len(self.stats)} measures; `*` p < 0.05, `**` p < 0.01 "
+            "(randomization)."
+        )
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
-        return {
+        out: dict[str, Any] = {
             "runs": list(self.names),
             "metrics": {m: {self.names[0]: va, self.names[1]: vb, "delta": d} for m, va, vb, d in self.rows()},
             "notes": list(self.notes),
         }
+        if self.stats:
+            out["paired_queries"] = self.paired
+            out["confidence"] = self.confidence
+            for c in self.stats:
+                out["metrics"][c.metric].update(
+                    {
+                        "paired_delta": c.delta,
+                        "ci": [c.ci_low, c.ci_high],
+                        "p_t": c.p_t,
+                        "p_randomization": c.p_randomization,
+                        "p_t_holm": c.p_t_holm,
+                        "p_randomization_holm": c.p_randomization_holm,
+                    }
+                )
+        return out
 
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent)
@@ -67,6 +112,10 @@ def compare_runs(
     measures: Sequence[str] | None = None,
     names: tuple[str, str] | None = None,
     preset: str = "beir",
+    significance: bool = True,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+    confidence: float = 0.95,
 ) -> CompareResult:
     """Evaluate two runs against the same qrels.
 
@@ -78,6 +127,8 @@ def compare_runs(
     :param measures: families or names (default: BEIR's six).
     :param names: labels for the two runs (default: the file or folder names, else ``A`` and ``B``).
     :param preset: ``"beir"`` or ``"trec"``.
+    :param significance: also test B against A per measure (:attr:`CompareResult.stats`), with
+        ``n_resamples`` sign patterns and bootstrap resamples, ``seed`` and ``confidence``.
     :returns: a :class:`CompareResult`.
     """
     from ..io import read_qrels, read_run
@@ -95,9 +146,44 @@ def compare_runs(
             f"both labels and 'delta'), got {list(names)}"
         )
     q = read_qrels(qrels) if isinstance(qrels, str | os.PathLike) else qrels
+    if significance:  # before the evaluations: a bad setting fails fast
+        check_resamples(n_resamples)
+        check_seed(seed)
+        check_confidence(confidence)
     ev_a = evaluate(q, loaded_a, k_values, measures=measures, preset=preset)
     ev_b = evaluate(q, loaded_b, k_values, measures=measures, preset=preset)
-    return CompareResult(names=names, a=ev_a, b=ev_b, notes=tuple(_notes(names, loaded_a, loaded_b, q)))
+    notes = _notes(names, loaded_a, loaded_b, q, ev_a, ev_b)
+    stats: list[Comparison] = []
+    paired = 0
+    if significance:
+        stats, paired = _paired_stats(ev_a, ev_b, n_resamples, seed, confidence)
+        if not stats:
+            notes.append(f"no significance tests: {paired} paired quer{'y' if paired == 1 else 'ies'}, they need two")
+    return CompareResult(
+        names=names,
+        a=ev_a,
+        b=ev_b,
+        notes=tuple(notes),
+        stats=tuple(stats),
+        paired=paired if stats else 0,
+        confidence=float(confidence),
+    )
+
+
+def _paired_stats(
+    a: EvaluationResult, b: EvaluationResult, n_resamples: int, seed: int, confidence: float
+) -> tuple[list[Comparison], int]:
+    """B against A for every measure, over the queries either run is scored on (a query the other run
+    was not scored on takes the measure's value for a missing query)."""
+    names = list(a.means)
+    queries = sorted(set().union(*(a.per_query[m].keys() | b.per_query[m].keys() for m in names)))
+    if len(queries) < 2:
+        return [], len(queries)
+    fill = {m: FAMILIES[parse_measure(m).family].missing_value for m in names}
+    va = {m: np.array([a.per_query[m].get(q, fill[m]) for q in queries]) for m in names}
+    vb = {m: np.array([b.per_query[m].get(q, fill[m]) for q in queries]) for m in names}
+    stats = compare_paired(vb, va, n_resamples=n_resamples, seed=seed, confidence=confidence)
+    return stats, len(queries)
 
 
 def _load_run(source: RunSource, default: str, read_run) -> tuple[str, Any]:
@@ -119,7 +205,9 @@ def _answered(run: Any) -> set[str]:
     return {q for q, docs in run.data.items() if len(docs)}
 
 
-def _notes(names: tuple[str, str], a: Any, b: Any, qrels) -> list[str]:
+def _notes(
+    names: tuple[str, str], a: Any, b: Any, qrels: Any, ev_a: EvaluationResult, ev_b: EvaluationResult
+) -> list[str]:
     q = Qrels.from_dict(qrels)
     judged = {qid for qid in q.qids if q.judged(qid)}
     qa, qb = _answered(a) & judged, _answered(b) & judged
@@ -128,10 +216,11 @@ def _notes(names: tuple[str, str], a: Any, b: Any, qrels) -> list[str]:
         notes.append(f"{len(qa - qb)} judged queries are answered by {names[0]} only, e.g. {sorted(qa - qb)[:5]}")
     if qb - qa:
         notes.append(f"{len(qb - qa)} judged queries are answered by {names[1]} only, e.g. {sorted(qb - qa)[:5]}")
-    if notes:
-        notes.append(
-            "BEIR's NDCG, MAP, Recall and P average over answered queries only, so those means cover different queries"
-        )
+    # Which means average over different queries (the preset decides which families leave unanswered ones out).
+    apart = [m for m in ev_a.means if ev_a.per_query[m].keys() != ev_b.per_query[m].keys()]
+    if apart:
+        shown = ", ".join(apart[:6]) + (f" and {len(apart) - 6} more" if len(apart) > 6 else "")
+        notes.append(f"the means of {shown} cover different queries for the two runs (each averages its answered ones)")
     return notes
 
 

@@ -26,7 +26,7 @@ Usage (the lecture's example: K = 10 documents whose squared position difference
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -59,15 +59,30 @@ def _scores(ranking: Ranking, which: str) -> dict[Any, float]:
                 raise InvalidScoreError(f"{which}: score {_shown(value)} of {item!r} is not a finite number")
             out[item] = float(value)
         return out
-    if isinstance(ranking, str | bytes):
-        raise InvalidIdError(f"{which}: a ranking is a sequence of items or a mapping item -> score, got a string")
+    if isinstance(ranking, str | bytes) or not isinstance(ranking, Iterable):
+        raise InvalidIdError(
+            f"{which}: a ranking is a sequence of items or a mapping item -> score, got "
+            + ("a string" if isinstance(ranking, str | bytes) else type(ranking).__name__)
+        )
     items = list(ranking)
-    out = {item: -float(pos) for pos, item in enumerate(items)}
+    try:
+        out = {item: -float(pos) for pos, item in enumerate(items)}
+    except TypeError:
+        raise InvalidIdError(f"{which}: items must be hashable ids, got {_unhashable(items)!r}") from None
     if len(out) != len(items):
         seen: set = set()
         dup = next(x for x in items if x in seen or seen.add(x))
         raise InvalidIdError(f"{which}: item {dup!r} appears twice in the ranking")
     return out
+
+
+def _unhashable(items: list) -> Any:
+    for x in items:
+        try:
+            hash(x)
+        except TypeError:
+            return x
+    return None
 
 
 def rank_correlation(a: Ranking, b: Ranking, method: Method = "kendall") -> Correlation:
@@ -114,20 +129,40 @@ def per_query_correlation(
 ) -> Correlation:
     """Correlation of two systems' per-query values of one measure, over their shared query set.
 
-    :param a: ``{qid: value}``, or an :class:`~haystack_irmetrics.core.evaluate.EvaluationResult`
-        (then ``measure`` names the measure, e.g. ``"NDCG@10"``).
-    :param b: the other system, same form and same queries.
+    :param a: ``{qid: value}``, an :class:`~haystack_irmetrics.core.evaluate.EvaluationResult` (then
+        ``measure`` names the measure, e.g. ``"NDCG@10"``), or values in query order (a list or array,
+        as the :mod:`haystack_irmetrics.stats` functions take them).
+    :param b: the other system. Mappings and results are paired by query id, over the queries both
+        have (``Correlation.n`` says how many: e.g. each run's answered queries under the beir preset);
+        values in query order are paired by position and must be as many.
     :returns: :class:`Correlation`.
+    :raises EmptyInputError: fewer than two shared queries.
 
     Usage::
 
         >>> per_query_correlation({"q1": 0.2, "q2": 0.9, "q3": 0.5}, {"q1": 0.1, "q2": 0.7, "q3": 0.6}).statistic
         1.0
+        >>> round(per_query_correlation([0.2, 0.9, 0.5, 0.7], [0.1, 0.7, 0.6, 0.9], method="spearman").statistic, 2)
+        0.8
     """
-    return rank_correlation(_per_query(a, measure), _per_query(b, measure), method)
+    va, vb = _per_query(a, measure, "first"), _per_query(b, measure, "second")
+    if isinstance(va, Mapping) != isinstance(vb, Mapping):
+        raise InvalidIdError(
+            "give both systems' per-query values the same way: both keyed by query id, or both in query order"
+        )
+    if not isinstance(va, Mapping):
+        if len(va) != len(vb):
+            raise InvalidIdError(f"values in query order must be as many for both systems: {len(va)} and {len(vb)}")
+        va, vb = dict(enumerate(va)), dict(enumerate(vb))
+    shared = [q for q in va if q in vb]
+    if len(shared) < 2:
+        raise EmptyInputError(
+            f"a per-query correlation needs at least two queries that both systems have, got {len(shared)}"
+        )
+    return rank_correlation({q: va[q] for q in shared}, {q: vb[q] for q in shared}, method)
 
 
-def _per_query(x: Any, measure: str | None) -> Mapping[str, float]:
+def _per_query(x: Any, measure: str | None, which: str) -> Mapping[Any, float] | list:
     if hasattr(x, "per_query") and hasattr(x, "raw_means"):
         if measure is None:
             raise InvalidPolicyError("pass measure= to correlate two EvaluationResults")
@@ -137,7 +172,17 @@ def _per_query(x: Any, measure: str | None) -> Mapping[str, float]:
         if name not in x.per_query:
             raise InvalidPolicyError(f"{name} is not among the evaluated measures: {', '.join(x.per_query)}")
         return x.per_query[name]
-    return x
+    if isinstance(x, Mapping):
+        return x
+    if isinstance(x, str | bytes) or not isinstance(x, Iterable):
+        raise InvalidScoreError(
+            f"{which} system: per-query values are {{qid: value}}, an EvaluationResult or values in query order, "
+            f"got {type(x).__name__}"
+        )
+    values = x.tolist() if hasattr(x, "tolist") else list(x)  # numpy: plain floats
+    if any(isinstance(v, list) for v in values):
+        raise InvalidScoreError(f"{which} system: values in query order must be one number per query (1-D)")
+    return values
 
 
 def system_correlation(a: Mapping[str, float], b: Mapping[str, float], method: Method = "kendall") -> Correlation:

@@ -18,6 +18,7 @@ import numpy as np
 from ..core.inputs import ColumnarRun, Qrels, Run
 from ..core.measures import resolve_measures
 from ..stats import Comparison, bootstrap_means, compare_paired, percentile_interval
+from ..stats.significance import check_confidence, check_resamples, check_seed
 from .aggregate import Strategy
 from .errors import FeedbackError
 from .judgments import ALL, AggregatedFeedback, aggregate_feedback
@@ -178,6 +179,10 @@ def evaluate_feedback(
         raise FeedbackError(f"threshold must be a number > 0, got {threshold!r}")
     if test not in ("randomization", "t"):
         raise FeedbackError(f"test must be 'randomization' or 't', got {test!r}")
+    # Checked here, not only where a test runs: a log with one query runs none.
+    check_resamples(n_resamples)
+    check_seed(seed)
+    check_confidence(confidence)
     wanted = resolve_measures(measures, k_values)
     whole = [m.name for m in wanted if m.cutoff is None]
     if whole:

@@ -103,6 +103,11 @@ def to_markdown(ev: FeedbackEvaluation, *, intervals: bool = True, skipped: int 
         f"- Significance: {test} vs `{ev.baseline}`, Holm-adjusted over the {n_tests} metrics of each system and "
         f"list; `*` p < 0.05, `**` p < 0.01. Intervals: {st['confidence']:.0%} percentile bootstrap over queries "
         f"({st['n_resamples']:,} resamples, seed {st['seed']}).",
+        *(
+            ["- With one query there is nothing to resample or test: intervals are the value itself, no comparison."]
+            if len(part.queries) < 2
+            else []
+        ),
         "",
         f"## Scores ({len(part.queries):,} queries)",
         "",

@@ -74,6 +74,14 @@ def compare_paired(
         >>> [(c.metric, round(c.delta, 3), c.p_randomization, c.p_randomization_holm) for c in compare_paired(a, b)]
         [('NDCG@10', 0.2, 0.125, 0.25), ('P@10', 0.06, 0.25, 0.25)]
     """
+    for side, values in (("first", a), ("second", b)):
+        if not isinstance(values, Mapping):
+            raise StatsInputError(
+                f"compare_paired takes {{metric: per-query values}} for each system; the {side} is "
+                f"{type(values).__name__}"
+            )
+    if families is not None and not isinstance(families, Mapping):
+        raise StatsInputError(f"families must map each metric to a family name, got {type(families).__name__}")
     names = list(a)
     missing = [m for m in names if m not in b]
     if missing:
@@ -104,7 +112,11 @@ def compare_paired(
     p_r = np.asarray(r.pvalue)
     groups: dict[Any, list[int]] = {}
     for i, m in enumerate(names):
-        groups.setdefault(None if families is None else families[m], []).append(i)
+        family = None if families is None else families[m]
+        try:
+            groups.setdefault(family, []).append(i)
+        except TypeError:  # unhashable
+            raise StatsInputError(f"families[{m!r}] must be a name (str, int, ...), got {family!r}") from None
     p_t_holm, p_r_holm = np.empty(len(names)), np.empty(len(names))
     for idx in groups.values():
         p_t_holm[idx], p_r_holm[idx] = holm(p_t[idx]), holm(p_r[idx])

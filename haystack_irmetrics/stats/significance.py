@@ -6,7 +6,12 @@ same random draws (one pass, not one per metric). Results are deterministic give
 
 * :func:`paired_t_test` -- :func:`scipy.stats.ttest_rel` (two-sided), with the degenerate cases defined:
   identical systems give t = 0, p = 1; a constant non-zero difference gives t = +-inf, p = 0 (differences
-  that agree to 1e-12 count as constant).
+  that agree to 1e-12 of their size count as constant).
+
+Rounding is no difference: where ``b`` is given, a query's difference within 1e-12 of the larger
+magnitude of the metric's values (``0.1 + 0.2`` against ``0.3``) counts as 0 in every test and interval,
+so two systems that differ only by rounding are identical (t = 0, p = 1) for all of them. Values must
+lie within +-1e100, so that no sum of squares overflows.
 * :func:`randomization_test` -- the paired randomization (sign-flip permutation) test of the mean
   difference, with :func:`scipy.stats.permutation_test`'s conventions (``permutation_type="samples"``):
   every one of the ``2**n`` sign patterns when that is at most ``n_resamples`` (exact p-value), else
@@ -37,16 +42,21 @@ class StatsInputError(IRMetricsError):
 
 MAX_RESAMPLES = 10**8  # beyond this the resampled means alone outgrow memory (and add no precision)
 
+#: Relative size below which a difference is rounding (floats carry ~16 digits).
+_ROUNDING = 1e-12
+#: Largest magnitude accepted: squares and sums of 1e8 of them stay finite.
+_LIMIT = 1e100
 
-def _values(a: Any) -> np.ndarray:
-    """Per-query values as float64; anything but real numbers (a numeric string too) raises."""
+
+def _values(a: Any, what: str = "per-query values") -> np.ndarray:
+    """``a`` as float64; anything but real numbers (a numeric string, a bool, a dict too) raises."""
     try:
         x = np.asarray(a)
     except ValueError as e:  # ragged lists
-        raise StatsInputError(f"per-query values must be a 1-D or 2-D array of numbers ({e})") from None
+        raise StatsInputError(f"{what} must be a 1-D or 2-D array of numbers ({e})") from None
     if x.dtype.kind not in "fiu":
         example = repr(x.flat[0]) if x.size else "none"
-        raise StatsInputError(f"per-query values must be real numbers, got {x.dtype} values (e.g. {example})")
+        raise StatsInputError(f"{what} must be real numbers, got {type(a).__name__} of {x.dtype} (e.g. {example})")
     return x.astype(np.float64)
 
 
@@ -59,7 +69,8 @@ def check_seed(seed: Any) -> np.random.Generator:
     return np.random.default_rng(seed)
 
 
-def _check_resamples(n_resamples: Any, least: int) -> None:
+def check_resamples(n_resamples: Any, least: int = 2) -> None:
+    """``n_resamples`` is an int in ``[least, MAX_RESAMPLES]`` (bootstraps need 2, randomization 1)."""
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, int | np.integer) or n_resamples < least:
         raise StatsInputError(f"n_resamples must be an int >= {least}, got {n_resamples!r}")
     if n_resamples > MAX_RESAMPLES:
@@ -73,24 +84,51 @@ def check_confidence(confidence: Any) -> float:
 
 
 def _pair(a: Any, b: Any | None = None) -> tuple[np.ndarray, bool]:
-    """(differences as an (n, m) float64 matrix, whether the input was 1-D)."""
-    x = _values(a)
-    d = x if b is None else x - _same_shape(x, _values(b))
-    one = d.ndim == 1
-    if d.ndim not in (1, 2):
-        raise StatsInputError(f"per-query values must be 1-D or (queries, metrics), got shape {d.shape}")
-    if d.shape[0] < 2:
-        raise StatsInputError(f"need at least 2 queries to test, got {d.shape[0]}")
-    d = d.reshape(d.shape[0], -1)
-    if not np.isfinite(d).all():
-        raise StatsInputError("per-query values contain NaN or infinity")
+    """(differences as an (n, m) float64 matrix, rounding-level ones set to 0; whether the input was 1-D)."""
+    x = _checked(_values(a))
+    one, n = x.ndim == 1, x.shape[0]
+    if b is None:
+        return x.reshape(n, -1), one
+    y = _checked(_same_shape(x, _values(b)))
+    _same_index(a, b)
+    x, y = x.reshape(n, -1), y.reshape(n, -1)
+    d = x - y
+    size = np.maximum(np.abs(x), np.abs(y)).max(axis=0)
+    d[np.abs(d) <= _ROUNDING * size] = 0.0
     return d, one
+
+
+def _checked(x: np.ndarray) -> np.ndarray:
+    if x.ndim not in (1, 2):
+        raise StatsInputError(f"per-query values must be 1-D or (queries, metrics), got shape {x.shape}")
+    if x.shape[0] < 2:
+        raise StatsInputError(f"need at least 2 queries to test, got {x.shape[0]}")
+    if not np.isfinite(x).all():
+        raise StatsInputError("per-query values contain NaN or infinity")
+    if x.size and np.abs(x).max() > _LIMIT:
+        raise StatsInputError(f"per-query values must lie within +-{_LIMIT:g}, got {np.abs(x).max():g}")
+    return x
 
 
 def _same_shape(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if a.shape != b.shape:
         raise StatsInputError(f"paired values need the same queries: shapes {a.shape} and {b.shape}")
     return b
+
+
+def _index(values: Any) -> Any:
+    index = getattr(values, "index", None)  # a pandas object's labels (a list's index is a method)
+    return None if index is None or callable(index) else index
+
+
+def _same_index(a: Any, b: Any) -> None:
+    """Values are paired by position: refuse two labelled (pandas) inputs whose labels are not in the same order."""
+    ia, ib = _index(a), _index(b)
+    if ia is not None and ib is not None and not np.array_equal(np.asarray(ia), np.asarray(ib)):
+        raise StatsInputError(
+            "the two systems' values carry different labels (pandas objects are paired by position, not by label): "
+            "align them first, e.g. b.reindex(a.index)"
+        )
 
 
 def _out(values: np.ndarray, one: bool) -> Any:
@@ -107,8 +145,9 @@ class TestResult:
     method: str
 
 
-def paired_t_test(a: Any, b: Any) -> TestResult:
-    """Two-sided paired t-test of ``mean(a - b) == 0`` (:func:`scipy.stats.ttest_rel`).
+def paired_t_test(a: Any, b: Any | None = None) -> TestResult:
+    """Two-sided paired t-test of ``mean(a - b) == 0`` (:func:`scipy.stats.ttest_rel`); with ``b`` None,
+    ``a`` holds the differences (:func:`scipy.stats.ttest_1samp` against 0).
 
     Usage::
 
@@ -121,18 +160,20 @@ def paired_t_test(a: Any, b: Any) -> TestResult:
 
     d, one = _pair(a, b)
     n = d.shape[0]
-    mean = d.mean(axis=0)
+    peak = np.abs(d).max(axis=0)
     # Differences equal up to rounding (e.g. 0.2 - 0.1 vs 0.6 - 0.5) are constant, not a tiny variance.
-    varied = np.ptp(d, axis=0) > 1e-12 * np.maximum(1.0, np.abs(d).max(axis=0))
+    varied = np.ptp(d, axis=0) > _ROUNDING * peak
     t = np.zeros(d.shape[1])
     p = np.ones(d.shape[1])
     if varied.any():
-        res = stats.ttest_rel(np.asarray(a, np.float64).reshape(n, -1)[:, varied],
-                              np.asarray(b, np.float64).reshape(n, -1)[:, varied], axis=0)  # fmt: skip
+        if b is None:
+            res = stats.ttest_1samp(d[:, varied], 0.0, axis=0)
+        else:  # scipy's own arithmetic on the values as given
+            res = stats.ttest_rel(_values(a).reshape(n, -1)[:, varied], _values(b).reshape(n, -1)[:, varied], axis=0)
         t[varied] = res.statistic
         p[varied] = res.pvalue
-    constant = ~varied & (np.abs(mean) > 1e-12)
-    t[constant] = np.copysign(np.inf, mean[constant])
+    constant = ~varied & (peak > 0)
+    t[constant] = np.copysign(np.inf, d.mean(axis=0)[constant])
     p[constant] = 0.0
     return TestResult(_out(t, one), _out(p, one), n, "paired t-test")
 
@@ -166,7 +207,7 @@ def randomization_test(
     """
     if alternative not in ("two-sided", "greater", "less"):
         raise StatsInputError(f"alternative must be 'two-sided', 'greater' or 'less', got {alternative!r}")
-    _check_resamples(n_resamples, 1)
+    check_resamples(n_resamples, 1)
     rng = check_seed(seed)
     d, one = _pair(a, b)
     n, m = d.shape
@@ -210,7 +251,7 @@ def bootstrap_means(
     Every column is resampled with the same draws (as multinomial weights, one matrix product per
     batch), so a difference of two columns' resampled means is the resampled mean of their difference.
     """
-    _check_resamples(n_resamples, 2)
+    check_resamples(n_resamples, 2)
     rng = check_seed(seed)
     d, _ = _pair(a, b)
     n, m = d.shape
@@ -226,15 +267,26 @@ def bootstrap_means(
     return means
 
 
-def percentile_interval(means: np.ndarray, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-    """The percentile interval of resampled means (columns), as numpy's linear quantiles (scipy's too)."""
+def percentile_interval(means: Any, confidence: float = 0.95) -> tuple[Any, Any]:
+    """The percentile interval of resampled means, as numpy's linear quantiles (scipy's too).
+
+    :param means: ``(n_resamples, n_metrics)`` (as :func:`bootstrap_means` returns: arrays out) or
+        ``(n_resamples,)`` (floats out).
+    """
     confidence = check_confidence(confidence)
+    m = _values(means, "resampled means")
+    one = m.ndim == 1
+    if m.ndim not in (1, 2) or m.shape[0] == 0:
+        raise StatsInputError(f"resampled means must be (n_resamples,) or (n_resamples, metrics), got shape {m.shape}")
+    if not np.isfinite(m).all():
+        raise StatsInputError("resampled means contain NaN or infinity")
+    m = m.reshape(m.shape[0], -1)
     alpha = (1 - confidence) / 2
-    low, high = np.quantile(means, [alpha, 1 - alpha], axis=0)
+    low, high = np.quantile(m, [alpha, 1 - alpha], axis=0)
     # A constant column resamples to the same mean up to rounding: report the mean itself.
-    flat = np.ptp(means, axis=0) <= 1e-12 * np.maximum(1.0, np.abs(means).max(axis=0))
-    low[flat] = high[flat] = means[0, flat]
-    return low, high
+    flat = np.ptp(m, axis=0) <= _ROUNDING * np.maximum(1.0, np.abs(m).max(axis=0))
+    low[flat] = high[flat] = m[0, flat]
+    return _out(low, one), _out(high, one)
 
 
 def bootstrap_ci(
@@ -267,7 +319,7 @@ def holm(pvalues: Any) -> np.ndarray:
         >>> holm([0.01, 0.04, 0.03, 0.005]).tolist()
         [0.03, 0.06, 0.06, 0.02]
     """
-    p = np.asarray(pvalues, dtype=np.float64)
+    p = _values(pvalues, "p-values")
     if p.ndim != 1:
         raise StatsInputError(f"holm takes a 1-D family of p-values, got shape {p.shape}")
     if p.size and (np.isnan(p).any() or (p < 0).any() or (p > 1).any()):
