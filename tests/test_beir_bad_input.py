@@ -72,7 +72,7 @@ def test_a_pipeline_yaml_whose_metadata_or_output_cannot_serve_a_run_exits_2_nam
     assert __import__("re").search(message, err), err
 
 
-@pytest.mark.parametrize("names", [["x", "x"], ["delta", "b"]])
+@pytest.mark.parametrize("names", [["x", "x"], ["delta", "b"], ["a", "paired"]])
 def test_compare_refuses_labels_that_would_overwrite_each_other_in_its_json(tmp_path, capsys, names):
     data = dataset(tmp_path / "data")
     qrels = data / "qrels" / "test.tsv"
@@ -95,7 +95,9 @@ def test_compare_refuses_labels_that_would_overwrite_each_other_in_its_json(tmp_
     (tmp_path / "delta" / "run.trec").write_text((tmp_path / "a.trec").read_text())
     assert main(["compare", str(tmp_path / "delta"), *args[2:]]) == 0  # a folder named delta: labels get A:/B:
     metrics = json.loads(capsys.readouterr().out)["metrics"]["NDCG@1"]
-    assert metrics == {"A:delta": 1.0, "B:b.trec": 0.0, "delta": -1.0}  # delta = B - A
+    assert set(metrics) == {"A:delta", "B:b.trec", "delta", "paired"}
+    assert (metrics["A:delta"], metrics["B:b.trec"], metrics["delta"]) == (1.0, 0.0, -1.0)  # delta = B - A
+    assert metrics["paired"]["delta"] == -1.0 and metrics["paired"]["ci"] == [-1.0, -1.0]
 
 
 @pytest.mark.parametrize(

@@ -129,8 +129,8 @@ def test_significance_pairs_every_scored_query_and_equals_the_stats_functions(tm
     assert ndcg.delta == pytest.approx(sum(vb["NDCG@2"]) / 5 - sum(va["NDCG@2"]) / 5, abs=1e-15)
     assert ndcg.delta != pytest.approx(result.b.raw_means["NDCG@2"] - result.a.raw_means["NDCG@2"])
     out = result.to_dict()
-    assert out["paired_queries"] == 5 and out["metrics"]["NDCG@2"]["paired_delta"] == ndcg.delta
-    assert out["metrics"]["NDCG@2"]["p_randomization_holm"] == ndcg.p_randomization_holm
+    assert out["paired_queries"] == 5 and out["metrics"]["NDCG@2"]["paired"]["delta"] == ndcg.delta
+    assert out["metrics"]["NDCG@2"]["paired"]["p_randomization_holm"] == ndcg.p_randomization_holm
     table = result.markdown().splitlines()
     assert table[0].endswith("| paired Δ [95% CI] | p (t) | p (rand.) |")
     assert "Paired over the 5 queries either run is scored on" in table[-1]

@@ -19,6 +19,9 @@ from ..stats.significance import check_confidence, check_resamples, check_seed
 
 RunSource = str | os.PathLike[str] | Mapping[str, Mapping[str, float]] | Run
 
+# Keys of each measure's JSON object besides the two runs' labels.
+_RESERVED = frozenset({"delta", "paired"})
+
 
 @dataclass(frozen=True)
 class CompareResult:
@@ -87,16 +90,14 @@ class CompareResult:
             out["paired_queries"] = self.paired
             out["confidence"] = self.confidence
             for c in self.stats:
-                out["metrics"][c.metric].update(
-                    {
-                        "paired_delta": c.delta,
-                        "ci": [c.ci_low, c.ci_high],
-                        "p_t": c.p_t,
-                        "p_randomization": c.p_randomization,
-                        "p_t_holm": c.p_t_holm,
-                        "p_randomization_holm": c.p_randomization_holm,
-                    }
-                )
+                out["metrics"][c.metric]["paired"] = {
+                    "delta": c.delta,
+                    "ci": [c.ci_low, c.ci_high],
+                    "p_t": c.p_t,
+                    "p_randomization": c.p_randomization,
+                    "p_t_holm": c.p_t_holm,
+                    "p_randomization_holm": c.p_randomization_holm,
+                }
         return out
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -137,13 +138,13 @@ def compare_runs(
     label_b, loaded_b = _load_run(run_b, "B", read_run)
     if names is None:
         names = (label_a, label_b) if label_a != label_b else (f"A:{label_a}", f"B:{label_b}")
-        if "delta" in names:  # the JSON keys each measure by both labels and "delta"
+        if _RESERVED & set(names):  # the JSON keys each measure by both labels, "delta" and "paired"
             names = tuple(f"{side}:{name}" for side, name in zip("AB", names))
     names = tuple(names)
-    if len(names) != 2 or len(set(names)) != 2 or "delta" in names:
+    if len(names) != 2 or len(set(names)) != 2 or _RESERVED & set(names):
         raise InvalidPolicyError(
-            f"the two runs need two different labels, neither of them 'delta' (the JSON keys each measure by "
-            f"both labels and 'delta'), got {list(names)}"
+            f"the two runs need two different labels, neither of them 'delta' or 'paired' (the JSON keys each "
+            f"measure by both labels, 'delta' and 'paired'), got {list(names)}"
         )
     q = read_qrels(qrels) if isinstance(qrels, str | os.PathLike) else qrels
     if significance:  # before the evaluations: a bad setting fails fast
