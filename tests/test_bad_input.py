@@ -173,6 +173,16 @@ def test_no_relevant_skip_policy_leaves_such_queries_out_of_means():
     assert res.n_queries["Recall@10"] == 1
 
 
+def test_no_relevant_skip_with_a_threshold_skips_by_gain_for_ndcg_and_by_the_threshold_for_binary_families():
+    # Labels 1 and 2 are below the threshold 3: no relevant document for P, but positive gains for NDCG.
+    qrels = {"a": {"x": 1, "y": 2}, "b": {"z": 3}}
+    results = {"a": {"x": 1.0, "y": 0.5}, "b": {"z": 1.0}}
+    res = evaluate(qrels, results, [10], measures=["NDCG", "P"], relevance_threshold=3, no_relevant="skip")
+    assert res.n_queries == {"NDCG@10": 2, "P@10": 1}
+    assert list(res.per_query["P@10"]) == ["b"]
+    assert res.per_query["NDCG@10"]["a"] == evaluate(qrels, results, [10], measures=["NDCG"]).per_query["NDCG@10"]["a"]
+
+
 def test_a_mean_over_no_query_is_nan_not_zero():
     """Every query skipped (no_relevant="skip", none has a relevant document): nothing to average."""
     res = evaluate({"q1": {"d1": 0}, "q2": {"d3": 0}}, RESULTS, [10], no_relevant="skip")
