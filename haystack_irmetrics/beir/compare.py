@@ -73,7 +73,7 @@ class CompareResult:
             )
         lines.append("")
         lines.append(
-            f"Paired over the {self.paired} queries either run is scored on (a query one run did not answer counts "
+            f"Paired over the {self.paired:,} queries either run is scored on (a query one run did not answer counts "
             f"0 for it, so paired Δ differs from {b} − {a} where the means cover different queries); p-values "
             f"two-sided, Holm-adjusted over the {len(self.stats)} measures; `*` p < 0.05, `**` p < 0.01 "
             "(randomization)."
