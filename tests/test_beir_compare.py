@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
@@ -165,3 +166,20 @@ def test_dict_runs_are_accepted():
     result = compare_runs({"q1": {"d1": 1.0}}, {"q1": {"d2": 1.0, "d1": 0.5}}, qrels, [1])
     assert result.names == ("A", "B")
     assert dict((m, (va, vb)) for m, va, vb, _ in result.rows())["P@1"] == (1.0, 0.0)
+
+
+def test_without_scipy_compare_still_compares_and_says_why_there_are_no_tests(two_runs, monkeypatch, capsys):
+    from haystack_irmetrics.errors import MissingDependencyError
+
+    a, _ = two_runs
+    monkeypatch.setitem(sys.modules, "scipy", None)  # import scipy raises ImportError
+    monkeypatch.setitem(sys.modules, "scipy.stats", None)
+    result = compare_runs(a, a, QRELS, [10])
+    assert result.stats == () and "scipy is not installed" in result.notes[-1]
+    assert result.rows()[0][1] == result.rows()[0][2]
+    with pytest.raises(MissingDependencyError, match=r"haystack-irmetrics\[stats\]"):
+        compare_runs(a, a, QRELS, [10], significance=True)
+    assert compare_runs(a, a, QRELS, [10], significance=False).notes == ()
+    assert main(["compare", str(a), str(a), "--qrels", QRELS, "-k", "10"]) == 0
+    assert "scipy is not installed" in capsys.readouterr().err
+    assert main(["compare", str(a), str(a), "--qrels", QRELS, "-k", "10", "--stats"]) == 2

@@ -108,8 +108,9 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
     sig.add_argument(
         "--stats",
         action=argparse.BooleanOptionalAction,
-        default=True,
-        help="bootstrap interval of B − A, paired t-test and randomization p-values, Holm-adjusted (default: on)",
+        default=None,
+        help="bootstrap interval of B − A, paired t-test and randomization p-values, Holm-adjusted "
+        "(default: on when scipy is installed)",
     )
     sig.add_argument("--n-resamples", type=int, default=10_000, help="sign patterns and bootstrap resamples")
     sig.add_argument("--seed", type=int, default=0)

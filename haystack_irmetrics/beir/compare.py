@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from .._extras import require
 from ..core import DEFAULT_K_VALUES, EvaluationResult, Qrels, Run, evaluate
 from ..core.measures import FAMILIES, parse_measure
 from ..errors import InvalidPolicyError
@@ -113,7 +114,7 @@ def compare_runs(
     measures: Sequence[str] | None = None,
     names: tuple[str, str] | None = None,
     preset: str = "beir",
-    significance: bool = True,
+    significance: bool | None = None,
     n_resamples: int = 10_000,
     seed: int = 0,
     confidence: float = 0.95,
@@ -129,7 +130,9 @@ def compare_runs(
     :param names: labels for the two runs (default: the file or folder names, else ``A`` and ``B``).
     :param preset: ``"beir"`` or ``"trec"``.
     :param significance: also test B against A per measure (:attr:`CompareResult.stats`), with
-        ``n_resamples`` sign patterns and bootstrap resamples, ``seed`` and ``confidence``.
+        ``n_resamples`` sign patterns and bootstrap resamples, ``seed`` and ``confidence``. ``None``
+        (default): when scipy is installed (the ``stats`` extra), else a note says why not; ``True``:
+        scipy is required (:class:`~haystack_irmetrics.errors.MissingDependencyError` without it).
     :returns: a :class:`CompareResult`.
     """
     from ..io import read_qrels, read_run
@@ -147,13 +150,23 @@ def compare_runs(
             f"measure by both labels, 'delta' and 'paired'), got {list(names)}"
         )
     q = read_qrels(qrels) if isinstance(qrels, str | os.PathLike) else qrels
+    notes: list[str] = []
+    if significance is None:
+        significance = _scipy_installed()
+        if not significance:
+            notes.append(
+                "no significance tests: scipy is not installed (pip install 'haystack-irmetrics[stats]'; "
+                "--no-stats leaves them out without this note)"
+            )
+    elif significance:
+        require("scipy", purpose="significance tests of compare")
     if significance:  # before the evaluations: a bad setting fails fast
         check_resamples(n_resamples)
         check_seed(seed)
         check_confidence(confidence)
     ev_a = evaluate(q, loaded_a, k_values, measures=measures, preset=preset)
     ev_b = evaluate(q, loaded_b, k_values, measures=measures, preset=preset)
-    notes = _notes(names, loaded_a, loaded_b, q, ev_a, ev_b)
+    notes = _notes(names, loaded_a, loaded_b, q, ev_a, ev_b) + notes
     stats: list[Comparison] = []
     paired = 0
     if significance:
@@ -169,6 +182,14 @@ def compare_runs(
         paired=paired if stats else 0,
         confidence=float(confidence),
     )
+
+
+def _scipy_installed() -> bool:
+    try:
+        import scipy.stats  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def _paired_stats(
