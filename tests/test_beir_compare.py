@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 
 import pytest
@@ -109,32 +110,60 @@ def test_queries_answered_by_one_run_only_are_noted(tmp_path, capsys):
     assert "the means of MRR@1, P@1 cover different queries" in capsys.readouterr().err
 
 
-def test_significance_pairs_every_scored_query_and_equals_the_stats_functions(tmp_path):
+def test_significance_pairs_each_measures_scored_queries_and_equals_the_stats_functions():
     from scipy import stats
 
-    from haystack_irmetrics.stats import compare_paired
+    from haystack_irmetrics.stats import compare_paired, holm
 
-    qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}, "q3": {"d3": 1}, "q4": {"d4": 1}, "q5": {"d5": 1}}
+    qrels = {f"q{i}": {f"d{i}": 1} for i in range(1, 7)}  # q6: answered by neither run
     a = {"q1": {"d1": 2.0, "x": 1.0}, "q2": {"x": 2.0, "d2": 1.0}, "q3": {"x": 1.0}, "q4": {"d4": 1.0}, "q5": {"x": 1}}
     b = {"q1": {"x": 2.0, "d1": 1.0}, "q2": {"d2": 1.0}, "q3": {"d3": 1.0}, "q4": {"y": 2.0, "d4": 1.0}}
     result = compare_runs(a, b, qrels, [1, 2], measures=["MRR", "NDCG"], n_resamples=500, seed=3)
-    assert result.paired == 5 and [c.metric for c in result.stats] == list(result.a.means)
-    # q5 is unanswered by b: it counts 0 there (B's NDCG mean leaves it out, the pairing does not).
-    ea, eb = evaluate(qrels, a, [1, 2], measures=["MRR", "NDCG"]), evaluate(qrels, b, [1, 2], measures=["MRR", "NDCG"])
-    qids = ["q1", "q2", "q3", "q4", "q5"]
-    va = {m: [ea.per_query[m].get(q, 0.0) for q in qids] for m in ea.means}
-    vb = {m: [eb.per_query[m].get(q, 0.0) for q in qids] for m in ea.means}
-    assert list(result.stats) == compare_paired(vb, va, n_resamples=500, seed=3)
-    ndcg = result.stats[list(result.a.means).index("NDCG@2")]
-    assert ndcg.p_t == stats.ttest_rel(vb["NDCG@2"], va["NDCG@2"]).pvalue
-    assert ndcg.delta == pytest.approx(sum(vb["NDCG@2"]) / 5 - sum(va["NDCG@2"]) / 5, abs=1e-15)
-    assert ndcg.delta != pytest.approx(result.b.raw_means["NDCG@2"] - result.a.raw_means["NDCG@2"])
+    names = list(result.a.means)
+    assert [c.metric for c in result.stats] == names
+    # NDCG averages answered queries (BEIR): q1-q5, q5 counting 0 for b; MRR every judged query: q1-q6.
+    assert {c.metric: c.n for c in result.stats} == {"NDCG@1": 5, "NDCG@2": 5, "MRR@1": 6, "MRR@2": 6}
+    ea = evaluate(qrels, a, [1, 2], measures=["MRR", "NDCG"])
+    eb = evaluate(qrels, b, [1, 2], measures=["MRR", "NDCG"])
+    expected = {}
+    for group, qids in ((["NDCG@1", "NDCG@2"], range(1, 6)), (["MRR@1", "MRR@2"], range(1, 7))):
+        va = {m: [ea.per_query[m].get(f"q{i}", 0.0) for i in qids] for m in group}
+        vb = {m: [eb.per_query[m].get(f"q{i}", 0.0) for i in qids] for m in group}
+        expected.update({c.metric: c for c in compare_paired(vb, va, n_resamples=500, seed=3)})
+        ndcg_a, ndcg_b = va.get("NDCG@2"), vb.get("NDCG@2")
+        if ndcg_a is not None:
+            assert expected["NDCG@2"].p_t == stats.ttest_rel(ndcg_b, ndcg_a).pvalue
+    for c in result.stats:
+        e = expected[c.metric]
+        assert (c.delta, c.ci_low, c.ci_high, c.p_t, c.p_randomization) == (
+            e.delta,
+            e.ci_low,
+            e.ci_high,
+            e.p_t,
+            e.p_randomization,
+        )
+    assert [c.p_t_holm for c in result.stats] == holm([expected[m].p_t for m in names]).tolist()
+    # MRR covers the same queries for both runs: its paired difference is the difference of the means.
+    mrr = result.stats[names.index("MRR@2")]
+    assert mrr.delta == pytest.approx(result.b.raw_means["MRR@2"] - result.a.raw_means["MRR@2"], abs=1e-15)
     out = result.to_dict()
-    assert out["paired_queries"] == 5 and out["metrics"]["NDCG@2"]["paired"]["delta"] == ndcg.delta
-    assert out["metrics"]["NDCG@2"]["paired"]["p_randomization_holm"] == ndcg.p_randomization_holm
+    cell = out["metrics"]["NDCG@2"]["paired"]
+    assert (cell["queries"], cell["scale"], cell["delta"]) == (5, "linear", result.stats[names.index("NDCG@2")].delta)
     table = result.markdown().splitlines()
-    assert table[0].endswith("| paired Δ [95% CI] | p (t) | p (rand.) |")
-    assert "Paired over the 5 queries either run is scored on" in table[-1]
+    assert table[0].endswith("| paired Δ [95% CI] | queries | p (t) | p (rand.) |")
+    assert "Paired per measure over the queries either run is scored on for it" in table[-1]
+
+
+def test_a_geometric_mean_is_compared_on_log_values():
+    qrels = {f"q{i}": {f"d{i}": 1, "z": 1} for i in range(4)}
+    a = {f"q{i}": {f"d{i}": 1.0, "x": 2.0, "z": 0.5} for i in range(4)}
+    b = {f"q{i}": {"x": 1.0, f"d{i}": 0.5 + i, "y": 3.0} for i in range(4)}
+    result = compare_runs(a, b, qrels, [10], measures=["GMAP", "MAP@10"], n_resamples=100)
+    assert result.log_scale == {"GMAP"}
+    gmap = next(c for c in result.stats if c.metric == "GMAP")
+    assert gmap.delta == pytest.approx(math.log(result.b.raw_means["GMAP"] / result.a.raw_means["GMAP"]), abs=1e-12)
+    assert result.to_dict()["metrics"]["GMAP"]["paired"]["scale"] == "log"
+    assert "| log " in result.markdown() and "GMAP: mean log difference" in result.markdown()
 
 
 def test_identical_runs_are_not_significant_and_one_paired_query_runs_no_test(two_runs, tmp_path):
@@ -142,7 +171,8 @@ def test_identical_runs_are_not_significant_and_one_paired_query_runs_no_test(tw
     result = compare_runs(a, a, QRELS, [10], n_resamples=200)
     assert all(c.delta == 0 and c.p_t == 1 and c.p_randomization == 1 and c.marker() == "" for c in result.stats)
     one = compare_runs({"q1": {"d1": 1.0}}, {"q1": {"d2": 1.0}}, {"q1": {"d1": 1}}, [1])
-    assert one.stats == () and one.notes[-1] == "no significance tests: 1 paired query, they need two"
+    assert one.stats == () and one.notes[-1].startswith("no significance tests for NDCG@1, MAP@1,")
+    assert one.notes[-1].endswith(": fewer than two queries pair for them")
     assert "p (t)" not in one.markdown()
 
 
@@ -183,3 +213,8 @@ def test_without_scipy_compare_still_compares_and_says_why_there_are_no_tests(tw
     assert main(["compare", str(a), str(a), "--qrels", QRELS, "-k", "10"]) == 0
     assert "scipy is not installed" in capsys.readouterr().err
     assert main(["compare", str(a), str(a), "--qrels", QRELS, "-k", "10", "--stats"]) == 2
+
+
+def test_the_interval_level_is_printed_as_given(two_runs):
+    a, _ = two_runs
+    assert "[99.9% CI]" in compare_runs(a, a, QRELS, [10], confidence=0.999, n_resamples=100).markdown()

@@ -146,3 +146,13 @@ def test_per_query_correlation_of_two_results_runs_over_the_queries_both_scored(
 def test_rankings_that_are_not_item_sequences_are_typed_errors(bad):
     with pytest.raises(InvalidIdError, match=r"ranking is a sequence|hashable"):
         rank_correlation(bad, ["a", "b"])
+
+
+def test_a_series_pairs_by_its_query_labels_and_unordered_or_scalar_values_are_refused():
+    pd = pytest.importorskip("pandas")
+    a = pd.Series({"q1": 0.1, "q2": 0.5, "q3": 0.9, "q4": 0.3})
+    b = pd.Series({"q4": 0.35, "q3": 0.95, "q2": 0.4, "q1": 0.2})
+    assert per_query_correlation(a, b).statistic == per_query_correlation(a.to_dict(), b.to_dict()).statistic == 1.0
+    for bad in ({0.1, 0.5, 0.9}, np.array(0.5), np.ones((2, 2))):
+        with pytest.raises(InvalidScoreError, match="1-D array"):
+            per_query_correlation(bad, [0.1, 0.2, 0.3])

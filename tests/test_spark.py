@@ -45,29 +45,55 @@ def spark():
 
 
 def _log_table(rows: list[dict]) -> pa.Table:
-    """The log as strings (what a text log gives Spark), with a global row number for "last vote" ties."""
+    """The log as strings (what a text log gives Spark)."""
     records = [{k: (None if v is None else str(v)) for k, v in r.items()} for r in rows]
-    table = pa.Table.from_pylist(records, schema=pa.schema([(k, pa.string()) for k in records[0]]))
-    return table.append_column("row", pa.array(range(1, len(rows) + 1), pa.int64()))
+    return pa.Table.from_pylist(records, schema=pa.schema([(k, pa.string()) for k in records[0]]))
+
+
+def _spark_judgments(spark, tables: list[pa.Table], columns: dict, strategy: Strategy, partitions: int | None):
+    """The README's recipe on the log ``tables`` (in log order, e.g. files): rows numbered in log order
+    before any shuffle, two mapInArrow steps, one merge."""
+    from functools import reduce
+
+    from pyspark.sql import functions as F
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    # Spark takes a pyarrow Table as it is (no pandas: its string dtype would turn None into "NaN").
+    df = reduce(lambda x, y: x.union(y), [spark.createDataFrame(t) for t in tables])
+    df = df.withColumn("row", F.monotonically_increasing_id() + 1)
+    if partitions is not None:
+        df = df.repartition(partitions)
+    partials = df.mapInArrow(
+        functools.partial(normalize_batches, columns=columns), from_arrow_schema(canonical_schema())
+    ).mapInArrow(functools.partial(partial_aggregate, strategy=strategy), from_arrow_schema(partial_schema()))
+    collected = partials.toArrow()
+    assert collected.num_rows > 0
+    merged = merge_partials(collected.to_batches(), strategy)
+    judgments, _ = finalize(pl.from_arrow(merged), strategy, by_segment=False)
+    return judgments.drop("raw_votes").sort(["query", "doc"])
 
 
 @pytest.mark.parametrize(("strategy", "dedup"), [("wilson", "last"), ("mean", "none"), ("majority", "first")])
 def test_map_in_arrow_on_spark_partitions_merges_to_the_local_judgments(spark, strategy, dedup):
-    from pyspark.sql.pandas.types import from_arrow_schema
-
     rows = random_log(11)
     strat = Strategy(strategy, dedup=dedup)
-    # Spark takes a pyarrow Table as it is (no pandas: its string dtype would turn None into "NaN").
-    df = spark.createDataFrame(_log_table(rows)).repartition(3)
-    normalize = functools.partial(normalize_batches, columns={"query": "query_id", "doc": "doc_id", **COLS})
-    partials = df.mapInArrow(normalize, from_arrow_schema(canonical_schema())).mapInArrow(
-        functools.partial(partial_aggregate, strategy=strat), from_arrow_schema(partial_schema())
-    )
-    collected = partials.toArrow()
-    assert collected.num_rows > 0
-    merged = pl.from_arrow(merge_partials(collected.to_batches(), strat))
-    judgments, _ = finalize(merged, strat, by_segment=False)
-    local = aggregate_feedback(rows, strat, columns=COLS).judgments
-    key = ["query", "doc"]
-    assert judgments.drop("raw_votes").sort(key).equals(local.drop("raw_votes").sort(key))
-    assert judgments.height == local.height > 10
+    columns = {"query": "query_id", "doc": "doc_id", **COLS}
+    judgments = _spark_judgments(spark, [_log_table(rows)], columns, strat, partitions=3)
+    local = aggregate_feedback(rows, strat, columns=COLS).judgments.drop("raw_votes").sort(["query", "doc"])
+    assert judgments.equals(local) and judgments.height > 10
+
+
+def test_a_vote_changed_across_files_without_timestamps_keeps_the_last_one(spark):
+    # u1 votes q1/d1 up in the first file (its 16th row), then down in the second (its 4th row); no
+    # timestamps, so only the log order decides. Rows numbered per file would keep the up vote.
+    rows = [{"query_id": f"q{i + 2}", "doc_id": "d1", "position": 1, "vote": 1, "user": "u9"} for i in range(21)]
+    rows[15] = {"query_id": "q1", "doc_id": "d1", "position": 1, "vote": 1, "user": "u1"}
+    rows.append({"query_id": "q1", "doc_id": "d1", "position": 1, "vote": 0, "user": "u1"})
+    strat = Strategy("mean", dedup="last")
+    columns = {"query": "query_id", "doc": "doc_id", "user": "user"}
+    table = _log_table(rows)
+    judgments = _spark_judgments(spark, [table.slice(0, 18), table.slice(18)], columns, strat, partitions=None)
+    q1 = judgments.filter(pl.col("query") == "q1")
+    assert q1["label"].to_list() == [0.0]
+    local = aggregate_feedback(rows, strat, columns={"user": "user"}).judgments
+    assert judgments.equals(local.drop("raw_votes").sort(["query", "doc"]))

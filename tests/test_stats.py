@@ -262,3 +262,39 @@ def test_labelled_values_in_different_orders_are_refused_not_paired_by_position(
         paired_t_test(a, b)
     aligned = b.reindex(a.index)
     assert paired_t_test(a, aligned).pvalue == stats.ttest_rel(a.to_numpy(), aligned.to_numpy()).pvalue
+
+
+def test_rounding_is_judged_per_query_so_a_large_value_elsewhere_keeps_small_real_differences():
+    rng = np.random.default_rng(5)
+    a = np.r_[rng.random(20), 1e6]
+    b = a - np.r_[rng.uniform(3e-7, 7e-7, 20), 0.0]
+    ours, ref = paired_t_test(a, b), stats.ttest_rel(a, b)
+    assert (ours.statistic, ours.pvalue) == (ref.statistic, ref.pvalue) and ours.pvalue < 1e-6
+    assert randomization_test(a, b, n_resamples=2000).pvalue < 0.01
+    low, high = bootstrap_ci(a, b, n_resamples=500)
+    assert 0 < low < high
+
+
+def test_bootstrap_intervals_of_tiny_values_are_not_collapsed():
+    a = np.array([1e-13, 3e-13, 2e-13, 5e-13, 4e-13, 1e-13])
+    low, high = bootstrap_ci(a, n_resamples=2000, seed=1)
+    scaled = bootstrap_ci(a * 1e13, n_resamples=2000, seed=1)
+    assert low < high and (low * 1e13, high * 1e13) == pytest.approx(scaled, rel=1e-12)
+
+
+def test_compare_paired_refuses_labelled_values_in_different_orders():
+    pd = pytest.importorskip("pandas")
+    a = {"NDCG@10": pd.Series([0.9, 0.1, 0.5], index=["q1", "q2", "q3"])}
+    b = {"NDCG@10": pd.Series([0.1, 0.8, 0.4], index=["q2", "q1", "q3"])}
+    with pytest.raises(StatsInputError, match="row labels"):
+        compare_paired(a, b)
+    frame_a = pd.DataFrame({"NDCG": [0.9, 0.1, 0.5], "P": [0.3, 0.1, 0.2]})
+    with pytest.raises(StatsInputError, match="column labels"):
+        paired_t_test(frame_a, frame_a[["P", "NDCG"]])
+
+
+def test_a_bootstrap_that_would_not_fit_in_memory_is_refused_before_allocating():
+    with pytest.raises(StatsInputError, match="fewer resamples or columns"):
+        bootstrap_ci(RNG.random((50, 36)), n_resamples=100_000_000)
+    with pytest.raises(StatsInputError, match=r"within \+-1e\+100"):
+        percentile_interval([1e308, -1e308])

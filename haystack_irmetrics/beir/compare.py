@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,7 @@ from .._extras import require
 from ..core import DEFAULT_K_VALUES, EvaluationResult, Qrels, Run, evaluate
 from ..core.measures import FAMILIES, parse_measure
 from ..errors import InvalidPolicyError
-from ..stats import Comparison, compare_paired
+from ..stats import Comparison, compare_paired, holm
 from ..stats.significance import check_confidence, check_resamples, check_seed
 
 RunSource = str | os.PathLike[str] | Mapping[str, Mapping[str, float]] | Run
@@ -33,11 +33,14 @@ class CompareResult:
     :ivar b: evaluation of the second run.
     :ivar notes: differences in the queries the two runs answered, and which means cover different
         queries because of them.
-    :ivar stats: per measure, B against A over the paired queries (:func:`~haystack_irmetrics.stats.compare_paired`:
-        ``delta`` = B − A, its percentile bootstrap interval, two-sided paired t-test and randomization
-        p-values, Holm-adjusted over the measures); empty when not asked or fewer than two queries pair.
-    :ivar paired: how many queries the tests pair: every query either run is scored on, a query only
-        one of them answered counting as the measure's value for a missing query (0) for the other.
+    :ivar stats: B against A for each measure at least two queries pair for, in the evaluation's order
+        (:func:`~haystack_irmetrics.stats.compare_paired`: ``delta`` = B − A, its percentile bootstrap
+        interval, two-sided paired t-test and randomization p-values; ``*_holm`` adjusted over every
+        measure tested). A measure pairs the queries either run is scored on for it (``n``); a query
+        one run did not answer takes the measure's value for a missing query (0) for that run. A
+        geometric mean (GMAP) is compared on the log of its per-query values (:attr:`log_scale`).
+    :ivar log_scale: the measures whose ``stats`` are of log values (``delta``: the log of the ratio).
+    :ivar confidence: the level of the bootstrap intervals.
     """
 
     names: tuple[str, str]
@@ -45,7 +48,7 @@ class CompareResult:
     b: EvaluationResult
     notes: tuple[str, ...] = field(default=())
     stats: tuple[Comparison, ...] = field(default=())
-    paired: int = 0
+    log_scale: frozenset[str] = field(default=frozenset())
     confidence: float = 0.95
 
     def rows(self) -> list[tuple[str, float, float, float]]:
@@ -57,27 +60,40 @@ class CompareResult:
 
     def markdown(self) -> str:
         """A markdown table: one row per measure, the two runs and their difference as columns (and,
-        with :attr:`stats`, the difference's interval and Holm-adjusted p-values)."""
+        with :attr:`stats`, the paired difference, its interval and Holm-adjusted p-values)."""
         a, b = self.names
         if not self.stats:
             lines = [f"| measure | {a} | {b} | {b} − {a} |", "|---|---:|---:|---:|"]
             lines += [f"| {m} | {va:.5f} | {vb:.5f} | {d:+.5f} |" for m, va, vb, d in self.rows()]
             return "\n".join(lines)
+        tested = {c.metric: c for c in self.stats}
         lines = [
-            f"| measure | {a} | {b} | {b} − {a} | paired Δ [{self.confidence:.0%} CI] | p (t) | p (rand.) |",
-            "|---|---:|---:|---:|---:|---:|---:|",
+            f"| measure | {a} | {b} | {b} − {a} | paired Δ [{self.confidence * 100:g}% CI] | queries | p (t) "
+            "| p (rand.) |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|",
         ]
-        for (m, va, vb, d), c in zip(self.rows(), self.stats, strict=True):
+        for m, va, vb, d in self.rows():
+            c = tested.get(m)
+            if c is None:
+                lines.append(f"| {m} | {va:.5f} | {vb:.5f} | {d:+.5f} | — | — | — | — |")
+                continue
+            log = "log " if m in self.log_scale else ""
             lines.append(
-                f"| {m} | {va:.5f} | {vb:.5f} | {d:+.5f} | {c.delta:+.5f}{c.marker()} [{c.ci_low:+.4f}, "
-                f"{c.ci_high:+.4f}] | {c.p_t_holm:.4f} | {c.p_randomization_holm:.4f} |"
+                f"| {m} | {va:.5f} | {vb:.5f} | {d:+.5f} | {log}{c.delta:+.5f}{c.marker()} [{c.ci_low:+.4f}, "
+                f"{c.ci_high:+.4f}] | {c.n:,} | {c.p_t_holm:.4f} | {c.p_randomization_holm:.4f} |"
             )
         lines.append("")
         lines.append(
-            f"Paired over the {self.paired:,} queries either run is scored on (a query one run did not answer counts "
-            f"0 for it, so paired Δ differs from {b} − {a} where the means cover different queries); p-values "
-            f"two-sided, Holm-adjusted over the {len(self.stats)} measures; `*` p < 0.05, `**` p < 0.01 "
-            "(randomization)."
+            "Paired per measure over the queries either run is scored on for it; a query one run did not answer "
+            f"counts 0 for that run, so paired Δ differs from {b} − {a} only where the two means cover different "
+            "queries (a note names those)"
+            + (
+                f"; {', '.join(sorted(self.log_scale))}: mean log difference (log of the ratio)"
+                if self.log_scale
+                else ""
+            )
+            + f". p-values two-sided, Holm-adjusted over the {len(self.stats)} measures tested; `*` p < 0.05, "
+            "`**` p < 0.01 (randomization)."
         )
         return "\n".join(lines)
 
@@ -88,10 +104,11 @@ class CompareResult:
             "notes": list(self.notes),
         }
         if self.stats:
-            out["paired_queries"] = self.paired
             out["confidence"] = self.confidence
             for c in self.stats:
                 out["metrics"][c.metric]["paired"] = {
+                    "queries": c.n,
+                    "scale": "log" if c.metric in self.log_scale else "linear",
                     "delta": c.delta,
                     "ci": [c.ci_low, c.ci_high],
                     "p_t": c.p_t,
@@ -168,18 +185,19 @@ def compare_runs(
     ev_b = evaluate(q, loaded_b, k_values, measures=measures, preset=preset)
     notes = _notes(names, loaded_a, loaded_b, q, ev_a, ev_b) + notes
     stats: list[Comparison] = []
-    paired = 0
+    log_scale: frozenset[str] = frozenset()
     if significance:
-        stats, paired = _paired_stats(ev_a, ev_b, n_resamples, seed, confidence)
-        if not stats:
-            notes.append(f"no significance tests: {paired} paired quer{'y' if paired == 1 else 'ies'}, they need two")
+        stats, log_scale = _paired_stats(ev_a, ev_b, n_resamples, seed, confidence)
+        if len(stats) < len(ev_a.means):
+            untested = [m for m in ev_a.means if m not in {c.metric for c in stats}]
+            notes.append(f"no significance tests for {', '.join(untested)}: fewer than two queries pair for them")
     return CompareResult(
         names=names,
         a=ev_a,
         b=ev_b,
         notes=tuple(notes),
         stats=tuple(stats),
-        paired=paired if stats else 0,
+        log_scale=log_scale,
         confidence=float(confidence),
     )
 
@@ -194,18 +212,42 @@ def _scipy_installed() -> bool:
 
 def _paired_stats(
     a: EvaluationResult, b: EvaluationResult, n_resamples: int, seed: int, confidence: float
-) -> tuple[list[Comparison], int]:
-    """B against A for every measure, over the queries either run is scored on (a query the other run
-    was not scored on takes the measure's value for a missing query)."""
-    names = list(a.means)
-    queries = sorted(set().union(*(a.per_query[m].keys() | b.per_query[m].keys() for m in names)))
-    if len(queries) < 2:
-        return [], len(queries)
-    fill = {m: FAMILIES[parse_measure(m).family].missing_value for m in names}
-    va = {m: np.array([a.per_query[m].get(q, fill[m]) for q in queries]) for m in names}
-    vb = {m: np.array([b.per_query[m].get(q, fill[m]) for q in queries]) for m in names}
-    stats = compare_paired(vb, va, n_resamples=n_resamples, seed=seed, confidence=confidence)
-    return stats, len(queries)
+) -> tuple[list[Comparison], frozenset[str]]:
+    """B against A for every measure over its own paired queries (see :attr:`CompareResult.stats`).
+
+    Measures pairing the same queries share one call (one set of random draws); Holm then runs over
+    every measure tested.
+    """
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for m in a.means:
+        queries = sorted(a.per_query[m].keys() | b.per_query[m].keys())
+        groups.setdefault(tuple(queries), []).append(m)
+    log_scale = frozenset(m for m in a.means if FAMILIES[parse_measure(m).family].aggregate == "geometric")
+    found: dict[str, Comparison] = {}
+    for queries, group in groups.items():
+        if len(queries) < 2:
+            continue
+        va, vb = ({m: _paired_values(ev, m, queries, m in log_scale) for m in group} for ev in (a, b))
+        for c in compare_paired(vb, va, n_resamples=n_resamples, seed=seed, confidence=confidence):
+            found[c.metric] = c
+    tested = [m for m in a.means if m in found]  # the evaluation's order
+    if not tested:
+        return [], log_scale
+    p_t = holm([found[m].p_t for m in tested])
+    p_r = holm([found[m].p_randomization for m in tested])
+    stats = [
+        replace(found[m], p_t_holm=float(t), p_randomization_holm=float(r))
+        for m, t, r in zip(tested, p_t.tolist(), p_r.tolist(), strict=True)
+    ]
+    return stats, log_scale
+
+
+def _paired_values(ev: EvaluationResult, measure: str, queries: tuple[str, ...], log: bool) -> np.ndarray:
+    """Per-query values of ``measure`` at ``queries``; the measure's missing value where ``ev`` has none."""
+    fill = FAMILIES[parse_measure(measure).family].missing_value
+    values = ev.per_query[measure]
+    out = np.array([values.get(q, fill) for q in queries], dtype=np.float64)
+    return np.log(out) if log else out  # a geometric mean's values are >= its floor (> 0)
 
 
 def _load_run(source: RunSource, default: str, read_run) -> tuple[str, Any]:

@@ -27,6 +27,7 @@ Usage (the lecture's example: K = 10 documents whose squared position difference
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -129,9 +130,10 @@ def per_query_correlation(
 ) -> Correlation:
     """Correlation of two systems' per-query values of one measure, over their shared query set.
 
-    :param a: ``{qid: value}``, an :class:`~haystack_irmetrics.core.evaluate.EvaluationResult` (then
-        ``measure`` names the measure, e.g. ``"NDCG@10"``), or values in query order (a list or array,
-        as the :mod:`haystack_irmetrics.stats` functions take them).
+    :param a: ``{qid: value}`` (or a pandas Series indexed by query id), an
+        :class:`~haystack_irmetrics.core.evaluate.EvaluationResult` (then ``measure`` names the measure,
+        e.g. ``"NDCG@10"``), or values in query order (a list or 1-D array, as the
+        :mod:`haystack_irmetrics.stats` functions take them).
     :param b: the other system. Mappings and results are paired by query id, over the queries both
         have (``Correlation.n`` says how many: e.g. each run's answered queries under the beir preset);
         values in query order are paired by position and must be as many.
@@ -174,10 +176,17 @@ def _per_query(x: Any, measure: str | None, which: str) -> Mapping[Any, float] |
         return x.per_query[name]
     if isinstance(x, Mapping):
         return x
-    if isinstance(x, str | bytes) or not isinstance(x, Iterable):
+    index = getattr(x, "index", None)
+    if index is not None and not callable(index) and getattr(x, "ndim", 1) == 1:
+        return dict(zip(index, x.tolist()))  # a pandas Series: keyed by its labels (query ids)
+    if (
+        isinstance(x, str | bytes | AbstractSet)
+        or not isinstance(x, Iterable)
+        or getattr(x, "ndim", 1) != 1  # a 0-d or 2-d array
+    ):
         raise InvalidScoreError(
-            f"{which} system: per-query values are {{qid: value}}, an EvaluationResult or values in query order, "
-            f"got {type(x).__name__}"
+            f"{which} system: per-query values are {{qid: value}}, an EvaluationResult or values in query order "
+            f"(a list or 1-D array), got {type(x).__name__}"
         )
     values = x.tolist() if hasattr(x, "tolist") else list(x)  # numpy: plain floats
     if any(isinstance(v, list) for v in values):

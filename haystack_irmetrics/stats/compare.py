@@ -8,7 +8,15 @@ from typing import Any
 
 import numpy as np
 
-from .significance import StatsInputError, _values, bootstrap_ci, holm, paired_t_test, randomization_test
+from .significance import (
+    StatsInputError,
+    _same_index,
+    _values,
+    bootstrap_ci,
+    holm,
+    paired_t_test,
+    randomization_test,
+)
 
 TESTS = ("randomization", "t")
 
@@ -90,6 +98,8 @@ def compare_paired(
         return []
     if families is not None and (unnamed := [m for m in names if m not in families]):
         raise StatsInputError(f"families names no family for metrics {unnamed}")
+    for m in names:
+        _same_index(a[m], b[m])
     shape = _values(a[names[0]]).shape
     columns: dict[tuple[str, Any], np.ndarray] = {}
     for side, values in (("first", a), ("second", b)):

@@ -9,7 +9,7 @@ same random draws (one pass, not one per metric). Results are deterministic give
   that agree to 1e-12 of their size count as constant).
 
 Rounding is no difference: where ``b`` is given, a query's difference within 1e-12 of the larger
-magnitude of the metric's values (``0.1 + 0.2`` against ``0.3``) counts as 0 in every test and interval,
+magnitude of that query's two values (``0.1 + 0.2`` against ``0.3``) counts as 0 in every test and interval,
 so two systems that differ only by rounding are identical (t = 0, p = 1) for all of them. Values must
 lie within +-1e100, so that no sum of squares overflows.
 * :func:`randomization_test` -- the paired randomization (sign-flip permutation) test of the mean
@@ -41,6 +41,8 @@ class StatsInputError(IRMetricsError):
 
 
 MAX_RESAMPLES = 10**8  # beyond this the resampled means alone outgrow memory (and add no precision)
+#: Resampled means a bootstrap keeps (resamples x columns, 8 bytes each): 2 GiB.
+MAX_MEANS = 2**28
 
 #: Relative size below which a difference is rounding (floats carry ~16 digits).
 _ROUNDING = 1e-12
@@ -93,8 +95,9 @@ def _pair(a: Any, b: Any | None = None) -> tuple[np.ndarray, bool]:
     _same_index(a, b)
     x, y = x.reshape(n, -1), y.reshape(n, -1)
     d = x - y
-    size = np.maximum(np.abs(x), np.abs(y)).max(axis=0)
-    d[np.abs(d) <= _ROUNDING * size] = 0.0
+    # Each query's difference against that query's own values: one large value elsewhere in the
+    # column must not swallow real small differences.
+    d[np.abs(d) <= _ROUNDING * np.maximum(np.abs(x), np.abs(y))] = 0.0
     return d, one
 
 
@@ -116,19 +119,21 @@ def _same_shape(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return b
 
 
-def _index(values: Any) -> Any:
-    index = getattr(values, "index", None)  # a pandas object's labels (a list's index is a method)
-    return None if index is None or callable(index) else index
+def labels(values: Any, axis: str = "index") -> Any:
+    """A pandas object's row (``"index"``) or column labels, else None (a list's ``index`` is a method)."""
+    found = getattr(values, axis, None)
+    return None if found is None or callable(found) else found
 
 
 def _same_index(a: Any, b: Any) -> None:
     """Values are paired by position: refuse two labelled (pandas) inputs whose labels are not in the same order."""
-    ia, ib = _index(a), _index(b)
-    if ia is not None and ib is not None and not np.array_equal(np.asarray(ia), np.asarray(ib)):
-        raise StatsInputError(
-            "the two systems' values carry different labels (pandas objects are paired by position, not by label): "
-            "align them first, e.g. b.reindex(a.index)"
-        )
+    for axis, fix in (("index", "b.reindex(a.index)"), ("columns", "b[a.columns]")):
+        la, lb = labels(a, axis), labels(b, axis)
+        if la is not None and lb is not None and not np.array_equal(np.asarray(la), np.asarray(lb)):
+            raise StatsInputError(
+                f"the two systems' values carry different {'row' if axis == 'index' else 'column'} labels (pandas "
+                f"objects are paired by position, not by label): align them first, e.g. {fix}"
+            )
 
 
 def _out(values: np.ndarray, one: bool) -> Any:
@@ -255,6 +260,11 @@ def bootstrap_means(
     rng = check_seed(seed)
     d, _ = _pair(a, b)
     n, m = d.shape
+    if n_resamples * m > MAX_MEANS:
+        raise StatsInputError(
+            f"{n_resamples:,} resamples of {m:,} columns are {n_resamples * m:,} means, more than the "
+            f"{MAX_MEANS:,} ({MAX_MEANS * 8 // 2**30} GiB) kept at once: use fewer resamples or columns"
+        )
     means = np.empty((n_resamples, m))
     rows = max(1, _BATCH_ELEMENTS // n)
     d_t = np.ascontiguousarray(d.T)  # (metrics, queries) @ (queries, draws): OpenBLAS's steadiest layout
@@ -280,11 +290,13 @@ def percentile_interval(means: Any, confidence: float = 0.95) -> tuple[Any, Any]
         raise StatsInputError(f"resampled means must be (n_resamples,) or (n_resamples, metrics), got shape {m.shape}")
     if not np.isfinite(m).all():
         raise StatsInputError("resampled means contain NaN or infinity")
+    if np.abs(m).max() > _LIMIT:
+        raise StatsInputError(f"resampled means must lie within +-{_LIMIT:g}, got {np.abs(m).max():g}")
     m = m.reshape(m.shape[0], -1)
     alpha = (1 - confidence) / 2
     low, high = np.quantile(m, [alpha, 1 - alpha], axis=0)
     # A constant column resamples to the same mean up to rounding: report the mean itself.
-    flat = np.ptp(m, axis=0) <= _ROUNDING * np.maximum(1.0, np.abs(m).max(axis=0))
+    flat = np.ptp(m, axis=0) <= _ROUNDING * np.abs(m).max(axis=0)
     low[flat] = high[flat] = m[0, flat]
     return _out(low, one), _out(high, one)
 
