@@ -218,3 +218,17 @@ def test_without_scipy_compare_still_compares_and_says_why_there_are_no_tests(tw
 def test_the_interval_level_is_printed_as_given(two_runs):
     a, _ = two_runs
     assert "[99.9% CI]" in compare_runs(a, a, QRELS, [10], confidence=0.999, n_resamples=100).markdown()
+
+
+def test_gmap_pairs_an_unanswered_query_at_its_floor_and_settings_fail_before_evaluating():
+    from haystack_irmetrics.stats import StatsInputError
+
+    qrels = {f"q{i}": {f"d{i}": 1} for i in range(4)}
+    a = {f"q{i}": {f"d{i}": 1.0} for i in range(4)}
+    b = {f"q{i}": {"x": 1.0, f"d{i}": 0.5} for i in range(3)}  # q3 unanswered by b
+    result = compare_runs(a, b, qrels, [10], measures=["GMAP"], n_resamples=100)
+    (gmap,) = result.stats
+    assert gmap.n == 4 and gmap.delta == pytest.approx((3 * math.log(0.5) + math.log(1e-5)) / 4)
+    assert "GMAP's floor 1e-5" in result.markdown()
+    with pytest.raises(StatsInputError, match="fewer resamples or columns"):
+        compare_runs(a, b, qrels, [1, 3, 5, 10, 100, 1000], n_resamples=8_000_000)

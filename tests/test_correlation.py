@@ -156,3 +156,10 @@ def test_a_series_pairs_by_its_query_labels_and_unordered_or_scalar_values_are_r
     for bad in ({0.1, 0.5, 0.9}, np.array(0.5), np.ones((2, 2))):
         with pytest.raises(InvalidScoreError, match="1-D array"):
             per_query_correlation(bad, [0.1, 0.2, 0.3])
+
+
+def test_a_series_with_a_repeated_query_id_is_refused():
+    pd = pytest.importorskip("pandas")
+    a = pd.Series([0.1, 0.5, 0.9, 0.3], index=["q1", "q2", "q2", "q4"])
+    with pytest.raises(InvalidIdError, match="unique"):
+        per_query_correlation(a, a)

@@ -245,3 +245,13 @@ def test_one_query_runs_no_test_says_so_and_still_refuses_bad_settings(tmp_path,
     out = capsys.readouterr().out
     assert "With one query there is nothing to resample or test" in out
     assert "## Differences from" not in out
+
+
+def test_settings_are_checked_before_the_log_is_read(tmp_path):
+    from haystack_irmetrics.stats import StatsInputError
+
+    missing = tmp_path / "not-written-yet.jsonl"
+    with pytest.raises(StatsInputError, match="seed"):
+        evaluate_feedback(missing, {}, seed=-1)
+    with pytest.raises(StatsInputError, match="fewer resamples or columns"):
+        evaluate_feedback(missing, {}, k_values=[1, 3, 5, 10], n_resamples=10_000_000)

@@ -298,3 +298,24 @@ def test_a_bootstrap_that_would_not_fit_in_memory_is_refused_before_allocating()
         bootstrap_ci(RNG.random((50, 36)), n_resamples=100_000_000)
     with pytest.raises(StatsInputError, match=r"within \+-1e\+100"):
         percentile_interval([1e308, -1e308])
+
+
+def test_arrow_tables_and_labels_with_a_missing_value_pair_as_they_are():
+    pa = pytest.importorskip("pyarrow")
+    pd = pytest.importorskip("pandas")
+    ta = pa.table({"x": [0.1, 0.2, 0.5, 0.4], "y": [0.3, 0.6, 0.9, 0.5]})
+    tb = pa.table({"x": [0.2, 0.1, 0.55, 0.4], "y": [0.35, 0.55, 0.85, 0.5]})
+    ref = stats.ttest_rel(np.asarray(ta), np.asarray(tb))
+    assert paired_t_test(ta, tb).pvalue.tolist() == ref.pvalue.tolist()
+    index = pd.Index(["q1", None, "q3"])
+    a, b = pd.Series([1.0, 2.0, 3.5], index=index), pd.Series([1.1, 2.0, 3.0], index=index)
+    assert paired_t_test(a, b).pvalue == stats.ttest_rel(a.to_numpy(), b.to_numpy()).pvalue
+    assert compare_paired({"m": a}, {"m": b}, n_resamples=50)[0].p_t == paired_t_test(a, b).pvalue
+
+
+def test_a_bootstrap_too_large_is_refused_before_any_test_runs_and_no_columns_give_empty_intervals():
+    a = {f"m{i}": RNG.random(100) for i in range(36)}
+    with pytest.raises(StatsInputError, match="fewer resamples or columns"):
+        compare_paired(a, a, n_resamples=8_000_000)
+    low, high = percentile_interval(np.empty((10, 0)))
+    assert low.shape == high.shape == (0,)

@@ -13,10 +13,10 @@ import numpy as np
 
 from .._extras import require
 from ..core import DEFAULT_K_VALUES, EvaluationResult, Qrels, Run, evaluate
-from ..core.measures import FAMILIES, parse_measure
+from ..core.measures import FAMILIES, parse_measure, resolve_measures
 from ..errors import InvalidPolicyError
 from ..stats import Comparison, compare_paired, holm
-from ..stats.significance import check_confidence, check_resamples, check_seed
+from ..stats.significance import check_bootstrap_size, check_confidence, check_resamples, check_seed
 
 RunSource = str | os.PathLike[str] | Mapping[str, Mapping[str, float]] | Run
 
@@ -37,7 +37,7 @@ class CompareResult:
         (:func:`~haystack_irmetrics.stats.compare_paired`: ``delta`` = B − A, its percentile bootstrap
         interval, two-sided paired t-test and randomization p-values; ``*_holm`` adjusted over every
         measure tested). A measure pairs the queries either run is scored on for it (``n``); a query
-        one run did not answer takes the measure's value for a missing query (0) for that run. A
+        one run did not answer takes the measure's value for a missing query (0; GMAP's 1e-5) for that run. A
         geometric mean (GMAP) is compared on the log of its per-query values (:attr:`log_scale`).
     :ivar log_scale: the measures whose ``stats`` are of log values (``delta``: the log of the ratio).
     :ivar confidence: the level of the bootstrap intervals.
@@ -83,15 +83,12 @@ class CompareResult:
                 f"{c.ci_high:+.4f}] | {c.n:,} | {c.p_t_holm:.4f} | {c.p_randomization_holm:.4f} |"
             )
         lines.append("")
+        logged = sorted(self.log_scale & tested.keys())
         lines.append(
             "Paired per measure over the queries either run is scored on for it; a query one run did not answer "
-            f"counts 0 for that run, so paired Δ differs from {b} − {a} only where the two means cover different "
-            "queries (a note names those)"
-            + (
-                f"; {', '.join(sorted(self.log_scale))}: mean log difference (log of the ratio)"
-                if self.log_scale
-                else ""
-            )
+            "counts for that run as an unanswered query does (0; GMAP's floor 1e-5), so paired Δ differs from "
+            f"{b} − {a} only where the two means cover different queries (a note names those)"
+            + (f"; {', '.join(logged)}: mean log difference (log of the ratio)" if logged else "")
             + f". p-values two-sided, Holm-adjusted over the {len(self.stats)} measures tested; `*` p < 0.05, "
             "`**` p < 0.01 (randomization)."
         )
@@ -181,6 +178,7 @@ def compare_runs(
         check_resamples(n_resamples)
         check_seed(seed)
         check_confidence(confidence)
+        check_bootstrap_size(n_resamples, len(resolve_measures(measures, k_values)))
     ev_a = evaluate(q, loaded_a, k_values, measures=measures, preset=preset)
     ev_b = evaluate(q, loaded_b, k_values, measures=measures, preset=preset)
     notes = _notes(names, loaded_a, loaded_b, q, ev_a, ev_b) + notes

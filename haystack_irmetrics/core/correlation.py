@@ -178,7 +178,10 @@ def _per_query(x: Any, measure: str | None, which: str) -> Mapping[Any, float] |
         return x
     index = getattr(x, "index", None)
     if index is not None and not callable(index) and getattr(x, "ndim", 1) == 1:
-        return dict(zip(index, x.tolist()))  # a pandas Series: keyed by its labels (query ids)
+        keyed = dict(zip(index, x.tolist()))  # a pandas Series: keyed by its labels (query ids)
+        if len(keyed) != len(x):
+            raise InvalidIdError(f"{which} system: a query id labels two values of the Series; ids must be unique")
+        return keyed
     if (
         isinstance(x, str | bytes | AbstractSet)
         or not isinstance(x, Iterable)

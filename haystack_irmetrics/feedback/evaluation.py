@@ -18,7 +18,7 @@ import numpy as np
 from ..core.inputs import ColumnarRun, Qrels, Run
 from ..core.measures import resolve_measures
 from ..stats import Comparison, bootstrap_means, compare_paired, percentile_interval
-from ..stats.significance import check_confidence, check_resamples, check_seed
+from ..stats.significance import check_bootstrap_size, check_confidence, check_resamples, check_seed
 from .aggregate import Strategy
 from .errors import FeedbackError
 from .judgments import ALL, AggregatedFeedback, aggregate_feedback
@@ -169,12 +169,9 @@ def evaluate_feedback(
         >>> ev.means()
         {'logged': {'P@1': 0.5, 'MRR@1': 0.5}, 'new': {'P@1': 1.0, 'MRR@1': 1.0}}
     """
-    if isinstance(log, AggregatedFeedback):
-        if options:
-            raise FeedbackError(f"options {sorted(options)} apply to a log, not to aggregated feedback")
-        feedback = log
-    else:
-        feedback = aggregate_feedback(log, strategy, by_segment=by_segment, **options)
+    # Every setting is checked before the log is read: aggregating a large log takes a while.
+    if isinstance(log, AggregatedFeedback) and options:
+        raise FeedbackError(f"options {sorted(options)} apply to a log, not to aggregated feedback")
     if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not threshold > 0:
         raise FeedbackError(f"threshold must be a number > 0, got {threshold!r}")
     if test not in ("randomization", "t"):
@@ -198,6 +195,13 @@ def evaluate_feedback(
     baseline = baseline or systems[0]
     if baseline not in systems:
         raise FeedbackError(f"baseline {baseline!r} is not one of the systems {systems}")
+    # One bootstrap over every (system, list, metric) column and each system's Judged@k.
+    n_lists = len(VARIANTS) if condensed else 1
+    check_bootstrap_size(n_resamples, len(systems) * (n_lists * len(metrics) + len({m.cutoff for m in wanted})))
+    if isinstance(log, AggregatedFeedback):
+        feedback = log
+    else:
+        feedback = aggregate_feedback(log, strategy, by_segment=by_segment, **options)
     settings = {
         "strategy": feedback.strategy.describe(),
         "threshold": float(threshold),

@@ -13,6 +13,8 @@ from .significance import (
     _same_index,
     _values,
     bootstrap_ci,
+    check_bootstrap_size,
+    check_resamples,
     holm,
     paired_t_test,
     randomization_test,
@@ -112,6 +114,9 @@ def compare_paired(
                 )
     x = np.column_stack([columns["first", m] for m in names])
     y = np.column_stack([columns["second", m] for m in names])
+    if intervals:  # before any test runs
+        check_resamples(n_resamples)
+        check_bootstrap_size(n_resamples, len(names))
     t = paired_t_test(x, y)
     r = randomization_test(x, y, n_resamples=n_resamples, seed=seed)
     if intervals:

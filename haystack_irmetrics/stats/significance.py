@@ -79,6 +79,15 @@ def check_resamples(n_resamples: Any, least: int = 2) -> None:
         raise StatsInputError(f"n_resamples must be at most {MAX_RESAMPLES:,}, got {n_resamples:,}")
 
 
+def check_bootstrap_size(n_resamples: int, columns: int) -> None:
+    """A bootstrap keeps ``n_resamples x columns`` means: refuse more than :data:`MAX_MEANS` up front."""
+    if n_resamples * columns > MAX_MEANS:
+        raise StatsInputError(
+            f"{n_resamples:,} resamples of {columns:,} columns are {n_resamples * columns:,} means, more than the "
+            f"{MAX_MEANS:,} ({MAX_MEANS * 8 // 2**30} GiB) kept at once: use fewer resamples or columns"
+        )
+
+
 def check_confidence(confidence: Any) -> float:
     if isinstance(confidence, bool) or not isinstance(confidence, int | float | np.floating) or not 0 < confidence < 1:
         raise StatsInputError(f"confidence must be a number in (0, 1), got {confidence!r}")
@@ -120,16 +129,25 @@ def _same_shape(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def labels(values: Any, axis: str = "index") -> Any:
-    """A pandas object's row (``"index"``) or column labels, else None (a list's ``index`` is a method)."""
+    """A pandas object's row (``"index"``) or column labels, else None (a list's ``index`` is a method;
+    a pyarrow Table's ``columns`` are its data, and it has no ``index``)."""
+    if axis != "index" and labels(values) is None:
+        return None
     found = getattr(values, axis, None)
     return None if found is None or callable(found) else found
+
+
+def _same_labels(la: Any, lb: Any) -> bool:
+    if hasattr(la, "equals"):
+        return bool(la.equals(lb))  # pandas: a missing label equals itself
+    return np.array_equal(np.asarray(la, dtype=object), np.asarray(lb, dtype=object))
 
 
 def _same_index(a: Any, b: Any) -> None:
     """Values are paired by position: refuse two labelled (pandas) inputs whose labels are not in the same order."""
     for axis, fix in (("index", "b.reindex(a.index)"), ("columns", "b[a.columns]")):
         la, lb = labels(a, axis), labels(b, axis)
-        if la is not None and lb is not None and not np.array_equal(np.asarray(la), np.asarray(lb)):
+        if la is not None and lb is not None and not _same_labels(la, lb):
             raise StatsInputError(
                 f"the two systems' values carry different {'row' if axis == 'index' else 'column'} labels (pandas "
                 f"objects are paired by position, not by label): align them first, e.g. {fix}"
@@ -260,11 +278,7 @@ def bootstrap_means(
     rng = check_seed(seed)
     d, _ = _pair(a, b)
     n, m = d.shape
-    if n_resamples * m > MAX_MEANS:
-        raise StatsInputError(
-            f"{n_resamples:,} resamples of {m:,} columns are {n_resamples * m:,} means, more than the "
-            f"{MAX_MEANS:,} ({MAX_MEANS * 8 // 2**30} GiB) kept at once: use fewer resamples or columns"
-        )
+    check_bootstrap_size(n_resamples, m)
     means = np.empty((n_resamples, m))
     rows = max(1, _BATCH_ELEMENTS // n)
     d_t = np.ascontiguousarray(d.T)  # (metrics, queries) @ (queries, draws): OpenBLAS's steadiest layout
@@ -290,7 +304,7 @@ def percentile_interval(means: Any, confidence: float = 0.95) -> tuple[Any, Any]
         raise StatsInputError(f"resampled means must be (n_resamples,) or (n_resamples, metrics), got shape {m.shape}")
     if not np.isfinite(m).all():
         raise StatsInputError("resampled means contain NaN or infinity")
-    if np.abs(m).max() > _LIMIT:
+    if m.size and np.abs(m).max() > _LIMIT:
         raise StatsInputError(f"resampled means must lie within +-{_LIMIT:g}, got {np.abs(m).max():g}")
     m = m.reshape(m.shape[0], -1)
     alpha = (1 - confidence) / 2
