@@ -248,6 +248,18 @@ def test_the_first_bad_line_of_a_file_is_reported_whatever_its_kind(tmp_path, fa
         read_qrels(qrels)
 
 
+@pytest.mark.parametrize("line2", [b"q1 Q0 d2 2", b"q1 Q0 d2 2 x t"])
+def test_a_byte_that_is_not_utf8_after_a_bad_line_leaves_the_bad_line_reported(tmp_path, line2):
+    run = tmp_path / "run"
+    run.write_bytes(b"q1 Q0 d1 1 1.0 t\n" + line2 + b"\nq1 Q0 d\xff3 3 0.5 t\n")
+    for fast in (True, False):
+        with pytest.raises(ParseError, match=r"run:2: (expected 6|score 'x')"):
+            read_trec_run(run, fast=fast)
+    run.write_bytes(b"q1 Q0 d1 1 1.0 t\nq1 Q0 d\xff3 3 0.5 t\n" + line2 + b"\n")
+    with pytest.raises(ParseError, match=r"run:2: not UTF-8 text \(invalid start byte\)"):
+        read_trec_run(run, fast=False)
+
+
 def test_nan_score_in_run_file_names_line(tmp_path):
     run = _write(tmp_path, "run", "q1 Q0 d1 1 nan t\n")
     with pytest.raises(ParseError, match=r"run:1: score 'nan'"):

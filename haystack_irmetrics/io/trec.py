@@ -48,9 +48,27 @@ def _open_binary(path: PathLike) -> io.BufferedIOBase:
     return gzip.open(p, "rb") if magic == b"\x1f\x8b" else p.open("rb")
 
 
-def _open_text(path: PathLike) -> io.TextIOBase:
+def _open_text(path: PathLike, errors: str = "strict") -> io.TextIOBase:
     # utf-8-sig: a byte order mark opening the file is no part of the first query id (polars drops it too).
-    return io.TextIOWrapper(_open_binary(path), encoding="utf-8-sig")
+    return io.TextIOWrapper(_open_binary(path), encoding="utf-8-sig", errors=errors)
+
+
+# What surrogateescape decodes a byte that is not UTF-8 to.
+_ESCAPED = re.compile("[\udc80-\udcff]")
+
+
+def _not_utf8(lines: list[str], first: int, path: PathLike) -> tuple[int, ParseError] | None:
+    """The index of the first of ``lines`` (read with surrogateescape) holding a byte that is not UTF-8,
+    and the error naming it; None if every line is UTF-8."""
+    for j, line in enumerate(lines):
+        if not line.isascii() and _ESCAPED.search(line):
+            try:
+                line.encode("utf-8", "surrogateescape").decode("utf-8")
+                reason = "invalid byte"
+            except UnicodeDecodeError as e:
+                reason = e.reason
+            return j, ParseError(f"not UTF-8 text ({reason})", path=str(path), line=first + j)
+    return None
 
 
 @contextmanager
@@ -113,7 +131,9 @@ def _blocks(
     first, so the first bad line of the file is the one reported.
     """
     lineno = 0
-    with _reading(path, lambda: lineno), _open_text(path) as f:
+    # Bytes that are not UTF-8 are decoded to escapes and reported at their line, after the lines
+    # before them were checked (a strict decoder fails a whole block at once).
+    with _reading(path, lambda: lineno), _open_text(path, errors="surrogateescape") as f:
         if skip_header:
             f.readline()
             lineno = 1
@@ -123,7 +143,14 @@ def _blocks(
                 return
             first = lineno + 1
             lineno += len(lines)
-            tokens = _block_tokens(lines, n_fields)
+            text = "".join(lines)
+            bad = None if text.isascii() else _not_utf8(lines, first, path)
+            if bad is not None:
+                j, error = bad
+                tokens, numbers, earlier = _slow_block(lines[:j], first, n_fields, path, extra_ok)
+                yield tokens, numbers, earlier or error
+                return
+            tokens = _block_tokens(lines, n_fields, text)
             if tokens is not None:
                 yield tokens, first, None
                 continue
@@ -133,15 +160,14 @@ def _blocks(
 _LINE_END = "\x00"  # a token of its own at each line end while a block is split (no field is one)
 
 
-def _block_tokens(lines: list[str], n_fields: int) -> list[str] | None:
+def _block_tokens(lines: list[str], n_fields: int, text: str) -> list[str] | None:
     """The fields of ``lines`` split in one C-level pass, if every line has exactly ``n_fields`` and
     none is blank or a comment; else None (the slow path reads them line by line).
 
     Each line end becomes a marker token, so a line short of a field and a later one with a field
     too many cannot pass for two good lines.
     """
-    text = "".join(lines)
-    if _LINE_END in text:
+    if _LINE_END in text:  # text: the lines joined
         return None
     if not text.endswith("\n"):
         text += "\n"
