@@ -232,3 +232,13 @@ def test_gmap_pairs_an_unanswered_query_at_its_floor_and_settings_fail_before_ev
     assert "GMAP's floor 1e-5" in result.markdown()
     with pytest.raises(StatsInputError, match="fewer resamples or columns"):
         compare_runs(a, b, qrels, [1, 3, 5, 10, 100, 1000], n_resamples=8_000_000)
+
+
+def test_the_readme_shows_what_compare_prints_on_the_sample(two_runs, capsys):
+    from pathlib import Path
+
+    a, b = two_runs
+    assert main(["compare", str(a), str(b), "--qrels", QRELS, "-k", "3,10", "-m", "NDCG,Recall,MRR"]) == 0
+    table = [line for line in capsys.readouterr().out.splitlines() if line.startswith("|")]
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    assert len(table) == 8 and all(line in readme.splitlines() for line in table)
