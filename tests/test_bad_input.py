@@ -260,6 +260,20 @@ def test_a_byte_that_is_not_utf8_after_a_bad_line_leaves_the_bad_line_reported(t
         read_trec_run(run, fast=False)
 
 
+def test_a_bad_label_before_a_byte_that_is_not_utf8_is_reported_by_every_qrels_reader(tmp_path):
+    trec = tmp_path / "qrels"
+    trec.write_bytes(b"q1 0 d1 1\nq1 0 d2 high\nq1 0 d\xff3 1\n")
+    beir = tmp_path / "test.tsv"
+    beir.write_bytes(b"query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\thigh\nq1\td\xff3\t1\n")
+    for path, line in ((trec, 2), (beir, 3)):
+        with pytest.raises(ParseError, match=rf"{path.name}:{line}: label 'high'"):
+            read_qrels(path)
+    header = tmp_path / "bad_header.tsv"
+    header.write_bytes(b"query-id\tcorpus-id\tsc\xffore\nq1\td1\t1\n")
+    with pytest.raises(ParseError, match=r"bad_header.tsv:1: not UTF-8"):
+        read_qrels(header)
+
+
 def test_nan_score_in_run_file_names_line(tmp_path):
     run = _write(tmp_path, "run", "q1 Q0 d1 1 nan t\n")
     with pytest.raises(ParseError, match=r"run:1: score 'nan'"):

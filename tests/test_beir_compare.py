@@ -242,3 +242,19 @@ def test_the_readme_shows_what_compare_prints_on_the_sample(two_runs, capsys):
     table = [line for line in capsys.readouterr().out.splitlines() if line.startswith("|")]
     readme = (Path(__file__).parents[1] / "README.md").read_text()
     assert len(table) == 8 and all(line in readme.splitlines() for line in table)
+
+
+def test_the_bootstrap_size_limit_applies_to_each_group_of_measures_that_pair_the_same_queries(monkeypatch):
+    from haystack_irmetrics.stats import StatsInputError, significance
+
+    qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}, "q3": {"d3": 1}, "q4": {"d4": 1}}  # q4: answered by neither
+    a = {"q1": {"d1": 1.0}, "q2": {"x": 1.0}, "q3": {"d3": 1.0}}
+    b = {"q1": {"x": 1.0}, "q2": {"d2": 1.0}, "q3": {"d3": 1.0}}
+    # beir: NDCG, MAP, Recall, P pair q1-q3; MRR, R_cap pair q1-q4. 6 measures x 10 resamples = 60 means,
+    # the larger group 40.
+    monkeypatch.setattr(significance, "MAX_MEANS", 45)
+    result = compare_runs(a, b, qrels, [1], n_resamples=10)
+    assert sorted(c.n for c in result.stats) == [3, 3, 3, 3, 4, 4]
+    monkeypatch.setattr(significance, "MAX_MEANS", 39)
+    with pytest.raises(StatsInputError, match="fewer resamples or columns"):
+        compare_runs(a, b, qrels, [1], n_resamples=10)

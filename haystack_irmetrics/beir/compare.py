@@ -13,7 +13,7 @@ import numpy as np
 
 from .._extras import require
 from ..core import DEFAULT_K_VALUES, EvaluationResult, Qrels, Run, evaluate
-from ..core.measures import FAMILIES, parse_measure, resolve_measures
+from ..core.measures import FAMILIES, parse_measure
 from ..errors import InvalidPolicyError
 from ..stats import Comparison, compare_paired, holm
 from ..stats.significance import check_bootstrap_size, check_confidence, check_resamples, check_seed
@@ -178,7 +178,6 @@ def compare_runs(
         check_resamples(n_resamples)
         check_seed(seed)
         check_confidence(confidence)
-        check_bootstrap_size(n_resamples, len(resolve_measures(measures, k_values)))
     ev_a = evaluate(q, loaded_a, k_values, measures=measures, preset=preset)
     ev_b = evaluate(q, loaded_b, k_values, measures=measures, preset=preset)
     notes = _notes(names, loaded_a, loaded_b, q, ev_a, ev_b) + notes
@@ -221,6 +220,9 @@ def _paired_stats(
         queries = sorted(a.per_query[m].keys() | b.per_query[m].keys())
         groups.setdefault(tuple(queries), []).append(m)
     log_scale = frozenset(m for m in a.means if FAMILIES[parse_measure(m).family].aggregate == "geometric")
+    for queries, group in groups.items():  # every group's bootstrap fits, before any test runs
+        if len(queries) >= 2:
+            check_bootstrap_size(n_resamples, len(group))
     found: dict[str, Comparison] = {}
     for queries, group in groups.items():
         if len(queries) < 2:

@@ -53,22 +53,21 @@ def _open_text(path: PathLike, errors: str = "strict") -> io.TextIOBase:
     return io.TextIOWrapper(_open_binary(path), encoding="utf-8-sig", errors=errors)
 
 
-# What surrogateescape decodes a byte that is not UTF-8 to.
-_ESCAPED = re.compile("[\udc80-\udcff]")
-
-
-def _not_utf8(lines: list[str], first: int, path: PathLike) -> tuple[int, ParseError] | None:
-    """The index of the first of ``lines`` (read with surrogateescape) holding a byte that is not UTF-8,
-    and the error naming it; None if every line is UTF-8."""
-    for j, line in enumerate(lines):
-        if not line.isascii() and _ESCAPED.search(line):
-            try:
-                line.encode("utf-8", "surrogateescape").decode("utf-8")
-                reason = "invalid byte"
-            except UnicodeDecodeError as e:
-                reason = e.reason
-            return j, ParseError(f"not UTF-8 text ({reason})", path=str(path), line=first + j)
-    return None
+def _not_utf8(text: str, lines: list[str], first: int, path: PathLike) -> tuple[int, ParseError] | None:
+    """The index of the first of ``lines`` (read with surrogateescape; ``text`` is them joined) holding
+    a byte that is not UTF-8, and the error naming it; None if every line is UTF-8."""
+    try:  # UTF-8 text decodes to no surrogate, and only a surrogate fails to encode: one C-level pass
+        text.encode("utf-8")
+        return None
+    except UnicodeEncodeError as e:
+        at = e.start
+    j = text.count("\n", 0, at)  # lines end in \n (the text reader translates \r and \r\n)
+    try:
+        lines[j].encode("utf-8", "surrogateescape").decode("utf-8")
+        reason = "invalid byte"
+    except UnicodeDecodeError as e:
+        reason = e.reason
+    return j, ParseError(f"not UTF-8 text ({reason})", path=str(path), line=first + j)
 
 
 @contextmanager
@@ -99,8 +98,13 @@ def _undecodable_line(path: PathLike) -> int | None:
 
 
 def _first_line(path: PathLike) -> str:
-    with _reading(path), _open_text(path) as f:
-        return f.readline()
+    """The first line, decoded alone (a text reader would decode, and fail on, the lines after it too)."""
+    with _reading(path), _open_binary(path) as f:
+        line = f.readline()
+    try:
+        return line.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise ParseError(f"not UTF-8 text ({e.reason})", path=str(path), line=1) from None
 
 
 # What str.split() takes as whitespace besides C's isspace (trec_eval's separators): in an id, these
@@ -144,7 +148,7 @@ def _blocks(
             first = lineno + 1
             lineno += len(lines)
             text = "".join(lines)
-            bad = None if text.isascii() else _not_utf8(lines, first, path)
+            bad = None if text.isascii() else _not_utf8(text, lines, first, path)
             if bad is not None:
                 j, error = bad
                 tokens, numbers, earlier = _slow_block(lines[:j], first, n_fields, path, extra_ok)
