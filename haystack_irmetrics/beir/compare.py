@@ -16,6 +16,7 @@ from ..core import DEFAULT_K_VALUES, EvaluationResult, Qrels, Run, evaluate
 from ..core.measures import FAMILIES, parse_measure
 from ..errors import InvalidPolicyError
 from ..stats import Comparison, compare_paired, holm
+from ..stats.compare import format_p
 from ..stats.significance import check_bootstrap_size, check_confidence, check_resamples, check_seed
 
 RunSource = str | os.PathLike[str] | Mapping[str, Mapping[str, float]] | Run
@@ -80,7 +81,7 @@ class CompareResult:
             log = "log " if m in self.log_scale else ""
             lines.append(
                 f"| {m} | {va:.5f} | {vb:.5f} | {d:+.5f} | {log}{c.delta:+.5f}{c.marker()} [{c.ci_low:+.4f}, "
-                f"{c.ci_high:+.4f}] | {c.n:,} | {c.p_t_holm:.4f} | {c.p_randomization_holm:.4f} |"
+                f"{c.ci_high:+.4f}] | {c.n:,} | {format_p(c.p_t_holm)} | {format_p(c.p_randomization_holm)} |"
             )
         lines.append("")
         logged = sorted(self.log_scale & tested.keys())

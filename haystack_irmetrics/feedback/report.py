@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..stats.compare import format_p
 from .judgments import ALL
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -26,10 +27,6 @@ MAX_SKIPPED_LISTED = 20
 
 def _fmt(x: float, digits: int = 4) -> str:
     return "nan" if x != x else f"{x:.{digits}f}"
-
-
-def _p(x: float) -> str:
-    return "<0.0001" if x < 1e-4 else f"{x:.4f}"
 
 
 def _marker(ev: FeedbackEvaluation, part: SegmentResult, system: str, variant: str, metric: str) -> str:
@@ -74,7 +71,7 @@ def _comparison_table(ev: FeedbackEvaluation, part: SegmentResult) -> list[str]:
                 lines.append(
                     f"| {system} | {c.metric[2]} | {variant} | {_fmt(c.mean_b)} | {_fmt(c.mean_a)} | "
                     f"{c.delta:+.4f}{c.marker(ev.settings['test'])} | [{c.ci_low:+.4f}, {c.ci_high:+.4f}] | "
-                    f"{_p(c.p_t)} | {_p(c.p_randomization)} | {_p(c.p_t_holm)} | {_p(c.p_randomization_holm)} |"
+                    f"{format_p(c.p_t)} | {format_p(c.p_randomization)} | {format_p(c.p_t_holm)} | {format_p(c.p_randomization_holm)} |"
                 )
     return lines
 

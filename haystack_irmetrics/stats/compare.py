@@ -59,6 +59,11 @@ class Comparison:
         return asdict(self)
 
 
+def format_p(p: float) -> str:
+    """A p-value as the reports print it: four decimals, ``<0.0001`` below."""
+    return "<0.0001" if p < 1e-4 else f"{p:.4f}"
+
+
 def compare_paired(
     a: Mapping[Any, Any],
     b: Mapping[Any, Any],
@@ -154,4 +159,4 @@ def compare_paired(
     ]
 
 
-__all__ = ["TESTS", "Comparison", "compare_paired"]
+__all__ = ["TESTS", "Comparison", "compare_paired", "format_p"]
