@@ -258,3 +258,19 @@ def test_the_bootstrap_size_limit_applies_to_each_group_of_measures_that_pair_th
     monkeypatch.setattr(significance, "MAX_MEANS", 39)
     with pytest.raises(StatsInputError, match="fewer resamples or columns"):
         compare_runs(a, b, qrels, [1], n_resamples=10)
+
+
+def test_a_mean_that_is_not_the_average_of_its_per_query_values_is_noted():
+    # BEIR's Hole sums the unjudged query x but divides by the two judged queries.
+    qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}}
+    a = {"q1": {"d1": 2.0, "d2": 1.0}, "q2": {"d2": 1.0}, "x": {"u9": 1.0, "d1": 0.5}}
+    b = {"q1": {"u2": 2.0, "d1": 1.0}, "q2": {"d2": 1.0}, "x": {"u9": 1.0, "d1": 0.5}}
+    result = compare_runs(a, b, qrels, [2], measures=["Hole"], n_resamples=100)
+    (hole,) = result.stats
+    assert result.a.per_query["Hole@2"].keys() == result.b.per_query["Hole@2"].keys()
+    assert hole.delta != pytest.approx(result.b.raw_means["Hole@2"] - result.a.raw_means["Hole@2"])
+    assert result.notes == (
+        "the means of Hole@2 are not the average of their per-query values (BEIR's Hole divides by the judged "
+        "queries only), so their paired difference is not the difference of the means",
+    )
+    assert compare_runs(a, b, qrels, [2], measures=["Hole"], preset="trec", n_resamples=100).notes == ()

@@ -88,7 +88,8 @@ class CompareResult:
         lines.append(
             "Paired per measure over the queries either run is scored on for it; a query one run did not answer "
             "counts for that run as an unanswered query does (0; GMAP's floor 1e-5), so paired Δ differs from "
-            f"{b} − {a} only where the two means cover different queries (a note names those)"
+            f"{b} − {a} only where the two means cover different queries or a mean is not the average of its "
+            "per-query values (a note names those)"
             + (f"; {', '.join(logged)}: mean log difference (log of the ratio)" if logged else "")
             + f". p-values two-sided, Holm-adjusted over the {len(self.stats)} measures tested; `*` p < 0.05, "
             "`**` p < 0.01 (randomization)."
@@ -284,9 +285,24 @@ def _notes(
     # Which means average over different queries (the preset decides which families leave unanswered ones out).
     apart = [m for m in ev_a.means if ev_a.per_query[m].keys() != ev_b.per_query[m].keys()]
     if apart:
-        shown = ", ".join(apart[:6]) + (f" and {len(apart) - 6} more" if len(apart) > 6 else "")
-        notes.append(f"the means of {shown} cover different queries for the two runs (each averages its answered ones)")
+        notes.append(
+            f"the means of {_listed(apart)} cover different queries for the two runs (each averages its answered ones)"
+        )
+    # A mean that is not the average of its per-query values: BEIR's Hole sums unjudged queries too but
+    # divides by the judged ones.
+    uneven = [
+        m for m in ev_a.means if any(ev.n_queries[m] != len(ev.per_query[m]) for ev in (ev_a, ev_b)) and m not in apart
+    ]
+    if uneven:
+        notes.append(
+            f"the means of {_listed(uneven)} are not the average of their per-query values (BEIR's Hole divides by "
+            "the judged queries only), so their paired difference is not the difference of the means"
+        )
     return notes
+
+
+def _listed(names: list[str]) -> str:
+    return ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
 
 
 __all__ = ["CompareResult", "compare_runs"]
