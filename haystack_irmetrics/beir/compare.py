@@ -221,14 +221,12 @@ def _paired_stats(
     for m in a.means:
         queries = sorted(a.per_query[m].keys() | b.per_query[m].keys())
         groups.setdefault(tuple(queries), []).append(m)
+    testable = {queries: group for queries, group in groups.items() if len(queries) >= 2}
+    for group in testable.values():  # every group's bootstrap fits, before any test runs
+        check_bootstrap_size(n_resamples, len(group))
     log_scale = frozenset(m for m in a.means if FAMILIES[parse_measure(m).family].aggregate == "geometric")
-    for queries, group in groups.items():  # every group's bootstrap fits, before any test runs
-        if len(queries) >= 2:
-            check_bootstrap_size(n_resamples, len(group))
     found: dict[str, Comparison] = {}
-    for queries, group in groups.items():
-        if len(queries) < 2:
-            continue
+    for queries, group in testable.items():
         va, vb = ({m: _paired_values(ev, m, queries, m in log_scale) for m in group} for ev in (a, b))
         for c in compare_paired(vb, va, n_resamples=n_resamples, seed=seed, confidence=confidence):
             found[c.metric] = c

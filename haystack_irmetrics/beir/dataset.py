@@ -25,7 +25,7 @@ from pathlib import Path
 
 from .._extras import require
 from ..errors import ParseError
-from ..io.trec import _undecodable_line
+from ..io.trec import _undecodable_line, not_utf8_error
 from .errors import DatasetError, DatasetNotFoundError, EmptyQueryError, MissingDocumentsError
 
 #: The BEIR datasets that can be downloaded publicly (beir's README table).
@@ -281,7 +281,7 @@ def _json_lines(path: Path) -> Iterator[tuple[int, dict]]:
                     raise ParseError(f"expected a JSON object, found {type(obj).__name__}", path=str(path), line=lineno)
                 yield lineno, obj
     except UnicodeDecodeError as e:  # the reader decodes ahead: find the line in bytes
-        raise ParseError(f"not UTF-8 text ({e.reason})", path=str(path), line=_undecodable_line(path)) from None
+        raise not_utf8_error(e.reason, path, _undecodable_line(path)) from None
 
 
 def _id_of(obj: dict, path: Path, lineno: int) -> str:
@@ -354,7 +354,7 @@ def _load_qrels(path: Path) -> dict[str, dict[str, int]]:
         except StopIteration:
             raise ParseError("empty file (expected a header row 'query-id corpus-id score')", path=str(path)) from None
         except UnicodeDecodeError as e:
-            raise ParseError(f"not UTF-8 text ({e.reason})", path=str(path), line=_undecodable_line(path)) from None
+            raise not_utf8_error(e.reason, path, _undecodable_line(path)) from None
         if len(header) >= 3 and _is_int(header[2]):
             raise ParseError(
                 "the first line is a judgment, not a header; BEIR's loader skips the first line, "
@@ -390,7 +390,7 @@ def _load_qrels(path: Path) -> dict[str, dict[str, int]]:
                 lines[key] = lineno
                 qrels.setdefault(query_id, {})[corpus_id] = label
         except UnicodeDecodeError as e:
-            raise ParseError(f"not UTF-8 text ({e.reason})", path=str(path), line=_undecodable_line(path)) from None
+            raise not_utf8_error(e.reason, path, _undecodable_line(path)) from None
     if not qrels:
         raise DatasetError(f"{path} has a header but no judgments")
     return qrels

@@ -71,7 +71,8 @@ def _comparison_table(ev: FeedbackEvaluation, part: SegmentResult) -> list[str]:
                 lines.append(
                     f"| {system} | {c.metric[2]} | {variant} | {_fmt(c.mean_b)} | {_fmt(c.mean_a)} | "
                     f"{c.delta:+.4f}{c.marker(ev.settings['test'])} | [{c.ci_low:+.4f}, {c.ci_high:+.4f}] | "
-                    f"{format_p(c.p_t)} | {format_p(c.p_randomization)} | {format_p(c.p_t_holm)} | {format_p(c.p_randomization_holm)} |"
+                    + " | ".join(map(format_p, (c.p_t, c.p_randomization, c.p_t_holm, c.p_randomization_holm)))
+                    + " |"
                 )
     return lines
 

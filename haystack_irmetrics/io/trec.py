@@ -67,7 +67,12 @@ def _not_utf8(text: str, lines: list[str], first: int, path: PathLike) -> tuple[
         reason = "invalid byte"
     except UnicodeDecodeError as e:
         reason = e.reason
-    return j, ParseError(f"not UTF-8 text ({reason})", path=str(path), line=first + j)
+    return j, not_utf8_error(reason, path, first + j)
+
+
+def not_utf8_error(reason: str, path: PathLike, line: int | None) -> ParseError:
+    """The error for a byte that is not UTF-8 at ``line`` of ``path`` (every reader's wording)."""
+    return ParseError(f"not UTF-8 text ({reason})", path=str(path), line=line)
 
 
 @contextmanager
@@ -76,7 +81,7 @@ def _reading(path: PathLike, lineno: Callable[[], int] = lambda: 0) -> Iterator[
     try:
         yield
     except UnicodeDecodeError as e:
-        raise ParseError(f"not UTF-8 text ({e.reason})", path=str(path), line=_undecodable_line(path)) from None
+        raise not_utf8_error(e.reason, path, _undecodable_line(path)) from None
     except (EOFError, zlib.error, gzip.BadGzipFile) as e:
         raise ParseError(
             f"compressed data is truncated or corrupt ({e})", path=str(path), line=lineno() or None
@@ -104,7 +109,7 @@ def _first_line(path: PathLike) -> str:
     try:
         return line.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        raise ParseError(f"not UTF-8 text ({e.reason})", path=str(path), line=1) from None
+        raise not_utf8_error(e.reason, path, 1) from None
 
 
 # What str.split() takes as whitespace besides C's isspace (trec_eval's separators): in an id, these

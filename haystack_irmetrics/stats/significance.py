@@ -8,10 +8,6 @@ same random draws (one pass, not one per metric). Results are deterministic give
   identical systems give t = 0, p = 1; a constant non-zero difference gives t = +-inf, p = 0 (differences
   that agree to 1e-12 of their size count as constant).
 
-Rounding is no difference: where ``b`` is given, a query's difference within 1e-12 of the larger
-magnitude of that query's two values (``0.1 + 0.2`` against ``0.3``) counts as 0 in every test and interval,
-so two systems that differ only by rounding are identical (t = 0, p = 1) for all of them. Values must
-lie within +-1e100, so that no sum of squares overflows.
 * :func:`randomization_test` -- the paired randomization (sign-flip permutation) test of the mean
   difference, with :func:`scipy.stats.permutation_test`'s conventions (``permutation_type="samples"``):
   every one of the ``2**n`` sign patterns when that is at most ``n_resamples`` (exact p-value), else
@@ -20,6 +16,11 @@ lie within +-1e100, so that no sum of squares overflows.
 * :func:`bootstrap_ci` -- the percentile bootstrap interval of the mean (resampling queries), drawn as
   multinomial weights so all columns share one matrix product per batch.
 * :func:`holm` -- Holm's step-down adjustment of a family of p-values.
+
+Rounding is no difference: where ``b`` is given, a query's difference within 1e-12 of the larger
+magnitude of that query's two values (``0.1 + 0.2`` against ``0.3``) counts as 0 in every test and interval,
+so two systems that differ only by rounding are identical (t = 0, p = 1) for all of them. Values must
+lie within +-1e100, so that no sum of squares overflows.
 """
 
 from __future__ import annotations
@@ -115,10 +116,14 @@ def _checked(x: np.ndarray) -> np.ndarray:
         raise StatsInputError(f"per-query values must be 1-D or (queries, metrics), got shape {x.shape}")
     if x.shape[0] < 2:
         raise StatsInputError(f"need at least 2 queries to test, got {x.shape[0]}")
+    return _finite_within_limit(x, "per-query values")
+
+
+def _finite_within_limit(x: np.ndarray, what: str) -> np.ndarray:
     if not np.isfinite(x).all():
-        raise StatsInputError("per-query values contain NaN or infinity")
+        raise StatsInputError(f"{what} contain NaN or infinity")
     if x.size and np.abs(x).max() > _LIMIT:
-        raise StatsInputError(f"per-query values must lie within +-{_LIMIT:g}, got {np.abs(x).max():g}")
+        raise StatsInputError(f"{what} must lie within +-{_LIMIT:g}, got {np.abs(x).max():g}")
     return x
 
 
@@ -128,10 +133,10 @@ def _same_shape(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return b
 
 
-def labels(values: Any, axis: str = "index") -> Any:
+def _labels(values: Any, axis: str = "index") -> Any:
     """A pandas object's row (``"index"``) or column labels, else None (a list's ``index`` is a method;
     a pyarrow Table's ``columns`` are its data, and it has no ``index``)."""
-    if axis != "index" and labels(values) is None:
+    if axis != "index" and _labels(values) is None:
         return None
     found = getattr(values, axis, None)
     return None if found is None or callable(found) else found
@@ -146,7 +151,7 @@ def _same_labels(la: Any, lb: Any) -> bool:
 def _same_index(a: Any, b: Any) -> None:
     """Values are paired by position: refuse two labelled (pandas) inputs whose labels are not in the same order."""
     for axis, fix in (("index", "b.reindex(a.index)"), ("columns", "b[a.columns]")):
-        la, lb = labels(a, axis), labels(b, axis)
+        la, lb = _labels(a, axis), _labels(b, axis)
         if la is not None and lb is not None and not _same_labels(la, lb):
             raise StatsInputError(
                 f"the two systems' values carry different {'row' if axis == 'index' else 'column'} labels (pandas "
@@ -302,11 +307,7 @@ def percentile_interval(means: Any, confidence: float = 0.95) -> tuple[Any, Any]
     one = m.ndim == 1
     if m.ndim not in (1, 2) or m.shape[0] == 0:
         raise StatsInputError(f"resampled means must be (n_resamples,) or (n_resamples, metrics), got shape {m.shape}")
-    if not np.isfinite(m).all():
-        raise StatsInputError("resampled means contain NaN or infinity")
-    if m.size and np.abs(m).max() > _LIMIT:
-        raise StatsInputError(f"resampled means must lie within +-{_LIMIT:g}, got {np.abs(m).max():g}")
-    m = m.reshape(m.shape[0], -1)
+    m = _finite_within_limit(m, "resampled means").reshape(m.shape[0], -1)
     alpha = (1 - confidence) / 2
     low, high = np.quantile(m, [alpha, 1 - alpha], axis=0)
     # A constant column resamples to the same mean up to rounding: report the mean itself.
