@@ -31,3 +31,32 @@ def data_dir() -> Path:
     if not path.is_dir():
         pytest.skip(f"shared data folder {path} is absent (set IRMETRICS_SHARED_DATA)")
     return path
+
+
+def _switch_scan(path: str) -> pytest.MonkeyPatch:
+    """Point the dict-run scan at ``path``: "native" (the compiled ``core/_rank.c``) or "python"."""
+    from haystack_irmetrics.core import inputs
+
+    patch = pytest.MonkeyPatch()
+    if path == "native":
+        if inputs._native() is None:
+            pytest.skip("the compiled scan is not built here (no C compiler at install?)")
+    else:
+        patch.setattr(inputs, "_NATIVE", None)
+    return patch
+
+
+@pytest.fixture
+def pure_python():
+    """The pure-Python dict scan, for tests of its own internals."""
+    patch = _switch_scan("python")
+    yield
+    patch.undo()
+
+
+@pytest.fixture(scope="module", params=["native", "python"])
+def scan_path(request):
+    """Run a module's tests on both dict scans (module scope: hypothesis allows it, one switch each)."""
+    patch = _switch_scan(request.param)
+    yield request.param
+    patch.undo()

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import copy
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from haystack_irmetrics import evaluate
 from tests import strategies as S
 from tests.oracles import beir_means, pytrec_per_query, pytrec_rr_at, without_identical_ids
+
+# Every test here runs on both dict scans: the compiled one and the pure-Python one.
+pytestmark = pytest.mark.usefixtures("scan_path")
 
 TOL = 1e-12
 
@@ -91,9 +95,6 @@ def _seeded_case(seed: int, n_queries: int, depth: int, n_judged: int, n_values:
         judged = rng.choice(len(pool), size=n_judged, replace=False)
         qrels[q] = {pool[j]: int(rng.integers(-1, 4)) for j in judged}
     return qrels, results
-
-
-import pytest  # noqa: E402
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,9 @@ from haystack_irmetrics.core.measures import FAMILIES, MIN_GEO_MEAN, Measure, pa
 from tests import strategies as S
 from tests.oracles import pytrec_per_query
 
+# Every test here runs on both dict scans: the compiled one and the pure-Python one.
+pytestmark = pytest.mark.usefixtures("scan_path")
+
 FAMILY_NAMES = sorted(FAMILIES)
 PRESETS = ["beir", "trec"]
 GAIN_MAP = {0: 0, 1: 1, 2: 3, 3: 7}

@@ -120,9 +120,9 @@ def test_list_positions_are_the_ranks_the_float32_count_finds(ties, identical, q
     # scores must agree, with repeats and dropped own ids.
     assume(_scored_queries(qrels, lists))
     prep = prepare(RankedRun.from_lists(lists), Qrels.from_dict(qrels), identical)
-    assert prep.pair_rank is not None
-    counted = judged_ranks(replace(prep, pair_rank=None), ties)
-    assert prep.pair_rank.tolist() == counted.tolist()
+    assert prep.pair_ranks is not None
+    counted = judged_ranks(replace(prep, pair_ranks=None), ties)
+    assert prep.pair_ranks[ties].tolist() == counted.tolist()
 
 
 def test_a_repeated_id_counts_once_at_its_first_position():

@@ -20,6 +20,9 @@ from haystack_irmetrics.core.ranking import judged_ranks
 from haystack_irmetrics.errors import InvalidScoreError
 from tests import strategies as S
 
+# Every test here runs on both dict scans: the compiled one and the pure-Python one.
+pytestmark = pytest.mark.usefixtures("scan_path")
+
 # float32 rounding edges: 1 + 2**-24 is the midpoint above 1 (rounds to 1, even); 3.4028235677973366e38
 # is the midpoint above float32's largest value (rounds to inf); subnormals; signed zeros.
 EDGES = [
@@ -189,7 +192,7 @@ def test_a_float_subclass_is_read_by_its_own_value_everywhere_as_pytrec_eval_rea
         assert res.per_query[name]["q"] == oracle[name]["q"]
 
 
-def test_a_run_read_by_numpy_reads_a_float_subclass_one_way_throughout(monkeypatch):
+def test_a_run_read_by_numpy_reads_a_float_subclass_one_way_throughout(monkeypatch, pure_python):
     # when struct refuses a run (a Mapping whose len() lies, say), numpy reads all of it (float(),
     # so __float__), the judged and tie-member scores too: consistent ranks
     from haystack_irmetrics import evaluate

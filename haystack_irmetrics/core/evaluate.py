@@ -296,7 +296,7 @@ class _Evaluation:
     def ranked(self, ties: str) -> tuple[np.ndarray, np.ndarray]:
         """Pair order sorted by (query, rank) and the sorted ranks, per tie policy (cached)."""
         if ties not in self._ranks:
-            if self._counted is None and self.prep.pair_rank is None:
+            if self._counted is None and self.prep.pair_ranks is None:
                 self._counted = count_f32(self.prep)
             ranks = judged_ranks(self.prep, ties, self._counted)
             # Pairs are grouped by query already; most queries hold one, so the order often stands.

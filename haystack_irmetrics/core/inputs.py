@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import operator
+import os
 import struct
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -696,7 +697,8 @@ class Prepared:
     with its float64 score. ``ids_at(positions)`` returns the doc ids at flat positions and
     ``exact_at(positions, ids)`` their float64 scores (tie-group members need both). ``judged_labels`` holds every judgment of the scored
     queries (retrieved or not), query ``i`` owning ``judged_labels[judged_offsets[i]:judged_offsets[i+1]]``.
-    ``pair_rank``, when the run is ranked lists, is every pair's 0-based rank: its position (no ties exist).
+    ``pair_ranks``, when known already, maps each tie order (``"trec"``, ``"stable"``) to every pair's
+    0-based rank: for ranked lists their position (no ties exist), for dicts the compiled scan's ranks.
     """
 
     qids: list[str]
@@ -710,7 +712,7 @@ class Prepared:
     pair_doc: list[str]
     judged_offsets: np.ndarray
     judged_labels: np.ndarray
-    pair_rank: np.ndarray | None = None
+    pair_ranks: Mapping[str, np.ndarray] | None = None
     # The run's own score objects at (positions, ids), for dict runs: a Python int beyond 2**53 ties
     # its neighbours as a double, but BEIR's sort compares the ints themselves.
     raw_at: Callable[[np.ndarray, list[str]], list] | None = None
@@ -753,6 +755,10 @@ def prepare(run: Run | ColumnarRun, qrels: Qrels, ignore_identical_ids: bool) ->
     n = len(qids)
     lengths = np.fromiter(map(len, inner), np.int64, count=n)
     raw_offsets = _csr(lengths)
+    if run.plain and (native := _native()) is not None:
+        prep = _prepare_native(native, run, qrels, qids, judged, inner, lengths, raw_offsets, ignore_identical_ids)
+        if prep is not None:
+            return prep
     # The one pass over every retrieved score, read as float32 (the ranking precision).
     n_scores = int(raw_offsets[-1])
     packed = _read_f32(inner, lengths, n_scores)
@@ -797,6 +803,73 @@ def prepare(run: Run | ColumnarRun, qrels: Qrels, ignore_identical_ids: bool) ->
         pair_doc,
         judged_offsets,
         judged_labels,
+        raw_at=members.raw,
+    )
+
+
+def _native() -> Any:
+    """The compiled scan (``core/_rank.c``), or None where it was not built or is switched off."""
+    global _NATIVE
+    if _NATIVE is _UNSET:
+        try:
+            from . import _rank
+        except ImportError:
+            _rank = None
+        _NATIVE = None if os.environ.get("HAYSTACK_IRMETRICS_PURE_PYTHON") else _rank
+    return _NATIVE
+
+
+_UNSET = object()
+_NATIVE: Any = _UNSET
+
+
+def _prepare_native(
+    native: Any,
+    run: Run,
+    qrels: Qrels,
+    qids: list[str],
+    judged: list,
+    inner: list,
+    lengths: np.ndarray,
+    raw_offsets: np.ndarray,
+    ignore_identical_ids: bool,
+) -> Prepared | None:
+    """:func:`prepare` for plain dicts by the compiled scan: each query's scores are read, its judged
+    documents looked up and ranked in both orders while the query is in cache. None: an input the
+    scan does not take (see ``_rank.c``); the Python path then reads it and names what is wrong."""
+    judged_offsets, judged_labels = _scored_labels(qrels, qids, judged)
+    total = int(judged_offsets[-1])
+    scores = np.empty(int(raw_offsets[-1]), np.float32)
+    own = np.empty(len(qids), np.int64)
+    found = np.empty(total, np.float64)
+    trec = np.empty(total, np.int64)
+    stable = np.empty(total, np.int64)
+    if not native.rank_dicts(inner, qids, judged, ignore_identical_ids, scores, own, found, trec, stable):
+        return None
+    dropped = np.flatnonzero(own >= 0)
+    own_pos = dict(zip(dropped.tolist(), own[dropped].tolist()))
+    if own_pos:
+        lengths = lengths.copy()
+        lengths[dropped] -= 1
+        scores = scores[: scores.size - dropped.size]
+    offsets = _csr(lengths) if own_pos else raw_offsets
+    idx = np.flatnonzero(trec >= 0)
+    owner = np.repeat(np.arange(len(qids)), np.diff(judged_offsets))
+    flat_docs = list(chain.from_iterable(judged))
+    members = _DictMembers(inner, raw_offsets, offsets, own_pos, True, _packed_f64)
+    return Prepared(
+        qids,
+        offsets,
+        scores,
+        members,
+        members.scores,
+        owner[idx],
+        found[idx],
+        judged_labels[idx],
+        list(map(flat_docs.__getitem__, idx.tolist())),
+        judged_offsets,
+        judged_labels,
+        pair_ranks={"trec": trec[idx], "stable": stable[idx]},
         raw_at=members.raw,
     )
 
@@ -1008,7 +1081,8 @@ def _prepare_ranked(run: RankedRun, qrels: Qrels, ignore_identical_ids: bool) ->
         list(map(flat_docs.__getitem__, idx.tolist())),
         judged_offsets,
         judged_labels,
-        at - offsets[pair_query],  # the rank is the position among the query's kept rows
+        # The rank is the position among the query's kept rows, in either order.
+        pair_ranks=dict.fromkeys(("trec", "stable"), at - offsets[pair_query]),
     )
 
 

@@ -69,8 +69,8 @@ def judged_ranks(prep: Prepared, ties: str, counted: Counted | None = None) -> n
     """0-based rank of every judged retrieved document (``prep.pair_*``) under ``ties``."""
     if prep.pair_query.size == 0:
         return np.zeros(0, np.int64)
-    if prep.pair_rank is not None:  # ranked lists: nothing to count, no ties to break
-        return prep.pair_rank
+    if prep.pair_ranks is not None:  # ranked lists, or ranked by the compiled scan already
+        return prep.pair_ranks[ties]
     if counted is None:
         counted = count_f32(prep)
     if counted.tie_pair.size == 0:

@@ -1,0 +1,174 @@
+"""The compiled dict scan (``core/_rank.c``) against the pure-Python scan it stands in for.
+
+Both must prepare the same arrays, bit for bit, and rank every judged document the same in both
+orders; inputs the compiled scan does not take must reach the Python path (same values, same
+errors). The oracle tests (test_differential, test_properties, test_ranking) run on both scans too.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from collections import OrderedDict
+from decimal import Decimal
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from haystack_irmetrics import evaluate
+from haystack_irmetrics.core import inputs
+from haystack_irmetrics.core.inputs import Qrels, Run, prepare
+from haystack_irmetrics.core.ranking import judged_ranks
+from tests import strategies as S
+from tests.conftest import _switch_scan
+
+QIDS = ["q1", "q2", "10", "9"]
+# Query ids among the documents (BEIR drops those), byte-order traps, non-ASCII, a prefix pair.
+DOCS = [*QIDS, "d1", "d2", "d10", "d9", "D1", "é", "ü", "a", "a\x00", "ab", *(f"x{i}" for i in range(30))]
+# Exact ties; 1 and 1 + 2**-30 tie in float32 but not in float64 (the stable order tells them
+# apart); ints within 2**53; float32 overflow (+-inf there); signed zeros.
+SCORES = [0.0, -0.0, 1.0, 1.0 + 2**-30, 1.0 - 2**-30, 2, 0.5, -1, 2**53 - 1, 3.5e38, -3.5e38, 1e-46, 7.0]
+scores = st.sampled_from(SCORES) | st.floats(-3, 3, allow_nan=False).map(lambda x: round(x, 1))
+
+
+@st.composite
+def inputs_(draw):
+    qids = draw(st.lists(st.sampled_from(QIDS), min_size=1, max_size=4, unique=True))
+    results = {q: draw(st.dictionaries(st.sampled_from(DOCS), scores, max_size=40)) for q in qids}
+    qrels = {}
+    for q in draw(st.lists(st.sampled_from(QIDS), min_size=1, max_size=4, unique=True)):
+        # up to every document judged: the few-judged pass and the one-sort pass of each query
+        qrels[q] = draw(st.dictionaries(st.sampled_from(DOCS), st.sampled_from([-1, 0, 1, 2, 0.5]), max_size=40))
+    return qrels, results
+
+
+def _prepare(path: str, qrels: dict, results: dict, drop: bool):
+    patch = _switch_scan(path)
+    try:
+        return prepare(Run.from_dict(results), Qrels.from_dict(qrels), drop)
+    finally:
+        patch.undo()
+
+
+def _bits(a: np.ndarray) -> list:
+    return a.view(np.uint64 if a.dtype == np.float64 else np.uint32).tolist()
+
+
+def test_the_compiled_scan_is_built_where_the_suite_runs():
+    # pip builds it with optional=True, so a failed build would pass silently: the suite says so
+    if os.environ.get("HAYSTACK_IRMETRICS_PURE_PYTHON"):
+        pytest.skip("HAYSTACK_IRMETRICS_PURE_PYTHON is set")
+    from haystack_irmetrics.core import _rank
+
+    assert callable(_rank.rank_dicts)
+
+
+@pytest.mark.parametrize("drop", [False, True])
+@given(data=inputs_())
+def test_the_compiled_scan_prepares_what_the_python_scan_prepares(drop, data):
+    qrels, results = data
+    if not any(qrels.get(q) for q in results):
+        return
+    native = _prepare("native", qrels, results, drop)
+    python = _prepare("python", qrels, results, drop)
+    assert native.pair_ranks is not None  # the compiled scan took it
+    assert native.qids == python.qids
+    assert native.offsets.tolist() == python.offsets.tolist()
+    assert _bits(native.scores) == _bits(python.scores)
+    assert native.pair_query.tolist() == python.pair_query.tolist()
+    assert native.pair_doc == python.pair_doc
+    assert _bits(native.pair_score) == _bits(python.pair_score)
+    assert native.pair_label.tolist() == python.pair_label.tolist()
+    assert native.judged_offsets.tolist() == python.judged_offsets.tolist()
+    for ties in ("trec", "stable"):
+        assert native.pair_ranks[ties].tolist() == judged_ranks(python, ties).tolist(), ties
+    # the members the Python path reads ids and scores through still point at the same documents
+    positions = np.arange(native.scores.size)
+    assert native.ids_at(positions) == python.ids_at(positions)
+
+
+def test_one_large_tie_group_with_half_its_documents_judged_ranks_as_the_python_scan_does():
+    results = {"q": {f"d{i}": 1.0 for i in range(3000)}, "p": {f"d{i}": float(i % 7) for i in range(3000)}}
+    results["q"]["d17"] = 1.0 + 2**-30  # ties d* in float32, beats them in float64
+    qrels = {q: {f"d{i}": 1 for i in range(0, 3000, 2)} for q in results}
+    native = _prepare("native", qrels, results, True)
+    python = _prepare("python", qrels, results, True)
+    for ties in ("trec", "stable"):
+        assert native.pair_ranks[ties].tolist() == judged_ranks(python, ties).tolist()
+
+
+class _Str(str):
+    pass
+
+
+# Inputs the compiled scan hands to the Python path: anything but exact str ids, dicts and plain
+# numbers, and ints that a double cannot hold (BEIR compares those as ints).
+HANDED_OVER = {
+    "int doc id": ({"q": {"a": 1}}, {"q": {"a": 1.0, 7: 2.0}}),
+    "str subclass doc id": ({"q": {"a": 1}}, {"q": {"a": 1.0, _Str("b"): 2.0}}),
+    "str subclass judged id": ({"q": {_Str("a"): 1}}, {"q": {"a": 1.0, "b": 2.0}}),
+    "numpy float32 score": ({"q": {"a": 1}}, {"q": {"a": np.float32(1.0), "b": 2.0}}),
+    "bool score": ({"q": {"a": 1}}, {"q": {"a": True, "b": 2.0}}),
+    "Decimal score": ({"q": {"a": 1}}, {"q": {"a": Decimal("0.5"), "b": 2.0}}),
+    "int beyond 2**53": ({"q": {"a": 1}}, {"q": {"a": 2**53 + 1, "b": 2**53}}),
+    "negative int beyond 2**53": ({"q": {"a": 1}}, {"q": {"a": -(2**60), "b": -(2**60) - 1}}),
+    "huge int": ({"q": {"a": 1}}, {"q": {"a": 10**400, "b": 2.0}}),
+    "NaN score": ({"q": {"a": 1}}, {"q": {"a": float("nan"), "b": 2.0}}),
+    "inf score": ({"q": {"a": 1}}, {"q": {"a": 1.0, "b": float("inf")}}),
+    "None score": ({"q": {"a": 1}}, {"q": {"a": None, "b": 2.0}}),
+    "string score": ({"q": {"a": 1}}, {"q": {"a": "0.5", "b": 2.0}}),
+    "qrels dict subclass": ({"q": OrderedDict(a=1)}, {"q": {"a": 1.0, "b": 2.0}}),
+}
+
+
+def _outcome(path: str, qrels: dict, results: dict):
+    patch = _switch_scan(path)
+    try:
+        res = evaluate(qrels, results, [1, 3], preset="beir")
+        return "values", {k: dict(v) for k, v in res.per_query.items()}
+    except Exception as exc:  # the same typed error, word for word, on both paths
+        return type(exc), str(exc)
+    finally:
+        patch.undo()
+
+
+@pytest.mark.parametrize("case", list(HANDED_OVER))
+def test_inputs_the_compiled_scan_does_not_take_get_the_python_paths_values_or_error(case):
+    qrels, results = HANDED_OVER[case]
+    native = inputs._native()
+    if native is None:
+        pytest.skip("the compiled scan is not built")
+    buffers = [
+        np.empty(n, t) for n, t in ((10, np.float32), (1, np.int64), (1, np.float64), (1, np.int64), (1, np.int64))
+    ]
+    run_q, judged_q = results["q"], qrels["q"]
+    if type(judged_q) is dict and len(judged_q) == 1:
+        assert native.rank_dicts([run_q], ["q"], [judged_q], True, *buffers) is False
+    before = copy.deepcopy(results), copy.deepcopy(qrels)
+    assert _outcome("native", qrels, results) == _outcome("python", qrels, results)
+    assert (results, qrels) == before or case == "NaN score"  # NaN != NaN; nothing was changed
+
+
+def test_float_subclasses_are_read_by_their_own_value_on_both_scans():
+    results = {"q": {"a": np.float64(0.5), "b": 2.0, "c": np.float64(2.0)}}
+    qrels = {"q": {"a": 1, "c": 2}}
+    assert _outcome("native", qrels, results) == _outcome("python", qrels, results)
+    assert _prepare("native", qrels, results, True).pair_ranks is not None
+
+
+def test_a_query_whose_own_id_is_judged_and_retrieved_counts_it_on_neither_scan_when_dropped():
+    results = {"q": {"q": 9.0, "a": 1.0, "b": 1.0}}
+    qrels = {"q": {"q": 2, "b": 1}}
+    for drop in (True, False):
+        native = _prepare("native", qrels, results, drop)
+        python = _prepare("python", qrels, results, drop)
+        assert native.pair_doc == python.pair_doc == (["b"] if drop else ["q", "b"])
+        assert native.pair_ranks["trec"].tolist() == judged_ranks(python, "trec").tolist()
+
+
+@given(S.beir_safe())
+def test_beir_preset_values_agree_on_both_scans(data):
+    qrels, results = data
+    assert _outcome("native", qrels, results) == _outcome("python", qrels, results)
