@@ -386,6 +386,13 @@ def _byte_compile_ours() -> bool:
     return package.is_dir() and bool(compileall.compile_dir(str(package), quiet=2))
 
 
+def _compiled_scan() -> bool | None:
+    """Whether ``ours`` runs with the compiled dict scan (``core/_rank.c``), as the timed processes see it."""
+    code = "from haystack_irmetrics.core.inputs import _native; print(_native() is not None)"
+    p = subprocess.run([sys.executable, "-c", code], env=_env(), cwd=ROOT, capture_output=True, text=True)
+    return {"True": True, "False": False}.get(p.stdout.strip())
+
+
 def _import_time(module: str, n: int = 5) -> dict[str, Any]:
     code = (
         "import importlib, json, sys; importlib.import_module(sys.argv[1]); "
@@ -638,6 +645,9 @@ def write_report(data: dict[str, Any], out_dir: Path) -> Path:
         f"{meta['date']} · {meta['cpu_count']} cores ({meta['cpu_model']}) · {meta.get('memory_gib')} GiB · "
         f"Python {meta['python']} · commit {meta.get('git_commit') or 'none'}"
         + (" · package byte-compiled, as installed" if meta.get("byte_compiled") else "")
+        + {True: " · compiled dict scan in use", False: " · **compiled dict scan not built: pure-Python path**"}.get(
+            meta.get("compiled_scan"), ""
+        )
         + (" · **QUICK smoke run (~20× smaller workloads), not the real numbers**" if meta["quick"] else ""),
         "",
         "Produced by `python benchmarks/run.py` (see `benchmarks/README.md` for what is measured and how).",
@@ -766,6 +776,7 @@ def main(argv: list[str] | None = None) -> int:
 
     data: dict[str, Any] = {"meta": _meta(args), "workloads": {}, "imports": {}}
     data["meta"]["byte_compiled"] = _byte_compile_ours()
+    data["meta"]["compiled_scan"] = _compiled_scan()
     print(
         f"{data['meta']['cpu_count']} cores, {data['meta']['cpu_model']}, Python {data['meta']['python']}", flush=True
     )

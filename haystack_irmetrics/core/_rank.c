@@ -277,7 +277,7 @@ static PyObject *rank_dicts(PyObject *self, PyObject *args) {
     for (Py_ssize_t i = 0; i < n && status == 1; i++) {
         PyObject *run = PyList_GET_ITEM(inner, i), *qrel = PyList_GET_ITEM(judged, i);
         PyObject *qid = PyList_GET_ITEM(qids, i);
-        if (!PyDict_CheckExact(run) || !PyDict_CheckExact(qrel) || !PyUnicode_Check(qid)) {
+        if (!PyDict_CheckExact(run) || !PyDict_CheckExact(qrel) || !PyUnicode_CheckExact(qid)) {
             status = 0;
             break;
         }

@@ -7,6 +7,13 @@ just its score, read in one C-level pass straight into float32 (the precision tr
 judged documents and tie-group members keep float64): packed query by query with :mod:`struct`,
 or with :func:`numpy.fromiter` where that refuses a value.
 
+Where the optional compiled scan (``_rank.c``, built at install when a C compiler is there) is
+available, plain dict runs with str ids and float (or int) scores go through it instead: it reads
+each query's scores, looks up its judged documents and ranks them in both orders while the query
+is in cache. It computes what the Python path computes (the tests run both against the oracles);
+any other input, and every error, stays with the Python path. ``IRMETRICS_PURE_PYTHON=1``
+switches it off.
+
 Validation lives here, in one place. Scores and labels must be real numbers; ``None``, NaN,
 infinities and strings (numeric ones too) raise wherever they are. Labels and columns are
 type-checked in full; scores are converted by :mod:`struct`, which refuses anything but numbers
@@ -815,7 +822,7 @@ def _native() -> Any:
             from . import _rank
         except ImportError:
             _rank = None
-        _NATIVE = None if os.environ.get("HAYSTACK_IRMETRICS_PURE_PYTHON") else _rank
+        _NATIVE = None if os.environ.get("IRMETRICS_PURE_PYTHON") else _rank
     return _NATIVE
 
 
