@@ -172,3 +172,35 @@ def test_a_query_whose_own_id_is_judged_and_retrieved_counts_it_on_neither_scan_
 def test_beir_preset_values_agree_on_both_scans(data):
     qrels, results = data
     assert _outcome("native", qrels, results) == _outcome("python", qrels, results)
+
+
+class _NeverEqual(str):
+    """A query id whose own ``__eq__`` says no document is it (BEIR compares ``qid == pid``)."""
+
+    __hash__ = str.__hash__
+
+    def __eq__(self, other: object) -> bool:
+        return False
+
+
+def test_a_query_id_with_its_own_equality_is_left_to_the_python_path_as_beir_compares_it():
+    # the document "q1" is not the query by the id's own __eq__: BEIR keeps it (NDCG@1 0.0)
+    q = _NeverEqual("q1")
+    qrels, results = {q: {"d1": 1}}, {q: {"q1": 5.0, "d1": 1.0}}
+    assert _outcome("native", qrels, results) == _outcome("python", qrels, results)
+    assert _outcome("native", qrels, results)[1]["NDCG@1"] == {q: 0.0}
+
+
+def test_an_empty_first_query_is_scanned_without_reading_unallocated_memory():
+    # the working arrays are allocated before the first copy, even for a query of no documents
+    qrels, results = {"q": {"a": 1}, "p": {"a": 1}}, {"q": {}, "p": {"a": 1.0}}
+    assert _outcome("native", qrels, results) == _outcome("python", qrels, results)
+
+
+@pytest.mark.parametrize(("value", "native"), [("", True), ("0", True), ("1", False), ("yes", False)])
+def test_irmetrics_pure_python_switches_the_compiled_scan_off_unless_empty_or_0(monkeypatch, value, native):
+    if inputs._native() is None:
+        pytest.skip("the compiled scan is not built")
+    monkeypatch.setenv("IRMETRICS_PURE_PYTHON", value)
+    monkeypatch.setattr(inputs, "_NATIVE", inputs._UNSET)  # read the switch again
+    assert (inputs._native() is not None) is native

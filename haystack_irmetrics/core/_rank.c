@@ -13,7 +13,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include <math.h>
+#include <math.h> /* isfinite, NAN: macros, no libm call */
 #include <stdint.h>
 #include <string.h>
 
@@ -41,7 +41,7 @@ static void work_free(Work *w) {
 }
 
 static int work_grow(Work *w, Py_ssize_t m) {
-    if (m <= w->cap) return 0;
+    if (m <= w->cap && w->s != NULL) return 0;
     Py_ssize_t cap = m < 1024 ? 1024 : m;
     work_free(w);
     w->s = PyMem_Malloc(cap * sizeof(float));
@@ -160,12 +160,15 @@ static int rank_query(Work *w, PyObject *run, PyObject *qrel, PyObject *qid, int
         m++;
         raw++;
     }
-    memcpy(scores_out, w->s, m * sizeof(float));
+    if (m) memcpy(scores_out, w->s, m * sizeof(float));
     *n_written = m;
 
     Py_ssize_t n_judged = PyDict_GET_SIZE(qrel);
-    /* Few judged documents: one pass over the scores each. Many: sort the query once. */
-    int heavy = n_judged > 2 * log2((double)m + 2) + 4;
+    /* Few judged documents: one pass over the scores each. Many (beyond ~2 log2 m + 4): sort the
+     * query once. The choice changes the cost only, never a rank. */
+    Py_ssize_t bits = 0;
+    for (size_t v = (size_t)m + 2; v; v >>= 1) bits++;
+    int heavy = n_judged > 2 * bits + 4;
     int sorted_trec = 0, sorted_stable = 0;
     Py_ssize_t j = 0;
     pos = 0;
@@ -181,7 +184,8 @@ static int rank_query(Work *w, PyObject *run, PyObject *qrel, PyObject *qid, int
         }
         double dv;
         if (as_double(hit, &dv) < 0) return 0; /* read above already; kept for safety */
-        float t = (float)dv;
+        volatile float rounded = (float)dv; /* through memory: a float, even where registers hold more (x87) */
+        const float t = rounded;
         found[j] = dv;
         if (heavy) {
             if (!sorted_trec) {

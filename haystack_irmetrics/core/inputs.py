@@ -822,7 +822,7 @@ def _native() -> Any:
             from . import _rank
         except ImportError:
             _rank = None
-        _NATIVE = None if os.environ.get("IRMETRICS_PURE_PYTHON") else _rank
+        _NATIVE = None if os.environ.get("IRMETRICS_PURE_PYTHON", "") not in ("", "0") else _rank
     return _NATIVE
 
 
