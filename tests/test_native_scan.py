@@ -62,7 +62,8 @@ def test_the_compiled_scan_is_built_where_the_suite_runs():
         pytest.skip("IRMETRICS_PURE_PYTHON is set")
     from haystack_irmetrics.core import _rank
 
-    assert callable(_rank.rank_dicts)
+    assert callable(_rank.prepare_dicts)
+    assert callable(_rank.flat_values)
 
 
 @pytest.mark.parametrize("drop", [False, True])
@@ -82,6 +83,7 @@ def test_the_compiled_scan_prepares_what_the_python_scan_prepares(drop, data):
     assert _bits(native.pair_score) == _bits(python.pair_score)
     assert native.pair_label.tolist() == python.pair_label.tolist()
     assert native.judged_offsets.tolist() == python.judged_offsets.tolist()
+    assert _bits(native.judged_labels) == _bits(python.judged_labels)
     for ties in ("trec", "stable"):
         assert native.pair_ranks[ties].tolist() == judged_ranks(python, ties).tolist(), ties
     # the members the Python path reads ids and scores through still point at the same documents
@@ -120,6 +122,8 @@ HANDED_OVER = {
     "None score": ({"q": {"a": 1}}, {"q": {"a": None, "b": 2.0}}),
     "string score": ({"q": {"a": 1}}, {"q": {"a": "0.5", "b": 2.0}}),
     "qrels dict subclass": ({"q": OrderedDict(a=1)}, {"q": {"a": 1.0, "b": 2.0}}),
+    "numpy float64 label": ({"q": {"a": np.float64(1.0)}}, {"q": {"a": 1.0, "b": 2.0}}),
+    "int label beyond 2**53": ({"q": {"a": 2**53 + 1}}, {"q": {"a": 1.0, "b": 2.0}}),
 }
 
 
@@ -140,12 +144,7 @@ def test_inputs_the_compiled_scan_does_not_take_get_the_python_paths_values_or_e
     native = inputs._native()
     if native is None:
         pytest.skip("the compiled scan is not built")
-    buffers = [
-        np.empty(n, t) for n, t in ((10, np.float32), (1, np.int64), (1, np.float64), (1, np.int64), (1, np.int64))
-    ]
-    run_q, judged_q = results["q"], qrels["q"]
-    if type(judged_q) is dict and len(judged_q) == 1:
-        assert native.rank_dicts([run_q], ["q"], [judged_q], True, *buffers) is False
+    assert native.prepare_dicts(list(results.values()), list(results), qrels, True) is None
     before = copy.deepcopy(results), copy.deepcopy(qrels)
     assert _outcome("native", qrels, results) == _outcome("python", qrels, results)
     assert (results, qrels) == before or case == "NaN score"  # NaN != NaN; nothing was changed
@@ -204,3 +203,53 @@ def test_irmetrics_pure_python_switches_the_compiled_scan_off_unless_empty_or_0(
     monkeypatch.setenv("IRMETRICS_PURE_PYTHON", value)
     monkeypatch.setattr(inputs, "_NATIVE", inputs._UNSET)  # read the switch again
     assert (inputs._native() is not None) is native
+
+
+def _qrels(path: str, qrels: dict):
+    patch = _switch_scan(path)
+    try:
+        return Qrels.from_dict(qrels)
+    except Exception as exc:
+        return type(exc), str(exc)
+    finally:
+        patch.undo()
+
+
+labels = st.sampled_from([0, 1, 2, -1, 0.5, -0.0, 2**53 - 1, 1e300]) | st.floats(allow_nan=False, allow_infinity=False)
+
+
+@given(st.dictionaries(st.sampled_from(QIDS), st.dictionaries(st.sampled_from(DOCS), labels, max_size=10), min_size=1))
+def test_the_compiled_label_read_equals_the_python_read(qrels):
+    native, python = _qrels("native", qrels), _qrels("python", qrels)
+    assert native.qids == python.qids
+    assert native.offsets.tolist() == python.offsets.tolist()
+    assert _bits(native.labels) == _bits(python.labels)
+
+
+@pytest.mark.parametrize(
+    "label",
+    [np.float64(0.5), np.int64(2), True, Decimal("0.5"), 2**53 + 1, 10**400, float("nan"), None, "1"],
+    ids=repr,
+)
+def test_labels_the_compiled_read_does_not_take_get_the_python_paths_values_or_error(label):
+    native = inputs._native()
+    if native is None:
+        pytest.skip("the compiled scan is not built")
+    qrels = {"q": {"a": 1, "b": label}}
+    assert native.flat_values(list(qrels.values()), np.empty(2, np.float64)) is False
+    got, want = _qrels("native", qrels), _qrels("python", qrels)
+    if isinstance(want, tuple):
+        assert got == want
+    else:
+        assert _bits(got.labels) == _bits(want.labels)
+
+
+def test_doc_ids_the_compiled_label_read_does_not_take_get_the_python_paths_error():
+    native = inputs._native()
+    if native is None:
+        pytest.skip("the compiled scan is not built")
+    for qrels in ({"q": {"a": 1, 7: 1}}, {"q": {_Str("a"): 1}}, {"q": OrderedDict(a=1)}):
+        size = sum(map(len, qrels.values()))
+        assert native.flat_values(list(qrels.values()), np.empty(size, np.float64)) is False
+        got, want = _qrels("native", qrels), _qrels("python", qrels)
+        assert (got == want) if isinstance(want, tuple) else _bits(got.labels) == _bits(want.labels)

@@ -126,10 +126,6 @@ static Py_ssize_t rank_in(const Work *w, const Py_ssize_t *ord, Py_ssize_t n, Py
     return lo;
 }
 
-typedef struct {
-    Py_buffer scores, own, found, trec, stable;
-} Out;
-
 static int check_buffer(Py_buffer *b, Py_ssize_t itemsize, Py_ssize_t n, const char *name) {
     if (b->itemsize != itemsize || b->len != n * itemsize) {
         PyErr_Format(PyExc_ValueError, "%s: expected %zd items of %zd bytes", name, n, itemsize);
@@ -140,7 +136,8 @@ static int check_buffer(Py_buffer *b, Py_ssize_t itemsize, Py_ssize_t n, const c
 
 /* Rank one query's judged documents. Returns 1 when done, 0 to fall back, -1 on a Python error. */
 static int rank_query(Work *w, PyObject *run, PyObject *qrel, PyObject *qid, int drop, float *scores_out,
-                      Py_ssize_t *n_written, int64_t *own_out, double *found, int64_t *trec, int64_t *stable) {
+                      Py_ssize_t *n_written, int64_t *own_out, double *labels, double *found, int64_t *trec,
+                      int64_t *stable, PyObject *pair_doc) {
     Py_ssize_t m_raw = PyDict_GET_SIZE(run);
     if (work_grow(w, m_raw) < 0) return -1;
     Py_ssize_t pos = 0, raw = 0, m = 0;
@@ -173,7 +170,10 @@ static int rank_query(Work *w, PyObject *run, PyObject *qrel, PyObject *qid, int
     Py_ssize_t j = 0;
     pos = 0;
     while (PyDict_Next(qrel, &pos, &key, &value)) {
-        if (!PyUnicode_CheckExact(key)) return 0;
+        /* Labels as the Python read takes them here: exact floats, ints within 2**53. */
+        if (!PyUnicode_CheckExact(key) || (!PyFloat_CheckExact(value) && !PyLong_CheckExact(value)) ||
+            as_double(value, labels + j) < 0)
+            return 0;
         PyObject *hit = PyDict_GetItemWithError(run, key);
         if (hit == NULL && PyErr_Occurred()) return -1;
         if (hit == NULL || (drop && *own_out >= 0 && same_str(key, qid))) {
@@ -187,6 +187,7 @@ static int rank_query(Work *w, PyObject *run, PyObject *qrel, PyObject *qid, int
         volatile float rounded = (float)dv; /* through memory: a float, even where registers hold more (x87) */
         const float t = rounded;
         found[j] = dv;
+        if (PyList_Append(pair_doc, key) < 0) return -1;
         if (heavy) {
             if (!sorted_trec) {
                 for (Py_ssize_t e = 0; e < m; e++) w->ord[e] = e;
@@ -245,71 +246,175 @@ static int rank_query(Work *w, PyObject *run, PyObject *qrel, PyObject *qid, int
     return 1;
 }
 
-PyDoc_STRVAR(rank_dicts_doc,
-             "rank_dicts(inner, qids, judged, drop_identical, scores, own, found, trec, stable) -> bool\n\n"
-             "Per query i: inner[i] the run's {doc: score}, judged[i] its qrels {doc: label}. Writes the\n"
-             "kept float32 scores (query by query), each query's dropped own-id position (-1: none),\n"
-             "and per judgment (qrels order) the float64 score (NaN: not retrieved) and 0-based ranks\n"
-             "in the trec and stable orders (-1: not retrieved). False: an input this scan does not take.");
+static PyObject *new_bytes(Py_ssize_t n, Py_ssize_t itemsize) {
+    return PyByteArray_FromStringAndSize(NULL, n * itemsize);
+}
 
-static PyObject *rank_dicts(PyObject *self, PyObject *args) {
-    PyObject *inner, *qids, *judged;
+PyDoc_STRVAR(prepare_dicts_doc,
+             "prepare_dicts(inner, qids, qrels, drop_identical) -> tuple | None\n\n"
+             "inner[i] is the run's {doc: score} of query qids[i]; qrels the {qid: {doc: label}} dict.\n"
+             "The queries with judgments are scored. Returns bytearrays (int64 unless said) of: the scored\n"
+             "queries' indices, their kept lengths, their dropped own-id positions (-1: none), their\n"
+             "judgment counts, the kept float32 scores, and per judgment (qrels order) the float64 label,\n"
+             "the float64 score (NaN: not retrieved) and the 0-based ranks in the trec and stable orders\n"
+             "(-1: not retrieved); then the list of retrieved judged ids. None: an input this scan does\n"
+             "not take.");
+
+static PyObject *prepare_dicts(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *inner, *qids, *qrels;
     int drop;
-    Out o;
-    memset(&o, 0, sizeof o);
-    if (!PyArg_ParseTuple(args, "O!O!O!pw*w*w*w*w*", &PyList_Type, &inner, &PyList_Type, &qids, &PyList_Type,
-                          &judged, &drop, &o.scores, &o.own, &o.found, &o.trec, &o.stable))
+    if (!PyArg_ParseTuple(args, "O!O!O!p", &PyList_Type, &inner, &PyList_Type, &qids, &PyDict_Type, &qrels, &drop))
         return NULL;
-    PyObject *result = NULL;
+    Py_ssize_t n = PyList_GET_SIZE(inner);
+    if (PyList_GET_SIZE(qids) != n) {
+        PyErr_SetString(PyExc_ValueError, "inner and qids differ in length");
+        return NULL;
+    }
+    if (!PyDict_CheckExact(qrels)) Py_RETURN_NONE;
+    /* Pass 1: each query's judgments. Strong references: a lookup in qrels may run a key's own __eq__. */
+    PyObject **held = PyMem_Calloc(3 * (size_t)(n ? n : 1), sizeof(PyObject *));
+    Py_ssize_t *index = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Py_ssize_t));
+    PyObject *result = NULL, *out[9] = {NULL}, *pair_doc = NULL;
+    Py_ssize_t ns = 0, n_scores = 0, n_judged = 0;
+    int status = 1;
     Work w;
     memset(&w, 0, sizeof w);
-    Py_ssize_t n = PyList_GET_SIZE(inner);
-    Py_ssize_t n_scores = o.scores.len / (Py_ssize_t)sizeof(float);
-    Py_ssize_t n_found = o.found.len / (Py_ssize_t)sizeof(double);
-    if (PyList_GET_SIZE(qids) != n || PyList_GET_SIZE(judged) != n) {
-        PyErr_SetString(PyExc_ValueError, "inner, qids and judged differ in length");
+    if (!held || !index) {
+        PyErr_NoMemory();
         goto done;
     }
-    if (check_buffer(&o.scores, sizeof(float), n_scores, "scores") < 0 ||
-        check_buffer(&o.own, sizeof(int64_t), n, "own") < 0 ||
-        check_buffer(&o.found, sizeof(double), n_found, "found") < 0 ||
-        check_buffer(&o.trec, sizeof(int64_t), n_found, "trec") < 0 ||
-        check_buffer(&o.stable, sizeof(int64_t), n_found, "stable") < 0)
-        goto done;
-    Py_ssize_t at = 0, jat = 0;
-    int status = 1;
+    PyObject **runs = held, **names = held + n, **judged = held + 2 * n;
     for (Py_ssize_t i = 0; i < n && status == 1; i++) {
-        PyObject *run = PyList_GET_ITEM(inner, i), *qrel = PyList_GET_ITEM(judged, i);
-        PyObject *qid = PyList_GET_ITEM(qids, i);
-        if (!PyDict_CheckExact(run) || !PyDict_CheckExact(qrel) || !PyUnicode_CheckExact(qid)) {
+        if (PyList_GET_SIZE(inner) != n || PyList_GET_SIZE(qids) != n) { /* changed by a key's __eq__ */
             status = 0;
             break;
         }
-        /* Bounds before writing: the buffers were sized from the same dicts' lengths. */
-        if (at + PyDict_GET_SIZE(run) > n_scores || jat + PyDict_GET_SIZE(qrel) > n_found) {
+        PyObject *run = PyList_GET_ITEM(inner, i), *qid = PyList_GET_ITEM(qids, i);
+        if (!PyDict_CheckExact(run) || !PyUnicode_CheckExact(qid)) {
             status = 0;
             break;
         }
-        Py_ssize_t written = 0;
-        status = rank_query(&w, run, qrel, qid, drop, (float *)o.scores.buf + at, &written, (int64_t *)o.own.buf + i,
-                            (double *)o.found.buf + jat, (int64_t *)o.trec.buf + jat, (int64_t *)o.stable.buf + jat);
+        Py_INCREF(run);
+        Py_INCREF(qid);
+        PyObject *qrel = PyDict_GetItemWithError(qrels, qid);
+        Py_XINCREF(qrel);
+        runs[ns] = run, names[ns] = qid, judged[ns] = qrel;
+        if (qrel == NULL && PyErr_Occurred()) {
+            ns++;
+            goto done;
+        }
+        if (qrel != NULL && !PyDict_CheckExact(qrel)) {
+            ns++;
+            status = 0;
+            break;
+        }
+        if (qrel == NULL || PyDict_GET_SIZE(qrel) == 0) { /* unjudged: not scored */
+            Py_DECREF(run);
+            Py_DECREF(qid);
+            Py_XDECREF(qrel);
+            continue;
+        }
+        index[ns++] = i;
+        n_scores += PyDict_GET_SIZE(run);
+        n_judged += PyDict_GET_SIZE(qrel);
+    }
+    if (status != 1) {
+        result = Py_None;
+        Py_INCREF(result);
+        goto done;
+    }
+    Py_ssize_t sizes[9][2] = {{ns, 8}, {ns, 8}, {ns, 8}, {ns, 8}, {n_scores, 4},
+                              {n_judged, 8}, {n_judged, 8}, {n_judged, 8}, {n_judged, 8}};
+    for (int b = 0; b < 9; b++)
+        if (!(out[b] = new_bytes(sizes[b][0], sizes[b][1]))) goto done;
+    if (!(pair_doc = PyList_New(0))) goto done;
+    int64_t *idx = (int64_t *)PyByteArray_AS_STRING(out[0]), *lengths = (int64_t *)PyByteArray_AS_STRING(out[1]);
+    int64_t *own = (int64_t *)PyByteArray_AS_STRING(out[2]), *counts = (int64_t *)PyByteArray_AS_STRING(out[3]);
+    float *scores = (float *)PyByteArray_AS_STRING(out[4]);
+    double *labels = (double *)PyByteArray_AS_STRING(out[5]), *found = (double *)PyByteArray_AS_STRING(out[6]);
+    int64_t *trec = (int64_t *)PyByteArray_AS_STRING(out[7]), *stable = (int64_t *)PyByteArray_AS_STRING(out[8]);
+    /* Pass 2: read, look up and rank each scored query (no Python code runs: exact str keys). */
+    Py_ssize_t at = 0, jat = 0;
+    for (Py_ssize_t k = 0; k < ns && status == 1; k++) {
+        Py_ssize_t written = 0, size = PyDict_GET_SIZE(judged[k]);
+        if (at + PyDict_GET_SIZE(runs[k]) > n_scores || jat + size > n_judged) {
+            status = 0; /* a dict changed size since pass 1 */
+            break;
+        }
+        status = rank_query(&w, runs[k], judged[k], names[k], drop, scores + at, &written, own + k, labels + jat,
+                            found + jat, trec + jat, stable + jat, pair_doc);
+        idx[k] = index[k];
+        lengths[k] = written;
+        counts[k] = size;
         at += written;
-        jat += PyDict_GET_SIZE(qrel);
+        jat += size;
     }
     if (status < 0) goto done;
-    result = PyBool_FromLong(status == 1 && jat == n_found);
+    if (status == 0) {
+        result = Py_None;
+        Py_INCREF(result);
+        goto done;
+    }
+    if (PyByteArray_Resize(out[4], at * 4) < 0) goto done; /* without the dropped own ids */
+    result = PyTuple_Pack(10, out[0], out[1], out[2], out[3], out[4], out[5], out[6], out[7], out[8], pair_doc);
 done:
+    for (int b = 0; b < 9; b++) Py_XDECREF(out[b]);
+    Py_XDECREF(pair_doc);
+    if (held)
+        for (Py_ssize_t k = 0; k < ns; k++) {
+            Py_DECREF(held[k]);
+            Py_DECREF(held[n + k]);
+            Py_XDECREF(held[2 * n + k]);
+        }
+    PyMem_Free(held);
+    PyMem_Free(index);
     work_free(&w);
-    PyBuffer_Release(&o.scores);
-    PyBuffer_Release(&o.own);
-    PyBuffer_Release(&o.found);
-    PyBuffer_Release(&o.trec);
-    PyBuffer_Release(&o.stable);
     return result;
 }
 
+PyDoc_STRVAR(flat_values_doc,
+             "flat_values(inner, out) -> bool\n\n"
+             "Every value of the dicts inner, in order, into the float64 buffer out (sized to their total).\n"
+             "False: a dict that is not exactly a dict, an id that is not exactly a str, or a value that is\n"
+             "not a finite float or an int within 2**53 (the Python path then reads and names it).");
+
+static PyObject *flat_values(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *inner;
+    Py_buffer out;
+    if (!PyArg_ParseTuple(args, "O!w*", &PyList_Type, &inner, &out)) return NULL;
+    Py_ssize_t n_out = out.len / (Py_ssize_t)sizeof(double), at = 0;
+    int ok = check_buffer(&out, sizeof(double), n_out, "out") == 0;
+    if (!ok) {
+        PyBuffer_Release(&out);
+        return NULL;
+    }
+    double *values = out.buf;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(inner) && ok; i++) {
+        PyObject *d = PyList_GET_ITEM(inner, i), *key, *value;
+        if (!PyDict_CheckExact(d) || at + PyDict_GET_SIZE(d) > n_out) {
+            ok = 0;
+            break;
+        }
+        Py_ssize_t pos = 0;
+        while (PyDict_Next(d, &pos, &key, &value)) {
+            /* exact floats only: numpy's conversion of a float subclass is the Python path's to decide */
+            if (!PyUnicode_CheckExact(key) || (!PyFloat_CheckExact(value) && !PyLong_CheckExact(value)) ||
+                as_double(value, values + at) < 0) {
+                ok = 0;
+                break;
+            }
+            at++;
+        }
+    }
+    PyBuffer_Release(&out);
+    return PyBool_FromLong(ok && at == n_out);
+}
+
 static PyMethodDef methods[] = {
-    {"rank_dicts", rank_dicts, METH_VARARGS, rank_dicts_doc},
+    {"prepare_dicts", prepare_dicts, METH_VARARGS, prepare_dicts_doc},
+    {"flat_values", flat_values, METH_VARARGS, flat_values_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -309,7 +309,10 @@ class Qrels:
                         f"qrels[{q!r}] must be a dict {{docid: label}}, got {type(qrels[q]).__name__}"
                     )
         offsets = _csr(np.fromiter(map(len, inner), np.int64, count=len(qids)))
-        labels = _flat_values(qrels, qids, inner, int(offsets[-1]), "label", InvalidLabelError)
+        labels = np.empty(int(offsets[-1]), np.float64)
+        native = _native()
+        if native is None or not native.flat_values(inner, labels):  # the compiled read takes plain input only
+            labels = _flat_values(qrels, qids, inner, int(offsets[-1]), "label", InvalidLabelError)
         return cls(qrels, qids, offsets, labels)
 
     @classmethod
@@ -750,6 +753,10 @@ def prepare(run: Run | ColumnarRun, qrels: Qrels, ignore_identical_ids: bool) ->
         return _prepare_ranked(run, qrels, ignore_identical_ids)
     if isinstance(run, ColumnarRun):
         return _prepare_columnar(run, qrels, ignore_identical_ids)
+    if run.plain and (native := _native()) is not None:
+        prep = _prepare_native(native, run, qrels, ignore_identical_ids)
+        if prep is not None:
+            return prep
     results = run.data
     judged_all = list(map(qrels.data.get, run.qids))
     if all(judged_all):  # every results query has judgments: no filtering
@@ -762,10 +769,6 @@ def prepare(run: Run | ColumnarRun, qrels: Qrels, ignore_identical_ids: bool) ->
     n = len(qids)
     lengths = np.fromiter(map(len, inner), np.int64, count=n)
     raw_offsets = _csr(lengths)
-    if run.plain and (native := _native()) is not None:
-        prep = _prepare_native(native, run, qrels, qids, judged, inner, lengths, raw_offsets, ignore_identical_ids)
-        if prep is not None:
-            return prep
     # The one pass over every retrieved score, read as float32 (the ranking precision).
     n_scores = int(raw_offsets[-1])
     packed = _read_f32(inner, lengths, n_scores)
@@ -830,39 +833,34 @@ _UNSET = object()
 _NATIVE: Any = _UNSET
 
 
-def _prepare_native(
-    native: Any,
-    run: Run,
-    qrels: Qrels,
-    qids: list[str],
-    judged: list,
-    inner: list,
-    lengths: np.ndarray,
-    raw_offsets: np.ndarray,
-    ignore_identical_ids: bool,
-) -> Prepared | None:
-    """:func:`prepare` for plain dicts by the compiled scan: each query's scores are read, its judged
-    documents looked up and ranked in both orders while the query is in cache. None: an input the
-    scan does not take (see ``_rank.c``); the Python path then reads it and names what is wrong."""
-    judged_offsets, judged_labels = _scored_labels(qrels, qids, judged)
-    total = int(judged_offsets[-1])
-    scores = np.empty(int(raw_offsets[-1]), np.float32)
-    own = np.empty(len(qids), np.int64)
-    found = np.empty(total, np.float64)
-    trec = np.empty(total, np.int64)
-    stable = np.empty(total, np.int64)
-    if not native.rank_dicts(inner, qids, judged, ignore_identical_ids, scores, own, found, trec, stable):
+def _prepare_native(native: Any, run: Run, qrels: Qrels, ignore_identical_ids: bool) -> Prepared | None:
+    """:func:`prepare` for plain dicts by the compiled scan: each query's judgments found, its scores
+    read, its judged documents looked up and ranked in both orders while the query is in cache.
+    None: an input the scan does not take (see ``_rank.c``); the Python path then reads it and names
+    what is wrong."""
+    if type(qrels.data) is not dict:
         return None
+    values = list(run.data.values())
+    out = native.prepare_dicts(values, run.qids, qrels.data, ignore_identical_ids)
+    if out is None:
+        return None
+    *arrays, pair_doc = out
+    scored, lengths, own, counts = (np.frombuffer(b, np.int64) for b in arrays[:4])
+    scores = np.frombuffer(arrays[4], np.float32)
+    labels, found = (np.frombuffer(b, np.float64) for b in arrays[5:7])
+    trec, stable = (np.frombuffer(b, np.int64) for b in arrays[7:])
+    if scored.size == len(run.qids):
+        qids, inner = run.qids, values
+    else:
+        at = scored.tolist()
+        qids, inner = list(map(run.qids.__getitem__, at)), list(map(values.__getitem__, at))
     dropped = np.flatnonzero(own >= 0)
     own_pos = dict(zip(dropped.tolist(), own[dropped].tolist()))
-    if own_pos:
-        lengths = lengths.copy()
-        lengths[dropped] -= 1
-        scores = scores[: scores.size - dropped.size]
-    offsets = _csr(lengths) if own_pos else raw_offsets
+    offsets = _csr(lengths)
+    raw_offsets = _csr(lengths + (own >= 0)) if own_pos else offsets
+    judged_offsets = _csr(counts)
     idx = np.flatnonzero(trec >= 0)
-    owner = np.repeat(np.arange(len(qids)), np.diff(judged_offsets))
-    flat_docs = list(chain.from_iterable(judged))
+    owner = np.repeat(np.arange(len(qids)), counts)
     members = _DictMembers(inner, raw_offsets, offsets, own_pos, True, _packed_f64)
     return Prepared(
         qids,
@@ -872,10 +870,10 @@ def _prepare_native(
         members.scores,
         owner[idx],
         found[idx],
-        judged_labels[idx],
-        list(map(flat_docs.__getitem__, idx.tolist())),
+        labels[idx],
+        pair_doc,
         judged_offsets,
-        judged_labels,
+        labels,
         pair_ranks={"trec": trec[idx], "stable": stable[idx]},
         raw_at=members.raw,
     )
