@@ -253,3 +253,36 @@ def test_doc_ids_the_compiled_label_read_does_not_take_get_the_python_paths_erro
         assert native.flat_values(list(qrels.values()), np.empty(size, np.float64)) is False
         got, want = _qrels("native", qrels), _qrels("python", qrels)
         assert (got == want) if isinstance(want, tuple) else _bits(got.labels) == _bits(want.labels)
+
+
+def test_judgments_a_query_key_equality_shrinks_mid_scan_send_the_scan_to_the_python_path():
+    # pass 1 sizes every buffer by the dicts; a qrels key's __eq__ that empties a judged dict during
+    # a later lookup must not leave unwritten entries behind (found by a review: garbage ranks)
+    def make():
+        judged_q1 = {f"d{i}": 1 for i in range(40)}
+
+        class Shrinking(str):
+            __hash__ = str.__hash__
+            done = False
+
+            def __eq__(self, other: object) -> bool:
+                if not Shrinking.done:
+                    Shrinking.done = True
+                    for i in range(1, 40):
+                        del judged_q1[f"d{i}"]
+                return str.__eq__(self, other)
+
+        qrels = {"q1": judged_q1, Shrinking("q2"): {"x": 1}, "q9": {"x": 1}}
+        results = {"q1": {f"d{i}": float(i) for i in range(40)}, "q2": {"x": 1.0, "y": 2.0}}
+        return qrels, results
+
+    assert _outcome("native", *make()) == _outcome("python", *make())
+
+
+def test_a_reused_qrels_object_gives_the_same_values_on_both_scans():
+    # Qrels keeps the labels it read; both scans take those for the queries it holds
+    data = {"q1": {"a": 1, "b": 0}}
+    qrels = Qrels.from_dict(data)
+    data["q1"]["a"], data["q1"]["b"] = 0, 1  # against its read-only contract
+    results = {"q1": {"a": 2.0, "b": 1.0}}
+    assert _outcome("native", qrels, results) == _outcome("python", qrels, results)

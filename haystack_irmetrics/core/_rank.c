@@ -274,7 +274,8 @@ static PyObject *prepare_dicts(PyObject *self, PyObject *args) {
     if (!PyDict_CheckExact(qrels)) Py_RETURN_NONE;
     /* Pass 1: each query's judgments. Strong references: a lookup in qrels may run a key's own __eq__. */
     PyObject **held = PyMem_Calloc(3 * (size_t)(n ? n : 1), sizeof(PyObject *));
-    Py_ssize_t *index = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Py_ssize_t));
+    /* Per scored query: its index, and its run's and judgments' sizes as pass 1 counted them. */
+    Py_ssize_t *index = PyMem_Malloc(3 * (size_t)(n ? n : 1) * sizeof(Py_ssize_t));
     PyObject *result = NULL, *out[9] = {NULL}, *pair_doc = NULL;
     Py_ssize_t ns = 0, n_scores = 0, n_judged = 0;
     int status = 1;
@@ -315,7 +316,10 @@ static PyObject *prepare_dicts(PyObject *self, PyObject *args) {
             Py_XDECREF(qrel);
             continue;
         }
-        index[ns++] = i;
+        index[ns] = i;
+        index[n + ns] = PyDict_GET_SIZE(run);
+        index[2 * n + ns] = PyDict_GET_SIZE(qrel);
+        ns++;
         n_scores += PyDict_GET_SIZE(run);
         n_judged += PyDict_GET_SIZE(qrel);
     }
@@ -338,8 +342,8 @@ static PyObject *prepare_dicts(PyObject *self, PyObject *args) {
     Py_ssize_t at = 0, jat = 0;
     for (Py_ssize_t k = 0; k < ns && status == 1; k++) {
         Py_ssize_t written = 0, size = PyDict_GET_SIZE(judged[k]);
-        if (at + PyDict_GET_SIZE(runs[k]) > n_scores || jat + size > n_judged) {
-            status = 0; /* a dict changed size since pass 1 */
+        if (PyDict_GET_SIZE(runs[k]) != index[n + k] || size != index[2 * n + k]) {
+            status = 0; /* a dict changed size since pass 1 (a qrels key's __eq__): every buffer is sized by it */
             break;
         }
         status = rank_query(&w, runs[k], judged[k], names[k], drop, scores + at, &written, own + k, labels + jat,

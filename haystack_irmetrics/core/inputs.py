@@ -859,6 +859,11 @@ def _prepare_native(native: Any, run: Run, qrels: Qrels, ignore_identical_ids: b
     offsets = _csr(lengths)
     raw_offsets = _csr(lengths + (own >= 0)) if own_pos else offsets
     judged_offsets = _csr(counts)
+    if qids == qrels.qids:
+        # The labels Qrels read when it was built, as the Python path takes them for the same queries.
+        if not np.array_equal(judged_offsets, qrels.offsets):
+            return None  # its dicts changed size since (a caller broke the read-only contract)
+        labels = qrels.labels
     idx = np.flatnonzero(trec >= 0)
     owner = np.repeat(np.arange(len(qids)), counts)
     members = _DictMembers(inner, raw_offsets, offsets, own_pos, True, _packed_f64)
