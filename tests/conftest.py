@@ -40,7 +40,7 @@ def _switch_scan(path: str) -> pytest.MonkeyPatch:
     patch = pytest.MonkeyPatch()
     if path == "native":
         if inputs._native() is None:
-            pytest.skip("the compiled scan is not built here (no C compiler at install?)")
+            pytest.skip("the compiled scan is off: not built (no C compiler at install?) or IRMETRICS_PURE_PYTHON set")
     else:
         patch.setattr(inputs, "_NATIVE", None)
     return patch

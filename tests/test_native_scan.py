@@ -143,7 +143,7 @@ def test_inputs_the_compiled_scan_does_not_take_get_the_python_paths_values_or_e
     qrels, results = HANDED_OVER[case]
     native = inputs._native()
     if native is None:
-        pytest.skip("the compiled scan is not built")
+        pytest.skip("the compiled scan is off: not built, or IRMETRICS_PURE_PYTHON set")
     assert native.prepare_dicts(list(results.values()), list(results), qrels, True) is None
     before = copy.deepcopy(results), copy.deepcopy(qrels)
     assert _outcome("native", qrels, results) == _outcome("python", qrels, results)
@@ -199,7 +199,7 @@ def test_an_empty_first_query_is_scanned_without_reading_unallocated_memory():
 @pytest.mark.parametrize(("value", "native"), [("", True), ("0", True), ("1", False), ("yes", False)])
 def test_irmetrics_pure_python_switches_the_compiled_scan_off_unless_empty_or_0(monkeypatch, value, native):
     if inputs._native() is None:
-        pytest.skip("the compiled scan is not built")
+        pytest.skip("the compiled scan is off: not built, or IRMETRICS_PURE_PYTHON set")
     monkeypatch.setenv("IRMETRICS_PURE_PYTHON", value)
     monkeypatch.setattr(inputs, "_NATIVE", inputs._UNSET)  # read the switch again
     assert (inputs._native() is not None) is native
@@ -234,7 +234,7 @@ def test_the_compiled_label_read_equals_the_python_read(qrels):
 def test_labels_the_compiled_read_does_not_take_get_the_python_paths_values_or_error(label):
     native = inputs._native()
     if native is None:
-        pytest.skip("the compiled scan is not built")
+        pytest.skip("the compiled scan is off: not built, or IRMETRICS_PURE_PYTHON set")
     qrels = {"q": {"a": 1, "b": label}}
     assert native.flat_values(list(qrels.values()), np.empty(2, np.float64)) is False
     got, want = _qrels("native", qrels), _qrels("python", qrels)
@@ -247,7 +247,7 @@ def test_labels_the_compiled_read_does_not_take_get_the_python_paths_values_or_e
 def test_doc_ids_the_compiled_label_read_does_not_take_get_the_python_paths_error():
     native = inputs._native()
     if native is None:
-        pytest.skip("the compiled scan is not built")
+        pytest.skip("the compiled scan is off: not built, or IRMETRICS_PURE_PYTHON set")
     for qrels in ({"q": {"a": 1, 7: 1}}, {"q": {_Str("a"): 1}}, {"q": OrderedDict(a=1)}):
         size = sum(map(len, qrels.values()))
         assert native.flat_values(list(qrels.values()), np.empty(size, np.float64)) is False
