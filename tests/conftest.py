@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -33,30 +34,28 @@ def data_dir() -> Path:
     return path
 
 
-def _switch_scan(path: str) -> pytest.MonkeyPatch:
-    """Point the dict-run scan at ``path``: "native" (the compiled ``core/_rank.c``) or "python"."""
+@contextmanager
+def scan(path: str):
+    """Within the block, the dict-run scan is ``path``: "native" (the compiled ``core/_rank.c``) or "python"."""
     from haystack_irmetrics.core import inputs
 
-    patch = pytest.MonkeyPatch()
-    if path == "native":
-        if inputs._native() is None:
-            pytest.skip("the compiled scan is off: not built (no C compiler at install?) or IRMETRICS_PURE_PYTHON set")
-    else:
-        patch.setattr(inputs, "_NATIVE", None)
-    return patch
+    if path == "native" and inputs._native() is None:
+        pytest.skip("the compiled scan is off: not built (no C compiler at install?) or IRMETRICS_PURE_PYTHON set")
+    with pytest.MonkeyPatch.context() as patch:
+        if path != "native":
+            patch.setattr(inputs, "_NATIVE", None)
+        yield
 
 
 @pytest.fixture
 def pure_python():
     """The pure-Python dict scan, for tests of its own internals."""
-    patch = _switch_scan("python")
-    yield
-    patch.undo()
+    with scan("python"):
+        yield
 
 
 @pytest.fixture(scope="module", params=["native", "python"])
 def scan_path(request):
     """Run a module's tests on both dict scans (module scope: hypothesis allows it, one switch each)."""
-    patch = _switch_scan(request.param)
-    yield request.param
-    patch.undo()
+    with scan(request.param):
+        yield request.param

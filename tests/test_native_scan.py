@@ -22,7 +22,7 @@ from haystack_irmetrics.core import inputs
 from haystack_irmetrics.core.inputs import Qrels, Run, prepare
 from haystack_irmetrics.core.ranking import judged_ranks
 from tests import strategies as S
-from tests.conftest import _switch_scan
+from tests.conftest import scan
 
 QIDS = ["q1", "q2", "10", "9"]
 # Query ids among the documents (BEIR drops those), byte-order traps, non-ASCII, a prefix pair.
@@ -45,11 +45,8 @@ def inputs_(draw):
 
 
 def _prepare(path: str, qrels: dict, results: dict, drop: bool):
-    patch = _switch_scan(path)
-    try:
+    with scan(path):
         return prepare(Run.from_dict(results), Qrels.from_dict(qrels), drop)
-    finally:
-        patch.undo()
 
 
 def _bits(a: np.ndarray) -> list:
@@ -128,14 +125,12 @@ HANDED_OVER = {
 
 
 def _outcome(path: str, qrels: dict, results: dict):
-    patch = _switch_scan(path)
-    try:
-        res = evaluate(qrels, results, [1, 3], preset="beir")
+    with scan(path):
+        try:
+            res = evaluate(qrels, results, [1, 3], preset="beir")
+        except Exception as exc:  # the same typed error, word for word, on both paths
+            return type(exc), str(exc)
         return "values", {k: dict(v) for k, v in res.per_query.items()}
-    except Exception as exc:  # the same typed error, word for word, on both paths
-        return type(exc), str(exc)
-    finally:
-        patch.undo()
 
 
 @pytest.mark.parametrize("case", list(HANDED_OVER))
@@ -206,13 +201,11 @@ def test_irmetrics_pure_python_switches_the_compiled_scan_off_unless_empty_or_0(
 
 
 def _qrels(path: str, qrels: dict):
-    patch = _switch_scan(path)
-    try:
-        return Qrels.from_dict(qrels)
-    except Exception as exc:
-        return type(exc), str(exc)
-    finally:
-        patch.undo()
+    with scan(path):
+        try:
+            return Qrels.from_dict(qrels)
+        except Exception as exc:
+            return type(exc), str(exc)
 
 
 labels = st.sampled_from([0, 1, 2, -1, 0.5, -0.0, 2**53 - 1, 1e300]) | st.floats(allow_nan=False, allow_infinity=False)
