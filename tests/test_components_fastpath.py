@@ -10,6 +10,9 @@ from hypothesis import strategies as st
 from haystack_irmetrics.components._documents import DocumentPath
 from haystack_irmetrics.core.inputs import RankedRun
 
+# Both paths: with the compiled scan, rank_by="order" reads the documents in C (_compiled_ranking).
+pytestmark = pytest.mark.usefixtures("scan_path")
+
 KEYS = ["a", "b", "c", "d", "e", "10", "9"]
 LABELS = st.sampled_from([None, None, 0, 1, 2, 0.5, 3.0, -1])
 SCORES = st.sampled_from([None, 0.0, 1.0, 1.0, 2.5, -1.0, 7])
@@ -35,6 +38,9 @@ def batches(draw):
 
 
 class _PerQueryOnly(DocumentPath):
+    def _compiled_ranking(self, *args):
+        return None
+
     def _fast_keys_batch(self, *args):
         return None
 

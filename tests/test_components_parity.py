@@ -32,6 +32,9 @@ from haystack_irmetrics.components import (
 )
 from tests.oracles import beir_means, pytrec_per_query, pytrec_rr_at
 
+# Both paths: the compiled scan (ranked lists read and indexed in C) and pure Python.
+pytestmark = pytest.mark.usefixtures("scan_path")
+
 SEEDS = range(24)
 KS = [1, 3, 5, 10, 20]
 TOL = 1e-12

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from haystack_irmetrics.core.kernels import counts_below
+
+# Both paths: segmented_cumsum runs in C where the compiled scan is built.
+pytestmark = pytest.mark.usefixtures("scan_path")
 
 CUTOFFS = st.lists(st.none() | st.integers(1, 12), min_size=1, max_size=7)  # unsorted, repeated, None
 
@@ -23,7 +27,7 @@ def test_counts_below_counts_each_query_s_ranks_under_each_cutoff(pairs, cutoffs
         assert got[row].tolist() == expected
 
 
-FLOATS = st.floats(-1e6, 1e6, allow_nan=False) | st.sampled_from([0.1, 0.2, 0.3, 1e-17, 1 / 3, 2 / 3])
+FLOATS = st.floats(-1e6, 1e6, allow_nan=False) | st.sampled_from([0.1, 0.2, 0.3, 1e-17, 1 / 3, 2 / 3, -0.0])
 
 
 @given(st.lists(st.lists(FLOATS, max_size=25), min_size=1, max_size=12))
@@ -39,4 +43,5 @@ def test_segmented_cumsum_is_python_s_sequential_sum_bit_for_bit(segments):
         for i, v in enumerate(seg):
             total = v if i == 0 else total + v
             expected.append(total)
-    assert segmented_cumsum(values, offsets).tolist() == expected
+    got = segmented_cumsum(values, offsets)
+    assert got.view(np.uint64).tolist() == np.array(expected, np.float64).view(np.uint64).tolist()  # -0.0 too

@@ -22,6 +22,9 @@ from tests import strategies as S
 from tests.oracles import beir_means, pytrec_per_query, pytrec_rr_at, without_identical_ids
 from tests.test_properties import registry
 
+# Both paths: the compiled scan (ranked lists read and indexed in C) and pure Python.
+pytestmark = pytest.mark.usefixtures("scan_path")
+
 TOL = 1e-12
 # Repeats (chunks), a query's own id ("q1", "10", "9" are both), empty lists.
 LISTS = st.dictionaries(st.sampled_from(S.QIDS), st.lists(st.sampled_from(S.DOCS), max_size=12), max_size=5)
@@ -120,9 +123,19 @@ def test_list_positions_are_the_ranks_the_float32_count_finds(ties, identical, q
     # scores must agree, with repeats and dropped own ids.
     assume(_scored_queries(qrels, lists))
     prep = prepare(RankedRun.from_lists(lists), Qrels.from_dict(qrels), identical)
-    assert prep.pair_ranks is not None
-    counted = judged_ranks(replace(prep, pair_ranks=None), ties)
+    assert prep.pair_ranks is not None and prep.scores is None
+    # The kept rows' synthetic scores, as ids_at / exact_at give them, counted as any run's scores.
+    kept = np.arange(int(prep.offsets[-1]))
+    scores = prep.exact_at(kept, prep.ids_at(kept)).astype(np.float32)
+    counted = judged_ranks(replace(prep, pair_ranks=None, scores=scores), ties)
     assert prep.pair_ranks[ties].tolist() == counted.tolist()
+    # ids_at / exact_at see the lists without repeats and without the dropped own ids.
+    expected = []
+    for q, ranked in lists.items():
+        if qrels.get(q):
+            distinct = list(dict.fromkeys(ranked))
+            expected += [(d, len(distinct) - i) for i, d in enumerate(distinct) if not (identical and d == q)]
+    assert list(zip(prep.ids_at(kept), scores.tolist())) == expected
 
 
 def test_a_repeated_id_counts_once_at_its_first_position():
@@ -156,7 +169,7 @@ def test_columnar_accessors_see_the_deduplicated_lists():
     assert run.ids_at(np.array([1, 2])) == ["y", "y"]
     rows, which = run.find(["y", "nope", "x"])
     assert rows.tolist() == [0, 1, 2] and which.tolist() == [2, 0, 0]
-    assert run.identical.tolist() == [False, False, False, True]
+    assert run.identical_rows().tolist() == [False, False, False, True]
     assert run.data == {"q1": {"x": 2.0, "y": 1.0}, "q2": {"y": 2.0, "q2": 1.0}}
     assert as_run(run) is run
 

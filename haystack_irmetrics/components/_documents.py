@@ -178,15 +178,8 @@ class DocumentPath:
             }
         results: dict[str, dict[str, float]] | RankedRun
         if self.rank_by == "order":
-            keys = self._fast_keys_batch(retrieved_documents)
-            if keys is None:
-                keys = [
-                    self._key(doc, "retrieved_documents", i, j, qid)
-                    for i, (qid, docs) in enumerate(zip(qids, retrieved_documents))
-                    for j, doc in enumerate(docs)
-                ]
-            results = RankedRun(qids, keys, list(map(len, retrieved_documents)), source="retrieved_documents")
-            rankings: Sequence[dict[str, Any]] = results.positions
+            results = self._ranked(retrieved_documents, qids)
+            matched = _any_located(results, list(qrels.values()))
         else:
             scored = self._fast_scored(retrieved_documents, qids)
             if scored is None:
@@ -194,12 +187,12 @@ class DocumentPath:
                     qid: self._ranking(i, qid, docs) for i, (qid, docs) in enumerate(zip(qids, retrieved_documents))
                 }
             results = scored
-            rankings = list(scored.values())
+            matched = any(map(_overlaps, qrels.values(), scored.values()))
         if not any(qrels.values()):
             raise EmptyInputError(
                 f"none of the {n} queries has a ground-truth document: there is nothing to evaluate against"
             )
-        if not any(map(_overlaps, qrels.values(), rankings)):
+        if not matched:
             hint = (
                 ""
                 if self.document_comparison_field == "content"
@@ -213,6 +206,30 @@ class DocumentPath:
                 hint,
             )
         return Converted(qids, qrels, results)
+
+    def _ranked(self, retrieved: Sequence[Sequence[Document]], qids: list[str]) -> RankedRun:
+        """The rankings by list position: one compiled pass reads and indexes the keys where it can,
+        else every key is read here (document by document where one needs naming)."""
+        run = self._compiled_ranking(retrieved, qids)
+        if run is not None:
+            return run
+        keys = self._fast_keys_batch(retrieved)
+        if keys is None:
+            keys = [
+                self._key(doc, "retrieved_documents", i, j, qid)
+                for i, (qid, docs) in enumerate(zip(qids, retrieved))
+                for j, doc in enumerate(docs)
+            ]
+        return RankedRun(qids, keys, list(map(len, retrieved)), source="retrieved_documents")
+
+    def _compiled_ranking(self, retrieved: Sequence[Sequence[Document]], qids: list[str]) -> RankedRun | None:
+        """The compiled pass (``core/_rank.c``): every retrieved ``Document``'s ``id`` or ``content``
+        read, checked to be a str, and indexed by list; None where it is not built or meets anything
+        else (the Python passes then read the documents and name the offender)."""
+        kind = self._key_path[0]
+        if kind not in ("id", "content"):
+            return None
+        return RankedRun.from_items(qids, list(retrieved), kind, Document, source="retrieved_documents")
 
     def _fast_keys_batch(self, lists: Sequence[Sequence[Document]]) -> list[str] | None:
         """The keys of every document of ``lists``, concatenated, in C-level passes; or None.
@@ -319,6 +336,20 @@ def _bounds(lists: Sequence[Sequence[Any]]) -> tuple[list[int], list[int]]:
     """Start and end of each list in the concatenation of ``lists``."""
     ends = list(accumulate(map(len, lists)))
     return [0, *ends[:-1]], ends
+
+
+def _any_located(run: RankedRun, judged: list[dict[str, Any]]) -> bool:
+    """Whether any query's ranking holds one of its judged keys: blocks of queries, growing, so a
+    match among the first queries (the usual case) ends the search early."""
+    start, size = 0, 8
+    while start < len(judged):
+        block = judged[start : start + size]
+        sizes = np.fromiter(map(len, block), np.int64, count=len(block))
+        rows = np.repeat(np.arange(start, start + len(block)), sizes)
+        if (run.locate(rows, list(chain.from_iterable(block))) >= 0).any():
+            return True
+        start, size = start + size, size * 8
+    return False
 
 
 def _overlaps(judged: dict[str, Any], ranked: dict[str, Any]) -> bool:

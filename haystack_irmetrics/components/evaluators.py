@@ -174,9 +174,9 @@ def _no_cycle_collection() -> Iterator[None]:
 def _aligned(result: EvaluationResult, name: str, query_ids: list[str]) -> list[float]:
     """Per-query values of measure ``name`` in input order; ``nan`` for a query the mean leaves out."""
     parts = getattr(result.per_query, "parts", {}).get(name)
-    if parts is not None and not parts[2] and parts[0] == query_ids:
-        return parts[1].tolist()  # every query scored, in input order: no lookups
     per_query = result.per_query[name]
+    if parts is not None and not parts[2] and parts[0] == query_ids:
+        return list(per_query.values())  # every query scored, in input order: no lookups
     return [per_query.get(qid, _NAN) for qid in query_ids]
 
 
@@ -413,12 +413,13 @@ class IRMetricsEvaluator(_DocumentEvaluator):
         :raises IRMetricsError: as the single-metric evaluators' ``run``.
         """
         batch, result = self._evaluate(ground_truth_documents, retrieved_documents, query_ids, self._measures)
+        # Plain dicts (the core's are built lazily): pipeline snapshots and tracing serialize outputs.
+        per_query = {name: result.per_query[name] for name in result.per_query}
         return {
             "means": result.means,
             "raw_means": result.raw_means,
-            "individual_scores": {name: _aligned(result, name, batch.query_ids) for name in result.per_query},
-            # Plain dicts (the core's are built lazily): pipeline snapshots and tracing serialize outputs.
-            "per_query": {name: result.per_query[name] for name in result.per_query},
+            "individual_scores": {name: _aligned(result, name, batch.query_ids) for name in per_query},
+            "per_query": per_query,
             "query_ids": batch.query_ids,
         }
 

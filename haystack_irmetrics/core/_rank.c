@@ -126,8 +126,9 @@ static Py_ssize_t rank_in(const Work *w, const Py_ssize_t *ord, Py_ssize_t n, Py
     return lo;
 }
 
+/* A buffer of n items of itemsize bytes: a typed one (numpy) must say so; bytes count as raw. */
 static int check_buffer(Py_buffer *b, Py_ssize_t itemsize, Py_ssize_t n, const char *name) {
-    if (b->itemsize != itemsize || b->len != n * itemsize) {
+    if ((b->itemsize != itemsize && b->itemsize != 1) || b->len != n * itemsize) {
         PyErr_Format(PyExc_ValueError, "%s: expected %zd items of %zd bytes", name, n, itemsize);
         return -1;
     }
@@ -416,9 +417,337 @@ static PyObject *flat_values(PyObject *self, PyObject *args) {
     return PyBool_FromLong(ok && at == n_out);
 }
 
+/* ---- Ranked lists (RankedRun): each query's distinct ids and a table to find them ------------
+ *
+ * A query's table is an open-addressing hash table (linear probing, load <= 1/2) of int32 slots:
+ * 0 is empty, p + 1 is the id at 0-based position p among the query's distinct ids. Keys are exact
+ * str, compared by code points as dict does, so a lookup finds what RankedRun.positions[q].get
+ * would find.
+ */
+
+static Py_ssize_t table_size(Py_ssize_t m) {
+    if (m == 0) return 0;
+    Py_ssize_t t = 2;
+    while (t < 2 * m) t <<= 1;
+    return t;
+}
+
+/* Position of `key` (exact str, hash h) among the distinct ids ids[start:start+count], or -1;
+ * -2 when an id there is no longer an exact str (the list was edited since it was indexed). */
+static Py_ssize_t probe(const int32_t *slots, Py_ssize_t size, PyObject *ids, Py_ssize_t start, Py_ssize_t count,
+                        PyObject *key, Py_hash_t h) {
+    if (size == 0) return -1;
+    size_t mask = (size_t)size - 1, i = (size_t)h & mask;
+    for (Py_ssize_t tries = 0; tries < size; tries++) {
+        int32_t e = slots[i];
+        if (e == 0) return -1;
+        if (e < 0 || e > count) return -2;
+        PyObject *cand = PyList_GET_ITEM(ids, start + e - 1);
+        if (!PyUnicode_CheckExact(cand)) return -2;
+        if (cand == key || (PyObject_Hash(cand) == h && same_str(cand, key))) return e - 1;
+        i = (i + 1) & mask;
+    }
+    return -2; /* no empty slot: not a table index_lists built */
+}
+
+#define AHEAD 8
+
+/* The key of seq[at] (a new reference, exact str) into *key: 1; 0 to fall back; -1 on an error. */
+static int fetch_key(PyObject *seq, Py_ssize_t expected, Py_ssize_t at, PyObject *attr, PyObject *item_type,
+                     PyObject **key) {
+    int is_list = PyList_CheckExact(seq);
+    if ((is_list ? PyList_GET_SIZE(seq) : PyTuple_GET_SIZE(seq)) != expected) return 0; /* changed by a getattr */
+    PyObject *item = is_list ? PyList_GET_ITEM(seq, at) : PyTuple_GET_ITEM(seq, at), *k;
+    if (attr == Py_None) {
+        k = item;
+        Py_INCREF(k);
+    } else {
+        if (item_type != Py_None && (PyObject *)Py_TYPE(item) != item_type) return 0;
+        Py_INCREF(item);
+        k = PyObject_GetAttr(item, attr);
+        Py_DECREF(item);
+        if (k == NULL) {
+            if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
+            PyErr_Clear();
+            return 0;
+        }
+    }
+    if (!PyUnicode_CheckExact(k)) {
+        Py_DECREF(k);
+        return 0;
+    }
+#if defined(__GNUC__)
+    __builtin_prefetch(k); /* the header and the cached hash share its first cache line */
+#endif
+    *key = k;
+    return 1;
+}
+
+PyDoc_STRVAR(index_lists_doc,
+             "index_lists(lists, lengths, attr, item_type) -> tuple | None\n\n"
+             "Ranked lists, best first: lists[i] (a list or tuple) is query i's when lengths is None; else\n"
+             "lists is one flat list and query i owns the next lengths[i] items (int64 buffer). An item's\n"
+             "key is the item (attr None) or getattr(item, attr), with type(item) is item_type when that is\n"
+             "given. A key repeated in one list keeps its first position. Returns the distinct keys\n"
+             "concatenated (list), each query's number of them (int64 bytearray), the tables (int32\n"
+             "bytearray) and each query's table offset (n + 1 int64). None: an item or key this scan does\n"
+             "not take (a key that is not exactly a str, an item of another type, a list that is neither\n"
+             "list nor tuple, a failed getattr, a list changed while read); the Python path names it.");
+
+static PyObject *index_lists(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *lists, *lengths_obj, *attr, *item_type;
+    if (!PyArg_ParseTuple(args, "O!OOO", &PyList_Type, &lists, &lengths_obj, &attr, &item_type)) return NULL;
+    if (attr != Py_None && !PyUnicode_Check(attr)) {
+        PyErr_SetString(PyExc_TypeError, "attr must be a str or None");
+        return NULL;
+    }
+    int flat = lengths_obj != Py_None;
+    Py_buffer lb = {0};
+    Py_ssize_t n;
+    const int64_t *given = NULL;
+    if (flat) {
+        if (PyObject_GetBuffer(lengths_obj, &lb, PyBUF_SIMPLE) < 0) return NULL;
+        n = lb.len / 8;
+        if (check_buffer(&lb, 8, n, "lengths") < 0) {
+            PyBuffer_Release(&lb);
+            return NULL;
+        }
+        given = lb.buf;
+    } else {
+        n = PyList_GET_SIZE(lists);
+    }
+    PyObject *result = NULL, *ids = NULL, *counts = NULL, *table = NULL, *toff = NULL;
+    Py_ssize_t *sizes = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(n ? n : 1));
+    Py_hash_t *hashes = NULL;
+    int status = 1;
+    if (!sizes) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    /* Sizes first: the output and the tables are allocated once. */
+    Py_ssize_t total = 0, longest = 0, slots_total = 0;
+    for (Py_ssize_t q = 0; q < n; q++) {
+        Py_ssize_t m;
+        if (flat) {
+            if (given[q] < 0) {
+                PyErr_SetString(PyExc_ValueError, "lengths must be >= 0");
+                goto done;
+            }
+            m = (Py_ssize_t)given[q];
+        } else {
+            PyObject *seq = PyList_GET_ITEM(lists, q);
+            if (PyList_CheckExact(seq)) m = PyList_GET_SIZE(seq);
+            else if (PyTuple_CheckExact(seq)) m = PyTuple_GET_SIZE(seq);
+            else {
+                status = 0;
+                break;
+            }
+        }
+        if (m > (1 << 24)) { /* RankedRun's limit; the Python path raises its error */
+            status = 0;
+            break;
+        }
+        sizes[q] = m;
+        total += m;
+        longest = m > longest ? m : longest;
+        slots_total += table_size(m);
+    }
+    if (status == 1 && flat && total != PyList_GET_SIZE(lists)) {
+        PyErr_SetString(PyExc_ValueError, "lengths do not sum to the number of items");
+        goto done;
+    }
+    if (status != 1) goto fallback;
+    if (!(ids = PyList_New(total)) || !(counts = new_bytes(n, 8)) || !(table = new_bytes(slots_total, 4)) ||
+        !(toff = new_bytes(n + 1, 8)))
+        goto done;
+    if (!(hashes = PyMem_Malloc(sizeof(Py_hash_t) * (size_t)(longest ? longest : 1)))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int32_t *slots = (int32_t *)PyByteArray_AS_STRING(table);
+    int64_t *count = (int64_t *)PyByteArray_AS_STRING(counts), *offs = (int64_t *)PyByteArray_AS_STRING(toff);
+    if (slots_total) memset(slots, 0, (size_t)slots_total * 4);
+    Py_ssize_t at = 0, raw = 0, sat = 0; /* distinct ids written; flat items read; table slots used */
+    for (Py_ssize_t q = 0; q < n && status == 1; q++) {
+        if (!flat && PyList_GET_SIZE(lists) != n) {
+            status = 0; /* changed by code a getattr ran */
+            break;
+        }
+        PyObject *seq = flat ? lists : PyList_GET_ITEM(lists, q);
+        Py_ssize_t m = sizes[q], base = flat ? raw : 0, size = table_size(m), local = 0;
+        size_t mask = (size_t)size - 1;
+        int32_t *ts = slots + sat;
+        offs[q] = sat;
+        Py_INCREF(seq); /* a getattr may run Python code */
+        /* Keys are read AHEAD items early and their str objects prefetched: the hash read then rarely
+         * waits on memory (each key is a separate object, usually not in cache). */
+        PyObject *ring[AHEAD];
+        Py_ssize_t fetched = 0;
+        for (Py_ssize_t j = 0; j < m; j++) {
+            while (fetched < m && fetched < j + AHEAD) {
+                PyObject *key = NULL;
+                status = fetch_key(seq, flat ? total : m, base + fetched, attr, item_type, &key);
+                if (status != 1) break;
+                ring[fetched % AHEAD] = key;
+                fetched++;
+            }
+            if (status != 1) {
+                for (Py_ssize_t r = j; r < fetched; r++) Py_DECREF(ring[r % AHEAD]);
+                break;
+            }
+            PyObject *key = ring[j % AHEAD];
+            Py_hash_t h = PyObject_Hash(key); /* exact str: cached after the first call, never fails */
+            size_t i = (size_t)h & mask;
+            int repeated = 0;
+            while (ts[i] != 0) {
+                Py_ssize_t e = ts[i] - 1;
+                PyObject *seen = PyList_GET_ITEM(ids, at + e);
+                if (seen == key || (hashes[e] == h && same_str(seen, key))) {
+                    repeated = 1;
+                    break;
+                }
+                i = (i + 1) & mask;
+            }
+            if (repeated) { /* counts once, at its first position */
+                Py_DECREF(key);
+                continue;
+            }
+            ts[i] = (int32_t)(local + 1);
+            hashes[local] = h;
+            PyList_SET_ITEM(ids, at + local, key); /* steals the reference */
+            local++;
+        }
+        Py_DECREF(seq);
+        count[q] = local;
+        at += local;
+        raw += m;
+        sat += size;
+    }
+    if (status < 0) goto done;
+    if (status == 0) goto fallback;
+    offs[n] = sat;
+    if (at < total) { /* repeats were dropped: the list holds `at` ids (the rest are still NULL) */
+        PyObject *kept = PyList_GetSlice(ids, 0, at);
+        if (!kept) goto done;
+        Py_SETREF(ids, kept);
+    }
+    /* Exact str items cannot form a reference cycle: untracked, so no cycle collection walks (and
+     * touches) hundreds of thousands of ids (a young collection after a batch cost ~6 ms per 500k). */
+    PyObject_GC_UnTrack(ids);
+    result = PyTuple_Pack(4, ids, counts, table, toff);
+    goto done;
+fallback:
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    Py_XDECREF(ids); /* list_dealloc skips the NULL slots a fallback left */
+    Py_XDECREF(counts);
+    Py_XDECREF(table);
+    Py_XDECREF(toff);
+    PyMem_Free(sizes);
+    PyMem_Free(hashes);
+    if (flat) PyBuffer_Release(&lb);
+    return result;
+}
+
+PyDoc_STRVAR(find_ranked_doc,
+             "find_ranked(ids, offsets, table, table_offsets, rows, keys) -> bytearray | None\n\n"
+             "For each k, the 0-based position of keys[k] among query rows[k]'s distinct ids (-1: absent),\n"
+             "as int64, from index_lists' output (offsets: the n + 1 int64 bounds of each query's ids).\n"
+             "None: a key that is not exactly a str, or ids no longer as indexed; the Python path decides.");
+
+static PyObject *find_ranked(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *ids, *keys, *result = NULL;
+    Py_buffer ob = {0}, tb = {0}, tob = {0}, rb = {0};
+    if (!PyArg_ParseTuple(args, "O!y*y*y*y*O!", &PyList_Type, &ids, &ob, &tb, &tob, &rb, &PyList_Type, &keys))
+        return NULL;
+    Py_ssize_t n = ob.len / 8 - 1, n_keys = PyList_GET_SIZE(keys), n_ids = PyList_GET_SIZE(ids);
+    const int64_t *offsets = ob.buf, *toffs = tob.buf, *rows = rb.buf;
+    const int32_t *slots = tb.buf;
+    if (n < 0 || check_buffer(&ob, 8, n + 1, "offsets") < 0 || check_buffer(&tob, 8, n + 1, "table_offsets") < 0 ||
+        check_buffer(&rb, 8, n_keys, "rows") < 0 || check_buffer(&tb, 4, toffs[n], "table") < 0 || offsets[n] != n_ids)
+        goto done;
+    PyObject *out = new_bytes(n_keys, 8);
+    if (!out) goto done;
+    int64_t *pos = (int64_t *)PyByteArray_AS_STRING(out);
+    for (Py_ssize_t k = 0; k < n_keys; k++) {
+        PyObject *key = PyList_GET_ITEM(keys, k);
+        int64_t q = rows[k];
+        if (!PyUnicode_CheckExact(key) || q < 0 || q >= n) {
+            Py_DECREF(out);
+            result = Py_None;
+            Py_INCREF(result);
+            goto done;
+        }
+        Py_ssize_t start = offsets[q], count = offsets[q + 1] - start, size = toffs[q + 1] - toffs[q];
+        /* A query's table is a power of two of at least twice its distinct ids (sized before repeats
+         * were dropped, so it may be larger than table_size(count)). */
+        if (count < 0 || start + count > n_ids || size < 2 * count || (size & (size - 1)) != 0) {
+            Py_DECREF(out);
+            PyErr_SetString(PyExc_ValueError, "offsets do not match the tables");
+            goto done;
+        }
+        Py_ssize_t p = probe(slots + toffs[q], size, ids, start, count, key, PyObject_Hash(key));
+        if (p == -2) {
+            Py_DECREF(out);
+            result = Py_None;
+            Py_INCREF(result);
+            goto done;
+        }
+        pos[k] = p;
+    }
+    result = out;
+done:
+    PyBuffer_Release(&ob);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&tob);
+    PyBuffer_Release(&rb);
+    return result;
+}
+
+PyDoc_STRVAR(segmented_cumsum_doc,
+             "segmented_cumsum(values, offsets) -> None\n\n"
+             "In place, running sums of the float64 buffer values restarting at each segment\n"
+             "offsets[i]:offsets[i+1] (int64 buffer): sequential left-to-right addition, as np.cumsum.");
+
+static PyObject *segmented_cumsum(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer vb = {0}, ob = {0};
+    if (!PyArg_ParseTuple(args, "w*y*", &vb, &ob)) return NULL;
+    Py_ssize_t n = vb.len / 8, n_off = ob.len / 8;
+    PyObject *result = NULL;
+    if (check_buffer(&vb, 8, n, "values") < 0 || check_buffer(&ob, 8, n_off, "offsets") < 0) goto done;
+    const int64_t *off = ob.buf;
+    double *v = vb.buf;
+    for (Py_ssize_t i = 0; i + 1 < n_off; i++)
+        if (off[i] < 0 || off[i] > off[i + 1] || off[i + 1] > n) {
+            PyErr_SetString(PyExc_ValueError, "offsets must be non-decreasing within the values");
+            goto done;
+        }
+    for (Py_ssize_t i = 0; i + 1 < n_off; i++) {
+        if (off[i] == off[i + 1]) continue;
+        volatile double acc = v[off[i]]; /* through memory: each partial sum a double, even on x87 */
+        for (int64_t j = off[i] + 1; j < off[i + 1]; j++) {
+            acc = acc + v[j];
+            v[j] = acc;
+        }
+    }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&vb);
+    PyBuffer_Release(&ob);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"prepare_dicts", prepare_dicts, METH_VARARGS, prepare_dicts_doc},
     {"flat_values", flat_values, METH_VARARGS, flat_values_doc},
+    {"index_lists", index_lists, METH_VARARGS, index_lists_doc},
+    {"find_ranked", find_ranked, METH_VARARGS, find_ranked_doc},
+    {"segmented_cumsum", segmented_cumsum, METH_VARARGS, segmented_cumsum_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -600,9 +600,11 @@ class RankedRun(ColumnarRun):
     order rank exactly the list order: ``evaluate(qrels, RankedRun.from_lists(lists))`` equals
     ``evaluate(qrels, {q: {d: n - i ...}})``.
 
-    Build it with :meth:`from_lists`. ``positions[i]`` maps each distinct id of query ``i`` to its
-    0-based position; judged documents are found there (one dict lookup each), so scoring needs no
-    pass over the unjudged ids.
+    Build it with :meth:`from_lists`. Judged documents are found by :meth:`locate`, one hash
+    lookup each, so scoring needs no pass over the unjudged ids. Where the compiled scan is
+    built, the lists are read and indexed in one C pass (each query's ids hashed once into a
+    table); otherwise ``positions[i]``, a dict of each distinct id of query ``i`` to its 0-based
+    position, is the index. Both find what a dict finds (exact str ids, equal by code points).
 
     Usage::
 
@@ -615,43 +617,61 @@ class RankedRun(ColumnarRun):
         0.5
     """
 
-    __slots__ = ("ids", "positions")
+    __slots__ = ("_own", "_positions", "_scores", "_table", "ids")
 
     def __init__(self, qids: list[str], ids: list[str], lengths: Sequence[int], source: str = "run") -> None:
         """From validated parts: unique str ``qids``, str ``ids`` concatenated, ``lengths[i]`` of them for query ``i``."""
-        sizes = list(lengths)
-        offsets = _csr(np.asarray(sizes, np.int64).reshape(-1))
-        bounds = offsets.tolist()
-        if len(sizes) != len(qids) or bounds[-1] != len(ids):
+        sizes = np.asarray(lengths if isinstance(lengths, np.ndarray) else list(lengths), np.int64).reshape(-1)
+        if sizes.size != len(qids) or int(sizes.sum()) != len(ids) or (sizes < 0).any():
             raise EmptyInputError(
-                f"{source}: {len(qids)} queries, {len(sizes)} lengths summing to {bounds[-1]}, {len(ids)} ids"
+                f"{source}: {len(qids)} queries, {sizes.size} lengths summing to {int(sizes.sum())}, {len(ids)} ids"
             )
+        native = _native()
+        indexed = None if native is None else native.index_lists(ids, sizes.tobytes(), None, None)
+        if indexed is not None:
+            self._setup_indexed(qids, indexed, source)
+            return
+        sizes_list = sizes.tolist()
+        offsets = _csr(sizes)
+        bounds = offsets.tolist()
         # Consecutive islices of one iterator: each query's ids without a list slice per query.
         flat = iter(ids)
-        positions = list(map(dict, map(zip, map(islice, repeat(flat), sizes), map(range, sizes))))
+        positions = list(map(dict, map(zip, map(islice, repeat(flat), sizes_list), map(range, sizes_list))))
         if sum(map(len, positions)) != len(ids):
             # A repeated id keeps its first position (dict.fromkeys keeps first insertion).
             lists = list(map(ids.__getitem__, map(slice, bounds[:-1], bounds[1:])))
-            for i, (ranked, size) in enumerate(zip(lists, sizes)):
+            for i, (ranked, size) in enumerate(zip(lists, sizes_list)):
                 if len(positions[i]) != size:
                     lists[i] = list(dict.fromkeys(ranked))
                     positions[i] = dict(zip(lists[i], range(len(lists[i]))))
             ids = list(chain.from_iterable(lists))
             offsets = _csr(np.fromiter(map(len, lists), np.int64, count=len(lists)))
+        self._setup(qids, ids, offsets, source)
+        self._positions = positions
+
+    def _setup_indexed(self, qids: list[str], indexed: tuple, source: str) -> None:
+        ids, counts, table, table_offsets = indexed
+        self._setup(qids, ids, _csr(np.frombuffer(counts, np.int64)), source)
+        self._table = (table, table_offsets)
+
+    def _setup(self, qids: list[str], ids: list[str], offsets: np.ndarray, source: str) -> None:
         counts = offsets[1:] - offsets[:-1]
         if counts.size and int(counts.max()) > _F32_EXACT:
             raise IRMetricsError(
                 f"{source}: a ranked list holds {int(counts.max()):,} documents; at most {_F32_EXACT:,} per query"
             )
-        # n - position within each list: the query's end offset minus the flat row.
-        scores = np.repeat(offsets[1:].astype(np.float64), counts) - np.arange(len(ids), dtype=np.float64)
-        own = list(map(dict.get, positions, qids))
-        identical = np.zeros(len(ids), bool)
-        if any(p is not None for p in own):
-            identical[[int(offsets[i]) + p for i, p in enumerate(own) if p is not None]] = True
-        super().__init__(qids, offsets, scores, self._ids_at, self._find, identical, source)
+        # Parts valid by construction: no ColumnarRun check. The scores (n - position within each list)
+        # are built when first read, and the query's own ids (identical) are found when BEIR's rule asks.
+        self.qids = qids
+        self.offsets = offsets
+        self.identical = None
+        self.source = source
+        self._data = None
         self.ids = ids
-        self.positions = positions
+        self._scores: np.ndarray | None = None
+        self._own: np.ndarray | None = None
+        self._positions: list[dict[str, int]] | None = None
+        self._table: tuple[bytearray, bytearray] | None = None
 
     @classmethod
     def from_lists(cls, rankings: Mapping[str, Sequence[str]], *, source: str = "run") -> RankedRun:
@@ -665,6 +685,9 @@ class RankedRun(ColumnarRun):
                 raise InvalidIdError(
                     f"{source}[{q!r}] must be a list of doc ids in rank order, got {type(ranked).__name__}"
                 )
+        run = cls.from_items(qids, lists, source=source)
+        if run is not None:
+            return run
         ids = list(chain.from_iterable(lists))
         if not set(map(type, ids)) <= {str}:
             for q, ranked in zip(qids, lists):
@@ -672,10 +695,81 @@ class RankedRun(ColumnarRun):
                     _check_id("document", d, f" at {source}[{q!r}][{j}]")
         return cls(qids, ids, list(map(len, lists)), source)
 
-    def _ids_at(self, rows: np.ndarray) -> list[str]:
+    @classmethod
+    def from_items(
+        cls,
+        qids: list[str],
+        lists: list[Sequence[Any]],
+        attr: str | None = None,
+        item_type: type | None = None,
+        *,
+        source: str = "run",
+    ) -> RankedRun | None:
+        """Query ``qids[i]`` ranks the keys of ``lists[i]`` (each a list or tuple), read and indexed in one
+        compiled pass: the key of an item is the item itself, or ``getattr(item, attr)`` with every item
+        of exactly ``item_type`` when given. None where the scan is not built or takes an item it does
+        not handle (a key that is not exactly a str, an item of another type, a failed ``getattr``): the
+        caller's own path then reads the lists and names what is wrong. ``qids`` must be validated."""
+        native = _native()
+        if native is None or len(lists) != len(qids):
+            return None
+        indexed = native.index_lists(lists if type(lists) is list else list(lists), None, attr, item_type)
+        if indexed is None:
+            return None
+        run = cls.__new__(cls)
+        run._setup_indexed(qids, indexed, source)
+        return run
+
+    @property
+    def positions(self) -> list[dict[str, int]]:
+        """``positions[i]``: each distinct id of query ``i`` to its 0-based position (built on first use)."""
+        if self._positions is None:
+            sizes = np.diff(self.offsets).tolist()
+            flat = iter(self.ids)
+            self._positions = list(map(dict, map(zip, map(islice, repeat(flat), sizes), map(range, sizes))))
+        return self._positions
+
+    def locate(self, rows: np.ndarray, ids: list[str]) -> np.ndarray:
+        """0-based position of ``ids[k]`` in query ``rows[k]``'s list (int64; -1: not there)."""
+        rows = np.ascontiguousarray(rows, np.int64)
+        if self._table is not None and (native := _native()) is not None:
+            found = native.find_ranked(self.ids, self.offsets.tobytes(), *self._table, rows.tobytes(), ids)
+            if found is not None:
+                return np.frombuffer(found, np.int64)
+        dicts = map(self.positions.__getitem__, rows.tolist())
+        return np.fromiter(map(dict.get, dicts, ids, repeat(-1)), np.int64, count=len(ids))
+
+    def own_positions(self) -> np.ndarray:
+        """Per query, the position of its own id in its list (int64; -1: not there)."""
+        if self._own is None:
+            self._own = self.locate(np.arange(len(self.qids)), list(self.qids))
+        return self._own
+
+    def identical_rows(self) -> np.ndarray:
+        """Bool per row: the doc id is the query's own id (found by :meth:`locate` when first asked)."""
+        if self.identical is None:
+            own = self.own_positions()
+            hit = np.flatnonzero(own >= 0)
+            self.identical = np.zeros(len(self.ids), bool)
+            self.identical[self.offsets[hit] + own[hit]] = True
+        return self.identical
+
+    @property  # type: ignore[override]
+    def scores(self) -> np.ndarray:
+        """The synthetic scores, ``n - position`` within each list (float64, built on first use)."""
+        if self._scores is None:
+            counts = np.diff(self.offsets)
+            self._scores = np.repeat(self.offsets[1:].astype(np.float64), counts) - np.arange(
+                len(self.ids), dtype=np.float64
+            )
+        return self._scores
+
+    # Methods, not ColumnarRun's callables held per instance: a bound method stored on its own object
+    # is a reference cycle, which kept every run (and its ids) alive until a cycle collection.
+    def ids_at(self, rows: np.ndarray) -> list[str]:  # type: ignore[override]
         return list(map(self.ids.__getitem__, rows.tolist()))
 
-    def _find(self, candidates: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    def find(self, candidates: list[str]) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[override]
         index = dict(zip(candidates, range(len(candidates))))
         which = np.fromiter(map(index.get, self.ids, repeat(-1)), np.int64, count=len(self.ids))
         rows = np.flatnonzero(which >= 0)
@@ -703,7 +797,7 @@ class Prepared:
 
     ``qids[i]`` owns ``scores[offsets[i]:offsets[i+1]]`` (results order, identical ids removed when
     asked). ``scores`` are float32, the precision trec_eval ranks by (read so directly: half the
-    memory to compare). ``pair_*`` list every judged document that was retrieved, grouped by query,
+    memory to compare); None for ranked lists, whose ``pair_ranks`` are known without counting. ``pair_*`` list every judged document that was retrieved, grouped by query,
     with its float64 score. ``ids_at(positions)`` returns the doc ids at flat positions and
     ``exact_at(positions, ids)`` their float64 scores (tie-group members need both). ``judged_labels`` holds every judgment of the scored
     queries (retrieved or not), query ``i`` owning ``judged_labels[judged_offsets[i]:judged_offsets[i+1]]``.
@@ -713,7 +807,7 @@ class Prepared:
 
     qids: list[str]
     offsets: np.ndarray
-    scores: np.ndarray
+    scores: np.ndarray | None
     ids_at: Callable[[np.ndarray], list[str]]
     exact_at: Callable[[np.ndarray, list[str]], np.ndarray]
     pair_query: np.ndarray
@@ -1043,56 +1137,61 @@ def _kept_rows(
 
 
 def _prepare_ranked(run: RankedRun, qrels: Qrels, ignore_identical_ids: bool) -> Prepared:
-    """:func:`prepare` for ranked lists: judged documents are found in each query's ``positions``.
+    """:func:`prepare` for ranked lists: judged documents are found by :meth:`RankedRun.locate`.
 
-    The synthetic scores are whole numbers up to ``2**24``, exact in float32, so no score is read
-    and no two documents of a query tie.
+    The synthetic scores are whole numbers up to ``2**24``, exact in float32, so no score is read,
+    no two documents of a query tie, and a judged document's rank is its position: nothing here
+    costs a pass over the unjudged ids. ``scores`` stays None (nothing is counted: the ranks are known).
     """
     judged_all = list(map(qrels.data.get, run.qids))
     keep_q = np.fromiter(map(bool, judged_all), bool, count=len(judged_all))
+    where_q = np.flatnonzero(keep_q)
     qids = list(compress(run.qids, keep_q))
     judged = list(compress(judged_all, keep_q))
-    positions = list(compress(run.positions, keep_q))
-    rows, lengths = _kept_rows(run, keep_q, ignore_identical_ids)
-    scores = run.scores if rows is None else run.scores[rows]
+    counts = np.diff(run.offsets)[where_q]
+    # BEIR drops a query's own id: its position (-1: none) shifts the documents after it up by one.
+    own = run.own_positions()[where_q] if ignore_identical_ids else np.full(where_q.size, -1, np.int64)
+    lengths = counts - (own >= 0)
 
     judged_offsets, judged_labels = _scored_labels(qrels, qids, judged)
     n_judged = np.diff(judged_offsets)
     flat_docs = list(chain.from_iterable(judged))
-    dicts = chain.from_iterable(map(repeat, positions, n_judged.tolist()))
-    local = np.fromiter(map(dict.get, dicts, flat_docs, repeat(-1)), np.int64, count=len(flat_docs))
     owner = np.repeat(np.arange(len(qids)), n_judged)
-    # Judged hits as run rows, then as positions among the kept rows (a dropped own id: -1).
-    idx = np.flatnonzero(local >= 0)
-    at = run.offsets[:-1][keep_q][owner[idx]] + local[idx]
-    if rows is not None:
-        kept = np.full(run.scores.size, -1, np.int64)
-        kept[rows] = np.arange(rows.size)
-        at = kept[at]
-        idx, at = idx[at >= 0], at[at >= 0]
+    local = run.locate(where_q[owner], flat_docs)
+    idx = np.flatnonzero((local >= 0) & (local != own[owner]))
+    pair_query = owner[idx]
+    position = local[idx]
+    dropped_before = (own[pair_query] >= 0) & (own[pair_query] < position)
+    offsets = _csr(lengths)
+
+    def run_rows(where: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Kept flat positions -> (scored query, position in the run's list)."""
+        q = np.searchsorted(offsets, where, side="right") - 1
+        k = where - offsets[q]
+        return q, k + ((own[q] >= 0) & (own[q] <= k))
 
     def ids_at(where: np.ndarray) -> list[str]:
-        return run.ids_at(where if rows is None else rows[where])
+        q, p = run_rows(where)
+        return run.ids_at(run.offsets[where_q[q]] + p)
 
     def exact_at(where: np.ndarray, ids: list[str]) -> np.ndarray:
-        return scores[where]
+        q, p = run_rows(where)
+        return (counts[q] - p).astype(np.float64)
 
-    offsets = _csr(lengths)
-    pair_query = owner[idx]
     return Prepared(
         qids,
         offsets,
-        scores.astype(np.float32),
+        None,
         ids_at,
         exact_at,
         pair_query,
-        scores[at],
+        (counts[pair_query] - position).astype(np.float64),  # n - position: the synthetic score
         judged_labels[idx],
         list(map(flat_docs.__getitem__, idx.tolist())),
         judged_offsets,
         judged_labels,
         # The rank is the position among the query's kept rows, in either order.
-        pair_ranks=dict.fromkeys(("trec", "stable"), at - offsets[pair_query]),
+        pair_ranks=dict.fromkeys(("trec", "stable"), position - dropped_before),
     )
 
 

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .inputs import _native
 from .measures import MIN_GEO_MEAN
 
 _LOG2: list[float] = []
@@ -44,11 +45,16 @@ def segmented_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
     ``np.cumsum`` over the whole array and subtracting would round differently; numpy's
     reductions sum pairwise. Work is O(n) over at most max-segment-length vectorised steps, or
-    one ``np.cumsum`` (a sequential accumulate) per segment when segments are fewer than steps.
+    one ``np.cumsum`` (a sequential accumulate) per segment when segments are fewer than steps;
+    where the compiled scan is built, one C loop adds in the same order.
     """
     out = values.astype(np.float64, copy=True)
     lengths = offsets[1:] - offsets[:-1]
     if out.size == 0:
+        return out
+    native = _native()
+    if native is not None:  # the same sequential sums in one C loop (no numpy call per segment)
+        native.segmented_cumsum(out, np.ascontiguousarray(offsets, np.int64))
         return out
     nonempty = np.flatnonzero(lengths > 1)
     if nonempty.size < int(lengths.max()):  # few long segments: one cumsum each (also sequential)
@@ -101,6 +107,10 @@ def segmented_suffix_max(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     out = values.astype(np.float64, copy=True)
     lengths = offsets[1:] - offsets[:-1]
     if out.size == 0:
+        return out
+    native = _native()
+    if native is not None:  # the same sequential sums in one C loop (no numpy call per segment)
+        native.segmented_cumsum(out, np.ascontiguousarray(offsets, np.int64))
         return out
     order = np.argsort(-lengths, kind="stable")
     sorted_len = lengths[order]

@@ -87,10 +87,12 @@ def count_f32(prep: Prepared) -> Counted:
     sorted once instead (cost n log n rather than n per judged document). ``prep.scores`` are
     float32 already; the judged scores are rounded the same way, so every comparison is trec_eval's.
     """
+    scores = prep.scores
+    if scores is None:
+        raise ValueError("count_f32 needs the scores; ranked lists give their pair_ranks instead")
     pq = prep.pair_query
     n_pairs = pq.size
     offsets = prep.offsets
-    scores = prep.scores
     with np.errstate(over="ignore"):  # beyond float32's range is +-inf, as for the scores
         t32 = prep.pair_score.astype(np.float32)
     lengths = offsets[1:] - offsets[:-1]
