@@ -1,4 +1,9 @@
-/* The dict-run scan of haystack_irmetrics.core.inputs.prepare, in one C pass per query.
+/* The compiled scan of haystack_irmetrics.core.inputs, in one C pass per query:
+ *
+ * - prepare_dicts / flat_values: dict runs and qrels (prepare, Qrels.from_dict);
+ * - index_lists / find_ranked: ranked lists (RankedRun), of ids or of objects such as Haystack
+ *   Documents read by attribute;
+ * - segmented_cumsum: the kernels' sequential running sums.
  *
  * Optional: the package builds it when a C compiler is there and falls back to the pure-Python
  * path otherwise (and whenever this returns False). It computes exactly what that path computes
@@ -6,10 +11,10 @@
  * other and against pytrec_eval and BEIR.
  *
  * It handles the common input only: dict runs and qrels, str ids (exact str), scores that are
- * finite floats (or ints within 2**53, exact as doubles). On anything else it returns False
- * before writing a result, and the Python path reads the input, raising its typed errors.
- * No Python code runs during the scan (exact str keys: no user __eq__ or __hash__), so the
- * dicts cannot change under it.
+ * finite floats (or ints within 2**53, exact as doubles). On anything else it returns None (or
+ * False) before writing a result, and the Python path reads the input, raising its typed errors.
+ * No Python code runs during the dict scan (exact str keys: no user __eq__ or __hash__), so the
+ * dicts cannot change under it; index_lists may run an attribute's code, and re-checks the lists.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

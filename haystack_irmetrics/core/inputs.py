@@ -10,8 +10,10 @@ or with :func:`numpy.fromiter` where that refuses a value.
 Where the optional compiled scan (``_rank.c``, built at install when a C compiler is there) is
 available, plain dict runs with str ids and float (or int) scores go through it instead: it reads
 each query's scores, looks up its judged documents and ranks them in both orders while the query
-is in cache. It computes what the Python path computes (the tests run both against the oracles);
-any other input, and every error, stays with the Python path. ``IRMETRICS_PURE_PYTHON=1``
+is in cache; ranked lists (:class:`RankedRun`, and the Haystack Documents the components turn
+into them) are read and indexed by list in one C pass, so their judged documents are found by one
+table lookup each. It computes what the Python path computes (the tests run both against the
+oracles); any other input, and every error, stays with the Python path. ``IRMETRICS_PURE_PYTHON=1``
 switches it off.
 
 Validation lives here, in one place. Scores and labels must be real numbers; ``None``, NaN,
@@ -627,6 +629,8 @@ class RankedRun(ColumnarRun):
                 f"{source}: {len(qids)} queries, {sizes.size} lengths summing to {int(sizes.sum())}, {len(ids)} ids"
             )
         native = _native()
+        if native is not None and type(ids) is not list:
+            ids = list(ids)
         indexed = None if native is None else native.index_lists(ids, sizes.tobytes(), None, None)
         if indexed is not None:
             self._setup_indexed(qids, indexed, source)
