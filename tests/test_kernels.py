@@ -45,3 +45,13 @@ def test_segmented_cumsum_is_python_s_sequential_sum_bit_for_bit(segments):
             expected.append(total)
     got = segmented_cumsum(values, offsets)
     assert got.view(np.uint64).tolist() == np.array(expected, np.float64).view(np.uint64).tolist()  # -0.0 too
+
+
+@given(st.lists(st.lists(FLOATS, max_size=25), min_size=1, max_size=12))
+def test_segmented_suffix_max_is_each_segment_s_running_maximum_from_the_right(segments):
+    from haystack_irmetrics.core.kernels import segmented_suffix_max
+
+    values = np.array([v for seg in segments for v in seg], np.float64)
+    offsets = np.concatenate([[0], np.cumsum([len(seg) for seg in segments])]).astype(np.int64)
+    expected = [max(seg[i:]) for seg in segments for i in range(len(seg))]
+    assert segmented_suffix_max(values, offsets).tolist() == expected

@@ -175,14 +175,75 @@ def test_a_failed_attribute_read_falls_back_and_other_errors_propagate():
         RankedRun.from_items(["q"], [[Broken()]], "key")
 
 
-def test_the_ids_list_is_untracked_by_the_cycle_collector_and_frees_its_references():
+def test_building_frees_every_reference_it_takes():
     key = "".join(["unique", "-key"])
     before = sys.getrefcount(key)
     for _ in range(3):
         run = _run("native", {"q": [key, key, "x"]})
-        assert not gc.is_tracked(run.ids)  # exact str only: no cycle can go through it
+        assert RankedRun.from_items(["q"], [[key, key, 3]]) is None  # a fallback mid-list
         del run
     assert sys.getrefcount(key) == before
+
+
+def test_a_cycle_through_a_runs_ids_is_collected():
+    import weakref
+
+    class Node:
+        pass
+
+    run = _run("native", {"q": ["a", "b"]})
+    node = Node()
+    node.run = run
+    run.ids.append(node)  # a caller's edit (the ids are read-only by contract): still no leak
+    alive = weakref.ref(node)
+    del run, node
+    gc.collect()
+    assert alive() is None
+
+
+def test_a_key_read_that_swaps_another_querys_list_falls_back_without_reading_it():
+    outer: list = []
+
+    class Swapper:
+        @property
+        def key(self):
+            outer[1] = "xyz"  # same length as the list it replaces: only identity tells
+            return "a"
+
+    outer.extend([[Swapper()], ["b", "c", "d"]])
+    assert RankedRun.from_items(["q1", "q2"], outer, "key") is None
+
+
+def test_a_key_read_walking_every_live_object_never_meets_the_half_built_ids():
+    seen = []
+
+    class Walker:
+        @property
+        def key(self):
+            for obj in gc.get_objects():
+                if type(obj) is list:
+                    seen.append(len([x for x in obj]))  # iterating a list with empty slots would crash
+            return "k"
+
+    assert RankedRun.from_items(["q"], [[Walker(), Walker()]], "key").ids == ["k"]
+
+
+def test_a_list_subclass_of_ids_is_read_by_the_python_path():
+    class L(list):
+        pass
+
+    with scan("native"):
+        run = RankedRun(["q"], L(["a", "b", "a"]), [3])
+    assert run.ids == ["a", "b"]
+    from haystack_irmetrics.core import _rank
+
+    assert _rank.index_lists(L(["a"]), np.array([1], np.int64).tobytes(), None, None) is None
+
+
+def test_ids_appended_after_indexing_are_looked_up_by_the_python_path():
+    run = _run("native", {"q": ["a", "b"]})
+    run.ids.append("z")  # breaks the read-only contract: no SystemError, the dict lookup answers
+    assert run.locate(np.zeros(1, np.int64), ["b"]).tolist() == [1]
 
 
 def test_a_table_with_no_empty_slot_is_refused_not_probed_forever():

@@ -76,7 +76,7 @@ from haystack.evaluation import EvaluationRunResult
 from ..core import DEFAULT_K_VALUES, EvaluationResult, Measure, evaluate, resolve_preset
 from ..core.measures import check_cutoff, check_k_values, resolve_measures
 from ..errors import InvalidPolicyError
-from ._documents import Converted, DocumentPath
+from ._documents import DocumentPath
 
 _NAN = float("nan")
 
@@ -136,31 +136,36 @@ class _DocumentEvaluator:
         retrieved_documents: list[list[Document]],
         query_ids: list[str] | None,
         measures: Sequence[Measure],
-    ) -> tuple[Converted, EvaluationResult]:
+    ) -> tuple[list[str], EvaluationResult]:
+        """The query ids used (input order) and the core's result."""
         with _no_cycle_collection():
             batch = self._path.convert(ground_truth_documents, retrieved_documents, query_ids)
-        result = evaluate(
-            batch.qrels,
-            batch.results,
-            None,
-            measures=measures,
-            preset=self.preset,
-            relevance_threshold=self.relevance_threshold,
-            # List order is a RankedRun, which never ties; "stable" states it for any other policy reader.
-            ties="stable" if self.rank_by == "order" else None,
-            ignore_identical_ids=self.ignore_identical_ids,
-            no_relevant=self.no_relevant,
-        )
-        return batch, result
+            result = evaluate(
+                batch.qrels,
+                batch.results,
+                None,
+                measures=measures,
+                preset=self.preset,
+                relevance_threshold=self.relevance_threshold,
+                # List order is a RankedRun, which never ties; "stable" states it for any other policy reader.
+                ties="stable" if self.rank_by == "order" else None,
+                ignore_identical_ids=self.ignore_identical_ids,
+                no_relevant=self.no_relevant,
+            )
+            ids = batch.query_ids
+            del batch  # the rankings' key list goes before a collection could walk it
+        return ids, result
 
 
 @contextmanager
 def _no_cycle_collection() -> Iterator[None]:
-    """Pause the cycle collector while a batch is converted.
+    """Pause the cycle collector while a batch is converted and scored.
 
-    Converting allocates one dict per query and nothing cyclic, but those allocations trigger
-    collections that walk every live object, and a batch holds hundreds of thousands of Documents:
-    a quarter of the conversion time went there. Reference counting still frees everything.
+    Converting allocates one dict per query and one list of every retrieved key, nothing cyclic,
+    but those allocations trigger collections that walk every live object (a batch holds hundreds
+    of thousands of Documents), and the first collection after the batch would walk the key list,
+    touching every key again: together a quarter of the time. The batch is freed inside, by
+    reference counting, before the collector is back on.
     """
     enabled = gc.isenabled()
     gc.disable()
@@ -258,12 +263,12 @@ class _SingleMetricEvaluator(_DocumentEvaluator):
         :raises InvalidLabelError: on a ground-truth list mixing scored and unscored documents.
         :raises InvalidScoreError: with ``rank_by="score"`` when a retrieved document has no score.
         """
-        batch, result = self._evaluate(ground_truth_documents, retrieved_documents, query_ids, [self._measure])
+        used_ids, result = self._evaluate(ground_truth_documents, retrieved_documents, query_ids, [self._measure])
         name = self._measure.name
         per_query = result.per_query[name]
         return {
             "score": result.raw_means[name],
-            "individual_scores": _aligned(result, name, batch.query_ids),
+            "individual_scores": _aligned(result, name, used_ids),
             "per_query": per_query,
         }
 
@@ -412,15 +417,15 @@ class IRMetricsEvaluator(_DocumentEvaluator):
             used, in input order.
         :raises IRMetricsError: as the single-metric evaluators' ``run``.
         """
-        batch, result = self._evaluate(ground_truth_documents, retrieved_documents, query_ids, self._measures)
+        used_ids, result = self._evaluate(ground_truth_documents, retrieved_documents, query_ids, self._measures)
         # Plain dicts (the core's are built lazily): pipeline snapshots and tracing serialize outputs.
         per_query = {name: result.per_query[name] for name in result.per_query}
         return {
             "means": result.means,
             "raw_means": result.raw_means,
-            "individual_scores": {name: _aligned(result, name, batch.query_ids) for name in per_query},
+            "individual_scores": {name: _aligned(result, name, used_ids) for name in per_query},
             "per_query": per_query,
-            "query_ids": batch.query_ids,
+            "query_ids": used_ids,
         }
 
 

@@ -460,6 +460,7 @@ static Py_ssize_t probe(const int32_t *slots, Py_ssize_t size, PyObject *ids, Py
 /* The key of seq[at] (a new reference, exact str) into *key: 1; 0 to fall back; -1 on an error. */
 static int fetch_key(PyObject *seq, Py_ssize_t expected, Py_ssize_t at, PyObject *attr, PyObject *item_type,
                      PyObject **key) {
+    /* seq is held by the caller and is exactly a list or a tuple (a builtin's type cannot change) */
     int is_list = PyList_CheckExact(seq);
     if ((is_list ? PyList_GET_SIZE(seq) : PyTuple_GET_SIZE(seq)) != expected) return 0; /* changed by a getattr */
     PyObject *item = is_list ? PyList_GET_ITEM(seq, at) : PyTuple_GET_ITEM(seq, at), *k;
@@ -524,12 +525,16 @@ static PyObject *index_lists(PyObject *self, PyObject *args) {
     }
     PyObject *result = NULL, *ids = NULL, *counts = NULL, *table = NULL, *toff = NULL;
     Py_ssize_t *sizes = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(n ? n : 1));
+    /* Strong references to each query's list: a getattr may run code that replaces it in `lists`. */
+    PyObject **seqs = flat ? NULL : PyMem_Calloc((size_t)(n ? n : 1), sizeof(PyObject *));
+    Py_ssize_t n_held = 0;
     Py_hash_t *hashes = NULL;
     int status = 1;
-    if (!sizes) {
+    if (!sizes || (!flat && !seqs)) {
         PyErr_NoMemory();
         goto done;
     }
+    if (flat && !PyList_CheckExact(lists)) goto fallback; /* a list subclass: the Python path reads it */
     /* Sizes first: the output and the tables are allocated once. */
     Py_ssize_t total = 0, longest = 0, slots_total = 0;
     for (Py_ssize_t q = 0; q < n; q++) {
@@ -548,6 +553,8 @@ static PyObject *index_lists(PyObject *self, PyObject *args) {
                 status = 0;
                 break;
             }
+            Py_INCREF(seq);
+            seqs[n_held++] = seq;
         }
         if (m > (1 << 24)) { /* RankedRun's limit; the Python path raises its error */
             status = 0;
@@ -566,6 +573,8 @@ static PyObject *index_lists(PyObject *self, PyObject *args) {
     if (!(ids = PyList_New(total)) || !(counts = new_bytes(n, 8)) || !(table = new_bytes(slots_total, 4)) ||
         !(toff = new_bytes(n + 1, 8)))
         goto done;
+    /* Hidden from the cycle collector (gc.get_objects) while its slots are still NULL; tracked at the end. */
+    PyObject_GC_UnTrack(ids);
     if (!(hashes = PyMem_Malloc(sizeof(Py_hash_t) * (size_t)(longest ? longest : 1)))) {
         PyErr_NoMemory();
         goto done;
@@ -575,11 +584,11 @@ static PyObject *index_lists(PyObject *self, PyObject *args) {
     if (slots_total) memset(slots, 0, (size_t)slots_total * 4);
     Py_ssize_t at = 0, raw = 0, sat = 0; /* distinct ids written; flat items read; table slots used */
     for (Py_ssize_t q = 0; q < n && status == 1; q++) {
-        if (!flat && PyList_GET_SIZE(lists) != n) {
+        if (!flat && (PyList_GET_SIZE(lists) != n || PyList_GET_ITEM(lists, q) != seqs[q])) {
             status = 0; /* changed by code a getattr ran */
             break;
         }
-        PyObject *seq = flat ? lists : PyList_GET_ITEM(lists, q);
+        PyObject *seq = flat ? lists : seqs[q];
         Py_ssize_t m = sizes[q], base = flat ? raw : 0, size = table_size(m), local = 0;
         size_t mask = (size_t)size - 1;
         int32_t *ts = slots + sat;
@@ -637,9 +646,7 @@ static PyObject *index_lists(PyObject *self, PyObject *args) {
         if (!kept) goto done;
         Py_SETREF(ids, kept);
     }
-    /* Exact str items cannot form a reference cycle: untracked, so no cycle collection walks (and
-     * touches) hundreds of thousands of ids (a young collection after a batch cost ~6 ms per 500k). */
-    PyObject_GC_UnTrack(ids);
+    if (!PyObject_GC_IsTracked(ids)) PyObject_GC_Track(ids); /* a GetSlice copy is tracked already */
     result = PyTuple_Pack(4, ids, counts, table, toff);
     goto done;
 fallback:
@@ -650,6 +657,8 @@ done:
     Py_XDECREF(counts);
     Py_XDECREF(table);
     Py_XDECREF(toff);
+    for (Py_ssize_t k = 0; k < n_held; k++) Py_DECREF(seqs[k]);
+    PyMem_Free(seqs);
     PyMem_Free(sizes);
     PyMem_Free(hashes);
     if (flat) PyBuffer_Release(&lb);
@@ -671,9 +680,26 @@ static PyObject *find_ranked(PyObject *self, PyObject *args) {
     Py_ssize_t n = ob.len / 8 - 1, n_keys = PyList_GET_SIZE(keys), n_ids = PyList_GET_SIZE(ids);
     const int64_t *offsets = ob.buf, *toffs = tob.buf, *rows = rb.buf;
     const int32_t *slots = tb.buf;
-    if (n < 0 || check_buffer(&ob, 8, n + 1, "offsets") < 0 || check_buffer(&tob, 8, n + 1, "table_offsets") < 0 ||
-        check_buffer(&rb, 8, n_keys, "rows") < 0 || check_buffer(&tb, 4, toffs[n], "table") < 0 || offsets[n] != n_ids)
+    if (n < 0) {
+        PyErr_SetString(PyExc_ValueError, "offsets must hold n + 1 bounds");
         goto done;
+    }
+    if (check_buffer(&ob, 8, n + 1, "offsets") < 0 || check_buffer(&tob, 8, n + 1, "table_offsets") < 0 ||
+        check_buffer(&rb, 8, n_keys, "rows") < 0 || check_buffer(&tb, 4, toffs[n] < 0 ? 0 : toffs[n], "table") < 0)
+        goto done;
+    for (Py_ssize_t q = 0; q < n; q++)
+        if (toffs[q] < 0 || toffs[q] > toffs[q + 1]) {
+            PyErr_SetString(PyExc_ValueError, "table_offsets must be non-decreasing from 0");
+            goto done;
+        }
+    /* The ids or their bounds no longer as indexed (a caller edited them): the Python lookup decides. */
+    int stale = offsets[0] != 0 || offsets[n] != n_ids;
+    for (Py_ssize_t q = 0; q < n && !stale; q++) stale = offsets[q] > offsets[q + 1];
+    if (stale) {
+        result = Py_None;
+        Py_INCREF(result);
+        goto done;
+    }
     PyObject *out = new_bytes(n_keys, 8);
     if (!out) goto done;
     int64_t *pos = (int64_t *)PyByteArray_AS_STRING(out);

@@ -108,10 +108,6 @@ def segmented_suffix_max(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     lengths = offsets[1:] - offsets[:-1]
     if out.size == 0:
         return out
-    native = _native()
-    if native is not None:  # the same sequential sums in one C loop (no numpy call per segment)
-        native.segmented_cumsum(out, np.ascontiguousarray(offsets, np.int64))
-        return out
     order = np.argsort(-lengths, kind="stable")
     sorted_len = lengths[order]
     ends = offsets[1:][order]
