@@ -133,7 +133,8 @@ static Py_ssize_t rank_in(const Work *w, const Py_ssize_t *ord, Py_ssize_t n, Py
 
 /* A buffer of n items of itemsize bytes: a typed one (numpy) must say so; bytes count as raw. */
 static int check_buffer(Py_buffer *b, Py_ssize_t itemsize, Py_ssize_t n, const char *name) {
-    if ((b->itemsize != itemsize && b->itemsize != 1) || b->len != n * itemsize) {
+    if (n < 0 || n > PY_SSIZE_T_MAX / itemsize || (b->itemsize != itemsize && b->itemsize != 1) ||
+        b->len != n * itemsize || (uintptr_t)b->buf % (uintptr_t)itemsize != 0) {
         PyErr_Format(PyExc_ValueError, "%s: expected %zd items of %zd bytes", name, n, itemsize);
         return -1;
     }
@@ -669,7 +670,9 @@ PyDoc_STRVAR(find_ranked_doc,
              "find_ranked(ids, offsets, table, table_offsets, rows, keys) -> bytearray | None\n\n"
              "For each k, the 0-based position of keys[k] among query rows[k]'s distinct ids (-1: absent),\n"
              "as int64, from index_lists' output (offsets: the n + 1 int64 bounds of each query's ids).\n"
-             "None: a key that is not exactly a str, or ids no longer as indexed; the Python path decides.");
+             "None: a key that is not exactly a str, or ids whose number or bounds changed since they were\n"
+             "indexed (the run is read-only: an id replaced in place is not detected); the Python path\n"
+             "decides.");
 
 static PyObject *find_ranked(PyObject *self, PyObject *args) {
     (void)self;
@@ -685,7 +688,7 @@ static PyObject *find_ranked(PyObject *self, PyObject *args) {
         goto done;
     }
     if (check_buffer(&ob, 8, n + 1, "offsets") < 0 || check_buffer(&tob, 8, n + 1, "table_offsets") < 0 ||
-        check_buffer(&rb, 8, n_keys, "rows") < 0 || check_buffer(&tb, 4, toffs[n] < 0 ? 0 : toffs[n], "table") < 0)
+        check_buffer(&rb, 8, n_keys, "rows") < 0 || check_buffer(&tb, 4, toffs[n], "table") < 0)
         goto done;
     for (Py_ssize_t q = 0; q < n; q++)
         if (toffs[q] < 0 || toffs[q] > toffs[q + 1]) {
