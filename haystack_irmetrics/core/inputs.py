@@ -638,9 +638,7 @@ class RankedRun(ColumnarRun):
         sizes_list = sizes.tolist()
         offsets = _csr(sizes)
         bounds = offsets.tolist()
-        # Consecutive islices of one iterator: each query's ids without a list slice per query.
-        flat = iter(ids)
-        positions = list(map(dict, map(zip, map(islice, repeat(flat), sizes_list), map(range, sizes_list))))
+        positions = _position_dicts(ids, sizes_list)
         if sum(map(len, positions)) != len(ids):
             # A repeated id keeps its first position (dict.fromkeys keeps first insertion).
             lists = list(map(ids.__getitem__, map(slice, bounds[:-1], bounds[1:])))
@@ -728,9 +726,7 @@ class RankedRun(ColumnarRun):
     def positions(self) -> list[dict[str, int]]:
         """``positions[i]``: each distinct id of query ``i`` to its 0-based position (built on first use)."""
         if self._positions is None:
-            sizes = np.diff(self.offsets).tolist()
-            flat = iter(self.ids)
-            self._positions = list(map(dict, map(zip, map(islice, repeat(flat), sizes), map(range, sizes))))
+            self._positions = _position_dicts(self.ids, np.diff(self.offsets).tolist())
         return self._positions
 
     def locate(self, rows: np.ndarray, ids: list[str]) -> np.ndarray:
@@ -780,6 +776,13 @@ class RankedRun(ColumnarRun):
         return rows, which[rows]
 
 
+def _position_dicts(ids: list[str], sizes: list[int]) -> list[dict[str, int]]:
+    """Per query, ``{id: position}`` over its ``sizes[i]`` ids (a repeated id: its last position).
+    Consecutive islices of one iterator: each query's ids without a list slice per query."""
+    flat = iter(ids)
+    return list(map(dict, map(zip, map(islice, repeat(flat), sizes), map(range, sizes))))
+
+
 def as_run(results: RunDict | Mapping[str, Sequence[str]] | Run | ColumnarRun) -> Run | ColumnarRun:
     """The run behind any accepted results: a :class:`Run`/:class:`ColumnarRun` as it is,
     ``{qid: [docid, ...]}`` (every value a list or tuple, or a subclass) as a :class:`RankedRun`, else a
@@ -801,8 +804,8 @@ class Prepared:
 
     ``qids[i]`` owns ``scores[offsets[i]:offsets[i+1]]`` (results order, identical ids removed when
     asked). ``scores`` are float32, the precision trec_eval ranks by (read so directly: half the
-    memory to compare); None for ranked lists, whose ``pair_ranks`` are known without counting. ``pair_*`` list every judged document that was retrieved, grouped by query,
-    with its float64 score. ``ids_at(positions)`` returns the doc ids at flat positions and
+    memory to compare); None for ranked lists, whose ``pair_ranks`` are known without counting.
+    ``pair_*`` list every judged document that was retrieved, grouped by query, with its float64 score. ``ids_at(positions)`` returns the doc ids at flat positions and
     ``exact_at(positions, ids)`` their float64 scores (tie-group members need both). ``judged_labels`` holds every judgment of the scored
     queries (retrieved or not), query ``i`` owning ``judged_labels[judged_offsets[i]:judged_offsets[i+1]]``.
     ``pair_ranks``, when known already, maps each tie order (``"trec"``, ``"stable"``) to every pair's
