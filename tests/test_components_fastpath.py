@@ -38,6 +38,9 @@ def batches(draw):
 
 
 class _PerQueryOnly(DocumentPath):
+    def _compiled_batch(self, *args):
+        return None
+
     def _compiled_ranking(self, *args):
         return None
 

@@ -170,13 +170,19 @@ class DocumentPath:
         document by document, which applies the same rules and names any offending document.
         """
         n = _check_batch(ground_truth_documents, retrieved_documents, query_ids)
-        qids = [str(i) for i in range(n)] if query_ids is None else list(query_ids)
+        qids = list(map(str, range(n))) if query_ids is None else list(query_ids)
+        results: dict[str, dict[str, float]] | RankedRun
+        both = self._compiled_batch(ground_truth_documents, retrieved_documents, qids)
+        if both is not None:
+            judged, results = both
+            qrels = dict(zip(qids, judged))
+            matched = bool((results.judged_positions(judged) >= 0).any())  # type: ignore[operator]
+            return self._checked(Converted(qids, qrels, results), matched)
         qrels = self._fast_judgments(ground_truth_documents, qids)
         if qrels is None:
             qrels = {
                 qid: self._judgments(i, qid, docs) for i, (qid, docs) in enumerate(zip(qids, ground_truth_documents))
             }
-        results: dict[str, dict[str, float]] | RankedRun
         if self.rank_by == "order":
             results = self._ranked(retrieved_documents, qids)
             matched = _any_located(results, list(qrels.values()))
@@ -188,7 +194,12 @@ class DocumentPath:
                 }
             results = scored
             matched = any(map(_overlaps, qrels.values(), scored.values()))
-        if not any(qrels.values()):
+        return self._checked(Converted(qids, qrels, results), matched)
+
+    def _checked(self, batch: Converted, matched: bool) -> Converted:
+        """The batch, once it has a judgment; with a warning when no retrieved document ``matched`` one."""
+        n = len(batch.query_ids)
+        if not any(batch.qrels.values()):
             raise EmptyInputError(
                 f"none of the {n} queries has a ground-truth document: there is nothing to evaluate against"
             )
@@ -205,7 +216,21 @@ class DocumentPath:
                 n,
                 hint,
             )
-        return Converted(qids, qrels, results)
+        return batch
+
+    def _compiled_batch(
+        self, ground_truth: Sequence[Sequence[Document]], retrieved: Sequence[Sequence[Document]], qids: list[str]
+    ) -> tuple[list[dict[str, Any]], RankedRun] | None:
+        """Judgments and rankings by list position in one compiled pass (``core/_rank.c``), keeping no
+        retrieved key: ``Document.id`` or ``content`` as keys, ``Document.score`` as relevance. None
+        where it is not built, for other fields, or on anything it does not take (the passes below
+        then read the documents and name the offender)."""
+        kind = self._key_path[0]
+        if self.rank_by != "order" or kind not in ("id", "content") or self._label_path[0] != "score":
+            return None
+        return RankedRun.from_judged_items(
+            qids, list(ground_truth), list(retrieved), kind, Document, "score", source="retrieved_documents"
+        )
 
     def _ranked(self, retrieved: Sequence[Sequence[Document]], qids: list[str]) -> RankedRun:
         """The rankings by list position: one compiled pass reads and indexes the keys where it can,

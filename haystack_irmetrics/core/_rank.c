@@ -741,6 +741,261 @@ done:
     return result;
 }
 
+/* ---- Judgments and ranked lists of the same queries (the Document path) ---------------------- */
+
+/* Position of `key` (exact str, hash h) in a query's scratch table over its distinct keys, or -1. */
+static Py_ssize_t scratch_find(const int32_t *slots, size_t mask, PyObject *const *keys, const Py_hash_t *hashes,
+                               PyObject *key, Py_hash_t h) {
+    for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) { /* load <= 1/2: an empty slot ends it */
+        int32_t e = slots[i];
+        if (e == 0) return -1;
+        if (keys[e - 1] == key || (hashes[e - 1] == h && same_str(keys[e - 1], key))) return e - 1;
+    }
+}
+
+/* A judged item's label into *label (a new reference): 1, or 0 to fall back, -1 on an error.
+ * None, or an exact int or float that is finite as a double (what the Python path takes). */
+static int fetch_label(PyObject *item, PyObject *label_attr, PyObject **label) {
+    PyObject *v = PyObject_GetAttr(item, label_attr); /* the caller holds item */
+    if (v == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
+        PyErr_Clear();
+        return 0;
+    }
+    int ok = v == Py_None;
+    if (PyFloat_CheckExact(v)) {
+        ok = isfinite(PyFloat_AS_DOUBLE(v));
+    } else if (PyLong_CheckExact(v)) {
+        double x = PyLong_AsDouble(v); /* what numpy's float64 conversion does */
+        if (x == -1.0 && PyErr_Occurred()) {
+            if (!PyErr_ExceptionMatches(PyExc_OverflowError)) {
+                Py_DECREF(v);
+                return -1;
+            }
+            PyErr_Clear();
+        } else {
+            ok = isfinite(x);
+        }
+    }
+    if (!ok) {
+        Py_DECREF(v);
+        return 0;
+    }
+    *label = v;
+    return 1;
+}
+
+static void release(PyObject **refs, Py_ssize_t k) {
+    for (Py_ssize_t i = 0; i < k; i++) Py_CLEAR(refs[i]);
+}
+
+PyDoc_STRVAR(index_judged_doc,
+             "index_judged(judged, lists, attr, item_type, label_attr, qids) -> tuple | None\n\n"
+             "The judgments and the ranked lists of the same queries in one pass, keeping no ranked key.\n"
+             "judged[i] and lists[i] (each a list or tuple of items of exactly item_type) are query\n"
+             "qids[i]'s. An item's key is getattr(item, attr), an exact str; a judged item's label is\n"
+             "getattr(item, label_attr): None for every judged item of the query (each then has label 1)\n"
+             "or, for every one, an exact int or float finite as a double. Returns the per-query dicts\n"
+             "{key: label} in judged order (list), each query's number of distinct ranked keys (int64\n"
+             "bytearray), each judgment's 0-based position among its query's distinct ranked keys (-1: not\n"
+             "ranked; int64, judged order) and each query's own id's position (int64, -1: not ranked). A\n"
+             "ranked key repeated keeps its first position. None: anything else (a key given twice in one\n"
+             "judged list, labels mixing None and numbers, a key that is not exactly a str, another item\n"
+             "type, a failed getattr, lists changed while read): the caller's path reads the input.");
+
+static PyObject *index_judged(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *judged, *lists, *attr, *item_type, *label_attr, *qids;
+    if (!PyArg_ParseTuple(args, "O!O!UO!UO!", &PyList_Type, &judged, &PyList_Type, &lists, &attr, &PyType_Type,
+                          &item_type, &label_attr, &PyList_Type, &qids))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(lists);
+    if (PyList_GET_SIZE(judged) != n || PyList_GET_SIZE(qids) != n) {
+        PyErr_SetString(PyExc_ValueError, "judged, lists and qids must have one entry per query");
+        return NULL;
+    }
+    PyObject *result = NULL, *dicts = NULL, *counts = NULL, *positions = NULL, *own = NULL, *one = NULL;
+    /* Strong references to every list (judged ones first) and query id: a getattr may run code. */
+    PyObject **held = PyMem_Calloc((size_t)(3 * n + 1), sizeof(PyObject *));
+    Py_ssize_t n_held = 0, longest = 0, longest_judged = 0, total_judged = 0;
+    PyObject **rkeys = NULL, **gkeys = NULL, **glabels = NULL;
+    Py_hash_t *hashes = NULL;
+    int32_t *slots = NULL;
+    Py_ssize_t n_rkeys = 0, n_gkeys = 0, n_glabels = 0;
+    PyObject *ring[AHEAD];
+    Py_ssize_t ring_from = 0, ring_to = 0; /* ring[ring_from % AHEAD .. ring_to % AHEAD) hold references */
+    int status = 1;
+    if (!held) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    for (Py_ssize_t q = 0; q < n; q++) {
+        PyObject *g = PyList_GET_ITEM(judged, q), *r = PyList_GET_ITEM(lists, q), *qid = PyList_GET_ITEM(qids, q);
+        if (!(PyList_CheckExact(g) || PyTuple_CheckExact(g)) || !(PyList_CheckExact(r) || PyTuple_CheckExact(r)) ||
+            !PyUnicode_CheckExact(qid)) {
+            status = 0;
+            break;
+        }
+        Py_ssize_t mg = Py_SIZE(g), m = Py_SIZE(r);
+        if (m > (1 << 24)) { /* RankedRun's limit; the Python path raises its error */
+            status = 0;
+            break;
+        }
+        held[n_held++] = Py_NewRef(g);
+        held[n_held++] = Py_NewRef(r);
+        held[n_held++] = Py_NewRef(qid);
+        longest = m > longest ? m : longest;
+        longest_judged = mg > longest_judged ? mg : longest_judged;
+        total_judged += mg;
+    }
+    if (status != 1) goto fallback;
+    Py_ssize_t size_max = table_size(longest);
+    rkeys = PyMem_Malloc(sizeof(PyObject *) * (size_t)(longest + 1));
+    hashes = PyMem_Malloc(sizeof(Py_hash_t) * (size_t)(longest + 1));
+    slots = PyMem_Malloc(sizeof(int32_t) * (size_t)(size_max + 1));
+    gkeys = PyMem_Malloc(sizeof(PyObject *) * (size_t)(longest_judged + 1));
+    glabels = PyMem_Malloc(sizeof(PyObject *) * (size_t)(longest_judged + 1));
+    if (!rkeys || !hashes || !slots || !gkeys || !glabels) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (!(dicts = PyList_New(n)) || !(counts = new_bytes(n, 8)) || !(positions = new_bytes(total_judged, 8)) ||
+        !(own = new_bytes(n, 8)))
+        goto done;
+    PyObject_GC_UnTrack(dicts); /* its slots are NULL until filled: hidden from gc.get_objects meanwhile */
+    int64_t *count = (int64_t *)PyByteArray_AS_STRING(counts), *pos = (int64_t *)PyByteArray_AS_STRING(positions),
+            *own_pos = (int64_t *)PyByteArray_AS_STRING(own);
+    if (!(one = PyLong_FromLong(1))) goto done;
+    Py_ssize_t at_judged = 0;
+    for (Py_ssize_t q = 0; q < n && status == 1; q++) {
+        PyObject *g = held[3 * q], *seq = held[3 * q + 1], *qid = held[3 * q + 2];
+        Py_ssize_t mg = Py_SIZE(g), m = Py_SIZE(seq);
+        if (m > longest || mg > longest_judged || PyList_GET_SIZE(lists) != n || PyList_GET_ITEM(lists, q) != seq || PyList_GET_SIZE(judged) != n ||
+            PyList_GET_ITEM(judged, q) != g || at_judged + mg > total_judged) {
+            status = 0; /* changed by code a getattr ran */
+            break;
+        }
+        /* The judgments: keys and labels, then the query's dict. */
+        Py_ssize_t n_none = 0;
+        for (Py_ssize_t j = 0; j < mg && status == 1; j++) {
+            if (Py_SIZE(g) != mg) { /* changed by code a getattr ran */
+                status = 0;
+                break;
+            }
+            PyObject *item = PyList_CheckExact(g) ? PyList_GET_ITEM(g, j) : PyTuple_GET_ITEM(g, j), *key, *label = NULL;
+            if ((PyObject *)Py_TYPE(item) != item_type) {
+                status = 0;
+                break;
+            }
+            Py_INCREF(item); /* both attributes of this item, whatever a getattr runs */
+            key = PyObject_GetAttr(item, attr);
+            if (key == NULL || !PyUnicode_CheckExact(key)) {
+                status = key == NULL && !PyErr_ExceptionMatches(PyExc_AttributeError) ? -1 : 0;
+                if (key == NULL && status == 0) PyErr_Clear();
+                Py_XDECREF(key);
+                Py_DECREF(item);
+                break;
+            }
+            gkeys[n_gkeys++] = key;
+            status = fetch_label(item, label_attr, &label);
+            Py_DECREF(item);
+            if (status != 1) break;
+            glabels[n_glabels++] = label;
+            n_none += label == Py_None;
+        }
+        if (status != 1) break;
+        if (n_none && n_none != mg) { /* some graded, some not: the Python path names the query */
+            status = 0;
+            break;
+        }
+        PyObject *d = PyDict_New();
+        if (!d) {
+            status = -1;
+            break;
+        }
+        PyList_SET_ITEM(dicts, q, d);
+        for (Py_ssize_t j = 0; j < mg; j++) /* exact str keys: no Python code runs */
+            if (PyDict_SetItem(d, gkeys[j], n_none ? one : glabels[j]) < 0) {
+                status = -1;
+                break;
+            }
+        if (status == 1 && PyDict_GET_SIZE(d) != mg) status = 0; /* a key twice: the highest label wins there */
+        if (status != 1) break;
+        /* The ranked keys into the scratch table, read AHEAD items early (see index_lists). */
+        Py_ssize_t size = table_size(m), local = 0;
+        size_t mask = (size_t)size - 1;
+        if (size) memset(slots, 0, (size_t)size * 4);
+        ring_from = ring_to = 0;
+        for (Py_ssize_t j = 0; j < m; j++) {
+            while (ring_to < m && ring_to < j + AHEAD) {
+                PyObject *key = NULL;
+                status = fetch_key(seq, m, ring_to, attr, item_type, &key);
+                if (status != 1) break;
+                ring[ring_to % AHEAD] = key;
+                ring_to++;
+            }
+            if (status != 1) break;
+            PyObject *key = ring[j % AHEAD];
+            ring_from = j + 1;
+            Py_hash_t h = PyObject_Hash(key); /* exact str: never fails */
+            size_t i = (size_t)h & mask;
+            int repeated = 0;
+            while (slots[i] != 0) {
+                Py_ssize_t e = slots[i] - 1;
+                if (rkeys[e] == key || (hashes[e] == h && same_str(rkeys[e], key))) {
+                    repeated = 1;
+                    break;
+                }
+                i = (i + 1) & mask;
+            }
+            if (repeated) { /* counts once, at its first position */
+                Py_DECREF(key);
+                continue;
+            }
+            slots[i] = (int32_t)(local + 1);
+            hashes[local] = h;
+            rkeys[local++] = key;
+            n_rkeys = local;
+        }
+        if (status != 1) break;
+        count[q] = local;
+        for (Py_ssize_t j = 0; j < mg; j++)
+            pos[at_judged + j] = size ? scratch_find(slots, mask, rkeys, hashes, gkeys[j], PyObject_Hash(gkeys[j])) : -1;
+        own_pos[q] = size ? scratch_find(slots, mask, rkeys, hashes, qid, PyObject_Hash(qid)) : -1;
+        at_judged += mg;
+        release(rkeys, n_rkeys);
+        release(gkeys, n_gkeys);
+        release(glabels, n_glabels);
+        n_rkeys = n_gkeys = n_glabels = 0;
+    }
+    /* Keys read ahead but not consumed (a fallback mid-list), then the query's keys and labels. */
+    for (Py_ssize_t r = ring_from; r < ring_to; r++) Py_DECREF(ring[r % AHEAD]);
+    release(rkeys, n_rkeys);
+    release(gkeys, n_gkeys);
+    release(glabels, n_glabels);
+    if (status < 0) goto done;
+    if (status == 0 || at_judged != total_judged) goto fallback;
+    PyObject_GC_Track(dicts);
+    result = PyTuple_Pack(4, dicts, counts, positions, own);
+    goto done;
+fallback:
+    result = Py_NewRef(Py_None);
+done:
+    Py_XDECREF(dicts); /* list_dealloc skips the NULL slots a fallback left */
+    Py_XDECREF(counts);
+    Py_XDECREF(positions);
+    Py_XDECREF(own);
+    Py_XDECREF(one);
+    for (Py_ssize_t k = 0; k < n_held; k++) Py_DECREF(held[k]);
+    PyMem_Free(held);
+    PyMem_Free(rkeys);
+    PyMem_Free(hashes);
+    PyMem_Free(slots);
+    PyMem_Free(gkeys);
+    PyMem_Free(glabels);
+    return result;
+}
+
 PyDoc_STRVAR(segmented_cumsum_doc,
              "segmented_cumsum(values, offsets) -> None\n\n"
              "In place, running sums of the float64 buffer values restarting at each segment\n"
@@ -781,6 +1036,7 @@ static PyMethodDef methods[] = {
     {"flat_values", flat_values, METH_VARARGS, flat_values_doc},
     {"index_lists", index_lists, METH_VARARGS, index_lists_doc},
     {"find_ranked", find_ranked, METH_VARARGS, find_ranked_doc},
+    {"index_judged", index_judged, METH_VARARGS, index_judged_doc},
     {"segmented_cumsum", segmented_cumsum, METH_VARARGS, segmented_cumsum_doc},
     {NULL, NULL, 0, NULL},
 };

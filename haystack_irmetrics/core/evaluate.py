@@ -6,7 +6,7 @@ import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import chain, islice
+from itertools import chain, islice, repeat
 from typing import Any
 
 import numpy as np
@@ -36,12 +36,21 @@ class PerQuery(Mapping):
         # name -> (scored query ids, their values, queries averaged at the missing value, that value)
         self.parts: dict[str, tuple[list[str], np.ndarray, list[str], float]] = {}
         self._built: dict[str, dict[str, float]] = {}
+        self._keys: tuple[list[str], dict[str, None]] | None = None
 
     def __getitem__(self, name: str) -> dict[str, float]:
         built = self._built.get(name)
         if built is None:
             names, values, extra, value = self.parts[name]
-            built = self._built[name] = dict(chain(zip(names, values.tolist()), ((q, value) for q in extra)))
+            # Measures usually share one list of query ids: a copy of its keys, sized already, only
+            # has its values replaced (no insertion or resize per query).
+            if self._keys is None or self._keys[0] is not names:
+                self._keys = (names, dict.fromkeys(names))
+            built = self._keys[1].copy()
+            built.update(zip(names, values.tolist()))
+            if extra:
+                built.update(zip(extra, repeat(value)))
+            self._built[name] = built
         return built
 
     def __iter__(self):

@@ -619,7 +619,7 @@ class RankedRun(ColumnarRun):
         0.5
     """
 
-    __slots__ = ("_own", "_positions", "_scores", "_table", "ids")
+    __slots__ = ("_ids", "_items", "_located", "_own", "_positions", "_scores", "_table")
 
     def __init__(self, qids: list[str], ids: list[str], lengths: Sequence[int], source: str = "run") -> None:
         """From validated parts: unique str ``qids``, str ``ids`` concatenated, ``lengths[i]`` of them for query ``i``."""
@@ -669,7 +669,9 @@ class RankedRun(ColumnarRun):
         self.identical = None
         self.source = source
         self._data = None
-        self.ids = ids
+        self._ids = ids
+        self._items: tuple[list, str, type] | None = None  # what from_judged_items read the keys from
+        self._located: tuple[list, np.ndarray, np.ndarray] | None = None
         self._scores: np.ndarray | None = None
         self._own: np.ndarray | None = None
         self._positions: list[dict[str, int]] | None = None
@@ -722,6 +724,91 @@ class RankedRun(ColumnarRun):
         run._setup_indexed(qids, indexed, source)
         return run
 
+    @classmethod
+    def from_judged_items(
+        cls,
+        qids: list[str],
+        judged: list[Sequence[Any]],
+        lists: list[Sequence[Any]],
+        attr: str,
+        item_type: type,
+        label_attr: str,
+        *,
+        source: str = "run",
+    ) -> tuple[list[dict[str, Any]], RankedRun] | None:
+        """Judgments and rankings of the same queries in one compiled pass: ``(dicts, run)``.
+
+        ``judged[i]`` and ``lists[i]`` (lists or tuples of items of exactly ``item_type``) belong to
+        ``qids[i]`` (validated, unique). Keys are ``getattr(item, attr)``, exact str. ``dicts[i]`` is
+        ``{key: getattr(item, label_attr)}`` over ``judged[i]`` in order, each label 1 where none of the
+        query's judged items has one (None); the run ranks ``lists[i]`` as :meth:`from_items` does.
+        The run keeps no key: each judgment's position was found while its query's keys were read,
+        and :meth:`judged_positions` answers for these dicts; the keys are read again from the items
+        only if asked for (:attr:`ids`, :meth:`locate` of other keys). So neither the dicts nor the
+        items may change until the run is scored. None where the scan is not built or takes an item
+        it does not handle (as :meth:`from_items`; also labels mixing None and numbers, a label that
+        is not an int or float finite as a double, or a key twice in one judged list): the caller's
+        own path then reads the items and names what is wrong.
+        """
+        native = _native()
+        if native is None or not (len(qids) == len(judged) == len(lists)):
+            return None
+        lists = list(lists)  # the run reads its own list of the lists, should it read the keys again
+        out = native.index_judged(list(judged), lists, attr, item_type, label_attr, list(qids))
+        if out is None:
+            return None
+        dicts, counts, positions, own = out
+        run = cls.__new__(cls)
+        run._setup(qids, None, _csr(np.frombuffer(counts, np.int64)), source)
+        run._items = (lists, attr, item_type)
+        run._own = np.frombuffer(own, np.int64)
+        sizes = np.fromiter(map(len, dicts), np.int64, count=len(dicts))
+        run._located = (dicts, np.frombuffer(positions, np.int64), sizes)
+        return dicts, run
+
+    @property
+    def ids(self) -> list[str]:
+        """The distinct doc ids of every query, concatenated (read again from the items, when first
+        asked for, for a run built by :meth:`from_judged_items`)."""
+        if self._ids is None:
+            self._read_items()
+        return self._ids  # type: ignore[return-value]
+
+    def _read_items(self) -> None:
+        """Read the keys of a run built by :meth:`from_judged_items` again, with their table."""
+        lists, attr, item_type = self._items  # type: ignore[misc]
+        native = _native()
+        indexed = None if native is None else native.index_lists(lists, None, attr, item_type)
+        if indexed is not None:
+            ids, counts, table, table_offsets = indexed
+            table_ = (table, table_offsets)
+        else:
+            ids, counts, table_ = [], b"", None  # items changed since they were read: not what the run ranks
+            if set(map(type, chain.from_iterable(lists))) <= {item_type}:
+                read = operator.attrgetter(attr)
+                ranked = [list(dict.fromkeys(map(read, items))) for items in lists]
+                ids = list(chain.from_iterable(ranked))
+                if set(map(type, ids)) <= {str}:
+                    counts = np.fromiter(map(len, ranked), np.int64, count=len(ranked)).tobytes()
+        if counts != np.diff(self.offsets).tobytes():
+            raise IRMetricsError(
+                f"{self.source}: the ranked items changed after they were read; keep them unchanged until scored"
+            )
+        self._ids, self._table = ids, table_
+
+    def judged_positions(self, judged: list[Any]) -> np.ndarray | None:
+        """For a run built by :meth:`from_judged_items` and ``judged`` its dicts (the same objects, in
+        query order): each judgment's position in its query's ranking (-1: not ranked), flat in
+        judged order. None for any other ``judged`` (:meth:`locate` finds them)."""
+        if self._located is None:
+            return None
+        dicts, positions, sizes = self._located
+        if len(judged) != len(dicts) or not all(map(operator.is_, judged, dicts)):
+            return None
+        if not np.array_equal(np.fromiter(map(len, dicts), np.int64, count=len(dicts)), sizes):
+            return None  # a dict changed size since (the run is read-only by contract)
+        return positions
+
     @property
     def positions(self) -> list[dict[str, int]]:
         """``positions[i]``: each distinct id of query ``i`` to its 0-based position (built on first use)."""
@@ -732,6 +819,8 @@ class RankedRun(ColumnarRun):
     def locate(self, rows: np.ndarray, ids: list[str]) -> np.ndarray:
         """0-based position of ``ids[k]`` in query ``rows[k]``'s list (int64; -1: not there)."""
         rows = np.ascontiguousarray(rows, np.int64)
+        if self._ids is None:
+            self._read_items()
         if self._table is not None and (native := _native()) is not None:
             found = native.find_ranked(self.ids, self.offsets.tobytes(), *self._table, rows.tobytes(), ids)
             if found is not None:
@@ -750,7 +839,7 @@ class RankedRun(ColumnarRun):
         if self.identical is None:
             own = self.own_positions()
             hit = np.flatnonzero(own >= 0)
-            self.identical = np.zeros(len(self.ids), bool)
+            self.identical = np.zeros(int(self.offsets[-1]), bool)
             self.identical[self.offsets[hit] + own[hit]] = True
         return self.identical
 
@@ -760,7 +849,7 @@ class RankedRun(ColumnarRun):
         if self._scores is None:
             counts = np.diff(self.offsets)
             self._scores = np.repeat(self.offsets[1:].astype(np.float64), counts) - np.arange(
-                len(self.ids), dtype=np.float64
+                int(self.offsets[-1]), dtype=np.float64
             )
         return self._scores
 
@@ -1164,7 +1253,11 @@ def _prepare_ranked(run: RankedRun, qrels: Qrels, ignore_identical_ids: bool) ->
     n_judged = np.diff(judged_offsets)
     flat_docs = list(chain.from_iterable(judged))
     owner = np.repeat(np.arange(len(qids)), n_judged)
-    local = run.locate(where_q[owner], flat_docs)
+    # Found while the lists were read (from_judged_items), else one lookup each. Queries without
+    # judgments add nothing to either flat order.
+    local = run.judged_positions(judged_all)
+    if local is None:
+        local = run.locate(where_q[owner], flat_docs)
     idx = np.flatnonzero((local >= 0) & (local != own[owner]))
     pair_query = owner[idx]
     position = local[idx]
