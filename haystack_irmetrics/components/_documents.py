@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 from haystack import Document
 
-from ..core.inputs import RankedRun, _is_finite_number, _shown
+from ..core.inputs import Qrels, RankedRun, _is_finite_number, _shown
 from ..errors import (
     EmptyInputError,
     InvalidDocumentsError,
@@ -61,11 +61,13 @@ RANK_BY = ("order", "score")
 @dataclass(frozen=True)
 class Converted:
     """One batch of queries in the core's shapes: ``qrels[qid]``, the rankings (``{qid: {key: score}}``, or a
-    :class:`~haystack_irmetrics.core.inputs.RankedRun` for ``rank_by="order"``), ``query_ids`` in input order."""
+    :class:`~haystack_irmetrics.core.inputs.RankedRun` for ``rank_by="order"``), ``query_ids`` in input order;
+    ``judgments``: the same qrels as a core ``Qrels`` when the compiled pass read them (else None)."""
 
     query_ids: list[str]
     qrels: dict[str, dict[str, float]]
     results: dict[str, dict[str, float]] | RankedRun
+    judgments: Qrels | None = None  # ``qrels`` read already (by the compiled pass), for the core
 
 
 def _field_path(name: object, what: str, allow_score: bool) -> tuple[str, ...]:
@@ -174,10 +176,9 @@ class DocumentPath:
         results: dict[str, dict[str, float]] | RankedRun
         both = self._compiled_batch(ground_truth_documents, retrieved_documents, qids)
         if both is not None:
-            judged, results = both
-            qrels = dict(zip(qids, judged))
-            matched = bool((results.judged_positions(judged) >= 0).any())  # type: ignore[operator]
-            return self._checked(Converted(qids, qrels, results), matched)
+            judgments, results = both
+            located = results.judged_positions(list(judgments.data.values()))
+            return self._checked(Converted(qids, judgments.data, results, judgments), bool((located >= 0).any()))
         qrels = self._fast_judgments(ground_truth_documents, qids)
         if qrels is None:
             qrels = {
@@ -220,7 +221,7 @@ class DocumentPath:
 
     def _compiled_batch(
         self, ground_truth: Sequence[Sequence[Document]], retrieved: Sequence[Sequence[Document]], qids: list[str]
-    ) -> tuple[list[dict[str, Any]], RankedRun] | None:
+    ) -> tuple[Qrels, RankedRun] | None:
         """Judgments and rankings by list position in one compiled pass (``core/_rank.c``), keeping no
         retrieved key: ``Document.id`` or ``content`` as keys, ``Document.score`` as relevance. None
         where it is not built, for other fields, or on anything it does not take (the passes below

@@ -141,7 +141,7 @@ class _DocumentEvaluator:
         with _no_cycle_collection():
             batch = self._path.convert(ground_truth_documents, retrieved_documents, query_ids)
             result = evaluate(
-                batch.qrels,
+                batch.qrels if batch.judgments is None else batch.judgments,
                 batch.results,
                 None,
                 measures=measures,

@@ -3,7 +3,9 @@
  * - prepare_dicts / flat_values: dict runs and qrels (prepare, Qrels.from_dict);
  * - index_lists / find_ranked: ranked lists (RankedRun), of ids or of objects such as Haystack
  *   Documents read by attribute;
- * - segmented_cumsum: the kernels' sequential running sums.
+ * - index_judged: the judgments and rankings of Haystack Documents, in one pass per query;
+ * - segmented_cumsum: the kernels' sequential running sums;
+ * - fill_dict: the per-query output dicts.
  *
  * Optional: the package builds it when a C compiler is there and falls back to the pure-Python
  * path otherwise (and whenever this returns False). It computes exactly what that path computes
@@ -798,7 +800,8 @@ PyDoc_STRVAR(index_judged_doc,
              "or, for every one, an exact int or float finite as a double. Returns the per-query dicts\n"
              "{key: label} in judged order (list), each query's number of distinct ranked keys (int64\n"
              "bytearray), each judgment's 0-based position among its query's distinct ranked keys (-1: not\n"
-             "ranked; int64, judged order) and each query's own id's position (int64, -1: not ranked). A\n"
+             "ranked; int64, judged order), each query's own id's position (int64, -1: not ranked) and each\n"
+             "judgment's label as a double (float64, judged order). A\n"
              "ranked key repeated keeps its first position. None: anything else (a key given twice in one\n"
              "judged list, labels mixing None and numbers, a key that is not exactly a str, another item\n"
              "type, a failed getattr, lists changed while read): the caller's path reads the input.");
@@ -814,7 +817,8 @@ static PyObject *index_judged(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "judged, lists and qids must have one entry per query");
         return NULL;
     }
-    PyObject *result = NULL, *dicts = NULL, *counts = NULL, *positions = NULL, *own = NULL, *one = NULL;
+    PyObject *result = NULL, *dicts = NULL, *counts = NULL, *positions = NULL, *own = NULL, *one = NULL,
+             *labels = NULL;
     /* Strong references to every list (judged ones first) and query id: a getattr may run code. */
     PyObject **held = PyMem_Calloc((size_t)(3 * n + 1), sizeof(PyObject *));
     Py_ssize_t n_held = 0, longest = 0, longest_judged = 0, total_judged = 0;
@@ -860,11 +864,12 @@ static PyObject *index_judged(PyObject *self, PyObject *args) {
         goto done;
     }
     if (!(dicts = PyList_New(n)) || !(counts = new_bytes(n, 8)) || !(positions = new_bytes(total_judged, 8)) ||
-        !(own = new_bytes(n, 8)))
+        !(own = new_bytes(n, 8)) || !(labels = new_bytes(total_judged, 8)))
         goto done;
     PyObject_GC_UnTrack(dicts); /* its slots are NULL until filled: hidden from gc.get_objects meanwhile */
     int64_t *count = (int64_t *)PyByteArray_AS_STRING(counts), *pos = (int64_t *)PyByteArray_AS_STRING(positions),
             *own_pos = (int64_t *)PyByteArray_AS_STRING(own);
+    double *label_at = (double *)PyByteArray_AS_STRING(labels);
     if (!(one = PyLong_FromLong(1))) goto done;
     Py_ssize_t at_judged = 0;
     for (Py_ssize_t q = 0; q < n && status == 1; q++) {
@@ -914,11 +919,15 @@ static PyObject *index_judged(PyObject *self, PyObject *args) {
             break;
         }
         PyList_SET_ITEM(dicts, q, d);
-        for (Py_ssize_t j = 0; j < mg; j++) /* exact str keys: no Python code runs */
-            if (PyDict_SetItem(d, gkeys[j], n_none ? one : glabels[j]) < 0) {
+        for (Py_ssize_t j = 0; j < mg; j++) { /* exact str keys: no Python code runs */
+            PyObject *label = n_none ? one : glabels[j];
+            if (PyDict_SetItem(d, gkeys[j], label) < 0) {
                 status = -1;
                 break;
             }
+            /* as Qrels.from_dict reads it: a float's value, an int's double (checked finite above) */
+            label_at[at_judged + j] = PyFloat_CheckExact(label) ? PyFloat_AS_DOUBLE(label) : PyLong_AsDouble(label);
+        }
         if (status == 1 && PyDict_GET_SIZE(d) != mg) status = 0; /* a key twice: the highest label wins there */
         if (status != 1) break;
         /* The ranked keys into the scratch table, read AHEAD items early (see index_lists). */
@@ -976,7 +985,7 @@ static PyObject *index_judged(PyObject *self, PyObject *args) {
     if (status < 0) goto done;
     if (status == 0 || at_judged != total_judged) goto fallback;
     PyObject_GC_Track(dicts);
-    result = PyTuple_Pack(4, dicts, counts, positions, own);
+    result = PyTuple_Pack(5, dicts, counts, positions, own, labels);
     goto done;
 fallback:
     result = Py_NewRef(Py_None);
@@ -985,6 +994,7 @@ done:
     Py_XDECREF(counts);
     Py_XDECREF(positions);
     Py_XDECREF(own);
+    Py_XDECREF(labels);
     Py_XDECREF(one);
     for (Py_ssize_t k = 0; k < n_held; k++) Py_DECREF(held[k]);
     PyMem_Free(held);
@@ -1031,12 +1041,50 @@ done:
     return result;
 }
 
+/* ---- Per-query output ------------------------------------------------------------------------ */
+
+PyDoc_STRVAR(fill_dict_doc,
+             "fill_dict(template, names, values) -> dict | None\n\n"
+             "A copy of template (dict.fromkeys(names)) with template[names[i]] = float(values[i]) for each\n"
+             "i (values: a float64 buffer): the keys are in place already, so no insertion or resize. None\n"
+             "when template is not exactly a dict or a name is not exactly a str (the caller's zip decides).");
+
+static PyObject *fill_dict(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *tmpl, *names, *d = NULL;
+    Py_buffer vb = {0};
+    if (!PyArg_ParseTuple(args, "OO!y*", &tmpl, &PyList_Type, &names, &vb)) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(names);
+    if (check_buffer(&vb, 8, n, "values") < 0) goto done;
+    int plain = PyDict_CheckExact(tmpl);
+    for (Py_ssize_t i = 0; i < n && plain; i++) plain = PyUnicode_CheckExact(PyList_GET_ITEM(names, i));
+    if (!plain) { /* exact str keys: setting them runs no Python code that could edit names */
+        d = Py_NewRef(Py_None);
+        goto done;
+    }
+    const double *v = vb.buf;
+    if (!(d = PyDict_Copy(tmpl))) goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *f = PyFloat_FromDouble(v[i]);
+        if (!f || PyDict_SetItem(d, PyList_GET_ITEM(names, i), f) < 0) {
+            Py_XDECREF(f);
+            Py_CLEAR(d);
+            goto done;
+        }
+        Py_DECREF(f);
+    }
+done:
+    PyBuffer_Release(&vb);
+    return d;
+}
+
 static PyMethodDef methods[] = {
     {"prepare_dicts", prepare_dicts, METH_VARARGS, prepare_dicts_doc},
     {"flat_values", flat_values, METH_VARARGS, flat_values_doc},
     {"index_lists", index_lists, METH_VARARGS, index_lists_doc},
     {"find_ranked", find_ranked, METH_VARARGS, find_ranked_doc},
     {"index_judged", index_judged, METH_VARARGS, index_judged_doc},
+    {"fill_dict", fill_dict, METH_VARARGS, fill_dict_doc},
     {"segmented_cumsum", segmented_cumsum, METH_VARARGS, segmented_cumsum_doc},
     {NULL, NULL, 0, NULL},
 };

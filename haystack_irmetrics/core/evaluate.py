@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import EmptyInputError, InvalidLabelError, NoOverlapError, SplitQueryError
-from .inputs import ColumnarRun, Prepared, Qrels, QrelsDict, Run, RunDict, as_run, prepare
+from .inputs import ColumnarRun, Prepared, Qrels, QrelsDict, Run, RunDict, _native, as_run, prepare
 from .kernels import (
     COUNTLESS_FAMILIES,
     binary_kernel,
@@ -46,8 +46,13 @@ class PerQuery(Mapping):
             # has its values replaced (no insertion or resize per query).
             if self._keys is None or self._keys[0] is not names:
                 self._keys = (names, dict.fromkeys(names))
-            built = self._keys[1].copy()
-            built.update(zip(names, values.tolist()))
+            native = _native()
+            built = None
+            if native is not None and values.dtype == np.float64 and type(names) is list:
+                built = native.fill_dict(self._keys[1], names, np.ascontiguousarray(values))
+            if built is None:
+                built = self._keys[1].copy()
+                built.update(zip(names, values.tolist()))
             if extra:
                 built.update(zip(extra, repeat(value)))
             self._built[name] = built

@@ -735,16 +735,16 @@ class RankedRun(ColumnarRun):
         label_attr: str,
         *,
         source: str = "run",
-    ) -> tuple[list[dict[str, Any]], RankedRun] | None:
-        """Judgments and rankings of the same queries in one compiled pass: ``(dicts, run)``.
+    ) -> tuple[Qrels, RankedRun] | None:
+        """Judgments and rankings of the same queries in one compiled pass: ``(qrels, run)``.
 
         ``judged[i]`` and ``lists[i]`` (lists or tuples of items of exactly ``item_type``) belong to
-        ``qids[i]`` (validated, unique). Keys are ``getattr(item, attr)``, exact str. ``dicts[i]`` is
-        ``{key: getattr(item, label_attr)}`` over ``judged[i]`` in order, each label 1 where none of the
-        query's judged items has one (None); the run ranks ``lists[i]`` as :meth:`from_items` does.
+        ``qids[i]`` (validated, unique). Keys are ``getattr(item, attr)``, exact str. ``qrels.data[qids[i]]``
+        is ``{key: getattr(item, label_attr)}`` over ``judged[i]`` in order, each label 1 where none of
+        the query's judged items has one (None); the run ranks ``lists[i]`` as :meth:`from_items` does.
         The run keeps no key: each judgment's position was found while its query's keys were read,
         and :meth:`judged_positions` answers for these dicts; the keys are read again from the items
-        only if asked for (:attr:`ids`, :meth:`locate` of other keys). So neither the dicts nor the
+        only if asked for (:attr:`ids`, :meth:`locate` of other keys). So neither the judgments nor the
         items may change until the run is scored. None where the scan is not built or takes an item
         it does not handle (as :meth:`from_items`; also labels mixing None and numbers, a label that
         is not an int or float finite as a double, or a key twice in one judged list): the caller's
@@ -757,14 +757,16 @@ class RankedRun(ColumnarRun):
         out = native.index_judged(list(judged), lists, attr, item_type, label_attr, list(qids))
         if out is None:
             return None
-        dicts, counts, positions, own = out
+        dicts, counts, positions, own, labels = out
         run = cls.__new__(cls)
         run._setup(qids, None, _csr(np.frombuffer(counts, np.int64)), source)
         run._items = (lists, attr, item_type)
         run._own = np.frombuffer(own, np.int64)
         sizes = np.fromiter(map(len, dicts), np.int64, count=len(dicts))
         run._located = (dicts, np.frombuffer(positions, np.int64), sizes)
-        return dicts, run
+        # The labels as Qrels.from_dict reads them (a float's value, an int's double), read in the pass.
+        qrels = Qrels(dict(zip(qids, dicts)), qids, _csr(sizes), np.frombuffer(labels, np.float64))
+        return qrels, run
 
     @property
     def ids(self) -> list[str]:
