@@ -245,7 +245,7 @@ def test_a_read_walking_every_live_object_never_meets_the_half_built_dicts():
     assert out is not None and [dict(d) for d in out[0]] == [{"a": 1}, {"b": 1}]
 
 
-def test_a_failed_attribute_read_falls_back_and_other_errors_propagate():
+def test_an_attribute_read_that_raises_falls_back_and_an_interrupt_propagates():
     class NoKey(_Item):
         key = property(lambda self: self.missing)  # AttributeError
 
@@ -254,10 +254,51 @@ def test_a_failed_attribute_read_falls_back_and_other_errors_propagate():
     def boom():
         raise KeyError("boom")
 
-    with pytest.raises(KeyError, match="boom"):
-        _judged([[_Item("a", on_label=boom)]], [[]])
-    with pytest.raises(KeyError, match="boom"):
-        _judged([[_Item("a")]], [[_Item("b"), _Item("c", on_key=boom)]])
+    # The caller's path reads again, in its own order, and raises what it meets first.
+    assert _judged([[_Item("a", on_label=boom)]], [[]]) is None
+    assert _judged([[_Item("a")]], [[_Item("b"), _Item("c", on_key=boom)]]) is None
+
+    def interrupt():
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        _judged([[_Item("a")]], [[_Item("b", on_key=interrupt)]])
+
+
+def test_a_raising_document_read_gives_the_python_paths_first_error(monkeypatch):
+    gt, ret = [[Document(id="a")], ["not a document"]], [[Document(id="boom")], [Document(id="b")]]
+
+    def read_id(doc):
+        if doc.__dict__["id"] == "boom":
+            raise RuntimeError("id read failed")
+        return doc.__dict__["id"]
+
+    monkeypatch.setattr(Document, "id", property(read_id))
+    native = _output("native", gt, ret, None)
+    assert native == _output("python", gt, ret, None) and native[0].__name__ == "InvalidDocumentsError"
+
+
+def test_keys_read_again_that_no_longer_find_the_judgments_raise_a_typed_error():
+    # Code run by a read edits an item of a query read before: the pass ranked "a" first in q0.
+    r0 = [_Item("a"), _Item("b")]
+
+    def edit():
+        r0[0]._key = "c"
+
+    qrels, run = RankedRun.from_judged_items(
+        ["q0", "q1"], [[_Item("a", 1)], [_Item("x", 1)]], [r0, [_Item("y", on_key=edit)]], "key", _Item, "label"
+    )
+    assert run.judged_positions(list(qrels.data.values())).tolist() == [0, -1]
+    with pytest.raises(IRMetricsError, match="changed after they were read"):
+        run.ids  # noqa: B018
+    with pytest.raises(IRMetricsError, match="changed after they were read"):
+        run.locate(np.zeros(1, np.int64), ["a"])
+    # an own id that moved is noticed as well
+    r1 = [_Item("x"), _Item("q0")]
+    _, run = RankedRun.from_judged_items(["q0"], [[]], [r1], "key", _Item, "label")
+    r1[0]._key, r1[1]._key = "q0", "x"
+    with pytest.raises(IRMetricsError, match="changed after they were read"):
+        run.ids  # noqa: B018
 
 
 def test_the_pass_frees_every_reference_it_takes():
@@ -313,6 +354,17 @@ def test_per_query_names_that_are_str_subclasses_reach_the_python_fill():
 
     names = ["a", Sub("b")]
     assert _native().fill_dict(dict.fromkeys(names), names, np.zeros(2)) is None
+    keys = ["".join(["n", str(i)]) for i in range(4)]
+
+    class Clearing:  # a template key whose __eq__ would empty the names while they are set
+        def __hash__(self):
+            return hash(keys[0])
+
+        def __eq__(self, other):
+            keys.clear()
+            return False
+
+    assert _native().fill_dict({Clearing(): None}, keys, np.zeros(4)) is None and len(keys) == 4
     assert _per_query("native", names, [1.0, 2.0]) == _per_query("python", names, [1.0, 2.0])
     with pytest.raises(ValueError, match="values"):
         _native().fill_dict(dict.fromkeys(["a"]), ["a"], np.zeros(2))

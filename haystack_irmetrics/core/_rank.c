@@ -804,7 +804,8 @@ PyDoc_STRVAR(index_judged_doc,
              "judgment's label as a double (float64, judged order). A\n"
              "ranked key repeated keeps its first position. None: anything else (a key given twice in one\n"
              "judged list, labels mixing None and numbers, a key that is not exactly a str, another item\n"
-             "type, a failed getattr, lists changed while read): the caller's path reads the input.");
+             "type, a getattr that raises an Exception, lists changed while read): the caller's path reads\n"
+             "the input.");
 
 static PyObject *index_judged(PyObject *self, PyObject *args) {
     (void)self;
@@ -982,7 +983,13 @@ static PyObject *index_judged(PyObject *self, PyObject *args) {
     release(rkeys, n_rkeys);
     release(gkeys, n_gkeys);
     release(glabels, n_glabels);
-    if (status < 0) goto done;
+    if (status < 0 && PyErr_ExceptionMatches(PyExc_Exception)) {
+        /* An attribute's code raised: the caller's path reads the items again in its own order and
+         * raises what it meets first (a typed error for an earlier item, or this again). */
+        PyErr_Clear();
+        status = 0;
+    }
+    if (status < 0) goto done; /* KeyboardInterrupt and the like */
     if (status == 0 || at_judged != total_judged) goto fallback;
     PyObject_GC_Track(dicts);
     result = PyTuple_Pack(5, dicts, counts, positions, own, labels);
@@ -1047,7 +1054,8 @@ PyDoc_STRVAR(fill_dict_doc,
              "fill_dict(template, names, values) -> dict | None\n\n"
              "A copy of template (dict.fromkeys(names)) with template[names[i]] = float(values[i]) for each\n"
              "i (values: a float64 buffer): the keys are in place already, so no insertion or resize. None\n"
-             "when template is not exactly a dict or a name is not exactly a str (the caller's zip decides).");
+             "when template is not exactly a dict or a name or template key is not exactly a str (the\n"
+             "caller's zip decides).");
 
 static PyObject *fill_dict(PyObject *self, PyObject *args) {
     (void)self;
@@ -1058,7 +1066,10 @@ static PyObject *fill_dict(PyObject *self, PyObject *args) {
     if (check_buffer(&vb, 8, n, "values") < 0) goto done;
     int plain = PyDict_CheckExact(tmpl);
     for (Py_ssize_t i = 0; i < n && plain; i++) plain = PyUnicode_CheckExact(PyList_GET_ITEM(names, i));
-    if (!plain) { /* exact str keys: setting them runs no Python code that could edit names */
+    PyObject *key, *value;
+    Py_ssize_t at = 0;
+    while (plain && PyDict_Next(tmpl, &at, &key, &value)) plain = PyUnicode_CheckExact(key);
+    if (!plain) { /* exact str keys on both sides: setting them runs no Python code that could edit names */
         d = Py_NewRef(Py_None);
         goto done;
     }

@@ -602,8 +602,9 @@ class RankedRun(ColumnarRun):
     order rank exactly the list order: ``evaluate(qrels, RankedRun.from_lists(lists))`` equals
     ``evaluate(qrels, {q: {d: n - i ...}})``.
 
-    Build it with :meth:`from_lists`. Judged documents are found by :meth:`locate`, one hash
-    lookup each, so scoring needs no pass over the unjudged ids. Where the compiled scan is
+    Build it with :meth:`from_lists` (or :meth:`from_items` / :meth:`from_judged_items` from objects
+    such as Haystack Documents). Judged documents are found by :meth:`locate`, one hash lookup each,
+    so scoring needs no pass over the unjudged ids. Where the compiled scan is
     built, the lists are read and indexed in one C pass (each query's ids hashed once into a
     table); otherwise ``positions[i]``, a dict of each distinct id of query ``i`` to its 0-based
     position, is the index. Both find what a dict finds (exact str ids, equal by code points).
@@ -792,11 +793,23 @@ class RankedRun(ColumnarRun):
                 ids = list(chain.from_iterable(ranked))
                 if set(map(type, ids)) <= {str}:
                     counts = np.fromiter(map(len, ranked), np.int64, count=len(ranked)).tobytes()
+        changed = IRMetricsError(
+            f"{self.source}: the ranked items changed after they were read; keep them unchanged until scored"
+        )
         if counts != np.diff(self.offsets).tobytes():
-            raise IRMetricsError(
-                f"{self.source}: the ranked items changed after they were read; keep them unchanged until scored"
-            )
+            raise changed
         self._ids, self._table = ids, table_
+        # The same counts may still be other keys: where the pass found the judgments and own ids, the
+        # keys read now must find them too.
+        dicts, positions, sizes = self._located  # type: ignore[misc]
+        own = self.locate(np.arange(len(self.qids)), list(self.qids))
+        same = np.array_equal(own, self._own)
+        if same and np.array_equal(np.fromiter(map(len, dicts), np.int64, count=len(dicts)), sizes):
+            rows = np.repeat(np.arange(len(dicts)), sizes)
+            same = np.array_equal(self.locate(rows, list(chain.from_iterable(dicts))), positions)
+        if not same:
+            self._ids = self._table = self._positions = None
+            raise changed
 
     def judged_positions(self, judged: list[Any]) -> np.ndarray | None:
         """For a run built by :meth:`from_judged_items` and ``judged`` its dicts (the same objects, in
