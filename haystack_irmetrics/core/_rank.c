@@ -460,8 +460,14 @@ static Py_ssize_t probe(const int32_t *slots, Py_ssize_t size, PyObject *ids, Py
 
 #define AHEAD 8
 
+#if defined(__GNUC__)
+#define HOT __attribute__((always_inline)) inline /* per item: inlined into the loops that read */
+#else
+#define HOT inline
+#endif
+
 /* The key of seq[at] (a new reference, exact str) into *key: 1; 0 to fall back; -1 on an error. */
-static int fetch_key(PyObject *seq, Py_ssize_t expected, Py_ssize_t at, PyObject *attr, PyObject *item_type,
+HOT static int fetch_key(PyObject *seq, Py_ssize_t expected, Py_ssize_t at, PyObject *attr, PyObject *item_type,
                      PyObject **key) {
     /* seq is held by the caller and is exactly a list or a tuple (a builtin's type cannot change) */
     int is_list = PyList_CheckExact(seq);
@@ -489,6 +495,62 @@ static int fetch_key(PyObject *seq, Py_ssize_t expected, Py_ssize_t at, PyObject
     __builtin_prefetch(k); /* the header and the cached hash share its first cache line */
 #endif
     *key = k;
+    return 1;
+}
+
+/* Keys read AHEAD items early, their str objects prefetched: the hash read then rarely waits on
+ * memory (each key is a separate object, usually not in cache). key[i % AHEAD] holds a reference
+ * for every item i in [from, to): read, not yet taken. */
+typedef struct {
+    PyObject *key[AHEAD];
+    Py_ssize_t from, to;
+} Ring;
+
+/* The key of item base + j of seq (m items from base; `expected` is seq's length) into *key, a new
+ * reference: 1; 0 to fall back; -1 on an error. Items are taken in order, j = 0, 1, ... */
+HOT static int ring_take(Ring *r, PyObject *seq, Py_ssize_t expected, Py_ssize_t base, Py_ssize_t m, Py_ssize_t j,
+                     PyObject *attr, PyObject *item_type, PyObject **key) {
+    while (r->to < m && r->to < j + AHEAD) {
+        PyObject *k = NULL;
+        int status = fetch_key(seq, expected, base + r->to, attr, item_type, &k);
+        if (status != 1) return status;
+        r->key[r->to % AHEAD] = k;
+        r->to++;
+    }
+    *key = r->key[j % AHEAD];
+    r->from = j + 1;
+    return 1;
+}
+
+/* Drop the keys read ahead but not taken (a fallback mid-list); the ring is empty after. */
+static void ring_clear(Ring *r) {
+    for (Py_ssize_t i = r->from; i < r->to; i++) Py_DECREF(r->key[i % AHEAD]);
+    r->from = r->to = 0;
+}
+
+/* A query's table over its distinct keys so far, keys[e] with hash hashes[e] in slot value e + 1:
+ * the position of `key` (exact str, hash h), or -1 with *empty the slot where it would go. */
+HOT static Py_ssize_t table_find(const int32_t *slots, size_t mask, PyObject *const *keys, const Py_hash_t *hashes,
+                             PyObject *key, Py_hash_t h, size_t *empty) {
+    size_t i = (size_t)h & mask;
+    for (;; i = (i + 1) & mask) { /* load <= 1/2: an empty slot ends it */
+        int32_t e = slots[i];
+        if (e == 0) break;
+        if (keys[e - 1] == key || (hashes[e - 1] == h && same_str(keys[e - 1], key))) return e - 1;
+    }
+    if (empty) *empty = i;
+    return -1;
+}
+
+/* Add `key` as distinct key number `local` (the caller stores it at keys[local]): 1; 0 when an
+ * equal key is there already (a repeat, which counts once at its first position). */
+HOT static int table_add(int32_t *slots, size_t mask, PyObject *const *keys, Py_hash_t *hashes, Py_ssize_t local,
+                     PyObject *key) {
+    Py_hash_t h = PyObject_Hash(key); /* exact str: cached after the first call, never fails */
+    size_t i = 0;
+    if (table_find(slots, mask, keys, hashes, key, h, &i) >= 0) return 0;
+    slots[i] = (int32_t)(local + 1);
+    hashes[local] = h;
     return 1;
 }
 
@@ -597,41 +659,19 @@ static PyObject *index_lists(PyObject *self, PyObject *args) {
         int32_t *ts = slots + sat;
         offs[q] = sat;
         Py_INCREF(seq); /* a getattr may run Python code */
-        /* Keys are read AHEAD items early and their str objects prefetched: the hash read then rarely
-         * waits on memory (each key is a separate object, usually not in cache). */
-        PyObject *ring[AHEAD];
-        Py_ssize_t fetched = 0;
+        Ring ring = {{NULL}, 0, 0};
+        PyObject *const *seen = ((PyListObject *)ids)->ob_item + at; /* the query's distinct ids so far */
         for (Py_ssize_t j = 0; j < m; j++) {
-            while (fetched < m && fetched < j + AHEAD) {
-                PyObject *key = NULL;
-                status = fetch_key(seq, flat ? total : m, base + fetched, attr, item_type, &key);
-                if (status != 1) break;
-                ring[fetched % AHEAD] = key;
-                fetched++;
-            }
+            PyObject *key;
+            status = ring_take(&ring, seq, flat ? total : m, base, m, j, attr, item_type, &key);
             if (status != 1) {
-                for (Py_ssize_t r = j; r < fetched; r++) Py_DECREF(ring[r % AHEAD]);
+                ring_clear(&ring);
                 break;
             }
-            PyObject *key = ring[j % AHEAD];
-            Py_hash_t h = PyObject_Hash(key); /* exact str: cached after the first call, never fails */
-            size_t i = (size_t)h & mask;
-            int repeated = 0;
-            while (ts[i] != 0) {
-                Py_ssize_t e = ts[i] - 1;
-                PyObject *seen = PyList_GET_ITEM(ids, at + e);
-                if (seen == key || (hashes[e] == h && same_str(seen, key))) {
-                    repeated = 1;
-                    break;
-                }
-                i = (i + 1) & mask;
-            }
-            if (repeated) { /* counts once, at its first position */
+            if (!table_add(ts, mask, seen, hashes, local, key)) {
                 Py_DECREF(key);
                 continue;
             }
-            ts[i] = (int32_t)(local + 1);
-            hashes[local] = h;
             PyList_SET_ITEM(ids, at + local, key); /* steals the reference */
             local++;
         }
@@ -745,16 +785,6 @@ done:
 
 /* ---- Judgments and ranked lists of the same queries (the Document path) ---------------------- */
 
-/* Position of `key` (exact str, hash h) in a query's scratch table over its distinct keys, or -1. */
-static Py_ssize_t scratch_find(const int32_t *slots, size_t mask, PyObject *const *keys, const Py_hash_t *hashes,
-                               PyObject *key, Py_hash_t h) {
-    for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) { /* load <= 1/2: an empty slot ends it */
-        int32_t e = slots[i];
-        if (e == 0) return -1;
-        if (keys[e - 1] == key || (hashes[e - 1] == h && same_str(keys[e - 1], key))) return e - 1;
-    }
-}
-
 /* A judged item's label into *label (a new reference): 1, or 0 to fall back, -1 on an error.
  * None, or an exact int or float that is finite as a double (what the Python path takes). */
 static int fetch_label(PyObject *item, PyObject *label_attr, PyObject **label) {
@@ -827,8 +857,7 @@ static PyObject *index_judged(PyObject *self, PyObject *args) {
     Py_hash_t *hashes = NULL;
     int32_t *slots = NULL;
     Py_ssize_t n_rkeys = 0, n_gkeys = 0, n_glabels = 0;
-    PyObject *ring[AHEAD];
-    Py_ssize_t ring_from = 0, ring_to = 0; /* ring[ring_from % AHEAD .. ring_to % AHEAD) hold references */
+    Ring ring = {{NULL}, 0, 0};
     int status = 1;
     if (!held) {
         PyErr_NoMemory();
@@ -935,51 +964,31 @@ static PyObject *index_judged(PyObject *self, PyObject *args) {
         Py_ssize_t size = table_size(m), local = 0;
         size_t mask = (size_t)size - 1;
         if (size) memset(slots, 0, (size_t)size * 4);
-        ring_from = ring_to = 0;
+        ring_clear(&ring); /* holds nothing between queries: this starts it at the query's first item */
         for (Py_ssize_t j = 0; j < m; j++) {
-            while (ring_to < m && ring_to < j + AHEAD) {
-                PyObject *key = NULL;
-                status = fetch_key(seq, m, ring_to, attr, item_type, &key);
-                if (status != 1) break;
-                ring[ring_to % AHEAD] = key;
-                ring_to++;
-            }
+            PyObject *key;
+            status = ring_take(&ring, seq, m, 0, m, j, attr, item_type, &key);
             if (status != 1) break;
-            PyObject *key = ring[j % AHEAD];
-            ring_from = j + 1;
-            Py_hash_t h = PyObject_Hash(key); /* exact str: never fails */
-            size_t i = (size_t)h & mask;
-            int repeated = 0;
-            while (slots[i] != 0) {
-                Py_ssize_t e = slots[i] - 1;
-                if (rkeys[e] == key || (hashes[e] == h && same_str(rkeys[e], key))) {
-                    repeated = 1;
-                    break;
-                }
-                i = (i + 1) & mask;
-            }
-            if (repeated) { /* counts once, at its first position */
+            if (!table_add(slots, mask, rkeys, hashes, local, key)) {
                 Py_DECREF(key);
                 continue;
             }
-            slots[i] = (int32_t)(local + 1);
-            hashes[local] = h;
             rkeys[local++] = key;
             n_rkeys = local;
         }
         if (status != 1) break;
         count[q] = local;
         for (Py_ssize_t j = 0; j < mg; j++)
-            pos[at_judged + j] = size ? scratch_find(slots, mask, rkeys, hashes, gkeys[j], PyObject_Hash(gkeys[j])) : -1;
-        own_pos[q] = size ? scratch_find(slots, mask, rkeys, hashes, qid, PyObject_Hash(qid)) : -1;
+            pos[at_judged + j] = size ? table_find(slots, mask, rkeys, hashes, gkeys[j], PyObject_Hash(gkeys[j]), NULL) : -1;
+        own_pos[q] = size ? table_find(slots, mask, rkeys, hashes, qid, PyObject_Hash(qid), NULL) : -1;
         at_judged += mg;
         release(rkeys, n_rkeys);
         release(gkeys, n_gkeys);
         release(glabels, n_glabels);
         n_rkeys = n_gkeys = n_glabels = 0;
     }
-    /* Keys read ahead but not consumed (a fallback mid-list), then the query's keys and labels. */
-    for (Py_ssize_t r = ring_from; r < ring_to; r++) Py_DECREF(ring[r % AHEAD]);
+    /* Keys read ahead but not taken (a fallback mid-list), then the query's keys and labels. */
+    ring_clear(&ring);
     release(rkeys, n_rkeys);
     release(gkeys, n_gkeys);
     release(glabels, n_glabels);
