@@ -498,6 +498,15 @@ HOT static int fetch_key(PyObject *seq, Py_ssize_t expected, Py_ssize_t at, PyOb
     return 1;
 }
 
+/* The hash of an exact str: the one cached in the object, computed once otherwise (never fails). */
+HOT static Py_hash_t str_hash(PyObject *s) {
+#if PY_VERSION_HEX < 0x030E0000 /* the cache's layout: PyASCIIObject.hash, through 3.13 */
+    Py_hash_t h = ((PyASCIIObject *)s)->hash;
+    if (h != -1) return h;
+#endif
+    return PyObject_Hash(s);
+}
+
 /* Keys read AHEAD items early, their str objects prefetched: the hash read then rarely waits on
  * memory (each key is a separate object, usually not in cache). key[i % AHEAD] holds a reference
  * for every item i in [from, to): read, not yet taken. */
@@ -546,7 +555,7 @@ HOT static Py_ssize_t table_find(const int32_t *slots, size_t mask, PyObject *co
  * equal key is there already (a repeat, which counts once at its first position). */
 HOT static int table_add(int32_t *slots, size_t mask, PyObject *const *keys, Py_hash_t *hashes, Py_ssize_t local,
                      PyObject *key) {
-    Py_hash_t h = PyObject_Hash(key); /* exact str: cached after the first call, never fails */
+    Py_hash_t h = str_hash(key);
     size_t i = 0;
     if (table_find(slots, mask, keys, hashes, key, h, &i) >= 0) return 0;
     slots[i] = (int32_t)(local + 1);
@@ -979,8 +988,8 @@ static PyObject *index_judged(PyObject *self, PyObject *args) {
         if (status != 1) break;
         count[q] = local;
         for (Py_ssize_t j = 0; j < mg; j++)
-            pos[at_judged + j] = size ? table_find(slots, mask, rkeys, hashes, gkeys[j], PyObject_Hash(gkeys[j]), NULL) : -1;
-        own_pos[q] = size ? table_find(slots, mask, rkeys, hashes, qid, PyObject_Hash(qid), NULL) : -1;
+            pos[at_judged + j] = size ? table_find(slots, mask, rkeys, hashes, gkeys[j], str_hash(gkeys[j]), NULL) : -1;
+        own_pos[q] = size ? table_find(slots, mask, rkeys, hashes, qid, str_hash(qid), NULL) : -1;
         at_judged += mg;
         release(rkeys, n_rkeys);
         release(gkeys, n_gkeys);
