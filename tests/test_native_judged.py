@@ -104,7 +104,7 @@ def test_the_pass_builds_the_qrels_and_run_the_python_path_builds(batch):
     judged = list(qrels.data.values())
     rows = np.repeat(np.arange(len(qids)), list(map(len, judged)))
     flat = [k for d in judged for k in d]
-    assert run.judged_positions(judged).tolist() == ranked.locate(rows, flat).tolist()
+    assert run.judged_positions(qrels.data).tolist() == ranked.locate(rows, flat).tolist()
     assert run._ids is None  # nothing above needed the retrieved keys
     assert run.ids == ranked.ids  # read again, when asked
     assert run.positions == ranked.positions
@@ -118,7 +118,7 @@ def test_the_common_batch_takes_the_compiled_pass():
     assert batch.judgments is not None and batch.results._ids is None
     assert batch.qrels == {"0": {"a": 2, "b": 0.5}, "1": {}}
     assert batch.judgments.labels.tolist() == [2.0, 0.5]
-    assert batch.results.judged_positions(list(batch.qrels.values())).tolist() == [1, 0]
+    assert batch.results.judged_positions(batch.qrels).tolist() == [1, 0]
     assert batch.results.ids == ["b", "a", "c"]
 
 
@@ -177,11 +177,10 @@ def test_positions_answer_only_for_the_dicts_the_pass_built():
     qrels, run = RankedRun.from_judged_items(
         ["q"], [[Document(id="a"), Document(id="z")]], [[Document(id="a")]], "id", Document, "score"
     )
-    judged = list(qrels.data.values())
-    assert run.judged_positions(judged).tolist() == [0, -1]
-    assert run.judged_positions([dict(judged[0])]) is None  # an equal dict, not the same one
-    judged[0]["y"] = 1  # breaks the read-only contract: the lookups answer instead
-    assert run.judged_positions(judged) is None
+    assert run.judged_positions(qrels.data).tolist() == [0, -1]
+    assert run.judged_positions(dict(qrels.data)) is None  # an equal dict, not the same one
+    qrels.data["q"]["y"] = 1  # breaks the read-only contract: the lookups answer instead
+    assert run.judged_positions(qrels.data) is None
     assert run.locate(np.zeros(3, np.int64), ["a", "z", "y"]).tolist() == [0, -1, -1]
 
 
@@ -242,7 +241,7 @@ def test_a_read_walking_every_live_object_never_meets_the_half_built_dicts():
                 len([x for x in obj])  # iterating a list with empty slots would crash
 
     out = _judged([[_Item("a", on_label=walk)], [_Item("b")]], [[_Item("a", on_key=walk)], []])
-    assert out is not None and [dict(d) for d in out[0]] == [{"a": 1}, {"b": 1}]
+    assert out is not None and out[0] == {"q0": {"a": 1}, "q1": {"b": 1}}
 
 
 def test_an_attribute_read_that_raises_falls_back_and_an_interrupt_propagates():
@@ -288,7 +287,7 @@ def test_keys_read_again_that_no_longer_find_the_judgments_raise_a_typed_error()
     qrels, run = RankedRun.from_judged_items(
         ["q0", "q1"], [[_Item("a", 1)], [_Item("x", 1)]], [r0, [_Item("y", on_key=edit)]], "key", _Item, "label"
     )
-    assert run.judged_positions(list(qrels.data.values())).tolist() == [0, -1]
+    assert run.judged_positions(qrels.data).tolist() == [0, -1]
     with pytest.raises(IRMetricsError, match="changed after they were read"):
         run.ids  # noqa: B018
     with pytest.raises(IRMetricsError, match="changed after they were read"):
@@ -307,7 +306,7 @@ def test_the_pass_frees_every_reference_it_takes():
     before = [sys.getrefcount(x) for x in (key, label, qid, items[0])]
     for _ in range(5):
         out = _judged([items[:1]], [[_Item(key), _Item(qid), _Item(key)] * 20], [qid])
-        assert [dict(d) for d in out[0]] == [{key: label}]
+        assert out[0] == {qid: {key: label}}
         del out
         assert _judged([items], [[_Item(key)]], [qid]) is not None
         assert _judged([[_Item(key, label), _Item(key, label)]], [[]], [qid]) is None  # a key twice
@@ -324,6 +323,7 @@ def test_arguments_of_the_wrong_shape_are_refused():
         _native().index_judged([[]], [[]], "key", "not a type", "label", ["q"])
     assert _judged([[]], [{"a": 1}]) is None  # a query's ranking that is not a list or tuple
     assert _judged([[]], [[_Item("a")]], [3]) is None  # a query id that is not a str
+    assert _judged([[], []], [[], []], ["q", "q"]) is None  # a query id twice
 
 
 # -- the per-query output dicts ------------------------------------------------------------------

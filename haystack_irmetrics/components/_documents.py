@@ -177,7 +177,7 @@ class DocumentPath:
         both = self._compiled_batch(ground_truth_documents, retrieved_documents, qids)
         if both is not None:
             judgments, results = both
-            located = results.judged_positions(list(judgments.data.values()))
+            located = results.judged_positions(judgments.data)
             return self._checked(Converted(qids, judgments.data, results, judgments), bool((located >= 0).any()))
         qrels = self._fast_judgments(ground_truth_documents, qids)
         if qrels is None:

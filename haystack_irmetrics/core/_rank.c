@@ -836,14 +836,14 @@ PyDoc_STRVAR(index_judged_doc,
              "judged[i] and lists[i] (each a list or tuple of items of exactly item_type) are query\n"
              "qids[i]'s. An item's key is getattr(item, attr), an exact str; a judged item's label is\n"
              "getattr(item, label_attr): None for every judged item of the query (each then has label 1)\n"
-             "or, for every one, an exact int or float finite as a double. Returns the per-query dicts\n"
-             "{key: label} in judged order (list), each query's number of distinct ranked keys (int64\n"
-             "bytearray), each judgment's 0-based position among its query's distinct ranked keys (-1: not\n"
-             "ranked; int64, judged order), each query's own id's position (int64, -1: not ranked) and each\n"
-             "judgment's label as a double (float64, judged order). A\n"
-             "ranked key repeated keeps its first position. None: anything else (a key given twice in one\n"
-             "judged list, labels mixing None and numbers, a key that is not exactly a str, another item\n"
-             "type, a getattr that raises an Exception, lists changed while read): the caller's path reads\n"
+             "or, for every one, an exact int or float finite as a double. Returns {qid: {key: label}} in\n"
+             "query and judged order, then int64 bytearrays of each query's number of distinct ranked keys,\n"
+             "each judgment's 0-based position among its query's distinct ranked keys (-1: not ranked;\n"
+             "judged order), each query's own id's position (-1: not ranked) and each query's number of\n"
+             "judgments, and the float64 bytearray of every judgment's label as a double. A ranked key\n"
+             "repeated keeps its first position. None: anything else (a key given twice in one judged list,\n"
+             "labels mixing None and numbers, a key that is not exactly a str, another item type, a getattr\n"
+             "that raises an Exception, a query id twice, lists changed while read): the caller's path reads\n"
              "the input.");
 
 static PyObject *index_judged(PyObject *self, PyObject *args) {
@@ -857,8 +857,8 @@ static PyObject *index_judged(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "judged, lists and qids must have one entry per query");
         return NULL;
     }
-    PyObject *result = NULL, *dicts = NULL, *counts = NULL, *positions = NULL, *own = NULL, *one = NULL,
-             *labels = NULL;
+    PyObject *result = NULL, *judgments = NULL, *counts = NULL, *positions = NULL, *own = NULL, *one = NULL,
+             *labels = NULL, *sizes = NULL;
     /* Strong references to every list (judged ones first) and query id: a getattr may run code. */
     PyObject **held = PyMem_Calloc((size_t)(3 * n + 1), sizeof(PyObject *));
     Py_ssize_t n_held = 0, longest = 0, longest_judged = 0, total_judged = 0;
@@ -902,12 +902,11 @@ static PyObject *index_judged(PyObject *self, PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
-    if (!(dicts = PyList_New(n)) || !(counts = new_bytes(n, 8)) || !(positions = new_bytes(total_judged, 8)) ||
-        !(own = new_bytes(n, 8)) || !(labels = new_bytes(total_judged, 8)))
+    if (!(judgments = PyDict_New()) || !(counts = new_bytes(n, 8)) || !(positions = new_bytes(total_judged, 8)) ||
+        !(own = new_bytes(n, 8)) || !(labels = new_bytes(total_judged, 8)) || !(sizes = new_bytes(n, 8)))
         goto done;
-    PyObject_GC_UnTrack(dicts); /* its slots are NULL until filled: hidden from gc.get_objects meanwhile */
     int64_t *count = (int64_t *)PyByteArray_AS_STRING(counts), *pos = (int64_t *)PyByteArray_AS_STRING(positions),
-            *own_pos = (int64_t *)PyByteArray_AS_STRING(own);
+            *own_pos = (int64_t *)PyByteArray_AS_STRING(own), *judged_size = (int64_t *)PyByteArray_AS_STRING(sizes);
     double *label_at = (double *)PyByteArray_AS_STRING(labels);
     if (!(one = PyLong_FromLong(1))) goto done;
     Py_ssize_t at_judged = 0;
@@ -953,11 +952,13 @@ static PyObject *index_judged(PyObject *self, PyObject *args) {
             break;
         }
         PyObject *d = PyDict_New();
-        if (!d) {
+        if (!d || PyDict_SetItem(judgments, qid, d) < 0) { /* exact str: no Python code runs */
+            Py_XDECREF(d);
             status = -1;
             break;
         }
-        PyList_SET_ITEM(dicts, q, d);
+        Py_DECREF(d); /* held by judgments */
+        judged_size[q] = mg;
         for (Py_ssize_t j = 0; j < mg; j++) { /* exact str keys: no Python code runs */
             PyObject *label = n_none ? one : glabels[j];
             if (PyDict_SetItem(d, gkeys[j], label) < 0) {
@@ -1009,13 +1010,14 @@ static PyObject *index_judged(PyObject *self, PyObject *args) {
     }
     if (status < 0) goto done; /* KeyboardInterrupt and the like */
     if (status == 0 || at_judged != total_judged) goto fallback;
-    PyObject_GC_Track(dicts);
-    result = PyTuple_Pack(5, dicts, counts, positions, own, labels);
+    if (PyDict_GET_SIZE(judgments) != n) goto fallback; /* a query id twice */
+    result = PyTuple_Pack(6, judgments, counts, positions, own, sizes, labels);
     goto done;
 fallback:
     result = Py_NewRef(Py_None);
 done:
-    Py_XDECREF(dicts); /* list_dealloc skips the NULL slots a fallback left */
+    Py_XDECREF(judgments);
+    Py_XDECREF(sizes);
     Py_XDECREF(counts);
     Py_XDECREF(positions);
     Py_XDECREF(own);

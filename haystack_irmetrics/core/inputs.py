@@ -758,16 +758,15 @@ class RankedRun(ColumnarRun):
         out = native.index_judged(list(judged), lists, attr, item_type, label_attr, list(qids))
         if out is None:
             return None
-        dicts, counts, positions, own, labels = out
+        judgments, counts, positions, own, sizes, labels = out
         run = cls.__new__(cls)
         run._setup(qids, None, _csr(np.frombuffer(counts, np.int64)), source)
         run._items = (lists, attr, item_type)
         run._own = np.frombuffer(own, np.int64)
-        sizes = np.fromiter(map(len, dicts), np.int64, count=len(dicts))
-        run._located = (dicts, np.frombuffer(positions, np.int64), sizes)
+        sizes = np.frombuffer(sizes, np.int64)
+        run._located = (judgments, np.frombuffer(positions, np.int64), sizes)
         # The labels as Qrels.from_dict reads them (a float's value, an int's double), read in the pass.
-        qrels = Qrels(dict(zip(qids, dicts)), qids, _csr(sizes), np.frombuffer(labels, np.float64))
-        return qrels, run
+        return Qrels(judgments, run.qids, _csr(sizes), np.frombuffer(labels, np.float64)), run
 
     @property
     def ids(self) -> list[str]:
@@ -801,27 +800,28 @@ class RankedRun(ColumnarRun):
         self._ids, self._table = ids, table_
         # The same counts may still be other keys: where the pass found the judgments and own ids, the
         # keys read now must find them too.
-        dicts, positions, sizes = self._located  # type: ignore[misc]
+        judgments, positions, _ = self._located  # type: ignore[misc]
         own = self.locate(np.arange(len(self.qids)), list(self.qids))
         same = np.array_equal(own, self._own)
-        if same and np.array_equal(np.fromiter(map(len, dicts), np.int64, count=len(dicts)), sizes):
-            rows = np.repeat(np.arange(len(dicts)), sizes)
-            same = np.array_equal(self.locate(rows, list(chain.from_iterable(dicts))), positions)
+        if same and self.judged_positions(judgments) is not None:
+            rows = np.repeat(np.arange(len(self.qids)), self._located[2])  # type: ignore[index]
+            same = np.array_equal(self.locate(rows, list(chain.from_iterable(judgments.values()))), positions)
         if not same:
             self._ids = self._table = self._positions = None
             raise changed
 
-    def judged_positions(self, judged: list[Any]) -> np.ndarray | None:
-        """For a run built by :meth:`from_judged_items` and ``judged`` its dicts (the same objects, in
-        query order): each judgment's position in its query's ranking (-1: not ranked), flat in
-        judged order. None for any other ``judged`` (:meth:`locate` finds them)."""
-        if self._located is None:
+    def judged_positions(self, judgments: Mapping[str, Mapping[str, Any]]) -> np.ndarray | None:
+        """For a run built by :meth:`from_judged_items` and ``judgments`` the ``qrels.data`` it came with
+        (that very dict, ``{qid: {key: label}}`` in the run's query order): each judgment's position in
+        its query's ranking (-1: not ranked), flat in query and judged order. None for any other
+        ``judgments`` (:meth:`locate` finds them)."""
+        if self._located is None or judgments is not self._located[0]:
             return None
-        dicts, positions, sizes = self._located
-        if len(judged) != len(dicts) or not all(map(operator.is_, judged, dicts)):
-            return None
-        if not np.array_equal(np.fromiter(map(len, dicts), np.int64, count=len(dicts)), sizes):
-            return None  # a dict changed size since (the run is read-only by contract)
+        _, positions, sizes = self._located
+        if len(judgments) != sizes.size or not np.array_equal(
+            np.fromiter(map(len, judgments.values()), np.int64, count=sizes.size), sizes
+        ):
+            return None  # edited since (the run is read-only by contract): looked up instead
         return positions
 
     @property
@@ -1254,11 +1254,18 @@ def _prepare_ranked(run: RankedRun, qrels: Qrels, ignore_identical_ids: bool) ->
     no two documents of a query tie, and a judged document's rank is its position: nothing here
     costs a pass over the unjudged ids. ``scores`` stays None (nothing is counted: the ranks are known).
     """
-    judged_all = list(map(qrels.data.get, run.qids))
-    keep_q = np.fromiter(map(bool, judged_all), bool, count=len(judged_all))
+    # Found while the lists were read (from_judged_items, whose qrels are in the run's query order),
+    # else one lookup each.
+    local = run.judged_positions(qrels.data) if qrels.qids is run.qids else None
+    if local is not None:
+        keep_q = qrels.offsets[1:] > qrels.offsets[:-1]
+        judged_all = None
+    else:
+        judged_all = list(map(qrels.data.get, run.qids))
+        keep_q = np.fromiter(map(bool, judged_all), bool, count=len(judged_all))
     where_q = np.flatnonzero(keep_q)
-    qids = list(compress(run.qids, keep_q))
-    judged = list(compress(judged_all, keep_q))
+    qids = run.qids if where_q.size == len(run.qids) else list(compress(run.qids, keep_q))
+    judged = list(map(qrels.data.__getitem__, qids)) if judged_all is None else list(compress(judged_all, keep_q))
     counts = np.diff(run.offsets)[where_q]
     # BEIR drops a query's own id: its position (-1: none) shifts the documents after it up by one.
     own = run.own_positions()[where_q] if ignore_identical_ids else np.full(where_q.size, -1, np.int64)
@@ -1268,10 +1275,7 @@ def _prepare_ranked(run: RankedRun, qrels: Qrels, ignore_identical_ids: bool) ->
     n_judged = np.diff(judged_offsets)
     flat_docs = list(chain.from_iterable(judged))
     owner = np.repeat(np.arange(len(qids)), n_judged)
-    # Found while the lists were read (from_judged_items), else one lookup each. Queries without
-    # judgments add nothing to either flat order.
-    local = run.judged_positions(judged_all)
-    if local is None:
+    if local is None:  # queries without judgments add nothing to either flat order
         local = run.locate(where_q[owner], flat_docs)
     idx = np.flatnonzero((local >= 0) & (local != own[owner]))
     pair_query = owner[idx]
