@@ -179,7 +179,11 @@ def test_positions_answer_only_for_the_dicts_the_pass_built():
     )
     assert run.judged_positions(qrels.data).tolist() == [0, -1]
     assert run.judged_positions(dict(qrels.data)) is None  # an equal dict, not the same one
-    qrels.data["q"]["y"] = 1  # breaks the read-only contract: the lookups answer instead
+    original = qrels.data["q"]
+    qrels.data["q"] = {"a": 1, "y": 1}  # breaks the read-only contract (same size): looked up instead
+    assert run.judged_positions(qrels.data) is None
+    qrels.data["q"] = original
+    qrels.data["q"]["y"] = 1  # the same, by a dict edited in place
     assert run.judged_positions(qrels.data) is None
     assert run.locate(np.zeros(3, np.int64), ["a", "z", "y"]).tolist() == [0, -1, -1]
 
@@ -242,6 +246,19 @@ def test_a_read_walking_every_live_object_never_meets_the_half_built_dicts():
 
     out = _judged([[_Item("a", on_label=walk)], [_Item("b")]], [[_Item("a", on_key=walk)], []])
     assert out is not None and out[0] == {"q0": {"a": 1}, "q1": {"b": 1}}
+
+
+def test_a_read_walking_every_live_object_cannot_edit_the_judgments_being_built():
+    def edit():
+        for obj in gc.get_objects():
+            if type(obj) is dict and type(obj.get("q0")) is dict and obj is not globals():
+                obj["q0"] = {"zz": 5}  # the same size as the pass's {"a": 1}
+                return
+
+    ranked = [[_Item("a"), _Item("b")], [_Item("b", on_key=edit)]]
+    judgments, _, _, positions, *_ = _judged([[_Item("a", 1)], [_Item("b", 2)]], ranked, ["q0", "q1"])
+    assert judgments == {"q0": {"a": 1}, "q1": {"b": 2}}  # what was read: where the positions were found
+    assert np.frombuffer(positions, np.int64).tolist() == [0, 0]
 
 
 def test_an_attribute_read_that_raises_falls_back_and_an_interrupt_propagates():

@@ -167,9 +167,12 @@ class DocumentPath:
 
         With ``rank_by="order"`` the rankings are a :class:`~haystack_irmetrics.core.inputs.RankedRun`
         (the keys in list order: no scores, so nothing can reorder them; a repeated key keeps its
-        first position); with ``"score"``, ``{qid: {key: score}}``. The whole batch goes through
-        C-level passes (no Python frame per document) in the usual case; anything else goes
-        document by document, which applies the same rules and names any offending document.
+        first position); with ``"score"``, ``{qid: {key: score}}``. In the usual case (keys from
+        ``id`` or ``content``, relevance from ``score``, ``rank_by="order"``) one compiled pass reads
+        both sides and finds each judgment's rank (``judgments`` then holds the qrels as the core's
+        ``Qrels``); else the batch goes through C-level passes (no Python frame per document), and
+        anything those do not take goes document by document, which applies the same rules and names
+        any offending document.
         """
         n = _check_batch(ground_truth_documents, retrieved_documents, query_ids)
         qids = list(map(str, range(n))) if query_ids is None else list(query_ids)

@@ -837,7 +837,8 @@ PyDoc_STRVAR(index_judged_doc,
              "qids[i]'s. An item's key is getattr(item, attr), an exact str; a judged item's label is\n"
              "getattr(item, label_attr): None for every judged item of the query (each then has label 1)\n"
              "or, for every one, an exact int or float finite as a double. Returns {qid: {key: label}} in\n"
-             "query and judged order, then int64 bytearrays of each query's number of distinct ranked keys,\n"
+             "query and judged order and the list of its dicts, then int64 bytearrays of each query's number\n"
+             "of distinct ranked keys,\n"
              "each judgment's 0-based position among its query's distinct ranked keys (-1: not ranked;\n"
              "judged order), each query's own id's position (-1: not ranked) and each query's number of\n"
              "judgments, and the float64 bytearray of every judgment's label as a double. A ranked key\n"
@@ -857,8 +858,8 @@ static PyObject *index_judged(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "judged, lists and qids must have one entry per query");
         return NULL;
     }
-    PyObject *result = NULL, *judgments = NULL, *counts = NULL, *positions = NULL, *own = NULL, *one = NULL,
-             *labels = NULL, *sizes = NULL;
+    PyObject *result = NULL, *dicts = NULL, *judgments = NULL, *counts = NULL, *positions = NULL, *own = NULL,
+             *one = NULL, *labels = NULL, *sizes = NULL;
     /* Strong references to every list (judged ones first) and query id: a getattr may run code. */
     PyObject **held = PyMem_Calloc((size_t)(3 * n + 1), sizeof(PyObject *));
     Py_ssize_t n_held = 0, longest = 0, longest_judged = 0, total_judged = 0;
@@ -902,9 +903,12 @@ static PyObject *index_judged(PyObject *self, PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
-    if (!(judgments = PyDict_New()) || !(counts = new_bytes(n, 8)) || !(positions = new_bytes(total_judged, 8)) ||
+    if (!(dicts = PyList_New(n)) || !(counts = new_bytes(n, 8)) || !(positions = new_bytes(total_judged, 8)) ||
         !(own = new_bytes(n, 8)) || !(labels = new_bytes(total_judged, 8)) || !(sizes = new_bytes(n, 8)))
         goto done;
+    /* Out of gc.get_objects' reach until the last attribute is read: its slots are NULL until filled,
+     * and code a getattr runs must not find (and edit) the dicts already built. */
+    PyObject_GC_UnTrack(dicts);
     int64_t *count = (int64_t *)PyByteArray_AS_STRING(counts), *pos = (int64_t *)PyByteArray_AS_STRING(positions),
             *own_pos = (int64_t *)PyByteArray_AS_STRING(own), *judged_size = (int64_t *)PyByteArray_AS_STRING(sizes);
     double *label_at = (double *)PyByteArray_AS_STRING(labels);
@@ -952,12 +956,11 @@ static PyObject *index_judged(PyObject *self, PyObject *args) {
             break;
         }
         PyObject *d = PyDict_New();
-        if (!d || PyDict_SetItem(judgments, qid, d) < 0) { /* exact str: no Python code runs */
-            Py_XDECREF(d);
+        if (!d) {
             status = -1;
             break;
         }
-        Py_DECREF(d); /* held by judgments */
+        PyList_SET_ITEM(dicts, q, d); /* an untracked dict (str keys, number values) in an untracked list */
         judged_size[q] = mg;
         for (Py_ssize_t j = 0; j < mg; j++) { /* exact str keys: no Python code runs */
             PyObject *label = n_none ? one : glabels[j];
@@ -1010,12 +1013,18 @@ static PyObject *index_judged(PyObject *self, PyObject *args) {
     }
     if (status < 0) goto done; /* KeyboardInterrupt and the like */
     if (status == 0 || at_judged != total_judged) goto fallback;
+    /* Every attribute is read: {qid: dict} from here on runs no Python code (exact str query ids). */
+    PyObject_GC_Track(dicts);
+    if (!(judgments = PyDict_New())) goto done;
+    for (Py_ssize_t q = 0; q < n; q++)
+        if (PyDict_SetItem(judgments, held[3 * q + 2], PyList_GET_ITEM(dicts, q)) < 0) goto done;
     if (PyDict_GET_SIZE(judgments) != n) goto fallback; /* a query id twice */
-    result = PyTuple_Pack(6, judgments, counts, positions, own, sizes, labels);
+    result = PyTuple_Pack(7, judgments, dicts, counts, positions, own, sizes, labels);
     goto done;
 fallback:
     result = Py_NewRef(Py_None);
 done:
+    Py_XDECREF(dicts); /* list_dealloc skips the NULL slots a fallback left */
     Py_XDECREF(judgments);
     Py_XDECREF(sizes);
     Py_XDECREF(counts);

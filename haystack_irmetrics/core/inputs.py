@@ -672,7 +672,7 @@ class RankedRun(ColumnarRun):
         self._data = None
         self._ids = ids
         self._items: tuple[list, str, type] | None = None  # what from_judged_items read the keys from
-        self._located: tuple[list, np.ndarray, np.ndarray] | None = None
+        self._located: tuple[dict, list, np.ndarray, np.ndarray] | None = None
         self._scores: np.ndarray | None = None
         self._own: np.ndarray | None = None
         self._positions: list[dict[str, int]] | None = None
@@ -758,13 +758,13 @@ class RankedRun(ColumnarRun):
         out = native.index_judged(list(judged), lists, attr, item_type, label_attr, list(qids))
         if out is None:
             return None
-        judgments, counts, positions, own, sizes, labels = out
+        judgments, dicts, counts, positions, own, sizes, labels = out
         run = cls.__new__(cls)
         run._setup(qids, None, _csr(np.frombuffer(counts, np.int64)), source)
         run._items = (lists, attr, item_type)
         run._own = np.frombuffer(own, np.int64)
         sizes = np.frombuffer(sizes, np.int64)
-        run._located = (judgments, np.frombuffer(positions, np.int64), sizes)
+        run._located = (judgments, dicts, np.frombuffer(positions, np.int64), sizes)
         # The labels as Qrels.from_dict reads them (a float's value, an int's double), read in the pass.
         return Qrels(judgments, run.qids, _csr(sizes), np.frombuffer(labels, np.float64)), run
 
@@ -800,11 +800,11 @@ class RankedRun(ColumnarRun):
         self._ids, self._table = ids, table_
         # The same counts may still be other keys: where the pass found the judgments and own ids, the
         # keys read now must find them too.
-        judgments, positions, _ = self._located  # type: ignore[misc]
+        judgments, _, positions, sizes = self._located  # type: ignore[misc]
         own = self.locate(np.arange(len(self.qids)), list(self.qids))
         same = np.array_equal(own, self._own)
         if same and self.judged_positions(judgments) is not None:
-            rows = np.repeat(np.arange(len(self.qids)), self._located[2])  # type: ignore[index]
+            rows = np.repeat(np.arange(len(self.qids)), sizes)
             same = np.array_equal(self.locate(rows, list(chain.from_iterable(judgments.values()))), positions)
         if not same:
             self._ids = self._table = self._positions = None
@@ -817,11 +817,11 @@ class RankedRun(ColumnarRun):
         ``judgments`` (:meth:`locate` finds them)."""
         if self._located is None or judgments is not self._located[0]:
             return None
-        _, positions, sizes = self._located
-        if len(judgments) != sizes.size or not np.array_equal(
-            np.fromiter(map(len, judgments.values()), np.int64, count=sizes.size), sizes
-        ):
-            return None  # edited since (the run is read-only by contract): looked up instead
+        _, dicts, positions, sizes = self._located
+        if len(judgments) != sizes.size or not all(map(operator.is_, judgments.values(), dicts)):
+            return None  # a query's dict replaced: looked up instead
+        if not np.array_equal(np.fromiter(map(len, dicts), np.int64, count=sizes.size), sizes):
+            return None  # a dict edited since (the run is read-only by contract)
         return positions
 
     @property
