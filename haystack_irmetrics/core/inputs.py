@@ -748,8 +748,9 @@ class RankedRun(ColumnarRun):
         only if asked for (:attr:`ids`, :meth:`locate` of other keys). So neither the judgments nor the
         items may change until the run is scored. None where the scan is not built or takes an item
         it does not handle (as :meth:`from_items`; also labels mixing None and numbers, a label that
-        is not an int or float finite as a double, or a key twice in one judged list): the caller's
-        own path then reads the items and names what is wrong.
+        is not an int or float finite as a double, a key twice in one judged list, a query id twice,
+        or an attribute whose code raises an Exception): the caller's own path then reads the items
+        and names what is wrong.
         """
         native = _native()
         if native is None or not (len(qids) == len(judged) == len(lists)):
