@@ -466,30 +466,40 @@ static Py_ssize_t probe(const int32_t *slots, Py_ssize_t size, PyObject *ids, Py
 #define HOT inline
 #endif
 
+/* getattr(item, attr) of an item of exactly item_type (any type when None), the caller holding item,
+ * into *key when it is an exact str (a new reference): 1; 0 to fall back (another type, a failed
+ * getattr, a key that is not exactly a str); -1 on any other error. */
+HOT static int item_key(PyObject *item, PyObject *attr, PyObject *item_type, PyObject **key) {
+    if (item_type != Py_None && (PyObject *)Py_TYPE(item) != item_type) return 0;
+    PyObject *k = PyObject_GetAttr(item, attr);
+    if (k == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
+        PyErr_Clear();
+        return 0;
+    }
+    if (!PyUnicode_CheckExact(k)) {
+        Py_DECREF(k);
+        return 0;
+    }
+    *key = k;
+    return 1;
+}
+
 /* The key of seq[at] (a new reference, exact str) into *key: 1; 0 to fall back; -1 on an error. */
 HOT static int fetch_key(PyObject *seq, Py_ssize_t expected, Py_ssize_t at, PyObject *attr, PyObject *item_type,
-                     PyObject **key) {
+                         PyObject **key) {
     /* seq is held by the caller and is exactly a list or a tuple (a builtin's type cannot change) */
     int is_list = PyList_CheckExact(seq);
     if ((is_list ? PyList_GET_SIZE(seq) : PyTuple_GET_SIZE(seq)) != expected) return 0; /* changed by a getattr */
     PyObject *item = is_list ? PyList_GET_ITEM(seq, at) : PyTuple_GET_ITEM(seq, at), *k;
     if (attr == Py_None) {
-        k = item;
-        Py_INCREF(k);
+        if (!PyUnicode_CheckExact(item)) return 0;
+        k = Py_NewRef(item);
     } else {
-        if (item_type != Py_None && (PyObject *)Py_TYPE(item) != item_type) return 0;
-        Py_INCREF(item);
-        k = PyObject_GetAttr(item, attr);
+        Py_INCREF(item); /* a getattr may run code that drops it from seq */
+        int status = item_key(item, attr, item_type, &k);
         Py_DECREF(item);
-        if (k == NULL) {
-            if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
-            PyErr_Clear();
-            return 0;
-        }
-    }
-    if (!PyUnicode_CheckExact(k)) {
-        Py_DECREF(k);
-        return 0;
+        if (status != 1) return status;
     }
 #if defined(__GNUC__)
     __builtin_prefetch(k); /* the header and the cached hash share its first cache line */
@@ -518,7 +528,7 @@ typedef struct {
 /* The key of item base + j of seq (m items from base; `expected` is seq's length) into *key, a new
  * reference: 1; 0 to fall back; -1 on an error. Items are taken in order, j = 0, 1, ... */
 HOT static int ring_take(Ring *r, PyObject *seq, Py_ssize_t expected, Py_ssize_t base, Py_ssize_t m, Py_ssize_t j,
-                     PyObject *attr, PyObject *item_type, PyObject **key) {
+                         PyObject *attr, PyObject *item_type, PyObject **key) {
     while (r->to < m && r->to < j + AHEAD) {
         PyObject *k = NULL;
         int status = fetch_key(seq, expected, base + r->to, attr, item_type, &k);
@@ -540,7 +550,7 @@ static void ring_clear(Ring *r) {
 /* A query's table over its distinct keys so far, keys[e] with hash hashes[e] in slot value e + 1:
  * the position of `key` (exact str, hash h), or -1 with *empty the slot where it would go. */
 HOT static Py_ssize_t table_find(const int32_t *slots, size_t mask, PyObject *const *keys, const Py_hash_t *hashes,
-                             PyObject *key, Py_hash_t h, size_t *empty) {
+                                 PyObject *key, Py_hash_t h, size_t *empty) {
     size_t i = (size_t)h & mask;
     for (;; i = (i + 1) & mask) { /* load <= 1/2: an empty slot ends it */
         int32_t e = slots[i];
@@ -554,7 +564,7 @@ HOT static Py_ssize_t table_find(const int32_t *slots, size_t mask, PyObject *co
 /* Add `key` as distinct key number `local` (the caller stores it at keys[local]): 1; 0 when an
  * equal key is there already (a repeat, which counts once at its first position). */
 HOT static int table_add(int32_t *slots, size_t mask, PyObject *const *keys, Py_hash_t *hashes, Py_ssize_t local,
-                     PyObject *key) {
+                         PyObject *key) {
     Py_hash_t h = str_hash(key);
     size_t i = 0;
     if (table_find(slots, mask, keys, hashes, key, h, &i) >= 0) return 0;
@@ -837,15 +847,14 @@ PyDoc_STRVAR(index_judged_doc,
              "qids[i]'s. An item's key is getattr(item, attr), an exact str; a judged item's label is\n"
              "getattr(item, label_attr): None for every judged item of the query (each then has label 1)\n"
              "or, for every one, an exact int or float finite as a double. Returns {qid: {key: label}} in\n"
-             "query and judged order and the list of its dicts, then int64 bytearrays of each query's number\n"
-             "of distinct ranked keys,\n"
-             "each judgment's 0-based position among its query's distinct ranked keys (-1: not ranked;\n"
-             "judged order), each query's own id's position (-1: not ranked) and each query's number of\n"
-             "judgments, and the float64 bytearray of every judgment's label as a double. A ranked key\n"
-             "repeated keeps its first position. None: anything else (a key given twice in one judged list,\n"
-             "labels mixing None and numbers, a key that is not exactly a str, another item type, a getattr\n"
-             "that raises an Exception, a query id twice, lists changed while read): the caller's path reads\n"
-             "the input.");
+             "query and judged order and the list of its dicts; then int64 bytearrays of each query's number\n"
+             "of distinct ranked keys, each judgment's 0-based position among its query's distinct ranked\n"
+             "keys (-1: not ranked; judged order), each query's own id's position (-1: not ranked) and each\n"
+             "query's number of judgments; and the float64 bytearray of every judgment's label as a double.\n"
+             "A ranked key repeated keeps its first position. None: anything else (a key given twice in one\n"
+             "judged list, labels mixing None and numbers, a key that is not exactly a str, another item type,\n"
+             "a getattr that raises an Exception, a query id twice, lists changed while read): the caller's\n"
+             "path reads the input.");
 
 static PyObject *index_judged(PyObject *self, PyObject *args) {
     (void)self;
@@ -917,8 +926,8 @@ static PyObject *index_judged(PyObject *self, PyObject *args) {
     for (Py_ssize_t q = 0; q < n && status == 1; q++) {
         PyObject *g = held[3 * q], *seq = held[3 * q + 1], *qid = held[3 * q + 2];
         Py_ssize_t mg = Py_SIZE(g), m = Py_SIZE(seq);
-        if (m > longest || mg > longest_judged || PyList_GET_SIZE(lists) != n || PyList_GET_ITEM(lists, q) != seq || PyList_GET_SIZE(judged) != n ||
-            PyList_GET_ITEM(judged, q) != g || at_judged + mg > total_judged) {
+        if (m > longest || mg > longest_judged || at_judged + mg > total_judged || PyList_GET_SIZE(lists) != n ||
+            PyList_GET_ITEM(lists, q) != seq || PyList_GET_SIZE(judged) != n || PyList_GET_ITEM(judged, q) != g) {
             status = 0; /* changed by code a getattr ran */
             break;
         }
@@ -929,17 +938,10 @@ static PyObject *index_judged(PyObject *self, PyObject *args) {
                 status = 0;
                 break;
             }
-            PyObject *item = PyList_CheckExact(g) ? PyList_GET_ITEM(g, j) : PyTuple_GET_ITEM(g, j), *key, *label = NULL;
-            if ((PyObject *)Py_TYPE(item) != item_type) {
-                status = 0;
-                break;
-            }
+            PyObject *item = PyList_CheckExact(g) ? PyList_GET_ITEM(g, j) : PyTuple_GET_ITEM(g, j), *key, *label;
             Py_INCREF(item); /* both attributes of this item, whatever a getattr runs */
-            key = PyObject_GetAttr(item, attr);
-            if (key == NULL || !PyUnicode_CheckExact(key)) {
-                status = key == NULL && !PyErr_ExceptionMatches(PyExc_AttributeError) ? -1 : 0;
-                if (key == NULL && status == 0) PyErr_Clear();
-                Py_XDECREF(key);
+            status = item_key(item, attr, item_type, &key);
+            if (status != 1) {
                 Py_DECREF(item);
                 break;
             }
