@@ -10,6 +10,8 @@ from __future__ import annotations
 import functools
 import os
 import shutil
+import stat
+import sys
 
 import polars as pl
 import pyarrow as pa
@@ -27,21 +29,53 @@ if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
 
 
 @pytest.fixture(scope="module")
-def spark():
+def bare_python_on_path(tmp_path_factory):
+    """``python3`` and ``python`` on PATH are interpreters without our packages (as on a fresh machine).
+
+    They fail loudly, so a Spark worker started from PATH instead of ``sys.executable`` fails the test
+    rather than passing only where pyarrow happens to be installed system-wide.
+    """
+    folder = tmp_path_factory.mktemp("bare-python")
+    for name in ("python3", "python"):
+        shim = folder / name
+        shim.write_text(
+            "#!/bin/sh\necho 'a bare python3 from PATH was started, not the interpreter named' >&2\nexit 1\n"
+        )
+        shim.chmod(shim.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PATH", f"{folder}{os.pathsep}{os.environ.get('PATH', '')}")
+        for var in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON"):
+            patch.delenv(var, raising=False)
+        yield folder
+
+
+@pytest.fixture(scope="module")
+def spark(bare_python_on_path):
     from pyspark.sql import SparkSession
 
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # no lookup of the machine's name
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("haystack-irmetrics-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.sql.shuffle.partitions", "2")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
+    # As the docs' recipe: Spark's Python workers run this interpreter, not the first python3 on PATH
+    # (pyspark reads PYSPARK_PYTHON when the context starts; the spark.pyspark.python setting only
+    # reaches spark-submit).
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PYSPARK_PYTHON", sys.executable)
+        session = (
+            SparkSession.builder.master("local[2]")
+            .appName("haystack-irmetrics-tests")
+            .config("spark.ui.enabled", "false")
+            .config("spark.driver.bindAddress", "127.0.0.1")
+            .config("spark.sql.shuffle.partitions", "2")
+            .getOrCreate()
+        )
+        session.sparkContext.setLogLevel("ERROR")
+        yield session
+        session.stop()
+
+
+def test_spark_workers_run_the_interpreter_named_in_the_session(spark, bare_python_on_path):
+    assert shutil.which("python3") == str(bare_python_on_path / "python3")  # PATH's python3 is the bare one
+    executables = spark.sparkContext.parallelize([0, 1], 2).map(lambda _: __import__("sys").executable).collect()
+    assert set(executables) == {sys.executable}
 
 
 def _log_table(rows: list[dict]) -> pa.Table:
