@@ -48,23 +48,22 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
         "--retriever",
         default="bm25",
         metavar="bm25|dense|hybrid|PIPELINE.yaml",
-        help="built-in pipeline (pipelines/beir_NAME.yaml) or your pipeline YAML (default: bm25)",
+        help="built-in pipeline (pipelines/beir_NAME.yaml) or your pipeline YAML",
     )
-    beir.add_argument("--split", default="test", help="qrels split (default: test)")
-    beir.add_argument("-k", type=_ints, default=_ints(_DEFAULT_K), help=f"cutoffs (default: {_DEFAULT_K})")
+    beir.add_argument("--split", default="test", help="qrels split")
+    beir.add_argument("-k", type=_ints, default=_ints(_DEFAULT_K), help="cutoffs")
     beir.add_argument(
         "--top-k",
         type=_top_k,
         default=1000,
-        help="documents (chunks) retrieved per query, capped at the number indexed; 0 keeps the pipeline's "
-        "own top_k (default: 1000)",
+        help="documents (chunks) retrieved per query, capped at the number indexed; 0 keeps the pipeline's own top_k",
     )
     beir.add_argument(
         "-o", "--output", type=Path, help="write metrics.json, per_query.json, run.trec, summary.json, metrics.md here"
     )
     beir.add_argument("--model", help="embedding model (Hugging Face name or local folder) for dense and hybrid")
     beir.add_argument("--chunk-words", type=int, help="split document texts into chunks of this many words")
-    beir.add_argument("--chunk-overlap", type=int, default=0, help="words shared by consecutive chunks (default: 0)")
+    beir.add_argument("--chunk-overlap", type=int, default=0, help="words shared by consecutive chunks")
     beir.add_argument(
         "--data-dir",
         type=Path,
@@ -83,9 +82,7 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
         metavar="PATTERN",
         help="let the pipeline YAML use components from these modules, e.g. 'mypkg.*' (repeatable)",
     )
-    beir.add_argument(
-        "--format", choices=["markdown", "json"], default="markdown", help="what to print (default: markdown)"
-    )
+    beir.add_argument("--format", choices=["markdown", "json"], default="markdown", help="what to print")
     beir.add_argument(
         "--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bars (default: on a terminal)"
     )
@@ -99,11 +96,11 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
     cmp.add_argument("run_a", help="first run: TREC run file or an 'irmetrics beir --output' folder")
     cmp.add_argument("run_b", help="second run: TREC run file or an 'irmetrics beir --output' folder")
     cmp.add_argument("--qrels", required=True, help="qrels file: TREC or BEIR TSV (e.g. DATASET/qrels/test.tsv)")
-    cmp.add_argument("-k", type=_ints, default=_ints(_DEFAULT_K), help=f"cutoffs (default: {_DEFAULT_K})")
+    cmp.add_argument("-k", type=_ints, default=_ints(_DEFAULT_K), help="cutoffs")
     cmp.add_argument("-m", "--measures", type=_names, default=None, help="families or names, e.g. NDCG,MRR or nDCG@10")
     cmp.add_argument("--names", type=_names, default=None, help="labels for the two runs, e.g. bm25,dense")
-    cmp.add_argument("--preset", choices=["beir", "trec"], default="beir")
-    cmp.add_argument("--format", choices=["markdown", "json"], default="markdown")
+    cmp.add_argument("--preset", choices=["beir", "trec"], default="beir", help="beir 2.2.0 or trec_eval conventions")
+    cmp.add_argument("--format", choices=["markdown", "json"], default="markdown", help="what to print")
     sig = cmp.add_argument_group("significance (B against A, per measure, over the queries either run is scored on)")
     sig.add_argument(
         "--stats",
@@ -113,7 +110,7 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
         "(default: on when scipy is installed)",
     )
     sig.add_argument("--n-resamples", type=int, default=10_000, help="sign patterns and bootstrap resamples")
-    sig.add_argument("--seed", type=int, default=0)
+    sig.add_argument("--seed", type=int, default=0, help="seed of the resamples")
     sig.add_argument("--confidence", type=float, default=0.95, help="bootstrap interval level")
     cmp.set_defaults(func=_cmd_compare)
 

@@ -55,18 +55,25 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     p.add_argument("--query-input", default=None, help="pipeline input for the query text, 'component.socket'")
     p.add_argument("--pipeline-output", default=None, help="pipeline output with the documents, 'component.socket'")
-    p.add_argument("--top-k", type=int, default=None, help="top_k passed to the pipelines' retrievers")
+    p.add_argument(
+        "--top-k", type=int, default=None, help="top_k passed to the pipelines' retrievers (default: their own)"
+    )
 
     g = p.add_argument_group("judgments")
     g.add_argument(
         "--strategy",
         choices=["mean", "majority", "wilson"],
         default="mean",
-        help="mean vote (default), majority of up votes, or Wilson lower bound of the up-vote share",
+        help="mean vote, majority of up votes, or Wilson lower bound of the up-vote share",
     )
-    g.add_argument("--min-votes", type=int, default=1, help="pairs with fewer votes stay unjudged (default 1)")
-    g.add_argument("--dedup", choices=["none", "last", "first"], default="none", help="per-user de-duplication")
-    g.add_argument("--dedup-by", choices=["user", "session"], default="user")
+    g.add_argument("--min-votes", type=int, default=1, help="pairs with fewer votes stay unjudged")
+    g.add_argument(
+        "--dedup",
+        choices=["none", "last", "first"],
+        default="none",
+        help="per-user de-duplication: every vote, or each user's last or first",
+    )
+    g.add_argument("--dedup-by", choices=["user", "session"], default="user", help="whose votes --dedup merges")
     g.add_argument("--up-threshold", type=float, default=0.5, help="a vote >= this is an up vote (majority, wilson)")
     g.add_argument("--confidence-wilson", type=float, default=0.95, help="confidence of the Wilson bound")
     g.add_argument("--write-qrels", default=None, metavar="PATH", help="write the judgments as TREC qrels")
@@ -77,15 +84,15 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         dest="fmt",
         choices=["jsonl", "csv", "tsv", "parquet"],
         default=None,
-        help="default: from the file name",
+        help="log format (default: from the file name)",
     )
-    c.add_argument("--query-col", default="query_id")
-    c.add_argument("--doc-col", default="doc_id")
-    c.add_argument("--position-col", default="position", help="'' if the log has no positions")
-    c.add_argument("--vote-col", default="vote")
-    c.add_argument("--user-col", default=None)
-    c.add_argument("--session-col", default=None)
-    c.add_argument("--timestamp-col", default=None)
+    c.add_argument("--query-col", default="query_id", help="column of the query ids")
+    c.add_argument("--doc-col", default="doc_id", help="column of the document ids")
+    c.add_argument("--position-col", default="position", help="column of the positions shown; '' if the log has none")
+    c.add_argument("--vote-col", default="vote", help="column of the votes")
+    c.add_argument("--user-col", default=None, help="column of the user ids (for --dedup)")
+    c.add_argument("--session-col", default=None, help="column of the session ids (for --dedup-by session)")
+    c.add_argument("--timestamp-col", default=None, help="column ordering a user's votes (for --dedup)")
     c.add_argument("--query-text-col", default=None, help="query text to replay through --pipeline")
     c.add_argument("--segment", default=None, metavar="COL", help="segment column for a per-segment breakdown")
     c.add_argument("--position-base", type=int, default=1, help="first position in the log (1, or 0)")
@@ -93,22 +100,24 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "--on-error",
         choices=["raise", "skip"],
         default="raise",
-        help="malformed rows: stop at the first (default) or skip, count and list them",
+        help="malformed rows: stop at the first (raise) or skip, count and list them",
     )
 
     s = p.add_argument_group("scoring")
     s.add_argument("--threshold", type=float, default=0.5, help="label >= this is relevant for P/Recall/MAP/MRR/R_cap")
-    s.add_argument("-k", type=_ints, default=[1, 3, 5, 10], help="cutoffs (default 1,3,5,10)")
-    s.add_argument("-m", "--measures", type=_names, default=None, help="families or names (default BEIR's six)")
-    s.add_argument("--preset", choices=["beir", "trec"], default="beir")
+    s.add_argument("-k", type=_ints, default=[1, 3, 5, 10], help="cutoffs")
+    s.add_argument("-m", "--measures", type=_names, default=None, help="families or names (default: BEIR's six)")
+    s.add_argument("--preset", choices=["beir", "trec"], default="beir", help="beir 2.2.0 or trec_eval conventions")
     s.add_argument(
         "--condensed", action=argparse.BooleanOptionalAction, default=True, help="also score condensed lists"
     )
     s.add_argument("--logged", action=argparse.BooleanOptionalAction, default=True, help="score the rankings users saw")
     s.add_argument("--baseline", default=None, help="system to compare with (default: logged, else the first run)")
     s.add_argument("--test", choices=["randomization", "t"], default="randomization", help="test behind the markers")
-    s.add_argument("--n-resamples", type=int, default=10_000)
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument(
+        "--n-resamples", type=int, default=10_000, help="randomization sign patterns and bootstrap resamples"
+    )
+    s.add_argument("--seed", type=int, default=0, help="seed of the resamples")
     s.add_argument("--confidence", type=float, default=0.95, help="bootstrap interval level")
 
     o = p.add_argument_group("output")
