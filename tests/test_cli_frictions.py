@@ -192,3 +192,38 @@ def test_digits_out_of_range_exits_2_naming_the_option(files, capsys, bad):
         main(["evaluate", *files, "--digits", bad])
     assert exit_.value.code == 2
     assert "argument --digits: expected a number of decimals from 0 to 17" in capsys.readouterr().err
+
+
+def test_a_misspelt_measure_suggests_the_close_name_in_the_cli(files, capsys):
+    assert main(["evaluate", *files, "-m", "NDGC@10"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("irmetrics: error: unknown measure 'NDGC@10'; did you mean 'NDCG@10'?")
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "written,suggested",
+    [
+        ("NDGC@10", "'NDCG@10'"),
+        ("NDGC", "'NDCG'"),  # a bare family, crossed with k_values when spelt right
+        ("recal@5", "'Recall@5'"),
+        ("ndgc_burges@5", "'nDCG_exp@5'"),  # a variant alias is suggested by its measure name
+        ("nDGC(gains={0:0,1:1})@5", "'NDCG(gains={0:0,1:1})@5'"),
+    ],
+)
+def test_a_misspelt_measure_suggests_the_close_name_in_the_python_api(written, suggested):
+    from haystack_irmetrics import UnknownMeasureError, evaluate
+    from haystack_irmetrics.core.measures import parse_measure
+
+    with pytest.raises(UnknownMeasureError, match=rf"^unknown measure {re.escape(repr(written))}; did you mean "):
+        evaluate({"q1": {"d1": 1}}, {"q1": {"d1": 1.0}}, [10], measures=[written])
+    with pytest.raises(UnknownMeasureError) as err:
+        parse_measure(written if "@" in written else written + "@10")
+    assert suggested.rstrip("'") in str(err.value)
+
+
+def test_a_name_close_to_nothing_only_lists_the_families():
+    from haystack_irmetrics import UnknownMeasureError, evaluate
+
+    with pytest.raises(UnknownMeasureError, match=r"^unknown measure 'BLEU@4'; known families: \['F', "):
+        evaluate({"q1": {"d1": 1}}, {"q1": {"d1": 1.0}}, [10], measures=["BLEU@4"])

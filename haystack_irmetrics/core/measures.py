@@ -27,11 +27,12 @@ Every measure prints in one canonical form, and ``parse_measure(str(m)) == m``::
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any, Literal
 
 from ..errors import DuplicateCutoffError, InvalidCutoffError, UnknownMeasureError
@@ -427,11 +428,31 @@ def family_of(name: str) -> str:
     return _lookup(name)[0]
 
 
-def _lookup(name: str) -> tuple[str, Mapping[str, Any]]:
+@cache
+def _spellings() -> dict[str, str]:
+    """How a suggestion spells each accepted (lower-case) name: its family's or its variant's name (``nDCG_exp``)."""
+    return {
+        alias: Measure(family, 1 if FAMILIES[family].at == "required" else None, **params).stem if params else family
+        for alias, (family, params) in _ALIASES.items()
+    }
+
+
+def _lookup(name: str, written: str | None = None, rest: str = "") -> tuple[str, Mapping[str, Any]]:
+    """The family and fixed parameters of ``name``; an unknown name raises naming the close matches.
+
+    ``written`` is the whole measure the user wrote (``"NDGC@10"``) and ``rest`` what follows the name
+    in it (``"@10"``), so the suggestion is a whole measure (``'NDCG@10'``).
+    """
+    key = name.strip().lower()
     try:
-        return _ALIASES[name.strip().lower()]
+        return _ALIASES[key]
     except KeyError:
-        raise UnknownMeasureError(f"unknown measure {name!r}; known families: {sorted(FAMILIES)}") from None
+        spelling = _spellings()
+        close = list(dict.fromkeys(spelling[c] for c in difflib.get_close_matches(key, spelling, n=3)))
+        hint = f"; did you mean {' or '.join(repr(c + rest) for c in close)}?" if close else ";"
+        raise UnknownMeasureError(
+            f"unknown measure {written if written is not None else name!r}{hint} known families: {sorted(FAMILIES)}"
+        ) from None
 
 
 def _split_top(text: str) -> list[str]:
@@ -489,7 +510,10 @@ def _parse(text: str) -> tuple[str, dict[str, Any], str | None]:
     m = _NAME_RE.match(text)
     if m is None:
         raise UnknownMeasureError(f"cannot parse measure {text!r}; expected a name like 'NDCG@10'")
-    family, fixed = _lookup(m.group("family"))
+    rest = (f"({m.group('params')})" if m.group("params") is not None else "") + (
+        f"@{m.group('k')}" if m.group("k") is not None else ""
+    )
+    family, fixed = _lookup(m.group("family"), text, rest)
     given = _parse_params(m.group("params"), text)
     clash = sorted(set(fixed) & set(given))
     if clash:  # nDCG_exp(gain=linear)@10: the name says one gain, the parameters another
