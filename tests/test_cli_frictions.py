@@ -227,3 +227,158 @@ def test_a_name_close_to_nothing_only_lists_the_families():
 
     with pytest.raises(UnknownMeasureError, match=r"^unknown measure 'BLEU@4'; known families: \['F', "):
         evaluate({"q1": {"d1": 1}}, {"q1": {"d1": 1.0}}, [10], measures=["BLEU@4"])
+
+
+# -- 2. a run that shares no query with the feedback log -------------------------------------------
+
+FEEDBACK_ROWS = [
+    {"query_id": "q1", "doc_id": "d1", "position": 1, "vote": 1},
+    {"query_id": "q1", "doc_id": "d2", "position": 2, "vote": 0},
+    {"query_id": "q2", "doc_id": "d3", "position": 1, "vote": 1},
+    {"query_id": "q2", "doc_id": "d3", "position": 1, "vote": 1},
+]
+
+
+@pytest.fixture
+def feedback_log(tmp_path):
+    path = tmp_path / "log.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in FEEDBACK_ROWS))
+    return str(path)
+
+
+@pytest.fixture
+def foreign_run(tmp_path):
+    path = tmp_path / "other.trec"
+    path.write_text("x1 Q0 d1 1 0.9 t\nx2 Q0 d3 1 0.9 t\n")
+    return str(path)
+
+
+def test_feedback_with_a_run_sharing_no_query_raises_the_error_evaluate_raises():
+    from haystack_irmetrics import NoOverlapError, evaluate
+    from haystack_irmetrics.feedback import evaluate_feedback
+
+    run = {"x1": {"d1": 0.9}, "x2": {"d3": 0.9}}
+    with pytest.raises(NoOverlapError) as from_evaluate:
+        evaluate({"q1": {"d1": 1}, "q2": {"d3": 1}}, run)
+    with pytest.raises(NoOverlapError) as from_feedback:
+        evaluate_feedback(FEEDBACK_ROWS, {"other": run}, n_resamples=10)
+    assert type(from_feedback.value) is type(from_evaluate.value)
+    message = str(from_feedback.value)
+    assert message.startswith("no query is shared by run 'other' (2 queries, e.g. 'x1', 'x2')")
+    assert "the judged queries of the feedback log feedback rows (2 queries, e.g. 'q1', 'q2')" in message
+
+
+def test_irmetrics_feedback_with_a_run_sharing_no_query_exits_2_like_evaluate(
+    feedback_log, foreign_run, tmp_path, capsys
+):
+    qrels = tmp_path / "qrels.txt"
+    assert main(["feedback", feedback_log, "--n-resamples", "10", "--write-qrels", str(qrels)]) == 0
+    capsys.readouterr()
+    assert main(["evaluate", str(qrels), foreign_run]) == 2
+    assert "irmetrics: error: no query is shared by the results" in capsys.readouterr().err
+    assert main(["feedback", feedback_log, "--run", foreign_run, "--n-resamples", "10"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert err.startswith("irmetrics: error: no query is shared by run 'other' (2 queries, e.g. 'x1', 'x2')")
+    assert f"judged queries of the feedback log {feedback_log} (2 queries, e.g. 'q1', 'q2')" in err
+
+
+def test_a_run_sharing_one_query_or_missing_a_whole_segment_still_scores():
+    from haystack_irmetrics.feedback import evaluate_feedback
+
+    rows = [dict(r, segment="a" if r["query_id"] == "q1" else "b") for r in FEEDBACK_ROWS]
+    ev = evaluate_feedback(
+        rows, {"new": {"q1": {"d1": 1.0}}}, columns={"segment": "segment"}, k_values=[1], n_resamples=10
+    )
+    assert ev.means()["new"]["P@1"] == 0.5  # q2 unanswered scores 0
+    assert {s.label: s.systems["new"].means()["P@1"] for s in ev.segments} == {"a": 1.0, "b": 0.0}
+
+
+# -- 3. a threshold that leaves nothing relevant ---------------------------------------------------
+
+
+@pytest.mark.parametrize("confidence", [0.8, 0.9, 0.95, 0.99])
+@pytest.mark.parametrize("threshold", [0.1, 0.3, 0.5, 0.7, 0.9, 0.97])
+def test_smallest_all_up_votes_is_the_fewest_unanimous_votes_whose_wilson_bound_reaches_the_threshold(
+    confidence, threshold
+):
+    from haystack_irmetrics.feedback import Strategy, wilson_lower_bound
+    from haystack_irmetrics.feedback.evaluation import smallest_all_up_votes
+
+    n = smallest_all_up_votes(Strategy("wilson", confidence=confidence), threshold)
+    assert wilson_lower_bound(n, n, confidence) >= threshold
+    assert n == 1 or wilson_lower_bound(n - 1, n - 1, confidence) < threshold
+
+
+def test_smallest_all_up_votes_per_strategy():
+    from haystack_irmetrics.feedback import Strategy
+    from haystack_irmetrics.feedback.evaluation import smallest_all_up_votes
+
+    assert smallest_all_up_votes(Strategy("wilson"), 0.5) == 4  # the README's 4 of 4 (0.5101)
+    assert smallest_all_up_votes(Strategy("wilson", min_votes=6), 0.5) == 6
+    assert smallest_all_up_votes(Strategy("wilson"), 1.0) is None
+    assert smallest_all_up_votes(Strategy("majority", min_votes=3), 1.0) == 3
+    assert smallest_all_up_votes(Strategy("majority"), 1.5) is None
+    assert smallest_all_up_votes(Strategy("mean"), 0.5) is None
+
+
+def test_wilson_at_the_default_threshold_on_a_small_log_warns_saying_how_many_votes_it_takes():
+    from haystack_irmetrics.feedback import evaluate_feedback
+    from haystack_irmetrics.feedback.evaluation import NoRelevantJudgmentWarning
+
+    with pytest.warns(NoRelevantJudgmentWarning) as caught:
+        ev = evaluate_feedback(FEEDBACK_ROWS, strategy="wilson", threshold=0.5, n_resamples=10)
+    (warning,) = caught
+    message = str(warning.message)
+    assert message.startswith("no judgment reaches the relevance threshold 0.5 (0 relevant of 3 judged")
+    assert "so MAP, Recall, P, MRR, R_cap are 0 for every system" in message
+    assert "with wilson at 95% confidence it takes 4 of 4 up votes (bound 0.5101) to reach 0.5" in message
+    assert "the highest label here is 0.3424 (2 of 2 votes up)" in message
+    assert warning.filename == __file__  # points at the caller
+    assert ev.means()["logged"]["P@1"] == 0.0
+
+
+def test_the_vote_count_in_the_warning_follows_the_strategy_confidence():
+    from haystack_irmetrics.feedback import Strategy, evaluate_feedback
+    from haystack_irmetrics.feedback.evaluation import NoRelevantJudgmentWarning
+
+    with pytest.warns(NoRelevantJudgmentWarning, match=r"at 90% confidence it takes 3 of 3 up votes \(bound 0\.5"):
+        evaluate_feedback(FEEDBACK_ROWS, strategy=Strategy("wilson", confidence=0.9), n_resamples=10)
+    with pytest.warns(NoRelevantJudgmentWarning, match=r"it takes 16 of 16 up votes \(bound 0\.80"):
+        evaluate_feedback(FEEDBACK_ROWS, strategy="wilson", threshold=0.8, n_resamples=10)
+
+
+@pytest.mark.parametrize(
+    "strategy,threshold,why",
+    [
+        ("mean", 2.0, "the labels are mean votes and no (query, document) has a mean vote >= 2; the highest here is 1"),
+        ("majority", 1.5, "majority labels are 0 or 1, so a threshold of 1.5 (above 1) is never reached"),
+        ("wilson", 1.0, "the Wilson lower bound is below 1 for any number of votes"),
+    ],
+)
+def test_the_warning_explains_each_strategy(strategy, threshold, why):
+    from haystack_irmetrics.feedback import evaluate_feedback
+    from haystack_irmetrics.feedback.evaluation import NoRelevantJudgmentWarning
+
+    with pytest.warns(NoRelevantJudgmentWarning, match=re.escape(why)):
+        evaluate_feedback(FEEDBACK_ROWS, strategy=strategy, threshold=threshold, n_resamples=10)
+
+
+def test_no_warning_when_a_judgment_is_relevant_or_no_measure_uses_the_threshold():
+    import warnings
+
+    from haystack_irmetrics.feedback import evaluate_feedback
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        evaluate_feedback(FEEDBACK_ROWS, strategy="wilson", threshold=0.3, n_resamples=10)  # 2 of 2: 0.3424
+        evaluate_feedback(FEEDBACK_ROWS, strategy="wilson", measures=["NDCG"], n_resamples=10)  # labels as gains
+
+
+def test_irmetrics_feedback_prints_the_warning_as_one_line_on_stderr(feedback_log, capsys):
+    assert main(["feedback", feedback_log, "--strategy", "wilson", "--threshold", "0.5", "--n-resamples", "10"]) == 0
+    out, err = capsys.readouterr()
+    assert "0 relevant at threshold 0.5" in out
+    (line,) = err.splitlines()
+    assert line.startswith("irmetrics: warning: no judgment reaches the relevance threshold 0.5")
+    assert "it takes 4 of 4 up votes" in line

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -167,7 +168,7 @@ def _index(pipe: Any, docs: list[Any]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from .aggregate import Strategy
-    from .evaluation import evaluate_feedback
+    from .evaluation import NoRelevantJudgmentWarning, evaluate_feedback
     from .judgments import aggregate_feedback
     from .log import FeedbackLog
 
@@ -222,21 +223,28 @@ def run(args: argparse.Namespace) -> int:
                     pipe, feedback, query_input=args.query_input, output=args.pipeline_output, top_k=args.top_k
                 ),
             )
-    ev = evaluate_feedback(
-        feedback,
-        runs,
-        threshold=args.threshold,
-        k_values=args.k,
-        measures=args.measures,
-        condensed=args.condensed,
-        include_logged=args.logged,
-        baseline=args.baseline,
-        preset=args.preset,
-        n_resamples=args.n_resamples,
-        seed=args.seed,
-        confidence=args.confidence,
-        test=args.test,
-    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", NoRelevantJudgmentWarning)
+        ev = evaluate_feedback(
+            feedback,
+            runs,
+            threshold=args.threshold,
+            k_values=args.k,
+            measures=args.measures,
+            condensed=args.condensed,
+            include_logged=args.logged,
+            baseline=args.baseline,
+            preset=args.preset,
+            n_resamples=args.n_resamples,
+            seed=args.seed,
+            confidence=args.confidence,
+            test=args.test,
+        )
+    for w in caught:  # ours as one line on stderr, like evaluate's errors; any other as Python shows it
+        if issubclass(w.category, NoRelevantJudgmentWarning):
+            print(f"irmetrics: warning: {w.message}", file=sys.stderr)
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     if args.report:
         written = ev.write_report(args.report, plots=args.plots)
         print(f"report: {len(written)} files in {args.report}", file=sys.stderr)

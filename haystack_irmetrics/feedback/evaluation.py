@@ -7,7 +7,9 @@ bootstrap intervals of every mean, and paired comparisons against a baseline; :m
 
 from __future__ import annotations
 
+import math
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -16,10 +18,11 @@ from typing import Any
 import numpy as np
 
 from ..core.inputs import ColumnarRun, Qrels, Run
-from ..core.measures import resolve_measures
+from ..core.measures import Measure, resolve_measures
+from ..errors import NoOverlapError
 from ..stats import Comparison, bootstrap_means, compare_paired, percentile_interval
 from ..stats.significance import check_bootstrap_size, check_confidence, check_resamples, check_seed
-from .aggregate import Strategy
+from .aggregate import Strategy, wilson_lower_bound
 from .errors import FeedbackError
 from .judgments import ALL, AggregatedFeedback, aggregate_feedback
 from .log import FeedbackLog
@@ -27,6 +30,13 @@ from .scoring import VARIANTS, SystemScores, score_system
 
 LOGGED = "logged"
 DEFAULT_K_VALUES = (1, 3, 5, 10)
+#: Kernels whose measures count a label ``>= threshold`` as relevant (NDCG uses labels as gains instead).
+_THRESHOLD_KERNELS = ("binary", "bpref", "iprec")
+
+
+class NoRelevantJudgmentWarning(UserWarning):
+    """No judgment of the log reaches the relevance threshold: every binary metric (P, Recall, MAP, MRR,
+    R_cap, ...) is 0 for every system. The message says what it takes to reach the threshold."""
 
 
 @dataclass
@@ -202,6 +212,11 @@ def evaluate_feedback(
         feedback = log
     else:
         feedback = aggregate_feedback(log, strategy, by_segment=by_segment, **options)
+    qrels = feedback.qrels(ALL)
+    judged_queries = [q for q in qrels.qids if qrels.data[q]]
+    for name, run in external.items():
+        _check_shared_queries(name, run, judged_queries, feedback.source)
+    _warn_if_nothing_relevant(feedback, float(threshold), wanted)
     settings = {
         "strategy": feedback.strategy.describe(),
         "threshold": float(threshold),
@@ -234,6 +249,90 @@ def evaluate_feedback(
         for value, label in zip(values, labels):
             segments.append(_score_segment(feedback, value, label, external, systems, baseline, **common))
     return FeedbackEvaluation(feedback, settings, systems, baseline, metrics, overall, segments)
+
+
+def _examples(ids: Sequence[str], n: int = 3) -> str:
+    shown = ", ".join(repr(x) for x in ids[:n])
+    return f"e.g. {shown}" + (", ..." if len(ids) > n else "")
+
+
+def _check_shared_queries(name: str, run: Run | ColumnarRun, judged: list[str], source: str) -> None:
+    """Raise :class:`~haystack_irmetrics.errors.NoOverlapError` (as ``evaluate`` does) when ``run`` answers
+    none of the judged queries: every value would be 0, which is an id mismatch, not a score."""
+    qids = list(run.qids) if isinstance(run, ColumnarRun) else list(run.data)
+    wanted = set(judged)
+    if any(q in wanted for q in qids):
+        return
+    raise NoOverlapError(
+        f"no query is shared by run {name!r} ({len(qids)} queries, {_examples(qids)}) and the judged queries "
+        f"of the feedback log {source} ({len(judged)} queries, {_examples(judged)}); check the id format"
+    )
+
+
+def smallest_all_up_votes(strategy: Strategy, threshold: float) -> int | None:
+    """The fewest votes, all up, whose label reaches ``threshold`` under ``strategy`` (at least
+    ``min_votes``); ``None`` if no number of votes does (a threshold above 1 for ``majority`` and
+    ``wilson``) or the labels are not vote shares (``mean``: they are on the votes' own scale).
+
+    Usage::
+
+        >>> smallest_all_up_votes(Strategy("wilson"), 0.5), smallest_all_up_votes(Strategy("wilson"), 0.8)
+        (4, 16)
+        >>> smallest_all_up_votes(Strategy("majority", min_votes=2), 0.5), smallest_all_up_votes(Strategy("wilson"), 1)
+        (2, None)
+    """
+    if strategy.name == "mean":
+        return None
+    if strategy.name == "majority":
+        return strategy.min_votes if threshold <= 1 else None
+    if threshold >= 1:  # the bound of n up votes of n is n / (n + z^2) < 1
+        return None
+    z2 = strategy.z**2
+    n = max(strategy.min_votes, math.floor(threshold * z2 / (1 - threshold)))
+    while wilson_lower_bound(n, n, strategy.confidence) < threshold:  # one or two steps from the closed form
+        n += 1
+    return n
+
+
+def no_relevant_explanation(strategy: Strategy, threshold: float, highest: float | None, votes: int, up: int) -> str:
+    """Why no judgment reaches ``threshold`` under ``strategy``; ``highest`` is the largest label, with
+    the ``votes`` and ``up`` votes of that (query, document)."""
+    if strategy.name == "mean":
+        best = "" if highest is None else f"; the highest here is {highest:.4g} (the mean of {votes} votes)"
+        return f"the labels are mean votes and no (query, document) has a mean vote >= {threshold:g}{best}"
+    best = "" if highest is None else f"; the highest label here is {highest:.4g} ({up} of {votes} votes up)"
+    n = smallest_all_up_votes(strategy, threshold)
+    if strategy.name == "majority":
+        if n is None:
+            return f"majority labels are 0 or 1, so a threshold of {threshold:g} (above 1) is never reached"
+        return (
+            f"no (query, document) has more up votes (vote >= {strategy.up_threshold:g}) than down votes"
+            f"{' among those with ' + str(strategy.min_votes) + ' or more votes' if strategy.min_votes > 1 else ''}"
+            f"{best}"
+        )
+    if n is None:
+        return f"the Wilson lower bound is below 1 for any number of votes, so a threshold of {threshold:g} is never reached"
+    bound = wilson_lower_bound(n, n, strategy.confidence)
+    return (
+        f"with wilson at {strategy.confidence:.0%} confidence it takes {n} of {n} up votes (bound {bound:.4f}) "
+        f"to reach {threshold:g}{best}"
+    )
+
+
+def _warn_if_nothing_relevant(feedback: AggregatedFeedback, threshold: float, wanted: list[Measure]) -> None:
+    binary = list(dict.fromkeys(m.family for m in wanted if m.spec.kernel in _THRESHOLD_KERNELS))
+    judgments = feedback.judgments
+    if not binary or not judgments.height or judgments["label"].max() >= threshold:
+        return
+    top = judgments.sort("label", descending=True, nulls_last=True).row(0, named=True)
+    why = no_relevant_explanation(feedback.strategy, threshold, top["label"], top["votes"], top["up_votes"])
+    warnings.warn(
+        f"no judgment reaches the relevance threshold {threshold:g} (0 relevant of {judgments.height:,} judged "
+        f"(query, document) pairs), so {', '.join(binary)} are 0 for every system: {why}. "
+        "Lower the threshold, or use another strategy or more votes.",
+        NoRelevantJudgmentWarning,
+        stacklevel=3,
+    )
 
 
 def _score_segment(
@@ -322,4 +421,13 @@ def _score_segment(
     return SegmentResult(segment, label, queries, scores, intervals, judged_intervals, comparisons, relevant)
 
 
-__all__ = ["DEFAULT_K_VALUES", "LOGGED", "FeedbackEvaluation", "SegmentResult", "evaluate_feedback"]
+__all__ = [
+    "DEFAULT_K_VALUES",
+    "LOGGED",
+    "FeedbackEvaluation",
+    "NoRelevantJudgmentWarning",
+    "SegmentResult",
+    "evaluate_feedback",
+    "no_relevant_explanation",
+    "smallest_all_up_votes",
+]
