@@ -3,7 +3,7 @@ PY ?= python3
 VENV ?= .venv
 BIN = $(VENV)/bin
 
-.PHONY: demo test bench venv
+.PHONY: demo test test-install test-run test-pythons docs bench
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -13,12 +13,27 @@ demo: $(BIN)/python
 	$(BIN)/pip install -q -e .
 	$(BIN)/irmetrics beir
 
-# Install the test extras (the oracles pytrec_eval and beir; beir pulls torch, so the local
-# CPU wheel torch==2.13.0 goes first) and run the default suite (slow tests excluded).
-test: $(BIN)/python
+# Install the test extras and run the default suite (slow tests excluded).
+test: test-install test-run
+
+# The oracles (pytrec_eval, beir) are test extras; beir pulls torch, so the CPU wheel torch==2.13.0
+# goes first (left to itself, pip resolves a multi-GB CUDA build).
+test-install: $(BIN)/python
 	$(BIN)/pip install -q torch==2.13.0
 	$(BIN)/pip install -q -e ".[test]"
+
+test-run:
 	$(BIN)/python -m pytest -q
+
+# The compiled-vs-Python, oracle and component tests on every other supported CPython present here
+# (3.10-3.13; each gets its own .venvs/pyX.Y).
+test-pythons:
+	SKIP_PYTHON=$$($(BIN)/python -c 'import sys; print("%d.%d" % sys.version_info[:2])') bash scripts/test_pythons.sh
+
+# The documentation site, into ./site.
+docs: $(BIN)/python
+	$(BIN)/pip install -q -e ".[docs]"
+	$(BIN)/python -m mkdocs build --strict
 
 bench: $(BIN)/python
 	$(BIN)/pip install -q torch==2.13.0
