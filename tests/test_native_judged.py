@@ -173,6 +173,26 @@ def test_a_batch_without_matches_warns_and_one_without_ground_truth_raises(caplo
         DocumentPath().convert([[]], ret)
 
 
+@pytest.mark.parametrize("path", ["native", "python"])
+@pytest.mark.parametrize(
+    "gt",
+    [
+        [[Document(id="d1"), Document(id="d1")]],  # a key twice: the compiled pass hands it to the Python read
+        [[Document(id="d1")]],  # taken by the compiled pass
+        [[Document(id="d1")], [Document(id="d2", score=2)]],
+    ],
+    ids=["repeated", "single", "two-queries"],
+)
+def test_queries_that_retrieved_nothing_score_zero_on_every_python_version(path, gt):
+    # Empty ranked lists give an empty lookup table. On CPython 3.13.0 an empty bytearray's storage sits
+    # at an odd address, and the compiled lookup refused it as misaligned (ValueError) instead of 0.0.
+    with scan(path):
+        out = IRMetricsEvaluator(k_values=[1, 3, 10]).run(gt, [[] for _ in gt])
+    assert out["query_ids"] == [str(i) for i in range(len(gt))]
+    assert set(out["means"].values()) == {0.0}
+    assert all(set(scores) == {0.0} for scores in out["individual_scores"].values())
+
+
 def test_positions_answer_only_for_the_dicts_the_pass_built():
     qrels, run = RankedRun.from_judged_items(
         ["q"], [[Document(id="a"), Document(id="z")]], [[Document(id="a")]], "id", Document, "score"

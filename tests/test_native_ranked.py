@@ -260,6 +260,43 @@ def test_a_table_with_no_empty_slot_is_refused_not_probed_forever():
         )
 
 
+def _odd_empty() -> memoryview:
+    """A writable buffer of no bytes at an odd address: what every empty bytearray is on CPython 3.13.0
+    (they share one static empty string, which that build places at an odd address)."""
+    return memoryview(bytearray(9))[1:1]
+
+
+def test_empty_buffers_are_taken_at_any_address_and_items_must_be_aligned():
+    from haystack_irmetrics.core import _rank
+
+    ids, counts, table, toff = _rank.index_lists([[], []], None, None, None)  # lists without ids: no table
+    assert (ids, bytes(counts), bytes(table)) == ([], bytes(16), b"")
+    bounds, rows = np.zeros(3, np.int64).tobytes(), np.array([0, 1], np.int64).tobytes()
+    assert bytes(_rank.find_ranked(ids, bounds, _odd_empty(), toff, rows, ["a", "b"])) == np.full(2, -1).tobytes()
+    assert bytes(_rank.find_ranked(ids, bounds, table, toff, rows[:0], [])) == b""
+    assert _rank.segmented_cumsum(_odd_empty(), _odd_empty()) is None
+    assert _rank.fill_dict({}, [], _odd_empty()) == {}
+    assert _rank.flat_values([{}], _odd_empty()) is True
+    assert _rank.index_lists([], _odd_empty(), None, None) == ([], bytearray(), bytearray(), bytearray(8))
+    # a buffer with items is read in place: a misaligned one is refused, naming it
+    with pytest.raises(ValueError, match="values: items of 8 bytes at an address not aligned"):
+        _rank.segmented_cumsum(memoryview(bytearray(17))[1:], np.zeros(2, np.int64).tobytes())
+    one, two = np.array([0, 1], np.int64).tobytes(), np.array([0, 2], np.int64).tobytes()
+    with pytest.raises(ValueError, match="table: items of 4 bytes at an address not aligned"):
+        _rank.find_ranked(["a"], one, memoryview(bytearray(9))[1:], two, rows[:8], ["a"])
+
+
+@pytest.mark.parametrize("path", ["native", "python"])
+def test_a_run_of_empty_lists_scores_zero(path):
+    lists = {"q1": [], "q2": []}
+    qrels = {"q1": {"a": 1}, "q2": {"q2": 1}}
+    assert _prepared(path, qrels, lists, True).pair_doc == []
+    with scan(path):
+        run = RankedRun.from_lists(lists)
+        assert run.locate(np.array([0, 1]), ["a", "q2"]).tolist() == [-1, -1]
+        assert set(evaluate(qrels, run, k_values=[1, 10]).means.values()) == {0.0}
+
+
 # -- the Haystack Document path -------------------------------------------------------------------
 
 

@@ -20,6 +20,10 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+
+#if PY_VERSION_HEX < 0x030A0000
+#error "the compiled scan needs CPython 3.10 or later (Py_NewRef); the package runs its Python path"
+#endif
 #include <math.h> /* isfinite, NAN: macros, no libm call */
 #include <stdint.h>
 #include <string.h>
@@ -133,11 +137,18 @@ static Py_ssize_t rank_in(const Work *w, const Py_ssize_t *ord, Py_ssize_t n, Py
     return lo;
 }
 
-/* A buffer of n items of itemsize bytes: a typed one (numpy) must say so; bytes count as raw. */
+/* A buffer of n items of itemsize bytes: a typed one (numpy) must say so; bytes count as raw. Items
+ * are read in place, so their address must be aligned for them; an empty buffer has no item to read,
+ * and its address may be anything: every empty bytearray points at CPython's one shared empty string,
+ * a char array the linker places at any address (an odd one in the 3.13.0 builds). */
 static int check_buffer(Py_buffer *b, Py_ssize_t itemsize, Py_ssize_t n, const char *name) {
     if (n < 0 || n > PY_SSIZE_T_MAX / itemsize || (b->itemsize != itemsize && b->itemsize != 1) ||
-        b->len != n * itemsize || (uintptr_t)b->buf % (uintptr_t)itemsize != 0) {
+        b->len != n * itemsize) {
         PyErr_Format(PyExc_ValueError, "%s: expected %zd items of %zd bytes", name, n, itemsize);
+        return -1;
+    }
+    if (n > 0 && (uintptr_t)b->buf % (uintptr_t)itemsize != 0) {
+        PyErr_Format(PyExc_ValueError, "%s: items of %zd bytes at an address not aligned for them", name, itemsize);
         return -1;
     }
     return 0;
@@ -255,8 +266,18 @@ static int rank_query(Work *w, PyObject *run, PyObject *qrel, PyObject *qid, int
     return 1;
 }
 
+/* A bytearray of n items of itemsize (<= 8) bytes, written in place through a typed pointer. A
+ * non-empty one's storage comes from the allocator, aligned for any item: checked here rather than
+ * assumed from CPython's bytearray layout. An empty one's is CPython's shared empty string, at any
+ * address: nothing is read or written through it. */
 static PyObject *new_bytes(Py_ssize_t n, Py_ssize_t itemsize) {
-    return PyByteArray_FromStringAndSize(NULL, n * itemsize);
+    PyObject *b = PyByteArray_FromStringAndSize(NULL, n * itemsize);
+    if (b && n > 0 && (uintptr_t)PyByteArray_AS_STRING(b) % 8 != 0) {
+        Py_DECREF(b);
+        PyErr_SetString(PyExc_SystemError, "bytearray storage not aligned for 8-byte items");
+        return NULL;
+    }
+    return b;
 }
 
 PyDoc_STRVAR(prepare_dicts_doc,
@@ -508,13 +529,22 @@ HOT static int fetch_key(PyObject *seq, Py_ssize_t expected, Py_ssize_t at, PyOb
     return 1;
 }
 
+/* The hash cached in an exact str, or -1 when not computed yet: the one read of CPython's str layout.
+ * 3.15 has an API for it; 3.10-3.13 (the tested range) keep it in PyASCIIObject.hash, the field that
+ * API reads; a free-threaded build writes that field atomically, so it is not read plainly there
+ * (this module is not imported there either); elsewhere (3.14) PyObject_Hash answers. */
+#if PY_VERSION_HEX >= 0x030F00A1
+#define CACHED_STR_HASH(s) PyUnstable_Unicode_GET_CACHED_HASH(s)
+#elif PY_VERSION_HEX < 0x030E0000 && !defined(Py_GIL_DISABLED)
+#define CACHED_STR_HASH(s) (((PyASCIIObject *)(s))->hash)
+#else
+#define CACHED_STR_HASH(s) ((Py_hash_t)-1)
+#endif
+
 /* The hash of an exact str: the one cached in the object, computed once otherwise (never fails). */
 HOT static Py_hash_t str_hash(PyObject *s) {
-#if PY_VERSION_HEX < 0x030E0000 /* the cache's layout: PyASCIIObject.hash, through 3.13 */
-    Py_hash_t h = ((PyASCIIObject *)s)->hash;
-    if (h != -1) return h;
-#endif
-    return PyObject_Hash(s);
+    Py_hash_t h = CACHED_STR_HASH(s);
+    return h != -1 ? h : PyObject_Hash(s);
 }
 
 /* Keys read AHEAD items early, their str objects prefetched: the hash read then rarely waits on
@@ -679,7 +709,8 @@ static PyObject *index_lists(PyObject *self, PyObject *args) {
         offs[q] = sat;
         Py_INCREF(seq); /* a getattr may run Python code */
         Ring ring = {{NULL}, 0, 0};
-        PyObject *const *seen = ((PyListObject *)ids)->ob_item + at; /* the query's distinct ids so far */
+        /* The query's distinct ids so far. ids stays this size (hidden, never resized) while written. */
+        PyObject *const *seen = PySequence_Fast_ITEMS(ids) + at;
         for (Py_ssize_t j = 0; j < m; j++) {
             PyObject *key;
             status = ring_take(&ring, seq, flat ? total : m, base, m, j, attr, item_type, &key);
@@ -706,7 +737,8 @@ static PyObject *index_lists(PyObject *self, PyObject *args) {
     if (at < total) { /* repeats were dropped: the list holds `at` ids (the rest are still NULL) */
         PyObject *kept = PyList_GetSlice(ids, 0, at);
         if (!kept) goto done;
-        Py_SETREF(ids, kept);
+        Py_DECREF(ids);
+        ids = kept;
     }
     if (!PyObject_GC_IsTracked(ids)) PyObject_GC_Track(ids); /* a GetSlice copy is tracked already */
     result = PyTuple_Pack(4, ids, counts, table, toff);
@@ -1132,7 +1164,19 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_rank", "Optional compiled scan of dict runs (see _rank.c).", -1, methods,
+    PyModuleDef_HEAD_INIT,
+    .m_name = "_rank",
+    .m_doc = "Optional compiled scan of dict runs (see _rank.c).",
+    .m_size = -1,
+    .m_methods = methods,
 };
 
-PyMODINIT_FUNC PyInit__rank(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__rank(void) {
+    PyObject *m = PyModule_Create(&module);
+#ifdef Py_GIL_DISABLED
+    /* It reads lists and dicts without per-object locks: it needs the GIL, and says so (the package
+     * does not import it on a free-threaded build; see inputs._native). */
+    if (m && PyUnstable_Module_SetGIL(m, Py_MOD_GIL_USED) < 0) Py_CLEAR(m);
+#endif
+    return m;
+}
