@@ -1,7 +1,9 @@
 """The optional compiled scan (haystack_irmetrics/core/_rank.c); metadata lives in pyproject.toml.
 
 ``optional=True``: without a C compiler the install still succeeds and the package runs its
-pure-Python path, which computes the same values.
+pure-Python path, which computes the same values. The package does not import it on a free-threaded
+build (it needs the GIL; see haystack_irmetrics.core.inputs._native_wanted). _rank.c stops with #error
+before CPython 3.10.
 """
 
 from setuptools import Extension, setup

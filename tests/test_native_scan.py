@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import copy
 import os
+import subprocess
+import sys
+import sysconfig
 from collections import OrderedDict
 from decimal import Decimal
 
@@ -57,6 +60,8 @@ def test_the_compiled_scan_is_built_where_the_suite_runs():
     # pip builds it with optional=True, so a failed build would pass silently: the suite says so
     if os.environ.get("IRMETRICS_PURE_PYTHON"):
         pytest.skip("IRMETRICS_PURE_PYTHON is set")
+    if inputs._free_threaded():
+        pytest.skip("a free-threaded build: importing the extension would turn the GIL back on")
     from haystack_irmetrics.core import _rank
 
     assert callable(_rank.prepare_dicts)
@@ -198,6 +203,49 @@ def test_irmetrics_pure_python_switches_the_compiled_scan_off_unless_empty_or_0(
     monkeypatch.setenv("IRMETRICS_PURE_PYTHON", value)
     monkeypatch.setattr(inputs, "_NATIVE", inputs._UNSET)  # read the switch again
     assert (inputs._native() is not None) is native
+
+
+@pytest.mark.parametrize(("config", "free"), [(1, True), (0, False), (None, False)])
+def test_a_free_threaded_build_is_told_by_its_build_configuration(monkeypatch, config, free):
+    real = sysconfig.get_config_var
+    monkeypatch.setattr(sysconfig, "get_config_var", lambda name: config if name == "Py_GIL_DISABLED" else real(name))
+    assert inputs._free_threaded() is free
+
+
+def test_a_free_threaded_build_runs_the_python_path_without_importing_the_extension(monkeypatch):
+    qrels, results = {"q1": {"a": 1, "b": 2}, "q2": {"c": 1}}, {"q1": {"a": 0.5, "b": 0.5, "x": 2.0}, "q2": {"c": 1}}
+    expected = _outcome("python", qrels, results)
+    monkeypatch.delenv("IRMETRICS_PURE_PYTHON", raising=False)
+    monkeypatch.setattr(inputs, "_free_threaded", lambda: True)
+
+    def imported():
+        raise AssertionError("the extension was imported on a free-threaded build")
+
+    monkeypatch.setattr(inputs, "_load_native", imported)
+    monkeypatch.setattr(inputs, "_NATIVE", inputs._UNSET)  # decide again
+    assert inputs._native() is None
+    res = evaluate(qrels, results, [1, 3], preset="beir")
+    assert ("values", {k: dict(v) for k, v in res.per_query.items()}) == expected
+    monkeypatch.setattr(inputs, "_free_threaded", lambda: False)
+    monkeypatch.setattr(inputs, "_load_native", lambda: "the extension")
+    monkeypatch.setattr(inputs, "_NATIVE", inputs._UNSET)
+    assert inputs._native() == "the extension"  # a build with the GIL imports it
+
+
+@pytest.mark.parametrize("pure", ["", "1"])
+def test_the_extension_is_imported_only_where_it_is_used(pure):
+    # a fresh interpreter: switched off, or on a free-threaded build, the package never imports it
+    # (there it would turn the GIL back on for the whole process, with a RuntimeWarning naming it)
+    code = (
+        "import sys; from haystack_irmetrics import evaluate;"
+        "evaluate({'q': {'a': 1}}, {'q': {'a': 1.0}}, [1]);"
+        "print('haystack_irmetrics.core._rank' in sys.modules)"
+    )
+    env = {**os.environ, "IRMETRICS_PURE_PYTHON": pure}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    used = not pure and not inputs._free_threaded() and inputs._load_native() is not None
+    assert out.stdout.split() == [str(used)]
+    assert "_rank" not in out.stderr
 
 
 def _qrels(path: str, qrels: dict):

@@ -14,7 +14,7 @@ is in cache; ranked lists (:class:`RankedRun`, and the Haystack Documents the co
 into them) are read and indexed by list in one C pass, so their judged documents are found by one
 table lookup each. It computes what the Python path computes (the tests run both against the
 oracles); any other input, and every error, stays with the Python path. ``IRMETRICS_PURE_PYTHON=1``
-switches it off.
+switches it off; a free-threaded build never imports it (see :func:`_native_wanted`).
 
 Validation lives here, in one place. Scores and labels must be real numbers; ``None``, NaN,
 infinities and strings (numeric ones too) raise wherever they are. Labels and columns are
@@ -31,6 +31,7 @@ import math
 import operator
 import os
 import struct
+import sysconfig
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -1024,15 +1025,34 @@ def prepare(run: Run | ColumnarRun, qrels: Qrels, ignore_identical_ids: bool) ->
 
 
 def _native() -> Any:
-    """The compiled scan (``core/_rank.c``), or None where it was not built or is switched off."""
+    """The compiled scan (``core/_rank.c``), or None where it is not used: decided once, on first use
+    (tests reset ``_NATIVE`` to ``_UNSET`` to decide again)."""
     global _NATIVE
     if _NATIVE is _UNSET:
-        try:
-            from . import _rank
-        except ImportError:
-            _rank = None
-        _NATIVE = None if os.environ.get("IRMETRICS_PURE_PYTHON", "") not in ("", "0") else _rank
+        _NATIVE = _load_native() if _native_wanted() else None
     return _NATIVE
+
+
+def _native_wanted() -> bool:
+    """Whether to import the compiled scan at all: not when ``IRMETRICS_PURE_PYTHON`` is set (other
+    than "" or "0"), nor on a free-threaded build (3.13t), where the scan, which reads lists and dicts
+    without per-object locks, would turn the GIL back on for the whole process on import. The pure
+    Python path computes the same values."""
+    return os.environ.get("IRMETRICS_PURE_PYTHON", "") in ("", "0") and not _free_threaded()
+
+
+def _free_threaded() -> bool:
+    """A free-threaded CPython build (``Py_GIL_DISABLED``), whether or not the GIL was turned on at run time."""
+    return bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
+
+
+def _load_native() -> Any:
+    """The built extension, or None where it was not built (no C compiler at install)."""
+    try:
+        from . import _rank
+    except ImportError:
+        return None
+    return _rank
 
 
 _UNSET = object()
