@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -382,3 +383,34 @@ def test_irmetrics_feedback_prints_the_warning_as_one_line_on_stderr(feedback_lo
     (line,) = err.splitlines()
     assert line.startswith("irmetrics: warning: no judgment reaches the relevance threshold 0.5")
     assert "it takes 4 of 4 up votes" in line
+
+
+# -- 4. an unknown log extension names the caller's own option -------------------------------------
+
+
+def test_irmetrics_feedback_on_an_unknown_extension_names_the_format_option(feedback_log, tmp_path, capsys):
+    log = tmp_path / "log.txt"
+    log.write_text(Path(feedback_log).read_text())
+    assert main(["feedback", str(log), "--n-resamples", "10"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"irmetrics: error: {log}: cannot tell the format from the name")
+    assert err.rstrip().endswith("pass --format jsonl|csv|tsv|parquet") and "fmt=" not in err
+    assert main(["feedback", str(log), "--format", "jsonl", "--n-resamples", "10"]) == 0
+
+
+def test_irmetrics_feedback_on_a_missing_log_still_says_file_not_found(tmp_path, capsys):
+    assert main(["feedback", str(tmp_path / "nothere.txt")]) == 2
+    assert capsys.readouterr().err.strip() == f"irmetrics: error: {tmp_path / 'nothere.txt'}: file not found"
+
+
+def test_the_python_api_on_an_unknown_extension_names_the_fmt_keyword(feedback_log, tmp_path):
+    from haystack_irmetrics.feedback import FeedbackLog, FeedbackSchemaError, evaluate_feedback
+
+    log = tmp_path / "log.txt"
+    log.write_text(Path(feedback_log).read_text())
+    expected = r"cannot tell the format from the name \(known endings: \.jsonl, .*\); pass fmt= one of 'jsonl', 'csv'"
+    with pytest.raises(FeedbackSchemaError, match=expected):
+        FeedbackLog(log).to_frame()
+    with pytest.raises(FeedbackSchemaError, match=expected):
+        evaluate_feedback(str(log), n_resamples=10)
+    assert evaluate_feedback(str(log), fmt="jsonl", n_resamples=10).systems == ["logged"]

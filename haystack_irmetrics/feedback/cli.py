@@ -171,6 +171,7 @@ def run(args: argparse.Namespace) -> int:
     from .evaluation import NoRelevantJudgmentWarning, evaluate_feedback
     from .judgments import aggregate_feedback
     from .log import FeedbackLog
+    from .reader import detect_format
 
     columns = {
         "query": args.query_col,
@@ -183,7 +184,10 @@ def run(args: argparse.Namespace) -> int:
         "segment": args.segment,
         "query_text": args.query_text_col,
     }
-    log = FeedbackLog(args.log, columns=columns, fmt=args.fmt, on_error=args.on_error, position_base=args.position_base)
+    fmt = args.fmt
+    if fmt is None and Path(args.log).is_file():  # a missing path is reported by the reader, as for --format
+        fmt = detect_format(args.log, option="--format")  # the error names this command's option, not fmt=
+    log = FeedbackLog(args.log, columns=columns, fmt=fmt, on_error=args.on_error, position_base=args.position_base)
     strategy = Strategy.parse(
         args.strategy,
         min_votes=args.min_votes,

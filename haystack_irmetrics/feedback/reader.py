@@ -52,14 +52,24 @@ _COMPRESSED = (".gz", ".bz2", ".zst", ".lz4")
 Batch = tuple["pl.DataFrame", "pl.DataFrame | None"]
 
 
-def detect_format(path: str | os.PathLike[str]) -> str:
-    """``"jsonl"``, ``"csv"``, ``"tsv"`` or ``"parquet"`` from the file name (a compression suffix is skipped)."""
+def detect_format(path: str | os.PathLike[str], *, option: str = "fmt") -> str:
+    """``"jsonl"``, ``"csv"``, ``"tsv"`` or ``"parquet"`` from the file name (a compression suffix is skipped).
+
+    :param option: what the caller's user sets the format with, named by the error: the keyword ``fmt``
+        (Python) or an option such as ``--format`` (the command line).
+    :raises FeedbackSchemaError: the name does not tell the format.
+    """
     suffixes = [s.lower() for s in Path(path).suffixes]
     while suffixes and suffixes[-1] in _COMPRESSED:
         suffixes.pop()
     fmt = _SUFFIXES.get(suffixes[-1]) if suffixes else None
     if fmt is None:
-        raise FeedbackSchemaError(f"{path}: cannot tell the format from the name; pass fmt= one of {FORMATS}")
+        if option.startswith("-"):
+            how = f"pass {option} {'|'.join(FORMATS)}"
+        else:
+            how = f"pass {option}= one of {', '.join(repr(f) for f in FORMATS)}"
+        known = ", ".join(_SUFFIXES)
+        raise FeedbackSchemaError(f"{path}: cannot tell the format from the name (known endings: {known}); {how}")
     return fmt
 
 
