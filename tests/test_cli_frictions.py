@@ -414,3 +414,46 @@ def test_the_python_api_on_an_unknown_extension_names_the_fmt_keyword(feedback_l
     with pytest.raises(FeedbackSchemaError, match=expected):
         evaluate_feedback(str(log), n_resamples=10)
     assert evaluate_feedback(str(log), fmt="jsonl", n_resamples=10).systems == ["logged"]
+
+
+# -- 7. short reprs --------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def big_result():
+    from haystack_irmetrics import evaluate
+
+    qrels = {f"query-{i:05d}": {f"doc-{i}": 1, f"doc-{i + 1}": 2} for i in range(10_000)}
+    run = {f"query-{i:05d}": {f"doc-{j}": 1.0 / (1 + j - i) for j in range(i, i + 30)} for i in range(10_000)}
+    return evaluate(qrels, run)
+
+
+def test_an_evaluation_result_repr_is_short_and_names_preset_queries_measures_and_first_means(big_result):
+    text = repr(big_result)
+    assert len(text) <= 400 and str(big_result) == text
+    assert text.startswith("EvaluationResult(preset='beir', queries=10000, measures=[NDCG@1, NDCG@3, NDCG@5, NDCG@10, ")
+    assert "... (+32)]" in text and f"means={{'NDCG@1': {big_result.means['NDCG@1']!r}, " in text
+    assert "query-0" not in text and "doc-" not in text
+
+
+def test_a_repr_stays_bounded_with_long_measure_names():
+    from haystack_irmetrics import evaluate
+
+    gains = ",".join(f"{g}:{g * 7}" for g in range(40))
+    res = evaluate({"q1": {"d1": 1}}, {"q1": {"d1": 1.0}}, [1, 2, 3, 4, 5], measures=[f"nDCG(gains={{{gains}}})"])
+    assert len(repr(res)) <= 400 and repr(res).endswith("...)")
+
+
+def test_a_feedback_evaluation_repr_is_short_whatever_the_log_size():
+    from haystack_irmetrics.feedback import evaluate_feedback
+
+    rows = [{"query_id": f"q{i}", "doc_id": f"d{i % 50}", "position": 1 + i % 10, "vote": i % 2} for i in range(5_000)]
+    ev = evaluate_feedback(rows, {"new": {f"q{i}": {f"d{i % 50}": 1.0} for i in range(5_000)}}, n_resamples=10)
+    text = repr(ev)
+    assert len(text) <= 400
+    assert text.startswith("FeedbackEvaluation(source='feedback rows', strategy='mean', queries=5000, ")
+    assert "systems=[logged, new], baseline='logged', metrics=[NDCG@1," in text
+    assert (
+        repr(ev.overall)
+        == "SegmentResult(label='all', queries=5000, systems=[logged, new], queries_with_relevant=2500)"
+    )

@@ -29,6 +29,22 @@ from .ranking import Counted, count_f32, judged_ranks
 DEFAULT_K_VALUES = (1, 3, 5, 10, 100, 1000)
 
 
+#: Items a result's ``repr`` shows of each list (measures, means, systems) and its longest length.
+REPR_ITEMS = 4
+REPR_MAX = 400
+
+
+def short_list(items: Sequence[str], n: int = REPR_ITEMS) -> str:
+    """``[a, b, c, d, ... (+12)]``: the first ``n`` items and how many more (for short reprs)."""
+    more = f", ... (+{len(items) - n})" if len(items) > n else ""
+    return "[" + ", ".join(str(x) for x in items[:n]) + more + "]"
+
+
+def bounded(text: str, limit: int = REPR_MAX) -> str:
+    """``text`` cut to ``limit`` characters (long measure names or ids), marked with ``...)``."""
+    return text if len(text) <= limit else text[: limit - 4] + "...)"
+
+
 class PerQuery(Mapping):
     """``{measure: {qid: value}}``, each inner dict built on first access (most callers read means only)."""
 
@@ -87,6 +103,16 @@ class EvaluationResult:
     n_queries: dict[str, int]
     measures: tuple[Measure, ...]
     preset: Preset = field(repr=False)
+
+    def __repr__(self) -> str:
+        """Short whatever the size: the preset, query count, first measures and means (``str`` is the same)."""
+        names = [m.name for m in self.measures]
+        means = ", ".join(f"{n!r}: {self.means[n]!r}" for n in names[:REPR_ITEMS])
+        text = (
+            f"EvaluationResult(preset={self.preset.name!r}, queries={max(self.n_queries.values(), default=0)}, "
+            f"measures={short_list(names)}, means={{{means}{', ...' if len(names) > REPR_ITEMS else ''}}})"
+        )
+        return bounded(text)
 
     def to_dict(self, per_query: bool = False) -> dict:
         out: dict = dict(self.means)

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.evaluate import bounded, short_list
 from ..core.inputs import ColumnarRun, Qrels, Run
 from ..core.measures import Measure, resolve_measures
 from ..errors import NoOverlapError
@@ -57,6 +58,12 @@ class SegmentResult:
     comparisons: dict[str, dict[str, list[Comparison]]]
     queries_with_relevant: int
 
+    def __repr__(self) -> str:
+        return bounded(
+            f"SegmentResult(label={self.label!r}, queries={len(self.queries)}, systems={short_list(list(self.systems))}, "
+            f"queries_with_relevant={self.queries_with_relevant})"
+        )
+
 
 @dataclass
 class FeedbackEvaluation:
@@ -69,6 +76,14 @@ class FeedbackEvaluation:
     metrics: list[str]
     overall: SegmentResult
     segments: list[SegmentResult] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        """Short whatever the size of the log: source, strategy, queries, systems, metrics, segments."""
+        return bounded(
+            f"FeedbackEvaluation(source={self.feedback.source!r}, strategy={self.feedback.strategy.name!r}, "
+            f"queries={len(self.overall.queries)}, systems={short_list(self.systems)}, baseline={self.baseline!r}, "
+            f"metrics={short_list(self.metrics)}, segments={len(self.segments)})"
+        )
 
     @property
     def variants(self) -> tuple[str, ...]:
