@@ -22,6 +22,29 @@ EXTRA_OF = {
 }
 
 
+#: Extras that pull torch (through sentence-transformers): pip would pick a multi-GB CUDA build by itself.
+TORCH_EXTRAS = frozenset({"dense", "oracles"})
+#: The CPU build of torch the project is tested with.
+CPU_TORCH = "torch==2.13.0"
+
+
+def install_hint(extra: str) -> str:
+    """How to install ``extra``: from PyPI and from a clone (editable), torch's CPU build first where it is needed.
+
+    Usage::
+
+        >>> print(install_hint("feedback"))
+        pip install 'haystack-irmetrics[feedback]' (from PyPI) or pip install -e ".[feedback]" (in a clone)
+    """
+    both = f"pip install 'haystack-irmetrics[{extra}]' (from PyPI) or pip install -e \".[{extra}]\" (in a clone)"
+    if extra in TORCH_EXTRAS:
+        return (
+            f"install a CPU build of torch first, e.g. pip install {CPU_TORCH} (otherwise pip pulls a multi-GB "
+            f"CUDA build), then {both}"
+        )
+    return both
+
+
 def require(*modules: str, purpose: str, extra: str | None = None, hint: str = "") -> None:
     """Import ``modules`` (a no-op once imported) or raise naming the missing ones and the extra.
 
@@ -38,7 +61,7 @@ def require(*modules: str, purpose: str, extra: str | None = None, hint: str = "
             missing.append(name)
     if missing:
         wanted = extra or EXTRA_OF.get(missing[0], "")
-        install = f"pip install 'haystack-irmetrics[{wanted}]'" if wanted else f"pip install {' '.join(missing)}"
+        install = install_hint(wanted) if wanted else f"pip install {' '.join(missing)}"
         names = " and ".join(missing)
         verb = "is" if len(missing) == 1 else "are"
         message = f"{purpose}: {names} {verb} not installed (needed here); {install}"

@@ -106,3 +106,55 @@ def test_a_dense_pipeline_without_the_sentence_transformers_integration_names_th
     for name in ("dense", "hybrid"):
         with pytest.raises(MissingDependencyError, match=r"haystack-irmetrics\[dense\]"):
             load_beir_pipelines(name, progress=False)
+
+
+def test_every_hint_says_how_to_install_from_pypi_and_from_a_clone(monkeypatch):
+    from haystack_irmetrics.feedback import FeedbackLog
+
+    hide(monkeypatch, "polars")
+    with pytest.raises(MissingDependencyError) as err:
+        FeedbackLog(ROWS)
+    assert str(err.value) == (
+        "feedback logs: polars is not installed (needed here); "
+        "pip install 'haystack-irmetrics[feedback]' (from PyPI) or pip install -e \".[feedback]\" (in a clone)"
+    )
+
+
+def test_the_dense_hint_says_to_install_a_cpu_torch_first(monkeypatch):
+    from haystack_irmetrics.beir import load_beir_pipelines
+
+    hide(monkeypatch, "haystack_integrations.components.embedders.sentence_transformers")
+    with pytest.raises(MissingDependencyError) as err:
+        load_beir_pipelines("dense", progress=False)
+    message = str(err.value)
+    torch_first = message.index("install a CPU build of torch first, e.g. pip install torch==2.13.0")
+    assert "(otherwise pip pulls a multi-GB CUDA build)" in message
+    assert torch_first < message.index("then pip install 'haystack-irmetrics[dense]' (from PyPI)")
+    assert message.rstrip(". ").endswith('or pip install -e ".[dense]" (in a clone)')
+
+
+def test_the_beir_download_hint_also_says_torch_first_since_beir_pulls_it(tmp_path, monkeypatch):
+    from haystack_irmetrics.beir import resolve_dataset
+
+    hide(monkeypatch, "beir")
+    with pytest.raises(MissingDependencyError, match=r"CPU build of torch first.*\[oracles\]") as err:
+        resolve_dataset("nfcorpus", data_dir=tmp_path)
+    assert "Without network access" in str(err.value)
+
+
+def test_an_extra_without_torch_gives_no_torch_advice(monkeypatch):
+    hide(monkeypatch, "scipy", "scipy.stats")
+    from haystack_irmetrics.stats import paired_t_test
+
+    with pytest.raises(MissingDependencyError) as err:
+        paired_t_test([0.5, 0.7, 0.9], [0.3, 0.6, 0.5])
+    assert "torch" not in str(err.value) and 'pip install -e ".[stats]" (in a clone)' in str(err.value)
+
+
+def test_irmetrics_prints_both_install_commands_on_one_line(tmp_path, monkeypatch, capsys):
+    log = tmp_path / "log.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    hide(monkeypatch, "pyarrow")
+    assert main(["feedback", str(log)]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert "pip install 'haystack-irmetrics[feedback]' (from PyPI) or pip install -e \".[feedback]\"" in line
