@@ -132,3 +132,30 @@ def test_pipeline_file_survives_dumps_and_loads(name):
     key = lambda c: (c["sender"], c["receiver"])  # noqa: E731
     assert sorted(again.pop("connections"), key=key) == sorted(before.pop("connections"), key=key)
     assert again == before
+
+
+def _splitter_yaml(function: str) -> str:
+    return (
+        "components:\n"
+        "  splitter:\n"
+        "    type: haystack.components.preprocessors.document_splitter.DocumentSplitter\n"
+        "    init_parameters:\n"
+        "      split_by: function\n"
+        f"      splitting_function: {function}\n"
+        "connections: []\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "function",
+    ["haystack_irmetrics.io.read_qrels", "haystack_irmetrics.io.trec.read_trec_run", "haystack_irmetrics.evaluate"],
+)
+def test_load_pipeline_refuses_a_package_function_smuggled_in_as_a_callable(function):
+    with pytest.raises(DeserializationError, match="allowlist"):
+        load_pipeline(_splitter_yaml(function))
+
+
+def test_load_pipeline_still_takes_a_callable_the_caller_trusts():
+    # The per-call allowlist the caller passes is honoured; only our own default trust is narrow.
+    pipe = load_pipeline(_splitter_yaml("textwrap.wrap"), allowed_modules=["textwrap"])
+    assert pipe.get_component("splitter").splitting_function.__name__ == "wrap"

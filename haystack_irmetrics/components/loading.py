@@ -2,7 +2,9 @@
 
 Haystack 3.x refuses to deserialize classes from modules outside its allowlist. This package never
 widens that allowlist on import (that would trust every pipeline the process loads afterwards);
-:func:`load_pipeline` trusts ``haystack_irmetrics`` for the one call instead.
+:func:`load_pipeline` trusts our component modules for the one call instead: only the modules that
+define components, not the whole package, so a YAML cannot reach any other function of ours (say, a
+file reader) through a callable init parameter.
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ from typing import IO, Any
 
 from haystack import Pipeline
 
-TRUSTED_MODULES = ("haystack_irmetrics",)
+# Exact module names (no wildcard): a pattern such as "haystack_irmetrics.*" would let a YAML name any
+# function of the package as a callable.
+TRUSTED_MODULES = ("haystack_irmetrics.components.evaluators", "haystack_irmetrics.components.feedback")
 
 
 def load_pipeline(
@@ -25,6 +29,9 @@ def load_pipeline(
 ) -> Pipeline:
     """
     Load a YAML pipeline, allowing ``haystack_irmetrics`` components for this call only.
+
+    Only the component modules (``haystack_irmetrics.components.evaluators`` and
+    ``haystack_irmetrics.components.feedback``) are trusted, not the rest of the package.
 
     :param source: a path (``str`` ending in ``.yml`` / ``.yaml`` or naming an existing file, or a
         :class:`os.PathLike`), an open text file, or the YAML text itself.
