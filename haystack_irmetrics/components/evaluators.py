@@ -366,7 +366,7 @@ class IRMetricsEvaluator(_DocumentEvaluator):
         :param relevance_threshold: see :class:`NDCGEvaluator`.
         :param ignore_identical_ids: see :class:`NDCGEvaluator`.
         :param no_relevant: see :class:`NDCGEvaluator`.
-        :raises UnknownMeasureError, InvalidCutoffError, DuplicateCutoffError, InvalidPolicyError: on a bad
+        :raises UnknownMeasureError: (or InvalidCutoffError, DuplicateCutoffError, InvalidPolicyError) on a bad
             parameter.
         """
         # Kept as plain JSON values (the YAML stores them): a bare name is one measure, numpy ints are ints.
