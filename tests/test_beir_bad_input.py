@@ -116,6 +116,20 @@ def test_a_byte_that_is_not_utf8_in_a_beir_file_is_named_on_its_own_line(tmp_pat
         load_beir(dataset(tmp_path / "data", **{k.split(".")[0].split("/")[0]: v for k, v in files.items()}))
 
 
+@pytest.mark.parametrize("where", ["corpus", "queries"])
+def test_a_jsonl_line_nested_too_deeply_is_a_parse_error_naming_its_line(tmp_path, capsys, where):
+    deep = '{"_id": "d9", "text": "t", "x": ' + "[" * 200_000 + "]" * 200_000 + "}\n"
+    files = {"corpus": CORPUS, "queries": QUERIES}
+    files[where] = files[where] + deep
+    folder = dataset(tmp_path / "data", files["corpus"], files["queries"], QRELS)
+    line = len(files[where].splitlines())
+    with pytest.raises(ParseError, match=rf"{where}.jsonl:{line}: invalid JSON \(nested too deeply\)"):
+        load_beir(folder)
+    assert main(["beir", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert f"{where}.jsonl:{line}" in err and "Traceback" not in err and len(err) < 4096
+
+
 def test_a_byte_order_mark_opening_any_beir_file_is_dropped(tmp_path):
     bom = b"\xef\xbb\xbf"
     ds = load_beir(dataset(tmp_path / "data", bom + CORPUS.encode(), bom + QUERIES.encode(), bom + QRELS.encode()))

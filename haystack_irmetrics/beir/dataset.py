@@ -277,6 +277,8 @@ def _json_lines(path: Path) -> Iterator[tuple[int, dict]]:
                     raise ParseError(
                         f"invalid JSON ({e.msg} at column {e.colno})", path=str(path), line=lineno
                     ) from None
+                except RecursionError:  # json's decoder recurses once per nested array or object
+                    raise ParseError("invalid JSON (nested too deeply)", path=str(path), line=lineno) from None
                 if not isinstance(obj, dict):
                     raise ParseError(f"expected a JSON object, found {type(obj).__name__}", path=str(path), line=lineno)
                 yield lineno, obj
