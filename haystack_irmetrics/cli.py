@@ -174,6 +174,17 @@ def package_version() -> str:
         return f"{__version__} (not installed)"
 
 
+class _Version(argparse.Action):
+    """``--version``: the version is looked up only when asked for (package metadata costs ~20 ms per run)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        print(f"{parser.prog} {package_version()}")  # on stdout, as argparse's own version action
+        parser.exit()
+
+
 def _default_text(value: Any) -> str:
     if isinstance(value, list | tuple):
         return ",".join(str(x) for x in value)
@@ -210,7 +221,7 @@ def show_defaults(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="irmetrics", description="Exact retrieval evaluation (BEIR / trec_eval).")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
+    parser.add_argument("--version", action=_Version, help="print the installed version and exit")
     sub = parser.add_subparsers(dest="command", required=True)
     ev = sub.add_parser(
         "evaluate",

@@ -103,6 +103,16 @@ def test_version_falls_back_to_the_package_version_when_not_installed(monkeypatc
     assert package_version() == f"{__version__} (not installed)"
 
 
+def test_the_version_is_looked_up_only_when_asked_for(files, monkeypatch, capsys):
+    import haystack_irmetrics.cli as cli
+
+    def fail() -> str:
+        raise AssertionError("package metadata read on an ordinary run")
+
+    monkeypatch.setattr(cli, "package_version", fail)
+    assert main(["evaluate", *files, "-k", "1", "-m", "P"]) == 0
+
+
 def subcommands() -> dict[str, argparse.ArgumentParser]:
     parser = build_parser()
     (sub,) = (a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
