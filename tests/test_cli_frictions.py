@@ -294,6 +294,16 @@ def test_irmetrics_feedback_with_a_run_sharing_no_query_exits_2_like_evaluate(
     assert f"judged queries of the feedback log {feedback_log} (2 queries, e.g. 'q1', 'q2')" in err
 
 
+def test_an_empty_run_is_the_empty_input_error_of_evaluate_in_feedback_too():
+    from haystack_irmetrics import EmptyInputError, evaluate
+    from haystack_irmetrics.feedback import evaluate_feedback
+
+    with pytest.raises(EmptyInputError, match="no query was retrieved for"):
+        evaluate({"q1": {"d1": 1}}, {})
+    with pytest.raises(EmptyInputError, match="no query was retrieved for"):
+        evaluate_feedback(FEEDBACK_ROWS, {"new": {}}, n_resamples=10)
+
+
 def test_a_run_sharing_one_query_or_missing_a_whole_segment_still_scores():
     from haystack_irmetrics.feedback import evaluate_feedback
 

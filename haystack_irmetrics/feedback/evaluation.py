@@ -20,7 +20,7 @@ import numpy as np
 from ..core.evaluate import bounded, short_list
 from ..core.inputs import ColumnarRun, Qrels, Run
 from ..core.measures import Measure, resolve_measures
-from ..errors import NoOverlapError
+from ..errors import EmptyInputError, NoOverlapError
 from ..stats import Comparison, bootstrap_means, compare_paired, percentile_interval
 from ..stats.significance import check_bootstrap_size, check_confidence, check_resamples, check_seed
 from .aggregate import Strategy, wilson_lower_bound
@@ -275,6 +275,8 @@ def _check_shared_queries(name: str, run: Run | ColumnarRun, judged: list[str], 
     """Raise :class:`~haystack_irmetrics.errors.NoOverlapError` (as ``evaluate`` does) when ``run`` answers
     none of the judged queries: every value would be 0, which is an id mismatch, not a score."""
     qids = list(run.qids) if isinstance(run, ColumnarRun) else list(run.data)
+    if not qids:
+        raise EmptyInputError(f"run {name!r} is empty: no query was retrieved for")
     wanted = set(judged)
     if any(q in wanted for q in qids):
         return
