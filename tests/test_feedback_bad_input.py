@@ -66,6 +66,14 @@ def test_finite_votes_whose_mean_overflows_name_the_query_and_document():
         aggregate_feedback([row(vote=1e308), row(vote=1e308)]).qrels()
 
 
+def test_the_gold_documents_component_refuses_an_infinite_label_as_qrels_does():
+    from haystack_irmetrics.components.feedback import FeedbackToGoldDocuments
+
+    rows = [row(vote=1e308), row(vote=1e308)]
+    with pytest.raises(InvalidLabelError, match=r"votes for document 'd1' in query 'q1' aggregate to inf"):
+        FeedbackToGoldDocuments().run(rows)
+
+
 def test_a_vote_map_or_query_ids_of_the_wrong_shape_is_a_typed_error():
     from haystack_irmetrics.components.feedback import FeedbackToGoldDocuments
 

@@ -36,13 +36,21 @@ def _id_target(field: str) -> tuple[str, str | None]:
     raise InvalidPolicyError(f"id_field must be 'id' or 'meta.<key>', got {field!r}")
 
 
-def gold_documents(judgments: Any, query_ids: Sequence[str], *, id_field: str = "id") -> list[list[Document]]:
+def gold_documents(
+    judgments: Any, query_ids: Sequence[str], *, id_field: str = "id", source: str = "feedback"
+) -> list[list[Document]]:
     """One list of ``Document(score=label)`` per query id, from a judgments frame (``query, doc, label, ...``).
 
     ``meta`` carries ``votes``, ``up_votes`` and ``voters``; with ``id_field="meta.<key>"`` the log's doc id
     goes to ``meta[<key>]`` (and ``Document.id`` is Haystack's default hash) for evaluators that match on it.
+
+    :raises InvalidLabelError: if a label is not finite (votes that aggregate beyond any float), as
+        :meth:`~haystack_irmetrics.feedback.AggregatedFeedback.qrels` does; ``source`` names the log.
     """
+    from ..feedback.judgments import finite_labels
+
     kind, key = _id_target(id_field)
+    finite_labels(judgments, source)
     by_query: dict[str, list[Document]] = {}
     for q, d, label, votes, up, voters in judgments.select(
         "query", "doc", "label", "votes", "up_votes", "voters"
@@ -209,7 +217,7 @@ class FeedbackToGoldDocuments:
         texts = agg.query_text()
         qids = sorted(texts) if query_ids is None else list(query_ids)
         return {
-            "ground_truth_documents": gold_documents(agg.judgments, qids, id_field=self.id_field),
+            "ground_truth_documents": gold_documents(agg.judgments, qids, id_field=self.id_field, source=agg.source),
             "logged_documents": shown_documents(agg.shown, qids, id_field=self.id_field),
             "query_ids": qids,
             "queries": [texts.get(q, q) for q in qids],

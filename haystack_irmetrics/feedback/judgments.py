@@ -34,6 +34,25 @@ class _AllSegments:
 ALL: Any = _AllSegments()
 
 
+def finite_labels(judgments: pl.DataFrame, source: str) -> np.ndarray:
+    """The ``label`` column as numbers; every consumer of judgments (qrels, gold Documents) reads them here.
+
+    :raises InvalidLabelError: naming the query and document whose finite votes aggregate beyond any
+        float (two votes of 1e308 average to inf).
+    """
+    labels = judgments["label"].to_numpy()
+    bad = np.flatnonzero(~np.isfinite(labels))
+    if bad.size:
+        from ..errors import InvalidLabelError
+
+        i = int(bad[0])
+        raise InvalidLabelError(
+            f"{source}: the votes for document {judgments['doc'][i]!r} in query "
+            f"{judgments['query'][i]!r} aggregate to {float(labels[i])!r}, beyond any float"
+        )
+    return labels
+
+
 @dataclass
 class AggregatedFeedback:
     """Judgments and shown rankings of one log under one :class:`~.aggregate.Strategy`.
@@ -99,16 +118,7 @@ class AggregatedFeedback:
                     + ("" if segment is ALL else f" in segment {segment!r}")
                     + "; nothing is judged"
                 )
-            labels = judgments["label"].to_numpy()
-            bad = np.flatnonzero(~np.isfinite(labels))
-            if bad.size:  # finite votes whose aggregate overflows (two votes of 1e308 average to inf)
-                from ..errors import InvalidLabelError
-
-                i = int(bad[0])
-                raise InvalidLabelError(
-                    f"{self.source}: the votes for document {judgments['doc'][i]!r} in query "
-                    f"{judgments['query'][i]!r} aggregate to {float(labels[i])!r}, beyond any float"
-                )
+            labels = finite_labels(judgments, self.source)
             qrels = Qrels.from_columns(
                 judgments["query"].to_list(), judgments["doc"].to_list(), labels, source=self.source
             )
