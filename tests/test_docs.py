@@ -101,3 +101,21 @@ def test_readme_links_into_the_docs_resolve():
     assert targets, "the README links to no docs page"
     missing = [t for t in sorted(targets) if not (ROOT / t).exists()]
     assert not missing, missing
+
+
+def test_the_cli_page_lists_every_subcommand_and_option():
+    import argparse
+
+    from haystack_irmetrics.cli import build_parser
+
+    page = (DOCS / "cli.md").read_text(encoding="utf-8")
+    parser = build_parser()
+    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name, sub in subparsers.choices.items():
+        assert f"## irmetrics {name}" in page, f"docs/cli.md has no section for irmetrics {name}"
+        for action in sub._actions:
+            for option in action.option_strings:
+                assert option in page, f"docs/cli.md does not mention irmetrics {name} {option}"
+    for action in parser._actions:
+        for option in action.option_strings:
+            assert option in page, f"docs/cli.md does not mention irmetrics {option}"
