@@ -212,6 +212,17 @@ def test_a_misspelt_measure_suggests_the_close_name_in_the_cli(files, capsys):
     assert err.count("\n") == 1 and "Traceback" not in err
 
 
+def test_every_subcommand_taking_measures_suggests_the_close_name(files, tmp_path, capsys):
+    log = tmp_path / "log.jsonl"
+    log.write_text('{"query_id": "q1", "doc_id": "d1", "position": 1, "vote": 1}\n')
+    for argv in (
+        ["feedback", str(log), "-m", "NDGC"],
+        ["compare", files[1], files[1], "--qrels", files[0], "-m", "NDGC@10", "--no-stats"],
+    ):
+        assert main(argv) == 2
+        assert "did you mean 'NDCG" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     "written,suggested",
     [
