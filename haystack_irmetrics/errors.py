@@ -7,9 +7,36 @@ the details. Each error names the query, document, file line or row it is about.
 
 from __future__ import annotations
 
+#: Longest echo of one input value (a line, an id, a vote) inside a message, in characters.
+ECHO_LIMIT = 200
+#: Longest message of any :class:`IRMetricsError`, in characters: a guard behind :func:`shorten`, so
+#: no input (a 10 MB line, a huge id) can make an error message, or the CLI's stderr, large.
+MESSAGE_LIMIT = 2000
+
+
+def shorten(text: str, limit: int = ECHO_LIMIT) -> str:
+    """``text`` cut to at most ``limit`` characters (its head, ``...`` and how much was left out).
+
+    Every message that echoes an input value cuts it here.
+    """
+    if len(text) <= limit:
+        return text
+    note = f"... [{len(text):,} characters]"
+    return text[: max(limit - len(note), 0)] + note
+
 
 class IRMetricsError(ValueError):
-    """Base class of every input error raised by haystack_irmetrics."""
+    """Base class of every input error raised by haystack_irmetrics.
+
+    A message longer than :data:`MESSAGE_LIMIT` characters is cut (its head and its tail are kept).
+    """
+
+    def __init__(self, *args: object) -> None:
+        if len(args) == 1 and isinstance(args[0], str) and len(args[0]) > MESSAGE_LIMIT:
+            text = args[0]
+            half = MESSAGE_LIMIT // 2 - 40
+            args = (f"{text[:half]} ...[{len(text) - 2 * half:,} characters cut]... {text[-half:]}",)
+        super().__init__(*args)
 
 
 class InvalidCutoffError(IRMetricsError):
@@ -87,6 +114,8 @@ class MissingDependencyError(IRMetricsError, ImportError):
 
 
 __all__ = [
+    "ECHO_LIMIT",
+    "MESSAGE_LIMIT",
     "DuplicateCutoffError",
     "DuplicateDocumentError",
     "EmptyInputError",
@@ -103,4 +132,5 @@ __all__ = [
     "ParseError",
     "SplitQueryError",
     "UnknownMeasureError",
+    "shorten",
 ]

@@ -564,3 +564,34 @@ def test_correlations_and_gain_vectors_take_finite_real_numbers_only():
         gain_vectors([2000], gain="exp")
     curve = measure_at_k({"q": {"a": 1}}, {"q": {"x": 0.9, "a": 0.8}}, "P", iter([1, 2]))
     assert curve.ks.tolist() == [1, 2] and curve.mean.tolist() == [0.0, 0.5]
+
+
+def test_shorten_keeps_short_text_and_cuts_long_text_saying_how_long_it_was():
+    from haystack_irmetrics.errors import ECHO_LIMIT, shorten
+
+    assert shorten("abc") == "abc"
+    cut = shorten("x" * 1_000_000)
+    assert len(cut) <= ECHO_LIMIT and cut.endswith("... [1,000,000 characters]")
+
+
+def test_every_library_error_message_is_bounded_whatever_it_echoes():
+    from haystack_irmetrics.errors import MESSAGE_LIMIT, IRMetricsError, ParseError
+
+    error = ParseError("bad value " + "\\x00" * 5_000_000, path="run.txt", line=7)
+    text = str(error)
+    assert len(text) <= MESSAGE_LIMIT and text.startswith("run.txt:7: bad value") and error.line == 7
+    assert str(IRMetricsError("short")) == "short"
+
+
+@pytest.mark.parametrize("which", ["qrels", "run"])
+def test_a_10mb_line_of_nul_bytes_is_reported_in_a_short_message(tmp_path, capsys, which):
+    from haystack_irmetrics.cli import main
+
+    good = {"qrels": b"q1 0 d1 1\n", "run": b"q1 Q0 d1 1 1.0 x\n"}
+    files = {}
+    for kind, line in good.items():
+        files[kind] = tmp_path / f"{kind}.txt"
+        files[kind].write_bytes(line + (b"\x00" * 10_000_000 + b"\n" if kind == which else b""))
+    assert main(["evaluate", str(files["qrels"]), str(files["run"])]) == 2
+    err = capsys.readouterr().err
+    assert f"{which}.txt:2:" in err and len(err) < 1024

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import ParseError
+from ..errors import ParseError, shorten
 from ..io.trec import _first_line, _open_text, _reading, _undecodable_line
 from .columns import FeedbackColumns
 from .errors import FeedbackSchemaError
@@ -163,7 +163,7 @@ def _iter_csv(path: Path, needed: list[str], batch_rows: int, delimiter: str) ->
     bad_rows: list[tuple[int, str]] = []
 
     def on_invalid(row: Any) -> str:
-        text = row.text if len(row.text) <= 200 else row.text[:200] + "..."
+        text = shorten(row.text)
         bad_lines.append(int(row.number))
         bad_rows.append(
             (int(row.number), f"expected {row.expected_columns} fields, found {row.actual_columns}: {text!r}")

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..core.evaluate import DEFAULT_K_VALUES, EvaluationResult, evaluate, evaluate_chunks
 from ..core.inputs import ColumnarRun, Qrels, QrelsDict, Run, _is_finite_number, _shown, as_run
-from ..errors import InvalidIdError, InvalidScoreError, ParseError
+from ..errors import InvalidIdError, InvalidScoreError, ParseError, shorten
 from . import _fast
 
 _BLOCK = 1 << 24  # characters of text per block
@@ -201,7 +201,7 @@ def _slow_block(
             continue
         if len(fields) != n_fields and not (extra_ok and len(fields) > n_fields):
             error = ParseError(
-                f"expected {n_fields} whitespace-separated fields, found {len(fields)}: {line.rstrip()!r}",
+                f"expected {n_fields} whitespace-separated fields, found {len(fields)}: {shorten(repr(line.rstrip()))}",
                 path=str(path),
                 line=i,
             )
@@ -249,7 +249,9 @@ def _columns(
                 except ValueError:
                     ok = False
                 if not ok:
-                    raise ParseError(f"{what} {v!r} is not a finite number", path=str(path), line=int(numbers[j]))
+                    raise ParseError(
+                        f"{what} {shorten(repr(v))} is not a finite number", path=str(path), line=int(numbers[j])
+                    )
         if error is not None:  # after the lines before it were checked
             raise error
         qids.extend(tokens[qc::n_fields])
@@ -316,7 +318,9 @@ def read_beir_qrels(path: PathLike) -> Qrels:
     """
     header = _fields(_first_line(path))
     if len(header) != 3 or header[0].lower() != "query-id":
-        raise ParseError(f"expected a header 'query-id corpus-id score', found {header}", path=str(path), line=1)
+        raise ParseError(
+            f"expected a header 'query-id corpus-id score', found {shorten(repr(header))}", path=str(path), line=1
+        )
     qids, docs, labels, lines = _columns(path, 3, (0, 1, 2), "label", skip_header=True)
     frac = np.flatnonzero(labels != np.round(labels))
     if frac.size:
