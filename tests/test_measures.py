@@ -252,7 +252,7 @@ def test_cli_m_takes_new_names_including_gain_maps(tmp_path, capsys):
     assert main([*args, "NDCG,Rprec,iP@0.5", "-k", "1,3", "--format", "markdown"]) == 0
     md = capsys.readouterr().out.splitlines()
     assert md[0] == "| measure | all | @0.5 | @1 | @3 |"
-    assert md[3] == "| Rprec | 0.50000 |  |  |  |"
+    assert md[3] == "| Rprec | 0.5000 |  |  |  |"  # trec tables: 4 decimals, as trec_eval prints
     assert main([*args, "Rprec@3"]) == 2
     assert "takes no cutoff" in capsys.readouterr().err
 
