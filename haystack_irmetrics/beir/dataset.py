@@ -25,7 +25,7 @@ from pathlib import Path
 
 from .._extras import require
 from ..errors import ParseError
-from ..io.trec import _undecodable_line, not_utf8_error
+from ..io.trec import _open_text, _undecodable_line, checked_lines, not_utf8_error
 from .errors import DatasetError, DatasetNotFoundError, EmptyQueryError, MissingDocumentsError
 
 #: The BEIR datasets that can be downloaded publicly (beir's README table).
@@ -267,8 +267,8 @@ def _json_lines(path: Path) -> Iterator[tuple[int, dict]]:
     """Yield (line number, object) for each non-blank line; a malformed line raises with its number."""
     lineno = 0
     try:
-        with path.open(encoding="utf-8-sig") as f:  # -sig: a byte order mark opening the file is dropped
-            for lineno, line in enumerate(f, 1):
+        with _open_text(path) as f:  # utf-8-sig (a byte order mark opening the file is dropped), line-capped
+            for lineno, line in enumerate(checked_lines(f, path), 1):
                 if not line.strip():
                     continue
                 try:
@@ -349,8 +349,8 @@ def _load_queries(path: Path) -> dict[str, str]:
 def _load_qrels(path: Path) -> dict[str, dict[str, int]]:
     qrels: dict[str, dict[str, int]] = {}
     lines: dict[tuple[str, str], int] = {}
-    with path.open(encoding="utf-8-sig", newline="") as f:
-        reader = csv.reader(f, delimiter="\t", quoting=csv.QUOTE_MINIMAL)
+    with _open_text(path) as f:  # utf-8-sig, line-capped
+        reader = csv.reader(checked_lines(f, path), delimiter="\t", quoting=csv.QUOTE_MINIMAL)
         try:
             header = next(reader)
         except StopIteration:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._extras import require_feedback
+from ..errors import shorten
 from .columns import FeedbackColumns
 from .errors import MalformedRowError, UnknownStrategyError
 from .normalize import normalize_frame, split_errors
@@ -177,7 +178,7 @@ def _row_error(row: dict[str, Any], source: str) -> MalformedRowError:
     column = row.get("error_column")
     value = row.get("error_value")
     what = f"column {column!r}: " if column else ""
-    shown = f" (value {value!r})" if value is not None else ""
+    shown = f" (value {shorten(repr(value))})" if value is not None else ""
     return MalformedRowError(
         f"{what}{row['error']}{shown} (on_error='skip', or --on-error skip, counts and lists such rows instead)",
         source=source,

@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import ParseError, shorten
-from ..io.trec import _first_line, _open_text, _reading, _undecodable_line
+from ..io.limits import CappedRaw, capped, line_at, line_too_long
+from ..io.trec import _first_line, _open_text, _reading, _undecodable_line, overlong
 from .columns import FeedbackColumns
 from .errors import FeedbackSchemaError
 from .normalize import LINE_IN, ROW_IN, as_frame
@@ -129,7 +130,7 @@ def _iter_parquet(path: Path, needed: list[str], batch_rows: int) -> Iterator[Ba
         pf = pq.ParquetFile(path)
     except (pa.ArrowInvalid, OSError) as e:
         raise ParseError(f"not a readable Parquet file ({e})", path=str(path)) from None
-    names = pf.schema_arrow.names
+    names = _unique_columns(path, pf.schema_arrow.names, "schema")
     missing = [c for c in needed if c not in names]
     if missing:
         raise FeedbackSchemaError(f"{path}: column(s) {missing} not found; the log has {names}")
@@ -147,7 +148,16 @@ def _csv_header(path: Path, delimiter: str) -> list[str]:
     first = _first_line(path)
     if not first.strip():
         raise ParseError("no header row (empty first line)", path=str(path), line=1)
-    return next(csv.reader([first], delimiter=delimiter))
+    return _unique_columns(path, next(csv.reader([first], delimiter=delimiter)), "header")
+
+
+def _unique_columns(path: Path, names: list[str], where: str) -> list[str]:
+    """``names``, if no column name is repeated (which column a repeated name means is anyone's guess)."""
+    seen: set[str] = set()
+    repeated = sorted({n for n in names if n in seen or seen.add(n)})
+    if repeated:
+        raise FeedbackSchemaError(f"{path}: the {where} names column(s) {repeated} more than once; rename them")
+    return names
 
 
 def _iter_csv(path: Path, needed: list[str], batch_rows: int, delimiter: str) -> Iterator[Batch]:
@@ -172,10 +182,12 @@ def _iter_csv(path: Path, needed: list[str], batch_rows: int, delimiter: str) ->
 
     with path.open("rb") as f:
         gzipped = f.read(2) == b"\x1f\x8b"
+    # Compression by the magic bytes too: a gzip file need not be named .gz. The stream ends at a line
+    # over the limit, or at a line end inside a quoted field (see _stopped).
+    stream = capped(pa.input_stream(str(path), compression="gzip" if gzipped else "detect"), quote=b'"')
     try:
         reader = pacsv.open_csv(
-            # Compression by the magic bytes too: a gzip file need not be named .gz.
-            pa.input_stream(str(path), compression="gzip" if gzipped else "detect"),
+            stream,
             read_options=pacsv.ReadOptions(use_threads=False, block_size=max(1 << 16, min(batch_rows * 64, 1 << 26))),
             parse_options=pacsv.ParseOptions(
                 delimiter=delimiter, invalid_row_handler=on_invalid, ignore_empty_lines=False
@@ -185,16 +197,21 @@ def _iter_csv(path: Path, needed: list[str], batch_rows: int, delimiter: str) ->
             ),
         )
     except pa.ArrowInvalid as e:
-        raise _csv_error(path, e) from None
+        raise _stopped(path, stream.raw, gzipped) or _csv_error(path, e) from None
     valid_before = 0  # valid rows yielded so far
     reported = 0
     while True:
         try:
             batch = reader.read_next_batch()
         except StopIteration:
-            break
+            batch = None
         except (pa.ArrowInvalid, OSError, EOFError) as e:  # OSError: a corrupt compressed stream
-            raise _csv_error(path, e) from None
+            raise _stopped(path, stream.raw, gzipped) or _csv_error(path, e) from None
+        # Once the stream stopped, the rows pyarrow still returns end in the cut line: none is used.
+        if (stop := _stopped(path, stream.raw, gzipped)) is not None:
+            raise stop
+        if batch is None:
+            break
         n = batch.num_rows
         # Line of the v-th valid row: the v-th data line not rejected by the parser (see module docs).
         rejected = np.asarray(bad_lines, dtype=np.int64) - 1  # data-line indices, header excluded
@@ -231,6 +248,28 @@ def _empty_raw(needed: list[str]) -> pl.DataFrame:
     )
 
 
+def _stopped(path: Path, raw: CappedRaw, gzipped: bool) -> ParseError | None:
+    """The error for a CSV stream that ended early: a line over the limit, or a field spanning lines."""
+    if raw.overlong:
+        # The text cut at the limit: the long line is the last one pyarrow saw.
+        return line_too_long(path, _line_at(path, raw.position - 1, gzipped), raw.limit)
+    if raw.quoted_line_end is not None:
+        return ParseError(
+            "a quoted field spans lines (or a quote is not closed); fields spanning lines are not "
+            "supported: line numbers would no longer match the file's",
+            path=str(path),
+            line=_line_at(path, raw.quoted_line_end, gzipped),
+        )
+    return None
+
+
+def _line_at(path: Path, offset: int, gzipped: bool) -> int:
+    import pyarrow as pa
+
+    with pa.input_stream(str(path), compression="gzip" if gzipped else "detect") as f:
+        return line_at(f, offset)
+
+
 def _csv_error(path: Path, e: Exception) -> ParseError:
     if "UTF8" in str(e) or "UTF-8" in str(e):
         return ParseError("not UTF-8 text", path=str(path), line=_undecodable_line(path))
@@ -243,9 +282,14 @@ def _iter_jsonl(path: Path, needed: list[str], batch_rows: int) -> Iterator[Batc
     seen: set[str] = set()
     row = 0
     lineno = 0
+    long_line = None
     with _reading(path, lambda: lineno), _open_text(path) as f:
-        while True:
+        while long_line is None:
             lines = list(islice(f, batch_rows))
+            if overlong(f):  # the bytes end inside a line over the limit: the last line read
+                lines += list(f)  # what the text reader still holds (at most a buffer or two)
+                long_line = lineno + len(lines)
+                del lines[-1:]
             if not lines:
                 break
             keep = [i for i, ln in enumerate(lines) if ln.strip()]
@@ -265,6 +309,8 @@ def _iter_jsonl(path: Path, needed: list[str], batch_rows: int) -> Iterator[Batc
                 idx = [i for i, _ in errors]
                 errors = _error_rows(rows[idx].tolist(), line_numbers[idx].tolist(), [m for _, m in errors], None)
             yield df.select([*needed, ROW_IN, LINE_IN]), errors
+        if long_line is not None:  # after the rows before it
+            raise line_too_long(path, long_line, f.buffer.raw.limit)
     unseen = [c for c in needed if c not in seen]
     if row and unseen:
         raise FeedbackSchemaError(f"{path}: column(s) {unseen} appear in no row of the log (check the column names)")
@@ -277,6 +323,8 @@ def _jsonl_block(text: str, lines: list[str], needed: list[str]) -> tuple[pl.Dat
     import pyarrow.json as pajson
 
     try:
+        if _may_nest_deeply(lines):
+            raise pa.ArrowInvalid("left to json.loads")
         table = pajson.read_json(io.BytesIO(text.encode("utf-8")))
         if table.num_rows == len(lines):
             table = table.select([c for c in needed if c in table.column_names])
@@ -295,6 +343,9 @@ def _jsonl_block(text: str, lines: list[str], needed: list[str]) -> tuple[pl.Dat
         except json.JSONDecodeError as e:
             errors.append((i, f"invalid JSON: {e.msg} (column {e.colno})"))
             continue
+        except RecursionError:  # json's decoder recurses once per nesting level
+            errors.append((i, "invalid JSON: nested too deeply"))
+            continue
         if not isinstance(obj, dict):
             errors.append((i, f"expected a JSON object, found {type(obj).__name__}"))
             continue
@@ -303,6 +354,19 @@ def _jsonl_block(text: str, lines: list[str], needed: list[str]) -> tuple[pl.Dat
     df = as_frame(records) if records else pl.DataFrame({c: pl.Series([], dtype=pl.String) for c in needed})
     df = df.with_columns(pl.Series("_i", index, dtype=pl.UInt32))
     return df, errors or None
+
+
+# pyarrow's JSON parser recurses once per nesting level and overflows the C stack (a segfault near
+# 20,000 levels). A line with more openers than this cannot be nested deeper, so only such lines (at
+# least this long) send their block to json.loads, which raises instead. Feedback rows are flat.
+_C_PARSER_MAX_OPENERS = 512
+
+
+def _may_nest_deeply(lines: list[str]) -> bool:
+    limit = _C_PARSER_MAX_OPENERS
+    if max(map(len, lines), default=0) <= limit:  # the usual case: one C-level pass
+        return False
+    return any(len(ln) > limit and ln.count("[") + ln.count("{") > limit for ln in lines)
 
 
 def _scalar(dtype: Any) -> bool:

@@ -28,13 +28,16 @@ from ..core.evaluate import DEFAULT_K_VALUES, EvaluationResult, evaluate, evalua
 from ..core.inputs import ColumnarRun, Qrels, QrelsDict, Run, _is_finite_number, _shown, as_run
 from ..errors import InvalidIdError, InvalidScoreError, ParseError, shorten
 from . import _fast
+from .limits import capped, line_too_long
 
 _BLOCK = 1 << 24  # characters of text per block
 
 PathLike = str | os.PathLike
 
 
-def _open_binary(path: PathLike) -> io.BufferedIOBase:
+def _open_binary(path: PathLike) -> io.BufferedReader:
+    """The file's bytes (gunzipped as they are read), ending early at a line over the limit (see
+    :mod:`.limits`: ``f.raw.overlong`` then says so, and the last line read is that line, cut)."""
     p = Path(path)
     try:
         with p.open("rb") as f:
@@ -45,7 +48,7 @@ def _open_binary(path: PathLike) -> io.BufferedIOBase:
         raise ParseError("is a directory, not a file", path=str(path)) from None
     except OSError as e:  # permission denied, say
         raise ParseError(f"cannot be read ({e.strerror or e})", path=str(path)) from None
-    return gzip.open(p, "rb") if magic == b"\x1f\x8b" else p.open("rb")
+    return capped(gzip.open(p, "rb") if magic == b"\x1f\x8b" else p.open("rb"))
 
 
 def _open_text(path: PathLike, errors: str = "strict") -> io.TextIOBase:
@@ -102,10 +105,26 @@ def _undecodable_line(path: PathLike) -> int | None:
     return None
 
 
+def overlong(f: io.TextIOWrapper | io.BufferedReader) -> bool:
+    """Whether a stream of :func:`_open_text` / :func:`_open_binary` stopped at a line over the limit."""
+    return (f.buffer if isinstance(f, io.TextIOWrapper) else f).raw.overlong
+
+
+def checked_lines(f: io.TextIOWrapper, path: PathLike) -> Iterator[str]:
+    """The lines of a text stream of :func:`_open_text`; the one over the line limit raises, naming
+    its line, in place of being yielded cut."""
+    for lineno, line in enumerate(f, 1):
+        if not line.endswith("\n") and overlong(f):  # the bytes ended inside this line
+            raise line_too_long(path, lineno, f.buffer.raw.limit)
+        yield line
+
+
 def _first_line(path: PathLike) -> str:
     """The first line, decoded alone (a text reader would decode, and fail on, the lines after it too)."""
     with _reading(path), _open_binary(path) as f:
         line = f.readline()
+        if overlong(f) and b"\n" not in line and b"\r" not in line:
+            raise line_too_long(path, 1, f.raw.limit)
     try:
         return line.decode("utf-8-sig")
     except UnicodeDecodeError as e:
@@ -146,10 +165,15 @@ def _blocks(
         if skip_header:
             f.readline()
             lineno = 1
-        while True:
+        long_line = None
+        while long_line is None:
             lines = f.readlines(_BLOCK)
+            if overlong(f):  # the file's bytes end inside a line over the limit: its last line read
+                lines += f.readlines()  # what the text reader still holds (at most a buffer or two)
+                long_line = lineno + len(lines)
+                del lines[-1:]
             if not lines:
-                return
+                break
             first = lineno + 1
             lineno += len(lines)
             text = "".join(lines)
@@ -164,6 +188,8 @@ def _blocks(
                 yield tokens, first, None
                 continue
             yield _slow_block(lines, first, n_fields, path, extra_ok)
+    if long_line is not None:  # after the lines before it were checked
+        raise line_too_long(path, max(long_line, 1), f.buffer.raw.limit)
 
 
 _LINE_END = "\x00"  # a token of its own at each line end while a block is split (no field is one)
