@@ -281,6 +281,56 @@ def test_a_read_walking_every_live_object_cannot_edit_the_judgments_being_built(
     assert np.frombuffer(positions, np.int64).tolist() == [0, 0]
 
 
+@pytest.fixture
+def collect_often():
+    """A collection at every second allocation of a gc object, which on 3.10 and 3.11 may be one the
+    pass makes: it runs Python code there (gc.callbacks, finalizers)."""
+    if sys.version_info >= (3, 12):
+        pytest.skip("3.12 and later start a collection between bytecodes only, never within the pass")
+    threshold = gc.get_threshold()
+    gc.set_threshold(1)
+    yield
+    gc.set_threshold(*threshold)
+
+
+@pytest.mark.parametrize("tail", range(4))  # gc objects allocated after the last attribute read
+def test_code_a_collection_runs_mid_pass_never_meets_what_the_pass_returns(collect_often, tail):
+    met, keep, within = [], [], [False]
+
+    def edit(phase, info):  # a finalizer could do the same: walk every live object and edit one
+        keep.append(info)  # kept, so no dict goes back to the free list and PyDict_New allocates
+        if phase != "start" or not within[0]:
+            return
+        for obj in gc.get_objects(generation=0):
+            if type(obj) is list and len(obj) == 2 and type(obj[0]) is dict and "gc-a" in obj[0]:
+                met.append(obj)
+                obj.clear()
+            elif type(obj) is dict and type(obj.get("q0")) is dict and "gc-a" in obj["q0"]:
+                met.append(obj)
+                obj["q0"] = {}
+
+    def last():  # the last attribute the pass reads
+        gc.disable()
+        keep.extend([{} for _ in range(100)])  # the dict free list drained
+        gc.enable()  # and the next allocation of a gc object starts a collection
+        for _ in range(tail):  # sets have no free list: each counts towards the next collection
+            keep.append(set())
+        within[0] = True
+
+    gc.callbacks.append(edit)
+    try:
+        for _ in range(2):
+            ranked = [[_Item("gc-a")], [_Item("x", on_key=last)]]
+            out = _judged([[_Item("gc-a")], [_Item("gc-b")]], ranked)
+            within[0] = False  # no allocation since the pass returned
+            assert not met
+            assert out[0] == {"q0": {"gc-a": 1}, "q1": {"gc-b": 1}} and out[1] == list(out[0].values())
+            del out
+    finally:
+        gc.callbacks.remove(edit)
+    assert gc.is_tracked(_judged([[_Item("a")]], [[]])[1])
+
+
 def test_an_attribute_read_that_raises_falls_back_and_an_interrupt_propagates():
     class NoKey(_Item):
         key = property(lambda self: self.missing)  # AttributeError

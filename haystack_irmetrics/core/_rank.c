@@ -740,8 +740,9 @@ static PyObject *index_lists(PyObject *self, PyObject *args) {
         Py_DECREF(ids);
         ids = kept;
     }
+    /* Packed first: on 3.10 and 3.11 a collection may run code at this allocation (see index_judged). */
+    if (!(result = PyTuple_Pack(4, ids, counts, table, toff))) goto done;
     if (!PyObject_GC_IsTracked(ids)) PyObject_GC_Track(ids); /* a GetSlice copy is tracked already */
-    result = PyTuple_Pack(4, ids, counts, table, toff);
     goto done;
 fallback:
     result = Py_None;
@@ -994,7 +995,7 @@ static PyObject *index_judged(PyObject *self, PyObject *args) {
             status = -1;
             break;
         }
-        PyList_SET_ITEM(dicts, q, d); /* an untracked dict (str keys, number values) in an untracked list */
+        PyList_SET_ITEM(dicts, q, d);
         judged_size[q] = mg;
         for (Py_ssize_t j = 0; j < mg; j++) { /* exact str keys: no Python code runs */
             PyObject *label = n_none ? one : glabels[j];
@@ -1007,6 +1008,9 @@ static PyObject *index_judged(PyObject *self, PyObject *args) {
         }
         if (status == 1 && PyDict_GET_SIZE(d) != mg) status = 0; /* a key twice: the highest label wins there */
         if (status != 1) break;
+        /* Out of gc's reach like dicts until packed: 3.10-3.13 keep a dict of str keys and number values
+         * untracked, which the API does not promise. */
+        if (PyObject_GC_IsTracked(d)) PyObject_GC_UnTrack(d);
         /* The ranked keys into the scratch table, read AHEAD items early (see index_lists). */
         Py_ssize_t size = table_size(m), local = 0;
         size_t mask = (size_t)size - 1;
@@ -1047,13 +1051,19 @@ static PyObject *index_judged(PyObject *self, PyObject *args) {
     }
     if (status < 0) goto done; /* KeyboardInterrupt and the like */
     if (status == 0 || at_judged != total_judged) goto fallback;
-    /* Every attribute is read: {qid: dict} from here on runs no Python code (exact str query ids). */
-    PyObject_GC_Track(dicts);
+    /* Every attribute is read: {qid: dict} runs no Python code (exact str query ids), but on 3.10 and
+     * 3.11 a collection, and code it runs (a finalizer, gc.callbacks), may start at any allocation of a
+     * gc object (PyDict_New, PyTuple_Pack here): what it returns stays out of gc's reach until packed. */
     if (!(judgments = PyDict_New())) goto done;
     for (Py_ssize_t q = 0; q < n; q++)
         if (PyDict_SetItem(judgments, held[3 * q + 2], PyList_GET_ITEM(dicts, q)) < 0) goto done;
+    if (PyObject_GC_IsTracked(judgments)) PyObject_GC_UnTrack(judgments); /* tracked by its dict values */
     if (PyDict_GET_SIZE(judgments) != n) goto fallback; /* a query id twice */
-    result = PyTuple_Pack(7, judgments, dicts, counts, positions, own, sizes, labels);
+    if (!(result = PyTuple_Pack(7, judgments, dicts, counts, positions, own, sizes, labels))) goto done;
+    for (Py_ssize_t q = 0; q < n; q++)
+        if (!PyObject_GC_IsTracked(PyList_GET_ITEM(dicts, q))) PyObject_GC_Track(PyList_GET_ITEM(dicts, q));
+    PyObject_GC_Track(dicts);
+    PyObject_GC_Track(judgments);
     goto done;
 fallback:
     result = Py_NewRef(Py_None);
@@ -1127,17 +1137,24 @@ static PyObject *fill_dict(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OO!y*", &tmpl, &PyList_Type, &names, &vb)) return NULL;
     Py_ssize_t n = PyList_GET_SIZE(names);
     if (check_buffer(&vb, 8, n, "values") < 0) goto done;
-    int plain = PyDict_CheckExact(tmpl);
+    if (!PyDict_CheckExact(tmpl)) {
+        d = Py_NewRef(Py_None);
+        goto done;
+    }
+    /* The copy first: on 3.10 and 3.11 a collection, and a finalizer's code, may run at its allocation
+     * (a gc object's); from the checks on, nothing allocates one. */
+    if (!(d = PyDict_Copy(tmpl))) goto done;
+    int plain = PyList_GET_SIZE(names) == n;
     for (Py_ssize_t i = 0; i < n && plain; i++) plain = PyUnicode_CheckExact(PyList_GET_ITEM(names, i));
     PyObject *key, *value;
     Py_ssize_t at = 0;
-    while (plain && PyDict_Next(tmpl, &at, &key, &value)) plain = PyUnicode_CheckExact(key);
+    while (plain && PyDict_Next(d, &at, &key, &value)) plain = PyUnicode_CheckExact(key);
     if (!plain) { /* exact str keys on both sides: setting them runs no Python code that could edit names */
+        Py_DECREF(d);
         d = Py_NewRef(Py_None);
         goto done;
     }
     const double *v = vb.buf;
-    if (!(d = PyDict_Copy(tmpl))) goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *f = PyFloat_FromDouble(v[i]);
         if (!f || PyDict_SetItem(d, PyList_GET_ITEM(names, i), f) < 0) {
