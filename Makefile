@@ -3,7 +3,7 @@ PY ?= python3
 VENV ?= .venv
 BIN = $(VENV)/bin
 
-.PHONY: demo test test-install test-run test-pythons docs bench
+.PHONY: demo test test-install test-run test-pythons fuzz docs bench
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -29,6 +29,11 @@ test-run:
 # (3.10-3.13; each gets its own .venvs/pyX.Y).
 test-pythons:
 	SKIP_PYTHON=$$($(BIN)/python -c 'import sys; print("%d.%d" % sys.version_info[:2])') bash scripts/test_pythons.sh
+
+# The readers' mutation fuzzer, longer and random (the default suite runs a short seeded pass).
+FUZZ_EXAMPLES ?= 3000
+fuzz:
+	IRMETRICS_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_fuzz.py
 
 # The documentation site, into ./site.
 docs: $(BIN)/python

@@ -261,3 +261,17 @@ def test_a_jsonl_line_nested_60000_deep_is_a_named_malformed_row_not_a_crash(tmp
         text=True,
     )
     assert skipped.returncode == 0 and "1 skipped as malformed" in skipped.stdout
+
+
+def test_a_jsonl_block_opening_with_null_is_a_malformed_row_not_a_crash(tmp_path):
+    pytest.importorskip("polars")
+    # pyarrow 26's JSON parser segfaults on a block whose first line is `null` (found by test_fuzz).
+    log = tmp_path / "log.jsonl"
+    log.write_text('null\n{"query_id": "q1", "doc_id": "d1", "position": 1, "vote": 1}\n')
+    out = subprocess.run(
+        [sys.executable, "-m", "haystack_irmetrics.cli", "feedback", str(log), "--on-error", "skip"],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "1 skipped as malformed" in out.stdout

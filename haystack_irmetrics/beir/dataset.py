@@ -267,7 +267,8 @@ def _json_lines(path: Path) -> Iterator[tuple[int, dict]]:
     """Yield (line number, object) for each non-blank line; a malformed line raises with its number."""
     lineno = 0
     try:
-        with _open_text(path) as f:  # utf-8-sig (a byte order mark opening the file is dropped), line-capped
+        # utf-8-sig (a byte order mark opening the file is dropped), line-capped; no gzip, as BEIR's loader
+        with _open_text(path, decompress=False) as f:
             for lineno, line in enumerate(checked_lines(f, path), 1):
                 if not line.strip():
                     continue
@@ -349,7 +350,7 @@ def _load_queries(path: Path) -> dict[str, str]:
 def _load_qrels(path: Path) -> dict[str, dict[str, int]]:
     qrels: dict[str, dict[str, int]] = {}
     lines: dict[tuple[str, str], int] = {}
-    with _open_text(path) as f:  # utf-8-sig, line-capped
+    with _open_text(path, decompress=False) as f:  # utf-8-sig, line-capped, no gzip (as BEIR's loader)
         reader = csv.reader(checked_lines(f, path), delimiter="\t", quoting=csv.QUOTE_MINIMAL)
         try:
             header = next(reader)

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..errors import ParseError, shorten
 from ..io.limits import CappedRaw, capped, line_at, line_too_long
-from ..io.trec import _first_line, _open_text, _reading, _undecodable_line, overlong
+from ..io.trec import _first_line, _open_text, _reading, _undecodable_line, not_utf8_error, overlong
 from .columns import FeedbackColumns
 from .errors import FeedbackSchemaError
 from .normalize import LINE_IN, ROW_IN, as_frame
@@ -128,14 +128,23 @@ def _iter_parquet(path: Path, needed: list[str], batch_rows: int) -> Iterator[Ba
 
     try:
         pf = pq.ParquetFile(path)
-    except (pa.ArrowInvalid, OSError) as e:
-        raise ParseError(f"not a readable Parquet file ({e})", path=str(path)) from None
+    except (pa.ArrowException, OSError) as e:
+        raise ParseError(f"not a readable Parquet file ({shorten(str(e))})", path=str(path)) from None
     names = _unique_columns(path, pf.schema_arrow.names, "schema")
     missing = [c for c in needed if c not in names]
     if missing:
         raise FeedbackSchemaError(f"{path}: column(s) {missing} not found; the log has {names}")
     first = 1
-    for batch in pf.iter_batches(batch_size=batch_rows, columns=needed):
+    batches = pf.iter_batches(batch_size=batch_rows, columns=needed)
+    while True:
+        try:
+            batch = next(batches)
+        except StopIteration:
+            return
+        except (pa.ArrowException, OSError) as e:  # a corrupt page: pyarrow raises as it decodes it
+            raise ParseError(
+                f"not a readable Parquet file from row {first} on ({shorten(str(e))})", path=str(path)
+            ) from None
         df = pl.from_arrow(batch)
         assert isinstance(df, pl.DataFrame)
         yield _with_rows(df, first), None
@@ -148,7 +157,11 @@ def _csv_header(path: Path, delimiter: str) -> list[str]:
     first = _first_line(path)
     if not first.strip():
         raise ParseError("no header row (empty first line)", path=str(path), line=1)
-    return _unique_columns(path, next(csv.reader([first], delimiter=delimiter)), "header")
+    try:
+        names = next(csv.reader([first.rstrip("\r\n")], delimiter=delimiter))
+    except csv.Error as e:  # e.g. a quote that is not closed on the header line
+        raise ParseError(f"the header row is not readable as CSV ({e})", path=str(path), line=1) from None
+    return _unique_columns(path, names, "header")
 
 
 def _unique_columns(path: Path, names: list[str], where: str) -> list[str]:
@@ -184,7 +197,8 @@ def _iter_csv(path: Path, needed: list[str], batch_rows: int, delimiter: str) ->
         gzipped = f.read(2) == b"\x1f\x8b"
     # Compression by the magic bytes too: a gzip file need not be named .gz. The stream ends at a line
     # over the limit, or at a line end inside a quoted field (see _stopped).
-    stream = capped(pa.input_stream(str(path), compression="gzip" if gzipped else "detect"), quote=b'"')
+    # Bytes that are not UTF-8 stop it too: pyarrow cannot hand such a row to on_invalid.
+    stream = capped(pa.input_stream(str(path), compression="gzip" if gzipped else "detect"), quote=b'"', utf8=True)
     try:
         reader = pacsv.open_csv(
             stream,
@@ -253,6 +267,9 @@ def _stopped(path: Path, raw: CappedRaw, gzipped: bool) -> ParseError | None:
     if raw.overlong:
         # The text cut at the limit: the long line is the last one pyarrow saw.
         return line_too_long(path, _line_at(path, raw.position - 1, gzipped), raw.limit)
+    if raw.not_utf8 is not None:
+        offset, reason = raw.not_utf8
+        return not_utf8_error(reason, path, _line_at(path, offset, gzipped))
     if raw.quoted_line_end is not None:
         return ParseError(
             "a quoted field spans lines (or a quote is not closed); fields spanning lines are not "
@@ -323,7 +340,7 @@ def _jsonl_block(text: str, lines: list[str], needed: list[str]) -> tuple[pl.Dat
     import pyarrow.json as pajson
 
     try:
-        if _may_nest_deeply(lines):
+        if not _c_parser_safe(text, lines):
             raise pa.ArrowInvalid("left to json.loads")
         table = pajson.read_json(io.BytesIO(text.encode("utf-8")))
         if table.num_rows == len(lines):
@@ -362,11 +379,19 @@ def _jsonl_block(text: str, lines: list[str], needed: list[str]) -> tuple[pl.Dat
 _C_PARSER_MAX_OPENERS = 512
 
 
-def _may_nest_deeply(lines: list[str]) -> bool:
-    limit = _C_PARSER_MAX_OPENERS
-    if max(map(len, lines), default=0) <= limit:  # the usual case: one C-level pass
+def _c_parser_safe(text: str, lines: list[str]) -> bool:
+    """Whether pyarrow's JSON parser may read the block ``text`` (``lines`` joined, each ending in \n).
+
+    Every line must open an object at its first character: pyarrow 26 segfaults on a block whose
+    first line is ``null`` (found by tests/test_fuzz.py), and a feedback row is an object anyway.
+    No line may nest deeper than the parser's stack allows (see ``_C_PARSER_MAX_OPENERS``).
+    """
+    if text.count("\n{") + text.startswith("{") != len(lines):  # C-level counts
         return False
-    return any(len(ln) > limit and ln.count("[") + ln.count("{") > limit for ln in lines)
+    limit = _C_PARSER_MAX_OPENERS
+    if max(map(len, lines), default=0) <= limit:  # the usual case: no line long enough to nest deeply
+        return True
+    return not any(len(ln) > limit and ln.count("[") + ln.count("{") > limit for ln in lines)
 
 
 def _scalar(dtype: Any) -> bool:

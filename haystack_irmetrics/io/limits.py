@@ -12,6 +12,7 @@ without its line end; ``\\n``, ``\\r\\n`` and a lone ``\\r`` all end a line, as 
 
 from __future__ import annotations
 
+import codecs
 import io
 import os
 
@@ -98,15 +99,17 @@ class CappedRaw(io.RawIOBase):
     spanning lines refuse the file there, where line numbers would otherwise go wrong.
     """
 
-    def __init__(self, inner: io.BufferedIOBase, limit: int, quote: bytes | None = None) -> None:
+    def __init__(self, inner: io.BufferedIOBase, limit: int, quote: bytes | None = None, utf8: bool = False) -> None:
         super().__init__()
         self._inner = inner
         self._limit = LineLimit(limit)
         self._quote = None if quote is None else quote[0]
         self._odd = False  # an odd number of quote characters so far
+        self._utf8 = codecs.getincrementaldecoder("utf-8")() if utf8 else None
         self._pos = 0  # bytes handed out so far
         self.overlong = False
         self.quoted_line_end: int | None = None
+        self.not_utf8: tuple[int, str] | None = None  # (offset, reason) of the first byte that is not UTF-8
 
     @property
     def limit(self) -> int:
@@ -119,8 +122,9 @@ class CappedRaw(io.RawIOBase):
 
     @property
     def stopped(self) -> bool:
-        """Whether the stream ended early (a line over the limit, or a line end inside quotes)."""
-        return self.overlong or self.quoted_line_end is not None
+        """Whether the stream ended early (a line over the limit, a line end inside quotes, a byte
+        that is not UTF-8)."""
+        return self.overlong or self.quoted_line_end is not None or self.not_utf8 is not None
 
     def readable(self) -> bool:
         return True
@@ -129,6 +133,8 @@ class CappedRaw(io.RawIOBase):
         if self.stopped:
             return 0
         piece = self._inner.read(min(len(buffer), self._limit.limit))
+        if piece and self._utf8 is not None:
+            piece = self._check_utf8(piece)
         if piece and self._quote is not None:
             piece = self._check_quotes(piece)
         if piece and (end := self._limit.cut(piece)) is not None:
@@ -137,6 +143,19 @@ class CappedRaw(io.RawIOBase):
         buffer[: len(piece)] = piece
         self._pos += len(piece)
         return len(piece)
+
+    def _check_utf8(self, piece: bytes) -> bytes:
+        decoder = self._utf8
+        if decoder is None:
+            return piece
+        pending = len(decoder.getstate()[0])  # a sequence cut by the previous piece
+        try:
+            decoder.decode(piece)
+        except UnicodeDecodeError as e:
+            at = max(e.start - pending, 0)
+            self.not_utf8 = (self._pos + at, e.reason)
+            return piece[: piece.rfind(b"\n", 0, at) + 1]  # up to the line before it
+        return piece
 
     def _check_quotes(self, piece: bytes) -> bytes:
         if not self._odd and piece.find(self._quote) == -1:  # memchr: the usual piece has no quote
@@ -160,9 +179,11 @@ class CappedRaw(io.RawIOBase):
         super().close()
 
 
-def capped(inner: io.BufferedIOBase, limit: int | None = None, quote: bytes | None = None) -> io.BufferedReader:
+def capped(
+    inner: io.BufferedIOBase, limit: int | None = None, quote: bytes | None = None, utf8: bool = False
+) -> io.BufferedReader:
     """``inner`` read through :class:`CappedRaw` (its ``.raw``), buffered again for fast line reads."""
-    raw = CappedRaw(inner, max_line_bytes() if limit is None else limit, quote)
+    raw = CappedRaw(inner, max_line_bytes() if limit is None else limit, quote, utf8)
     return io.BufferedReader(raw, buffer_size=min(raw.limit, 1 << 20))
 
 

@@ -35,7 +35,7 @@ _BLOCK = 1 << 24  # characters of text per block
 PathLike = str | os.PathLike
 
 
-def _open_binary(path: PathLike) -> io.BufferedReader:
+def _open_binary(path: PathLike, decompress: bool = True) -> io.BufferedReader:
     """The file's bytes (gunzipped as they are read), ending early at a line over the limit (see
     :mod:`.limits`: ``f.raw.overlong`` then says so, and the last line read is that line, cut)."""
     p = Path(path)
@@ -48,12 +48,12 @@ def _open_binary(path: PathLike) -> io.BufferedReader:
         raise ParseError("is a directory, not a file", path=str(path)) from None
     except OSError as e:  # permission denied, say
         raise ParseError(f"cannot be read ({e.strerror or e})", path=str(path)) from None
-    return capped(gzip.open(p, "rb") if magic == b"\x1f\x8b" else p.open("rb"))
+    return capped(gzip.open(p, "rb") if decompress and magic == b"\x1f\x8b" else p.open("rb"))
 
 
-def _open_text(path: PathLike, errors: str = "strict") -> io.TextIOBase:
+def _open_text(path: PathLike, errors: str = "strict", decompress: bool = True) -> io.TextIOWrapper:
     # utf-8-sig: a byte order mark opening the file is no part of the first query id (polars drops it too).
-    return io.TextIOWrapper(_open_binary(path), encoding="utf-8-sig", errors=errors)
+    return io.TextIOWrapper(_open_binary(path, decompress), encoding="utf-8-sig", errors=errors)
 
 
 def _not_utf8(text: str, lines: list[str], first: int, path: PathLike) -> tuple[int, ParseError] | None:
@@ -120,11 +120,16 @@ def checked_lines(f: io.TextIOWrapper, path: PathLike) -> Iterator[str]:
 
 
 def _first_line(path: PathLike) -> str:
-    """The first line, decoded alone (a text reader would decode, and fail on, the lines after it too)."""
+    """The first line, decoded alone (a text reader would decode, and fail on, the lines after it too).
+
+    A lone ``\r`` ends it too, as it ends a line for the text readers and pyarrow's CSV reader.
+    """
     with _reading(path), _open_binary(path) as f:
         line = f.readline()
         if overlong(f) and b"\n" not in line and b"\r" not in line:
             raise line_too_long(path, 1, f.raw.limit)
+    if (cr := line.find(b"\r")) != -1:
+        line = line[: cr + 1]
     try:
         return line.decode("utf-8-sig")
     except UnicodeDecodeError as e:
