@@ -1137,20 +1137,18 @@ static PyObject *fill_dict(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OO!y*", &tmpl, &PyList_Type, &names, &vb)) return NULL;
     Py_ssize_t n = PyList_GET_SIZE(names);
     if (check_buffer(&vb, 8, n, "values") < 0) goto done;
-    if (!PyDict_CheckExact(tmpl)) {
-        d = Py_NewRef(Py_None);
-        goto done;
-    }
-    /* The copy first: on 3.10 and 3.11 a collection, and a finalizer's code, may run at its allocation
-     * (a gc object's); from the checks on, nothing allocates one. */
-    if (!(d = PyDict_Copy(tmpl))) goto done;
-    int plain = PyList_GET_SIZE(names) == n;
-    for (Py_ssize_t i = 0; i < n && plain; i++) plain = PyUnicode_CheckExact(PyList_GET_ITEM(names, i));
     PyObject *key, *value;
     Py_ssize_t at = 0;
-    while (plain && PyDict_Next(d, &at, &key, &value)) plain = PyUnicode_CheckExact(key);
+    int plain = PyDict_CheckExact(tmpl);
+    while (plain && PyDict_Next(tmpl, &at, &key, &value)) plain = PyUnicode_CheckExact(key); /* a plain copy */
+    /* The copy before the names are checked: on 3.10 and 3.11 a collection, and a finalizer's code, may
+     * run at its allocation (a gc object's), and nothing allocates one after. */
+    if (plain && !(d = PyDict_Copy(tmpl))) goto done;
+    plain = plain && PyList_GET_SIZE(names) == n;
+    for (Py_ssize_t i = 0; i < n && plain; i++) plain = PyUnicode_CheckExact(PyList_GET_ITEM(names, i));
+    for (at = 0; plain && PyDict_Next(d, &at, &key, &value);) plain = PyUnicode_CheckExact(key);
     if (!plain) { /* exact str keys on both sides: setting them runs no Python code that could edit names */
-        Py_DECREF(d);
+        Py_XDECREF(d);
         d = Py_NewRef(Py_None);
         goto done;
     }
