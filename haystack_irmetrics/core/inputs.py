@@ -118,13 +118,34 @@ def _shown(value: object, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def _check_doc_ids(qrels: QrelsDict, qids: list[str], inner: list) -> None:
+    """Every judged document id is a str (qrels are small: checked whole, one C-level pass over the
+    types; a run's are sampled, see :func:`_check_first_items`)."""
+    if set(map(type, chain.from_iterable(inner))) <= {str}:
+        return
+    for q, docs in zip(qids, inner):
+        for d in docs:
+            _check_id("document", d, f" in query {q!r} of the qrels")
+
+
+def _float_subclasses(values: Iterable) -> bool:
+    """Whether ``values`` hold a float subclass other than numpy's (whose ``__float__`` may lie)."""
+    return any(k not in _NUMBER_TYPES and issubclass(k, float) for k in set(map(type, values)))
+
+
+def _stored(value: object) -> float:
+    """A value's double as pytrec_eval and BEIR's sort read it: a float's own value (a float subclass's
+    ``__float__`` is not called), anything else through ``float()``."""
+    return float.__float__(value) if isinstance(value, float) else float(value)
+
+
 def _first_bad(data: RunDict | QrelsDict, queries: Iterable[str], what: str, error: type[Exception]) -> Exception:
     """Locate the first non-finite or non-numeric value, for an error message (slow path)."""
     for q in queries:
         for d, v in data[q].items():
             try:
                 ok = _is_number(v) or isinstance(v, str)
-                f = float(v) if ok else float("nan")
+                f = _stored(v) if ok else float("nan")
             except (TypeError, ValueError, OverflowError):
                 f = float("nan")
             if not (f == f and abs(f) != float("inf")):
@@ -169,6 +190,18 @@ def _check_query_ids(qids: list, where: str) -> None:
             _check_id("query", q, where)
 
 
+def _as_dicts(data: Mapping, inner_ok: bool) -> dict:
+    """``data`` itself when it is a ``dict`` and ``inner_ok`` (its values are all ``dict``); else a copy
+    in which it and each value that is a mapping are plain dicts (caller's objects untouched).
+
+    A mapping is read through its items, as ``dict(m.items())`` reads it: its ``len()`` is not trusted,
+    since the flat arrays are sized by it (one that disagreed would shift values into the next query).
+    """
+    if type(data) is dict and inner_ok:
+        return data
+    return {q: v if type(v) is dict or not _is_mapping(v) else dict(v.items()) for q, v in data.items()}
+
+
 def _query_ids_of(data: object, name: str, shape: str, empty: str) -> list[str]:
     """The query ids of a top-level input ``{qid: ...}``, validated (shared by every dict input)."""
     if not isinstance(data, Mapping):
@@ -201,6 +234,10 @@ def _flat_values(
         # walk over the dicts (the list keeps the values in order for both passes).
         flat = list(chain.from_iterable(map(_values, inner)))
         _check_value_types(data, queries, flat, what, error)
+        if _float_subclasses(flat):
+            # numpy reads a float subclass through its __float__, struct and the compiled scan through
+            # its own value (as pytrec_eval does): a subclass's own value, on every path.
+            flat = [_stored(v) if isinstance(v, float) else v for v in flat]
         try:
             with np.errstate(over="ignore"):
                 values = np.fromiter(flat, dtype, count=n)
@@ -209,9 +246,10 @@ def _flat_values(
     # One vectorised sum: finite unless some value is NaN/inf (or the sum overflows: check exactly).
     with np.errstate(over="ignore", invalid="ignore"):
         finite = np.isfinite(np.add.reduce(values)) or np.isfinite(values).all()
-    if not finite and dtype is not np.float64:  # +-inf in float32 may be a finite float64: reread
+    # +-inf in float32 may be a finite float64: reread (a NaN cannot be).
+    if not finite and dtype is not np.float64 and not np.isnan(values).any():
         try:
-            finite = np.isfinite(np.fromiter(chain.from_iterable(map(_values, inner)), np.float64, count=n)).all()
+            finite = np.isfinite(_numpy_f64(chain.from_iterable(map(_values, inner)), n)).all()
         except (TypeError, ValueError, OverflowError):
             finite = False
     if not finite:
@@ -305,17 +343,29 @@ class Qrels:
             return qrels
         qids = _query_ids_of(qrels, "qrels", "{qid: {docid: label}}", "no query has relevance judgments")
         inner = list(qrels.values())
-        if not set(map(type, inner)) <= {dict}:
+        plain = set(map(type, inner)) <= {dict}
+        if not plain:
             for q in qids:
                 if not _is_mapping(qrels[q]):
                     raise InvalidLabelError(
                         f"qrels[{q!r}] must be a dict {{docid: label}}, got {type(qrels[q]).__name__}"
                     )
+        if not plain or type(qrels) is not dict:
+            qrels = _as_dicts(qrels, plain)
+            qids, inner = list(qrels), list(qrels.values())
+        _check_doc_ids(qrels, qids, inner)
         offsets = _csr(np.fromiter(map(len, inner), np.int64, count=len(qids)))
         labels = np.empty(int(offsets[-1]), np.float64)
         native = _native()
         if native is None or not native.flat_values(inner, labels):  # the compiled read takes plain input only
             labels = _flat_values(qrels, qids, inner, int(offsets[-1]), "label", InvalidLabelError)
+            if _float_subclasses(chain.from_iterable(map(_values, inner))):
+                # Kept as their own values: later reads of the judgments (numpy's, through
+                # __float__) must see what the labels hold.
+                qrels = {
+                    q: {d: _stored(v) if isinstance(v, float) else v for d, v in docs.items()}
+                    for q, docs in zip(qids, inner)
+                }
         return cls(qrels, qids, offsets, labels)
 
     @classmethod
@@ -365,6 +415,9 @@ class Run:
                         f"results[{q!r}] must be a dict {{docid: score}}, got {type(inner).__name__} "
                         "(ranked lists of doc ids are accepted too, when every query has one)"
                     )
+        if not plain or type(results) is not dict:
+            results = _as_dicts(results, plain)
+            qids, plain = list(results), True
         return cls(results, qids, plain)
 
     @classmethod
@@ -1115,7 +1168,9 @@ _get = operator.attrgetter("get")
 
 
 def _numpy_f64(values: Iterable, n: int) -> np.ndarray:
-    return np.fromiter(values, np.float64, count=n)
+    """float64 of ``values`` as :func:`_flat_values` converts them when struct could not (a float
+    subclass by its own value, not its ``__float__``)."""
+    return np.fromiter((_stored(v) if isinstance(v, float) else v for v in values), np.float64, count=n)
 
 
 def _packed_f64(values: Iterable, n: int) -> np.ndarray:
