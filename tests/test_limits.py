@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import os
 import re
 import subprocess
 import sys
@@ -275,3 +276,20 @@ def test_a_jsonl_block_opening_with_null_is_a_malformed_row_not_a_crash(tmp_path
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert "1 skipped as malformed" in out.stdout
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero on this system")
+@pytest.mark.parametrize("kind", ["qrels", "run", "csv", "jsonl"])
+def test_dev_zero_as_any_input_stops_at_the_line_limit(tmp_path, monkeypatch, capsys, kind):
+    pytest.importorskip("polars")
+    monkeypatch.setenv(ENV_VAR, str(1 << 16))
+    good = _write(tmp_path / "good.txt", QRELS)
+    if kind == "qrels":
+        args = ["evaluate", "/dev/zero", str(good)]
+    elif kind == "run":
+        args = ["evaluate", str(good), "/dev/zero"]
+    else:
+        args = ["feedback", "/dev/zero", "--format", kind]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "/dev/zero:1: a line longer than 65,536 bytes" in err and len(err) < 4096

@@ -151,3 +151,36 @@ def test_odd_values_give_a_typed_error_or_exactly_the_plain_answer(qrels, run, p
     for path in ("native", "python"):
         with scan(path):
             assert _outcome(odd_qrels, odd_run, preset) == _outcome(plain_qrels, plain_run, preset), path
+
+
+def _component_outcome(gold: list, retrieved: list, threshold: float | None) -> object:
+    from haystack_irmetrics.components import IRMetricsEvaluator
+
+    try:
+        out = IRMetricsEvaluator(k_values=K, relevance_threshold=threshold).run(gold, retrieved)
+        return repr(out["per_query"])
+    except IRMetricsError as e:
+        return type(e)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    labels=st.lists(st.dictionaries(_IDS, _ODD_LABELS, min_size=1, max_size=4), min_size=1, max_size=3),
+    order=st.randoms(use_true_random=False),
+    threshold=st.sampled_from([None, 0.5]),
+)
+def test_the_component_gives_a_typed_error_or_the_plain_answer_for_odd_gold_scores(labels, order, threshold):
+    from haystack import Document
+
+    gold = [[Document(id=d, score=v) for d, v in judged.items()] for judged in labels]
+    plain = [[Document(id=d, score=_plain(v)) for d, v in judged.items()] for judged in labels]
+    retrieved = []
+    for judged in labels:
+        ids = [*judged, "d9"]
+        order.shuffle(ids)
+        retrieved.append([Document(id=d) for d in ids])
+    for path in ("native", "python"):
+        with scan(path):
+            assert _component_outcome(gold, retrieved, threshold) == _component_outcome(plain, retrieved, threshold), (
+                path
+            )
