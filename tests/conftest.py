@@ -40,7 +40,10 @@ def scan(path: str):
     from haystack_irmetrics.core import inputs
 
     if path == "native" and inputs._native() is None:
-        pytest.skip("the compiled scan is off: not built (no C compiler at install?) or IRMETRICS_PURE_PYTHON set")
+        pytest.skip(
+            "the compiled scan is off: not built (no C compiler at install?), a free-threaded build,"
+            " or IRMETRICS_PURE_PYTHON set"
+        )
     with pytest.MonkeyPatch.context() as patch:
         if path != "native":
             patch.setattr(inputs, "_NATIVE", None)

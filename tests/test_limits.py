@@ -180,8 +180,6 @@ _MEMORY_PROBE = textwrap.dedent(
 
 
 def _peak_mb_above_imports(args: list[str], env_limit: int) -> tuple[int, int, str]:
-    import os
-
     env = {**os.environ, ENV_VAR: str(env_limit)}
     out = subprocess.run(
         [sys.executable, "-c", _MEMORY_PROBE, *args], capture_output=True, text=True, timeout=120, env=env
