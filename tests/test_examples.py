@@ -27,7 +27,7 @@ TESTED_IN = {
     "evaluate_retriever.py": "tests/test_examples.py",
     "compare_retrievers.py": "tests/test_examples.py",
     "graded_feedback.py": "tests/test_examples.py",
-    "feedback_seed_case.py": "tests/test_feedback_examples.py",
+    "feedback_threshold.py": "tests/test_feedback_examples.py",
     "feedback_report.py": "tests/test_feedback_examples.py",
     "plot_curves.py": "tests/test_plotting.py",
 }

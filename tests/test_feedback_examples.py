@@ -23,11 +23,11 @@ def run_script(name: str, *args: str) -> str:
 
 
 def test_every_feedback_example_is_tested_here():
-    assert sorted(p.name for p in EXAMPLES.glob("feedback_*.py")) == ["feedback_report.py", "feedback_seed_case.py"]
+    assert sorted(p.name for p in EXAMPLES.glob("feedback_*.py")) == ["feedback_report.py", "feedback_threshold.py"]
 
 
 def test_seed_case_example_prints_graded_ndcg_and_thresholded_binary_metrics():
-    text = run_script("feedback_seed_case.py")
+    text = run_script("feedback_threshold.py")
     log3 = math.log2(3)
     q2 = (0.7 + 1.0 / log3) / (1.0 + 0.7 / log3)
     q3 = (0.4 + 0.2 / log3) / (1.0 + 0.4 / log3)

@@ -1,4 +1,4 @@
-"""Hand-computed goldens: the worked examples of ../shared/seeds (linear DCG form, BEIR's six)."""
+"""Hand-computed goldens: worked examples of the IR literature (linear DCG form, BEIR's six)."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def test_lecture_ndcg10_of_the_g_vector_in_linear_form_is_0_3153():
     assert round(res.per_query["NDCG@10"]["q"], 4) == 0.3153
 
 
-# The running example of seed 004: documents 1-4 returned in that order for each of three
+# The running example of a blog post on the six BEIR metrics: documents 1-4 returned in that order for each of three
 # queries, relevance scores in [0, 1], threshold 0.5. The text's own numbers are wrong in places
 # (see seeds/README.md); these are computed from the definitions.
 SEED_004_QRELS = {

@@ -1,4 +1,4 @@
-"""The measures beyond BEIR's six: worked examples of ../shared/seeds, definitions on small cases, names, errors."""
+"""The measures beyond BEIR's six: textbook worked examples, definitions on small cases, names, errors."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def one(qrels, results, name, **kw):
     return res.per_query[parse_measure(name).name]["q"]
 
 
-# Worked examples of the seed texts (see ../shared/seeds/README.md), each naming its DCG form.
+# Textbook worked examples (IIR, CS276 and UCD slides, Wikipedia, a blog post), each naming its DCG form.
 
 
 def test_lecture_r_precision_six_relevant_four_in_the_top_six_is_0_6667():

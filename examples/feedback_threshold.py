@@ -6,7 +6,7 @@ three queries, four documents shown in the order 1, 2, 3, 4, and relevance score
 score >= 0.5 as relevant. The same log then scores a BM25 pipeline replayed over the logged queries,
 and the Haystack pipeline in pipelines/feedback_evaluation.yaml scores it inside a pipeline.
 
-Run: python examples/feedback_seed_case.py
+Run: python examples/feedback_threshold.py
 """
 
 from __future__ import annotations
