@@ -192,16 +192,19 @@ def test_a_float_subclass_is_read_by_its_own_value_everywhere_as_pytrec_eval_rea
         assert res.per_query[name]["q"] == oracle[name]["q"]
 
 
-def test_a_run_read_by_numpy_reads_a_float_subclass_one_way_throughout(monkeypatch, pure_python):
-    # when struct refuses a run (a Mapping whose len() lies, say), numpy reads all of it (float(),
-    # so __float__), the judged and tie-member scores too: consistent ranks
+def test_a_run_read_by_numpy_reads_a_float_subclass_by_its_own_value_throughout(monkeypatch, pure_python):
+    # when struct refuses a run (a Decimal in it, say), numpy reads all of it; a float subclass is
+    # still read by its own value (as struct and pytrec_eval read it), the judged and tie-member
+    # scores too: the ranks of the struct read
     from haystack_irmetrics import evaluate
     from haystack_irmetrics.core import inputs
 
-    monkeypatch.setattr(inputs, "_read_f32", lambda *args, **kwargs: None)
+    qrels = {"q": {"z": 1}, "p": {"x": 1}}
     results = {"q": {"a": 1.5, "z": _LyingFloat(2.0)}, "p": {"w": 0.1, "x": 0.5}}
-    res = evaluate({"q": {"z": 1}, "p": {"x": 1}}, results, [1, 3, 10])
-    assert res.per_query["MRR@10"]["q"] == 0.5
+    by_struct = evaluate(qrels, results, [1, 3, 10]).per_query
+    monkeypatch.setattr(inputs, "_read_f32", lambda *args, **kwargs: None)
+    res = evaluate(qrels, results, [1, 3, 10])
+    assert res.per_query["MRR@10"]["q"] == 1.0 and res.per_query == by_struct
 
 
 def test_numpy_integers_beyond_2_53_rank_as_their_doubles_like_python_ints():
