@@ -133,10 +133,16 @@ def _float_subclasses(values: Iterable) -> bool:
     return any(k not in _NUMBER_TYPES and issubclass(k, float) for k in set(map(type, values)))
 
 
+def _own_value(value: object) -> object:
+    """A float (subclass) as the plain float of its own value, its ``__float__`` not called; anything
+    else as it is."""
+    return float.__float__(value) if isinstance(value, float) else value
+
+
 def _stored(value: object) -> float:
     """A value's double as pytrec_eval and BEIR's sort read it: a float's own value (a float subclass's
     ``__float__`` is not called), anything else through ``float()``."""
-    return float.__float__(value) if isinstance(value, float) else float(value)
+    return float(_own_value(value))
 
 
 def _first_bad(data: RunDict | QrelsDict, queries: Iterable[str], what: str, error: type[Exception]) -> Exception:
@@ -237,7 +243,7 @@ def _flat_values(
         if _float_subclasses(flat):
             # numpy reads a float subclass through its __float__, struct and the compiled scan through
             # its own value (as pytrec_eval does): a subclass's own value, on every path.
-            flat = [_stored(v) if isinstance(v, float) else v for v in flat]
+            flat = [_own_value(v) for v in flat]
         try:
             with np.errstate(over="ignore"):
                 values = np.fromiter(flat, dtype, count=n)
@@ -362,10 +368,7 @@ class Qrels:
             if _float_subclasses(chain.from_iterable(map(_values, inner))):
                 # Kept as their own values: later reads of the judgments (numpy's, through
                 # __float__) must see what the labels hold.
-                qrels = {
-                    q: {d: _stored(v) if isinstance(v, float) else v for d, v in docs.items()}
-                    for q, docs in zip(qids, inner)
-                }
+                qrels = {q: {d: _own_value(v) for d, v in docs.items()} for q, docs in zip(qids, inner)}
         return cls(qrels, qids, offsets, labels)
 
     @classmethod
@@ -1170,7 +1173,7 @@ _get = operator.attrgetter("get")
 def _numpy_f64(values: Iterable, n: int) -> np.ndarray:
     """float64 of ``values`` as :func:`_flat_values` converts them when struct could not (a float
     subclass by its own value, not its ``__float__``)."""
-    return np.fromiter((_stored(v) if isinstance(v, float) else v for v in values), np.float64, count=n)
+    return np.fromiter((_own_value(v) for v in values), np.float64, count=n)
 
 
 def _packed_f64(values: Iterable, n: int) -> np.ndarray:
