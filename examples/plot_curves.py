@@ -18,7 +18,7 @@ from haystack.components.retrievers.in_memory import InMemoryBM25Retriever
 from haystack.document_stores.in_memory import InMemoryDocumentStore
 
 from haystack_irmetrics import evaluate
-from haystack_irmetrics.core.correlation import per_query_correlation
+from haystack_irmetrics.stats.correlation import per_query_correlation
 from haystack_irmetrics.core.curves import interpolated_pr
 from haystack_irmetrics.io import read_qrels
 from haystack_irmetrics.plotting import plot_gain_curves, plot_metric_vs_k, plot_pr_curves, plot_score_distribution

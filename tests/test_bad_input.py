@@ -546,7 +546,7 @@ def test_a_columnar_run_of_parts_that_do_not_fit_is_a_typed_error(scores, offset
 
 
 def test_correlations_and_gain_vectors_take_finite_real_numbers_only():
-    from haystack_irmetrics.core.correlation import per_query_correlation, rank_correlation
+    from haystack_irmetrics.stats.correlation import per_query_correlation, rank_correlation
     from haystack_irmetrics.core.curves import gain_vectors, measure_at_k
 
     for bad in ("3", True, 10**400):

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from haystack_irmetrics import evaluate
-from haystack_irmetrics.core.correlation import (
+from haystack_irmetrics.stats.correlation import (
     Correlation,
     per_query_correlation,
     rank_correlation,

@@ -68,7 +68,7 @@ def test_irmetrics_feedback_without_polars_exits_2_naming_the_extra(tmp_path, mo
 
 
 def test_comparisons_without_scipy_name_the_stats_extra(tmp_path, monkeypatch, capsys):
-    from haystack_irmetrics.core.correlation import rank_correlation
+    from haystack_irmetrics.stats.correlation import rank_correlation
     from haystack_irmetrics.stats import compare_paired, paired_t_test
 
     hide(monkeypatch, "scipy", "scipy.stats")

@@ -1,6 +1,5 @@
-"""The pure-numpy metric core. Nothing here imports Haystack, scipy or matplotlib at import time."""
+"""The pure-numpy metric core: inputs, ranking, kernels, aggregation. Imports numpy and the standard library only."""
 
-from .correlation import Correlation, per_query_correlation, rank_correlation, system_correlation
 from .curves import (
     GainCurves,
     GainVectors,
@@ -24,7 +23,6 @@ __all__ = [
     "PRESETS",
     "STANDARD_LEVELS",
     "TREC",
-    "Correlation",
     "EvaluationResult",
     "GainCurves",
     "GainVectors",
@@ -41,9 +39,6 @@ __all__ = [
     "interpolated_pr",
     "measure_at_k",
     "parse_measure",
-    "per_query_correlation",
-    "rank_correlation",
     "resolve_measures",
     "resolve_preset",
-    "system_correlation",
 ]

@@ -1,10 +1,11 @@
-"""Paired significance tests, bootstrap intervals and Holm correction for per-query IR scores.
+"""Paired significance tests, bootstrap intervals, Holm correction and rank correlations for per-query IR scores.
 
 Needs scipy for :func:`paired_t_test` (the ``stats`` extra); everything else is numpy. Importing this
 package imports neither.
 """
 
 from .compare import Comparison, compare_paired
+from .correlation import Correlation, per_query_correlation, rank_correlation, system_correlation
 from .significance import (
     StatsInputError,
     TestResult,
@@ -18,6 +19,7 @@ from .significance import (
 
 __all__ = [
     "Comparison",
+    "Correlation",
     "StatsInputError",
     "TestResult",
     "bootstrap_ci",
@@ -25,6 +27,9 @@ __all__ = [
     "compare_paired",
     "holm",
     "paired_t_test",
+    "per_query_correlation",
     "percentile_interval",
     "randomization_test",
+    "rank_correlation",
+    "system_correlation",
 ]

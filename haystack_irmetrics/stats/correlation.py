@@ -15,7 +15,7 @@ use; a constant input gives ``nan`` as in scipy.
 
 Usage (the lecture's example: K = 10 documents whose squared position differences sum to 24)::
 
-    >>> from haystack_irmetrics.core.correlation import rank_correlation
+    >>> from haystack_irmetrics.stats.correlation import rank_correlation
     >>> r1 = ["d123", "d84", "d56", "d6", "d8", "d9", "d511", "d129", "d187", "d25"]
     >>> r2 = ["d56", "d123", "d84", "d8", "d6", "d187", "d9", "d511", "d25", "d129"]
     >>> round(rank_correlation(r1, r2, "spearman").statistic, 4)
@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 from .._extras import require
 from ..errors import EmptyInputError, InvalidIdError, InvalidPolicyError, InvalidScoreError
-from .inputs import _is_finite_number, _shown
+from ..core.inputs import _is_finite_number, _shown
 
 Method = Literal["kendall", "spearman"]
 Ranking = Sequence[str] | Mapping[str, float]
