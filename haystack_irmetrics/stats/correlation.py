@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .._extras import require
-from ..errors import EmptyInputError, InvalidIdError, InvalidPolicyError, InvalidScoreError
 from ..core.inputs import _is_finite_number, _shown
+from ..errors import EmptyInputError, InvalidIdError, InvalidPolicyError, InvalidScoreError
 
 Method = Literal["kendall", "spearman"]
 Ranking = Sequence[str] | Mapping[str, float]
@@ -168,7 +168,7 @@ def _per_query(x: Any, measure: str | None, which: str) -> Mapping[Any, float] |
     if hasattr(x, "per_query") and hasattr(x, "raw_means"):
         if measure is None:
             raise InvalidPolicyError("pass measure= to correlate two EvaluationResults")
-        from .measures import parse_measure
+        from ..core.measures import parse_measure
 
         name = parse_measure(measure).name
         if name not in x.per_query:
