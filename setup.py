@@ -2,7 +2,7 @@
 
 ``optional=True``: without a C compiler the install still succeeds and the package runs its
 pure-Python path, which computes the same values. The package does not import it on a free-threaded
-build (it needs the GIL; see haystack_irmetrics.core.inputs._native_wanted). _rank.c stops with #error
+build (it needs the GIL; see haystack_irmetrics.core.native.wanted). _rank.c stops with #error
 before CPython 3.10.
 """
 

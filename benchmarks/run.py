@@ -388,7 +388,7 @@ def _byte_compile_ours() -> bool:
 
 def _compiled_scan() -> bool | None:
     """Whether ``ours`` runs with the compiled dict scan (``core/_rank.c``), as the timed processes see it."""
-    code = "from haystack_irmetrics.core.inputs import _native; print(_native() is not None)"
+    code = "from haystack_irmetrics.core.native import scan; print(scan() is not None)"
     p = subprocess.run([sys.executable, "-c", code], env=_env(), cwd=ROOT, capture_output=True, text=True)
     return {"True": True, "False": False}.get(p.stdout.strip())
 

@@ -37,16 +37,16 @@ def data_dir() -> Path:
 @contextmanager
 def scan(path: str):
     """Within the block, the dict-run scan is ``path``: "native" (the compiled ``core/_rank.c``) or "python"."""
-    from haystack_irmetrics.core import inputs
+    from haystack_irmetrics.core import native
 
-    if path == "native" and inputs._native() is None:
+    if path == "native" and native.scan() is None:
         pytest.skip(
             "the compiled scan is off: not built (no C compiler at install?), a free-threaded build,"
             " or IRMETRICS_PURE_PYTHON set"
         )
     with pytest.MonkeyPatch.context() as patch:
         if path != "native":
-            patch.setattr(inputs, "_NATIVE", None)
+            patch.setattr(native, "_SCAN", None)
         yield
 
 

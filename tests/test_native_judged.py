@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from haystack_irmetrics.components import IRMetricsEvaluator
 from haystack_irmetrics.components._documents import DocumentPath
-from haystack_irmetrics.core import inputs
+from haystack_irmetrics.core import native
 from haystack_irmetrics.core.evaluate import PerQuery
 from haystack_irmetrics.core.inputs import Qrels, RankedRun
 from haystack_irmetrics.errors import EmptyInputError, InvalidLabelError, IRMetricsError
@@ -31,12 +31,12 @@ from tests.conftest import scan
 
 @pytest.fixture(autouse=True)
 def _built():
-    if inputs._native() is None:
+    if native.scan() is None:
         pytest.skip("the compiled scan is off: not built or IRMETRICS_PURE_PYTHON set")
 
 
 def _native():
-    return inputs._native()
+    return native.scan()
 
 
 QIDS = ["q1", "q2", "10", "9"]

@@ -21,8 +21,9 @@ from hypothesis import strategies as st
 
 from haystack_irmetrics import evaluate
 from haystack_irmetrics.components import IRMetricsEvaluator
-from haystack_irmetrics.core import inputs
-from haystack_irmetrics.core.inputs import Qrels, RankedRun, prepare
+from haystack_irmetrics.core import native
+from haystack_irmetrics.core.inputs import Qrels, RankedRun
+from haystack_irmetrics.core.prepare import prepare
 from haystack_irmetrics.errors import InvalidDocumentsError, InvalidIdError
 from tests.conftest import scan
 
@@ -33,7 +34,7 @@ DOCS = [*QIDS, "d1", "d2", "d10", "é", "ü", "a", "a\x00", "ab", *(f"x{i}" for 
 
 @pytest.fixture(autouse=True)
 def _built():
-    if inputs._native() is None:
+    if native.scan() is None:
         pytest.skip("the compiled scan is off: not built or IRMETRICS_PURE_PYTHON set")
 
 

@@ -21,8 +21,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from haystack_irmetrics import evaluate
-from haystack_irmetrics.core import inputs
-from haystack_irmetrics.core.inputs import Qrels, Run, prepare
+from haystack_irmetrics.core import native
+from haystack_irmetrics.core.inputs import Qrels, Run
+from haystack_irmetrics.core.prepare import prepare
 from haystack_irmetrics.core.ranking import judged_ranks
 from tests import strategies as S
 from tests.conftest import scan
@@ -60,7 +61,7 @@ def test_the_compiled_scan_is_built_where_the_suite_runs():
     # pip builds it with optional=True, so a failed build would pass silently: the suite says so
     if os.environ.get("IRMETRICS_PURE_PYTHON"):
         pytest.skip("IRMETRICS_PURE_PYTHON is set")
-    if inputs._free_threaded():
+    if native.free_threaded():
         pytest.skip("a free-threaded build: importing the extension would turn the GIL back on")
     from haystack_irmetrics.core import _rank
 
@@ -141,10 +142,10 @@ def _outcome(path: str, qrels: dict, results: dict):
 @pytest.mark.parametrize("case", list(HANDED_OVER))
 def test_inputs_the_compiled_scan_does_not_take_get_the_python_paths_values_or_error(case):
     qrels, results = HANDED_OVER[case]
-    native = inputs._native()
-    if native is None:
+    compiled = native.scan()
+    if compiled is None:
         pytest.skip("the compiled scan is off: not built, or IRMETRICS_PURE_PYTHON set")
-    assert native.prepare_dicts(list(results.values()), list(results), qrels, True) is None
+    assert compiled.prepare_dicts(list(results.values()), list(results), qrels, True) is None
     before = copy.deepcopy(results), copy.deepcopy(qrels)
     assert _outcome("native", qrels, results) == _outcome("python", qrels, results)
     assert (results, qrels) == before or case == "NaN score"  # NaN != NaN; nothing was changed
@@ -196,40 +197,40 @@ def test_an_empty_first_query_is_scanned_without_reading_unallocated_memory():
     assert _outcome("native", qrels, results) == _outcome("python", qrels, results)
 
 
-@pytest.mark.parametrize(("value", "native"), [("", True), ("0", True), ("1", False), ("yes", False)])
-def test_irmetrics_pure_python_switches_the_compiled_scan_off_unless_empty_or_0(monkeypatch, value, native):
-    if inputs._native() is None:
+@pytest.mark.parametrize(("value", "used"), [("", True), ("0", True), ("1", False), ("yes", False)])
+def test_irmetrics_pure_python_switches_the_compiled_scan_off_unless_empty_or_0(monkeypatch, value, used):
+    if native.scan() is None:
         pytest.skip("the compiled scan is off: not built, or IRMETRICS_PURE_PYTHON set")
     monkeypatch.setenv("IRMETRICS_PURE_PYTHON", value)
-    monkeypatch.setattr(inputs, "_NATIVE", inputs._UNSET)  # read the switch again
-    assert (inputs._native() is not None) is native
+    monkeypatch.setattr(native, "_SCAN", native._UNSET)  # read the switch again
+    assert (native.scan() is not None) is used
 
 
 @pytest.mark.parametrize(("config", "free"), [(1, True), (0, False), (None, False)])
 def test_a_free_threaded_build_is_told_by_its_build_configuration(monkeypatch, config, free):
     real = sysconfig.get_config_var
     monkeypatch.setattr(sysconfig, "get_config_var", lambda name: config if name == "Py_GIL_DISABLED" else real(name))
-    assert inputs._free_threaded() is free
+    assert native.free_threaded() is free
 
 
 def test_a_free_threaded_build_runs_the_python_path_without_importing_the_extension(monkeypatch):
     qrels, results = {"q1": {"a": 1, "b": 2}, "q2": {"c": 1}}, {"q1": {"a": 0.5, "b": 0.5, "x": 2.0}, "q2": {"c": 1}}
     expected = _outcome("python", qrels, results)
     monkeypatch.delenv("IRMETRICS_PURE_PYTHON", raising=False)
-    monkeypatch.setattr(inputs, "_free_threaded", lambda: True)
+    monkeypatch.setattr(native, "free_threaded", lambda: True)
 
     def imported():
         raise AssertionError("the extension was imported on a free-threaded build")
 
-    monkeypatch.setattr(inputs, "_load_native", imported)
-    monkeypatch.setattr(inputs, "_NATIVE", inputs._UNSET)  # decide again
-    assert inputs._native() is None
+    monkeypatch.setattr(native, "load", imported)
+    monkeypatch.setattr(native, "_SCAN", native._UNSET)  # decide again
+    assert native.scan() is None
     res = evaluate(qrels, results, [1, 3], preset="beir")
     assert ("values", {k: dict(v) for k, v in res.per_query.items()}) == expected
-    monkeypatch.setattr(inputs, "_free_threaded", lambda: False)
-    monkeypatch.setattr(inputs, "_load_native", lambda: "the extension")
-    monkeypatch.setattr(inputs, "_NATIVE", inputs._UNSET)
-    assert inputs._native() == "the extension"  # a build with the GIL imports it
+    monkeypatch.setattr(native, "free_threaded", lambda: False)
+    monkeypatch.setattr(native, "load", lambda: "the extension")
+    monkeypatch.setattr(native, "_SCAN", native._UNSET)
+    assert native.scan() == "the extension"  # a build with the GIL imports it
 
 
 @pytest.mark.parametrize("pure", ["", "1"])
@@ -243,7 +244,7 @@ def test_the_extension_is_imported_only_where_it_is_used(pure):
     )
     env = {**os.environ, "IRMETRICS_PURE_PYTHON": pure}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    used = not pure and not inputs._free_threaded() and inputs._load_native() is not None
+    used = not pure and not native.free_threaded() and native.load() is not None
     assert out.stdout.split() == [str(used)]
     assert "_rank" not in out.stderr
 
@@ -273,11 +274,11 @@ def test_the_compiled_label_read_equals_the_python_read(qrels):
     ids=repr,
 )
 def test_labels_the_compiled_read_does_not_take_get_the_python_paths_values_or_error(label):
-    native = inputs._native()
-    if native is None:
+    compiled = native.scan()
+    if compiled is None:
         pytest.skip("the compiled scan is off: not built, or IRMETRICS_PURE_PYTHON set")
     qrels = {"q": {"a": 1, "b": label}}
-    assert native.flat_values(list(qrels.values()), np.empty(2, np.float64)) is False
+    assert compiled.flat_values(list(qrels.values()), np.empty(2, np.float64)) is False
     got, want = _qrels("native", qrels), _qrels("python", qrels)
     if isinstance(want, tuple):
         assert got == want
@@ -286,12 +287,12 @@ def test_labels_the_compiled_read_does_not_take_get_the_python_paths_values_or_e
 
 
 def test_doc_ids_the_compiled_label_read_does_not_take_get_the_python_paths_error():
-    native = inputs._native()
-    if native is None:
+    compiled = native.scan()
+    if compiled is None:
         pytest.skip("the compiled scan is off: not built, or IRMETRICS_PURE_PYTHON set")
     for qrels in ({"q": {"a": 1, 7: 1}}, {"q": {_Str("a"): 1}}, {"q": OrderedDict(a=1)}):
         size = sum(map(len, qrels.values()))
-        assert native.flat_values(list(qrels.values()), np.empty(size, np.float64)) is False
+        assert compiled.flat_values(list(qrels.values()), np.empty(size, np.float64)) is False
         got, want = _qrels("native", qrels), _qrels("python", qrels)
         assert (got == want) if isinstance(want, tuple) else _bits(got.labels) == _bits(want.labels)
 

@@ -103,8 +103,8 @@ def files(dist) -> dict[str, Path]:
 
 def _where(python: Path, cwd: Path) -> dict[str, object]:
     code = (
-        "import json, haystack_irmetrics as h, haystack_irmetrics.core.inputs as i;"
-        "print(json.dumps({'file': h.__file__, 'native': i._native() is not None}))"
+        "import json, haystack_irmetrics as h, haystack_irmetrics.core.native as i;"
+        "print(json.dumps({'file': h.__file__, 'native': i.scan() is not None}))"
     )
     return json.loads(_run([str(python), "-c", code], cwd=cwd, env=_clean_env()).stdout)
 

@@ -15,7 +15,8 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from haystack_irmetrics import evaluate, evaluate_chunks
-from haystack_irmetrics.core.inputs import Qrels, RankedRun, as_run, prepare
+from haystack_irmetrics.core.inputs import Qrels, RankedRun, as_run
+from haystack_irmetrics.core.prepare import prepare
 from haystack_irmetrics.core.ranking import judged_ranks
 from haystack_irmetrics.errors import EmptyInputError, InvalidIdError, InvalidScoreError
 from tests import strategies as S

@@ -15,7 +15,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from haystack_irmetrics.core.inputs import Qrels, Run, prepare
+from haystack_irmetrics.core.inputs import Qrels, Run
+from haystack_irmetrics.core.prepare import prepare
 from haystack_irmetrics.core.ranking import judged_ranks
 from haystack_irmetrics.errors import InvalidScoreError
 from tests import strategies as S
@@ -140,7 +141,7 @@ def _numpy_read(inner: list[dict]) -> list[float]:
 @pytest.mark.parametrize("group", [1, 3, 7, 1 << 16])
 @given(st.lists(st.lists(NUMBERS, max_size=9), min_size=1, max_size=12), st.booleans())
 def test_packed_score_read_equals_numpys_float32_conversion_for_any_grouping(group, columns, uniform):
-    from haystack_irmetrics.core.inputs import _read_f32
+    from haystack_irmetrics.core.packing import read_f32 as _read_f32
 
     if uniform:  # every query of one length: the one-Struct path
         width = min(map(len, columns))
@@ -197,12 +198,12 @@ def test_a_run_read_by_numpy_reads_a_float_subclass_by_its_own_value_throughout(
     # still read by its own value (as struct and pytrec_eval read it), the judged and tie-member
     # scores too: the ranks of the struct read
     from haystack_irmetrics import evaluate
-    from haystack_irmetrics.core import inputs
+    from haystack_irmetrics.core import prepare
 
     qrels = {"q": {"z": 1}, "p": {"x": 1}}
     results = {"q": {"a": 1.5, "z": _LyingFloat(2.0)}, "p": {"w": 0.1, "x": 0.5}}
     by_struct = evaluate(qrels, results, [1, 3, 10]).per_query
-    monkeypatch.setattr(inputs, "_read_f32", lambda *args, **kwargs: None)
+    monkeypatch.setattr(prepare, "read_f32", lambda *args, **kwargs: None)
     res = evaluate(qrels, results, [1, 3, 10])
     assert res.per_query["MRR@10"]["q"] == 1.0 and res.per_query == by_struct
 
@@ -232,7 +233,7 @@ class _ShortMapping(dict):
 
 @pytest.mark.parametrize("group", [1, 2, 1 << 16])
 def test_a_mapping_whose_len_disagrees_with_its_items_is_left_to_numpy(group):
-    from haystack_irmetrics.core.inputs import _read_f32
+    from haystack_irmetrics.core.packing import read_f32 as _read_f32
 
     inner = [_ShortMapping({"a": 1.0, "b": 2.0, "c": 3.0}), {"x": 4.0, "y": 5.0}]
     assert _read_f32(inner, np.array([2, 2]), 4, group) is None

@@ -32,11 +32,12 @@ import numpy as np
 
 from ..errors import InvalidCutoffError, InvalidLabelError
 from .evaluate import EvaluationResult, build_evaluation, evaluate, gain_values, unscored
-from .inputs import ColumnarRun, Qrels, QrelsDict, Run, RunDict, _is_finite_number, _shown
+from .inputs import ArrayRun, Qrels, QrelsDict, Run, RunDict
 from .kernels import discount as log2_discount
 from .kernels import jk_discount
 from .measures import STANDARD_LEVELS, Measure, check_cutoff, check_k_values, check_level, parse_measure
 from .presets import resolve_preset
+from .validation import is_finite_number, shown
 
 
 @dataclass(frozen=True)
@@ -177,14 +178,14 @@ def _label_array(values: Sequence[float], what: str) -> np.ndarray:
     if isinstance(values, str | bytes) or not isinstance(values, Sequence | np.ndarray):
         raise InvalidLabelError(f"{what} must be a sequence of graded labels, got {values!r}"[:200])
     for i, v in enumerate(values):
-        if not _is_finite_number(v):
-            raise InvalidLabelError(f"{what}[{i}] = {_shown(v)} is not a finite number")
+        if not is_finite_number(v):
+            raise InvalidLabelError(f"{what}[{i}] = {shown(v)} is not a finite number")
     return np.asarray(values, dtype=np.float64)
 
 
 def gain_curves(
     qrels: QrelsDict | Qrels,
-    results: RunDict | Run | ColumnarRun,
+    results: RunDict | Run | ArrayRun,
     depth: int = 10,
     *,
     gain: str | Mapping[float, float] | None = None,
@@ -283,7 +284,7 @@ def _columns(res: EvaluationResult, names: list[str]) -> tuple[list[str], np.nda
 
 def interpolated_pr(
     qrels: QrelsDict | Qrels,
-    results: RunDict | Run | ColumnarRun,
+    results: RunDict | Run | ArrayRun,
     levels: Sequence[float] = STANDARD_LEVELS,
     *,
     preset: str = "beir",
@@ -324,7 +325,7 @@ class MeasureCurve:
 
 def measure_at_k(
     qrels: QrelsDict | Qrels,
-    results: RunDict | Run | ColumnarRun,
+    results: RunDict | Run | ArrayRun,
     measure: str = "NDCG",
     ks: Sequence[int] = tuple(range(1, 11)),
     *,

@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import EmptyInputError, InvalidLabelError, NoOverlapError, SplitQueryError
-from .inputs import ColumnarRun, Prepared, Qrels, QrelsDict, Run, RunDict, _native, as_run, prepare
+from . import native
+from .inputs import ArrayRun, Qrels, QrelsDict, Run, RunDict, as_run
 from .kernels import (
     COUNTLESS_FAMILIES,
     binary_kernel,
@@ -23,6 +24,7 @@ from .kernels import (
     iprec_kernel,
 )
 from .measures import FAMILIES, STANDARD_LEVELS, GainMap, Measure, resolve_measures
+from .prepare import Prepared, prepare
 from .presets import FamilyPolicy, MissingQueries, NoRelevant, Preset, Ties, resolve_preset
 from .ranking import Counted, count_f32, judged_ranks
 
@@ -62,10 +64,7 @@ class PerQuery(Mapping):
             # has its values replaced (no insertion or resize per query).
             if self._keys is None or self._keys[0] is not names:
                 self._keys = (names, dict.fromkeys(names))
-            native = _native()
-            built = None
-            if native is not None and values.dtype == np.float64 and type(names) is list:
-                built = native.fill_dict(self._keys[1], names, np.ascontiguousarray(values))
+            built = native.fill_dict(self._keys[1], names, values)
             if built is None:
                 built = self._keys[1].copy()
                 built.update(zip(names, values.tolist()))
@@ -133,7 +132,7 @@ class EvaluationResult:
 
 def evaluate(
     qrels: QrelsDict | Qrels,
-    results: RunDict | Run | ColumnarRun,
+    results: RunDict | Run | ArrayRun,
     k_values: Sequence[int] | None = DEFAULT_K_VALUES,
     *,
     measures: Sequence[str | Measure] | None = None,
@@ -151,7 +150,7 @@ def evaluate(
     :param results: ``{qid: {docid: score}}`` (higher = better); or ``{qid: [docid, ...]}``, ranked
         lists best first with no scores (every query a list or tuple; see
         :class:`~haystack_irmetrics.core.inputs.RankedRun`); or a
-        :class:`~haystack_irmetrics.core.inputs.Run` / ``ColumnarRun``. Never modified.
+        :class:`~haystack_irmetrics.core.inputs.Run` / an ``ArrayRun`` (``ColumnarRun``, ``RankedRun``). Never modified.
     :param k_values: cutoffs crossed with the measure families.
     :param measures: families (``"NDCG"``) and/or full names (``"P@5"``, ``"nDCG_exp@10"``, ``"Rprec"``,
         ``"iP@0.3"``; see :mod:`haystack_irmetrics.core.measures`); default: BEIR's six.
@@ -188,7 +187,7 @@ def evaluate(
 
 def evaluate_chunks(
     qrels: QrelsDict | Qrels,
-    chunks: Iterable[RunDict | Mapping[str, Sequence[str]] | Run | ColumnarRun],
+    chunks: Iterable[RunDict | Mapping[str, Sequence[str]] | Run | ArrayRun],
     k_values: Sequence[int] | None = DEFAULT_K_VALUES,
     *,
     measures: Sequence[str | Measure] | None = None,
@@ -296,7 +295,7 @@ def _no_overlap(n_run: int, example: str, qrels: Qrels) -> NoOverlapError:
     )
 
 
-def build_evaluation(qrels: QrelsDict | Qrels, results: RunDict | Run | ColumnarRun, policy: Preset) -> _Evaluation:
+def build_evaluation(qrels: QrelsDict | Qrels, results: RunDict | Run | ArrayRun, policy: Preset) -> _Evaluation:
     """Validate the inputs and prepare one evaluation under a resolved preset (shared with :mod:`.curves`)."""
     q = Qrels.from_dict(qrels)
     run = as_run(results)
@@ -319,7 +318,7 @@ class _Block:
 class _Evaluation:
     """One evaluation: computes each (ranking order, relevance rule) once and shares it."""
 
-    def __init__(self, qrels: Qrels, prep: Prepared, preset: Preset, run: Run | ColumnarRun | None = None) -> None:
+    def __init__(self, qrels: Qrels, prep: Prepared, preset: Preset, run: Run | ArrayRun | None = None) -> None:
         self.qrels = qrels
         self.prep = prep
         self.preset = preset
@@ -584,9 +583,9 @@ def gain_values(labels: np.ndarray, gain: str | GainMap | None) -> np.ndarray:
     return out
 
 
-def _run_subset(run: Run | ColumnarRun, qids: list[str]) -> dict[str, Mapping[str, float]]:
+def _run_subset(run: Run | ArrayRun, qids: list[str]) -> dict[str, Mapping[str, float]]:
     """``{qid: {docid: score}}`` for these queries of the run (dict runs: the caller's own dicts)."""
-    if isinstance(run, ColumnarRun):
+    if isinstance(run, ArrayRun):
         where = {q: i for i, q in enumerate(run.qids)}
         out: dict[str, Mapping[str, float]] = {}
         for q in qids:
@@ -596,8 +595,8 @@ def _run_subset(run: Run | ColumnarRun, qids: list[str]) -> dict[str, Mapping[st
     return {q: run.data[q] for q in qids}
 
 
-def _qids(run: Run | ColumnarRun) -> list[str]:
-    return run.qids if isinstance(run, ColumnarRun) else list(run.data)
+def _qids(run: Run | ArrayRun) -> list[str]:
+    return run.qids if isinstance(run, ArrayRun) else list(run.data)
 
 
 def _has_relevant(judgments: Mapping[str, float], m: Measure, preset: Preset) -> bool:

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .inputs import _native
+from . import native
 from .measures import MIN_GEO_MEAN
 
 _LOG2: list[float] = []
@@ -52,9 +52,7 @@ def segmented_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     lengths = offsets[1:] - offsets[:-1]
     if out.size == 0:
         return out
-    native = _native()
-    if native is not None:  # the same sequential sums in one C loop (no numpy call per segment)
-        native.segmented_cumsum(out, np.ascontiguousarray(offsets, np.int64))
+    if native.segmented_cumsum(out, offsets):  # the same sequential sums in one C loop
         return out
     nonempty = np.flatnonzero(lengths > 1)
     if nonempty.size < int(lengths.max()):  # few long segments: one cumsum each (also sequential)

@@ -23,7 +23,9 @@ from itertools import pairwise
 
 import numpy as np
 
-from .inputs import Prepared, _check_id, _gather_rows
+from .packing import gather_rows
+from .prepare import Prepared
+from .validation import check_id
 
 # Bound on the elements compared at once in the counting pass (memory ~ 20 bytes each).
 _CHUNK = 1 << 22
@@ -178,7 +180,7 @@ def count_f32(prep: Prepared) -> Counted:
             # Ids are type-checked on a sample of queries; a tie is where another one must compare.
             for ids in (member_ids, pair_ids):
                 for i, d in enumerate(ids):
-                    _check_id("document", d, f" in query {prep.qids[prep.pair_query[pairs[i]]]!r}")
+                    check_id("document", d, f" in query {prep.qids[prep.pair_query[pairs[i]]]!r}")
         return Counted(greater, pairs, positions, member_ids, pair_ids, sharing, sharing_lister)
     empty = np.zeros(0, np.int64)
     return Counted(greater, empty, empty)
@@ -331,7 +333,7 @@ def _count_sorted(
     local[queries] = np.arange(queries.size)
     lengths = offsets[queries + 1] - offsets[queries]
     owner = np.repeat(np.arange(queries.size, dtype=np.uint64), lengths)
-    pos = _gather_rows(offsets, queries)
+    pos = gather_rows(offsets, queries)
     keys = (owner << np.uint64(32)) | _ordered_u32(_as_f32(scores[pos])).astype(np.uint64)
     order = np.argsort(keys)
     keys = keys[order]

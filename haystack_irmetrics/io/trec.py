@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 
 from ..core.evaluate import DEFAULT_K_VALUES, EvaluationResult, evaluate, evaluate_chunks
-from ..core.inputs import ColumnarRun, Qrels, QrelsDict, Run, _is_finite_number, _shown, as_run
+from ..core.inputs import ColumnarRun, Qrels, QrelsDict, Run, as_run
+from ..core.validation import is_finite_number, shown
 from ..errors import InvalidIdError, InvalidScoreError, ParseError, shorten
 from . import _fast
 from .limits import capped, line_too_long
@@ -402,14 +403,14 @@ def check_trec_ids(results: Mapping[str, Mapping[str, float]], tag: str = "hayst
         return
     for q, docs in results.items():
         for what, value in [
-            (f"query id {_shown(q)}", q),
-            *((f"document id {_shown(d)} of query {q!r}", d) for d in docs),
+            (f"query id {shown(q)}", q),
+            *((f"document id {shown(d)} of query {q!r}", d) for d in docs),
         ]:
             if not _trec_field(value):
                 raise InvalidIdError(
                     f"{what} cannot be written to a TREC file: ids there are text (str) with no whitespace, in UTF-8"
                 )
-    raise InvalidIdError(f"tag {_shown(tag)} cannot be written to a TREC file: no whitespace, UTF-8 text")
+    raise InvalidIdError(f"tag {shown(tag)} cannot be written to a TREC file: no whitespace, UTF-8 text")
 
 
 def _trec_field(value: object) -> bool:
@@ -438,10 +439,10 @@ def write_trec_run(
     data = as_run(results).data
     check_trec_ids(data, tag)
     for q, docs in data.items():
-        if not all(map(_is_finite_number, docs.values())):
-            d, score = next((d, s) for d, s in docs.items() if not _is_finite_number(s))
+        if not all(map(is_finite_number, docs.values())):
+            d, score = next((d, s) for d, s in docs.items() if not is_finite_number(s))
             raise InvalidScoreError(
-                f"score {_shown(score)} of document {d!r} in query {q!r} cannot be written to a TREC file: "
+                f"score {shown(score)} of document {d!r} in query {q!r} cannot be written to a TREC file: "
                 "scores there are finite numbers"
             )
     with Path(path).open("w", encoding="utf-8") as f:

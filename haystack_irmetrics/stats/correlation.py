@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .._extras import require
-from ..core.inputs import _is_finite_number, _shown
+from ..core.validation import is_finite_number, shown
 from ..errors import EmptyInputError, InvalidIdError, InvalidPolicyError, InvalidScoreError
 
 Method = Literal["kendall", "spearman"]
@@ -56,8 +56,8 @@ def _scores(ranking: Ranking, which: str) -> dict[Any, float]:
     if isinstance(ranking, Mapping):
         out = {}
         for item, value in ranking.items():
-            if not _is_finite_number(value):  # the core's rule: no bool, no numeric string
-                raise InvalidScoreError(f"{which}: score {_shown(value)} of {item!r} is not a finite number")
+            if not is_finite_number(value):  # the core's rule: no bool, no numeric string
+                raise InvalidScoreError(f"{which}: score {shown(value)} of {item!r} is not a finite number")
             out[item] = float(value)
         return out
     if isinstance(ranking, str | bytes) or not isinstance(ranking, Iterable):
