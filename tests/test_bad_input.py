@@ -546,8 +546,8 @@ def test_a_columnar_run_of_parts_that_do_not_fit_is_a_typed_error(scores, offset
 
 
 def test_correlations_and_gain_vectors_take_finite_real_numbers_only():
-    from haystack_irmetrics.stats.correlation import per_query_correlation, rank_correlation
     from haystack_irmetrics.core.curves import gain_vectors, measure_at_k
+    from haystack_irmetrics.stats.correlation import per_query_correlation, rank_correlation
 
     for bad in ("3", True, 10**400):
         with pytest.raises(InvalidScoreError, match=r"score .* of 'a' is not a finite number"):

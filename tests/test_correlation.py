@@ -13,13 +13,13 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from haystack_irmetrics import evaluate
+from haystack_irmetrics.errors import EmptyInputError, InvalidIdError, InvalidPolicyError, InvalidScoreError
 from haystack_irmetrics.stats.correlation import (
     Correlation,
     per_query_correlation,
     rank_correlation,
     system_correlation,
 )
-from haystack_irmetrics.errors import EmptyInputError, InvalidIdError, InvalidPolicyError, InvalidScoreError
 
 # Seed 002: positions of ten documents in rankings R1 and R2; squared differences sum to 24.
 DOCS = ["d123", "d84", "d56", "d6", "d8", "d9", "d511", "d129", "d187", "d25"]
@@ -107,7 +107,7 @@ def test_unknown_method_and_the_result_type():
 
 def test_importing_the_package_loads_neither_scipy_nor_matplotlib():
     code = (
-        "import sys, haystack_irmetrics, haystack_irmetrics.core, haystack_irmetrics.plotting, haystack_irmetrics.cli\n"
+        "import sys, haystack_irmetrics, haystack_irmetrics.core, haystack_irmetrics.plots, haystack_irmetrics.cli\n"
     )
     code += "haystack_irmetrics.cli.build_parser()\n"
     code += "print(sorted(m for m in ('scipy', 'matplotlib') if m in sys.modules))"

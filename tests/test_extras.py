@@ -68,8 +68,8 @@ def test_irmetrics_feedback_without_polars_exits_2_naming_the_extra(tmp_path, mo
 
 
 def test_comparisons_without_scipy_name_the_stats_extra(tmp_path, monkeypatch, capsys):
-    from haystack_irmetrics.stats.correlation import rank_correlation
     from haystack_irmetrics.stats import compare_paired, paired_t_test
+    from haystack_irmetrics.stats.correlation import rank_correlation
 
     hide(monkeypatch, "scipy", "scipy.stats")
     with pytest.raises(MissingDependencyError, match=r"paired t-test: scipy is not installed.*\[stats\]"):

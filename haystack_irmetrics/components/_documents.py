@@ -42,7 +42,8 @@ from typing import Any
 import numpy as np
 from haystack import Document
 
-from ..core.inputs import Qrels, RankedRun, _is_finite_number, _shown
+from ..core.inputs import Qrels, RankedRun
+from ..core.validation import is_finite_number, shown
 from ..errors import (
     EmptyInputError,
     InvalidDocumentsError,
@@ -331,10 +332,10 @@ class DocumentPath:
         for j, (key, label) in enumerate(zip(keys, labels, strict=True)):
             if label is None:
                 label = 1
-            elif not _is_finite_number(label):
+            elif not is_finite_number(label):
                 raise InvalidLabelError(
                     f"ground_truth_documents[{i}][{j}] (query {qid!r}, id {docs[j].id!r}): relevance "
-                    f"{self.relevance_field} {_shown(label)} is not a finite number"
+                    f"{self.relevance_field} {shown(label)} is not a finite number"
                 )
             previous = out.get(key)
             if previous is None or label > previous:
@@ -347,9 +348,9 @@ class DocumentPath:
         for j, doc in enumerate(docs):
             key = self._key(doc, "retrieved_documents", i, j, qid)
             score = doc.score
-            if not _is_finite_number(score):
+            if not is_finite_number(score):
                 raise InvalidScoreError(
-                    f"retrieved_documents[{i}][{j}] (query {qid!r}, id {doc.id!r}) has score {_shown(score)}, not a finite "
+                    f"retrieved_documents[{i}][{j}] (query {qid!r}, id {doc.id!r}) has score {shown(score)}, not a finite "
                     "number; rank_by='score' needs every retrieved document scored (or use rank_by='order')"
                 )
             previous = out.get(key)
