@@ -105,9 +105,12 @@ class _DocumentEvaluator:
         self._path = DocumentPath(document_comparison_field, relevance_field, rank_by)
         if not isinstance(preset, str):
             raise InvalidPolicyError(f"preset must be 'beir' or 'trec', got {preset!r}")
-        resolve_preset(
+        # The one policy object the evaluations use (init parameters stay as given, for to_dict).
+        self._policy = resolve_preset(
             preset,
             relevance_threshold=relevance_threshold,
+            # List order is a RankedRun, which never ties; "stable" states it for any other policy reader.
+            ties="stable" if rank_by == "order" else None,
             ignore_identical_ids=ignore_identical_ids,
             no_relevant=no_relevant,
         )
@@ -145,12 +148,7 @@ class _DocumentEvaluator:
                 batch.results,
                 None,
                 measures=measures,
-                preset=self.preset,
-                relevance_threshold=self.relevance_threshold,
-                # List order is a RankedRun, which never ties; "stable" states it for any other policy reader.
-                ties="stable" if self.rank_by == "order" else None,
-                ignore_identical_ids=self.ignore_identical_ids,
-                no_relevant=self.no_relevant,
+                preset=self._policy,
             )
             ids = batch.query_ids
             del batch  # the rankings' key list goes before a collection could walk it

@@ -171,18 +171,15 @@ def evaluate(
         >>> res.means["NDCG@3"], res.means["MRR@1"], res.means["P@3"]
         (0.74532, 0.5, 0.5)
     """
-    return evaluate_chunks(
-        qrels,
-        [results],
-        k_values,
-        measures=measures,
-        preset=preset,
-        relevance_threshold=relevance_threshold,
+    policy = resolve_preset(
+        preset,
         ties=ties,
         missing_queries=missing_queries,
         ignore_identical_ids=ignore_identical_ids,
+        relevance_threshold=relevance_threshold,
         no_relevant=no_relevant,
     )
+    return evaluate_chunks(qrels, [results], k_values, measures=measures, preset=policy)
 
 
 def evaluate_chunks(

@@ -72,6 +72,12 @@ class FamilyPolicy:
 
 @dataclass(frozen=True)
 class Preset:
+    """The evaluation policy, as one value: a named preset (:data:`BEIR`, :data:`TREC`) with any
+    overrides applied by :func:`resolve_preset`, the one place that validates them. Entry points (the
+    public functions' keyword arguments, the components' init parameters, the CLI's options) resolve
+    their policies once into a ``Preset`` and pass it down as ``preset=``; nothing below restates them.
+    """
+
     name: str
     families: Mapping[str, FamilyPolicy]
     ignore_identical_ids: bool
