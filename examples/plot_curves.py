@@ -18,10 +18,15 @@ from haystack.components.retrievers.in_memory import InMemoryBM25Retriever
 from haystack.document_stores.in_memory import InMemoryDocumentStore
 
 from haystack_irmetrics import evaluate
-from haystack_irmetrics.stats.correlation import per_query_correlation
 from haystack_irmetrics.core.curves import interpolated_pr
 from haystack_irmetrics.io import read_qrels
-from haystack_irmetrics.plotting import plot_gain_curves, plot_metric_vs_k, plot_pr_curves, plot_score_distribution
+from haystack_irmetrics.plots import (
+    plot_gain_curves,
+    plot_pr_curves,
+    plot_runs_metric_vs_k,
+    plot_runs_score_distribution,
+)
+from haystack_irmetrics.stats.correlation import per_query_correlation
 
 SAMPLE = Path(__file__).resolve().parent.parent / "haystack_irmetrics" / "datasets" / "sample"
 
@@ -56,8 +61,8 @@ def main(out_dir: Path) -> None:
         plot_pr_curves(qrels, runs, out_dir / "pr_curves.png"),
         plot_pr_curves(qrels, runs, out_dir / "pr_curves.svg"),
         plot_gain_curves(qrels, runs, out_dir / "gain_curves.png", depth=10),
-        plot_metric_vs_k(qrels, runs, out_dir / "ndcg_vs_k.png", measure="NDCG", ks=[1, 3, 5, 10, 20, 50, 100]),
-        plot_score_distribution(qrels, runs, out_dir / "ndcg10_per_query.png", measure="NDCG@10"),
+        plot_runs_metric_vs_k(qrels, runs, out_dir / "ndcg_vs_k.png", measure="NDCG", ks=[1, 3, 5, 10, 20, 50, 100]),
+        plot_runs_score_distribution(qrels, runs, out_dir / "ndcg10_per_query.png", measure="NDCG@10"),
     ]
     for path in written:
         print(f"wrote {path} ({path.stat().st_size} bytes)")

@@ -55,6 +55,11 @@ class InvalidPolicyError(IRMetricsError):
     """An unknown preset or policy value was passed."""
 
 
+class InvalidArgumentError(IRMetricsError):
+    """An argument that is no evaluation policy is out of range or malformed: a figure's size, dpi or
+    file suffix, two systems given the same name."""
+
+
 class InvalidScoreError(IRMetricsError):
     """A retrieval score is missing, non-numeric, NaN or infinite."""
 
@@ -120,6 +125,7 @@ __all__ = [
     "DuplicateDocumentError",
     "EmptyInputError",
     "IRMetricsError",
+    "InvalidArgumentError",
     "InvalidCutoffError",
     "InvalidDocumentsError",
     "InvalidIdError",

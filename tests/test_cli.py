@@ -76,3 +76,29 @@ def test_console_script_is_installed_and_runs(files):
         check=True,
     )
     assert json.loads(out.stdout)["P@3"] == 0.5
+
+
+HEAVY = ("haystack", "polars", "pyarrow", "matplotlib", "scipy")
+
+
+def loaded_after(argv: list[str]) -> list[str]:
+    """The heavy packages a fresh interpreter has imported after ``irmetrics ARGV``."""
+    code = (
+        "import contextlib, io, sys\n"
+        "from haystack_irmetrics.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        f"    main({argv!r})\n"
+        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.replace("'", '"'))
+
+
+@pytest.mark.parametrize("command", [[], ["evaluate"], ["beir"], ["compare"], ["feedback"], ["plot"]])
+def test_help_imports_no_heavy_package(command):
+    assert loaded_after([*command, "--help"]) == []
+
+
+def test_evaluate_imports_neither_haystack_matplotlib_nor_scipy(files):
+    # polars may stream the run file (io.evaluate_run_file) when it is installed; nothing else is loaded.
+    assert set(loaded_after(["evaluate", str(files[0]), str(files[1]), "-k", "3"])) <= {"polars", "pyarrow"}

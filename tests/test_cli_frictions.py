@@ -104,7 +104,7 @@ def test_version_falls_back_to_the_package_version_when_not_installed(monkeypatc
 
 
 def test_the_version_is_looked_up_only_when_asked_for(files, monkeypatch, capsys):
-    import haystack_irmetrics.cli as cli
+    import haystack_irmetrics.cli.app as cli  # where --version looks it up
 
     def fail() -> str:
         raise AssertionError("package metadata read on an ordinary run")

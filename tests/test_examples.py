@@ -29,7 +29,7 @@ TESTED_IN = {
     "graded_feedback.py": "tests/test_examples.py",
     "feedback_threshold.py": "tests/test_feedback_examples.py",
     "feedback_report.py": "tests/test_feedback_examples.py",
-    "plot_curves.py": "tests/test_plotting.py",
+    "plot_curves.py": "tests/test_plots.py",
 }
 
 

@@ -51,8 +51,9 @@ _ROUNDING = 1e-12
 _LIMIT = 1e100
 
 
-def _values(a: Any, what: str = "per-query values") -> np.ndarray:
-    """``a`` as float64; anything but real numbers (a numeric string, a bool, a dict too) raises."""
+def per_query_values(a: Any, what: str = "per-query values") -> np.ndarray:
+    """``a`` as float64; anything but real numbers (a numeric string, a bool, a dict too) raises
+    :class:`StatsInputError` (the check every test, interval and plot of per-query values applies)."""
     try:
         x = np.asarray(a)
     except ValueError as e:  # ragged lists
@@ -61,6 +62,9 @@ def _values(a: Any, what: str = "per-query values") -> np.ndarray:
         example = repr(x.flat[0]) if x.size else "none"
         raise StatsInputError(f"{what} must be real numbers, got {type(a).__name__} of {x.dtype} (e.g. {example})")
     return x.astype(np.float64)
+
+
+_values = per_query_values  # the former private name, still imported by stats.compare
 
 
 def check_seed(seed: Any) -> np.random.Generator:
@@ -97,11 +101,11 @@ def check_confidence(confidence: Any) -> float:
 
 def _pair(a: Any, b: Any | None = None) -> tuple[np.ndarray, bool]:
     """(differences as an (n, m) float64 matrix, rounding-level ones set to 0; whether the input was 1-D)."""
-    x = _checked(_values(a))
+    x = _checked(per_query_values(a))
     one, n = x.ndim == 1, x.shape[0]
     if b is None:
         return x.reshape(n, -1), one
-    y = _checked(_same_shape(x, _values(b)))
+    y = _checked(_same_shape(x, per_query_values(b)))
     _same_index(a, b)
     x, y = x.reshape(n, -1), y.reshape(n, -1)
     d = x - y
@@ -197,7 +201,9 @@ def paired_t_test(a: Any, b: Any | None = None) -> TestResult:
         if b is None:
             res = stats.ttest_1samp(d[:, varied], 0.0, axis=0)
         else:  # scipy's own arithmetic on the values as given
-            res = stats.ttest_rel(_values(a).reshape(n, -1)[:, varied], _values(b).reshape(n, -1)[:, varied], axis=0)
+            res = stats.ttest_rel(
+                per_query_values(a).reshape(n, -1)[:, varied], per_query_values(b).reshape(n, -1)[:, varied], axis=0
+            )
         t[varied] = res.statistic
         p[varied] = res.pvalue
     constant = ~varied & (peak > 0)
@@ -303,7 +309,7 @@ def percentile_interval(means: Any, confidence: float = 0.95) -> tuple[Any, Any]
         ``(n_resamples,)`` (floats out).
     """
     confidence = check_confidence(confidence)
-    m = _values(means, "resampled means")
+    m = per_query_values(means, "resampled means")
     one = m.ndim == 1
     if m.ndim not in (1, 2) or m.shape[0] == 0:
         raise StatsInputError(f"resampled means must be (n_resamples,) or (n_resamples, metrics), got shape {m.shape}")
@@ -346,7 +352,7 @@ def holm(pvalues: Any) -> np.ndarray:
         >>> holm([0.01, 0.04, 0.03, 0.005]).tolist()
         [0.03, 0.06, 0.06, 0.02]
     """
-    p = _values(pvalues, "p-values")
+    p = per_query_values(pvalues, "p-values")
     if p.ndim != 1:
         raise StatsInputError(f"holm takes a 1-D family of p-values, got shape {p.shape}")
     if p.size and (np.isnan(p).any() or (p < 0).any() or (p > 1).any()):

@@ -1,11 +1,12 @@
-"""PNG plots of evaluation results with matplotlib (the ``plots`` extra), without pyplot's global state.
+"""Plots of arrays: per-query values and means already computed, one figure per call.
 
-Each function draws one figure on the Agg canvas and writes it to ``path``; the PNG is exactly
-``figsize * dpi`` pixels (no tight bounding box). Inputs are plain per-query arrays and means, so the
-plots serve :mod:`haystack_irmetrics.feedback` reports and any other comparison alike.
+Inputs are plain per-query arrays and means, so these serve :mod:`haystack_irmetrics.feedback`
+reports and any other comparison alike (:mod:`haystack_irmetrics.plots.runs` computes them from runs
+and qrels first). Each figure is written by :func:`~haystack_irmetrics.plots.figure.save`: exactly
+``figsize * dpi`` pixels, PNG, SVG or PDF by the path's suffix.
 
 * :func:`plot_delta_histogram` -- per-query differences of one metric between two systems.
-* :func:`plot_metric_vs_k` -- a metric family's mean against the cutoff k, one line per system.
+* :func:`plot_metric_vs_k` -- a metric family's mean against the cutoff k, one line per series.
 * :func:`plot_score_distribution` -- per-query values of one metric, one box (and points) per system.
 """
 
@@ -18,49 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ._extras import require
-
-DEFAULT_SIZE = (6.4, 4.0)
-DEFAULT_DPI = 100
-
-
-def _figure(figsize: tuple[float, float], dpi: int) -> Any:
-    require("matplotlib", purpose="plots")
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    _check_size(figsize, dpi)
-    fig = Figure(figsize=figsize, dpi=dpi)
-    FigureCanvasAgg(fig)
-    return fig
-
-
-MAX_PIXELS = 1 << 15  # a side; Agg refuses 2**16, and a larger image is rarely wanted
-
-
-def _check_size(figsize: tuple[float, float], dpi: int) -> None:
-    from .errors import InvalidPolicyError
-
-    try:
-        w, h = (float(x) for x in figsize)
-    except (TypeError, ValueError):
-        raise InvalidPolicyError(f"figsize must be (width, height) in inches, got {figsize!r}") from None
-    if isinstance(dpi, bool) or not isinstance(dpi, int | np.integer) or dpi <= 0:
-        raise InvalidPolicyError(f"dpi must be a positive integer, got {dpi!r}")
-    if not (0 < w < float("inf") and 0 < h < float("inf")):
-        raise InvalidPolicyError(f"figsize must be positive finite inches, got {figsize!r}")
-    if max(w, h) * dpi > MAX_PIXELS or min(w, h) * dpi < 1:
-        raise InvalidPolicyError(
-            f"a {w:g}x{h:g} inch figure at {dpi} dpi is {w * dpi:,.0f}x{h * dpi:,.0f} pixels; "
-            f"each side must be 1 to {MAX_PIXELS:,}"
-        )
-
-
-def _save(fig: Any, path: str | os.PathLike[str]) -> Path:
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, format="png", dpi=fig.dpi)
-    return out
+from .figure import DEFAULT_DPI, DEFAULT_SIZE, figure, save
 
 
 def plot_delta_histogram(
@@ -75,9 +34,9 @@ def plot_delta_histogram(
     dpi: int = DEFAULT_DPI,
 ) -> Path:
     """Histogram of per-query ``system - baseline`` for one metric, with the mean and zero marked."""
-    from .stats.significance import StatsInputError, _values
+    from ..stats.significance import StatsInputError, per_query_values  # on use: stats is not needed to draw
 
-    a, b = _values(system), _values(baseline)
+    a, b = per_query_values(system), per_query_values(baseline)
     if a.shape != b.shape or a.ndim != 1:
         raise StatsInputError(f"per-query values must be two aligned 1-D arrays, got {a.shape} and {b.shape}")
     delta = a - b
@@ -85,7 +44,7 @@ def plot_delta_histogram(
         raise StatsInputError(
             f"per-query values of {metric} contain NaN or infinity (query {int(np.flatnonzero(~np.isfinite(delta))[0])})"
         )
-    fig = _figure(figsize, dpi)
+    fig = figure(path, figsize, dpi)
     ax = fig.add_subplot()
     lo, hi = (float(delta.min()), float(delta.max())) if delta.size else (-1.0, 1.0)
     span = max(hi - lo, 1e-9)
@@ -101,7 +60,7 @@ def plot_delta_histogram(
         ax.legend(loc="upper right")
     ax.set_xlabel(f"per-query difference in {metric}")
     ax.set_ylabel("queries")
-    return _save(fig, path)
+    return save(fig, path)
 
 
 def plot_metric_vs_k(
@@ -118,7 +77,7 @@ def plot_metric_vs_k(
     ``styles`` maps a series name to keyword arguments of ``Axes.plot`` (e.g. ``{"color": "C0",
     "linestyle": "--"}`` for a system's condensed-list curve).
     """
-    fig = _figure(figsize, dpi)
+    fig = figure(path, figsize, dpi)
     ax = fig.add_subplot()
     for name, series in means.items():
         ks = sorted(series)
@@ -135,7 +94,7 @@ def plot_metric_vs_k(
     ax.grid(alpha=0.3)
     if means:
         ax.legend(loc="best")
-    return _save(fig, path)
+    return save(fig, path)
 
 
 def plot_score_distribution(
@@ -148,7 +107,7 @@ def plot_score_distribution(
     seed: int = 0,
 ) -> Path:
     """Per-query values of one metric: a box per system with the queries jittered over it."""
-    fig = _figure(figsize, dpi)
+    fig = figure(path, figsize, dpi)
     ax = fig.add_subplot()
     names = list(per_query)
     data = [np.asarray(per_query[n], dtype=np.float64) for n in names]
@@ -161,7 +120,7 @@ def plot_score_distribution(
     ax.set_ylabel(f"per-query {metric}")
     ax.set_title(f"{metric} per query" + (f" ({data[0].size} queries)" if data else ""))
     ax.grid(axis="y", alpha=0.3)
-    return _save(fig, path)
+    return save(fig, path)
 
 
 __all__ = ["plot_delta_histogram", "plot_metric_vs_k", "plot_score_distribution"]

@@ -6,7 +6,8 @@
 
 Prints the markdown report (or JSON with ``--json``); ``--report DIR`` also writes report.md,
 report.json, scores.csv, comparisons.csv, per_query.csv, skipped_rows.csv, qrels.txt and plots/*.png.
-Registered by :func:`add_subcommand`, which only imports argparse: the work is imported when it runs.
+Registered by :func:`add_subcommand`, which only imports the standard library: the work
+(:mod:`haystack_irmetrics.feedback`) is imported when it runs.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from ..cli import _ints, _names  # the same list syntax as ``irmetrics evaluate``
+from .args import ints, names
 
 
 def _named(value: str) -> tuple[str | None, str]:
@@ -29,7 +30,7 @@ def _named(value: str) -> tuple[str | None, str]:
 
 
 def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    """Add ``feedback`` to the ``irmetrics`` sub-commands."""
+    """Add ``feedback`` to the ``irmetrics`` subcommands."""
     p = sub.add_parser(
         "feedback",
         help="score user feedback logs: votes -> qrels -> metrics, with significance and reports",
@@ -106,8 +107,8 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
     s = p.add_argument_group("scoring")
     s.add_argument("--threshold", type=float, default=0.5, help="label >= this is relevant for P/Recall/MAP/MRR/R_cap")
-    s.add_argument("-k", type=_ints, default=[1, 3, 5, 10], help="cutoffs")
-    s.add_argument("-m", "--measures", type=_names, default=None, help="families or names (default: BEIR's six)")
+    s.add_argument("-k", type=ints, default=[1, 3, 5, 10], help="cutoffs")
+    s.add_argument("-m", "--measures", type=names, default=None, help="families or names (default: BEIR's six)")
     s.add_argument("--preset", choices=["beir", "trec"], default="beir", help="beir 2.2.0 or trec_eval conventions")
     s.add_argument(
         "--condensed", action=argparse.BooleanOptionalAction, default=True, help="also score condensed lists"
@@ -159,7 +160,7 @@ def _corpus_documents(path: str) -> list[Any]:
 def _index(pipe: Any, docs: list[Any]) -> None:
     stores = {id(s): s for _, comp in pipe.walk() if (s := getattr(comp, "document_store", None)) is not None}
     if not stores:
-        from .errors import FeedbackError
+        from ..feedback import FeedbackError
 
         raise FeedbackError("--corpus: the pipeline has no component with a document_store to write into")
     for store in stores.values():
@@ -167,11 +168,15 @@ def _index(pipe: Any, docs: list[Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .aggregate import Strategy
-    from .evaluation import NoRelevantJudgmentWarning, evaluate_feedback
-    from .judgments import aggregate_feedback
-    from .log import FeedbackLog
-    from .reader import detect_format
+    """Run ``irmetrics feedback``: aggregate, score, compare; print markdown or JSON, write ``--report``."""
+    from ..feedback import (
+        FeedbackLog,
+        NoRelevantJudgmentWarning,
+        Strategy,
+        aggregate_feedback,
+        detect_format,
+        evaluate_feedback,
+    )
 
     columns = {
         "query": args.query_col,
@@ -199,13 +204,13 @@ def run(args: argparse.Namespace) -> int:
     feedback = aggregate_feedback(log, strategy)
     if args.write_qrels:
         feedback.write_trec_qrels(args.write_qrels)
-    from ..errors import InvalidPolicyError
+    from ..errors import InvalidArgumentError
 
     runs: dict[str, Any] = {}
 
     def add(name: str, value: Any) -> None:
         if name in runs:
-            raise InvalidPolicyError(f"two systems are named {name!r}; label them NAME=RUN or NAME=YAML")
+            raise InvalidArgumentError(f"two systems are named {name!r}; label them NAME=RUN or NAME=YAML")
         runs[name] = value
 
     for value in args.run:
@@ -213,7 +218,7 @@ def run(args: argparse.Namespace) -> int:
         add(name or Path(path).name.split(".")[0], path)
     if args.pipeline:
         from ..components import load_pipeline
-        from .replay import replay_pipeline
+        from ..feedback import replay_pipeline
 
         corpus = _corpus_documents(args.corpus) if args.corpus else None
         for value in args.pipeline:
@@ -253,7 +258,7 @@ def run(args: argparse.Namespace) -> int:
         written = ev.write_report(args.report, plots=args.plots)
         print(f"report: {len(written)} files in {args.report}", file=sys.stderr)
     if args.json:
-        from .report import jsonable
+        from ..feedback import jsonable
 
         print(json.dumps(jsonable(ev.to_dict()), indent=2, allow_nan=False))
     else:

@@ -1,6 +1,6 @@
-"""The ``irmetrics beir`` and ``irmetrics compare`` subcommands (registered by :mod:`haystack_irmetrics.cli`).
+"""``irmetrics beir``: run a Haystack retrieval pipeline over a BEIR dataset and report BEIR's numbers.
 
-This module imports only the standard library at import time, so ``irmetrics evaluate`` stays fast.
+Imports only the standard library until it runs (then :mod:`haystack_irmetrics.beir`, and haystack).
 """
 
 from __future__ import annotations
@@ -10,23 +10,12 @@ import json
 import sys
 from pathlib import Path
 
-from ..cli import _ints, _names  # the same list syntax as ``irmetrics evaluate``
-
-_DEFAULT_K = "1,3,5,10,100,1000"
-
-
-def _top_k(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0 (0 keeps the pipeline's own), got {text!r}")
-    return value
+from ..core import DEFAULT_K_VALUES
+from .args import ints, top_k
 
 
-def add_subcommands(sub: argparse._SubParsersAction) -> None:
-    """Add ``beir`` and ``compare`` to the ``irmetrics`` subparsers."""
+def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add ``beir`` to the ``irmetrics`` subcommands."""
     beir = sub.add_parser(
         "beir",
         help="run a Haystack retrieval pipeline over a BEIR dataset and report BEIR's numbers exactly",
@@ -51,10 +40,10 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
         help="built-in pipeline (pipelines/beir_NAME.yaml) or your pipeline YAML",
     )
     beir.add_argument("--split", default="test", help="qrels split")
-    beir.add_argument("-k", type=_ints, default=_ints(_DEFAULT_K), help="cutoffs")
+    beir.add_argument("-k", type=ints, default=list(DEFAULT_K_VALUES), help="cutoffs")
     beir.add_argument(
         "--top-k",
-        type=_top_k,
+        type=top_k,
         default=1000,
         help="documents (chunks) retrieved per query, capped at the number indexed; 0 keeps the pipeline's own top_k",
     )
@@ -86,37 +75,13 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
     beir.add_argument(
         "--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bars (default: on a terminal)"
     )
-    beir.set_defaults(func=_cmd_beir)
-
-    cmp = sub.add_parser(
-        "compare",
-        help="evaluate two runs on the same qrels and print them side by side",
-        description="Evaluate two TREC runs (or folders written by 'irmetrics beir --output') against the same qrels.",
-    )
-    cmp.add_argument("run_a", help="first run: TREC run file or an 'irmetrics beir --output' folder")
-    cmp.add_argument("run_b", help="second run: TREC run file or an 'irmetrics beir --output' folder")
-    cmp.add_argument("--qrels", required=True, help="qrels file: TREC or BEIR TSV (e.g. DATASET/qrels/test.tsv)")
-    cmp.add_argument("-k", type=_ints, default=_ints(_DEFAULT_K), help="cutoffs")
-    cmp.add_argument("-m", "--measures", type=_names, default=None, help="families or names, e.g. NDCG,MRR or nDCG@10")
-    cmp.add_argument("--names", type=_names, default=None, help="labels for the two runs, e.g. bm25,dense")
-    cmp.add_argument("--preset", choices=["beir", "trec"], default="beir", help="beir 2.2.0 or trec_eval conventions")
-    cmp.add_argument("--format", choices=["markdown", "json"], default="markdown", help="what to print")
-    sig = cmp.add_argument_group("significance (B against A, per measure, over the queries either run is scored on)")
-    sig.add_argument(
-        "--stats",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="bootstrap interval of B − A, paired t-test and randomization p-values, Holm-adjusted "
-        "(default: on when scipy is installed)",
-    )
-    sig.add_argument("--n-resamples", type=int, default=10_000, help="sign patterns and bootstrap resamples")
-    sig.add_argument("--seed", type=int, default=0, help="seed of the resamples")
-    sig.add_argument("--confidence", type=float, default=0.95, help="bootstrap interval level")
-    cmp.set_defaults(func=_cmd_compare)
+    beir.set_defaults(func=run)
+    return beir
 
 
-def _cmd_beir(args: argparse.Namespace) -> int:
-    from .runner import run_beir
+def run(args: argparse.Namespace) -> int:
+    """Run ``irmetrics beir``: evaluate, print the summary (markdown or JSON), write ``--output``."""
+    from ..beir.runner import run_beir
 
     run = run_beir(
         args.dataset,
@@ -156,29 +121,4 @@ def _cmd_beir(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_compare(args: argparse.Namespace) -> int:
-    from ..errors import IRMetricsError
-    from .compare import compare_runs
-
-    if args.names is not None and len(args.names) != 2:
-        raise IRMetricsError(f"--names needs two labels, got {args.names}")
-    result = compare_runs(
-        args.run_a,
-        args.run_b,
-        args.qrels,
-        args.k,
-        measures=args.measures,
-        names=tuple(args.names) if args.names else None,
-        preset=args.preset,
-        significance=args.stats,
-        n_resamples=args.n_resamples,
-        seed=args.seed,
-        confidence=args.confidence,
-    )
-    print(result.to_json() if args.format == "json" else result.markdown())
-    for note in result.notes:
-        print(f"irmetrics: note: {note}", file=sys.stderr)
-    return 0
-
-
-__all__ = ["add_subcommands"]
+__all__ = ["add_subcommand", "run"]

@@ -1,0 +1,73 @@
+"""The ``irmetrics`` command line: the parser of every subcommand, ``--version`` and :func:`main`.
+
+Building the parser imports only the standard library (each subcommand imports its work when it
+runs), so ``irmetrics --help`` and ``irmetrics evaluate`` load neither haystack, polars, matplotlib
+nor scipy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import IRMetricsError
+from . import beir, compare, evaluate, feedback, plot
+from .args import show_defaults
+
+#: The subcommands in the order ``irmetrics --help`` lists them; each module has ``add_subcommand`` and ``run``.
+SUBCOMMANDS = (evaluate, beir, compare, feedback, plot)
+
+
+def package_version() -> str:
+    """The installed distribution's version (package metadata), else the package's ``__version__``."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("haystack-irmetrics")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        from .. import __version__
+
+        return f"{__version__} (not installed)"
+
+
+class _Version(argparse.Action):
+    """``--version``: the version is looked up only when asked for (package metadata costs ~20 ms per run)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        print(f"{parser.prog} {package_version()}")  # on stdout, as argparse's own version action
+        parser.exit()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``irmetrics`` parser with every subcommand of :data:`SUBCOMMANDS`."""
+    parser = argparse.ArgumentParser(prog="irmetrics", description="Exact retrieval evaluation (BEIR / trec_eval).")
+    parser.add_argument("--version", action=_Version, help="print the installed version and exit")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for command in SUBCOMMANDS:
+        command.add_subcommand(sub)
+    show_defaults(parser)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``irmetrics`` on ``argv`` (default: the process's arguments); the exit status: 0, or 2 on bad input."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except IRMetricsError as e:
+        print(f"irmetrics: error: {e}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # pragma: no cover - e.g. piped into head
+        return 0
+    except OSError as e:  # a path that cannot be read or written (missing, a directory, no permission)
+        print(f"irmetrics: error: {e}", file=sys.stderr)
+        return 2
+
+
+__all__ = ["SUBCOMMANDS", "build_parser", "main", "package_version"]

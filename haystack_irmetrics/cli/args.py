@@ -1,0 +1,107 @@
+"""Argument types and help rules every ``irmetrics`` subcommand shares (standard library only).
+
+The list syntax is one for all subcommands: ``-k 1,3,5`` (:func:`ints`), ``-m NDCG,P@5``
+(:func:`names`, commas inside a measure's parameters kept), ``--levels 0,0.5,1`` (:func:`floats`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def ints(text: str) -> list[int]:
+    """``"1,3,5"`` as ``[1, 3, 5]`` (empty items skipped)."""
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
+
+
+def floats(text: str) -> list[float]:
+    """``"0,0.5,1"`` as ``[0.0, 0.5, 1.0]`` (empty items skipped)."""
+    try:
+        return [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from None
+
+
+def names(text: str) -> list[str]:
+    """Comma-separated names; commas inside parameters separate gains, not measures:
+    ``"nDCG(gains={0:0,1:1})@10,P@5"`` is two names."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text + ","):
+        depth += ch in "({"
+        depth -= ch in ")}"
+        if ch == "," and depth == 0:
+            out.append(text[start:i].strip())
+            start = i + 1
+    return [x for x in out if x]
+
+
+def digits(text: str) -> int:
+    """A number of decimals, 0 to 17."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 17:
+        raise argparse.ArgumentTypeError(f"expected a number of decimals from 0 to 17, got {text!r}")
+    return value
+
+
+def top_k(text: str) -> int:
+    """A whole number >= 0 (0 keeps the pipeline's own top_k)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0 (0 keeps the pipeline's own), got {text!r}")
+    return value
+
+
+def size(text: str) -> tuple[float, float]:
+    """``"6.4x4"`` as ``(6.4, 4.0)`` inches (the plot's checks refuse what is not positive and finite)."""
+    try:
+        w, h = (float(x) for x in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT in inches, e.g. 6.4x4, got {text!r}") from None
+    return w, h
+
+
+def _default_text(value: Any) -> str:
+    if isinstance(value, list | tuple):
+        return ",".join(str(x) for x in value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def show_defaults(parser: argparse.ArgumentParser) -> None:
+    """Append "(default: X)" to the help of every option of every subcommand that has a default and
+    does not state it already (one place, so evaluate, beir, compare, feedback and plot read alike).
+
+    Options without a help string get one; ``None`` defaults (the preset's or the pipeline's choice),
+    flags and ``--help`` are left as they are.
+    """
+    subparsers = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    for sub in subparsers:
+        for command in sub.choices.values():
+            for action in command._actions:
+                default = action.default
+                if (
+                    not action.option_strings
+                    or action.help == argparse.SUPPRESS
+                    or default is None
+                    or default is argparse.SUPPRESS
+                    or isinstance(action, argparse._StoreTrueAction | argparse._StoreFalseAction)
+                    or (isinstance(default, list | tuple) and not default)
+                    or "default" in (action.help or "")
+                ):
+                    continue
+                shown = _default_text(default).replace("%", "%%")
+                action.help = f"{action.help} (default: {shown})" if action.help else f"default: {shown}"
+
+
+__all__ = ["digits", "floats", "ints", "names", "show_defaults", "size", "top_k"]

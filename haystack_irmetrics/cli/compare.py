@@ -1,0 +1,71 @@
+"""``irmetrics compare``: evaluate two runs on the same qrels and print them side by side, with significance.
+
+Imports only the standard library until it runs (then :mod:`haystack_irmetrics.beir.compare`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..core import DEFAULT_K_VALUES
+from .args import ints, names
+
+
+def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add ``compare`` to the ``irmetrics`` subcommands."""
+    cmp = sub.add_parser(
+        "compare",
+        help="evaluate two runs on the same qrels and print them side by side",
+        description="Evaluate two TREC runs (or folders written by 'irmetrics beir --output') against the same qrels.",
+    )
+    cmp.add_argument("run_a", help="first run: TREC run file or an 'irmetrics beir --output' folder")
+    cmp.add_argument("run_b", help="second run: TREC run file or an 'irmetrics beir --output' folder")
+    cmp.add_argument("--qrels", required=True, help="qrels file: TREC or BEIR TSV (e.g. DATASET/qrels/test.tsv)")
+    cmp.add_argument("-k", type=ints, default=list(DEFAULT_K_VALUES), help="cutoffs")
+    cmp.add_argument("-m", "--measures", type=names, default=None, help="families or names, e.g. NDCG,MRR or nDCG@10")
+    cmp.add_argument("--names", type=names, default=None, help="labels for the two runs, e.g. bm25,dense")
+    cmp.add_argument("--preset", choices=["beir", "trec"], default="beir", help="beir 2.2.0 or trec_eval conventions")
+    cmp.add_argument("--format", choices=["markdown", "json"], default="markdown", help="what to print")
+    sig = cmp.add_argument_group("significance (B against A, per measure, over the queries either run is scored on)")
+    sig.add_argument(
+        "--stats",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="bootstrap interval of B − A, paired t-test and randomization p-values, Holm-adjusted "
+        "(default: on when scipy is installed)",
+    )
+    sig.add_argument("--n-resamples", type=int, default=10_000, help="sign patterns and bootstrap resamples")
+    sig.add_argument("--seed", type=int, default=0, help="seed of the resamples")
+    sig.add_argument("--confidence", type=float, default=0.95, help="bootstrap interval level")
+    cmp.set_defaults(func=run)
+    return cmp
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``irmetrics compare``: print the comparison (markdown or JSON), its notes on stderr."""
+    from ..beir.compare import compare_runs
+    from ..errors import InvalidArgumentError
+
+    if args.names is not None and len(args.names) != 2:
+        raise InvalidArgumentError(f"--names needs two labels, got {args.names}")
+    result = compare_runs(
+        args.run_a,
+        args.run_b,
+        args.qrels,
+        args.k,
+        measures=args.measures,
+        names=tuple(args.names) if args.names else None,
+        preset=args.preset,
+        significance=args.stats,
+        n_resamples=args.n_resamples,
+        seed=args.seed,
+        confidence=args.confidence,
+    )
+    print(result.to_json() if args.format == "json" else result.markdown())
+    for note in result.notes:
+        print(f"irmetrics: note: {note}", file=sys.stderr)
+    return 0
+
+
+__all__ = ["add_subcommand", "run"]

@@ -1,0 +1,105 @@
+"""``irmetrics evaluate QRELS RUN [-k 1,3,5,10,100,1000] [--preset beir|trec] [--per-query]
+[--format json|tsv|markdown] [--digits N]``: score a TREC run file against TREC or BEIR qrels.
+
+Imports only the standard library until it runs; :func:`evaluate_files` is the one call into the library.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..core import DEFAULT_K_VALUES
+from .args import digits, ints, names
+from .format import TABLE_DIGITS, format_result
+
+
+def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add ``evaluate`` to the ``irmetrics`` subcommands."""
+    ev = sub.add_parser(
+        "evaluate",
+        help="score a TREC run file against qrels (TREC or BEIR TSV)",
+        description="Score a TREC run file against qrels. JSON prints values exactly as the preset computes "
+        "them (beir: BEIR's means rounded to 5 decimals; trec: unrounded), markdown and tsv print "
+        f"{TABLE_DIGITS['beir']} decimals (beir) or {TABLE_DIGITS['trec']} (trec); --digits N rounds every "
+        "printed value to N decimals in every format.",
+    )
+    ev.add_argument("qrels", help="qrels file: TREC 'qid iter docid rel' or BEIR TSV with header (gzip ok)")
+    ev.add_argument("run", help="TREC run file 'qid Q0 docid rank score tag' (rank ignored; gzip ok)")
+    ev.add_argument("-k", type=ints, default=list(DEFAULT_K_VALUES), help="cutoffs, e.g. 1,3,5,10")
+    ev.add_argument(
+        "-m",
+        "--measures",
+        type=names,
+        default=None,
+        help="families or names, e.g. NDCG,MRR or nDCG@10,nDCG_exp@10,P@5,Rprec,bpref,iP@0.3,Judged@10 "
+        "(default: BEIR's six: NDCG,MAP,Recall,P,MRR,R_cap)",
+    )
+    ev.add_argument("--preset", choices=["beir", "trec"], default="beir", help="beir 2.2.0 or trec_eval conventions")
+    ev.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="relevance threshold for binary metrics (default: the preset's, 1)",
+    )
+    ev.add_argument("--ties", choices=["trec", "stable"], default=None, help="tie order (default: the preset's)")
+    ev.add_argument(
+        "--missing-queries",
+        choices=["skip", "zero"],
+        default=None,
+        help="judged queries the run does not answer (default: the preset's)",
+    )
+    ev.add_argument(
+        "--no-relevant",
+        choices=["zero", "skip"],
+        default=None,
+        help="queries without a relevant document (default: the preset's, zero)",
+    )
+    ev.add_argument(
+        "--ignore-identical-ids",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="drop documents whose id is the query id (default: the preset's: on for beir, off for trec)",
+    )
+    ev.add_argument("--per-query", action="store_true", help="also print per-query values (in every format)")
+    ev.add_argument("--format", choices=["json", "tsv", "markdown"], default="json", help="output format")
+    ev.add_argument(
+        "--digits",
+        type=digits,
+        default=None,
+        metavar="N",
+        help="round every printed value to N decimals (default: JSON exact; tables "
+        f"{TABLE_DIGITS['beir']} for beir, {TABLE_DIGITS['trec']} for trec)",
+    )
+    ev.set_defaults(func=run)
+    return ev
+
+
+def evaluate_files(args: argparse.Namespace) -> Any:
+    """The :class:`~haystack_irmetrics.core.evaluate.EvaluationResult` of ``args.run`` against ``args.qrels``
+    under the options of the command line."""
+    from ..io import evaluate_run_file, read_qrels
+
+    qrels = read_qrels(args.qrels)
+    # Streamed in pieces of whole queries when the file allows it: bounded memory, same result.
+    return evaluate_run_file(
+        qrels,
+        args.run,
+        args.k,
+        measures=args.measures,
+        preset=args.preset,
+        relevance_threshold=args.threshold,
+        ties=args.ties,
+        missing_queries=args.missing_queries,
+        ignore_identical_ids=args.ignore_identical_ids,
+        no_relevant=args.no_relevant,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``irmetrics evaluate``: print the result in ``args.format``."""
+    print(format_result(evaluate_files(args), args.format, args.per_query, args.digits))
+    return 0
+
+
+__all__ = ["add_subcommand", "evaluate_files", "run"]
