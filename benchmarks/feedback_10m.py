@@ -130,7 +130,7 @@ def phase(name: str, log: Path, run: Path, out: Path, n_resamples: int, dedup: s
         **{k: v for k, v in agg.summary(0.5).items() if k != "strategy"},
     }
     if name == "full":
-        from haystack_irmetrics.feedback.evaluation import evaluate_feedback
+        from haystack_irmetrics.feedback import evaluate_feedback
 
         t0 = time.perf_counter()
         ev = evaluate_feedback(agg, {"new": run}, k_values=[1, 3, 5, 10], n_resamples=n_resamples, seed=0)

@@ -17,8 +17,7 @@ from pathlib import Path
 
 import polars as pl
 
-from haystack_irmetrics.feedback import Strategy
-from haystack_irmetrics.feedback.evaluation import evaluate_feedback
+from haystack_irmetrics.feedback import Strategy, evaluate_feedback
 from haystack_irmetrics.io import write_trec_run
 
 

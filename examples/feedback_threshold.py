@@ -18,9 +18,7 @@ from haystack.components.retrievers.in_memory import InMemoryBM25Retriever
 from haystack.document_stores.in_memory import InMemoryDocumentStore
 
 from haystack_irmetrics.components import load_pipeline
-from haystack_irmetrics.feedback import aggregate_feedback
-from haystack_irmetrics.feedback.evaluation import evaluate_feedback
-from haystack_irmetrics.feedback.replay import replay_pipeline
+from haystack_irmetrics.feedback import aggregate_feedback, evaluate_feedback, replay_pipeline
 
 CORPUS = {
     "doc1": "How to train a cat",

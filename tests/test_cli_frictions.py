@@ -335,7 +335,7 @@ def test_smallest_all_up_votes_is_the_fewest_unanimous_votes_whose_wilson_bound_
     confidence, threshold
 ):
     from haystack_irmetrics.feedback import Strategy, wilson_lower_bound
-    from haystack_irmetrics.feedback.evaluation import smallest_all_up_votes
+    from haystack_irmetrics.feedback.evaluate import smallest_all_up_votes
 
     n = smallest_all_up_votes(Strategy("wilson", confidence=confidence), threshold)
     assert wilson_lower_bound(n, n, confidence) >= threshold
@@ -344,7 +344,7 @@ def test_smallest_all_up_votes_is_the_fewest_unanimous_votes_whose_wilson_bound_
 
 def test_smallest_all_up_votes_per_strategy():
     from haystack_irmetrics.feedback import Strategy
-    from haystack_irmetrics.feedback.evaluation import smallest_all_up_votes
+    from haystack_irmetrics.feedback.evaluate import smallest_all_up_votes
 
     assert smallest_all_up_votes(Strategy("wilson"), 0.5) == 4  # the README's 4 of 4 (0.5101)
     assert smallest_all_up_votes(Strategy("wilson", min_votes=6), 0.5) == 6
@@ -355,8 +355,7 @@ def test_smallest_all_up_votes_per_strategy():
 
 
 def test_wilson_at_the_default_threshold_on_a_small_log_warns_saying_how_many_votes_it_takes():
-    from haystack_irmetrics.feedback import evaluate_feedback
-    from haystack_irmetrics.feedback.evaluation import NoRelevantJudgmentWarning
+    from haystack_irmetrics.feedback import NoRelevantJudgmentWarning, evaluate_feedback
 
     with pytest.warns(NoRelevantJudgmentWarning) as caught:
         ev = evaluate_feedback(FEEDBACK_ROWS, strategy="wilson", threshold=0.5, n_resamples=10)
@@ -371,8 +370,7 @@ def test_wilson_at_the_default_threshold_on_a_small_log_warns_saying_how_many_vo
 
 
 def test_the_vote_count_in_the_warning_follows_the_strategy_confidence():
-    from haystack_irmetrics.feedback import Strategy, evaluate_feedback
-    from haystack_irmetrics.feedback.evaluation import NoRelevantJudgmentWarning
+    from haystack_irmetrics.feedback import NoRelevantJudgmentWarning, Strategy, evaluate_feedback
 
     with pytest.warns(NoRelevantJudgmentWarning, match=r"at 90% confidence it takes 3 of 3 up votes \(bound 0\.5"):
         evaluate_feedback(FEEDBACK_ROWS, strategy=Strategy("wilson", confidence=0.9), n_resamples=10)
@@ -389,8 +387,7 @@ def test_the_vote_count_in_the_warning_follows_the_strategy_confidence():
     ],
 )
 def test_the_warning_explains_each_strategy(strategy, threshold, why):
-    from haystack_irmetrics.feedback import evaluate_feedback
-    from haystack_irmetrics.feedback.evaluation import NoRelevantJudgmentWarning
+    from haystack_irmetrics.feedback import NoRelevantJudgmentWarning, evaluate_feedback
 
     with pytest.warns(NoRelevantJudgmentWarning, match=re.escape(why)):
         evaluate_feedback(FEEDBACK_ROWS, strategy=strategy, threshold=threshold, n_resamples=10)

@@ -37,7 +37,7 @@ from haystack_irmetrics.components import (
     PrecisionEvaluator,
     RCapEvaluator,
     RecallEvaluator,
-    _documents,
+    documents,
     evaluators,
     load_pipeline,
     loading,
@@ -569,12 +569,12 @@ def test_inputs_are_not_modified():
 def test_no_match_in_the_whole_batch_logs_a_warning_naming_the_comparison_field(caplog):
     gold = [[Document(content="Paris")]]
     retrieved = [[Document(content="Paris", meta={"source": "wiki"})]]  # another id: hashes differ
-    with caplog.at_level("WARNING", logger=_documents.__name__):
+    with caplog.at_level("WARNING", logger=documents.__name__):
         assert NDCGEvaluator().run(gold, retrieved)["score"] == 0.0
     assert "matched any ground-truth document by 'id'" in caplog.text
     assert "Haystack's built-in evaluators compare 'content'" in caplog.text
     caplog.clear()
-    with caplog.at_level("WARNING", logger=_documents.__name__):
+    with caplog.at_level("WARNING", logger=documents.__name__):
         NDCGEvaluator(document_comparison_field="content").run([[Document(content="Rome")]], retrieved)
     assert "by 'content'" in caplog.text and "built-in" not in caplog.text  # no hint to use what is used
 
@@ -608,11 +608,11 @@ def test_the_core_io_and_cli_modules_never_import_haystack():
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=False).returncode == 0
 
 
-@pytest.mark.parametrize("module", [_documents, evaluators, loading], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [documents, evaluators, loading], ids=lambda m: m.__name__)
 def test_docstring_examples_print_what_they_claim(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0
-    assert module is _documents or result.attempted > 0
+    assert module is documents or result.attempted > 0
 
 
 @pytest.mark.parametrize("cls", ALL, ids=lambda c: c.__name__)

@@ -11,10 +11,9 @@ import pytest
 
 from haystack_irmetrics import InvalidIdError, InvalidLabelError
 from haystack_irmetrics.cli import main
+from haystack_irmetrics.core import Qrels
 from haystack_irmetrics.errors import ParseError
-from haystack_irmetrics.feedback import FeedbackError, Strategy, aggregate_feedback
-from haystack_irmetrics.feedback.evaluation import evaluate_feedback
-from haystack_irmetrics.feedback.scoring import judged_at_k
+from haystack_irmetrics.feedback import FeedbackError, Strategy, aggregate_feedback, evaluate_feedback, score_system
 
 
 def row(**kw):
@@ -138,7 +137,8 @@ def test_a_run_that_answers_none_of_a_segments_queries_scores_them_zero_as_overa
     assert ev.means(segment=by_label["d"])["new"]["P@1"] == 0.0
     assert ev.means(segment=by_label["m"])["new"]["P@1"] == 1.0
     assert ev.means()["new"]["P@1"] == 0.5
-    assert judged_at_k({"q3": {"d0": 1}}, run, [1]) == {"Judged@1": {"q3": 0.0}}
+    alone = score_system("new", run, Qrels.from_dict({"q3": {"d0": 1}}), k_values=[1], measures=["P"])
+    assert alone.queries == ["q3"] and alone.judged_means() == {"Judged@1": 0.0}
 
 
 def test_rows_without_a_segment_and_a_segment_named_none_get_distinct_labels():
@@ -174,7 +174,7 @@ def test_an_unknown_option_names_the_options_of_the_strategy_and_the_log(call):
 
 
 def test_strategy_parse_refuses_an_unknown_option_by_name():
-    from haystack_irmetrics.feedback.errors import UnknownStrategyError
+    from haystack_irmetrics.errors import UnknownStrategyError
 
     with pytest.raises(UnknownStrategyError, match=r"unknown strategy options \['min_vote'\]"):
         Strategy.parse("mean", min_vote=2)
@@ -184,8 +184,8 @@ def test_strategy_parse_refuses_an_unknown_option_by_name():
 
 @pytest.mark.parametrize("batch", [{"query_id": ["q1"]}, [{"query_id": "q1"}], "rows.parquet", None])
 def test_the_spark_functions_take_arrow_batches_only(batch):
+    from haystack_irmetrics.errors import FeedbackSchemaError
     from haystack_irmetrics.feedback import merge_partials, normalize_batches, partial_aggregate
-    from haystack_irmetrics.feedback.errors import FeedbackSchemaError
 
     for name, call in (
         ("normalize_batches", lambda: list(normalize_batches([batch]))),

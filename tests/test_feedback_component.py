@@ -14,9 +14,7 @@ from haystack.document_stores.in_memory import InMemoryDocumentStore
 from haystack_irmetrics import evaluate
 from haystack_irmetrics.components import IRMetricsEvaluator, NDCGEvaluator, load_pipeline
 from haystack_irmetrics.components.feedback import FeedbackToGoldDocuments
-from haystack_irmetrics.feedback import MalformedRowError, aggregate_feedback
-from haystack_irmetrics.feedback.evaluation import evaluate_feedback
-from haystack_irmetrics.feedback.replay import replay_pipeline
+from haystack_irmetrics.feedback import MalformedRowError, aggregate_feedback, evaluate_feedback, replay_pipeline
 from tests.test_feedback_scoring import SEED_ROWS
 
 PIPELINE = Path(__file__).resolve().parent.parent / "pipelines" / "feedback_evaluation.yaml"

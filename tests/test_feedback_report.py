@@ -10,7 +10,7 @@ import struct
 import pytest
 
 from haystack_irmetrics.cli import main
-from haystack_irmetrics.feedback.evaluation import evaluate_feedback
+from haystack_irmetrics.feedback import evaluate_feedback
 from haystack_irmetrics.io import write_trec_run
 
 

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from haystack_irmetrics import evaluate
-from haystack_irmetrics.feedback import Strategy, aggregate_feedback
-from haystack_irmetrics.feedback.evaluation import evaluate_feedback
-from haystack_irmetrics.feedback.scoring import condense, judged_at_k, score_system
+from haystack_irmetrics.core import Qrels
+from haystack_irmetrics.feedback import Strategy, aggregate_feedback, evaluate_feedback
+from haystack_irmetrics.feedback.scoring import condense, score_system
 from haystack_irmetrics.io import read_qrels, read_run, write_trec_run
 from tests.oracles import pytrec_per_query, pytrec_rr_at
 
@@ -91,6 +91,12 @@ def test_metrics_on_integer_feedback_labels_equal_pytrec_eval_per_query(seed):
                     expected = oracle[f"{family}@{k}"].get(q, 0.0)
                     assert scored.values[variant][f"{family}@{k}"][i] == expected, (variant, family, k, q)
                 assert scored.values[variant][f"MRR@{k}"][i] == rr.get(q, 0.0), (variant, k, q)
+
+
+def judged_at_k(qrels: dict, run: dict, k_values: list[int]) -> dict[str, dict[str, float]]:
+    """``{"Judged@k": {qid: share}}`` as :func:`score_system` reports it (the core's Judged@k on the full list)."""
+    scores = score_system("s", run, Qrels.from_dict(qrels), k_values=k_values, measures=["P"], condensed=False)
+    return {m: dict(zip(scores.queries, v.tolist(), strict=True)) for m, v in scores.judged.items()}
 
 
 def brute_force_judged(qrels: dict, run: dict, k: int) -> dict[str, float]:
@@ -173,8 +179,8 @@ def test_unjudged_documents_lower_the_full_score_but_not_the_condensed_one():
 
 
 def test_feedback_evaluation_refuses_measures_without_a_cutoff_with_a_typed_error():
+    from haystack_irmetrics.errors import FeedbackError
     from haystack_irmetrics.feedback import aggregate_feedback, evaluate_feedback
-    from haystack_irmetrics.feedback.errors import FeedbackError
     from tests.test_feedback_component import SEED_ROWS
 
     with pytest.raises(FeedbackError, match=r"take measures with a cutoff.*Rprec"):

@@ -19,7 +19,7 @@ import pytest
 
 from haystack_irmetrics.feedback import Strategy, aggregate_feedback
 from haystack_irmetrics.feedback.aggregate import finalize, merge_partials, partial_aggregate, partial_schema
-from haystack_irmetrics.feedback.normalize import canonical_schema, normalize_batches
+from haystack_irmetrics.feedback.schema import canonical_schema, normalize_batches
 
 from .test_feedback_aggregate import COLS, random_log
 

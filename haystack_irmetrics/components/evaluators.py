@@ -19,7 +19,7 @@ MRREvaluator        MRR@k      1 / rank of the first relevant document within th
 under BEIR's key names; :func:`to_evaluation_run_result` turns its output into an
 ``EvaluationRunResult``.
 
-All seven share one document path (:mod:`haystack_irmetrics.components._documents`) and then call
+All seven share one document path (:mod:`haystack_irmetrics.components.documents`) and then call
 :func:`haystack_irmetrics.evaluate`; their init parameters are plain JSON values, so ``to_dict`` /
 ``from_dict`` and ``Pipeline.dumps()`` / :func:`~haystack_irmetrics.components.load_pipeline`
 round-trip.
@@ -76,7 +76,7 @@ from haystack.evaluation import EvaluationRunResult
 from ..core import DEFAULT_K_VALUES, EvaluationResult, Measure, evaluate, resolve_preset
 from ..core.measures import check_cutoff, check_k_values, resolve_measures
 from ..errors import InvalidPolicyError
-from ._documents import DocumentPath
+from .documents import DocumentPath
 
 _NAN = float("nan")
 

@@ -1,7 +1,7 @@
 """A Haystack component that turns feedback rows into gold documents with graded scores.
 
 :class:`FeedbackToGoldDocuments` aggregates user feedback (one row per query, shown document, position,
-vote) with a named strategy (:mod:`haystack_irmetrics.feedback.aggregate`) and emits, per query, the
+vote) with a named strategy (:class:`haystack_irmetrics.feedback.Strategy`) and emits, per query, the
 judged documents as ``Document(id=..., score=label)`` -- the graded ground truth the evaluators of
 :mod:`haystack_irmetrics.components.evaluators` read from ``Document.score`` -- plus the ranking the
 users saw, so an evaluator can score the logged system without a retriever:
@@ -23,50 +23,14 @@ from typing import Any
 from haystack import Document, component, default_from_dict, default_to_dict
 
 from ..errors import InvalidIdError, InvalidPolicyError
-from ..feedback.aggregate import Strategy
-from ..feedback.columns import FeedbackColumns
-from ..feedback.normalize import _lower_vote_map
-
-
-def _id_target(field: str) -> tuple[str, str | None]:
-    if field == "id":
-        return ("id", None)
-    if isinstance(field, str) and field.startswith("meta.") and len(field) > 5:
-        return ("meta", field[5:])
-    raise InvalidPolicyError(f"id_field must be 'id' or 'meta.<key>', got {field!r}")
-
-
-def gold_documents(
-    judgments: Any, query_ids: Sequence[str], *, id_field: str = "id", source: str = "feedback"
-) -> list[list[Document]]:
-    """One list of ``Document(score=label)`` per query id, from a judgments frame (``query, doc, label, ...``).
-
-    ``meta`` carries ``votes``, ``up_votes`` and ``voters``; with ``id_field="meta.<key>"`` the log's doc id
-    goes to ``meta[<key>]`` (and ``Document.id`` is Haystack's default hash) for evaluators that match on it.
-
-    :raises InvalidLabelError: if a label is not finite (votes that aggregate beyond any float), as
-        :meth:`~haystack_irmetrics.feedback.AggregatedFeedback.qrels` does; ``source`` names the log.
-    """
-    from ..feedback.judgments import finite_labels
-
-    kind, key = _id_target(id_field)
-    finite_labels(judgments, source)
-    by_query: dict[str, list[Document]] = {}
-    for q, d, label, votes, up, voters in judgments.select(
-        "query", "doc", "label", "votes", "up_votes", "voters"
-    ).iter_rows():
-        meta = {"votes": votes, "up_votes": up, "voters": voters}
-        if kind == "id":
-            doc = Document(id=d, score=float(label), meta=meta)
-        else:
-            doc = Document(content=None, score=float(label), meta={**meta, key: d})
-        by_query.setdefault(q, []).append(doc)
-    return [by_query.get(q, []) for q in query_ids]
+from ..feedback import FeedbackColumns, Strategy, aggregate_feedback
+from ..feedback.replay import document_id_target, gold_documents
+from ..feedback.schema import vote_words
 
 
 def shown_documents(shown: Any, query_ids: Sequence[str], *, id_field: str = "id") -> list[list[Document]]:
     """The ranking users saw per query (by mean logged position), as Documents in that order."""
-    kind, key = _id_target(id_field)
+    kind, key = document_id_target(id_field)
     by_query: dict[str, list[Document]] = {}
     for q, d, mean_position, impressions in shown.select("query", "doc", "mean_position", "impressions").iter_rows():
         meta = {"mean_position": mean_position, "impressions": impressions}
@@ -115,7 +79,7 @@ class FeedbackToGoldDocuments:
         """
         Create the component. Every parameter is a plain JSON value.
 
-        :param strategy: ``"mean"``, ``"majority"`` or ``"wilson"`` (see :mod:`haystack_irmetrics.feedback.aggregate`).
+        :param strategy: ``"mean"``, ``"majority"`` or ``"wilson"`` (see :class:`haystack_irmetrics.feedback.Strategy`).
         :param min_votes: pairs with fewer votes (after de-duplication) stay unjudged.
         :param dedup: ``"none"``, ``"last"`` or ``"first"``: each user's last / first vote counts.
         :param dedup_by: ``"user"`` or ``"session"``: the column de-duplication keys on.
@@ -138,12 +102,12 @@ class FeedbackToGoldDocuments:
             confidence=confidence,
         )
         self._columns = FeedbackColumns.coerce(columns)
-        _id_target(id_field)
+        document_id_target(id_field)
         if on_error not in ("raise", "skip"):
             raise InvalidPolicyError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
         if isinstance(position_base, bool) or not isinstance(position_base, int):
             raise InvalidPolicyError(f"position_base must be an int (1 or 0), got {position_base!r}")
-        _lower_vote_map(vote_map)  # checked here, not first at run: words -> finite numbers
+        vote_words(vote_map)  # checked here, not first at run: words -> finite numbers
         self.strategy = strategy
         self.min_votes = min_votes
         self.dedup = dedup
@@ -197,8 +161,6 @@ class FeedbackToGoldDocuments:
             and ``skipped_rows`` (malformed rows left out under ``on_error="skip"``).
         :raises MalformedRowError: on a malformed row under ``on_error="raise"`` (names the row and column).
         """
-        from ..feedback.judgments import aggregate_feedback
-
         if query_ids is not None and (
             isinstance(query_ids, str | bytes)
             or not isinstance(query_ids, Sequence)

@@ -1,31 +1,8 @@
-"""Votes -> judgments: named aggregation strategies over (query, document), columnar and mergeable.
+"""Stage 4 of the feedback path: votes -> judgments, streamed through a columnar path that merges.
 
-Every (query, document) that received at least ``min_votes`` votes (after de-duplication) becomes a
-judgment with a label; every other shown document stays **unjudged** -- absent from the qrels, which is
-not the same as judged-not-relevant (a label ``<= 0`` or below the threshold). Strategies:
-
-``mean``
-    The mean vote, rounded to 12 decimals (so the order in which batches are summed cannot change it).
-    Graded votes (1.0 / 0.5 / 0.3, star ratings) keep their scale; NDCG uses the mean as its gain, the
-    binary metrics compare it with the relevance threshold.
-``majority``
-    ``1`` when up votes outnumber down votes, else ``0`` (a tie is not a majority). A vote is *up*
-    when it is ``>= up_threshold`` (default 0.5, so ``1``/``0``, ``+1``/``-1`` and graded votes all work).
-``wilson``
-    The lower bound of the Wilson score interval of the up-vote share at ``confidence`` (two-sided,
-    default 95%: z = 1.96). Few votes give a low bound: one up vote alone scores 0.2065, so at
-    threshold 0.5 a document needs 4 of 4 (0.5101), 7 of 8 (0.5291) or 9 of 11 (0.5230) up votes
-    to count as relevant.
-
-Options shared by all strategies:
-
-``min_votes``
-    Documents with fewer votes stay unjudged (default 1: every voted document is judged).
-``dedup``
-    Per-user de-duplication: ``"none"`` (every vote counts), ``"last"`` / ``"first"`` (each user's
-    latest / earliest vote on the (query, document) counts, by ``timestamp`` and then row order).
-    ``dedup_by`` names the key: ``"user"`` (default) or ``"session"``. Rows without that key cannot be
-    de-duplicated: each of their votes counts.
+:func:`aggregate_feedback` streams a log (:mod:`.reading`) once and keeps only per-(query, document)
+results, so memory is bounded by distinct pairs, not by rows; it returns an
+:class:`~.judgments.AggregatedFeedback` under a :class:`~.judgments.Strategy`.
 
 The columnar path (:func:`partial_aggregate`, :func:`merge_partials`, :func:`finalize`) only sums, takes
 minima and picks the vote with the largest (or smallest) ``(timestamp, row)``: partial results of any
@@ -35,95 +12,26 @@ on their own (``mapInArrow(partial_aggregate)``) and merged once.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, fields, replace
-from statistics import NormalDist
-from typing import TYPE_CHECKING
+import inspect
+from collections.abc import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 from .._extras import require_feedback
-from .errors import UnknownStrategyError
+from ..errors import FeedbackError
+from .judgments import STRATEGY_OPTIONS, AggregatedFeedback, Strategy
+from .reading import FeedbackLog
+from .schema import arrow_frame, arrow_table
 
 if TYPE_CHECKING:  # pragma: no cover
     import polars as pl
     import pyarrow as pa
-
-STRATEGIES = ("mean", "majority", "wilson")
-DEDUP = ("none", "last", "first")
-DEDUP_BY = ("user", "session")
+else:
+    from ._deps import pa, pl
 
 #: Pending partial rows (over all shards) below which no shard is merged (see :class:`Accumulator`).
 MERGE_EVERY = 1 << 20
 #: Hash shards of the query id the reduce step works in (a merge holds one shard at a time).
 SHARDS = 16
-
-
-@dataclass(frozen=True)
-class Strategy:
-    """How votes become a label: a named strategy plus ``min_votes``, de-duplication and vote reading.
-
-    Usage::
-
-        >>> Strategy.parse("wilson", min_votes=2, dedup="last")
-        Strategy(name='wilson', min_votes=2, dedup='last', dedup_by='user', up_threshold=0.5, confidence=0.95)
-        >>> round(Strategy("wilson").z, 6)
-        1.959964
-    """
-
-    name: str = "mean"
-    min_votes: int = 1
-    dedup: str = "none"
-    dedup_by: str = "user"
-    up_threshold: float = 0.5
-    confidence: float = 0.95
-
-    def __post_init__(self) -> None:
-        if self.name not in STRATEGIES:
-            raise UnknownStrategyError(f"unknown strategy {self.name!r}; known: {STRATEGIES}")
-        if self.dedup not in DEDUP:
-            raise UnknownStrategyError(f"dedup must be one of {DEDUP}, got {self.dedup!r}")
-        if self.dedup_by not in DEDUP_BY:
-            raise UnknownStrategyError(f"dedup_by must be one of {DEDUP_BY}, got {self.dedup_by!r}")
-        if isinstance(self.min_votes, bool) or not isinstance(self.min_votes, int) or self.min_votes < 1:
-            raise UnknownStrategyError(f"min_votes must be an int >= 1, got {self.min_votes!r}")
-        if not isinstance(self.up_threshold, int | float) or self.up_threshold != self.up_threshold:
-            raise UnknownStrategyError(f"up_threshold must be a number, got {self.up_threshold!r}")
-        if not isinstance(self.confidence, float | int) or not 0 < self.confidence < 1:
-            raise UnknownStrategyError(f"confidence must be in (0, 1), got {self.confidence!r}")
-
-    @classmethod
-    def parse(cls, value: Strategy | str, **options: object) -> Strategy:
-        """A strategy from its name (or an existing one) with options replaced."""
-        if unknown := sorted(set(options) - set(STRATEGY_OPTIONS)):
-            raise UnknownStrategyError(
-                f"unknown strategy options {unknown}; a strategy takes {', '.join(STRATEGY_OPTIONS)}"
-            )
-        if isinstance(value, Strategy):
-            return replace(value, **options) if options else value  # type: ignore[arg-type]
-        if not isinstance(value, str):
-            raise UnknownStrategyError(f"strategy must be a name {STRATEGIES}, got {value!r}")
-        return cls(name=value.strip().lower(), **options)  # type: ignore[arg-type]
-
-    @property
-    def z(self) -> float:
-        """The normal quantile of the two-sided ``confidence`` (1.96 at 95%), used by ``wilson``."""
-        return NormalDist().inv_cdf(1 - (1 - self.confidence) / 2)
-
-    def describe(self) -> str:
-        """One line naming every option, for reports."""
-        head = {
-            "mean": "mean vote",
-            "majority": f"majority of up votes (vote >= {self.up_threshold:g} is up; a tie is not relevant)",
-            "wilson": (
-                f"Wilson lower bound of the up-vote share at {self.confidence:.0%} (z = {self.z:.4f}; "
-                f"vote >= {self.up_threshold:g} is up)"
-            ),
-        }[self.name]
-        dedup = "every vote counts" if self.dedup == "none" else f"each {self.dedup_by}'s {self.dedup} vote counts"
-        return f"{self.name}: {head}; min_votes={self.min_votes}; {dedup}"
-
-
-#: The options of a :class:`Strategy` besides its name.
-STRATEGY_OPTIONS = tuple(f.name for f in fields(Strategy) if f.name != "name")
 
 
 # -- columnar path ---------------------------------------------------------------------------------
@@ -153,16 +61,12 @@ def _sum_by_pair(frame: pl.DataFrame | pl.LazyFrame, aggs: list[pl.Expr]) -> pl.
 
 def _pick(strategy: Strategy, column: str) -> pl.Expr:
     """The selected vote's ``column`` of a group sorted by (timestamp, row): its last or first row."""
-    import polars as pl
-
     expr = pl.col(column)
     return expr.last() if strategy.dedup == "last" else expr.first()
 
 
 def _first_texts(frame: pl.DataFrame) -> pl.DataFrame:
     """Text rows: per query, the text with the smallest row (``doc`` null marks the kind)."""
-    import polars as pl
-
     return (
         frame.sort("text_row")
         .unique("query", keep="first")
@@ -184,8 +88,6 @@ def _partial_frame(df: pl.DataFrame, strategy: Strategy, with_segment: bool) -> 
     Partials grow with distinct pairs and voters, not with rows. Sums and minima are plain group-by
     aggregates; the picks sort the (few) voted rows once instead of sorting inside groups.
     """
-    import polars as pl
-
     has_vote = pl.col("vote").is_not_null()
     voter = pl.when(has_vote).then(pl.col(strategy.dedup_by)) if strategy.dedup != "none" else pl.lit(None, pl.String)
     segment = pl.col("segment") if with_segment else pl.lit(None, pl.String)
@@ -231,8 +133,6 @@ _ZERO = ("n_rows", "pos_n", "pos_sum", "n_votes", "n_up")
 
 def _complete(df: pl.DataFrame) -> pl.DataFrame:
     """All partial columns in order: a kind's unused counts as 0, other unused columns null."""
-    import polars as pl
-
     schema = pl.from_arrow(partial_schema().empty_table()).schema
     return df.select(
         [
@@ -247,8 +147,6 @@ def _merge_frame(df: pl.DataFrame | list[pl.DataFrame], strategy: Strategy) -> p
 
     Takes one frame or a list (merged without first copying them into one).
     """
-    import polars as pl
-
     frames = df if isinstance(df, list) else [df]
     is_text = pl.col("doc").is_null()
     is_voter = pl.col("voter").is_not_null()
@@ -288,8 +186,6 @@ def _merge_frame(df: pl.DataFrame | list[pl.DataFrame], strategy: Strategy) -> p
 
 def partial_schema() -> pa.Schema:
     """The pyarrow schema of :func:`partial_aggregate`'s output (the ``mapInArrow`` return schema)."""
-    import pyarrow as pa
-
     return pa.schema(
         [
             ("segment", pa.string()),
@@ -319,16 +215,13 @@ def _to_arrow(df: pl.DataFrame) -> pa.Table:
 def partial_aggregate(
     batches: Iterable[pa.RecordBatch], strategy: Strategy | str = "mean", *, with_segment: bool = True
 ) -> Iterator[pa.RecordBatch]:
-    """Canonical batches (:func:`~.normalize.normalize_batches`, errors removed) -> partial aggregates.
+    """Canonical batches (:func:`~.schema.normalize_batches`, errors removed) -> partial aggregates.
 
     A Spark ``mapInArrow`` function once ``strategy`` is bound (:func:`functools.partial`); its output
     schema is :func:`partial_schema`. Merge the partials of every partition with :func:`merge_partials`.
     Rows still flagged with an ``error`` are left out.
     """
     require_feedback("partial_aggregate")
-    import polars as pl
-
-    from .normalize import arrow_frame
 
     strat = Strategy.parse(strategy)
     for batch in batches:
@@ -341,9 +234,6 @@ def partial_aggregate(
 def merge_partials(partials: Iterable[pa.RecordBatch | pa.Table], strategy: Strategy | str = "mean") -> pa.Table:
     """Merge partial aggregates of any split of the log (one row per key of each kind, see :func:`_partial_frame`)."""
     require_feedback("merge_partials")
-    import pyarrow as pa
-
-    from .normalize import arrow_frame, arrow_table
 
     strat = Strategy.parse(strategy)
     tables = [arrow_table(p, "merge_partials") for p in partials]
@@ -372,8 +262,6 @@ class Accumulator:
         self.pending = [0] * self.n  # rows of its parts not merged yet
 
     def add(self, df: pl.DataFrame) -> None:
-        import polars as pl
-
         part = _partial_frame(df, self.strategy, self.with_segment)
         if self.n == 1:
             pieces = {0: part}
@@ -408,8 +296,6 @@ def finalize(partial: pl.DataFrame, strategy: Strategy, *, by_segment: bool) -> 
     least ``min_votes`` votes after de-duplication. shown: ``query, doc, mean_position, min_position,
     impressions, judged`` for every (query, doc) logged with a position.
     """
-    import polars as pl
-
     partial = partial.filter(pl.col("doc").is_not_null())  # text rows carry no judgment
     if not by_segment:
         partial = _merge_frame(partial.with_columns(pl.lit(None, pl.String).alias("segment")), strategy)
@@ -450,16 +336,12 @@ def finalize(partial: pl.DataFrame, strategy: Strategy, *, by_segment: bool) -> 
 
 def query_texts(partial: pl.DataFrame) -> pl.DataFrame:
     """``query, text``: each logged query's first text (by row), null when the log has none."""
-    import polars as pl
-
     queries = partial.filter(pl.col("doc").is_not_null()).select(pl.col("query").unique())
     texts = _first_texts(partial.filter(pl.col("doc").is_null())).select("query", "text")
     return queries.join(texts, on="query", how="left").sort("query")
 
 
 def _label(strategy: Strategy) -> pl.Expr:
-    import polars as pl
-
     n = pl.col("votes").cast(pl.Float64)
     up = pl.col("up_votes").cast(pl.Float64)
     if strategy.name == "mean":
@@ -475,33 +357,114 @@ def _label(strategy: Strategy) -> pl.Expr:
     return pl.when(n > 0).then(((centre - margin) / (1 + z2 / n)).clip(lower_bound=0.0))
 
 
-def wilson_lower_bound(up: int, n: int, confidence: float = 0.95) -> float:
-    """The Wilson score lower bound of ``up / n`` (scalar reference of the ``wilson`` strategy).
+#: Keyword options of :func:`aggregate_feedback` for the log (the strategy's are ``STRATEGY_OPTIONS``).
+LOG_OPTIONS = tuple(
+    name for name, p in inspect.signature(FeedbackLog.__init__).parameters.items() if p.kind is p.KEYWORD_ONLY
+)
+
+
+def split_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``options`` as (strategy options, log options); an unknown name is a :class:`FeedbackError`."""
+    unknown = sorted(set(options) - set(STRATEGY_OPTIONS) - set(LOG_OPTIONS))
+    if unknown:
+        raise FeedbackError(
+            f"unknown options {unknown}: the strategy takes {', '.join(STRATEGY_OPTIONS)}; "
+            f"a log path or table takes {', '.join(LOG_OPTIONS)}"
+        )
+    strategy = {k: v for k, v in options.items() if k in STRATEGY_OPTIONS}
+    return strategy, {k: v for k, v in options.items() if k not in STRATEGY_OPTIONS}
+
+
+def aggregate_feedback(
+    log: FeedbackLog | Any,
+    strategy: Strategy | str = "mean",
+    *,
+    by_segment: bool | None = None,
+    **options: Any,
+) -> AggregatedFeedback:
+    """Stream a log once and aggregate its votes into judgments and shown rankings.
+
+    :param log: a :class:`~.reading.FeedbackLog`, or a path / table with ``options`` for it.
+    :param strategy: a :class:`~.judgments.Strategy` or a strategy name (``"mean"``, ``"majority"``, ``"wilson"``).
+    :param by_segment: also aggregate per segment (default: when the log has a segment column).
+    :param options: the strategy's options (``min_votes``, ``dedup``, ``dedup_by``, ``up_threshold``,
+        ``confidence``: see :class:`~.judgments.Strategy`) and, for a path or table, the log's
+        (``columns``, ``fmt``, ``on_error``, ``vote_map``, ``position_base``, ``batch_rows``: see
+        :class:`~.reading.FeedbackLog`).
 
     Usage::
 
-        >>> round(wilson_lower_bound(1, 1), 4), round(wilson_lower_bound(3, 4), 4), round(wilson_lower_bound(4, 4), 4)
-        (0.2065, 0.3006, 0.5101)
+        >>> rows = [
+        ...     {"query_id": "q1", "doc_id": "d1", "position": 1, "vote": 1, "user_id": "u1"},
+        ...     {"query_id": "q1", "doc_id": "d1", "position": 1, "vote": 0, "user_id": "u2"},
+        ...     {"query_id": "q1", "doc_id": "d1", "position": 2, "vote": 1, "user_id": "u3"},
+        ...     {"query_id": "q1", "doc_id": "d2", "position": 2, "vote": None, "user_id": "u1"},
+        ... ]
+        >>> agg = aggregate_feedback(rows, "majority", columns={"user": "user_id"})
+        >>> agg.judgments.select("query", "doc", "label", "votes", "up_votes").rows()
+        [('q1', 'd1', 1.0, 3, 2)]
+        >>> agg.qrels().data, agg.logged_run().data
+        ({'q1': {'d1': 1.0}}, {'q1': {'d1': 2.0, 'd2': 1.0}})
     """
-    if n <= 0:
-        raise UnknownStrategyError("the Wilson bound needs at least one vote")
-    z = NormalDist().inv_cdf(1 - (1 - confidence) / 2)
-    p = up / n
-    centre = p + z * z / (2 * n)
-    margin = z * ((p * (1 - p) / n) + z * z / (4 * n * n)) ** 0.5
-    return max(0.0, (centre - margin) / (1 + z * z / n))
+    strategy_options, log_options = split_options(options)
+    if not isinstance(log, FeedbackLog):
+        log = FeedbackLog(log, **log_options)
+    elif log_options:
+        raise FeedbackError(f"options {sorted(log_options)} apply to a path or table, not to an open FeedbackLog")
+    strat = Strategy.parse(strategy, **strategy_options)
+    if strat.dedup != "none" and getattr(log.columns, strat.dedup_by) is None:
+        raise FeedbackError(
+            f"dedup={strat.dedup!r} by {strat.dedup_by} needs a {strat.dedup_by} column; "
+            f"set columns={{'{strat.dedup_by}': '<column name>'}}"
+        )
+    with_segment = log.has_segment if by_segment is None else by_segment
+    if with_segment and not log.has_segment:
+        raise FeedbackError("by_segment=True needs a segment column; set columns={'segment': '<column name>'}")
+
+    acc = Accumulator(strat, with_segment)
+    for batch in log.batches():
+        acc.add(batch)
+    shards = acc.shards()
+    judgments, shown = _finalize_shards(shards, strat, by_segment=False)
+    seg_j = seg_s = None
+    if with_segment:
+        seg_j, seg_s = _finalize_shards(shards, strat, by_segment=True)
+    texts = [query_texts(s) for s in shards]
+    return AggregatedFeedback(
+        strategy=strat,
+        source=log.name,
+        judgments=judgments,
+        shown=shown,
+        texts=pl.concat(texts).sort("query") if texts else pl.DataFrame(schema={"query": pl.String, "text": pl.String}),
+        read=log.stats,
+        skipped=log.skipped,
+        votes=sum(int(s["n_votes"].sum()) for s in shards),
+        segment_judgments=seg_j,
+        segment_shown=seg_s,
+    )
+
+
+def _finalize_shards(
+    shards: list[pl.DataFrame], strategy: Strategy, *, by_segment: bool
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Finalize shard by shard (a query lives in one shard) and put the results in the documented order."""
+    if not shards:
+        shards = [pl.from_arrow(partial_schema().empty_table())]  # type: ignore[list-item]
+    done = [finalize(s, strategy, by_segment=by_segment) for s in shards]
+    key = ["segment", "query", "doc"] if by_segment else ["query", "doc"]
+    judgments = pl.concat([j for j, _ in done]).sort(key)
+    shown = pl.concat([s for _, s in done]).sort([*key[:-1], "mean_position", "min_position", "doc"])
+    return judgments, shown
 
 
 __all__ = [
-    "DEDUP",
-    "DEDUP_BY",
-    "STRATEGIES",
     "Accumulator",
     "Strategy",
+    "aggregate_feedback",
     "finalize",
     "merge_partials",
     "partial_aggregate",
     "partial_schema",
     "query_texts",
-    "wilson_lower_bound",
+    "split_options",
 ]

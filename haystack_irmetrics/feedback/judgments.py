@@ -1,28 +1,148 @@
-"""A log aggregated once: judgments (qrels), the rankings users saw, query texts, per segment too.
+"""Stage 3 of the feedback path: what a judgment is -- the strategies that turn votes into labels, and
+:class:`AggregatedFeedback`, a log's judgments, shown rankings and query texts (per segment too).
 
-:func:`aggregate_feedback` streams the log through the columnar path of :mod:`.aggregate` and keeps
-only per-(query, document) results, so memory is bounded by distinct pairs, not by rows.
+Every (query, document) that received at least ``min_votes`` votes (after de-duplication) becomes a
+judgment with a label; every other shown document stays **unjudged** -- absent from the qrels, which is
+not the same as judged-not-relevant (a label ``<= 0`` or below the threshold). Strategies:
+
+``mean``
+    The mean vote, rounded to 12 decimals (so the order in which batches are summed cannot change it).
+    Graded votes (1.0 / 0.5 / 0.3, star ratings) keep their scale; NDCG uses the mean as its gain, the
+    binary metrics compare it with the relevance threshold.
+``majority``
+    ``1`` when up votes outnumber down votes, else ``0`` (a tie is not a majority). A vote is *up*
+    when it is ``>= up_threshold`` (default 0.5, so ``1``/``0``, ``+1``/``-1`` and graded votes all work).
+``wilson``
+    The lower bound of the Wilson score interval of the up-vote share at ``confidence`` (two-sided,
+    default 95%: z = 1.96). Few votes give a low bound: one up vote alone scores 0.2065, so at
+    threshold 0.5 a document needs 4 of 4 (0.5101), 7 of 8 (0.5291) or 9 of 11 (0.5230) up votes
+    to count as relevant.
+
+Options shared by all strategies:
+
+``min_votes``
+    Documents with fewer votes stay unjudged (default 1: every voted document is judged).
+``dedup``
+    Per-user de-duplication: ``"none"`` (every vote counts), ``"last"`` / ``"first"`` (each user's
+    latest / earliest vote on the (query, document) counts, by ``timestamp`` and then row order).
+    ``dedup_by`` names the key: ``"user"`` (default) or ``"session"``. Rows without that key cannot be
+    de-duplicated: each of their votes counts.
+
+:func:`~.aggregate.aggregate_feedback` computes an :class:`AggregatedFeedback` (stage 4).
 """
 
 from __future__ import annotations
 
-import inspect
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .aggregate import STRATEGY_OPTIONS, Accumulator, Strategy, finalize, query_texts
-from .errors import FeedbackError
-from .log import FeedbackLog, ReadStats
+from ..core import Qrels, Run
+from ..errors import EmptyInputError, FeedbackError, InvalidLabelError, UnknownStrategyError
 
 if TYPE_CHECKING:  # pragma: no cover
     import polars as pl
 
-    from ..core.inputs import Qrels, Run
+    from .reading import ReadStats
+else:
+    from ._deps import pl
+
+STRATEGIES = ("mean", "majority", "wilson")
+DEDUP = ("none", "last", "first")
+DEDUP_BY = ("user", "session")
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """How votes become a label: a named strategy plus ``min_votes``, de-duplication and vote reading.
+
+    Usage::
+
+        >>> Strategy.parse("wilson", min_votes=2, dedup="last")
+        Strategy(name='wilson', min_votes=2, dedup='last', dedup_by='user', up_threshold=0.5, confidence=0.95)
+        >>> round(Strategy("wilson").z, 6)
+        1.959964
+    """
+
+    name: str = "mean"
+    min_votes: int = 1
+    dedup: str = "none"
+    dedup_by: str = "user"
+    up_threshold: float = 0.5
+    confidence: float = 0.95
+
+    def __post_init__(self) -> None:
+        if self.name not in STRATEGIES:
+            raise UnknownStrategyError(f"unknown strategy {self.name!r}; known: {STRATEGIES}")
+        if self.dedup not in DEDUP:
+            raise UnknownStrategyError(f"dedup must be one of {DEDUP}, got {self.dedup!r}")
+        if self.dedup_by not in DEDUP_BY:
+            raise UnknownStrategyError(f"dedup_by must be one of {DEDUP_BY}, got {self.dedup_by!r}")
+        if isinstance(self.min_votes, bool) or not isinstance(self.min_votes, int) or self.min_votes < 1:
+            raise UnknownStrategyError(f"min_votes must be an int >= 1, got {self.min_votes!r}")
+        if not isinstance(self.up_threshold, int | float) or self.up_threshold != self.up_threshold:
+            raise UnknownStrategyError(f"up_threshold must be a number, got {self.up_threshold!r}")
+        if not isinstance(self.confidence, float | int) or not 0 < self.confidence < 1:
+            raise UnknownStrategyError(f"confidence must be in (0, 1), got {self.confidence!r}")
+
+    @classmethod
+    def parse(cls, value: Strategy | str, **options: object) -> Strategy:
+        """A strategy from its name (or an existing one) with options replaced."""
+        if unknown := sorted(set(options) - set(STRATEGY_OPTIONS)):
+            raise UnknownStrategyError(
+                f"unknown strategy options {unknown}; a strategy takes {', '.join(STRATEGY_OPTIONS)}"
+            )
+        if isinstance(value, Strategy):
+            return replace(value, **options) if options else value  # type: ignore[arg-type]
+        if not isinstance(value, str):
+            raise UnknownStrategyError(f"strategy must be a name {STRATEGIES}, got {value!r}")
+        return cls(name=value.strip().lower(), **options)  # type: ignore[arg-type]
+
+    @property
+    def z(self) -> float:
+        """The normal quantile of the two-sided ``confidence`` (1.96 at 95%), used by ``wilson``."""
+        return NormalDist().inv_cdf(1 - (1 - self.confidence) / 2)
+
+    def describe(self) -> str:
+        """One line naming every option, for reports."""
+        head = {
+            "mean": "mean vote",
+            "majority": f"majority of up votes (vote >= {self.up_threshold:g} is up; a tie is not relevant)",
+            "wilson": (
+                f"Wilson lower bound of the up-vote share at {self.confidence:.0%} (z = {self.z:.4f}; "
+                f"vote >= {self.up_threshold:g} is up)"
+            ),
+        }[self.name]
+        dedup = "every vote counts" if self.dedup == "none" else f"each {self.dedup_by}'s {self.dedup} vote counts"
+        return f"{self.name}: {head}; min_votes={self.min_votes}; {dedup}"
+
+
+#: The options of a :class:`Strategy` besides its name.
+STRATEGY_OPTIONS = tuple(f.name for f in fields(Strategy) if f.name != "name")
+
+
+def wilson_lower_bound(up: int, n: int, confidence: float = 0.95) -> float:
+    """The Wilson score lower bound of ``up / n`` (scalar reference of the ``wilson`` strategy).
+
+    Usage::
+
+        >>> round(wilson_lower_bound(1, 1), 4), round(wilson_lower_bound(3, 4), 4), round(wilson_lower_bound(4, 4), 4)
+        (0.2065, 0.3006, 0.5101)
+    """
+    if n <= 0:
+        raise UnknownStrategyError("the Wilson bound needs at least one vote")
+    z = NormalDist().inv_cdf(1 - (1 - confidence) / 2)
+    p = up / n
+    centre = p + z * z / (2 * n)
+    margin = z * ((p * (1 - p) / n) + z * z / (4 * n * n)) ** 0.5
+    return max(0.0, (centre - margin) / (1 + z * z / n))
+
+
+# -- a log's judgments ---------------------------------------------------------------------------
 
 
 class _AllSegments:
@@ -43,8 +163,6 @@ def finite_labels(judgments: pl.DataFrame, source: str) -> np.ndarray:
     labels = judgments["label"].to_numpy()
     bad = np.flatnonzero(~np.isfinite(labels))
     if bad.size:
-        from ..errors import InvalidLabelError
-
         i = int(bad[0])
         raise InvalidLabelError(
             f"{source}: the votes for document {judgments['doc'][i]!r} in query "
@@ -55,7 +173,7 @@ def finite_labels(judgments: pl.DataFrame, source: str) -> np.ndarray:
 
 @dataclass
 class AggregatedFeedback:
-    """Judgments and shown rankings of one log under one :class:`~.aggregate.Strategy`.
+    """Judgments and shown rankings of one log under one :class:`~.judgments.Strategy`.
 
     ``judgments``: ``query, doc, label, votes, up_votes, voters, raw_votes`` (judged pairs only; an
     unjudged document is absent). ``shown``: ``query, doc, mean_position, min_position, impressions,
@@ -86,8 +204,6 @@ class AggregatedFeedback:
         return sorted(v for v in values if v is not None) + ([None] if None in values else [])
 
     def _frames(self, segment: Any) -> tuple[pl.DataFrame, pl.DataFrame]:
-        import polars as pl
-
         if segment is ALL:
             return self.judgments, self.shown
         if self.segment_judgments is None or self.segment_shown is None:
@@ -106,9 +222,6 @@ class AggregatedFeedback:
         By default every row counts; with a segment value (``None`` for rows without one), only that
         segment's rows.
         """
-        from ..core.inputs import Qrels
-        from ..errors import EmptyInputError
-
         key = ("qrels", segment)
         if key not in self._cache:  # built once for the whole log; a segment's on each call (not kept)
             judgments, _ = self._frames(segment)
@@ -132,10 +245,6 @@ class AggregatedFeedback:
 
         Scores are ``n - rank`` (strictly decreasing), so any tie policy keeps this order.
         """
-        import polars as pl
-
-        from ..core.inputs import Run
-
         key = ("logged", segment)
         if key not in self._cache:  # built once for the whole log; a segment's on each call (not kept)
             _, shown = self._frames(segment)
@@ -159,8 +268,6 @@ class AggregatedFeedback:
 
     def query_text(self) -> dict[str, str]:
         """``{query id: text}`` for replaying queries through a pipeline (the id when the log has no text)."""
-        import polars as pl
-
         rows = self.texts.with_columns(pl.col("text").fill_null(pl.col("query")))
         return dict(zip(rows["query"].to_list(), rows["text"].to_list(), strict=True))
 
@@ -173,8 +280,6 @@ class AggregatedFeedback:
         shortest float text that reads back exactly. Ids containing whitespace cannot be written
         (TREC files are whitespace-separated): use a query-id column rather than the query text.
         """
-        import polars as pl
-
         judgments, _ = self._frames(segment)
         for col in ("query", "doc"):
             bad = judgments.filter(pl.col(col).str.contains(r"\s"))
@@ -192,8 +297,6 @@ class AggregatedFeedback:
 
     def summary(self, threshold: float | None = None) -> dict[str, Any]:
         """Counts for reports: rows, skipped, votes, impressions, queries, judged and relevant pairs."""
-        import polars as pl
-
         j = self.judgments
         out: dict[str, Any] = {
             "source": self.source,
@@ -216,111 +319,6 @@ class AggregatedFeedback:
         return out
 
 
-#: Keyword options of :func:`aggregate_feedback` for the log (the strategy's are ``STRATEGY_OPTIONS``).
-LOG_OPTIONS = tuple(
-    name for name, p in inspect.signature(FeedbackLog.__init__).parameters.items() if p.kind is p.KEYWORD_ONLY
-)
-
-
-def split_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """``options`` as (strategy options, log options); an unknown name is a :class:`FeedbackError`."""
-    unknown = sorted(set(options) - set(STRATEGY_OPTIONS) - set(LOG_OPTIONS))
-    if unknown:
-        raise FeedbackError(
-            f"unknown options {unknown}: the strategy takes {', '.join(STRATEGY_OPTIONS)}; "
-            f"a log path or table takes {', '.join(LOG_OPTIONS)}"
-        )
-    strategy = {k: v for k, v in options.items() if k in STRATEGY_OPTIONS}
-    return strategy, {k: v for k, v in options.items() if k not in STRATEGY_OPTIONS}
-
-
-def aggregate_feedback(
-    log: FeedbackLog | Any,
-    strategy: Strategy | str = "mean",
-    *,
-    by_segment: bool | None = None,
-    **options: Any,
-) -> AggregatedFeedback:
-    """Stream a log once and aggregate its votes into judgments and shown rankings.
-
-    :param log: a :class:`~.log.FeedbackLog`, or a path / table with ``options`` for it.
-    :param strategy: a :class:`~.aggregate.Strategy` or a strategy name (``"mean"``, ``"majority"``, ``"wilson"``).
-    :param by_segment: also aggregate per segment (default: when the log has a segment column).
-    :param options: the strategy's options (``min_votes``, ``dedup``, ``dedup_by``, ``up_threshold``,
-        ``confidence``: see :class:`~.aggregate.Strategy`) and, for a path or table, the log's
-        (``columns``, ``fmt``, ``on_error``, ``vote_map``, ``position_base``, ``batch_rows``: see
-        :class:`~.log.FeedbackLog`).
-
-    Usage::
-
-        >>> rows = [
-        ...     {"query_id": "q1", "doc_id": "d1", "position": 1, "vote": 1, "user_id": "u1"},
-        ...     {"query_id": "q1", "doc_id": "d1", "position": 1, "vote": 0, "user_id": "u2"},
-        ...     {"query_id": "q1", "doc_id": "d1", "position": 2, "vote": 1, "user_id": "u3"},
-        ...     {"query_id": "q1", "doc_id": "d2", "position": 2, "vote": None, "user_id": "u1"},
-        ... ]
-        >>> agg = aggregate_feedback(rows, "majority", columns={"user": "user_id"})
-        >>> agg.judgments.select("query", "doc", "label", "votes", "up_votes").rows()
-        [('q1', 'd1', 1.0, 3, 2)]
-        >>> agg.qrels().data, agg.logged_run().data
-        ({'q1': {'d1': 1.0}}, {'q1': {'d1': 2.0, 'd2': 1.0}})
-    """
-    strategy_options, log_options = split_options(options)
-    if not isinstance(log, FeedbackLog):
-        log = FeedbackLog(log, **log_options)
-    elif log_options:
-        raise FeedbackError(f"options {sorted(log_options)} apply to a path or table, not to an open FeedbackLog")
-    strat = Strategy.parse(strategy, **strategy_options)
-    if strat.dedup != "none" and getattr(log.columns, strat.dedup_by) is None:
-        raise FeedbackError(
-            f"dedup={strat.dedup!r} by {strat.dedup_by} needs a {strat.dedup_by} column; "
-            f"set columns={{'{strat.dedup_by}': '<column name>'}}"
-        )
-    with_segment = log.has_segment if by_segment is None else by_segment
-    if with_segment and not log.has_segment:
-        raise FeedbackError("by_segment=True needs a segment column; set columns={'segment': '<column name>'}")
-    import polars as pl
-
-    acc = Accumulator(strat, with_segment)
-    for batch in log.batches():
-        acc.add(batch)
-    shards = acc.shards()
-    judgments, shown = _finalize_shards(shards, strat, by_segment=False)
-    seg_j = seg_s = None
-    if with_segment:
-        seg_j, seg_s = _finalize_shards(shards, strat, by_segment=True)
-    texts = [query_texts(s) for s in shards]
-    return AggregatedFeedback(
-        strategy=strat,
-        source=log.name,
-        judgments=judgments,
-        shown=shown,
-        texts=pl.concat(texts).sort("query") if texts else pl.DataFrame(schema={"query": pl.String, "text": pl.String}),
-        read=log.stats,
-        skipped=log.skipped,
-        votes=sum(int(s["n_votes"].sum()) for s in shards),
-        segment_judgments=seg_j,
-        segment_shown=seg_s,
-    )
-
-
-def _finalize_shards(
-    shards: list[pl.DataFrame], strategy: Strategy, *, by_segment: bool
-) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Finalize shard by shard (a query lives in one shard) and put the results in the documented order."""
-    import polars as pl
-
-    from .aggregate import partial_schema
-
-    if not shards:
-        shards = [pl.from_arrow(partial_schema().empty_table())]  # type: ignore[list-item]
-    done = [finalize(s, strategy, by_segment=by_segment) for s in shards]
-    key = ["segment", "query", "doc"] if by_segment else ["query", "doc"]
-    judgments = pl.concat([j for j, _ in done]).sort(key)
-    shown = pl.concat([s for _, s in done]).sort([*key[:-1], "mean_position", "min_position", "doc"])
-    return judgments, shown
-
-
 def labels_dict(frame: pl.DataFrame) -> dict[str, dict[str, float]]:
     """``{query: {doc: label}}`` of a judgments frame (tests and small inputs)."""
     out: dict[str, dict[str, float]] = {}
@@ -329,4 +327,15 @@ def labels_dict(frame: pl.DataFrame) -> dict[str, dict[str, float]]:
     return out
 
 
-__all__ = ["ALL", "AggregatedFeedback", "aggregate_feedback", "labels_dict"]
+__all__ = [
+    "ALL",
+    "DEDUP",
+    "DEDUP_BY",
+    "STRATEGIES",
+    "STRATEGY_OPTIONS",
+    "AggregatedFeedback",
+    "Strategy",
+    "finite_labels",
+    "labels_dict",
+    "wilson_lower_bound",
+]

@@ -1,8 +1,9 @@
-"""Replay the logged queries through a Haystack pipeline: a new system's rankings for the comparison.
+"""Beside the stages: replay the logged queries through a Haystack pipeline, a new system's rankings to
+score (stage 5).
 
 Each judged query's text (the log's ``query_text`` column, else its id) goes to the pipeline's query
 input; the documents it returns become a ranking through the same document path as the evaluator
-components (:class:`~haystack_irmetrics.components._documents.DocumentPath`: match on ``Document.id`` or a
+components (:class:`~haystack_irmetrics.components.documents.DocumentPath`: match on ``Document.id`` or a
 meta key, rank by list order or by score, repeated keys count once).
 """
 
@@ -10,10 +11,50 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .errors import FeedbackError
-from .judgments import AggregatedFeedback
+from ..errors import FeedbackError, InvalidPolicyError
+from .judgments import AggregatedFeedback, finite_labels
+
+if TYPE_CHECKING:  # pragma: no cover
+    from haystack import Document
+
+
+def document_id_target(field: str) -> tuple[str, str | None]:
+    """Where a log's doc id goes on a Document: ``("id", None)`` or ``("meta", key)`` for ``"meta.<key>"``."""
+    if field == "id":
+        return ("id", None)
+    if isinstance(field, str) and field.startswith("meta.") and len(field) > 5:
+        return ("meta", field[5:])
+    raise InvalidPolicyError(f"id_field must be 'id' or 'meta.<key>', got {field!r}")
+
+
+def gold_documents(
+    judgments: Any, query_ids: Sequence[str], *, id_field: str = "id", source: str = "feedback"
+) -> list[list[Document]]:
+    """One list of ``Document(score=label)`` per query id, from a judgments frame (``query, doc, label, ...``).
+
+    ``meta`` carries ``votes``, ``up_votes`` and ``voters``; with ``id_field="meta.<key>"`` the log's doc id
+    goes to ``meta[<key>]`` (and ``Document.id`` is Haystack's default hash) for evaluators that match on it.
+
+    :raises InvalidLabelError: if a label is not finite (votes that aggregate beyond any float), as
+        :meth:`~haystack_irmetrics.feedback.AggregatedFeedback.qrels` does; ``source`` names the log.
+    """
+    from haystack import Document
+
+    kind, key = document_id_target(id_field)
+    finite_labels(judgments, source)
+    by_query: dict[str, list[Document]] = {}
+    for q, d, label, votes, up, voters in judgments.select(
+        "query", "doc", "label", "votes", "up_votes", "voters"
+    ).iter_rows():
+        meta = {"votes": votes, "up_votes": up, "voters": voters}
+        if kind == "id":
+            doc = Document(id=d, score=float(label), meta=meta)
+        else:
+            doc = Document(content=None, score=float(label), meta={**meta, key: d})
+        by_query.setdefault(q, []).append(doc)
+    return [by_query.get(q, []) for q in query_ids]
 
 
 def _sockets(value: str | Sequence[str], what: str) -> list[tuple[str, str]]:
@@ -78,8 +119,7 @@ def replay_pipeline(
     """
     from haystack import Pipeline
 
-    from ..components._documents import DocumentPath
-    from ..components.feedback import gold_documents
+    from ..components.documents import DocumentPath
 
     pipe = pipeline
     if not isinstance(pipe, Pipeline):
@@ -123,4 +163,4 @@ def replay_pipeline(
     return results if isinstance(results, dict) else results.data
 
 
-__all__ = ["replay_pipeline"]
+__all__ = ["document_id_target", "gold_documents", "replay_pipeline"]

@@ -1,4 +1,5 @@
-"""Render a :class:`~.evaluation.FeedbackEvaluation`: markdown, CSV and JSON tables, PNG plots.
+"""Stage 6 of the feedback path: :class:`FeedbackEvaluation`, the result, and its renderings -- markdown,
+CSV and JSON tables, PNG plots.
 
 Markers: ``*`` / ``**`` after a system's mean when its difference from the baseline is significant at
 0.05 / 0.01 after Holm's correction over the metrics of that system and list variant (the test named in
@@ -13,16 +14,60 @@ import json
 import math
 import os
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..core.evaluate import bounded, short_list
 from ..stats.compare import format_p
-from .judgments import ALL
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .evaluation import FeedbackEvaluation, SegmentResult
+from ._deps import pl
+from .judgments import ALL, AggregatedFeedback
+from .scoring import VARIANTS, SegmentResult
 
 MAX_SKIPPED_LISTED = 20
+
+
+@dataclass
+class FeedbackEvaluation:
+    """Result of :func:`evaluate_feedback`; render it with :meth:`to_markdown` or :meth:`write_report`."""
+
+    feedback: AggregatedFeedback
+    settings: dict[str, Any]
+    systems: list[str]
+    baseline: str
+    metrics: list[str]
+    overall: SegmentResult
+    segments: list[SegmentResult] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        """Short whatever the size of the log: source, strategy, queries, systems, metrics, segments."""
+        return bounded(
+            f"FeedbackEvaluation(source={self.feedback.source!r}, strategy={self.feedback.strategy.name!r}, "
+            f"queries={len(self.overall.queries)}, systems={short_list(self.systems)}, baseline={self.baseline!r}, "
+            f"metrics={short_list(self.metrics)}, segments={len(self.segments)})"
+        )
+
+    @property
+    def variants(self) -> tuple[str, ...]:
+        return VARIANTS if self.settings["condensed"] else VARIANTS[:1]
+
+    def means(self, variant: str = "full", segment: SegmentResult | None = None) -> dict[str, dict[str, float]]:
+        """``{system: {metric: mean}}`` (unrounded) for one variant."""
+        part = segment or self.overall
+        return {name: s.means(variant) for name, s in part.systems.items()}
+
+    def to_markdown(self, **options: Any) -> str:
+        return to_markdown(self, **options)
+
+    def to_dict(self) -> dict[str, Any]:
+        return to_dict(self)
+
+    def write_report(
+        self, directory: str | os.PathLike[str], *, plots: bool | None = None, per_query: bool = True
+    ) -> list[Path]:
+        """Write report.md, report.json, scores.csv, comparisons.csv, segments (if any), per_query.csv,
+        skipped_rows.csv, qrels.txt and, when matplotlib is installed (or ``plots=True``), PNG plots."""
+        return write_report(self, directory, plots=plots, per_query=per_query)
 
 
 def _fmt(x: float, digits: int = 4) -> str:
@@ -282,8 +327,6 @@ def write_report(
 
 def _write_per_query(ev: FeedbackEvaluation, path: Path) -> Path:
     """Wide per-query table of the whole log: ``query`` then one column per (system, list, metric)."""
-    import polars as pl
-
     part = ev.overall
     cols: dict[str, Any] = {"query": part.queries}
     for name, s in part.systems.items():
@@ -344,6 +387,7 @@ def write_plots(ev: FeedbackEvaluation, directory: str | os.PathLike[str], metri
 
 
 __all__ = [
+    "FeedbackEvaluation",
     "comparison_rows",
     "jsonable",
     "primary_metric",

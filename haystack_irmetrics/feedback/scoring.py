@@ -1,4 +1,5 @@
-"""Score rankings against feedback judgments: the six metrics, on full and condensed lists, plus Judged@k.
+"""Stage 5 of the feedback path: score systems against the judgments -- the metrics on full and condensed
+lists, Judged@k, and per segment the bootstrap intervals and paired tests against a baseline.
 
 Feedback judges few documents per query, and a new system mostly retrieves documents nobody voted on.
 Three numbers per metric keep that visible:
@@ -7,7 +8,7 @@ Three numbers per metric keep that visible:
 * **condensed** -- unjudged documents removed before scoring (Sakai's condensed lists): what the metric
   would be if the unjudged documents were not there. Optimistic where the full list is pessimistic.
 * **Judged@k** -- the share of the top k that has a judgment of any label, ``|judged in top k| / k``
-  (ir_measures' ``Judged@k``). A low Judged@k says the full-list score is mostly about unjudged documents.
+  (the core's ``Judged@k``, as ir_measures defines it). A low Judged@k says the full-list score is mostly about unjudged documents.
 
 Every system is scored over the same queries -- those with at least one judgment -- and a query a system
 does not answer scores 0 (``missing_queries="zero"``), so per-query values pair up for the tests.
@@ -17,56 +18,27 @@ Ids equal to the query id are kept (``ignore_identical_ids=False``): a log's ids
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
-from ..core import evaluate
-from ..core.inputs import ColumnarRun, Qrels, QrelsDict, Run, RunDict
+from ..core import Qrels, Run, evaluate, resolve_measures
+from ..core.evaluate import bounded, short_list
+from ..core.inputs import ColumnarRun, QrelsDict, RunDict
 from ..core.inputs import as_run as core_as_run
-from ..core.measures import resolve_measures
+from ..errors import FeedbackError
+from ..stats import Comparison, bootstrap_means, compare_paired, percentile_interval
+from ._deps import pl
+from .judgments import AggregatedFeedback
 
 VARIANTS = ("full", "condensed")
+#: The system name of the rankings users saw (:meth:`~.judgments.AggregatedFeedback.logged_run`).
+LOGGED = "logged"
 
 
 def _policy(preset: str) -> dict[str, Any]:
     return {"preset": preset, "missing_queries": "zero", "ignore_identical_ids": False, "no_relevant": "zero"}
-
-
-def judged_at_k(
-    qrels: QrelsDict | Qrels,
-    run: RunDict | Run | ColumnarRun,
-    k_values: Sequence[int],
-    *,
-    preset: str = "beir",
-    ties: str | None = None,
-) -> dict[str, dict[str, float]]:
-    """``{"Judged@k": {qid: share}}``: the share of each query's top k that has a judgment (any label).
-
-    Computed by the core as P@k against the same judgments with every label set to 1, so the ranking
-    (ties included) is exactly the one the metrics use. Divides by k, like P@k; every judged query is
-    present (0 when the run does not answer it). This is the one place Judged@k is defined; swap it for
-    the core's measure once it has one.
-
-    Usage::
-
-        >>> judged_at_k({"q1": {"d1": 0, "d3": 1}}, {"q1": {"d1": 0.9, "d2": 0.8, "d3": 0.7}}, [1, 2, 4])
-        {'Judged@1': {'q1': 1.0}, 'Judged@2': {'q1': 0.5}, 'Judged@4': {'q1': 0.5}}
-    """
-    judged = Qrels.from_dict(qrels).data
-    ones = {q: dict.fromkeys(docs, 1) for q, docs in judged.items() if docs}
-    ks = [m.cutoff for m in resolve_measures(["P"], k_values)]
-    result = evaluate(
-        ones,
-        _answering(as_run(run), list(ones)),
-        ks,
-        measures=["P"],
-        relevance_threshold=1.0,
-        ties=ties,
-        **_policy(preset),
-    )
-    return {f"Judged@{k}": result.per_query[f"P@{k}"] for k in ks}
 
 
 def as_run(run: RunDict | Mapping[str, Sequence[str]] | Run | ColumnarRun) -> Run | ColumnarRun:
@@ -175,14 +147,16 @@ def score_system(
     r = as_run(run)
     common = {"measures": names, "relevance_threshold": threshold, **_policy(preset)}
     values: dict[str, dict[str, np.ndarray]] = {}
-    runs = {"full": _answering(r, queries)}
+    # Judged@k is the core's measure, scored on the full list (the ranking, ties included, of the metrics).
+    judged_names = [f"Judged@{k}" for k in ks]
+    full = evaluate(
+        qrels, _answering(r, queries), None, **{**common, "measures": list(dict.fromkeys(names + judged_names))}
+    )
+    values["full"] = _aligned(full.per_query, names, queries)
+    judged = _aligned(full.per_query, judged_names, queries)
     if condensed:
-        runs["condensed"] = Run.from_dict(condense(r, qrels) or {queries[0]: {}})
-    for variant, this in runs.items():
-        result = evaluate(qrels, this, None, **common)
-        values[variant] = _aligned(result.per_query, names, queries)
-    judged_pq = judged_at_k(qrels, r, ks, preset=preset)
-    judged = _aligned(judged_pq, list(judged_pq), queries)
+        result = evaluate(qrels, Run.from_dict(condense(r, qrels) or {queries[0]: {}}), None, **common)
+        values["condensed"] = _aligned(result.per_query, names, queries)
     got = answered(r)
     return SystemScores(name, queries, values, judged, retrieved_queries=sum(q in got for q in queries))
 
@@ -220,4 +194,124 @@ def _aligned(
     return out
 
 
-__all__ = ["VARIANTS", "SystemScores", "answered", "as_run", "condense", "judged_at_k", "score_system"]
+@dataclass
+class SegmentResult:
+    """Every system scored on one segment's judgments (``segment`` is :data:`~.judgments.ALL` for the whole log).
+
+    ``intervals[system][variant][metric]`` and ``judged_intervals[system][metric]``: bootstrap intervals of
+    the means. ``comparisons[system][variant]``: one :class:`~haystack_irmetrics.stats.Comparison` per
+    metric against the baseline, Holm-adjusted over the metrics of that (system, variant).
+    """
+
+    segment: Any
+    label: str
+    queries: list[str]
+    systems: dict[str, SystemScores]
+    intervals: dict[str, dict[str, dict[str, tuple[float, float]]]]
+    judged_intervals: dict[str, dict[str, tuple[float, float]]]
+    comparisons: dict[str, dict[str, list[Comparison]]]
+    queries_with_relevant: int
+
+    def __repr__(self) -> str:
+        return bounded(
+            f"SegmentResult(label={self.label!r}, queries={len(self.queries)}, systems={short_list(list(self.systems))}, "
+            f"queries_with_relevant={self.queries_with_relevant})"
+        )
+
+
+def score_segment(
+    feedback: AggregatedFeedback,
+    segment: Any,
+    label: str,
+    external: dict[str, Run | ColumnarRun],
+    systems: list[str],
+    baseline: str,
+    *,
+    metrics: list[str],
+    threshold: float,
+    preset: str,
+    condensed: bool,
+    n_resamples: int,
+    seed: int,
+    confidence: float,
+) -> SegmentResult:
+    qrels: Qrels = feedback.qrels(segment)
+    ks = sorted({int(m.split("@")[1]) for m in metrics})
+    scores: dict[str, SystemScores] = {}
+    for name in systems:
+        run = feedback.logged_run(segment) if name == LOGGED else external[name]
+        try:
+            scores[name] = score_system(
+                name,
+                run,
+                qrels,
+                k_values=ks,
+                measures=metrics,
+                threshold=threshold,
+                preset=preset,
+                condensed=condensed,
+            )
+        except FeedbackError:
+            raise
+        except ValueError as e:
+            raise type(e)(f"system {name!r}, segment {label}: {e}") from e
+    queries = scores[systems[0]].queries
+    variants = VARIANTS if condensed else VARIANTS[:1]
+
+    # One bootstrap over every column of every system: each mean's interval and, from the same
+    # resamples, each difference's interval (resampled mean of a difference = difference of means).
+    columns: list[tuple[str, str, str]] = []
+    matrix: list[np.ndarray] = []
+    for name, s in scores.items():
+        for variant in variants:
+            for m in metrics:
+                columns.append((name, variant, m))
+                matrix.append(s.values[variant][m])
+        for m, v in s.judged.items():
+            columns.append((name, "judged", m))
+            matrix.append(v)
+    index = {c: i for i, c in enumerate(columns)}
+    if len(queries) >= 2:
+        means = bootstrap_means(np.column_stack(matrix), n_resamples=n_resamples, seed=seed)
+    else:  # one query: no resampling, intervals collapse to the value
+        means = np.column_stack(matrix)[:1]
+    low, high = percentile_interval(means, confidence)
+    intervals: dict[str, dict[str, dict[str, tuple[float, float]]]] = {n: {v: {} for v in variants} for n in scores}
+    judged_intervals: dict[str, dict[str, tuple[float, float]]] = {n: {} for n in scores}
+    for (name, variant, m), lo, hi in zip(columns, low.tolist(), high.tolist(), strict=True):
+        target = judged_intervals[name] if variant == "judged" else intervals[name][variant]
+        target[m] = (lo, hi)
+
+    # Every (system, variant, metric) against the baseline in one call; Holm per (system, variant).
+    comparisons: dict[str, dict[str, list[Comparison]]] = {}
+    others = [n for n in systems if n != baseline]
+    if others and len(queries) >= 2:
+        a = {(n, v, m): scores[n].values[v][m] for n in others for v in variants for m in metrics}
+        b = {(n, v, m): scores[baseline].values[v][m] for n in others for v in variants for m in metrics}
+        results = compare_paired(
+            a, b, families={key: key[:2] for key in a}, n_resamples=n_resamples, seed=seed, intervals=False
+        )
+        keys = list(a)
+        deltas = means[:, [index[k] for k in keys]] - means[:, [index[(baseline, *k[1:])] for k in keys]]
+        d_low, d_high = percentile_interval(deltas, confidence)
+        for c, lo, hi in zip(results, d_low.tolist(), d_high.tolist(), strict=True):
+            c = replace(c, ci_low=lo, ci_high=hi)
+            name, variant, _ = c.metric
+            comparisons.setdefault(name, {}).setdefault(variant, []).append(c)
+
+    judgments, _ = feedback._frames(segment)
+    relevant = judgments.filter(pl.col("label") >= threshold)["query"].n_unique()
+    return SegmentResult(segment, label, queries, scores, intervals, judged_intervals, comparisons, relevant)
+
+
+__all__ = [
+    "LOGGED",
+    "VARIANTS",
+    "SegmentResult",
+    "SystemScores",
+    "answered",
+    "as_run",
+    "condense",
+    "score_segment",
+    "score_system",
+]

@@ -1,8 +1,8 @@
-"""The whole feedback evaluation: log -> judgments -> every system scored -> compared -> per segment.
+"""Stage 7 of the feedback path, the whole run: log -> judgments -> every system scored -> compared -> per segment.
 
-:func:`evaluate_feedback` is what ``irmetrics feedback`` runs. The result, :class:`FeedbackEvaluation`,
+:func:`evaluate_feedback` is what ``irmetrics feedback`` runs. The result, :class:`~.report.FeedbackEvaluation`,
 holds per-query values of every system (the rankings users saw, named ``logged``, plus any runs),
-bootstrap intervals of every mean, and paired comparisons against a baseline; :mod:`.report` renders it.
+bootstrap intervals of every mean, and paired comparisons against a baseline, and renders the report.
 """
 
 from __future__ import annotations
@@ -11,25 +11,20 @@ import math
 import os
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from ..core.evaluate import bounded, short_list
-from ..core.inputs import ColumnarRun, Qrels, Run
-from ..core.measures import Measure, resolve_measures
-from ..errors import EmptyInputError, NoOverlapError
-from ..stats import Comparison, bootstrap_means, compare_paired, percentile_interval
+from ..core import Measure, Run, resolve_measures
+from ..core.inputs import ColumnarRun
+from ..errors import EmptyInputError, FeedbackError, NoOverlapError
+from ..io import read_run
 from ..stats.significance import check_bootstrap_size, check_confidence, check_resamples, check_seed
-from .aggregate import Strategy, wilson_lower_bound
-from .errors import FeedbackError
-from .judgments import ALL, AggregatedFeedback, aggregate_feedback
-from .log import FeedbackLog
-from .scoring import VARIANTS, SystemScores, score_system
+from .aggregate import aggregate_feedback
+from .judgments import ALL, AggregatedFeedback, Strategy, wilson_lower_bound
+from .reading import FeedbackLog
+from .report import FeedbackEvaluation
+from .scoring import LOGGED, VARIANTS, score_segment
 
-LOGGED = "logged"
 DEFAULT_K_VALUES = (1, 3, 5, 10)
 #: Kernels whose measures count a label ``>= threshold`` as relevant (NDCG uses labels as gains instead).
 _THRESHOLD_KERNELS = ("binary", "bpref", "iprec")
@@ -40,86 +35,10 @@ class NoRelevantJudgmentWarning(UserWarning):
     R_cap, ...) is 0 for every system. The message says what it takes to reach the threshold."""
 
 
-@dataclass
-class SegmentResult:
-    """Every system scored on one segment's judgments (``segment`` is :data:`~.judgments.ALL` for the whole log).
-
-    ``intervals[system][variant][metric]`` and ``judged_intervals[system][metric]``: bootstrap intervals of
-    the means. ``comparisons[system][variant]``: one :class:`~haystack_irmetrics.stats.Comparison` per
-    metric against the baseline, Holm-adjusted over the metrics of that (system, variant).
-    """
-
-    segment: Any
-    label: str
-    queries: list[str]
-    systems: dict[str, SystemScores]
-    intervals: dict[str, dict[str, dict[str, tuple[float, float]]]]
-    judged_intervals: dict[str, dict[str, tuple[float, float]]]
-    comparisons: dict[str, dict[str, list[Comparison]]]
-    queries_with_relevant: int
-
-    def __repr__(self) -> str:
-        return bounded(
-            f"SegmentResult(label={self.label!r}, queries={len(self.queries)}, systems={short_list(list(self.systems))}, "
-            f"queries_with_relevant={self.queries_with_relevant})"
-        )
-
-
-@dataclass
-class FeedbackEvaluation:
-    """Result of :func:`evaluate_feedback`; render it with :meth:`to_markdown` or :meth:`write_report`."""
-
-    feedback: AggregatedFeedback
-    settings: dict[str, Any]
-    systems: list[str]
-    baseline: str
-    metrics: list[str]
-    overall: SegmentResult
-    segments: list[SegmentResult] = field(default_factory=list)
-
-    def __repr__(self) -> str:
-        """Short whatever the size of the log: source, strategy, queries, systems, metrics, segments."""
-        return bounded(
-            f"FeedbackEvaluation(source={self.feedback.source!r}, strategy={self.feedback.strategy.name!r}, "
-            f"queries={len(self.overall.queries)}, systems={short_list(self.systems)}, baseline={self.baseline!r}, "
-            f"metrics={short_list(self.metrics)}, segments={len(self.segments)})"
-        )
-
-    @property
-    def variants(self) -> tuple[str, ...]:
-        return VARIANTS if self.settings["condensed"] else VARIANTS[:1]
-
-    def means(self, variant: str = "full", segment: SegmentResult | None = None) -> dict[str, dict[str, float]]:
-        """``{system: {metric: mean}}`` (unrounded) for one variant."""
-        part = segment or self.overall
-        return {name: s.means(variant) for name, s in part.systems.items()}
-
-    def to_markdown(self, **options: Any) -> str:
-        from .report import to_markdown
-
-        return to_markdown(self, **options)
-
-    def to_dict(self) -> dict[str, Any]:
-        from .report import to_dict
-
-        return to_dict(self)
-
-    def write_report(
-        self, directory: str | os.PathLike[str], *, plots: bool | None = None, per_query: bool = True
-    ) -> list[Path]:
-        """Write report.md, report.json, scores.csv, comparisons.csv, segments (if any), per_query.csv,
-        skipped_rows.csv, qrels.txt and, when matplotlib is installed (or ``plots=True``), PNG plots."""
-        from .report import write_report
-
-        return write_report(self, directory, plots=plots, per_query=per_query)
-
-
 def _load_run(name: str, run: Any) -> Run | ColumnarRun:
     if isinstance(run, Run | ColumnarRun):
         return run
     if isinstance(run, str | os.PathLike):
-        from ..io import read_run
-
         return read_run(run)
     if isinstance(run, Mapping):
         return Run.from_dict(run)
@@ -162,11 +81,11 @@ def evaluate_feedback(
 ) -> FeedbackEvaluation:
     """Score the logged rankings and any runs against judgments aggregated from a feedback log.
 
-    :param log: a path or table (with log ``options`` for :class:`~.log.FeedbackLog`), an open
+    :param log: a path or table (with log ``options`` for :class:`~.reading.FeedbackLog`), an open
         ``FeedbackLog``, or an already aggregated :class:`~.judgments.AggregatedFeedback`.
     :param runs: ``{name: run}`` or a list of runs; a run is a TREC run path, a ``{qid: {docid: score}}``
         dict or a :class:`~haystack_irmetrics.core.inputs.Run` (e.g. from :func:`~.replay.replay_pipeline`).
-    :param strategy: aggregation strategy (:class:`~.aggregate.Strategy` or name).
+    :param strategy: aggregation strategy (:class:`~.judgments.Strategy` or name).
     :param threshold: labels ``>=`` this are relevant for P, Recall, MAP, MRR and R_cap (NDCG uses labels as gains).
     :param k_values: cutoffs; ``measures``: families or names (default BEIR's six families).
     :param condensed: also score condensed lists (unjudged documents removed).
@@ -177,8 +96,8 @@ def evaluate_feedback(
     :param n_resamples: randomization sign patterns and bootstrap resamples; ``seed`` makes both repeatable.
     :param confidence: level of every bootstrap interval.
     :param test: the test behind significance markers: ``"randomization"`` or ``"t"``.
-    :param options: as :func:`~.judgments.aggregate_feedback`'s: the strategy's ``min_votes``, ``dedup``,
-        ``dedup_by`` and ``up_threshold`` (Wilson's ``confidence`` goes in a :class:`~.aggregate.Strategy`:
+    :param options: as :func:`~.aggregate.aggregate_feedback`'s: the strategy's ``min_votes``, ``dedup``,
+        ``dedup_by`` and ``up_threshold`` (Wilson's ``confidence`` goes in a :class:`~.judgments.Strategy`:
         ``confidence`` here is the bootstrap's), and the log's ``columns``, ``on_error``, ...
 
     Usage::
@@ -253,7 +172,7 @@ def evaluate_feedback(
         "seed": seed,
         "confidence": confidence,
     }
-    overall = _score_segment(feedback, ALL, "all", external, systems, baseline, **common)
+    overall = score_segment(feedback, ALL, "all", external, systems, baseline, **common)
     segments = []
     want_segments = feedback.segment_judgments is not None if by_segment is None else by_segment
     if want_segments:
@@ -262,7 +181,7 @@ def evaluate_feedback(
         if len(set(labels)) < len(labels):  # a segment literally named "(none)" beside rows without one
             labels = ["(none)" if v is None else repr(v) for v in values]
         for value, label in zip(values, labels):
-            segments.append(_score_segment(feedback, value, label, external, systems, baseline, **common))
+            segments.append(score_segment(feedback, value, label, external, systems, baseline, **common))
     return FeedbackEvaluation(feedback, settings, systems, baseline, metrics, overall, segments)
 
 
@@ -352,98 +271,10 @@ def _warn_if_nothing_relevant(feedback: AggregatedFeedback, threshold: float, wa
     )
 
 
-def _score_segment(
-    feedback: AggregatedFeedback,
-    segment: Any,
-    label: str,
-    external: dict[str, Run | ColumnarRun],
-    systems: list[str],
-    baseline: str,
-    *,
-    metrics: list[str],
-    threshold: float,
-    preset: str,
-    condensed: bool,
-    n_resamples: int,
-    seed: int,
-    confidence: float,
-) -> SegmentResult:
-    qrels: Qrels = feedback.qrels(segment)
-    ks = sorted({int(m.split("@")[1]) for m in metrics})
-    scores: dict[str, SystemScores] = {}
-    for name in systems:
-        run = feedback.logged_run(segment) if name == LOGGED else external[name]
-        try:
-            scores[name] = score_system(
-                name,
-                run,
-                qrels,
-                k_values=ks,
-                measures=metrics,
-                threshold=threshold,
-                preset=preset,
-                condensed=condensed,
-            )
-        except FeedbackError:
-            raise
-        except ValueError as e:
-            raise type(e)(f"system {name!r}, segment {label}: {e}") from e
-    queries = scores[systems[0]].queries
-    variants = VARIANTS if condensed else VARIANTS[:1]
-
-    # One bootstrap over every column of every system: each mean's interval and, from the same
-    # resamples, each difference's interval (resampled mean of a difference = difference of means).
-    columns: list[tuple[str, str, str]] = []
-    matrix: list[np.ndarray] = []
-    for name, s in scores.items():
-        for variant in variants:
-            for m in metrics:
-                columns.append((name, variant, m))
-                matrix.append(s.values[variant][m])
-        for m, v in s.judged.items():
-            columns.append((name, "judged", m))
-            matrix.append(v)
-    index = {c: i for i, c in enumerate(columns)}
-    if len(queries) >= 2:
-        means = bootstrap_means(np.column_stack(matrix), n_resamples=n_resamples, seed=seed)
-    else:  # one query: no resampling, intervals collapse to the value
-        means = np.column_stack(matrix)[:1]
-    low, high = percentile_interval(means, confidence)
-    intervals: dict[str, dict[str, dict[str, tuple[float, float]]]] = {n: {v: {} for v in variants} for n in scores}
-    judged_intervals: dict[str, dict[str, tuple[float, float]]] = {n: {} for n in scores}
-    for (name, variant, m), lo, hi in zip(columns, low.tolist(), high.tolist(), strict=True):
-        target = judged_intervals[name] if variant == "judged" else intervals[name][variant]
-        target[m] = (lo, hi)
-
-    # Every (system, variant, metric) against the baseline in one call; Holm per (system, variant).
-    comparisons: dict[str, dict[str, list[Comparison]]] = {}
-    others = [n for n in systems if n != baseline]
-    if others and len(queries) >= 2:
-        a = {(n, v, m): scores[n].values[v][m] for n in others for v in variants for m in metrics}
-        b = {(n, v, m): scores[baseline].values[v][m] for n in others for v in variants for m in metrics}
-        results = compare_paired(
-            a, b, families={key: key[:2] for key in a}, n_resamples=n_resamples, seed=seed, intervals=False
-        )
-        keys = list(a)
-        deltas = means[:, [index[k] for k in keys]] - means[:, [index[(baseline, *k[1:])] for k in keys]]
-        d_low, d_high = percentile_interval(deltas, confidence)
-        for c, lo, hi in zip(results, d_low.tolist(), d_high.tolist(), strict=True):
-            c = replace(c, ci_low=lo, ci_high=hi)
-            name, variant, _ = c.metric
-            comparisons.setdefault(name, {}).setdefault(variant, []).append(c)
-    import polars as pl
-
-    judgments, _ = feedback._frames(segment)
-    relevant = judgments.filter(pl.col("label") >= threshold)["query"].n_unique()
-    return SegmentResult(segment, label, queries, scores, intervals, judged_intervals, comparisons, relevant)
-
-
 __all__ = [
     "DEFAULT_K_VALUES",
     "LOGGED",
-    "FeedbackEvaluation",
     "NoRelevantJudgmentWarning",
-    "SegmentResult",
     "evaluate_feedback",
     "no_relevant_explanation",
     "smallest_all_up_votes",

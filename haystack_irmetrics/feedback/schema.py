@@ -1,10 +1,34 @@
-"""Raw log columns -> the canonical columns, validated, one vectorised pass per batch (polars).
+"""Stage 1 of the feedback path: which column holds what, how votes are spelled, and the validation
+of raw log columns into the canonical columns.
 
+A feedback log has one row per (query, shown document, position, vote): a document shown to a user
+at a position of a result list, with the user's vote or grade on it, if any. The column names are
+configurable with :class:`FeedbackColumns`; ``None`` switches an optional column off.
+
+Canonical names (what every later step sees):
+
+==============  ==========  ===================================================================
+name            type        meaning
+==============  ==========  ===================================================================
+``row``         int64       1-based data row of the source (header excluded)
+``line``        int64       physical line of a CSV / JSONL source (null otherwise)
+``query``       str         query id (required, non-empty)
+``doc``         str         document id (required, non-empty)
+``position``    int64       1-based position the document was shown at (``position_base`` shifts it)
+``vote``        float64     the vote or grade; null = shown without feedback (an impression)
+``user``        str         user id (optional; per-user de-duplication)
+``session``     str         session id (optional; ``dedup_by="session"``)
+``timestamp``   float64     epoch microseconds or any numeric order (optional; orders a user's votes)
+``segment``     str         a breakdown key such as locale or device (optional)
+``query_text``  str         the text to replay through a pipeline (optional; default the query id)
+==============  ==========  ===================================================================
+
+:func:`normalize_frame` turns raw log columns into these in one vectorised pass per batch (polars).
 Every row comes out: a usable row with ``error`` null, a malformed one with ``error`` (the reason),
 ``error_column`` (the source column) and ``error_value`` (the cell as text). Nothing is dropped here;
 the caller splits (:func:`split_errors`) and applies its error policy.
 
-Rules, per canonical field (see :mod:`.columns`):
+Rules, per canonical field (see above):
 
 * ``query``, ``doc``: strings (surrounding blanks removed) or integers (read as their decimal text);
   null or blank is malformed. A float or nested id column is a :class:`FeedbackSchemaError`.
@@ -22,6 +46,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import asdict, dataclass, fields
 from decimal import Decimal
 from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any, cast
@@ -29,12 +54,97 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from .._extras import require_feedback
-from .columns import DEFAULT_VOTE_MAP, FeedbackColumns
-from .errors import FeedbackSchemaError
+from ..errors import FeedbackSchemaError
 
 if TYPE_CHECKING:  # pragma: no cover
     import polars as pl
     import pyarrow as pa
+else:
+    from ._deps import pa, pl
+
+CANONICAL = ("query", "doc", "position", "vote", "user", "session", "timestamp", "segment", "query_text")
+REQUIRED = ("query", "doc")
+
+#: Spelled-out votes understood by default (case-insensitive, surrounding blanks ignored). Numbers,
+#: numeric strings and booleans (``true``/``false``) need no entry. A ``vote_map`` replaces these words.
+DEFAULT_VOTE_MAP: Mapping[str, float] = {
+    "up": 1.0,
+    "down": 0.0,
+    "thumbs_up": 1.0,
+    "thumbs_down": 0.0,
+    "thumbsup": 1.0,
+    "thumbsdown": 0.0,
+    "like": 1.0,
+    "dislike": 0.0,
+    "relevant": 1.0,
+    "not_relevant": 0.0,
+    "irrelevant": 0.0,
+    "yes": 1.0,
+    "no": 0.0,
+    "true": 1.0,
+    "false": 0.0,
+}
+
+
+@dataclass(frozen=True)
+class FeedbackColumns:
+    """Source column names of each canonical field (``None``: the log has no such column).
+
+    Usage::
+
+        >>> FeedbackColumns(query="qid", vote="grade", segment="locale").source_names()
+        {'qid': 'query', 'doc_id': 'doc', 'position': 'position', 'grade': 'vote', 'locale': 'segment'}
+    """
+
+    query: str = "query_id"
+    doc: str = "doc_id"
+    position: str | None = "position"
+    vote: str | None = "vote"
+    user: str | None = None
+    session: str | None = None
+    timestamp: str | None = None
+    segment: str | None = None
+    query_text: str | None = None
+
+    def __post_init__(self) -> None:
+        seen: dict[str, str] = {}
+        for f in fields(self):
+            name = getattr(self, f.name)
+            if name is None:
+                if f.name in REQUIRED:
+                    raise FeedbackSchemaError(f"the {f.name!r} column is required; give its name")
+                continue
+            if not isinstance(name, str) or not name:
+                raise FeedbackSchemaError(f"column name for {f.name!r} must be a non-empty str, got {name!r}")
+            if name in seen and f.name != "query_text":
+                raise FeedbackSchemaError(f"column {name!r} is given for both {seen[name]!r} and {f.name!r}")
+            seen.setdefault(name, f.name)
+
+    def source_names(self) -> dict[str, str]:
+        """``{source column: canonical name}`` of the configured columns (a source column read once)."""
+        out: dict[str, str] = {}
+        for canonical, source in asdict(self).items():
+            if source is not None and source not in out:
+                out[source] = canonical
+        return out
+
+    def configured(self) -> dict[str, str]:
+        """``{canonical name: source column}`` of the configured columns."""
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+    @classmethod
+    def coerce(cls, value: FeedbackColumns | Mapping[str, str | None] | None) -> FeedbackColumns:
+        if value is None:
+            return cls()
+        if isinstance(value, FeedbackColumns):
+            return value
+        if isinstance(value, Mapping):
+            unknown = set(value) - set(CANONICAL)
+            if unknown:
+                raise FeedbackSchemaError(f"unknown column roles {sorted(unknown)}; known: {list(CANONICAL)}")
+            return cls(**value)
+        raise FeedbackSchemaError(f"columns must be a FeedbackColumns or a dict, got {type(value).__name__}")
+
 
 TEXT_FIELDS = ("user", "session", "segment", "query_text")
 #: Columns the readers attach to raw rows: the data row (1-based) and the physical line of text files.
@@ -48,7 +158,6 @@ MAX_POSITION = 2**31 - 1
 
 def canonical_schema() -> pa.Schema:
     """The pyarrow schema of normalized batches (what :func:`normalize_batches` yields)."""
-    import pyarrow as pa
 
     return pa.schema(
         [
@@ -70,7 +179,11 @@ def canonical_schema() -> pa.Schema:
     )
 
 
-def _lower_vote_map(vote_map: Mapping[str, float] | None) -> dict[str, float]:
+def vote_words(vote_map: Mapping[str, float] | None) -> dict[str, float]:
+    """``{lower-case word: vote}`` of ``vote_map`` (default :data:`DEFAULT_VOTE_MAP`), plus ``true``/``false``.
+
+    :raises FeedbackSchemaError: ``vote_map`` is not a dict of words to finite numbers.
+    """
     if vote_map is not None and not isinstance(vote_map, Mapping):
         raise FeedbackSchemaError(f"vote_map must be a dict {{word: number}}, got {type(vote_map).__name__}")
     table = {"true": 1.0, "false": 0.0, **(DEFAULT_VOTE_MAP if vote_map is None else {})}
@@ -84,8 +197,6 @@ def _lower_vote_map(vote_map: Mapping[str, float] | None) -> dict[str, float]:
 
 
 def _kind(dtype: pl.DataType) -> str:
-    import polars as pl
-
     if dtype == pl.Null:
         return "null"
     if dtype == pl.Boolean:
@@ -102,14 +213,10 @@ def _kind(dtype: pl.DataType) -> str:
 
 
 def _blank_to_null(e: pl.Expr) -> pl.Expr:
-    import polars as pl
-
     return pl.when(e.str.len_bytes() == 0).then(None).otherwise(e)
 
 
 def _text(src: str, kind: str, field: str) -> pl.Expr:
-    import polars as pl
-
     if kind == "str":
         return _blank_to_null(pl.col(src).cast(pl.String).str.strip_chars())
     if kind == "int" or (kind in ("float", "bool", "datetime") and field in TEXT_FIELDS):
@@ -120,8 +227,6 @@ def _text(src: str, kind: str, field: str) -> pl.Expr:
 
 
 def _raw(src: str, kind: str) -> pl.Expr:
-    import polars as pl
-
     if kind == "other":
         return pl.lit(None, pl.String)
     return pl.col(src).cast(pl.String)
@@ -129,7 +234,6 @@ def _raw(src: str, kind: str) -> pl.Expr:
 
 def _number(src: str, kind: str, field: str, words: dict[str, float] | None = None) -> tuple[pl.Expr, pl.Expr]:
     """(value as Float64 or null, 'cannot parse' mask) for a numeric field."""
-    import polars as pl
 
     if kind in ("int", "float", "bool"):
         return pl.col(src).cast(pl.Float64), pl.lit(False)
@@ -146,8 +250,6 @@ def _number(src: str, kind: str, field: str, words: dict[str, float] | None = No
 
 
 def _timestamp(src: str, kind: str) -> tuple[pl.Expr, pl.Expr]:
-    import polars as pl
-
     if kind == "datetime":
         return pl.col(src).cast(pl.Datetime("us")).dt.epoch("us").cast(pl.Float64), pl.lit(False)
     if kind == "str":
@@ -173,7 +275,6 @@ def normalize_frame(
 
     Returns the canonical columns plus ``error``, ``error_column``, ``error_value`` (see module docs).
     """
-    import polars as pl
 
     present = set(df.columns)
     wanted = columns.configured()
@@ -181,7 +282,7 @@ def normalize_frame(
     if missing:
         available = [c for c in df.columns if c not in (ROW_IN, LINE_IN)]
         raise FeedbackSchemaError(f"{source}: column(s) {missing} not found; the log has {available}")
-    words = _lower_vote_map(vote_map)
+    words = vote_words(vote_map)
     kinds = {src: _kind(df.schema[src]) for src in wanted.values()}
 
     values: dict[str, pl.Expr] = {}
@@ -271,7 +372,6 @@ def normalize_frame(
 
 def split_errors(df: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(usable rows, malformed rows) of a normalized frame; the malformed ones keep their reasons."""
-    import polars as pl
 
     bad = pl.col("error").is_not_null()
     if df.height == 0 or df.select(bad.any()).item() is not True:
@@ -281,7 +381,6 @@ def split_errors(df: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
 
 def arrow_table(batch: Any, what: str) -> pa.Table:
     """A pyarrow RecordBatch or Table as a Table; anything else is a :class:`FeedbackSchemaError`."""
-    import pyarrow as pa
 
     if isinstance(batch, pa.RecordBatch):
         return pa.Table.from_batches([batch])
@@ -292,7 +391,6 @@ def arrow_table(batch: Any, what: str) -> pa.Table:
 
 def arrow_frame(batch: Any, what: str) -> pl.DataFrame:
     """:func:`arrow_table` as a polars frame."""
-    import polars as pl
 
     return cast("pl.DataFrame", pl.from_arrow(arrow_table(batch, what)))
 
@@ -313,7 +411,6 @@ def normalize_batches(
     column): then those are the row numbers, global if the caller made them so.
     """
     require_feedback("normalize_batches")
-    import polars as pl
 
     cols = FeedbackColumns.coerce(columns)
     schema = canonical_schema()
@@ -331,7 +428,6 @@ def normalize_batches(
 
 def as_frame(data: Any) -> pl.DataFrame:
     """A polars frame from a pyarrow Table/RecordBatch, a polars or pandas frame, a dict of columns or row dicts."""
-    import polars as pl
 
     if isinstance(data, pl.DataFrame):
         return data
@@ -357,7 +453,6 @@ def as_frame(data: Any) -> pl.DataFrame:
 def _column(values: list[Any]) -> Any:
     """A list of cells as one typed column: numbers stay numbers (numpy's, ``Decimal`` too) and
     date-times stay date-times, unless text or bools mix in; anything else is read as text."""
-    import polars as pl
 
     types = {type(v) for v in values if v is not None}
     if types and not types & {bool, np.bool_} and all(issubclass(t, Real | Decimal) for t in types):
@@ -395,4 +490,17 @@ def _cell_text(v: Any) -> str:
         return f"<int of {v.bit_length():,} bits>" if isinstance(v, int) else f"<{type(v).__name__}>"
 
 
-__all__ = ["LINE_IN", "ROW_IN", "as_frame", "canonical_schema", "normalize_batches", "normalize_frame", "split_errors"]
+__all__ = [
+    "CANONICAL",
+    "DEFAULT_VOTE_MAP",
+    "LINE_IN",
+    "REQUIRED",
+    "ROW_IN",
+    "FeedbackColumns",
+    "as_frame",
+    "canonical_schema",
+    "normalize_batches",
+    "normalize_frame",
+    "split_errors",
+    "vote_words",
+]
