@@ -13,9 +13,9 @@ as error rows in the canonical layout. Nothing is held beyond one batch.
 
 * **Parquet**: only the configured columns are read, batch by batch (``pyarrow.parquet``).
 * **CSV/TSV** (``.tsv`` means tab-separated; ``.gz`` and other compressions by extension): a header
-  row, every configured column read as text and parsed by :func:`~.schema.normalize_frame`. A blank line is a row of
-  empty fields (so it is reported, not skipped), and line numbers stay exact. Fields spanning lines
-  are not supported.
+  row, every configured column read as text and parsed by :func:`~.schema.normalize_frame`. A blank
+  line is a row of empty fields (so it is reported, not skipped), and line numbers stay exact. Fields
+  spanning lines are not supported.
 * **JSONL** (``.jsonl``, ``.ndjson``, ``.json``; gzip detected): one JSON object per line, blank lines
   ignored. Blocks parse in C (``pyarrow.json``); a block that fails is re-read line by line so the
   bad line is named.

@@ -29,7 +29,7 @@ MAX_SKIPPED_LISTED = 20
 
 @dataclass
 class FeedbackEvaluation:
-    """Result of :func:`evaluate_feedback`; render it with :meth:`to_markdown` or :meth:`write_report`."""
+    """Result of :func:`~.evaluate.evaluate_feedback`; render it with :meth:`to_markdown` or :meth:`write_report`."""
 
     feedback: AggregatedFeedback
     settings: dict[str, Any]

@@ -8,7 +8,8 @@ Three numbers per metric keep that visible:
 * **condensed** -- unjudged documents removed before scoring (Sakai's condensed lists): what the metric
   would be if the unjudged documents were not there. Optimistic where the full list is pessimistic.
 * **Judged@k** -- the share of the top k that has a judgment of any label, ``|judged in top k| / k``
-  (the core's ``Judged@k``, as ir_measures defines it). A low Judged@k says the full-list score is mostly about unjudged documents.
+  (the core's ``Judged@k``, as ir_measures defines it). A low Judged@k says the full-list score is mostly
+  about unjudged documents.
 
 Every system is scored over the same queries -- those with at least one judgment -- and a query a system
 does not answer scores 0 (``missing_queries="zero"``), so per-query values pair up for the tests.
@@ -145,17 +146,14 @@ def score_system(
     ks = sorted({m.cutoff for m in wanted})
     queries = [q for q in qrels.qids if qrels.data[q]]
     r = as_run(run)
-    common = {"measures": names, "relevance_threshold": threshold, **_policy(preset)}
-    values: dict[str, dict[str, np.ndarray]] = {}
-    # Judged@k is the core's measure, scored on the full list (the ranking, ties included, of the metrics).
+    common = {"relevance_threshold": threshold, **_policy(preset)}
+    # Judged@k is the core's measure, scored with the full list (the same ranking, ties included).
     judged_names = [f"Judged@{k}" for k in ks]
-    full = evaluate(
-        qrels, _answering(r, queries), None, **{**common, "measures": list(dict.fromkeys(names + judged_names))}
-    )
-    values["full"] = _aligned(full.per_query, names, queries)
+    full = evaluate(qrels, _answering(r, queries), None, measures=list(dict.fromkeys(names + judged_names)), **common)
+    values = {"full": _aligned(full.per_query, names, queries)}
     judged = _aligned(full.per_query, judged_names, queries)
     if condensed:
-        result = evaluate(qrels, Run.from_dict(condense(r, qrels) or {queries[0]: {}}), None, **common)
+        result = evaluate(qrels, Run.from_dict(condense(r, qrels) or {queries[0]: {}}), None, measures=names, **common)
         values["condensed"] = _aligned(result.per_query, names, queries)
     got = answered(r)
     return SystemScores(name, queries, values, judged, retrieved_queries=sum(q in got for q in queries))
