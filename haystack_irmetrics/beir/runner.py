@@ -62,7 +62,7 @@ class BeirRun:
 
     def markdown(self) -> str:
         """The metrics as a markdown table (families as rows, cutoffs as columns)."""
-        from ..cli import markdown_table
+        from ..io.tables import markdown_table
 
         return markdown_table(self.evaluation)
 

@@ -6,8 +6,8 @@ share, :mod:`.format` how an evaluation is printed, :mod:`.app` the parser and :
 else in the package imports this one.
 """
 
+from ..io.tables import TABLE_DIGITS, format_result, markdown_table, per_query_table, table_digits
 from .app import build_parser, main, package_version
-from .format import TABLE_DIGITS, format_result, markdown_table, per_query_table, table_digits
 
 __all__ = [
     "TABLE_DIGITS",

@@ -10,8 +10,8 @@ import argparse
 from typing import Any
 
 from ..core import DEFAULT_K_VALUES
+from ..io.tables import TABLE_DIGITS, format_result
 from .args import digits, ints, names
-from .format import TABLE_DIGITS, format_result
 
 
 def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:

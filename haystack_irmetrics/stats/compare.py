@@ -11,12 +11,12 @@ import numpy as np
 from .significance import (
     StatsInputError,
     _same_index,
-    _values,
     bootstrap_ci,
     check_bootstrap_size,
     check_resamples,
     holm,
     paired_t_test,
+    per_query_values,
     randomization_test,
 )
 
@@ -107,11 +107,11 @@ def compare_paired(
         raise StatsInputError(f"families names no family for metrics {unnamed}")
     for m in names:
         _same_index(a[m], b[m])
-    shape = _values(a[names[0]]).shape
+    shape = per_query_values(a[names[0]]).shape
     columns: dict[tuple[str, Any], np.ndarray] = {}
     for side, values in (("first", a), ("second", b)):
         for m in names:
-            column = columns[side, m] = _values(values[m])
+            column = columns[side, m] = per_query_values(values[m])
             if column.ndim != 1 or column.shape != shape:
                 raise StatsInputError(
                     f"every metric needs one value per query, the same queries for both systems: {m!r} of the "

@@ -64,7 +64,6 @@ def per_query_values(a: Any, what: str = "per-query values") -> np.ndarray:
     return x.astype(np.float64)
 
 
-_values = per_query_values  # the former private name, still imported by stats.compare
 
 
 def check_seed(seed: Any) -> np.random.Generator:

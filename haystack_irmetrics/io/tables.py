@@ -1,4 +1,5 @@
-"""How ``irmetrics`` prints an evaluation: JSON, tsv and markdown tables, and the number of decimals.
+"""How results are printed and written (``irmetrics`` output, a BEIR run's ``metrics.md``): JSON,
+tsv and markdown tables, and the number of decimals.
 
 JSON keeps every value exactly as the preset computes it (the beir preset's means are BEIR's
 ``round(x, 5)``, the trec preset's are unrounded float64; per-query values are never rounded);

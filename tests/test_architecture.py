@@ -1,0 +1,158 @@
+"""The layout the architecture page describes, checked: no import cycle between the package's modules
+(at module level or inside functions), no module over 700 lines, a core that imports numpy and the
+standard library only, and an interface layer (``cli``) that nothing else imports."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "haystack_irmetrics"
+MAX_LINES = 700
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        out[name] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _is_package(name: str) -> bool:
+    return MODULES[name].name == "__init__.py"
+
+
+def _compiled(name: str) -> bool:
+    """A compiled extension module of the package (its C source beside it), e.g. ``core._rank``."""
+    folder = PACKAGE.parent.joinpath(*name.split(".")[:-1])
+    return (folder / f"{name.rpartition('.')[2]}.c").is_file()
+
+
+def _imports(name: str) -> list[tuple[str, int]]:
+    """``(module imported, line)`` for every import statement of the module, anywhere in it. ``from P
+    import x`` imports ``P.x`` where that is a module of the package, else ``P`` itself."""
+    path = MODULES[name]
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    base = name if _is_package(name) else name.rpartition(".")[0]
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                anchor = base.split(".")
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                target = ".".join([*anchor, node.module] if node.module else anchor)
+            else:
+                target = node.module or ""
+            for alias in node.names:
+                sub = f"{target}.{alias.name}"
+                found.append((sub if sub in MODULES or _compiled(sub) else target, node.lineno))
+    return found
+
+
+def _graph() -> dict[str, set[str]]:
+    return {m: {t for t, _ in _imports(m) if t in MODULES and t != m} for m in MODULES}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_cycle_between_the_packages_modules():
+    graph = _graph()
+    assert _cycles(graph) == []
+
+
+def test_the_cycle_finder_finds_a_cycle_through_a_function_level_import():
+    # the checker itself: a cycle two modules deep is one component, an acyclic chain none
+    assert _cycles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [["a", "b"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+    source = "def f():\n    from .b import x\n"
+    tree = ast.parse(source)
+    assert any(isinstance(n, ast.ImportFrom) for n in ast.walk(tree))  # ast.walk reaches function bodies
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_no_module_is_over_700_lines(name):
+    lines = MODULES[name].read_text(encoding="utf-8").count("\n")
+    assert lines <= MAX_LINES, f"{MODULES[name].relative_to(PACKAGE.parent)} has {lines} lines"
+
+
+CORE_ALLOWED = {"numpy", "haystack_irmetrics.errors"}
+
+
+def test_the_core_imports_numpy_and_the_standard_library_only():
+    stdlib = sys.stdlib_module_names
+    for name in MODULES:
+        if not name.startswith("haystack_irmetrics.core"):
+            continue
+        for target, line in _imports(name):
+            top = target.split(".")[0]
+            ok = (
+                target.startswith("haystack_irmetrics.core")
+                or target in CORE_ALLOWED
+                or top in CORE_ALLOWED
+                or top in stdlib
+                or target == "__future__"
+            )
+            assert ok, f"{name} line {line} imports {target}"
+
+
+def test_nothing_but_the_interface_layer_imports_it():
+    for name in MODULES:
+        if name.startswith("haystack_irmetrics.cli"):
+            continue
+        for target, line in _imports(name):
+            assert not target.startswith("haystack_irmetrics.cli"), f"{name} line {line} imports {target}"
+
+
+def test_plots_and_stats_stay_below_the_integrations():
+    # drawing and statistics take arrays and results: no Haystack, BEIR runner, feedback or CLI code
+    below = ("haystack_irmetrics.plots", "haystack_irmetrics.stats", "haystack_irmetrics.io")
+    above = ("haystack_irmetrics.components", "haystack_irmetrics.beir", "haystack_irmetrics.feedback")
+    for name in MODULES:
+        if name.startswith(below):
+            for target, line in _imports(name):
+                bad = target.startswith(above) or target.split(".")[0] == "haystack"
+                assert not bad, f"{name} line {line} imports {target}"
