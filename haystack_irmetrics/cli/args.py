@@ -70,6 +70,22 @@ def size(text: str) -> tuple[float, float]:
     return w, h
 
 
+def policy(args: argparse.Namespace) -> Any:
+    """The evaluation policy of a subcommand's options, resolved once (a
+    :class:`~haystack_irmetrics.core.presets.Preset`): ``--preset`` with whichever of ``--threshold``,
+    ``--ties``, ``--missing-queries``, ``--no-relevant`` and ``--ignore-identical-ids`` it has."""
+    from ..core.presets import resolve_preset  # numpy: imported when a subcommand runs, not for --help
+
+    return resolve_preset(
+        args.preset,
+        relevance_threshold=getattr(args, "threshold", None),
+        ties=getattr(args, "ties", None),
+        missing_queries=getattr(args, "missing_queries", None),
+        ignore_identical_ids=getattr(args, "ignore_identical_ids", None),
+        no_relevant=getattr(args, "no_relevant", None),
+    )
+
+
 def _default_text(value: Any) -> str:
     if isinstance(value, list | tuple):
         return ",".join(str(x) for x in value)

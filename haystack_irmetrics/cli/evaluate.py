@@ -11,7 +11,7 @@ from typing import Any
 
 from ..core import DEFAULT_K_VALUES
 from ..io.tables import TABLE_DIGITS, format_result
-from .args import digits, ints, names
+from .args import digits, ints, names, policy
 
 
 def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -82,18 +82,7 @@ def evaluate_files(args: argparse.Namespace) -> Any:
 
     qrels = read_qrels(args.qrels)
     # Streamed in pieces of whole queries when the file allows it: bounded memory, same result.
-    return evaluate_run_file(
-        qrels,
-        args.run,
-        args.k,
-        measures=args.measures,
-        preset=args.preset,
-        relevance_threshold=args.threshold,
-        ties=args.ties,
-        missing_queries=args.missing_queries,
-        ignore_identical_ids=args.ignore_identical_ids,
-        no_relevant=args.no_relevant,
-    )
+    return evaluate_run_file(qrels, args.run, args.k, measures=args.measures, preset=policy(args))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -11,7 +11,7 @@ from typing import Any
 from ..core import STANDARD_LEVELS
 from ..plots.figure import DEFAULT_DPI
 from ..plots.runs import DEFAULT_KS
-from .args import floats, ints, size
+from .args import floats, ints, policy, size
 
 #: The kinds of plot and what each draws.
 KINDS = {
@@ -77,23 +77,23 @@ def run(args: argparse.Namespace) -> int:
 
     qrels = read_qrels(args.qrels)
     runs = read_runs(args.runs)
-    policy: dict[str, Any] = {"preset": args.preset, "relevance_threshold": args.threshold, "ties": args.ties}
+    rules: dict[str, Any] = {"preset": policy(args)}
     figure: dict[str, Any] = {"dpi": args.dpi, **({"figsize": args.size} if args.size else {})}
     if args.kind == "pr":
-        out = plot_pr_curves(qrels, runs, args.output, levels=args.levels, **figure, **policy)
+        out = plot_pr_curves(qrels, runs, args.output, levels=args.levels, **figure, **rules)
     elif args.kind == "gain":
         gain = None if args.gain in (None, "linear") else args.gain
         discount = None if args.discount in (None, "log2") else args.discount
         out = plot_gain_curves(
-            qrels, runs, args.output, depth=args.depth, gain=gain, discount=discount, **figure, **policy
+            qrels, runs, args.output, depth=args.depth, gain=gain, discount=discount, **figure, **rules
         )
     elif args.kind == "metric-vs-k":
         out = plot_runs_metric_vs_k(
-            qrels, runs, args.output, measure=args.measure or "NDCG", ks=args.k, **figure, **policy
+            qrels, runs, args.output, measure=args.measure or "NDCG", ks=args.k, **figure, **rules
         )
     else:
         out = plot_runs_score_distribution(
-            qrels, runs, args.output, measure=args.measure or "NDCG@10", **figure, **policy
+            qrels, runs, args.output, measure=args.measure or "NDCG@10", **figure, **rules
         )
     print(out)
     return 0
