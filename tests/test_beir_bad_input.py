@@ -12,10 +12,10 @@ from haystack import Document, Pipeline
 
 from haystack_irmetrics import InvalidIdError, InvalidPolicyError, InvalidScoreError, ParseError
 from haystack_irmetrics.beir import load_beir, run_beir, runner
-from haystack_irmetrics.beir.errors import OutputError, PipelineError
 from haystack_irmetrics.cli import main
 from haystack_irmetrics.components import IRMetricsEvaluator, NDCGEvaluator, load_pipeline, to_evaluation_run_result
 from haystack_irmetrics.components.feedback import FeedbackToGoldDocuments
+from haystack_irmetrics.errors import OutputError, PipelineError
 from haystack_irmetrics.io import write_trec_run
 
 CORPUS = '{"_id":"d1","text":"alpha beta"}\n{"_id":"d2","text":"gamma"}\n{"_id":"d3","text":"alpha gamma"}\n'

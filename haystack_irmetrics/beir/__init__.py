@@ -8,9 +8,7 @@ BEIR's ``EvaluateRetrieval.evaluate`` + ``evaluate_custom`` (MRR, R_cap) would.
 Importing this package imports neither Haystack nor beir; they are imported when a run needs them.
 """
 
-from .compare import CompareResult, compare_runs
-from .dataset import BEIR_DATASETS, BeirDataset, default_data_dir, load_beir, resolve_dataset, sample_path
-from .errors import (
+from ..errors import (
     DatasetError,
     DatasetNotFoundError,
     EmptyQueryError,
@@ -18,6 +16,8 @@ from .errors import (
     OutputError,
     PipelineError,
 )
+from .compare import CompareResult, compare_runs
+from .dataset import BEIR_DATASETS, BeirDataset, default_data_dir, load_beir, resolve_dataset, sample_path
 from .pipelines import BeirPipelines, corpus_documents, load_beir_pipelines, pipelines_dir, resolve_model
 from .runner import DEFAULT_TOP_K, BeirRun, run_beir
 

@@ -24,9 +24,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .._extras import require
-from ..errors import ParseError
+from ..errors import DatasetError, DatasetNotFoundError, EmptyQueryError, MissingDocumentsError, ParseError
 from ..io.trec import _open_text, _undecodable_line, checked_lines, not_utf8_error
-from .errors import DatasetError, DatasetNotFoundError, EmptyQueryError, MissingDocumentsError
 
 #: The BEIR datasets that can be downloaded publicly (beir's README table).
 BEIR_DATASETS = (

@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._extras import require
+from ..errors import PipelineError
 from ._builtin import BUILTIN_PIPELINES, DEFAULT_MODEL, builtin_pipeline
-from .errors import PipelineError
 
 if TYPE_CHECKING:  # pragma: no cover
     from haystack import Document, Pipeline

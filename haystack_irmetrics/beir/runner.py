@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..core import DEFAULT_K_VALUES, EvaluationResult, evaluate
+from ..errors import OutputError, PipelineError
 from ..io.trec import check_trec_ids, trec_order, write_trec_run
 from .dataset import BeirDataset, load_beir, resolve_dataset
-from .errors import OutputError, PipelineError
 from .pipelines import BeirPipelines, corpus_documents, load_beir_pipelines
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -147,9 +147,9 @@ def run_beir(
     :param allowed_modules: module patterns whose components a pipeline YAML may use (Haystack's
         deserialization allowlist; Haystack's own, haystack_integrations and haystack_irmetrics are allowed).
     :returns: a :class:`BeirRun`.
-    :raises IRMetricsError: on bad data (:mod:`haystack_irmetrics.beir.errors`, ``ParseError``), a
-        pipeline that cannot be used (:class:`~haystack_irmetrics.beir.errors.PipelineError`) or an
-        ``output_dir`` that cannot be written (:class:`~haystack_irmetrics.beir.errors.OutputError`,
+    :raises IRMetricsError: on bad data (:mod:`haystack_irmetrics.errors`, ``ParseError``), a
+        pipeline that cannot be used (:class:`~haystack_irmetrics.errors.PipelineError`) or an
+        ``output_dir`` that cannot be written (:class:`~haystack_irmetrics.errors.OutputError`,
         raised before the run starts).
 
     Usage::
