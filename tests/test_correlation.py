@@ -106,9 +106,7 @@ def test_unknown_method_and_the_result_type():
 
 
 def test_importing_the_package_loads_neither_scipy_nor_matplotlib():
-    code = (
-        "import sys, haystack_irmetrics, haystack_irmetrics.core, haystack_irmetrics.plots, haystack_irmetrics.cli\n"
-    )
+    code = "import sys, haystack_irmetrics, haystack_irmetrics.core, haystack_irmetrics.plots, haystack_irmetrics.cli\n"
     code += "haystack_irmetrics.cli.build_parser()\n"
     code += "print(sorted(m for m in ('scipy', 'matplotlib') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

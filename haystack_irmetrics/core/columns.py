@@ -113,7 +113,9 @@ def check_column_types(
     bad = non_number_types(values)
     for i, v in enumerate(values if bad else ()):
         if type(v) in bad:
-            raise error(f"{source} row {row_number(i, line_numbers)}: {what} {shown(v)} is {type(v).__name__}, not a number")
+            raise error(
+                f"{source} row {row_number(i, line_numbers)}: {what} {shown(v)} is {type(v).__name__}, not a number"
+            )
 
 
 def row_number(i: int, line_numbers: Sequence[int] | None) -> int:

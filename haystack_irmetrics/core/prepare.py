@@ -114,20 +114,7 @@ def prepare(run: Run | ArrayRun, qrels: Qrels, ignore_identical_ids: bool) -> Pr
     owner = np.repeat(np.arange(n), n_judged)
     pair_doc = list(map(flat_docs.__getitem__, idx.tolist()))
     members = _DictMembers(inner, raw_offsets, offsets, own_pos, run.plain, as_f64)
-    return Prepared(
-        qids,
-        offsets,
-        scores,
-        members,
-        members.scores,
-        owner[idx],
-        found[idx],
-        judged_labels[idx],
-        pair_doc,
-        judged_offsets,
-        judged_labels,
-        raw_at=members.raw,
-    )
+    return _dict_prepared(qids, offsets, scores, members, owner, found, idx, pair_doc, judged_offsets, judged_labels)
 
 
 def _prepare_dicts_compiled(run: Run, qrels: Qrels, ignore_identical_ids: bool) -> Prepared | None:
@@ -162,6 +149,24 @@ def _prepare_dicts_compiled(run: Run, qrels: Qrels, ignore_identical_ids: bool) 
     idx = np.flatnonzero(trec >= 0)
     owner = np.repeat(np.arange(len(qids)), counts)
     members = _DictMembers(inner, raw_offsets, offsets, own_pos, True, packed_f64)
+    ranks = {"trec": trec[idx], "stable": stable[idx]}
+    return _dict_prepared(qids, offsets, scores, members, owner, found, idx, pair_doc, judged_offsets, labels, ranks)
+
+
+def _dict_prepared(
+    qids: list[str],
+    offsets: np.ndarray,
+    scores: np.ndarray,
+    members: _DictMembers,
+    owner: np.ndarray,
+    found: np.ndarray,
+    idx: np.ndarray,
+    pair_doc: list[str],
+    judged_offsets: np.ndarray,
+    labels: np.ndarray,
+    pair_ranks: Mapping[str, np.ndarray] | None = None,
+) -> Prepared:
+    """A dict run's :class:`Prepared`: the judgments ``idx`` (flat, qrels order) are the retrieved ones."""
     return Prepared(
         qids,
         offsets,
@@ -174,7 +179,7 @@ def _prepare_dicts_compiled(run: Run, qrels: Qrels, ignore_identical_ids: bool) 
         pair_doc,
         judged_offsets,
         labels,
-        pair_ranks={"trec": trec[idx], "stable": stable[idx]},
+        pair_ranks=pair_ranks,
         raw_at=members.raw,
     )
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core import Measure, Run, resolve_measures
-from ..core.inputs import ColumnarRun
+from ..core.inputs import ArrayRun
 from ..errors import EmptyInputError, FeedbackError, NoOverlapError
 from ..io import read_run
 from ..stats.significance import check_bootstrap_size, check_confidence, check_resamples, check_seed
@@ -35,8 +35,8 @@ class NoRelevantJudgmentWarning(UserWarning):
     R_cap, ...) is 0 for every system. The message says what it takes to reach the threshold."""
 
 
-def _load_run(name: str, run: Any) -> Run | ColumnarRun:
-    if isinstance(run, Run | ColumnarRun):
+def _load_run(name: str, run: Any) -> Run | ArrayRun:
+    if isinstance(run, Run | ArrayRun):
         return run
     if isinstance(run, str | os.PathLike):
         return read_run(run)
@@ -190,10 +190,10 @@ def _examples(ids: Sequence[str], n: int = 3) -> str:
     return f"e.g. {shown}" + (", ..." if len(ids) > n else "")
 
 
-def _check_shared_queries(name: str, run: Run | ColumnarRun, judged: list[str], source: str) -> None:
+def _check_shared_queries(name: str, run: Run | ArrayRun, judged: list[str], source: str) -> None:
     """Raise :class:`~haystack_irmetrics.errors.NoOverlapError` (as ``evaluate`` does) when ``run`` answers
     none of the judged queries: every value would be 0, which is an id mismatch, not a score."""
-    qids = list(run.qids) if isinstance(run, ColumnarRun) else list(run.data)
+    qids = list(run.qids) if isinstance(run, ArrayRun) else list(run.data)
     if not qids:
         raise EmptyInputError(f"run {name!r} is empty: no query was retrieved for")
     wanted = set(judged)

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..core import Qrels, Run, evaluate, resolve_measures
 from ..core.evaluate import bounded, short_list
-from ..core.inputs import ColumnarRun, QrelsDict, RunDict
+from ..core.inputs import ArrayRun, QrelsDict, RunDict
 from ..core.inputs import as_run as core_as_run
 from ..errors import FeedbackError
 from ..stats import Comparison, bootstrap_means, compare_paired, percentile_interval
@@ -42,20 +42,20 @@ def _policy(preset: str) -> dict[str, Any]:
     return {"preset": preset, "missing_queries": "zero", "ignore_identical_ids": False, "no_relevant": "zero"}
 
 
-def as_run(run: RunDict | Mapping[str, Sequence[str]] | Run | ColumnarRun) -> Run | ColumnarRun:
+def as_run(run: RunDict | Mapping[str, Sequence[str]] | Run | ArrayRun) -> Run | ArrayRun:
     """A core run object (a columnar run from the file readers stays columnar; ranked lists become a ``RankedRun``)."""
     return core_as_run(run)
 
 
-def answered(run: Run | ColumnarRun) -> set[str]:
+def answered(run: Run | ArrayRun) -> set[str]:
     """Queries the run retrieved at least one document for."""
-    if isinstance(run, ColumnarRun):
+    if isinstance(run, ArrayRun):
         sizes = np.diff(run.offsets)
         return {q for q, n in zip(run.qids, sizes.tolist(), strict=True) if n}
     return {q for q, docs in run.data.items() if docs}
 
 
-def condense(run: RunDict | Run | ColumnarRun, qrels: QrelsDict | Qrels) -> dict[str, dict[str, float]]:
+def condense(run: RunDict | Run | ArrayRun, qrels: QrelsDict | Qrels) -> dict[str, dict[str, float]]:
     """The run with every unjudged document removed; queries without judgments are dropped.
 
     A judged query the run answered stays, possibly with no document left (it then scores 0). Work per
@@ -71,7 +71,7 @@ def condense(run: RunDict | Run | ColumnarRun, qrels: QrelsDict | Qrels) -> dict
     """
     judged = Qrels.from_dict(qrels).data
     r = as_run(run)
-    if isinstance(r, ColumnarRun):
+    if isinstance(r, ArrayRun):
         return _condense_columnar(r, judged)
     out: dict[str, dict[str, float]] = {}
     for q, docs in r.data.items():
@@ -88,7 +88,7 @@ def condense(run: RunDict | Run | ColumnarRun, qrels: QrelsDict | Qrels) -> dict
     return out
 
 
-def _condense_columnar(run: ColumnarRun, judged: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
+def _condense_columnar(run: ArrayRun, judged: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
     qids = [q for q in run.qids if judged.get(q)]
     out: dict[str, dict[str, float]] = {q: {} for q in qids}
     candidates = list({d for q in qids for d in judged[q]})
@@ -127,7 +127,7 @@ class SystemScores:
 
 def score_system(
     name: str,
-    run: RunDict | Run | ColumnarRun,
+    run: RunDict | Run | ArrayRun,
     qrels: Qrels,
     *,
     k_values: Sequence[int],
@@ -159,7 +159,7 @@ def score_system(
     return SystemScores(name, queries, values, judged, retrieved_queries=sum(q in got for q in queries))
 
 
-def _answering(run: Run | ColumnarRun, queries: list[str]) -> Run | ColumnarRun:
+def _answering(run: Run | ArrayRun, queries: list[str]) -> Run | ArrayRun:
     """``run``, or, when it answers none of ``queries`` (a segment it never saw), one empty query in
     its place: each query then scores 0, as an unanswered query does anywhere (evaluate needs an overlap)."""
     got = answered(run)
@@ -221,7 +221,7 @@ def score_segment(
     feedback: AggregatedFeedback,
     segment: Any,
     label: str,
-    external: dict[str, Run | ColumnarRun],
+    external: dict[str, Run | ArrayRun],
     systems: list[str],
     baseline: str,
     *,

@@ -64,8 +64,6 @@ def per_query_values(a: Any, what: str = "per-query values") -> np.ndarray:
     return x.astype(np.float64)
 
 
-
-
 def check_seed(seed: Any) -> np.random.Generator:
     """The generator of ``seed``: a non-negative int, ``None`` (fresh entropy) or a Generator."""
     if isinstance(seed, np.random.Generator):
