@@ -1,0 +1,32 @@
+"""One HTML page comparing any number of runs (``irmetrics report``), and its LaTeX, CSV and markdown exports.
+
+* :mod:`.sources` reads what a report is made of (runs and their names, qrels, query texts, documents);
+* :mod:`.data` evaluates every run with :func:`~haystack_irmetrics.evaluate` and compares each with the
+  baseline (:mod:`haystack_irmetrics.stats`): :func:`build_report` returns a :class:`ReportData`;
+* :mod:`.html` renders the page (figures drawn by :mod:`haystack_irmetrics.plots`, style and script from
+  :mod:`.assets`), :mod:`.exports` the tables, :mod:`.write` writes them.
+
+Importing this package loads numpy only; matplotlib and scipy are imported when a report is built.
+"""
+
+from .data import DEFAULT_DEPTH, UNJUDGED, ReportData, build_report
+from .exports import rows, to_csv, to_latex, to_markdown
+from .html import payload, render
+from .write import EXPORTS, feedback_report, write_exports, write_report
+
+__all__ = [
+    "DEFAULT_DEPTH",
+    "EXPORTS",
+    "UNJUDGED",
+    "ReportData",
+    "build_report",
+    "feedback_report",
+    "payload",
+    "render",
+    "rows",
+    "to_csv",
+    "to_latex",
+    "to_markdown",
+    "write_exports",
+    "write_report",
+]

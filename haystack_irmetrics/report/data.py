@@ -1,0 +1,388 @@
+"""Everything a report shows, collected once: every run evaluated with :func:`~haystack_irmetrics.evaluate`,
+each run against the baseline (the :mod:`~haystack_irmetrics.stats` functions, Holm over runs × measures),
+win / tie / loss counts, per-query values, and each query's ranked lists with the qrels' judgments.
+
+:func:`build_report` returns a :class:`ReportData`; the page (:mod:`.html`) and the exports
+(:mod:`.exports`) render it and compute nothing of their own.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..core import DEFAULT_K_VALUES, EvaluationResult, Preset, Qrels, evaluate, resolve_preset
+from ..core.inputs import ArrayRun, as_run
+from ..core.measures import FAMILIES, parse_measure
+from ..errors import InvalidArgumentError, IRMetricsError, NoOverlapError
+from ..stats import Comparison, compare_paired, holm
+from ..stats.significance import check_confidence, check_resamples, check_seed
+from .sources import Source, beir_files, load_sources, read_documents, read_queries
+
+#: Documents of each run shown per query in the drill-down unless told otherwise.
+DEFAULT_DEPTH = 20
+#: The judgment of a document the qrels do not judge, as the page's ``data-judgment`` shows it.
+UNJUDGED = "unjudged"
+#: Relative size below which a per-query difference is a tie (floats carry ~16 digits), as in :mod:`~haystack_irmetrics.stats`.
+_ROUNDING = 1e-12
+
+
+@dataclass
+class ReportData:
+    """One report's content.
+
+    :ivar names: the runs' names, in the order given; :ivar baseline: the one the others are compared with.
+    :ivar measures: BEIR's names (``NDCG@10``) in the evaluation's order.
+    :ivar means: ``{run: {measure: unrounded mean}}`` (``raw_means`` of :func:`~haystack_irmetrics.evaluate`).
+    :ivar values: ``{run: {measure: {qid: value}}}``, the per-query values the means average.
+    :ivar comparisons: ``{run: {measure: Comparison}}`` of every run but the baseline: ``delta`` = run −
+        baseline, bootstrap interval, paired t-test and randomization p-values, ``*_holm`` adjusted over
+        every (run, measure) tested. Empty without scipy (a note says so).
+    :ivar wtl: ``{run: {measure: (wins, ties, losses)}}`` against the baseline, per query.
+    :ivar qids: the queries of the per-query table, in qrels order.
+    :ivar lists: ``{run: {qid: [doc, ...]}}``, the top ``depth`` in trec_eval's order; a run given as
+        per-query values only has none.
+    :ivar missed: ``{qid: [doc, ...]}``: the judged-relevant documents no run retrieved (at any depth).
+    """
+
+    names: list[str]
+    baseline: str
+    measures: list[str]
+    means: dict[str, dict[str, float]]
+    values: dict[str, dict[str, dict[str, float]]]
+    qids: list[str]
+    qrels: Mapping[str, Mapping[str, Any]]
+    threshold: float
+    preset: Preset
+    depth: int = DEFAULT_DEPTH
+    comparisons: dict[str, dict[str, Comparison]] = field(default_factory=dict)
+    wtl: dict[str, dict[str, tuple[int, int, int]]] = field(default_factory=dict)
+    log_scale: frozenset[str] = frozenset()
+    confidence: float = 0.95
+    n_resamples: int = 10_000
+    lists: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    missed: dict[str, list[str]] = field(default_factory=dict)
+    query_text: dict[str, str] = field(default_factory=dict)
+    documents: dict[str, tuple[str, str]] = field(default_factory=dict)
+    evaluations: dict[str, EvaluationResult] = field(default_factory=dict)
+    runs: dict[str, Any] = field(default_factory=dict, repr=False)
+    notes: list[str] = field(default_factory=list)
+    title: str = "Retrieval evaluation report"
+
+    @property
+    def others(self) -> list[str]:
+        """Every run but the baseline, in order."""
+        return [n for n in self.names if n != self.baseline]
+
+    def best(self, measure: str) -> float:
+        """The best mean of ``measure`` over the runs (higher is better for every measure but Hole)."""
+        values = [self.means[n][measure] for n in self.names if self.means[n][measure] == self.means[n][measure]]
+        if not values:
+            return float("nan")
+        return min(values) if _lower_is_better(measure) else max(values)
+
+    def judgment(self, qid: str, doc: str) -> str:
+        """The qrels label of ``doc`` for ``qid`` as written (``"2"``, ``"0.5"``), or ``"unjudged"``."""
+        label = self.qrels.get(qid, {}).get(doc)
+        return UNJUDGED if label is None else label_text(label)
+
+
+def label_text(label: Any) -> str:
+    """A qrels label as its file writes it: an integral value without a decimal point."""
+    value = float(label)
+    return str(int(value)) if value.is_integer() and abs(value) < 2**53 else repr(value)
+
+
+def _lower_is_better(measure: str) -> bool:
+    return measure.split("@")[0].lower() == "hole"
+
+
+def _family(measure: str) -> Any:
+    try:
+        return FAMILIES[parse_measure(measure).family]
+    except (IRMetricsError, KeyError):
+        return None
+
+
+def build_report(
+    runs: Mapping[str, Any] | Sequence[Any],
+    qrels: str | os.PathLike[str] | Mapping[str, Mapping[str, float]] | Qrels | None = None,
+    *,
+    k_values: Sequence[int] | None = DEFAULT_K_VALUES,
+    measures: Sequence[str] | None = None,
+    names: Sequence[str] | None = None,
+    baseline: str | None = None,
+    preset: str | Preset = "beir",
+    queries: str | os.PathLike[str] | Mapping[str, str] | None = None,
+    corpus: str | os.PathLike[str] | None = None,
+    docs: str | os.PathLike[str] | None = None,
+    depth: int = DEFAULT_DEPTH,
+    significance: bool | None = None,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+    confidence: float = 0.95,
+    title: str | None = None,
+    **policy: Any,
+) -> ReportData:
+    """Evaluate every run and collect what the report shows (see :func:`~haystack_irmetrics.report.write_report`)."""
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
+        raise InvalidArgumentError(f"depth must be a whole number >= 1, got {depth!r}")
+    check_resamples(n_resamples)
+    check_seed(seed)
+    check_confidence(confidence)
+    sources = load_sources(runs, names)
+    order = [s.name for s in sources]
+    base = baseline if baseline is not None else order[0]
+    if base not in order:
+        raise InvalidArgumentError(f"baseline {base!r} is not one of the runs {order}")
+    policy_obj = resolve_preset(preset, **{k: v for k, v in policy.items() if v is not None})
+    dataset = _dataset_files(sources, corpus)
+    all_scored = all(s.scored is not None for s in sources)
+    judgments = _qrels(qrels, dataset, sources, optional=all_scored)
+    notes: list[str] = []
+    evaluations: dict[str, EvaluationResult] = {}
+    values: dict[str, dict[str, dict[str, float]]] = {}
+    means: dict[str, dict[str, float]] = {}
+    for s in sources:
+        if s.scored is None:
+            try:
+                ev = evaluate(judgments, s.run, k_values, measures=measures, preset=policy_obj)
+            except NoOverlapError as e:
+                raise NoOverlapError(f"run {s.name!r}: {e}") from None
+            evaluations[s.name] = ev
+            values[s.name] = {m: dict(ev.per_query[m].items()) for m in ev.raw_means}
+            means[s.name] = dict(ev.raw_means)
+        else:
+            values[s.name] = s.scored.values
+            means[s.name] = s.scored.means
+            scored_qids = {qid for v in s.scored.values.values() for qid in v}
+            if judgments is not None and not scored_qids & set(judgments.data):
+                raise NoOverlapError(f"run {s.name!r} shares no query with the qrels (e.g. {sorted(scored_qids)[:3]})")
+    shown = _shared_measures(order, means)
+    means = {n: {m: means[n][m] for m in shown} for n in order}
+    values = {n: {m: values[n][m] for m in shown} for n in order}
+    scored_any: dict[str, None] = {}
+    for n in order:
+        for m in shown:
+            scored_any.update(dict.fromkeys(values[n][m]))
+    if judgments is None:
+        qids, qrels_data = list(scored_any), {}
+    else:
+        qids, qrels_data = [qid for qid in judgments.qids if qid in scored_any], judgments.data
+    data = ReportData(
+        names=order,
+        baseline=base,
+        measures=shown,
+        means=means,
+        values=values,
+        qids=qids,
+        qrels=qrels_data,
+        threshold=float(policy_obj.relevance_threshold),
+        preset=policy_obj,
+        depth=depth,
+        confidence=float(confidence),
+        n_resamples=n_resamples,
+        evaluations=evaluations,
+        runs={s.name: s.run for s in sources if s.scored is None},
+        notes=notes,
+        title=title or f"Retrieval evaluation: {', '.join(order)}",
+    )
+    data.log_scale = frozenset(m for m in shown if (f := _family(m)) is not None and f.aggregate == "geometric")
+    data.wtl = {n: {m: _win_tie_loss(*_paired(data, n, m, log=False)) for m in shown} for n in data.others}
+    if significance is None:
+        significance = importlib.util.find_spec("scipy") is not None
+        if not significance and data.others:
+            notes.append("no significance tests: scipy is not installed (pip install 'haystack-irmetrics[stats]')")
+    if significance and data.others:
+        data.comparisons = _comparisons(data, n_resamples, seed, confidence)
+    for s in sources:
+        if s.scored is None:
+            data.lists[s.name] = ranked_lists(as_run(s.run), qids, depth, policy_obj.ignore_identical_ids)
+        else:
+            notes.append(f"{s.name} was given as per-query values: the drill-down has no ranked list for it")
+    data.missed = _missed(data, sources)
+    data.query_text = _query_text(queries, dataset)
+    data.documents = _documents(data, corpus, docs, dataset)
+    return data
+
+
+def _dataset_files(sources: list[Source], corpus: str | os.PathLike[str] | None) -> dict[str, Path]:
+    """The BEIR dataset files the report can fall back on: ``corpus`` (a BEIR folder) first, else the
+    dataset a BEIR run folder names in its summary (when that folder still exists)."""
+    if corpus is not None and Path(corpus).is_dir():
+        return beir_files(corpus)
+    for s in sources:
+        path = s.dataset.get("dataset_path")
+        if path and Path(path).is_dir():
+            try:
+                return beir_files(path, s.dataset.get("split") or "test")
+            except InvalidArgumentError:
+                continue
+    return {}
+
+
+def _qrels(qrels: Any, dataset: dict[str, Path], sources: list[Source], optional: bool) -> Qrels | None:
+    from ..io import read_qrels
+
+    if qrels is None:
+        if "qrels" not in dataset and optional:  # per-query values only: no drill-down judgments
+            return None
+        if "qrels" not in dataset:
+            raise InvalidArgumentError(
+                "no qrels: give --qrels (qrels=), a BEIR folder as --corpus, or a run folder of 'irmetrics beir' "
+                f"whose summary names its dataset (runs: {[s.name for s in sources]})"
+            )
+        qrels = dataset["qrels"]
+    if isinstance(qrels, str | os.PathLike):
+        return read_qrels(qrels)
+    return qrels if isinstance(qrels, Qrels) else Qrels.from_dict(qrels)
+
+
+def _shared_measures(order: list[str], means: dict[str, dict[str, float]]) -> list[str]:
+    first = list(means[order[0]])
+    shown = [m for m in first if all(m in means[n] for n in order)]
+    if not shown:
+        raise InvalidArgumentError(
+            f"the runs share no measure: {', '.join(f'{n}: {sorted(means[n])[:6]}' for n in order)}"
+        )
+    return shown
+
+
+def _paired(data: ReportData, run: str, measure: str, log: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``(run's values, baseline's values)`` over the queries either is scored on for ``measure``; a query
+    one of them has no value for takes the measure's value for a missing query (0; GMAP's floor)."""
+    a, b = data.values[run][measure], data.values[data.baseline][measure]
+    queries = sorted(a.keys() | b.keys())
+    family = _family(measure)
+    fill = family.missing_value if family is not None else 0.0
+    x = np.array([a.get(q, fill) for q in queries], dtype=np.float64)
+    y = np.array([b.get(q, fill) for q in queries], dtype=np.float64)
+    return (np.log(x), np.log(y)) if log else (x, y)
+
+
+def _win_tie_loss(x: np.ndarray, y: np.ndarray) -> tuple[int, int, int]:
+    d = x - y
+    d[np.abs(d) <= _ROUNDING * np.maximum(np.abs(x), np.abs(y))] = 0.0
+    return int((d > 0).sum()), int((d == 0).sum()), int((d < 0).sum())
+
+
+def _comparisons(data: ReportData, n_resamples: int, seed: int, confidence: float) -> dict[str, dict[str, Comparison]]:
+    """Every run but the baseline against it, per measure; Holm over every (run, measure) tested."""
+    found: list[tuple[str, Comparison]] = []
+    for run in data.others:
+        groups: dict[tuple[str, ...], list[str]] = {}
+        for m in data.measures:  # measures over the same queries share one call (one set of draws)
+            qs = data.values[run][m].keys() | data.values[data.baseline][m].keys()
+            groups.setdefault(tuple(sorted(qs)), []).append(m)
+        for queries, group in groups.items():
+            if len(queries) < 2:
+                data.notes.append(f"{run}: no significance test for {', '.join(group)} (fewer than two queries)")
+                continue
+            pairs = {m: _paired(data, run, m, m in data.log_scale) for m in group}
+            a = {m: x for m, (x, _) in pairs.items()}
+            b = {m: y for m, (_, y) in pairs.items()}
+            for c in compare_paired(a, b, n_resamples=n_resamples, seed=seed, confidence=confidence):
+                found.append((run, c))
+    if not found:
+        return {}
+    p_t = holm([c.p_t for _, c in found]).tolist()
+    p_r = holm([c.p_randomization for _, c in found]).tolist()
+    out: dict[str, dict[str, Comparison]] = {}
+    for (run, c), t, r in zip(found, p_t, p_r, strict=True):
+        out.setdefault(run, {})[c.metric] = replace(c, p_t_holm=float(t), p_randomization_holm=float(r))
+    return {run: {m: out[run][m] for m in data.measures if m in out[run]} for run in out}
+
+
+def ranked_lists(run: Any, qids: Sequence[str], depth: int, drop_identical: bool) -> dict[str, list[str]]:
+    """The top ``depth`` documents of each of ``qids`` in trec_eval's order (float32 score descending,
+    ties by doc id descending); only the top of each query (and its ties) become Python strings."""
+    wanted = set(qids)
+    keep = depth + 1 if drop_identical else depth
+    if isinstance(run, ArrayRun):
+        run_qids, offsets, scores, ids_at = run.qids, np.asarray(run.offsets, np.int64), run.scores, run.ids_at
+    else:
+        run_qids = [qid for qid, docs in run.data.items() if qid in wanted]
+        flat = [d for qid in run_qids for d in run.data[qid]]
+        sizes = [len(run.data[qid]) for qid in run_qids]
+        offsets = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)])
+        scores = np.fromiter((v for qid in run_qids for v in run.data[qid].values()), np.float64, count=len(flat))
+
+        def ids_at(rows: np.ndarray) -> list[str]:
+            return [flat[i] for i in rows.tolist()]
+
+    sizes = np.diff(offsets)
+    mine = np.fromiter((q in wanted for q in run_qids), bool, count=len(run_qids)) & (sizes > 0)
+    owner = np.repeat(np.arange(len(run_qids)), sizes)
+    rows = np.flatnonzero(mine[owner])
+    if not rows.size:
+        return {}
+    s32 = np.asarray(scores)[rows].astype(np.float32) + np.float32(0)
+    owner = owner[rows]
+    order = np.lexsort((-s32, owner))  # by query, then score descending
+    rows, s32, owner = rows[order], s32[order], owner[order]
+    starts = np.searchsorted(owner, owner, side="left")
+    ends = np.searchsorted(owner, owner, side="right")
+    boundary = s32[np.minimum(starts + keep, ends) - 1]  # the score at the last shown rank: its ties come too
+    chosen = (np.arange(rows.size) - starts < keep) | (s32 == boundary)
+    rows, s32, owner = rows[chosen], s32[chosen], owner[chosen]
+    ids = ids_at(rows)
+    out: dict[str, list[str]] = {}
+    bounds = np.flatnonzero(np.diff(owner)) + 1
+    for a, b in zip([0, *bounds.tolist()], [*bounds.tolist(), rows.size]):
+        qid = run_qids[int(owner[a])]
+        scored = sorted(zip(s32[a:b].tolist(), ids[a:b]), reverse=True)  # score, then doc id, descending
+        out[qid] = [d for _, d in scored if not (drop_identical and d == qid)][:depth]
+    return out
+
+
+def _relevant(data: ReportData, qid: str) -> list[str]:
+    return [d for d, label in data.qrels.get(qid, {}).items() if float(label) >= data.threshold]
+
+
+def _missed(data: ReportData, sources: list[Source]) -> dict[str, list[str]]:
+    """Per query, the judged-relevant documents no run retrieved (at any depth)."""
+    relevant = {qid: _relevant(data, qid) for qid in data.qids}
+    found: set[tuple[str, str]] = set()
+    for s in sources:
+        if s.scored is not None:
+            continue
+        run = as_run(s.run)
+        if isinstance(run, ArrayRun):
+            candidates = sorted({d for docs in relevant.values() for d in docs})
+            if not candidates:
+                continue
+            rows, which = run.find(candidates)
+            owner = np.searchsorted(np.asarray(run.offsets), rows, side="right") - 1
+            found.update(zip((run.qids[i] for i in owner.tolist()), (candidates[i] for i in which.tolist())))
+        else:
+            found.update((qid, d) for qid, docs in relevant.items() for d in docs if d in run.data.get(qid, ()))
+    return {qid: [d for d in docs if (qid, d) not in found] for qid, docs in relevant.items()}
+
+
+def _query_text(queries: Any, dataset: dict[str, Path]) -> dict[str, str]:
+    if queries is None:
+        queries = dataset.get("queries")
+    if queries is None:
+        return {}
+    if isinstance(queries, Mapping):
+        return {str(k): str(v) for k, v in queries.items()}
+    return read_queries(queries)
+
+
+def _documents(data: ReportData, corpus: Any, docs: Any, dataset: dict[str, Path]) -> dict[str, tuple[str, str]]:
+    """Title and snippet of every document the drill-downs show, from ``docs`` or the BEIR corpus."""
+    path = docs if docs is not None else dataset.get("corpus")
+    if path is None:
+        return {}
+    wanted = {d for lists in data.lists.values() for ranked in lists.values() for d in ranked}
+    wanted.update(d for missed in data.missed.values() for d in missed)
+    return read_documents(path, wanted)
+
+
+__all__ = ["DEFAULT_DEPTH", "UNJUDGED", "ReportData", "build_report", "label_text", "ranked_lists"]

@@ -1,0 +1,178 @@
+"""The report's summary as a LaTeX table (booktabs, significance superscripts as ranx prints them), CSV
+and markdown, from the same :class:`~.data.ReportData` as the page.
+
+Superscripts: each run has a letter (a, b, c, ... in the order given); a mean carries the letter of
+the run it is significantly better than (Holm-adjusted randomization p < ``level``). Runs are tested
+against the baseline only, so a run's superscript can be the baseline's letter, and the baseline's
+the letters of the runs it beats.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import string
+
+from ..stats.compare import format_p
+from .data import ReportData
+
+CSV_FIELDS = (
+    "run",
+    "measure",
+    "mean",
+    "baseline",
+    "delta",
+    "ci_low",
+    "ci_high",
+    "p_t",
+    "p_randomization",
+    "p_t_holm",
+    "p_randomization_holm",
+    "wins",
+    "ties",
+    "losses",
+)
+
+
+def _letters(data: ReportData) -> dict[str, str]:
+    alphabet = string.ascii_lowercase
+    return {n: alphabet[i % 26] * (1 + i // 26) for i, n in enumerate(data.names)}
+
+
+def _beats(data: ReportData, run: str, measure: str, level: float) -> list[str]:
+    """The runs ``run`` is significantly better than on ``measure`` (a Hole mean is better when lower)."""
+    lower = measure.split("@")[0].lower() == "hole"
+    out = []
+    for other in data.others:
+        c = data.comparisons.get(other, {}).get(measure)
+        if c is None or c.p_randomization_holm >= level or c.delta == 0:
+            continue
+        other_better = (c.delta < 0) if lower else (c.delta > 0)
+        if run == other and other_better:
+            out.append(data.baseline)
+        elif run == data.baseline and not other_better:
+            out.append(other)
+    return out
+
+
+_TEX = {
+    "\\": r"\textbackslash{}",
+    "_": r"\_",
+    "%": r"\%",
+    "&": r"\&",
+    "#": r"\#",
+    "$": r"\$",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def _tex(text: str) -> str:
+    return "".join(_TEX.get(ch, ch) for ch in text)
+
+
+def to_latex(data: ReportData, *, digits: int = 4, level: float = 0.05, caption: str | None = None) -> str:
+    """A booktabs table: one row per run, one column per measure, the best mean of each column in bold,
+    ranx's superscripts (see the module's docstring)."""
+    letters = _letters(data)
+    cols = "c|l|" + "c" * len(data.measures)
+    lines = [
+        r"\begin{table}[ht]",
+        r"\centering",
+        rf"\caption{{{_tex(caption or data.title)}. Superscripts: significantly better than that run (paired "
+        rf"randomization test, Holm-adjusted over runs $\times$ measures, $p < {level:g}$; each run tested against "
+        rf"the baseline {_tex(data.baseline)}).}}",
+        rf"\begin{{tabular}}{{{cols}}}",
+        r"\toprule",
+        r"\textbf{\#} & \textbf{Run} & " + " & ".join(rf"\textbf{{{_tex(m)}}}" for m in data.measures) + r" \\",
+        r"\midrule",
+    ]
+    for n in data.names:
+        cells = []
+        for m in data.measures:
+            v = data.means[n][m]
+            text = f"{v:.{digits}f}"
+            if v == data.best(m):
+                text = rf"\textbf{{{text}}}"
+            beats = "".join(letters[o] for o in _beats(data, n, m, level))
+            cells.append(text + (rf"$^{{{beats}}}$" if beats else ""))
+        lines.append(f"{letters[n]} & {_tex(n)} & " + " & ".join(cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+def rows(data: ReportData) -> list[dict[str, object]]:
+    """One dict per (run, measure): the mean and, for every run but the baseline, the comparison."""
+    out: list[dict[str, object]] = []
+    for n in data.names:
+        for m in data.measures:
+            row: dict[str, object] = {"run": n, "measure": m, "mean": data.means[n][m], "baseline": data.baseline}
+            c = data.comparisons.get(n, {}).get(m)
+            if c is not None:
+                row.update(
+                    delta=c.delta,
+                    ci_low=c.ci_low,
+                    ci_high=c.ci_high,
+                    p_t=c.p_t,
+                    p_randomization=c.p_randomization,
+                    p_t_holm=c.p_t_holm,
+                    p_randomization_holm=c.p_randomization_holm,
+                )
+            elif n != data.baseline:
+                row["delta"] = data.means[n][m] - data.means[data.baseline][m]
+            if n in data.wtl:
+                row["wins"], row["ties"], row["losses"] = data.wtl[n][m]
+            out.append(row)
+    return out
+
+
+def to_csv(data: ReportData) -> str:
+    """:func:`rows` as CSV (unrounded numbers; empty where a field does not apply)."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows(data))
+    return buffer.getvalue()
+
+
+def to_markdown(data: ReportData, *, digits: int = 4) -> str:
+    """The means (best in bold, ``*``/``**`` where a run differs from the baseline) and the comparisons."""
+    lines = ["| run | " + " | ".join(data.measures) + " |", "|---|" + "---:|" * len(data.measures)]
+    for n in data.names:
+        cells = []
+        for m in data.measures:
+            v = data.means[n][m]
+            c = data.comparisons.get(n, {}).get(m)
+            text = f"{v:.{digits}f}"
+            marker = c.marker().replace("*", "\\*") if c is not None else ""
+            cells.append((f"**{text}**" if v == data.best(m) else text) + marker)
+        lines.append(f"| {n}{' (baseline)' if n == data.baseline else ''} | " + " | ".join(cells) + " |")
+    if data.others:
+        pct = f"{data.confidence * 100:g}%"
+        lines += [
+            "",
+            f"| run | measure | Δ | {pct} CI | p (t, Holm) | p (rand., Holm) | wins | ties | losses |",
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for row in rows(data):
+            if row["run"] == data.baseline:
+                continue
+            if "p_t_holm" in row:
+                stats = (
+                    f"[{row['ci_low']:+.{digits}f}, {row['ci_high']:+.{digits}f}] | {format_p(row['p_t_holm'])} | "
+                    f"{format_p(row['p_randomization_holm'])}"
+                )
+            else:
+                stats = "— | — | —"
+            lines.append(
+                f"| {row['run']} | {row['measure']} | {row['delta']:+.{digits}f} | {stats} | {row['wins']} | "
+                f"{row['ties']} | {row['losses']} |"
+            )
+        lines += ["", f"Against the baseline {data.baseline}; p-values Holm-adjusted over runs × measures; "
+                  "`*` p < 0.05, `**` p < 0.01 (randomization)."]  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["CSV_FIELDS", "rows", "to_csv", "to_latex", "to_markdown"]

@@ -1,0 +1,240 @@
+"""The report page: one self-contained HTML file (style, script, data and figures inlined; it fetches
+nothing) rendered from a :class:`~.data.ReportData`.
+
+The test contract (documented in ``docs/report.md``): every cell of the means table carries
+``data-run``, ``data-measure`` (BEIR's name) and ``data-value`` (the unrounded mean); every row of the
+per-query table carries ``data-qid``; clicking a row opens an element with ``data-drilldown="<qid>"``
+whose ranked documents carry ``data-run``, ``data-rank``, ``data-doc`` and ``data-judgment`` (the
+qrels label as written, or ``unjudged``).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import importlib.util
+import json
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ..stats.compare import format_p
+from .assets import CSS, JS
+from .data import ReportData, _family, _paired, label_text
+
+#: Cutoffs of the measure-against-k curves, besides the report's own.
+CURVE_KS = (1, 3, 5, 10, 20, 50, 100)
+
+
+def payload(data: ReportData) -> dict[str, Any]:
+    """The page's JSON: document ids interned once; per query and run a flat ``[doc, label, doc, label, ...]``
+    list of indices (label -1: unjudged); per run and measure one value per query (``null``: not scored)."""
+    docs: dict[str, int] = {}
+    labels: dict[str, int] = {}
+
+    def doc(d: str) -> int:
+        return docs.setdefault(d, len(docs))
+
+    def code(qid: str, d: str) -> int:
+        label = data.qrels.get(qid, {}).get(d)
+        return -1 if label is None else labels.setdefault(label_text(label), len(labels))
+
+    def flat(qid: str, ranked: list[str]) -> list[int]:
+        out: list[int] = []
+        for d in ranked:
+            out += (doc(d), code(qid, d))
+        return out
+
+    lists = [[flat(q, data.lists[n].get(q, [])) for q in data.qids] if n in data.lists else None for n in data.names]
+    missed = [flat(q, data.missed.get(q, [])) for q in data.qids]
+    values = [[[_number(data.values[n][m].get(q)) for q in data.qids] for m in data.measures] for n in data.names]
+    ids = list(docs)
+    documents = data.documents
+    return {
+        "runs": data.names,
+        "baseline": data.names.index(data.baseline),
+        "measures": data.measures,
+        "fill": [f.missing_value if (f := _family(m)) is not None else 0.0 for m in data.measures],
+        "qids": data.qids,
+        "text": [data.query_text.get(q, "") for q in data.qids] if data.query_text else [],
+        "values": values,
+        "docs": ids,
+        "titles": [documents.get(d, ("", ""))[0] for d in ids] if documents else [],
+        "snippets": [documents.get(d, ("", ""))[1] for d in ids] if documents else [],
+        "labels": list(labels),
+        "relevant": [float(x) >= data.threshold for x in labels],
+        "lists": lists,
+        "missed": missed,
+    }
+
+
+def _number(x: float | None) -> float | None:
+    return None if x is None or x != x else x
+
+
+def _e(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _means_table(data: ReportData) -> str:
+    head = "".join(f"<th>{_e(m)}</th>" for m in data.measures)
+    rows = []
+    for n in data.names:
+        cells = []
+        for m in data.measures:
+            v = data.means[n][m]
+            best = v == data.best(m)
+            c = data.comparisons.get(n, {}).get(m)
+            marker = c.marker() if c is not None else ""
+            sig = f'<sup class="sig" title="p &lt; {0.05 if marker == "*" else 0.01} against {_e(data.baseline)} ' \
+                  f'(randomization, Holm)">{marker}</sup>' if marker else ""  # fmt: skip
+            cells.append(
+                f'<td class="{"best" if best else ""}" data-run="{_e(n)}" data-measure="{_e(m)}" '
+                f'data-value="{v!r}">{v:.4f}{sig}</td>'
+            )
+        label = f"{_e(n)}{' (baseline)' if n == data.baseline else ''}"
+        rows.append(f'<tr><td class="name">{label}</td>{"".join(cells)}</tr>')
+    return f'<table id="means"><thead><tr><th class="name">run</th>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+
+
+def _comparison_table(data: ReportData) -> str:
+    if not data.others:
+        return "<p class='notes'>One run: nothing to compare.</p>"
+    pct = f"{data.confidence * 100:g}%"
+    head = (
+        "<tr><th class='name'>run</th><th class='name'>measure</th><th>Δ</th>"
+        f"<th>{pct} CI</th><th>p (t, Holm)</th><th>p (rand., Holm)</th><th>wins</th><th>ties</th><th>losses</th></tr>"
+    )
+    rows = []
+    for n in data.others:
+        for m in data.measures:
+            w, t, loss = data.wtl[n][m]
+            c = data.comparisons.get(n, {}).get(m)
+            attrs = f'data-run="{_e(n)}" data-measure="{_e(m)}"'
+            if c is None:
+                stats = "<td>—</td><td>—</td><td>—</td><td>—</td>"
+                delta = data.means[n][m] - data.means[data.baseline][m]
+            else:
+                attrs += (
+                    f' data-delta="{c.delta!r}" data-ci-low="{c.ci_low!r}" data-ci-high="{c.ci_high!r}" '
+                    f'data-p-t="{c.p_t_holm!r}" data-p-randomization="{c.p_randomization_holm!r}"'
+                )
+                delta = c.delta
+                stats = (
+                    f"<td>[{c.ci_low:+.4f}, {c.ci_high:+.4f}]</td><td>{format_p(c.p_t_holm)}</td>"
+                    f"<td>{format_p(c.p_randomization_holm)}{c.marker()}</td>"
+                )
+            log = " (log)" if m in data.log_scale and c is not None else ""
+            cls = "pos" if delta > 0 else "neg" if delta < 0 else ""
+            rows.append(
+                f'<tr {attrs} data-wins="{w}" data-ties="{t}" data-losses="{loss}"><td class="name">{_e(n)}</td>'
+                f'<td class="name">{_e(m)}{log}</td><td class="{cls}">{delta:+.4f}</td>{stats}'
+                f"<td>{w}</td><td>{t}</td><td>{loss}</td></tr>"
+            )
+    return f'<table id="comparisons"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>'
+
+
+def curve_images(data: ReportData) -> list[tuple[str, str]]:
+    """``(caption, SVG text)`` of each figure, drawn by :mod:`haystack_irmetrics.plots`: every measure
+    family against k, interpolated precision-recall, and the per-query differences to the baseline."""
+    from ..core import measure_at_k
+    from ..plots import plot_delta_histogram, plot_metric_vs_k, plot_pr_curves
+
+    out: list[tuple[str, str]] = []
+    with tempfile.TemporaryDirectory(prefix="irmetrics-report-") as tmp:
+        folder = Path(tmp)
+
+        def svg(caption: str, draw: Any) -> None:
+            path = folder / f"{len(out)}.svg"
+            draw(path)
+            out.append((caption, path.read_text(encoding="utf-8")))
+
+        stems = list(dict.fromkeys(m.split("@")[0] for m in data.measures if "@" in m))
+        for stem in stems:
+            series: dict[str, dict[int, float]] = {}
+            for n in data.names:
+                if n in data.runs:
+                    ks = sorted(
+                        set(CURVE_KS) | {int(m.split("@")[1]) for m in data.measures if m.startswith(stem + "@")}
+                    )
+                    curve = measure_at_k(data.qrels, data.runs[n], stem, ks, preset=data.preset)
+                    series[n] = dict(zip(curve.ks.tolist(), curve.mean.tolist()))
+                else:
+                    series[n] = {
+                        int(m.split("@")[1]): data.means[n][m] for m in data.measures if m.startswith(stem + "@")
+                    }
+            svg(f"{stem} against k", lambda p, s=series, f=stem: plot_metric_vs_k(s, p, family=f))
+        ranked = {n: data.runs[n] for n in data.names if n in data.runs}
+        if ranked:
+            svg("Interpolated precision-recall", lambda p: plot_pr_curves(data.qrels, ranked, p, preset=data.preset))
+        first = data.measures[0]
+        for n in data.others:
+            x, y = _paired(data, n, first, log=False)
+            svg(
+                f"{first}: {n} − {data.baseline} per query",
+                lambda p, x=x, y=y, n=n: plot_delta_histogram(x, y, p, metric=first, names=(n, data.baseline)),
+            )
+    return out
+
+
+def _curves(data: ReportData) -> str:
+    if importlib.util.find_spec("matplotlib") is None:
+        return "<p class='notes'>No curves: matplotlib is not installed (pip install 'haystack-irmetrics[plots]').</p>"
+    figures = []
+    for caption, svg in curve_images(data):
+        uri = "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")
+        figures.append(f'<figure><img alt="{_e(caption)}" src="{uri}"><figcaption>{_e(caption)}</figcaption></figure>')
+    return f'<div class="curves">{"".join(figures)}</div>'
+
+
+def render(data: ReportData) -> str:
+    """The page's HTML text."""
+    blob = json.dumps(payload(data), separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    blob = blob.replace("</", "<\\/")  # no "</script>" inside the script element
+    when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    notes = "".join(f"<li>{_e(n)}</li>" for n in data.notes)
+    sig = (
+        f"Against the baseline {_e(data.baseline)}, per measure over the queries either run is scored on: Δ = run − "
+        f"baseline, its {data.confidence * 100:g}% percentile bootstrap interval ({data.n_resamples:,} resamples), "
+        "two-sided paired t-test and randomization p-values, Holm-adjusted over every run × measure tested; "
+        "<sup class='sig'>*</sup> p &lt; 0.05, <sup class='sig'>**</sup> p &lt; 0.01 (randomization). Wins, ties and "
+        "losses count queries. Bold: the best mean of each column."
+    )
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{_e(data.title)}</title>
+<style>{CSS}</style>
+</head><body>
+<header><h1>{_e(data.title)}</h1>
+<p>{len(data.names)} runs · {len(data.qids):,} judged queries · preset {_e(data.preset.name)} · baseline {_e(data.baseline)} ·
+generated {when} by haystack-irmetrics</p></header>
+<nav><a href="#summary">Summary</a><a href="#curves">Curves</a><a href="#queries">Per query</a></nav>
+<main>
+<section id="summary"><h2>Summary</h2>
+{_means_table(data)}
+<h3>Against the baseline</h3>
+<p class="notes">{sig}</p>
+{_comparison_table(data)}
+{f'<ul class="notes">{notes}</ul>' if notes else ""}
+</section>
+<section id="curves"><h2>Curves</h2>{_curves(data)}</section>
+<section id="queries"><h2>Per query</h2>
+<div class="controls"><label>measure <select id="pq-measure"></select></label>
+<label>filter <input id="pq-filter" type="search" placeholder="query id or text"></label>
+<label>rows <select id="pq-size"><option>25</option><option selected>50</option><option>100</option><option>500</option></select></label>
+<span id="pq-pager"></span></div>
+<p class="notes legend">Click a row for its ranked lists (top {data.depth}):
+<span style="color:var(--rel)">■ judged relevant</span><span style="color:var(--non)">■ judged non-relevant</span>
+<span style="color:var(--unj)">■ unjudged</span>; hover a document to find it in the other runs.</p>
+<table id="pq"><thead></thead><tbody></tbody></table>
+</section>
+</main>
+<script id="report-data" type="application/json">{blob}</script>
+<script>{JS}</script>
+</body></html>
+"""
+
+
+__all__ = ["CURVE_KS", "curve_images", "payload", "render"]

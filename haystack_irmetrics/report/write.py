@@ -1,0 +1,106 @@
+"""Write a report: the HTML page, and the exports by their suffixes."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import InvalidArgumentError
+from .data import ReportData, build_report
+from .exports import to_csv, to_latex, to_markdown
+from .html import render
+
+#: Export of each file suffix (``write_exports``).
+EXPORTS = {".tex": to_latex, ".csv": to_csv, ".md": to_markdown}
+
+
+def write_report(
+    runs: Mapping[str, Any] | Sequence[Any] | ReportData,
+    path: str | os.PathLike[str],
+    qrels: Any = None,
+    **options: Any,
+) -> Path:
+    """Write one self-contained HTML page comparing ``runs`` (any number) against ``qrels``.
+
+    :param runs: ``{name: run}`` or a list of runs (named by ``names=``, else by their files); a run is
+        a TREC run file, a folder written by ``irmetrics beir --output`` (its qrels, queries and corpus
+        then come from the dataset its ``summary.json`` names), a ``{qid: {doc: score}}`` dict, a core
+        run, the output of :class:`~haystack_irmetrics.components.IRMetricsEvaluator` or a Haystack
+        ``EvaluationRunResult`` (these two: per-query values, no ranked list). A :class:`ReportData`
+        (from :func:`build_report`) is written as it is.
+    :param path: the HTML file to write (its folders are created).
+    :param qrels: a qrels file (TREC or BEIR TSV), ``{qid: {doc: label}}`` or a ``Qrels``.
+    :param options: as :func:`build_report`: ``k_values``, ``measures``, ``names``, ``baseline`` (default:
+        the first run), ``preset`` (``"beir"``, ``"trec"`` or a ``Preset``) and policy overrides,
+        ``queries`` (file or ``{qid: text}``), ``corpus`` (a BEIR folder) or ``docs`` (JSONL or TSV) for
+        titles and snippets, ``depth`` (documents per ranked list, 20), ``significance``, ``n_resamples``,
+        ``seed``, ``confidence``, ``title``.
+    :returns: the path written.
+
+    Usage::
+
+        >>> import tempfile, pathlib
+        >>> qrels = {"q1": {"a": 1, "b": 2}, "q2": {"c": 1}, "q3": {"d": 1}}
+        >>> bm25 = {"q1": {"a": 0.9, "x": 0.8, "b": 0.1}, "q2": {"x": 0.9, "c": 0.3}, "q3": {"y": 1.0}}
+        >>> dense = {"q1": {"b": 0.9, "a": 0.8}, "q2": {"c": 0.9}, "q3": {"d": 0.5, "y": 0.4}}
+        >>> out = write_report({"bm25": bm25, "dense": dense}, pathlib.Path(tempfile.mkdtemp()) / "r.html",
+        ...                    qrels, k_values=[1, 10], measures=["NDCG", "Recall"], n_resamples=100)
+        >>> text = out.read_text(encoding="utf-8")
+        >>> 'data-run="dense" data-measure="NDCG@10"' in text, "https://" in text
+        (True, False)
+    """
+    data = runs if isinstance(runs, ReportData) else build_report(runs, qrels, **options)
+    out = Path(path)
+    if out.is_dir():
+        raise InvalidArgumentError(f"{out} is a folder: give the report's file name, e.g. {out / 'report.html'}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(render(data), encoding="utf-8")
+    return out
+
+
+def write_exports(data: ReportData, paths: Sequence[str | os.PathLike[str]]) -> list[Path]:
+    """Write each of ``paths`` as the export its suffix names: ``.tex`` (LaTeX), ``.csv``, ``.md`` (markdown)."""
+    written = []
+    for p in paths:
+        path = Path(p)
+        export = EXPORTS.get(path.suffix.lower())
+        if export is None:
+            raise InvalidArgumentError(f"cannot tell the export of {str(path)!r}: use a .tex, .csv or .md path")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(export(data), encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def feedback_report(evaluation: Any, runs: Mapping[str, Any], path: str | os.PathLike[str], **options: Any) -> Path:
+    """The report page of a feedback evaluation (:func:`~haystack_irmetrics.feedback.evaluate_feedback`):
+    the rankings users saw (``logged``) and ``runs`` (the same ``{name: run}`` it scored) against the
+    judgments aggregated from the log, with its settings (cutoffs, measures, threshold, preset, baseline,
+    resamples) and the logged query texts."""
+    feedback, settings = evaluation.feedback, evaluation.settings
+    systems: dict[str, Any] = {}
+    for name in evaluation.systems:
+        systems[name] = feedback.logged_run() if name == "logged" else runs[name]
+    options = {
+        "k_values": None,
+        "measures": settings["measures"],
+        "baseline": evaluation.baseline,
+        "preset": settings["preset"],
+        "relevance_threshold": settings["threshold"],
+        # the feedback scores count an unanswered query as 0 and keep every document, as its scoring does
+        "missing_queries": "zero",
+        "ignore_identical_ids": False,
+        "no_relevant": "zero",
+        "queries": feedback.query_text(),
+        "n_resamples": settings["n_resamples"],
+        "seed": settings["seed"],
+        "confidence": settings["confidence"],
+        "title": f"Feedback evaluation: {feedback.source}",
+        **options,
+    }
+    return write_report(systems, path, feedback.qrels(), **options)
+
+
+__all__ = ["EXPORTS", "feedback_report", "write_exports", "write_report"]
