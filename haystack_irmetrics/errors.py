@@ -183,9 +183,21 @@ class OutputError(IRMetricsError):
     """The output folder of a BEIR run cannot be written (checked before the run starts)."""
 
 
+class ConfigurationChangedError(OutputError):
+    """An output folder holds results or a checkpoint of another configuration (pipeline, model, top_k,
+    k, chunking, dataset files, package version); the message says what changed. Pass ``overwrite``
+    (``--overwrite``) to start those datasets over."""
+
+
+class CheckpointError(OutputError):
+    """A resume checkpoint (``.partial/``) cannot be read; the message names the file."""
+
+
 __all__ = [
     "ECHO_LIMIT",
     "MESSAGE_LIMIT",
+    "CheckpointError",
+    "ConfigurationChangedError",
     "DatasetError",
     "DatasetNotFoundError",
     "DuplicateCutoffError",

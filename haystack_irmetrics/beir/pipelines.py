@@ -237,6 +237,25 @@ def load_beir_pipelines(
     )
 
 
+def pipeline_digest(retriever: str | os.PathLike[str] = "bm25") -> str:
+    """SHA-256 of a pipeline's content: the retrieval YAML (or built-in dict) and its indexing pipeline.
+
+    Part of a run's configuration fingerprint (:mod:`haystack_irmetrics.beir.checkpoint`): editing the
+    YAML, or the indexing YAML it names, changes it; moving or touching the files does not.
+
+    :raises PipelineError: if the YAML cannot be read.
+    """
+    import hashlib
+    import json
+
+    spec, source, base = _read_spec(retriever)
+    config = (spec.get("metadata") or {}).get("irmetrics") if isinstance(spec.get("metadata"), Mapping) else None
+    indexing = config.get("indexing") if isinstance(config, Mapping) else None
+    indexing_spec = _indexing_spec(indexing, base, source) if isinstance(indexing, str) else None
+    text = json.dumps([spec, indexing_spec], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def _read_spec(retriever: str | os.PathLike[str]) -> tuple[dict[str, Any], str, Path | None]:
     from haystack.marshal import YamlMarshaller
 
@@ -541,4 +560,11 @@ def corpus_documents(
     return out
 
 
-__all__ = ["BeirPipelines", "corpus_documents", "load_beir_pipelines", "pipelines_dir", "resolve_model"]
+__all__ = [
+    "BeirPipelines",
+    "corpus_documents",
+    "load_beir_pipelines",
+    "pipeline_digest",
+    "pipelines_dir",
+    "resolve_model",
+]

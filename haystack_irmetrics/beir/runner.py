@@ -13,10 +13,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..core import DEFAULT_K_VALUES, EvaluationResult, evaluate
-from ..errors import OutputError, PipelineError
+from ..errors import ConfigurationChangedError, OutputError, PipelineError
 from ..io.trec import check_trec_ids, trec_order, write_trec_run
+from .checkpoint import PARTIAL, Checkpoint, QueryRecord, differences, run_configuration, write_atomic
 from .dataset import BeirDataset, load_beir, resolve_dataset
-from .pipelines import BeirPipelines, corpus_documents, load_beir_pipelines
+from .pipelines import BeirPipelines, corpus_documents, load_beir_pipelines, pipeline_digest
+from .progress import Phases, bar
 
 if TYPE_CHECKING:  # pragma: no cover
     from haystack import Document
@@ -33,9 +35,13 @@ class BeirRun:
         (its best-ranked chunk), with the pipeline's scores; the input BEIR's evaluation takes.
     :ivar evaluation: the :class:`~haystack_irmetrics.core.evaluate.EvaluationResult` (``preset="beir"``):
         ``.means`` are BEIR's numbers for ``results``, bit for bit; ``.per_query`` the per-query values.
-    :ivar timings: seconds for ``load`` (dataset and pipelines), ``indexing``, ``retrieval``, ``evaluation``.
-    :ivar info: dataset, split, pipeline, top_k, counts and models, for reports.
+    :ivar timings: seconds for ``load`` (dataset and pipelines), ``indexing`` (with embedding the corpus),
+        ``retrieval``, ``evaluation`` and ``total``, spent by this process.
+    :ivar info: dataset, split, pipeline, top_k, counts, models and the configuration fingerprint, for reports.
     :ivar warnings: what a reader of the numbers should know.
+    :ivar peak_rss_mb: peak resident memory (MB) of each phase (:mod:`haystack_irmetrics.beir.progress`);
+        ``peak_rss_scope`` is ``"phase"`` (each phase's own peak) or ``"process"`` (the peak so far).
+    :ivar queries_from_checkpoint: queries read from a checkpoint instead of retrieved by this process.
     """
 
     results: dict[str, dict[str, float]]
@@ -43,6 +49,9 @@ class BeirRun:
     timings: dict[str, float]
     info: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
+    peak_rss_mb: dict[str, float] = field(default_factory=dict)
+    peak_rss_scope: str = "phase"
+    queries_from_checkpoint: int = 0
 
     @property
     def means(self) -> dict[str, float]:
@@ -50,10 +59,17 @@ class BeirRun:
         return self.evaluation.means
 
     def summary(self) -> dict[str, Any]:
-        """Everything but the run and per-query values, as a JSON-ready dict."""
+        """Everything but the run and per-query values, as a JSON-ready dict.
+
+        Only ``timings_s``, ``peak_rss_mb``, ``peak_rss_scope`` and ``queries_from_checkpoint`` depend on how the run went
+        (interrupted and resumed, machine load); the rest is the same for every run of a configuration.
+        """
         return {
             **self.info,
             "timings_s": {k: round(v, 3) for k, v in self.timings.items()},
+            "peak_rss_mb": {k: round(v, 1) for k, v in self.peak_rss_mb.items()},
+            "peak_rss_scope": self.peak_rss_scope,
+            "queries_from_checkpoint": self.queries_from_checkpoint,
             "metrics": dict(self.evaluation.means),
             "raw_metrics": dict(self.evaluation.raw_means),
             "n_queries_averaged": dict(self.evaluation.n_queries),
@@ -82,13 +98,14 @@ class BeirRun:
             "summary": out / "summary.json",
             "table": out / "metrics.md",
         }
-        paths["metrics"].write_text(self.evaluation.to_json(indent=2) + "\n", encoding="utf-8")
-        paths["per_query"].write_text(
-            json.dumps(dict(self.evaluation.per_query.items()), indent=1) + "\n", encoding="utf-8"
-        )
-        write_trec_run(self.results, paths["run"], tag=_tag(self.info.get("pipeline", "haystack")))
-        paths["summary"].write_text(json.dumps(self.summary(), indent=2) + "\n", encoding="utf-8")
-        paths["table"].write_text(self.markdown() + "\n", encoding="utf-8")
+        # Each file through a temporary name and a rename; summary.json last: it marks the folder complete.
+        write_atomic(paths["metrics"], self.evaluation.to_json(indent=2) + "\n")
+        write_atomic(paths["per_query"], json.dumps(dict(self.evaluation.per_query.items()), indent=1) + "\n")
+        run_tmp = out / ".run.trec.tmp"
+        write_trec_run(self.results, run_tmp, tag=_tag(self.info.get("pipeline", "haystack")))
+        os.replace(run_tmp, paths["run"])
+        write_atomic(paths["table"], self.markdown() + "\n")
+        write_atomic(paths["summary"], json.dumps(self.summary(), indent=2) + "\n")
         return paths
 
 
@@ -126,6 +143,8 @@ def run_beir(
     data_dir: str | os.PathLike[str] | None = None,
     download: bool = True,
     allowed_modules: Sequence[str] = (),
+    checkpoint_every: int | None = None,
+    overwrite: bool = False,
 ) -> BeirRun:
     """Index a BEIR corpus with a Haystack pipeline, run every query, and evaluate as BEIR does.
 
@@ -146,11 +165,16 @@ def run_beir(
     :param download: download a named dataset that is not in ``data_dir``.
     :param allowed_modules: module patterns whose components a pipeline YAML may use (Haystack's
         deserialization allowlist; Haystack's own, haystack_integrations and haystack_irmetrics are allowed).
+    :param checkpoint_every: with ``output_dir``, checkpoint the retrieved queries in batches of this
+        many in ``output_dir/.partial/`` and continue from a checkpoint of the same configuration
+        (:mod:`~haystack_irmetrics.beir.checkpoint`); the checkpoint is deleted once the outputs are written.
+    :param overwrite: discard a checkpoint of another configuration instead of refusing.
     :returns: a :class:`BeirRun`.
     :raises IRMetricsError: on bad data (:mod:`haystack_irmetrics.errors`, ``ParseError``), a
         pipeline that cannot be used (:class:`~haystack_irmetrics.errors.PipelineError`) or an
         ``output_dir`` that cannot be written (:class:`~haystack_irmetrics.errors.OutputError`,
-        raised before the run starts).
+        raised before the run starts), a checkpoint of another configuration
+        (:class:`~haystack_irmetrics.errors.ConfigurationChangedError`, unless ``overwrite``).
 
     Usage::
 
@@ -167,56 +191,131 @@ def run_beir(
         raise PipelineError(f"chunk_overlap must be an int, got {chunk_overlap!r}")
     if output_dir is not None:
         check_output_dir(output_dir)  # an unwritable folder fails now, not after an hour of retrieval
-    ds = _dataset(dataset, split, allow_missing_docs, data_dir, download)
-    pipes = load_beir_pipelines(retriever, model=model, progress=progress, allowed_modules=allowed_modules)
+    phases = Phases()
+    with phases.phase("load"):
+        ds = _dataset(dataset, split, allow_missing_docs, data_dir, download)
+        configuration = run_configuration(
+            dataset=ds.name,
+            folder=ds.path,
+            split=ds.split,
+            retriever=retriever,
+            pipeline_sha256=pipeline_digest(retriever),
+            model=model,
+            top_k=top_k,
+            k_values=k_values,
+            chunk_words=chunk_words,
+            chunk_overlap=chunk_overlap,
+            queries_sha256=_queries_digest(ds) if isinstance(dataset, BeirDataset) else None,
+        )
+        checkpoint = None
+        if output_dir is not None and checkpoint_every is not None:
+            checkpoint = open_checkpoint(Path(output_dir), configuration, checkpoint_every, overwrite)
+        done = checkpoint.load() if checkpoint is not None else {}
+        state = checkpoint.index_state() if checkpoint is not None else None
+        pipes = None
+        if state is None or any(q not in done for q in ds.queries):
+            pipes = load_beir_pipelines(retriever, model=model, progress=progress, allowed_modules=allowed_modules)
     try:
-        pipes.warm_up()
-        loaded = time.perf_counter()
-        documents = corpus_documents(ds.corpus, chunk_words=chunk_words, chunk_overlap=chunk_overlap)
-        n_indexed = pipes.index(documents)
-        indexed = time.perf_counter()
-        effective_k = None if top_k is None else min(top_k, n_indexed)
-        results, diagnostics = _retrieve(pipes, ds, effective_k, progress)
-        retrieved = time.perf_counter()
+        if pipes is not None:
+            with phases.phase("load"):
+                pipes.warm_up()
+            with phases.phase("indexing"):
+                documents = corpus_documents(ds.corpus, chunk_words=chunk_words, chunk_overlap=chunk_overlap)
+                n_indexed = _index(pipes, documents, progress, ds.name)
+            state = {"n_indexed": n_indexed, "pipeline_source": pipes.source, "models": pipes.models}
+            if checkpoint is not None:
+                checkpoint.save_index_state(state)
+        else:
+            phases.skip("indexing")  # every query is checkpointed: nothing to index
+        assert state is not None
+        effective_k = None if top_k is None else min(top_k, state["n_indexed"])
+        with phases.phase("retrieval"):
+            results, diagnostics = _retrieve(pipes, ds, done, effective_k, progress, checkpoint)
     finally:
-        pipes.close()
+        if pipes is not None:
+            pipes.close()
     if results and not any(results.values()):
-        raise PipelineError(f"{pipes.source} retrieved no document for any of the {len(results)} queries")
-    evaluation = evaluate(ds.qrels, results, k_values, preset="beir")
-    evaluated = time.perf_counter()
-    if diagnostics["queries_reordered_by_ties"]:
-        as_ranked = evaluate(ds.qrels, results, k_values, preset="beir", ties="stable")
-        diagnostics["means_in_pipeline_order"] = {m: v for m, v in as_ranked.means.items() if v != evaluation.means[m]}
-    timings = {
-        "load": loaded - started,
-        "indexing": indexed - loaded,
-        "retrieval": retrieved - indexed,
-        "evaluation": evaluated - retrieved,
-        "total": evaluated - started,
-    }
+        raise PipelineError(f"{state['pipeline_source']} retrieved no document for any of the {len(results)} queries")
+    with phases.phase("evaluation"):
+        evaluation = evaluate(ds.qrels, results, k_values, preset="beir")
+        if diagnostics["queries_reordered_by_ties"]:
+            as_ranked = evaluate(ds.qrels, results, k_values, preset="beir", ties="stable")
+            diagnostics["means_in_pipeline_order"] = {
+                m: v for m, v in as_ranked.means.items() if v != evaluation.means[m]
+            }
+    timings = {name: phases.seconds.get(name, 0.0) for name in ("load", "indexing", "retrieval", "evaluation")}
+    timings["total"] = time.perf_counter() - started
     info = {
         "dataset": ds.name,
         "dataset_path": str(ds.path) if ds.path is not None else None,
         "split": ds.split,
         "pipeline": str(retriever),
-        "pipeline_source": pipes.source,
-        "models": pipes.models,
+        "pipeline_source": state["pipeline_source"],
+        "models": state["models"],
         "top_k": effective_k,
         "chunk_words": chunk_words,
         "chunk_overlap": chunk_overlap if chunk_words else None,
         "n_documents": len(ds.corpus),
-        "n_indexed": n_indexed,
+        "n_indexed": state["n_indexed"],
         "n_queries": len(ds.queries),
         "n_queries_in_file": ds.n_queries_in_file,
         "k_values": list(k_values),
         **diagnostics,
+        "configuration": configuration,
     }
     run = BeirRun(
-        results=results, evaluation=evaluation, timings=timings, info=info, warnings=_warnings(ds, diagnostics)
+        results=results,
+        evaluation=evaluation,
+        timings=timings,
+        info=info,
+        warnings=_warnings(ds, diagnostics),
+        peak_rss_mb=dict(phases.peak_rss_mb),
+        peak_rss_scope="phase" if phases.exact else "process",
+        queries_from_checkpoint=sum(1 for q in ds.queries if q in done),
     )
     if output_dir is not None:
         run.write(output_dir)
+        if checkpoint is not None:
+            checkpoint.remove()
     return run
+
+
+def open_checkpoint(output_dir: Path, configuration: dict[str, Any], every: int, overwrite: bool = False) -> Checkpoint:
+    """The checkpoint of ``output_dir`` for ``configuration``: a checkpoint of another configuration
+    raises :class:`~haystack_irmetrics.errors.ConfigurationChangedError`, or is deleted with ``overwrite``."""
+    checkpoint = Checkpoint(output_dir / PARTIAL, configuration, every)
+    recorded = checkpoint.recorded_configuration()
+    if recorded is not None:
+        changed = differences(recorded, configuration)
+        if changed and not overwrite:
+            raise ConfigurationChangedError(
+                f"{output_dir} holds a checkpoint of another configuration ({'; '.join(changed)}); "
+                "pass --overwrite (overwrite=True) to start over, or use another output folder"
+            )
+        if changed:
+            checkpoint.remove()
+    return checkpoint
+
+
+def _queries_digest(ds: BeirDataset) -> str:
+    import hashlib
+
+    return hashlib.sha256(json.dumps(list(ds.queries)).encode("utf-8")).hexdigest()
+
+
+#: Documents per call of the indexing pipeline (the bar advances per batch; BM25 statistics are per document).
+INDEX_BATCH = 10_000
+
+
+def _index(pipes: BeirPipelines, documents: list[Document], progress: bool | None, name: str) -> int:
+    what = "embedding + indexing" if pipes.models else "indexing"
+    n_indexed = 0
+    with bar(len(documents), f"{name}: {what}", "doc", progress, leave=False) as b:
+        for start in range(0, len(documents), INDEX_BATCH):
+            batch = documents[start : start + INDEX_BATCH]
+            n_indexed = pipes.index(batch)
+            b.update(len(batch))
+    return n_indexed
 
 
 def _dataset(
@@ -234,20 +333,36 @@ def _dataset(
 
 
 def _retrieve(
-    pipes: BeirPipelines, ds: BeirDataset, top_k: int | None, progress: bool | None
+    pipes: BeirPipelines | None,
+    ds: BeirDataset,
+    done: dict[str, QueryRecord],
+    top_k: int | None,
+    progress: bool | None,
+    checkpoint: Checkpoint | None,
 ) -> tuple[dict[str, dict[str, float]], dict[str, Any]]:
-    from tqdm.auto import tqdm
-
+    """Run the queries not in ``done`` (checkpointing them), then build the results in query order."""
+    records: dict[str, QueryRecord] = {}
+    todo = [q for q in ds.queries if q not in done]
+    with bar(len(ds.queries), f"{ds.name}: retrieval", "q", progress, initial=len(ds.queries) - len(todo)) as b:
+        for qid in todo:
+            assert pipes is not None
+            docs = pipes.retrieve(ds.queries[qid], top_k)
+            record = QueryRecord(*_best_per_corpus_id(docs, pipes.source, qid))
+            records[qid] = record
+            if checkpoint is not None:
+                checkpoint.add(qid, record)
+            b.update()
+    if checkpoint is not None:
+        checkpoint.flush()
     results: dict[str, dict[str, float]] = {}
     empty = unsorted = reordered = chunks_merged = 0
-    disable = None if progress is None else not progress
-    for qid, text in tqdm(ds.queries.items(), total=len(ds.queries), desc="queries", unit="q", disable=disable):
-        docs = pipes.retrieve(text, top_k)
-        ranked, merged, is_sorted = _best_per_corpus_id(docs, pipes.source, qid)
+    for qid in ds.queries:
+        record = records[qid] if qid in records else done[qid]
+        ranked = record.ranked
         results[qid] = ranked
-        chunks_merged += merged
+        chunks_merged += record.merged
         empty += not ranked
-        unsorted += not is_sorted
+        unsorted += not record.is_sorted
         reordered += trec_order(ranked) != list(ranked)
     return results, {
         "queries_without_results": empty,
@@ -319,4 +434,4 @@ def _tag(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in tag) or "haystack"
 
 
-__all__ = ["DEFAULT_TOP_K", "BeirRun", "run_beir"]
+__all__ = ["DEFAULT_TOP_K", "BeirRun", "check_output_dir", "open_checkpoint", "run_beir"]
