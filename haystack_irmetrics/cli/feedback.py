@@ -5,7 +5,8 @@
                        [--threshold 0.5] [--segment COL] [--report DIR] [...]
 
 Prints the markdown report (or JSON with ``--json``); ``--report DIR`` also writes report.md,
-report.json, scores.csv, comparisons.csv, per_query.csv, skipped_rows.csv, qrels.txt and plots/*.png.
+report.json, scores.csv, comparisons.csv, per_query.csv, skipped_rows.csv, qrels.txt, plots/*.png and report.html
+(the page of ``irmetrics report``: the logged rankings and the new systems, query by query).
 Registered by :func:`add_subcommand`, which only imports the standard library: the work
 (:mod:`haystack_irmetrics.feedback`) is imported when it runs.
 """
@@ -123,7 +124,13 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     s.add_argument("--confidence", type=float, default=0.95, help="bootstrap interval level")
 
     o = p.add_argument_group("output")
-    o.add_argument("--report", default=None, metavar="DIR", help="write the report files into DIR")
+    o.add_argument(
+        "--report",
+        default=None,
+        metavar="DIR",
+        help="write the report files into DIR, with report.html: the page of 'irmetrics report' for the logged "
+        "rankings and the new systems",
+    )
     o.add_argument(
         "--plots",
         action=argparse.BooleanOptionalAction,
@@ -255,7 +262,10 @@ def run(args: argparse.Namespace) -> int:
         else:
             warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     if args.report:
+        from ..report import feedback_report
+
         written = ev.write_report(args.report, plots=args.plots)
+        written.append(feedback_report(ev, runs, Path(args.report) / "report.html"))
         print(f"report: {len(written)} files in {args.report}", file=sys.stderr)
     if args.json:
         from ..feedback import jsonable

@@ -12,11 +12,10 @@ Importing this package loads numpy only; matplotlib and scipy are imported when 
 from .data import DEFAULT_DEPTH, UNJUDGED, ReportData, build_report
 from .exports import rows, to_csv, to_latex, to_markdown
 from .html import payload, render
-from .write import EXPORTS, feedback_report, write_exports, write_report
+from .write import feedback_report, write_report
 
 __all__ = [
     "DEFAULT_DEPTH",
-    "EXPORTS",
     "UNJUDGED",
     "ReportData",
     "build_report",
@@ -27,6 +26,5 @@ __all__ = [
     "to_csv",
     "to_latex",
     "to_markdown",
-    "write_exports",
     "write_report",
 ]

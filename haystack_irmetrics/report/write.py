@@ -1,4 +1,4 @@
-"""Write a report: the HTML page, and the exports by their suffixes."""
+"""Write a report page: for runs, for a :class:`~.data.ReportData`, or for a feedback evaluation."""
 
 from __future__ import annotations
 
@@ -9,11 +9,7 @@ from typing import Any
 
 from ..errors import InvalidArgumentError
 from .data import ReportData, build_report
-from .exports import to_csv, to_latex, to_markdown
 from .html import render
-
-#: Export of each file suffix (``write_exports``).
-EXPORTS = {".tex": to_latex, ".csv": to_csv, ".md": to_markdown}
 
 
 def write_report(
@@ -60,20 +56,6 @@ def write_report(
     return out
 
 
-def write_exports(data: ReportData, paths: Sequence[str | os.PathLike[str]]) -> list[Path]:
-    """Write each of ``paths`` as the export its suffix names: ``.tex`` (LaTeX), ``.csv``, ``.md`` (markdown)."""
-    written = []
-    for p in paths:
-        path = Path(p)
-        export = EXPORTS.get(path.suffix.lower())
-        if export is None:
-            raise InvalidArgumentError(f"cannot tell the export of {str(path)!r}: use a .tex, .csv or .md path")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(export(data), encoding="utf-8")
-        written.append(path)
-    return written
-
-
 def feedback_report(evaluation: Any, runs: Mapping[str, Any], path: str | os.PathLike[str], **options: Any) -> Path:
     """The report page of a feedback evaluation (:func:`~haystack_irmetrics.feedback.evaluate_feedback`):
     the rankings users saw (``logged``) and ``runs`` (the same ``{name: run}`` it scored) against the
@@ -103,4 +85,4 @@ def feedback_report(evaluation: Any, runs: Mapping[str, Any], path: str | os.Pat
     return write_report(systems, path, feedback.qrels(), **options)
 
 
-__all__ = ["EXPORTS", "feedback_report", "write_exports", "write_report"]
+__all__ = ["feedback_report", "write_report"]

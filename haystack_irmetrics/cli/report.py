@@ -1,0 +1,101 @@
+"""``irmetrics report``: one self-contained HTML page comparing any number of runs, and its exports.
+
+Imports only the standard library until it runs (then :mod:`haystack_irmetrics.report`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..core import DEFAULT_K_VALUES
+from .args import ints, names, policy
+
+
+def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add ``report`` to the ``irmetrics`` subcommands."""
+    p = sub.add_parser(
+        "report",
+        help="one HTML page comparing any number of runs: summary, significance, curves, per-query drill-down",
+        description="Evaluate every run against the same qrels and write one self-contained HTML page (it opens "
+        "offline): the means with significance against the baseline, curves, a sortable per-query table and each "
+        "query's ranked lists side by side with their judgments.",
+    )
+    p.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files or 'irmetrics beir --output' folders")
+    p.add_argument(
+        "--qrels",
+        default=None,
+        help="qrels file: TREC or BEIR TSV (default: the dataset a beir run folder names, or --corpus's qrels/test.tsv)",
+    )
+    p.add_argument("-o", "--output", required=True, help="the HTML file to write")
+    p.add_argument("-k", type=ints, default=list(DEFAULT_K_VALUES), help="cutoffs")
+    p.add_argument("-m", "--measures", type=names, default=None, help="families or names, e.g. NDCG,Recall or P@5")
+    p.add_argument(
+        "--names", type=names, default=None, help="labels of the runs, e.g. bm25,dense (default: file stems)"
+    )
+    p.add_argument("--baseline", default=None, help="the run the others are compared with (default: the first)")
+    p.add_argument("--preset", choices=["beir", "trec"], default="beir", help="beir 2.2.0 or trec_eval conventions")
+    p.add_argument("--title", default=None, help="the page's title")
+    text = p.add_argument_group("query texts and documents (for the drill-down)")
+    docs = text.add_mutually_exclusive_group()
+    docs.add_argument("--corpus", default=None, metavar="BEIR_FOLDER", help="BEIR dataset folder: titles and snippets")
+    docs.add_argument("--docs", default=None, metavar="FILE", help="documents: JSONL (_id, title, text) or id<TAB>text")
+    text.add_argument("--queries", default=None, metavar="FILE", help="query texts: JSONL (_id, text) or id<TAB>text")
+    text.add_argument("--depth", type=int, default=20, help="documents of each ranked list shown per query")
+    sig = p.add_argument_group("significance (each run against the baseline)")
+    sig.add_argument(
+        "--stats",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="paired t-test and randomization p-values (Holm over runs x measures), bootstrap intervals "
+        "(default: on when scipy is installed)",
+    )
+    sig.add_argument("--n-resamples", type=int, default=10_000, help="sign patterns and bootstrap resamples")
+    sig.add_argument("--seed", type=int, default=0, help="seed of the resamples")
+    sig.add_argument("--confidence", type=float, default=0.95, help="bootstrap interval level")
+    out = p.add_argument_group("exports of the summary (from the same numbers)")
+    out.add_argument("--latex", default=None, metavar="FILE", help="LaTeX table (booktabs, ranx's superscripts)")
+    out.add_argument("--csv", default=None, metavar="FILE", help="CSV: one row per run and measure")
+    out.add_argument("--markdown", default=None, metavar="FILE", help="markdown tables")
+    p.set_defaults(func=run)
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``irmetrics report``: write the page (and the exports asked for); say where on stderr."""
+    from ..errors import InvalidArgumentError
+    from ..report import build_report, to_csv, to_latex, to_markdown, write_report
+
+    if args.depth < 1:
+        raise InvalidArgumentError(f"--depth must be at least 1, got {args.depth}")
+    data = build_report(
+        args.runs,
+        args.qrels,
+        k_values=args.k,
+        measures=args.measures,
+        names=args.names,
+        baseline=args.baseline,
+        preset=policy(args),
+        queries=args.queries,
+        corpus=args.corpus,
+        docs=args.docs,
+        depth=args.depth,
+        significance=args.stats,
+        n_resamples=args.n_resamples,
+        seed=args.seed,
+        confidence=args.confidence,
+        title=args.title,
+    )
+    written = [write_report(data, args.output)]
+    for path, export in ((args.latex, to_latex), (args.csv, to_csv), (args.markdown, to_markdown)):
+        if path:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(export(data))
+            written.append(path)
+    for note in data.notes:
+        print(f"irmetrics: note: {note}", file=sys.stderr)
+    print(f"report: {', '.join(str(p) for p in written)}", file=sys.stderr)
+    return 0
+
+
+__all__ = ["add_subcommand", "run"]
