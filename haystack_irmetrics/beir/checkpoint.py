@@ -23,7 +23,6 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,15 +39,14 @@ ENGINE = "haystack-in-memory"
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename."""
+    """Write ``text`` to ``path`` through ``.<name>.tmp`` in the same folder and a rename (one writer per folder)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    tmp = path.with_name(f".{path.name}.tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
 
 
@@ -82,7 +80,6 @@ def file_identity(path: Path, previous: Mapping[str, Any] | None = None) -> dict
 
 def run_configuration(
     *,
-    dataset: str,
     folder: str | os.PathLike[str] | None,
     split: str,
     retriever: str | os.PathLike[str],
@@ -113,7 +110,7 @@ def run_configuration(
         "format": FORMAT,
         "package_version": __version__,
         "engine": ENGINE,
-        "dataset": {"name": dataset, "split": split, "files": files, "queries_sha256": queries_sha256},
+        "dataset": {"split": split, "files": files, "queries_sha256": queries_sha256},
         "pipeline": {"retriever": os.fspath(retriever), "sha256": pipeline_sha256},
         "model": model,
         "top_k": top_k,
@@ -156,11 +153,11 @@ def differences(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> list[s
                 seen_files.add(name)
                 out.append(f"dataset file {name} changed")
             continue
-        what = _WHAT.get(key, key.replace("_", " ").replace(".", " "))
+        what = _WHAT.get(key, key)
         if key.endswith("sha256"):
             out.append(f"{what} changed")
         else:
-            out.append(f"{what}: {a.get(key)!r} then, {b.get(key)!r} now")
+            out.append(f"{what} was {a.get(key)!r}, now {b.get(key)!r}")
     return out
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -303,4 +304,172 @@ def _listed(names: list[str]) -> str:
     return ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
 
 
-__all__ = ["CompareResult", "compare_runs"]
+def is_suite(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a folder written by ``irmetrics beir --output`` (it holds ``leaderboard.json``)."""
+    return (Path(path) / "leaderboard.json").is_file()
+
+
+@dataclass(frozen=True)
+class SuiteComparison:
+    """Two suites compared dataset by dataset (:func:`compare_suites`).
+
+    :ivar names: the two suites' labels.
+    :ivar results: ``{dataset: CompareResult}`` for the datasets both suites ran, in the first suite's order.
+    :ivar groups: ``{row: [datasets]}`` of rows that average sub-datasets (cqadupstack).
+    :ivar notes: datasets only one suite ran, and the comparisons' own notes.
+    """
+
+    names: tuple[str, str]
+    results: dict[str, CompareResult]
+    groups: dict[str, list[str]] = field(default_factory=dict)
+    notes: tuple[str, ...] = field(default=())
+
+    def measures(self) -> list[str]:
+        first = next(iter(self.results.values()), None)
+        return list(first.a.means) if first is not None else []
+
+    def _rows(self) -> dict[str, list[CompareResult]]:
+        member_of = {d: g for g, ds in self.groups.items() for d in ds}
+        rows: dict[str, list[CompareResult]] = {}
+        for name, result in self.results.items():
+            rows.setdefault(member_of.get(name, name), []).append(result)
+        return rows
+
+    def average(self) -> dict[str, tuple[float, float]]:
+        """``{measure: (A, B)}``: the mean over the leaderboard rows (a group is the mean of its members)."""
+        rows = self._rows()
+        out = {}
+        for m in self.measures():
+            pairs = [
+                (math.fsum(r.a.raw_means[m] for r in rs) / len(rs), math.fsum(r.b.raw_means[m] for r in rs) / len(rs))
+                for rs in rows.values()
+            ]
+            out[m] = (
+                round(math.fsum(a for a, _ in pairs) / len(pairs), 5),
+                round(math.fsum(b for _, b in pairs) / len(pairs), 5),
+            )
+        return out
+
+    def markdown(self) -> str:
+        """One table: a row per dataset and measure (with the paired test when computed), then the averages."""
+        a, b = self.names
+        lines = [
+            f"| dataset | measure | {a} | {b} | {b} − {a} | paired Δ [CI] | p (t) | p (rand.) |",
+            "|---|---|---:|---:|---:|---:|---:|---:|",
+        ]
+        for dataset, result in self.results.items():
+            tested = {c.metric: c for c in result.stats}
+            for m, va, vb, d in result.rows():
+                c = tested.get(m)
+                stats = (
+                    f"{c.delta:+.5f}{c.marker()} [{c.ci_low:+.4f}, {c.ci_high:+.4f}] | {format_p(c.p_t_holm)} | "
+                    f"{format_p(c.p_randomization_holm)}"
+                    if c is not None
+                    else "— | — | —"
+                )
+                lines.append(f"| {dataset} | {m} | {va:.5f} | {vb:.5f} | {d:+.5f} | {stats} |")
+        for m, (va, vb) in self.average().items():
+            lines.append(f"| **average** | {m} | {va:.5f} | {vb:.5f} | {vb - va:+.5f} | — | — | — |")
+        lines.append("")
+        lines.append(
+            "Each dataset's runs evaluated on its qrels; p-values Holm-adjusted over the measures of that dataset; "
+            f"the average is over {len(self._rows())} rows (a group of sub-datasets, cqadupstack, counts as one row)."
+        )
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "suites": list(self.names),
+            "datasets": {name: result.to_dict() for name, result in self.results.items()},
+            "average": {m: {self.names[0]: va, self.names[1]: vb} for m, (va, vb) in self.average().items()},
+            "groups": self.groups,
+            "notes": list(self.notes),
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
+
+
+#: The measures a suite comparison shows unless told otherwise (those of the leaderboard).
+SUITE_MEASURES = ("NDCG@10", "Recall@100")
+
+
+def compare_suites(
+    suite_a: str | os.PathLike[str],
+    suite_b: str | os.PathLike[str],
+    k_values: Sequence[int] = DEFAULT_K_VALUES,
+    *,
+    measures: Sequence[str] | None = None,
+    names: tuple[str, str] | None = None,
+    **options: Any,
+) -> SuiteComparison:
+    """Compare two folders written by ``irmetrics beir --output``, dataset by dataset.
+
+    Each dataset both suites ran is compared with :func:`compare_runs` on its ``run.trec`` files and
+    the qrels named by its ``summary.json`` (``dataset_path``, ``split``).
+
+    :param measures: default ``NDCG@10`` and ``Recall@100``.
+    :param names: labels (default: the folder names).
+    :param options: :func:`compare_runs`'s ``preset``, ``significance``, ``n_resamples``, ``seed``, ``confidence``.
+    :raises DatasetError: when a dataset's qrels file is not where either summary says.
+    """
+    from ..errors import DatasetError
+
+    folders = (Path(suite_a), Path(suite_b))
+    if names is None:
+        names = (folders[0].name, folders[1].name)
+        if names[0] == names[1]:
+            names = (f"A:{names[0]}", f"B:{names[1]}")
+    order_a, groups = _suite_datasets(folders[0])
+    order_b, _ = _suite_datasets(folders[1])
+    common = [d for d in order_a if d in set(order_b)]
+    notes = [
+        f"{len(only)} datasets only in {label}: {', '.join(only)}"
+        for label, only in (
+            (names[0], [d for d in order_a if d not in set(order_b)]),
+            (names[1], [d for d in order_b if d not in set(order_a)]),
+        )
+        if only
+    ]
+    results: dict[str, CompareResult] = {}
+    for dataset in common:
+        candidates = []
+        for folder in folders:
+            summary = json.loads((folder / dataset / "summary.json").read_text(encoding="utf-8"))
+            if summary.get("dataset_path"):
+                candidates.append(Path(summary["dataset_path"]) / "qrels" / f"{summary.get('split', 'test')}.tsv")
+        qrels = next((p for p in candidates if p.is_file()), None)
+        if qrels is None:
+            raise DatasetError(
+                f"the qrels of {dataset} are not where the suites' summary.json say ({', '.join(map(str, candidates))})"
+            )
+        result = compare_runs(
+            folders[0] / dataset,
+            folders[1] / dataset,
+            qrels,
+            k_values,
+            measures=list(measures or SUITE_MEASURES),
+            names=tuple(names),
+            **options,
+        )
+        results[dataset] = result
+        notes += [f"{dataset}: {note}" for note in result.notes]
+    kept = {g: [d for d in ds if d in results] for g, ds in groups.items()}
+    return SuiteComparison(tuple(names), results, {g: ds for g, ds in kept.items() if ds}, tuple(notes))
+
+
+def _suite_datasets(folder: Path) -> tuple[list[str], dict[str, list[str]]]:
+    board = json.loads((folder / "leaderboard.json").read_text(encoding="utf-8"))
+    order: list[str] = []
+    groups: dict[str, list[str]] = {}
+    for row in board.get("datasets", {}):
+        members = board.get("groups", {}).get(row)
+        if members:
+            groups[row] = [f"{row}/{m}" for m in members]
+            order += groups[row]
+        else:
+            order.append(row)
+    return order, groups
+
+
+__all__ = ["SUITE_MEASURES", "CompareResult", "SuiteComparison", "compare_runs", "compare_suites", "is_suite"]

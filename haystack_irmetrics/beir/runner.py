@@ -194,8 +194,8 @@ def run_beir(
     phases = Phases()
     with phases.phase("load"):
         ds = _dataset(dataset, split, allow_missing_docs, data_dir, download)
+        partial = Path(output_dir) / PARTIAL if output_dir is not None and checkpoint_every is not None else None
         configuration = run_configuration(
-            dataset=ds.name,
             folder=ds.path,
             split=ds.split,
             retriever=retriever,
@@ -206,6 +206,7 @@ def run_beir(
             chunk_words=chunk_words,
             chunk_overlap=chunk_overlap,
             queries_sha256=_queries_digest(ds) if isinstance(dataset, BeirDataset) else None,
+            previous=Checkpoint(partial, {}).recorded_configuration() if partial is not None else None,
         )
         checkpoint = None
         if output_dir is not None and checkpoint_every is not None:

@@ -14,6 +14,17 @@ from ..core import DEFAULT_K_VALUES
 from .args import ints, top_k
 
 
+def _positive(text: str) -> int:
+    """A whole number >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value
+
+
 def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add ``beir`` to the ``irmetrics`` subcommands."""
     beir = sub.add_parser(
@@ -22,15 +33,17 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         description=(
             "Index a BEIR dataset's corpus with a Haystack pipeline, run every query of the split, keep each corpus "
             "id's best-ranked chunk, and evaluate exactly as BEIR's EvaluateRetrieval.evaluate + evaluate_custom "
-            "(MRR, R_cap). Without DATASET it runs on the small sample shipped with haystack_irmetrics."
+            "(MRR, R_cap). Without DATASET it runs on the small sample shipped with haystack_irmetrics. With several "
+            "datasets it also prints their leaderboard (average, published references)."
         ),
     )
     beir.add_argument(
         "dataset",
-        nargs="?",
-        default=None,
-        help="BEIR folder (corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv) or BEIR name, e.g. scifact "
-        "(downloaded to --data-dir when absent); default: the shipped sample",
+        nargs="*",
+        default=[],
+        help="BEIR folders (corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv) or BEIR names, e.g. scifact "
+        "(downloaded to --data-dir when absent); a folder of sub-datasets (cqadupstack) is one leaderboard row; "
+        "default: the shipped sample",
     )
     beir.add_argument(
         "-r",
@@ -48,7 +61,25 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="documents (chunks) retrieved per query, capped at the number indexed; 0 keeps the pipeline's own top_k",
     )
     beir.add_argument(
-        "-o", "--output", type=Path, help="write metrics.json, per_query.json, run.trec, summary.json, metrics.md here"
+        "-o",
+        "--output",
+        type=Path,
+        help="write each dataset's metrics.json, per_query.json, run.trec, summary.json, metrics.md to OUTPUT/NAME/ "
+        "and leaderboard.json, leaderboard.md to OUTPUT; rerunning resumes (finished datasets are skipped, "
+        "an interrupted one continues from its checkpoint)",
+    )
+    beir.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="start over the datasets OUTPUT holds results or checkpoints of another configuration for "
+        "(default: refuse)",
+    )
+    beir.add_argument(
+        "--checkpoint-every",
+        type=_positive,
+        default=100,
+        metavar="N",
+        help="with --output, checkpoint the retrieved queries in batches of N",
     )
     beir.add_argument("--model", help="embedding model (Hugging Face name or local folder) for dense and hybrid")
     beir.add_argument("--chunk-words", type=int, help="split document texts into chunks of this many words")
@@ -80,45 +111,81 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``irmetrics beir``: evaluate, print the summary (markdown or JSON), write ``--output``."""
-    from ..beir.runner import run_beir
+    """Run ``irmetrics beir``: every dataset (resumable with ``--output``), its table, the leaderboard."""
+    from ..beir.suite import run_beir_suite
 
-    run = run_beir(
+    printed: list[str] = []
+
+    def show(entry, run, summary) -> None:
+        if run is None:
+            print(f"irmetrics: {entry.name}: finished earlier with this configuration, skipped", file=sys.stderr)
+        else:
+            if run.queries_from_checkpoint:
+                print(
+                    f"irmetrics: {entry.name}: resumed, {run.queries_from_checkpoint} of {run.info['n_queries']} "
+                    "queries from the checkpoint",
+                    file=sys.stderr,
+                )
+            for warning in run.warnings:
+                print(f"irmetrics: warning: {entry.name}: {warning}", file=sys.stderr)
+        if args.format == "markdown":
+            table = run.markdown() if run is not None else _stored_table(args.output / entry.name)
+            print(("\n" if printed else "") + _describe(summary, table))
+        printed.append(entry.name)
+
+    result = run_beir_suite(
         args.dataset,
         args.retriever,
+        output_dir=args.output,
+        overwrite=args.overwrite,
+        checkpoint_every=args.checkpoint_every,
         split=args.split,
         k_values=args.k,
         top_k=args.top_k or None,
         model=args.model,
         chunk_words=args.chunk_words,
         chunk_overlap=args.chunk_overlap,
-        output_dir=args.output,
         progress=args.progress,
         allow_missing_docs=args.allow_missing_docs,
         data_dir=args.data_dir,
         download=not args.no_download,
         allowed_modules=args.allow_module,
+        on_dataset=show,
     )
-    for warning in run.warnings:
-        print(f"irmetrics: warning: {warning}", file=sys.stderr)
+    assert result.leaderboard is not None
     if args.format == "json":
-        print(json.dumps(run.summary(), indent=2))
-    else:
-        info, t = run.info, run.timings
-        per_query = 1000 * t["retrieval"] / max(info["n_queries"], 1)
-        print(
-            f"{info['dataset']} ({info['split']}): {info['n_queries']} queries, {info['n_documents']} documents "
-            f"({info['n_indexed']} indexed) | pipeline {info['pipeline']} | "
-            f"top_k {info['top_k'] if info['top_k'] is not None else 'as the pipeline sets it'}\n"
-        )
-        print(run.markdown())
-        print(
-            f"\nindexing {t['indexing']:.1f} s, retrieval {t['retrieval']:.1f} s ({per_query:.1f} ms/query), "
-            f"evaluation {t['evaluation']:.2f} s, total {t['total']:.1f} s"
-        )
+        if len(result.summaries) == 1:
+            print(json.dumps(next(iter(result.summaries.values())), indent=2))
+        else:
+            print(json.dumps({"datasets": result.summaries, "leaderboard": result.leaderboard.to_dict()}, indent=2))
+    elif len(result.summaries) > 1:
+        print("\n" + result.leaderboard.markdown().rstrip("\n"))
     if args.output is not None:
-        print(f"wrote {args.output}/: metrics.json per_query.json run.trec summary.json metrics.md", file=sys.stderr)
+        print(
+            f"wrote {args.output}/: leaderboard.json, leaderboard.md and, per dataset, <name>/ with metrics.json "
+            "per_query.json run.trec summary.json metrics.md",
+            file=sys.stderr,
+        )
     return 0
+
+
+def _stored_table(folder: Path) -> str:
+    path = folder / "metrics.md"
+    return path.read_text(encoding="utf-8").rstrip("\n") if path.is_file() else "(metrics.md is missing)"
+
+
+def _describe(summary: dict, table: str) -> str:
+    """A dataset's header line, its metrics table and its wall times."""
+    t = summary["timings_s"]
+    per_query = 1000 * t["retrieval"] / max(summary["n_queries"] - summary.get("queries_from_checkpoint", 0), 1)
+    top_k = summary["top_k"] if summary["top_k"] is not None else "as the pipeline sets it"
+    return (
+        f"{summary['dataset']} ({summary['split']}): {summary['n_queries']} queries, {summary['n_documents']} "
+        f"documents ({summary['n_indexed']} indexed) | pipeline {summary['pipeline']} | top_k {top_k}\n\n"
+        f"{table}\n\n"
+        f"indexing {t['indexing']:.1f} s, retrieval {t['retrieval']:.1f} s ({per_query:.1f} ms/query), "
+        f"evaluation {t['evaluation']:.2f} s, total {t['total']:.1f} s"
+    )
 
 
 __all__ = ["add_subcommand", "run"]

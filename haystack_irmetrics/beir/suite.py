@@ -1,0 +1,263 @@
+"""Many BEIR datasets in one run, resumable, with one leaderboard (``irmetrics beir A B C -o DIR``).
+
+Each dataset's outputs go to ``DIR/<name>/`` (:meth:`~haystack_irmetrics.beir.runner.BeirRun.write`);
+``DIR/leaderboard.json`` and ``DIR/leaderboard.md`` (:mod:`~haystack_irmetrics.beir.leaderboard`)
+are written at the end. A folder whose datasets are in sub-folders (CQADupStack's forums) runs each
+sub-dataset into ``DIR/<name>/<sub>/`` and makes one leaderboard row.
+
+Resume: before anything runs, each dataset's recorded configuration (``summary.json``, or the
+checkpoint's ``config.json``) is compared with this run's. The same: a finished dataset is skipped
+(its folder is not touched) and an unfinished one continues from its checkpoint. Another: the run
+refuses (:class:`~haystack_irmetrics.errors.ConfigurationChangedError`, naming what changed), or,
+with ``overwrite``, deletes that dataset's outputs and checkpoint and starts it over.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..core import DEFAULT_K_VALUES
+from ..errors import ConfigurationChangedError, DatasetError
+from .checkpoint import PARTIAL, Checkpoint, differences, run_configuration, write_atomic
+from .dataset import resolve_dataset, sample_path
+from .leaderboard import Leaderboard, build_leaderboard
+from .pipelines import pipeline_digest
+from .progress import bar
+from .runner import DEFAULT_TOP_K, BeirRun, check_output_dir, run_beir
+
+#: The files :meth:`BeirRun.write` puts in a dataset folder (``--overwrite`` deletes these and ``.partial``).
+OUTPUT_FILES = ("metrics.json", "per_query.json", "run.trec", "summary.json", "metrics.md")
+#: Queries per checkpoint batch unless told otherwise.
+DEFAULT_CHECKPOINT_EVERY = 100
+
+
+@dataclass(frozen=True)
+class SuiteDataset:
+    """One dataset of a suite.
+
+    :ivar name: its output folder under ``DIR`` and its leaderboard key (``group/sub`` for a sub-dataset).
+    :ivar folder: the BEIR folder.
+    :ivar group: the row a sub-dataset averages into (``cqadupstack``), else ``None``.
+    """
+
+    name: str
+    folder: Path
+    group: str | None = None
+
+
+def expand_datasets(
+    datasets: Sequence[str | os.PathLike[str] | None],
+    *,
+    data_dir: str | os.PathLike[str] | None = None,
+    download: bool = True,
+) -> list[SuiteDataset]:
+    """The datasets of a suite: folders, BEIR names (downloaded when absent) or ``None``/``"sample"``
+    for the shipped sample; a folder of sub-datasets becomes one :class:`SuiteDataset` per sub-folder.
+
+    :raises DatasetError: when two datasets would share an output folder name.
+    """
+    out: list[SuiteDataset] = []
+    for spec in datasets or [None]:
+        folder = resolve_dataset(spec, data_dir=data_dir, download=download)
+        name = "sample" if folder == sample_path() else folder.resolve().name
+        subs = (
+            sorted(p.parent for p in folder.glob("*/corpus.jsonl")) if not (folder / "corpus.jsonl").is_file() else []
+        )
+        if subs:
+            out += [SuiteDataset(f"{name}/{sub.name}", sub, name) for sub in subs]
+        else:
+            out.append(SuiteDataset(name, folder))
+    seen: dict[str, Path] = {}
+    for entry in out:
+        if entry.name in seen:
+            raise DatasetError(
+                f"two datasets are named {entry.name!r} ({seen[entry.name]} and {entry.folder}); their outputs "
+                "would share DIR/<name>/: give one of the folders another name"
+            )
+        seen[entry.name] = entry.folder
+    return out
+
+
+@dataclass
+class SuiteResult:
+    """The outcome of :func:`run_beir_suite`.
+
+    :ivar datasets: the suite's datasets, in order.
+    :ivar summaries: ``{name: summary}`` of every dataset (read from ``summary.json`` when skipped).
+    :ivar runs: ``{name: BeirRun}`` of the datasets this call ran (not the skipped ones).
+    :ivar skipped: names of the datasets finished by an earlier run of the same configuration.
+    :ivar leaderboard: every dataset's numbers and their average.
+    """
+
+    datasets: list[SuiteDataset]
+    summaries: dict[str, dict[str, Any]]
+    runs: dict[str, BeirRun] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)
+    leaderboard: Leaderboard | None = None
+
+    @property
+    def groups(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for entry in self.datasets:
+            if entry.group is not None:
+                out.setdefault(entry.group, []).append(entry.name)
+        return out
+
+
+def run_beir_suite(
+    datasets: Sequence[str | os.PathLike[str] | None],
+    retriever: str | os.PathLike[str] = "bm25",
+    *,
+    output_dir: str | os.PathLike[str] | None = None,
+    overwrite: bool = False,
+    checkpoint_every: int = DEFAULT_CHECKPOINT_EVERY,
+    split: str = "test",
+    k_values: Sequence[int] = DEFAULT_K_VALUES,
+    top_k: int | None = DEFAULT_TOP_K,
+    model: str | None = None,
+    chunk_words: int | None = None,
+    chunk_overlap: int = 0,
+    progress: bool | None = None,
+    allow_missing_docs: bool = False,
+    data_dir: str | os.PathLike[str] | None = None,
+    download: bool = True,
+    allowed_modules: Sequence[str] = (),
+    on_dataset: Callable[[SuiteDataset, BeirRun | None, dict[str, Any]], None] | None = None,
+) -> SuiteResult:
+    """Run :func:`~haystack_irmetrics.beir.runner.run_beir` over several datasets, resumably, and build the leaderboard.
+
+    :param datasets: folders, BEIR names, ``None`` or ``"sample"``; an empty list means the sample.
+    :param output_dir: ``DIR``: each dataset's outputs in ``DIR/<name>/``, checkpoints in
+        ``DIR/<name>/.partial/``, ``leaderboard.json`` and ``leaderboard.md``. Without it nothing is
+        written and nothing resumes.
+    :param overwrite: start over the datasets whose recorded configuration differs (instead of refusing).
+    :param checkpoint_every: queries per checkpoint batch.
+    :param on_dataset: called after each dataset with its entry, its run (``None`` when skipped) and its summary.
+    :returns: a :class:`SuiteResult`.
+    :raises ConfigurationChangedError: before anything runs, when ``DIR`` holds results or checkpoints
+        of another configuration and ``overwrite`` is false.
+
+    The other parameters are :func:`~haystack_irmetrics.beir.runner.run_beir`'s.
+    """
+    out = check_output_dir(output_dir) if output_dir is not None else None
+    entries = expand_datasets(datasets, data_dir=data_dir, download=download)
+    settings = {
+        "split": split,
+        "k_values": k_values,
+        "top_k": top_k,
+        "model": model,
+        "chunk_words": chunk_words,
+        "chunk_overlap": chunk_overlap,
+    }
+    finished: dict[str, dict[str, Any]] = {}
+    if out is not None:
+        finished = _plan(entries, out, retriever, settings, overwrite)
+    result = SuiteResult(datasets=entries, summaries={})
+    with bar(len(entries), "datasets", "dataset", progress) as suite_bar:
+        for entry in entries:
+            if entry.name in finished:
+                summary = finished[entry.name]
+                result.skipped.append(entry.name)
+                run = None
+            else:
+                run = run_beir(
+                    entry.folder,
+                    retriever,
+                    output_dir=None if out is None else out / entry.name,
+                    checkpoint_every=None if out is None else checkpoint_every,
+                    overwrite=overwrite,
+                    progress=progress,
+                    allow_missing_docs=allow_missing_docs,
+                    allowed_modules=allowed_modules,
+                    **settings,
+                )
+                summary = run.summary()
+                result.runs[entry.name] = run
+            result.summaries[entry.name] = summary
+            if on_dataset is not None:
+                on_dataset(entry, run, summary)
+            suite_bar.update()
+    result.leaderboard = build_leaderboard(result.summaries, result.groups)
+    if out is not None:
+        write_atomic(out / "leaderboard.json", result.leaderboard.to_json())
+        write_atomic(out / "leaderboard.md", result.leaderboard.markdown())
+    return result
+
+
+def _plan(
+    entries: list[SuiteDataset], out: Path, retriever: str | os.PathLike[str], settings: dict[str, Any], overwrite: bool
+) -> dict[str, dict[str, Any]]:
+    """The summaries of the datasets finished with this configuration; refuses (or, with ``overwrite``,
+    clears) datasets recorded with another one. Nothing has run yet when it refuses."""
+    digest: list[str] = []  # the pipeline is read once, and only when something was recorded
+
+    def configuration(entry: SuiteDataset, previous: dict[str, Any] | None) -> dict[str, Any]:
+        if not digest:
+            digest.append(pipeline_digest(retriever))
+        return run_configuration(
+            folder=entry.folder,
+            split=settings["split"],
+            retriever=retriever,
+            pipeline_sha256=digest[0],
+            model=settings["model"],
+            top_k=settings["top_k"],
+            k_values=settings["k_values"],
+            chunk_words=settings["chunk_words"],
+            chunk_overlap=settings["chunk_overlap"],
+            previous=previous,
+        )
+
+    finished: dict[str, dict[str, Any]] = {}
+    changed: dict[str, list[str]] = {}
+    for entry in entries:
+        folder = out / entry.name
+        summary_file = folder / "summary.json"
+        recorded = Checkpoint(folder / PARTIAL, {}).recorded_configuration()
+        if summary_file.is_file():
+            summary = _read_summary(summary_file)
+            diff = differences(summary.get("configuration"), configuration(entry, summary.get("configuration")))
+            if not diff:
+                finished[entry.name] = summary
+                continue
+            changed[entry.name] = diff
+        elif recorded is not None:
+            diff = differences(recorded, configuration(entry, recorded))
+            if diff:
+                changed[entry.name] = diff
+        elif any((folder / name).exists() for name in OUTPUT_FILES):
+            changed[entry.name] = ["it holds output files but no summary.json (not written by this suite?)"]
+    if changed and not overwrite:
+        listed = "; ".join(f"{name}: {', '.join(diff)}" for name, diff in changed.items())
+        raise ConfigurationChangedError(
+            f"{out} holds results of another configuration for {len(changed)} dataset(s) ({listed}). "
+            "Nothing was run. Pass --overwrite (overwrite=True) to start those datasets over, or use another output folder"
+        )
+    for name in changed:
+        folder = out / name
+        for file in OUTPUT_FILES:
+            (folder / file).unlink(missing_ok=True)
+        Checkpoint(folder / PARTIAL, {}).remove()
+    return finished
+
+
+def _read_summary(path: Path) -> dict[str, Any]:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+__all__ = [
+    "DEFAULT_CHECKPOINT_EVERY",
+    "OUTPUT_FILES",
+    "SuiteDataset",
+    "SuiteResult",
+    "expand_datasets",
+    "run_beir_suite",
+]
