@@ -295,3 +295,27 @@ def test_every_report_error_is_a_typed_error(runs):
     with pytest.raises(IRMetricsError):
         build_report({"a": runs["bm25"]}, QRELS, names=["b"])
     assert payload(build_report([runs["bm25"]], QRELS, k_values=[1], measures=["P"]))["lists"][0]
+
+
+def test_only_the_cli_imports_the_report():
+    from .test_architecture import MODULES, _imports
+
+    for name in MODULES:
+        if name.startswith(("haystack_irmetrics.cli", "haystack_irmetrics.report")):
+            continue
+        for target, line in _imports(name):
+            assert not target.startswith("haystack_irmetrics.report"), f"{name} line {line} imports {target}"
+
+
+def test_measures_without_a_cutoff_levels_and_geometric_means(runs):
+    from haystack_irmetrics.report.html import render
+
+    measures = ["Rprec", "iP@0.5", "nDCG(gains={0:0,1:1,2:3})@10", "GMAP", "Hole@10"]
+    data = build_report([runs["bm25"], runs["dense"]], QRELS, k_values=None, measures=measures, n_resamples=200)
+    assert data.measures == measures and data.log_scale == {"GMAP"}
+    page = render(data)
+    assert re.findall(r'<img alt="([^"]+) against k"', page) == ["nDCG(gains={0:0,1:1,2:3})", "Hole"]
+    qrels = read_qrels(QRELS)
+    expected = evaluate(qrels, read_run(runs["dense"]), None, measures=measures).raw_means
+    cells = re.findall(r'data-run="dense" data-measure="([^"]+)" data-value="([^"]+)"', page)
+    assert {m: float(v) for m, v in cells} == expected

@@ -19,6 +19,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ..core.measures import parse_measure
+from ..errors import IRMetricsError
 from ..stats.compare import format_p
 from .assets import CSS, JS
 from .data import ReportData, _family, _paired, label_text
@@ -150,20 +152,20 @@ def curve_images(data: ReportData) -> list[tuple[str, str]]:
             draw(path)
             out.append((caption, path.read_text(encoding="utf-8")))
 
-        stems = list(dict.fromkeys(m.split("@")[0] for m in data.measures if "@" in m))
-        for stem in stems:
+        cutoffs: dict[str, dict[str, int]] = {}  # {stem: {measure: k}} of the measures that take a cutoff
+        for m in data.measures:
+            measure = _parsed(m)
+            if measure is not None and measure.cutoff is not None:
+                cutoffs.setdefault(m.rpartition("@")[0], {})[m] = measure.cutoff
+        for stem, own in cutoffs.items():
             series: dict[str, dict[int, float]] = {}
             for n in data.names:
                 if n in data.runs:
-                    ks = sorted(
-                        set(CURVE_KS) | {int(m.split("@")[1]) for m in data.measures if m.startswith(stem + "@")}
-                    )
+                    ks = sorted(set(CURVE_KS) | set(own.values()))
                     curve = measure_at_k(data.qrels, data.runs[n], stem, ks, preset=data.preset)
                     series[n] = dict(zip(curve.ks.tolist(), curve.mean.tolist()))
                 else:
-                    series[n] = {
-                        int(m.split("@")[1]): data.means[n][m] for m in data.measures if m.startswith(stem + "@")
-                    }
+                    series[n] = {k: data.means[n][m] for m, k in own.items()}
             svg(f"{stem} against k", lambda p, s=series, f=stem: plot_metric_vs_k(s, p, family=f))
         ranked = {n: data.runs[n] for n in data.names if n in data.runs}
         if ranked:
@@ -176,6 +178,13 @@ def curve_images(data: ReportData) -> list[tuple[str, str]]:
                 lambda p, x=x, y=y, n=n: plot_delta_histogram(x, y, p, metric=first, names=(n, data.baseline)),
             )
     return out
+
+
+def _parsed(name: str) -> Any:
+    try:
+        return parse_measure(name)
+    except IRMetricsError:  # a name of an evaluator output this package does not know: no curve
+        return None
 
 
 def _curves(data: ReportData) -> str:
