@@ -34,8 +34,10 @@ def sample_run():
 
 
 def test_cli_without_dataset_runs_bm25_on_the_shipped_sample_and_writes_every_output(tmp_path, capsys):
-    out = tmp_path / "out"
-    assert main(["beir", "--output", str(out), "--no-progress"]) == 0
+    top = tmp_path / "out"
+    assert main(["beir", "--output", str(top), "--no-progress"]) == 0
+    out = top / "sample"  # each dataset in OUTPUT/NAME/, the leaderboard in OUTPUT
+    assert (top / "leaderboard.json").is_file() and (top / "leaderboard.md").is_file()
     printed = capsys.readouterr().out
     assert printed.startswith("sample (test): 40 queries, 360 documents (360 indexed) | pipeline bm25")
     assert "| NDCG | " in printed and "| R_cap | " in printed
