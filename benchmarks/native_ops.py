@@ -3,9 +3,10 @@ switched off at a time (its caller takes the Python path), and with all of them 
 
     python benchmarks/native_ops.py [--workloads msmarco,beir,large,trecdl] [--repeat 5]
 
-Two callers per workload: ``evaluate`` on the dict run (every per-query dict read too, which is
-where ``fill_dict`` works), and the Haystack Document path (``IRMetricsEvaluator``'s core, on the
-same Documents as the ``ours_documents`` tool of ``run.py``). Results (markdown) go to stdout and
+Three callers per workload: ``evaluate`` on the dict run (every per-query dict read too), on the
+same run as ranked lists ``{qid: [doc, ...]}``, and the Haystack Document path
+(``IRMetricsEvaluator``'s core, on the same Documents as the ``ours_documents`` tool of ``run.py``,
+where they fit in memory). Results (markdown) go to stdout and
 ``benchmarks/native_ops.md``. Every variant's means must equal the all-on means: the run stops
 otherwise. A ratio above 1 is what switching that operation off costs.
 """
@@ -29,6 +30,8 @@ import runners  # noqa: E402
 from haystack_irmetrics import evaluate  # noqa: E402
 from haystack_irmetrics.core import native  # noqa: E402
 
+DOCUMENTS_MAX = 1_000_000  # retrieved Documents built for the Document path (each ~1 KB)
+
 # The seam's functions and what each answers when switched off (the caller's Python path then runs).
 OPS: dict[str, object] = {
     "read_labels": False,
@@ -36,9 +39,17 @@ OPS: dict[str, object] = {
     "index_lists": None,
     "index_judged": None,
     "find_ranked": None,
-    "segmented_cumsum": False,
-    "fill_dict": None,
 }
+
+
+# Operations that stand in for each other (the Document path falls back from index_judged to
+# index_lists, and find_ranked reads index_lists' table): switched off together too.
+COMBOS: list[tuple[str, ...]] = [("index_judged", "index_lists"), ("index_lists", "find_ranked")]
+VARIANTS: list[tuple[str, ...]] = [*((op,) for op in OPS), *COMBOS, tuple(OPS)]
+
+
+def _label(variant: tuple[str, ...]) -> str:
+    return "all off" if variant == tuple(OPS) else " + ".join(variant) + " off"
 
 
 def _best(call: Callable[[], Any], repeat: int) -> tuple[float, Any]:
@@ -60,6 +71,15 @@ def _callers(name: str, ks: list[int]) -> dict[str, Callable[[], dict[str, float
             res.per_query[m]
         return dict(res.means)
 
+    lists = {q: sorted(d, key=d.get, reverse=True) for q, d in results.items()}  # best first
+
+    def ranked() -> dict[str, float]:
+        return dict(evaluate(qrels, lists, ks).means)
+
+    callers = {"dict run": dicts, "ranked lists": ranked}
+    if sum(map(len, results.values())) > DOCUMENTS_MAX:
+        return callers  # as run.py: the Document path on the workloads whose Documents fit in memory
+
     documents, _ = runners._documents_api(ks)
     _, gt, ret = runners._haystack_docs(qrels, results)
 
@@ -67,7 +87,8 @@ def _callers(name: str, ks: list[int]) -> dict[str, Callable[[], dict[str, float
         out = documents(gt, ret)
         return dict(out["means"] if isinstance(out, dict) else out.means)
 
-    return {"dict run": dicts, "Documents": docs}
+    callers["Documents"] = docs
+    return callers
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -86,15 +107,15 @@ def main(argv: list[str] | None = None) -> int:
         "End-to-end time with the scan on, and the ratio when one operation is off (its caller's",
         f"Python path runs instead). Best of {args.repeat}; produced by `python benchmarks/native_ops.py`.",
         "",
-        "| workload | caller | all on (s) | " + " | ".join(f"{op} off" for op in OPS) + " | all off |",
-        "|---|---|---:|" + "---:|" * (len(OPS) + 1),
+        "| workload | caller | all on (s) | " + " | ".join(map(_label, VARIANTS)) + " |",
+        "|---|---|---:|" + "---:|" * len(VARIANTS),
     ]
     print("\n".join(lines), flush=True)
     for name in args.workloads.split(","):
         for caller, call in _callers(name, ks).items():
             base, want = _best(call, args.repeat)
             row = [name, caller, f"{base:.3f}"]
-            for off in [*([op] for op in OPS), list(OPS)]:
+            for off in VARIANTS:
                 for op in off:
                     setattr(native, op, lambda *a, _v=OPS[op], **k: _v)
                 try:

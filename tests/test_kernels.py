@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from haystack_irmetrics.core.kernels import counts_below
-
-# Both paths: segmented_cumsum runs in C where the compiled scan is built.
-pytestmark = pytest.mark.usefixtures("scan_path")
 
 CUTOFFS = st.lists(st.none() | st.integers(1, 12), min_size=1, max_size=7)  # unsorted, repeated, None
 

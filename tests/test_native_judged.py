@@ -1,5 +1,5 @@
-"""The compiled pass over Haystack Documents (``index_judged`` in ``core/_rank.c``) and the per-query
-output dicts (``fill_dict``), against the Python paths they stand in for.
+"""The compiled pass over Haystack Documents (``index_judged`` in ``core/_rank.c``), against the
+Python path it stands in for.
 
 ``index_judged`` reads each query's ground-truth Documents (key and relevance) and retrieved
 Documents (keys into a per-query table) in one pass and keeps no retrieved key; the run reads its
@@ -23,7 +23,6 @@ from hypothesis import strategies as st
 from haystack_irmetrics.components import IRMetricsEvaluator
 from haystack_irmetrics.components.documents import DocumentPath
 from haystack_irmetrics.core import native
-from haystack_irmetrics.core.evaluate import PerQuery
 from haystack_irmetrics.core.inputs import Qrels, RankedRun
 from haystack_irmetrics.errors import EmptyInputError, InvalidLabelError, IRMetricsError
 from tests.conftest import scan
@@ -411,47 +410,3 @@ def test_arguments_of_the_wrong_shape_are_refused():
     assert _judged([[]], [{"a": 1}]) is None  # a query's ranking that is not a list or tuple
     assert _judged([[]], [[_Item("a")]], [3]) is None  # a query id that is not a str
     assert _judged([[], []], [[], []], ["q", "q"]) is None  # a query id twice
-
-
-# -- the per-query output dicts ------------------------------------------------------------------
-
-
-def _per_query(path, names, values, extra=()):
-    with scan(path):
-        pq = PerQuery()
-        pq.parts["m"] = (names, np.asarray(values), list(extra), 0.0)
-        pq.parts["n"] = (names, -np.asarray(values), [], 0.0)
-        return {k: pq[k] for k in pq}
-
-
-@given(st.lists(st.floats(allow_nan=True, width=64), min_size=0, max_size=20), st.integers(0, 3))
-def test_per_query_dicts_are_the_same_on_both_paths(values, n_extra):
-    names = [f"q{i}" for i in range(len(values))]
-    extra = [f"e{i}" for i in range(n_extra)]
-    native, python = _per_query("native", names, values, extra), _per_query("python", names, values, extra)
-    assert repr(native) == repr(python)
-    assert [list(d) for d in native.values()] == [[*names, *extra], names]
-    for d in native.values():
-        assert all(type(v) is float for v in d.values())
-
-
-def test_per_query_names_that_are_str_subclasses_reach_the_python_fill():
-    class Sub(str):
-        pass
-
-    names = ["a", Sub("b")]
-    assert _native().fill_dict(dict.fromkeys(names), names, np.zeros(2)) is None
-    keys = ["".join(["n", str(i)]) for i in range(4)]
-
-    class Clearing:  # a template key whose __eq__ would empty the names while they are set
-        def __hash__(self):
-            return hash(keys[0])
-
-        def __eq__(self, other):
-            keys.clear()
-            return False
-
-    assert _native().fill_dict({Clearing(): None}, keys, np.zeros(4)) is None and len(keys) == 4
-    assert _per_query("native", names, [1.0, 2.0]) == _per_query("python", names, [1.0, 2.0])
-    with pytest.raises(ValueError, match="values"):
-        _native().fill_dict(dict.fromkeys(["a"]), ["a"], np.zeros(2))

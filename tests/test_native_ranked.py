@@ -275,13 +275,11 @@ def test_empty_buffers_are_taken_at_any_address_and_items_must_be_aligned():
     bounds, rows = np.zeros(3, np.int64).tobytes(), np.array([0, 1], np.int64).tobytes()
     assert bytes(_rank.find_ranked(ids, bounds, _odd_empty(), toff, rows, ["a", "b"])) == np.full(2, -1).tobytes()
     assert bytes(_rank.find_ranked(ids, bounds, table, toff, rows[:0], [])) == b""
-    assert _rank.segmented_cumsum(_odd_empty(), _odd_empty()) is None
-    assert _rank.fill_dict({}, [], _odd_empty()) == {}
     assert _rank.flat_values([{}], _odd_empty()) is True
     assert _rank.index_lists([], _odd_empty(), None, None) == ([], bytearray(), bytearray(), bytearray(8))
     # a buffer with items is read in place: a misaligned one is refused, naming it
-    with pytest.raises(ValueError, match="values: items of 8 bytes at an address not aligned"):
-        _rank.segmented_cumsum(memoryview(bytearray(17))[1:], np.zeros(2, np.int64).tobytes())
+    with pytest.raises(ValueError, match="out: items of 8 bytes at an address not aligned"):
+        _rank.flat_values([{"a": 1.0}], memoryview(bytearray(9))[1:])
     one, two = np.array([0, 1], np.int64).tobytes(), np.array([0, 2], np.int64).tobytes()
     with pytest.raises(ValueError, match="table: items of 4 bytes at an address not aligned"):
         _rank.find_ranked(["a"], one, memoryview(bytearray(9))[1:], two, rows[:8], ["a"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
@@ -239,3 +240,17 @@ def test_float_labels_equal_pytrec_eval_on_labels_scaled_to_integers(qrels, resu
         for k in ks:
             for q, v in oracle[f"{family}@{k}"].items():
                 assert math.isclose(res.per_query[f"{family}@{k}"][q], v, abs_tol=1e-12)
+
+
+@given(st.lists(st.floats(allow_nan=True, width=64), min_size=0, max_size=20), st.integers(0, 3))
+def test_per_query_dicts_hold_the_scored_queries_then_the_missing_ones_as_floats(values, n_extra):
+    from haystack_irmetrics.core.evaluate import PerQuery
+
+    names = [f"q{i}" for i in range(len(values))]
+    extra = [f"e{i}" for i in range(n_extra)]
+    pq = PerQuery()
+    pq.parts["m"] = (names, np.asarray(values, np.float64), extra, 0.0)
+    pq.parts["n"] = (names, -np.asarray(values, np.float64), [], 0.0)
+    assert [list(pq[k]) for k in pq] == [[*names, *extra], names]
+    assert repr(list(pq["m"].values())) == repr([*map(float, values), *[0.0] * n_extra])
+    assert all(type(v) is float for k in pq for v in pq[k].values())

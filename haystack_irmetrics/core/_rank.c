@@ -1,11 +1,13 @@
-/* The compiled scan of haystack_irmetrics.core.inputs, in one C pass per query:
+/* The compiled scan of haystack_irmetrics.core, in one C pass per query:
  *
  * - prepare_dicts / flat_values: dict runs and qrels (prepare, Qrels.from_dict);
  * - index_lists / find_ranked: ranked lists (RankedRun), of ids or of objects such as Haystack
  *   Documents read by attribute;
- * - index_judged: the judgments and rankings of Haystack Documents, in one pass per query;
- * - segmented_cumsum: the kernels' sequential running sums;
- * - fill_dict: the per-query output dicts.
+ * - index_judged: the judgments and rankings of Haystack Documents, in one pass per query.
+ *
+ * Python reaches it through haystack_irmetrics/core/native.py only. Kept where a benchmark row shows
+ * it earns its keep (benchmarks/native_ops.py); the kernels' running sums and the per-query output
+ * dicts, once here too, did not, and are numpy's and Python's alone.
  *
  * Optional: the package builds it when a C compiler is there and falls back to the pure-Python
  * path otherwise (and whenever this returns False). It computes exactly what that path computes
@@ -1086,95 +1088,12 @@ done:
     return result;
 }
 
-PyDoc_STRVAR(segmented_cumsum_doc,
-             "segmented_cumsum(values, offsets) -> None\n\n"
-             "In place, running sums of the float64 buffer values restarting at each segment\n"
-             "offsets[i]:offsets[i+1] (int64 buffer): sequential left-to-right addition, as np.cumsum.");
-
-static PyObject *segmented_cumsum(PyObject *self, PyObject *args) {
-    (void)self;
-    Py_buffer vb = {0}, ob = {0};
-    if (!PyArg_ParseTuple(args, "w*y*", &vb, &ob)) return NULL;
-    Py_ssize_t n = vb.len / 8, n_off = ob.len / 8;
-    PyObject *result = NULL;
-    if (check_buffer(&vb, 8, n, "values") < 0 || check_buffer(&ob, 8, n_off, "offsets") < 0) goto done;
-    const int64_t *off = ob.buf;
-    double *v = vb.buf;
-    for (Py_ssize_t i = 0; i + 1 < n_off; i++)
-        if (off[i] < 0 || off[i] > off[i + 1] || off[i + 1] > n) {
-            PyErr_SetString(PyExc_ValueError, "offsets must be non-decreasing within the values");
-            goto done;
-        }
-    for (Py_ssize_t i = 0; i + 1 < n_off; i++) {
-        if (off[i] == off[i + 1]) continue;
-        volatile double acc = v[off[i]]; /* through memory: each partial sum a double, even on x87 */
-        for (int64_t j = off[i] + 1; j < off[i + 1]; j++) {
-            acc = acc + v[j];
-            v[j] = acc;
-        }
-    }
-    result = Py_None;
-    Py_INCREF(result);
-done:
-    PyBuffer_Release(&vb);
-    PyBuffer_Release(&ob);
-    return result;
-}
-
-/* ---- Per-query output ------------------------------------------------------------------------ */
-
-PyDoc_STRVAR(fill_dict_doc,
-             "fill_dict(template, names, values) -> dict | None\n\n"
-             "A copy of template (dict.fromkeys(names)) with template[names[i]] = float(values[i]) for each\n"
-             "i (values: a float64 buffer): the keys are in place already, so no insertion or resize. None\n"
-             "when template is not exactly a dict or a name or template key is not exactly a str (the\n"
-             "caller's zip decides).");
-
-static PyObject *fill_dict(PyObject *self, PyObject *args) {
-    (void)self;
-    PyObject *tmpl, *names, *d = NULL;
-    Py_buffer vb = {0};
-    if (!PyArg_ParseTuple(args, "OO!y*", &tmpl, &PyList_Type, &names, &vb)) return NULL;
-    Py_ssize_t n = PyList_GET_SIZE(names);
-    if (check_buffer(&vb, 8, n, "values") < 0) goto done;
-    PyObject *key, *value;
-    Py_ssize_t at = 0;
-    int plain = PyDict_CheckExact(tmpl);
-    while (plain && PyDict_Next(tmpl, &at, &key, &value)) plain = PyUnicode_CheckExact(key); /* a plain copy */
-    /* The copy before the names are checked: on 3.10 and 3.11 a collection, and a finalizer's code, may
-     * run at its allocation (a gc object's), and nothing allocates one after. */
-    if (plain && !(d = PyDict_Copy(tmpl))) goto done;
-    plain = plain && PyList_GET_SIZE(names) == n;
-    for (Py_ssize_t i = 0; i < n && plain; i++) plain = PyUnicode_CheckExact(PyList_GET_ITEM(names, i));
-    for (at = 0; plain && PyDict_Next(d, &at, &key, &value);) plain = PyUnicode_CheckExact(key);
-    if (!plain) { /* exact str keys on both sides: setting them runs no Python code that could edit names */
-        Py_XDECREF(d);
-        d = Py_NewRef(Py_None);
-        goto done;
-    }
-    const double *v = vb.buf;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *f = PyFloat_FromDouble(v[i]);
-        if (!f || PyDict_SetItem(d, PyList_GET_ITEM(names, i), f) < 0) {
-            Py_XDECREF(f);
-            Py_CLEAR(d);
-            goto done;
-        }
-        Py_DECREF(f);
-    }
-done:
-    PyBuffer_Release(&vb);
-    return d;
-}
-
 static PyMethodDef methods[] = {
     {"prepare_dicts", prepare_dicts, METH_VARARGS, prepare_dicts_doc},
     {"flat_values", flat_values, METH_VARARGS, flat_values_doc},
     {"index_lists", index_lists, METH_VARARGS, index_lists_doc},
     {"find_ranked", find_ranked, METH_VARARGS, find_ranked_doc},
     {"index_judged", index_judged, METH_VARARGS, index_judged_doc},
-    {"fill_dict", fill_dict, METH_VARARGS, fill_dict_doc},
-    {"segmented_cumsum", segmented_cumsum, METH_VARARGS, segmented_cumsum_doc},
     {NULL, NULL, 0, NULL},
 };
 

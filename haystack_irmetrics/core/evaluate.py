@@ -12,7 +12,6 @@ from typing import Any
 import numpy as np
 
 from ..errors import EmptyInputError, InvalidLabelError, NoOverlapError, SplitQueryError
-from . import native
 from .inputs import ArrayRun, Qrels, QrelsDict, Run, RunDict, as_run
 from .kernels import (
     COUNTLESS_FAMILIES,
@@ -64,10 +63,8 @@ class PerQuery(Mapping):
             # has its values replaced (no insertion or resize per query).
             if self._keys is None or self._keys[0] is not names:
                 self._keys = (names, dict.fromkeys(names))
-            built = native.fill_dict(self._keys[1], names, values)
-            if built is None:
-                built = self._keys[1].copy()
-                built.update(zip(names, values.tolist()))
+            built = self._keys[1].copy()
+            built.update(zip(names, values.tolist()))
             if extra:
                 built.update(zip(extra, repeat(value)))
             self._built[name] = built

@@ -25,7 +25,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import native
 from .measures import MIN_GEO_MEAN
 
 _LOG2: list[float] = []
@@ -45,14 +44,11 @@ def segmented_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
     ``np.cumsum`` over the whole array and subtracting would round differently; numpy's
     reductions sum pairwise. Work is O(n) over at most max-segment-length vectorised steps, or
-    one ``np.cumsum`` (a sequential accumulate) per segment when segments are fewer than steps;
-    where the compiled scan is built, one C loop adds in the same order.
+    one ``np.cumsum`` (a sequential accumulate) per segment when segments are fewer than steps.
     """
     out = values.astype(np.float64, copy=True)
     lengths = offsets[1:] - offsets[:-1]
     if out.size == 0:
-        return out
-    if native.segmented_cumsum(out, offsets):  # the same sequential sums in one C loop
         return out
     nonempty = np.flatnonzero(lengths > 1)
     if nonempty.size < int(lengths.max()):  # few long segments: one cumsum each (also sequential)

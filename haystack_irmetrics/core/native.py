@@ -6,17 +6,22 @@ Python path, which computes the same values and raises the typed errors. The sca
 common input only (plain dicts and lists, exact ``str`` ids, finite float or int values); anything
 else, and every error, stays with Python. The tests run both paths against the oracles.
 
-Where it is used, and what the benchmark's "pure Python path" rows measured it to earn (2 cores,
-``benchmarks/RESULTS.md``; the scan is kept only where it earns its keep):
+Where it is used, and what it earns end to end: ``benchmarks/native_ops.py`` times each caller with
+one operation switched off at a time (2 cores; its table is ``benchmarks/native_ops.md``). The scan
+keeps only the operations whose row shows a gain:
 
 * :func:`prepare_dicts`, dict runs: each query's judged documents looked up, its scores read and
-  the judged ones ranked in both tie orders while the query is in cache. Large (200,000 queries x
-  100): about 1.6x faster; MS MARCO-like (7,000 x 1,000): even (the float32 read dominates both).
-* :func:`index_lists` / :func:`index_judged` / :func:`find_ranked`, ranked lists and Haystack
-  Documents (:class:`~haystack_irmetrics.core.inputs.RankedRun`): each query's keys read and hashed
-  once into a table. The components' Document path: about 2x faster.
-* :func:`segmented_cumsum` and :func:`fill_dict`: the kernels' running sums restarted per query,
-  and the per-query output dicts filled without a Python frame per value.
+  the judged ones ranked in both tie orders while the query is in cache: 1.2x (MS MARCO-like) to
+  1.8x (BEIR-like) faster than the Python path.
+* :func:`read_labels`, the qrels' labels read into one array: 1.1x on qrels-heavy inputs.
+* :func:`index_judged`, Haystack Documents (the components' path): judgments and rankings read in
+  one pass, 1.2x; with :func:`index_lists`, its fallback, 2.4x to 3x.
+* :func:`index_lists` and :func:`find_ranked`, ranked lists
+  (:class:`~haystack_irmetrics.core.inputs.RankedRun`): each query's ids hashed once into a table
+  and the judged ones found in it, 3x to 4x.
+
+Two operations the scan once had, the kernels' running sums and the per-query output dicts, showed
+no gain beyond noise (at most 1.05x on any row) and were removed: numpy and Python do those.
 
 ``IRMETRICS_PURE_PYTHON=1`` switches the scan off; a free-threaded build never imports it (the scan
 reads lists and dicts without per-object locks, so importing it would turn the GIL back on).
@@ -100,20 +105,3 @@ def find_ranked(
     :func:`index_lists` built."""
     compiled = scan()
     return None if compiled is None else compiled.find_ranked(ids, offsets, table, table_offsets, rows, keys)
-
-
-def segmented_cumsum(out: np.ndarray, offsets: np.ndarray) -> bool:
-    """Running sums of ``out`` in place, restarted at each offset (sequential, as trec_eval adds)."""
-    compiled = scan()
-    if compiled is None:
-        return False
-    compiled.segmented_cumsum(out, np.ascontiguousarray(offsets, np.int64))
-    return True
-
-
-def fill_dict(template: dict, names: list[str], values: np.ndarray) -> dict | None:
-    """A copy of ``template`` (keys ``names``) with ``values`` (float64) filled in."""
-    compiled = scan()
-    if compiled is None or values.dtype != np.float64 or type(names) is not list:
-        return None
-    return compiled.fill_dict(template, names, np.ascontiguousarray(values))
