@@ -9,6 +9,8 @@ Importing this package imports neither Haystack nor beir; they are imported when
 """
 
 from ..errors import (
+    CheckpointError,
+    ConfigurationChangedError,
     DatasetError,
     DatasetNotFoundError,
     EmptyQueryError,
@@ -16,10 +18,12 @@ from ..errors import (
     OutputError,
     PipelineError,
 )
-from .compare import CompareResult, compare_runs
+from .compare import CompareResult, SuiteComparison, compare_runs, compare_suites
 from .dataset import BEIR_DATASETS, BeirDataset, default_data_dir, load_beir, resolve_dataset, sample_path
+from .leaderboard import Leaderboard, build_leaderboard
 from .pipelines import BeirPipelines, corpus_documents, load_beir_pipelines, pipelines_dir, resolve_model
 from .runner import DEFAULT_TOP_K, BeirRun, run_beir
+from .suite import SuiteResult, run_beir_suite
 
 __all__ = [
     "BEIR_DATASETS",
@@ -27,14 +31,21 @@ __all__ = [
     "BeirDataset",
     "BeirPipelines",
     "BeirRun",
+    "CheckpointError",
     "CompareResult",
+    "ConfigurationChangedError",
     "DatasetError",
     "DatasetNotFoundError",
     "EmptyQueryError",
+    "Leaderboard",
     "MissingDocumentsError",
     "OutputError",
     "PipelineError",
+    "SuiteComparison",
+    "SuiteResult",
+    "build_leaderboard",
     "compare_runs",
+    "compare_suites",
     "corpus_documents",
     "default_data_dir",
     "load_beir",
@@ -43,5 +54,6 @@ __all__ = [
     "resolve_dataset",
     "resolve_model",
     "run_beir",
+    "run_beir_suite",
     "sample_path",
 ]
