@@ -218,6 +218,14 @@ def test_a_beir_output_folder_brings_its_qrels_queries_and_corpus(runs, tmp_path
     )
     data = build_report([folder, runs["dense"]], k_values=[10], measures=["NDCG"], n_resamples=200)
     assert data.names == ["bm25-run", "dense"] and data.query_text["q01"] and data.documents
+    (tmp_path / "suite").mkdir()  # a suite: OUTPUT/NAME/run.trec, its one dataset taken
+    folder.rename(tmp_path / "suite" / "sample")
+    suite = build_report([tmp_path / "suite", runs["dense"]], k_values=[10], measures=["NDCG"], n_resamples=200)
+    assert suite.names == ["suite", "dense"] and suite.means["suite"] == data.means["bm25-run"]
+    (tmp_path / "suite" / "other").mkdir()
+    (tmp_path / "suite" / "other" / "run.trec").write_bytes(runs["dense"].read_bytes())
+    with pytest.raises(InvalidArgumentError, match="holds the runs of 2 datasets"):
+        build_report([tmp_path / "suite"], QRELS)
     qrels = read_qrels(QRELS)
     assert (
         data.means["bm25-run"]["NDCG@10"]

@@ -8,7 +8,6 @@ playwright package the module skips with the reason.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -16,54 +15,29 @@ import pytest
 from haystack_irmetrics import evaluate
 from haystack_irmetrics.io import read_qrels, read_run
 from haystack_irmetrics.report import write_report
+from haystack_irmetrics.report.browser import chromium, open_report
 from haystack_irmetrics.report.data import label_text
 from haystack_irmetrics.report.sources import read_queries
 
 from .report_fixtures import NAMES, QRELS, SAMPLE, sample_runs
 
-#: The flags every launch uses: no sandbox (root in containers), no GPU, nothing fetched in the background.
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 K, MEASURES = [10, 100], ["NDCG", "Recall", "MRR"]
-
-
-def chromium_path() -> str:
-    path = shutil.which("chromium")
-    if path is None:
-        pytest.skip("no chromium on PATH (Debian: apt-get install -y chromium; .ci/run installs it where apt works)")
-    return path
 
 
 @pytest.fixture(scope="module")
 def browser_page(tmp_path_factory):
     """``(page, console errors, requests, runs)`` after loading the report of the three sample runs."""
-    executable = chromium_path()
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    if chromium() is None:
+        pytest.skip("no chromium on PATH (Debian: apt-get install -y chromium; .ci/run installs it where apt works)")
+    pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
     folder = tmp_path_factory.mktemp("browser")
     runs = sample_runs(folder)
     path = write_report(
         runs, folder / "report.html", QRELS, k_values=K, measures=MEASURES, corpus=SAMPLE, n_resamples=2000
     )
-    errors: list[str] = []
-    requests: list[str] = []
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.on("request", lambda r: requests.append(r.url))
-        page.goto(path.as_uri())
-        page.wait_for_selector("body[data-ready=true]", timeout=30_000)
-        yield page, errors, requests, runs
-        browser.close()
+    with open_report(path) as opened:
+        yield opened.page, opened.errors, opened.requests, runs
 
 
 def _rows(page) -> list[str]:

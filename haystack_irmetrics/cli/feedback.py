@@ -145,22 +145,12 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def _corpus_documents(path: str) -> list[Any]:
     from haystack import Document
 
-    from ..errors import ParseError
+    from ..report.sources import read_jsonl
 
     docs = []
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-                doc_id = obj.get("_id", obj.get("id"))
-            except (json.JSONDecodeError, AttributeError):
-                raise ParseError("expected a JSON object per line", path=path, line=lineno) from None
-            if doc_id is None:
-                raise ParseError("document has no '_id' (or 'id')", path=path, line=lineno)
-            text = " ".join(x for x in (obj.get("title"), obj.get("text")) if x)
-            docs.append(Document(id=str(doc_id), content=text))
+    for _, obj in read_jsonl(path):
+        text = " ".join(x for x in (obj.get("title"), obj.get("text")) if x)
+        docs.append(Document(id=str(obj.get("_id", obj.get("id"))), content=text))
     return docs
 
 

@@ -96,6 +96,22 @@ def _beir_folder(path: Path) -> dict[str, Any]:
     )
 
 
+def _run_folder(path: Path) -> Path:
+    """The folder holding ``run.trec``: ``path`` itself (one dataset's outputs), or the one dataset folder
+    of an ``irmetrics beir --output`` suite (``OUTPUT/NAME/run.trec``)."""
+    if (path / "run.trec").is_file():
+        return path
+    inside = sorted(p for p in path.iterdir() if (p / "run.trec").is_file())
+    if len(inside) == 1:
+        return inside[0]
+    if inside:
+        raise InvalidArgumentError(
+            f"{path} holds the runs of {len(inside)} datasets ({', '.join(p.name for p in inside[:6])}): give one "
+            f"dataset's folder, e.g. {inside[0]}"
+        )
+    raise InvalidArgumentError(f"{path}: a run folder needs run.trec (written by 'irmetrics beir --output')")
+
+
 def load_source(name: str | None, value: RunSource) -> Source:
     """One system: ``name`` (``None``: the file's stem, the folder's name or the result's run name) and its data."""
     from ..io import read_run
@@ -103,11 +119,8 @@ def load_source(name: str | None, value: RunSource) -> Source:
     if isinstance(value, str | os.PathLike):
         path = Path(value)
         if path.is_dir():
-            if not (path / "run.trec").is_file():
-                raise InvalidArgumentError(
-                    f"{path}: a run folder needs run.trec (written by 'irmetrics beir --output')"
-                )
-            return Source(name or path.name, read_run(path / "run.trec"), dataset=_beir_folder(path))
+            folder = _run_folder(path)
+            return Source(name or path.name, read_run(folder / "run.trec"), dataset=_beir_folder(folder))
         return Source(name or path.name.split(".")[0], read_run(path))
     if _is_evaluator_output(value):
         return Source(name or "run", scored=_scored_from_output(name or "run", value))
@@ -142,7 +155,8 @@ def load_sources(
     return sources
 
 
-def _jsonl(path: Path) -> Iterator[tuple[int, dict]]:
+def read_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict]]:
+    """``(line number, object)`` of each non-blank line of a JSONL file of objects with an ``_id`` (or ``id``)."""
     with open(path, encoding="utf-8") as f:
         for lineno, line in enumerate(f, 1):
             if not line.strip():
@@ -175,7 +189,7 @@ def read_queries(path: str | os.PathLike[str]) -> dict[str, str]:
     """``{qid: text}`` of a BEIR ``queries.jsonl`` (``_id``, ``text``) or a ``qid<TAB>text`` file."""
     p = Path(path)
     if _is_jsonl(p):
-        return {str(o.get("_id", o.get("id"))): str(o.get("text") or "") for _, o in _jsonl(p)}
+        return {str(o.get("_id", o.get("id"))): str(o.get("text") or "") for _, o in read_jsonl(p)}
     return {parts[0]: parts[1] for _, parts in _tsv(p)}
 
 
@@ -185,7 +199,7 @@ def read_documents(path: str | os.PathLike[str], wanted: Collection[str]) -> dic
     p = Path(path)
     out: dict[str, tuple[str, str]] = {}
     if _is_jsonl(p):
-        for _, o in _jsonl(p):
+        for _, o in read_jsonl(p):
             doc = str(o.get("_id", o.get("id")))
             if doc in wanted:
                 out[doc] = (str(o.get("title") or ""), _snippet(str(o.get("text") or "")))
@@ -216,4 +230,13 @@ def beir_files(folder: str | os.PathLike[str], split: str = "test") -> dict[str,
     return files
 
 
-__all__ = ["Scored", "Source", "beir_files", "load_source", "load_sources", "read_documents", "read_queries"]
+__all__ = [
+    "Scored",
+    "Source",
+    "beir_files",
+    "load_source",
+    "load_sources",
+    "read_documents",
+    "read_jsonl",
+    "read_queries",
+]
