@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from ..core import DEFAULT_K_VALUES
 from .args import ints, names
@@ -63,7 +64,17 @@ def run(args: argparse.Namespace) -> int:
 
     if args.names is not None and len(args.names) != 2:
         raise InvalidArgumentError(f"--names needs two labels, got {args.names}")
+    options = {
+        "measures": args.measures,
+        "names": tuple(args.names) if args.names else None,
+        "preset": args.preset,
+        "significance": args.stats,
+        "n_resamples": args.n_resamples,
+        "seed": args.seed,
+        "confidence": args.confidence,
+    }
     suites = [is_suite(path) for path in (args.run_a, args.run_b)]
+    compared: Any
     if any(suites):
         if not all(suites):
             raise InvalidArgumentError(
@@ -75,39 +86,13 @@ def run(args: argparse.Namespace) -> int:
                 "two suite folders are compared on each dataset's own qrels (from its summary.json): drop --qrels, "
                 "or compare two dataset folders (OUTPUT/NAME) with --qrels"
             )
-        suite = compare_suites(
-            args.run_a,
-            args.run_b,
-            args.k,
-            measures=args.measures,
-            names=tuple(args.names) if args.names else None,
-            preset=args.preset,
-            significance=args.stats,
-            n_resamples=args.n_resamples,
-            seed=args.seed,
-            confidence=args.confidence,
-        )
-        print(suite.to_json() if args.format == "json" else suite.markdown())
-        for note in suite.notes:
-            print(f"irmetrics: note: {note}", file=sys.stderr)
-        return 0
-    if args.qrels is None:
-        raise InvalidArgumentError("--qrels is required to compare two runs (it is optional for two suite folders)")
-    result = compare_runs(
-        args.run_a,
-        args.run_b,
-        args.qrels,
-        args.k,
-        measures=args.measures,
-        names=tuple(args.names) if args.names else None,
-        preset=args.preset,
-        significance=args.stats,
-        n_resamples=args.n_resamples,
-        seed=args.seed,
-        confidence=args.confidence,
-    )
-    print(result.to_json() if args.format == "json" else result.markdown())
-    for note in result.notes:
+        compared = compare_suites(args.run_a, args.run_b, args.k, **options)
+    else:
+        if args.qrels is None:
+            raise InvalidArgumentError("--qrels is required to compare two runs (it is optional for two suite folders)")
+        compared = compare_runs(args.run_a, args.run_b, args.qrels, args.k, **options)
+    print(compared.to_json() if args.format == "json" else compared.markdown())
+    for note in compared.notes:
         print(f"irmetrics: note: {note}", file=sys.stderr)
     return 0
 
