@@ -16,6 +16,8 @@ _STORE = "haystack.document_stores.in_memory.document_store.InMemoryDocumentStor
 _BM25 = "haystack.components.retrievers.in_memory.bm25_retriever.InMemoryBM25Retriever"
 _EMBEDDING = "haystack.components.retrievers.in_memory.embedding_retriever.InMemoryEmbeddingRetriever"
 _WRITER = "haystack.components.writers.document_writer.DocumentWriter"
+_BM25S_STORE = "haystack_irmetrics.beir.bm25s_store.BM25sDocumentStore"
+_BM25S = "haystack_irmetrics.beir.bm25s_store.BM25sRetriever"
 _JOINER = "haystack.components.joiners.document_joiner.DocumentJoiner"
 _ST = "haystack_integrations.components.embedders.sentence_transformers"
 _TEXT_EMBEDDER = f"{_ST}.sentence_transformers_text_embedder.SentenceTransformersTextEmbedder"
@@ -36,6 +38,11 @@ def _retriever(kind: str, store: dict[str, Any]) -> dict[str, Any]:
         "type": _BM25 if kind == "bm25" else _EMBEDDING,
         "init_parameters": {"top_k": 1000, "scale_score": False, "document_store": store},
     }
+
+
+def _bm25s_store() -> dict[str, Any]:
+    params = {"index": "beir", "shared": True, "k1": 0.9, "b": 0.4, "stemmer": "porter", "stopwords": "en"}
+    return {"type": _BM25S_STORE, "init_parameters": params}
 
 
 def _pipeline(components: dict, connections: list[tuple[str, str]], indexing: dict | None = None) -> dict[str, Any]:
@@ -62,8 +69,12 @@ def _query_embedder() -> dict[str, Any]:
 
 
 def builtin_pipeline(name: str) -> dict[str, Any]:
-    """The retrieval pipeline dict (with ``metadata.irmetrics.indexing``) of ``bm25``, ``dense`` or ``hybrid``."""
+    """The retrieval pipeline dict (with ``metadata.irmetrics.indexing``) of a name of :data:`BUILTIN_PIPELINES`."""
     if name == "bm25":
+        writer = {"type": _WRITER, "init_parameters": {"document_store": _bm25s_store()}}
+        retriever = {"type": _BM25S, "init_parameters": {"top_k": 1000, "document_store": _bm25s_store()}}
+        return _pipeline({"retriever": retriever}, [], _pipeline({"writer": writer}, []))
+    if name == "haystack-bm25":
         return _pipeline({"retriever": _retriever("bm25", _store(True, False))}, [], _indexing(True, False))
     if name == "dense":
         return _pipeline(
@@ -89,4 +100,5 @@ def builtin_pipeline(name: str) -> dict[str, Any]:
     raise KeyError(name)
 
 
-BUILTIN_PIPELINES = ("bm25", "dense", "hybrid")
+#: ``bm25``: bm25s (Lucene's BM25 and English analysis); ``haystack-bm25``: Haystack's InMemoryBM25Retriever.
+BUILTIN_PIPELINES = ("bm25", "haystack-bm25", "dense", "hybrid")

@@ -36,6 +36,8 @@ FORMAT = 1
 PARTIAL = ".partial"
 #: Which retrieval engine ran (part of the configuration; other engines will name themselves).
 ENGINE = "haystack-in-memory"
+#: The engine of a run against stores filled beforehand (``--no-index``): their content is not fingerprinted.
+EXTERNAL_ENGINE = "external-store"
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -90,12 +92,14 @@ def run_configuration(
     chunk_words: int | None,
     chunk_overlap: int,
     queries_sha256: str | None = None,
+    engine: str | None = None,
     previous: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The configuration of one dataset's run, as ``summary.json`` and the checkpoint record it.
 
     :param folder: the dataset folder (its files are identified), or ``None`` for a dataset built in memory.
     :param queries_sha256: a hash of the query ids, for a dataset given as an object (it may be a subset).
+    :param engine: what holds the index (default :data:`ENGINE`; :data:`EXTERNAL_ENGINE` with ``--no-index``).
     :param previous: a recorded configuration whose file hashes are reused for unchanged files.
     """
     from .. import __version__
@@ -109,7 +113,7 @@ def run_configuration(
     return {
         "format": FORMAT,
         "package_version": __version__,
-        "engine": ENGINE,
+        "engine": engine or ENGINE,
         "dataset": {"split": split, "files": files, "queries_sha256": queries_sha256},
         "pipeline": {"retriever": os.fspath(retriever), "sha256": pipeline_sha256},
         "model": model,

@@ -37,9 +37,13 @@ from ._builtin import BUILTIN_PIPELINES, DEFAULT_MODEL, builtin_pipeline
 if TYPE_CHECKING:  # pragma: no cover
     from haystack import Document, Pipeline
 
-_STORE_SUFFIX = "InMemoryDocumentStore"
+#: In-process stores whose indexes a run renames to private ones (``--no-index`` leaves them as named).
+_PRIVATE_STORES = ("InMemoryDocumentStore", "BM25sDocumentStore")
 _ST_EMBEDDERS = ("SentenceTransformersDocumentEmbedder", "SentenceTransformersTextEmbedder")
 _ST_MODULE = "haystack_integrations.components.embedders.sentence_transformers"
+_BM25S_MODULE = "haystack_irmetrics.beir.bm25s_store"
+#: Where to go without the bm25 extra.
+BM25S_HINT = "Without it, --retriever haystack-bm25 (Haystack's InMemoryBM25Retriever) needs no extra"
 _MINILM_NAMES = ("sentence-transformers/all-MiniLM-L6-v2", "all-MiniLM-L6-v2")
 
 
@@ -110,6 +114,7 @@ class BeirPipelines:
     models: list[str] = field(default_factory=list)
     progress: bool = True
     include_outputs_from: set[str] | None = None
+    cache: bool = True
     _retrieval_stores: list[Any] = field(default_factory=list, repr=False)
     _private_stores: list[Any] = field(default_factory=list, repr=False)
     _warm: bool = field(default=False, repr=False)
@@ -125,7 +130,52 @@ class BeirPipelines:
                 raise PipelineError(
                     _model_hint(f"warming up the pipeline from {self.source} failed: {e}", self.models)
                 ) from e
+            if self.cache:
+                from .cache import CachingEmbeddingBackend, embedding_cache_folder
+
+                for _, comp in self.indexing.walk():
+                    backend = getattr(comp, "embedding_backend", None)
+                    if type(comp).__name__ == _ST_EMBEDDERS[0] and backend is not None:
+                        comp.embedding_backend = CachingEmbeddingBackend(backend, embedding_cache_folder(comp))
             self._warm = True
+
+    def embedding_cache_hits(self) -> tuple[int, int]:
+        """``(hits, misses)``: the document embedders' calls answered from the cache and computed."""
+        backends = [getattr(comp, "embedding_backend", None) for _, comp in self.indexing.walk()]
+        counted = [b for b in backends if hasattr(b, "hits") and hasattr(b, "misses")]
+        return sum(b.hits for b in counted), sum(b.misses for b in counted)
+
+    def prepare_queries(self, queries: list[str], top_k: int | None) -> None:
+        """Work on ``queries`` in batches before they run one by one through the pipeline: every
+        SentenceTransformers text embedder embeds them (the one-query runs read the vectors back), and
+        every component with a ``prefetch(queries, top_k)`` method (:class:`~haystack_irmetrics.beir.bm25s_store.BM25sRetriever`)
+        scores them, when the query goes straight to it."""
+        from .cache import embed_queries_in_batches
+
+        self.warm_up()
+        fed = {comp for comp, _ in self.query_inputs}
+        for name, comp in self.retrieval.walk():
+            if type(comp).__name__ == _ST_EMBEDDERS[1] and getattr(comp, "embedding_backend", None) is not None:
+                embed_queries_in_batches(comp, queries)
+            elif name in fed and callable(getattr(comp, "prefetch", None)):
+                comp.prefetch(queries, top_k)
+
+    def count_indexed(self) -> int:
+        """How many documents the retrieval pipeline's document stores hold (the largest count)."""
+        try:
+            counts = [store.count_documents() for store in self._retrieval_stores]
+        except Exception as e:
+            raise PipelineError(f"cannot count the documents of {self.source}'s document store: {e}") from e
+        if not counts:
+            raise PipelineError(
+                f"{self.source} has no component with a document_store: --no-index needs a retriever whose "
+                "document store holds the corpus"
+            )
+        if max(counts) == 0:
+            raise PipelineError(
+                f"--no-index: the document store of {self.source} is empty; fill it first, or run without --no-index"
+            )
+        return max(counts)
 
     def index(self, documents: list[Document]) -> int:
         """Run the indexing pipeline on ``documents``; returns how many the retrievers' stores hold."""
@@ -176,14 +226,19 @@ def load_beir_pipelines(
     model: str | None = None,
     progress: bool | None = None,
     allowed_modules: Iterable[str] = (),
+    no_index: bool = False,
+    cache: bool = True,
 ) -> BeirPipelines:
-    """Load a built-in (``bm25``, ``dense``, ``hybrid``) or user YAML pipeline for a BEIR run.
+    """Load a built-in (``bm25``, ``haystack-bm25``, ``dense``, ``hybrid``) or user YAML pipeline for a BEIR run.
 
     :param retriever: a built-in name or the path of a pipeline YAML.
     :param model: embedding model name or local folder for every SentenceTransformers embedder.
     :param progress: show the document embedder's progress bar (default: when stderr is a terminal).
     :param allowed_modules: module patterns (e.g. ``"mypkg.*"``) whose components the YAML may use,
         besides Haystack's, haystack_integrations' and haystack_irmetrics'.
+    :param no_index: the retrievers' stores are filled already: keep their index names as the YAML gives
+        them (no private index) and never write into them.
+    :param cache: read and write corpus embeddings in the cache (:mod:`haystack_irmetrics.beir.cache`).
     :returns: :class:`BeirPipelines`, with private document stores (call :meth:`BeirPipelines.close`).
     :raises PipelineError: if the YAML cannot be read or loaded, or its inputs and outputs are unclear.
     """
@@ -196,7 +251,7 @@ def load_beir_pipelines(
         raise PipelineError(f"metadata.irmetrics of {source} must be a mapping")
     indexing_spec = _indexing_spec(config.get("indexing"), base, source)
 
-    index_map: dict[Any, str] = {}
+    index_map: dict[Any, str] | None = None if no_index else {}
     run_id = uuid.uuid4().hex[:12]
     show = sys.stderr.isatty() if progress is None else progress
     models: list[str] = []
@@ -211,11 +266,11 @@ def load_beir_pipelines(
         indexing = _load(indexing_spec, f"{source} (metadata.irmetrics.indexing)", allowed)
     else:
         indexing = _writer_pipeline(retrieval, stores, source)
-    private = set(index_map.values())
+    private = set((index_map or {}).values())
     private_stores = [
         store
         for store in _unique_stores([*stores, *_stores_of(indexing)])
-        if type(store).__name__ == _STORE_SUFFIX and getattr(store, "index", None) in private
+        if type(store).__name__ in _PRIVATE_STORES and getattr(store, "index", None) in private
     ]
     query_inputs, top_k_inputs = _query_inputs(retrieval, config, source)
     output = _output(retrieval, config, source)
@@ -232,6 +287,7 @@ def load_beir_pipelines(
         models=list(dict.fromkeys(models)),
         progress=show,
         include_outputs_from=None if socket_is_output else {output[0]},
+        cache=cache,
         _retrieval_stores=stores,
         _private_stores=private_stores,
     )
@@ -304,9 +360,10 @@ def _indexing_spec(value: Any, base: Path | None, source: str) -> dict[str, Any]
 
 
 def _rewrite(
-    node: Any, index_map: dict[Any, str], run_id: str, model: str | None, show: bool, models: list[str]
+    node: Any, index_map: dict[Any, str] | None, run_id: str, model: str | None, show: bool, models: list[str]
 ) -> None:
-    """Give every InMemoryDocumentStore a private shared index and every embedder its model, in place."""
+    """Give every in-process store a private shared index (unless ``index_map`` is None) and every
+    embedder its model, in place."""
     if isinstance(node, list):
         for item in node:
             _rewrite(item, index_map, run_id, model, show, models)
@@ -317,7 +374,7 @@ def _rewrite(
     params = node.get("init_parameters")
     if isinstance(kind, str) and isinstance(params, dict):
         cls = kind.rsplit(".", 1)[-1]
-        if cls == _STORE_SUFFIX:
+        if cls in _PRIVATE_STORES and index_map is not None:
             old = params.get("index")
             if old not in index_map:
                 index_map[old] = f"{old or 'beir'}-{run_id}-{len(index_map)}"
@@ -346,6 +403,8 @@ def _load(spec: dict[str, Any], source: str, allowed_modules: list[str]) -> Pipe
     types = [c.get("type") for c in (spec.get("components") or {}).values() if isinstance(c, dict)]
     if any(isinstance(t, str) and t.startswith(_ST_MODULE) for t in types):
         require(_ST_MODULE, purpose=f"{source} (SentenceTransformers embedders)", extra="dense")
+    if any(isinstance(t, str) and t.startswith(_BM25S_MODULE) for t in types):
+        require("bm25s", "Stemmer", purpose=f"{source} (the bm25s BM25 engine)", extra="bm25", hint=BM25S_HINT)
     try:
         return load_pipeline(YamlMarshaller().marshal(spec), allowed_modules=allowed_modules)
     except Exception as e:

@@ -15,7 +15,7 @@ import numpy as np
 from ..core import DEFAULT_K_VALUES, EvaluationResult, evaluate
 from ..errors import ConfigurationChangedError, OutputError, PipelineError
 from ..io.trec import check_trec_ids, trec_order, write_trec_run
-from .checkpoint import PARTIAL, Checkpoint, QueryRecord, differences, run_configuration, write_atomic
+from .checkpoint import EXTERNAL_ENGINE, PARTIAL, Checkpoint, QueryRecord, differences, run_configuration, write_atomic
 from .dataset import BeirDataset, load_beir, resolve_dataset
 from .pipelines import BeirPipelines, corpus_documents, load_beir_pipelines, pipeline_digest
 from .progress import Phases, bar
@@ -145,6 +145,8 @@ def run_beir(
     allowed_modules: Sequence[str] = (),
     checkpoint_every: int | None = None,
     overwrite: bool = False,
+    no_index: bool = False,
+    cache: bool = True,
 ) -> BeirRun:
     """Index a BEIR corpus with a Haystack pipeline, run every query, and evaluate as BEIR does.
 
@@ -169,6 +171,10 @@ def run_beir(
         many in ``output_dir/.partial/`` and continue from a checkpoint of the same configuration
         (:mod:`~haystack_irmetrics.beir.checkpoint`); the checkpoint is deleted once the outputs are written.
     :param overwrite: discard a checkpoint of another configuration instead of refusing.
+    :param no_index: evaluate against the document stores the pipeline names as they are, filled
+        beforehand (an Elasticsearch, OpenSearch, Qdrant, pgvector store...): nothing is indexed or written.
+    :param cache: reuse and store corpus embeddings and bm25s indexes in ``$IRMETRICS_CACHE_DIR``
+        (:mod:`~haystack_irmetrics.beir.cache`).
     :returns: a :class:`BeirRun`.
     :raises IRMetricsError: on bad data (:mod:`haystack_irmetrics.errors`, ``ParseError``), a
         pipeline that cannot be used (:class:`~haystack_irmetrics.errors.PipelineError`) or an
@@ -206,6 +212,7 @@ def run_beir(
             chunk_words=chunk_words,
             chunk_overlap=chunk_overlap,
             queries_sha256=_queries_digest(ds) if isinstance(dataset, BeirDataset) else None,
+            engine=EXTERNAL_ENGINE if no_index else None,
             previous=Checkpoint(partial, {}).recorded_configuration() if partial is not None else None,
         )
         checkpoint = None
@@ -215,15 +222,29 @@ def run_beir(
         state = checkpoint.index_state() if checkpoint is not None else None
         pipes = None
         if state is None or any(q not in done for q in ds.queries):
-            pipes = load_beir_pipelines(retriever, model=model, progress=progress, allowed_modules=allowed_modules)
+            pipes = load_beir_pipelines(
+                retriever,
+                model=model,
+                progress=progress,
+                allowed_modules=allowed_modules,
+                no_index=no_index,
+                cache=cache,
+            )
     try:
         if pipes is not None:
             with phases.phase("load"):
                 pipes.warm_up()
             with phases.phase("indexing"):
-                documents = corpus_documents(ds.corpus, chunk_words=chunk_words, chunk_overlap=chunk_overlap)
-                n_indexed = _index(pipes, documents, progress, ds.name)
+                if no_index:
+                    n_indexed = pipes.count_indexed()
+                else:
+                    documents = corpus_documents(ds.corpus, chunk_words=chunk_words, chunk_overlap=chunk_overlap)
+                    n_indexed = _index(pipes, documents, progress, ds.name)
+                    del documents
+            hits, misses = pipes.embedding_cache_hits()
             state = {"n_indexed": n_indexed, "pipeline_source": pipes.source, "models": pipes.models}
+            if hits or misses:
+                state["embedding_cache"] = {"hits": hits, "misses": misses}
             if checkpoint is not None:
                 checkpoint.save_index_state(state)
         else:
@@ -258,6 +279,7 @@ def run_beir(
         "chunk_overlap": chunk_overlap if chunk_words else None,
         "n_documents": len(ds.corpus),
         "n_indexed": state["n_indexed"],
+        "embedding_cache": state.get("embedding_cache"),
         "n_queries": len(ds.queries),
         "n_queries_in_file": ds.n_queries_in_file,
         "k_values": list(k_values),
@@ -344,6 +366,8 @@ def _retrieve(
     """Run the queries not in ``done`` (checkpointing them), then build the results in query order."""
     records: dict[str, QueryRecord] = {}
     todo = [q for q in ds.queries if q not in done]
+    if pipes is not None and todo:
+        pipes.prepare_queries([ds.queries[q] for q in todo], top_k)
     with bar(len(ds.queries), f"{ds.name}: retrieval", "q", progress, initial=len(ds.queries) - len(todo)) as b:
         for qid in todo:
             assert pipes is not None

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..core import DEFAULT_K_VALUES
 from ..errors import ConfigurationChangedError, DatasetError
-from .checkpoint import PARTIAL, Checkpoint, differences, run_configuration, write_atomic
+from .checkpoint import EXTERNAL_ENGINE, PARTIAL, Checkpoint, differences, run_configuration, write_atomic
 from .dataset import resolve_dataset, sample_path
 from .leaderboard import Leaderboard, build_leaderboard
 from .pipelines import pipeline_digest
@@ -127,6 +127,8 @@ def run_beir_suite(
     data_dir: str | os.PathLike[str] | None = None,
     download: bool = True,
     allowed_modules: Sequence[str] = (),
+    no_index: bool = False,
+    cache: bool = True,
     on_dataset: Callable[[SuiteDataset, BeirRun | None, dict[str, Any]], None] | None = None,
 ) -> SuiteResult:
     """Run :func:`~haystack_irmetrics.beir.runner.run_beir` over several datasets, resumably, and build the leaderboard.
@@ -153,6 +155,7 @@ def run_beir_suite(
         "model": model,
         "chunk_words": chunk_words,
         "chunk_overlap": chunk_overlap,
+        "no_index": no_index,
     }
     finished: dict[str, dict[str, Any]] = {}
     if out is not None:
@@ -174,6 +177,7 @@ def run_beir_suite(
                     progress=progress,
                     allow_missing_docs=allow_missing_docs,
                     allowed_modules=allowed_modules,
+                    cache=cache,
                     **settings,
                 )
                 summary = run.summary()
@@ -209,6 +213,7 @@ def _plan(
             k_values=settings["k_values"],
             chunk_words=settings["chunk_words"],
             chunk_overlap=settings["chunk_overlap"],
+            engine=EXTERNAL_ENGINE if settings["no_index"] else None,
             previous=previous,
         )
 

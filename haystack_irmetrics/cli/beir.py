@@ -49,8 +49,20 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "-r",
         "--retriever",
         default="bm25",
-        metavar="bm25|dense|hybrid|PIPELINE.yaml",
-        help="built-in pipeline (pipelines/beir_NAME.yaml) or your pipeline YAML",
+        metavar="bm25|haystack-bm25|dense|hybrid|PIPELINE.yaml",
+        help="built-in pipeline (pipelines/beir_NAME.yaml: bm25 is bm25s, Lucene's BM25 and English analysis, "
+        "needs the bm25 extra; haystack-bm25 is Haystack's InMemoryBM25Retriever) or your pipeline YAML",
+    )
+    beir.add_argument(
+        "--no-index",
+        action="store_true",
+        help="the pipeline's document stores hold the corpus already (filled beforehand, e.g. an Elasticsearch, "
+        "OpenSearch, Qdrant or pgvector store): index nothing, only run the queries",
+    )
+    beir.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="neither read nor write corpus embeddings and bm25s indexes in $IRMETRICS_CACHE_DIR",
     )
     beir.add_argument("--split", default="test", help="qrels split")
     beir.add_argument("-k", type=ints, default=list(DEFAULT_K_VALUES), help="cutoffs")
@@ -150,6 +162,8 @@ def run(args: argparse.Namespace) -> int:
         data_dir=args.data_dir,
         download=not args.no_download,
         allowed_modules=args.allow_module,
+        no_index=args.no_index,
+        cache=not args.no_cache,
         on_dataset=show,
     )
     assert result.leaderboard is not None

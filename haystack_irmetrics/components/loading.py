@@ -18,7 +18,12 @@ from haystack import Pipeline
 
 # Exact module names (no wildcard): a pattern such as "haystack_irmetrics.*" would let a YAML name any
 # function of the package as a callable.
-TRUSTED_MODULES = ("haystack_irmetrics.components.evaluators", "haystack_irmetrics.components.feedback")
+TRUSTED_MODULES = (
+    "haystack_irmetrics.components.evaluators",
+    "haystack_irmetrics.components.feedback",
+    # The bm25s BM25 store and retriever of the BEIR pipelines (pipelines/beir_bm25.yaml).
+    "haystack_irmetrics.beir.bm25s_store",
+)
 
 
 def load_pipeline(
