@@ -62,7 +62,7 @@ def test_each_load_gets_private_shared_stores_and_close_empties_them():
     store_b = second.retrieval.get_component("retriever").document_store
     writer_a = first.indexing.get_component("writer").document_store
     assert store_a.index.startswith("beir-") and store_a.index != store_b.index
-    assert writer_a.index == store_a.index and writer_a is not store_a
+    assert writer_a.index == store_a.index and writer_a is store_a  # one instance for both pipelines
     assert first.index(corpus_documents(load_beir(sample_path()).corpus)) == 360
     assert store_a.count_documents() == 360 and store_b.count_documents() == 0
     first.close()

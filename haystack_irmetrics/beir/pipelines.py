@@ -41,6 +41,10 @@ if TYPE_CHECKING:  # pragma: no cover
 _PRIVATE_STORES = ("InMemoryDocumentStore", "BM25sDocumentStore")
 _ST_EMBEDDERS = ("SentenceTransformersDocumentEmbedder", "SentenceTransformersTextEmbedder")
 _ST_MODULE = "haystack_integrations.components.embedders.sentence_transformers"
+_QDRANT_MODULES = (
+    "haystack_integrations.document_stores.qdrant",
+    "haystack_integrations.components.retrievers.qdrant",
+)
 _BM25S_MODULE = "haystack_irmetrics.beir.bm25s_store"
 #: Where to go without the bm25 extra.
 BM25S_HINT = "Without it, --retriever haystack-bm25 (Haystack's InMemoryBM25Retriever) needs no extra"
@@ -70,6 +74,17 @@ def resolve_model(model: str) -> str:
         if local.is_dir():
             return str(local)
     return model
+
+
+def _embedding_dim(model: str) -> int | None:
+    """The vector size of a SentenceTransformers model folder (its pooling layer's), or None when unknown."""
+    import json
+
+    pooling = Path(model) / "1_Pooling" / "config.json"
+    try:
+        return int(json.loads(pooling.read_text(encoding="utf-8"))["word_embedding_dimension"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 @contextmanager
@@ -252,18 +267,20 @@ def load_beir_pipelines(
     indexing_spec = _indexing_spec(config.get("indexing"), base, source)
 
     index_map: dict[Any, str] | None = None if no_index else {}
+    dim = _embedding_dim(resolve_model(model)) if model else None
     run_id = uuid.uuid4().hex[:12]
     show = sys.stderr.isatty() if progress is None else progress
     models: list[str] = []
     specs = [spec] + ([indexing_spec] if indexing_spec is not None else [])
     for s in specs:
-        _rewrite(s, index_map, run_id, model, show, models)
+        _rewrite(s, index_map, run_id, model, show, models, dim)
 
     allowed = list(allowed_modules)
     retrieval = _load(spec, source, allowed)
     stores = _stores_of(retrieval)
     if indexing_spec is not None:
         indexing = _load(indexing_spec, f"{source} (metadata.irmetrics.indexing)", allowed)
+        _share_stores(indexing, stores)
     else:
         indexing = _writer_pipeline(retrieval, stores, source)
     private = set((index_map or {}).values())
@@ -360,13 +377,19 @@ def _indexing_spec(value: Any, base: Path | None, source: str) -> dict[str, Any]
 
 
 def _rewrite(
-    node: Any, index_map: dict[Any, str] | None, run_id: str, model: str | None, show: bool, models: list[str]
+    node: Any,
+    index_map: dict[Any, str] | None,
+    run_id: str,
+    model: str | None,
+    show: bool,
+    models: list[str],
+    dim: int | None = None,
 ) -> None:
     """Give every in-process store a private shared index (unless ``index_map`` is None) and every
     embedder its model, in place."""
     if isinstance(node, list):
         for item in node:
-            _rewrite(item, index_map, run_id, model, show, models)
+            _rewrite(item, index_map, run_id, model, show, models, dim)
         return
     if not isinstance(node, dict):
         return
@@ -376,10 +399,14 @@ def _rewrite(
         cls = kind.rsplit(".", 1)[-1]
         if cls in _PRIVATE_STORES and index_map is not None:
             old = params.get("index")
+            if old in index_map.values():  # the same mapping reached twice (a YAML alias): renamed already
+                return
             if old not in index_map:
                 index_map[old] = f"{old or 'beir'}-{run_id}-{len(index_map)}"
             params["index"] = index_map[old]
             params["shared"] = True
+        elif dim is not None and "embedding_dim" in params:  # a vector store sized for the default model
+            params["embedding_dim"] = dim
         elif cls in _ST_EMBEDDERS:
             resolved = resolve_model(model or params.get("model") or DEFAULT_MODEL)
             params["model"] = resolved
@@ -392,7 +419,7 @@ def _rewrite(
             models.append(resolved)
     for key, value in node.items():
         if key != "type":
-            _rewrite(value, index_map, run_id, model, show, models)
+            _rewrite(value, index_map, run_id, model, show, models, dim)
 
 
 def _load(spec: dict[str, Any], source: str, allowed_modules: list[str]) -> Pipeline:
@@ -403,6 +430,8 @@ def _load(spec: dict[str, Any], source: str, allowed_modules: list[str]) -> Pipe
     types = [c.get("type") for c in (spec.get("components") or {}).values() if isinstance(c, dict)]
     if any(isinstance(t, str) and t.startswith(_ST_MODULE) for t in types):
         require(_ST_MODULE, purpose=f"{source} (SentenceTransformers embedders)", extra="dense")
+    if any(isinstance(t, str) and t.startswith(_QDRANT_MODULES) for t in types):
+        require(_QDRANT_MODULES[0], purpose=f"{source} (the Qdrant vector store)", extra="dense")
     if any(isinstance(t, str) and t.startswith(_BM25S_MODULE) for t in types):
         require("bm25s", "Stemmer", purpose=f"{source} (the bm25s BM25 engine)", extra="bm25", hint=BM25S_HINT)
     try:
@@ -414,8 +443,19 @@ def _load(spec: dict[str, Any], source: str, allowed_modules: list[str]) -> Pipe
         raise PipelineError(f"cannot load the pipeline of {source}: {e}{hint}") from e
 
 
+def _store_attribute(component: Any) -> str | None:
+    """The attribute holding a component's document store (Haystack's ``document_store``; some integrations,
+    Qdrant's, keep it as ``_document_store``)."""
+    for name in ("document_store", "_document_store"):
+        if getattr(component, name, None) is not None:
+            return name
+    return None
+
+
 def _stores_of(pipeline: Pipeline) -> list[Any]:
-    return _unique_stores(getattr(component, "document_store", None) for _, component in pipeline.walk())
+    return _unique_stores(
+        getattr(component, attr) for _, component in pipeline.walk() if (attr := _store_attribute(component))
+    )
 
 
 def _unique_stores(stores: Iterable[Any]) -> list[Any]:
@@ -426,6 +466,30 @@ def _unique_stores(stores: Iterable[Any]) -> list[Any]:
         key = getattr(store, "index", id(store))
         seen.setdefault(key, store)
     return list(seen.values())
+
+
+def _share_stores(indexing: Pipeline, stores: list[Any]) -> None:
+    """Give the indexing pipeline's components the retrieval pipeline's store instance wherever both name
+    the same store (equal ``to_dict()``): an embedded store in memory (Qdrant ``:memory:``, Chroma without
+    ``persist_path``, FAISS without ``index_path``) exists once per instance, and a local one (Qdrant
+    ``path``, Milvus Lite) may be opened by one client at a time."""
+    import json
+
+    def key(store: Any) -> str | None:
+        try:
+            return json.dumps(store.to_dict(), sort_keys=True, default=str)
+        except Exception:  # a store that cannot describe itself is left alone
+            return None
+
+    by_key = {key(store): store for store in stores}
+    by_key.pop(None, None)
+    for _, comp in indexing.walk():
+        attr = _store_attribute(comp)
+        store = getattr(comp, attr) if attr else None
+        if store is not None and not any(store is s for s in stores):
+            twin = by_key.get(key(store))
+            if twin is not None:
+                setattr(comp, attr, twin)
 
 
 def _writer_pipeline(retrieval: Pipeline, stores: list[Any], source: str) -> Pipeline:
