@@ -130,6 +130,17 @@ def test_the_best_of_each_column_is_marked(data, page):
         assert cell and data.means[cell.group(1)][m] == best
 
 
+def test_significance_marks_say_the_direction(runs, tmp_path):
+    # the best run as the baseline: the others' significant differences are losses, marked "worse"
+    data = build_report(list(runs.values()), QRELS, k_values=K, measures=MEASURES, baseline="hybrid", n_resamples=500)
+    html = write_report(data, tmp_path / "r.html").read_text(encoding="utf-8")
+    marks = re.findall(r'<td [^>]*data-run="([^"]+)" data-measure="([^"]+)"[^>]*>[^<]*<sup class="sig (\w+)"', html)
+    assert marks
+    for run, measure, side in marks:
+        assert side == ("better" if data.comparisons[run][measure].delta > 0 else "worse")
+    assert {side for *_, side in marks} == {"worse"}
+
+
 def test_the_page_fetches_nothing_and_draws_the_curves(page):
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
     assert "<link" not in page and "<script src" not in page and "@import" not in page

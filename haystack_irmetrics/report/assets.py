@@ -25,6 +25,7 @@ td.text { white-space: normal; max-width: 460px; }
 td.best { font-weight: 700; background: #dafbe1; }
 td.pos { color: var(--rel); } td.neg { color: var(--non); }
 sup.sig { color: #8250df; font-weight: 700; }
+sup.sig.worse { color: #cf222e; }
 .notes { color: #57606a; font-size: 13px; }
 .curves { display: flex; flex-wrap: wrap; gap: 12px; }
 .curves figure { margin: 0; border: 1px solid var(--line); padding: 4px; }

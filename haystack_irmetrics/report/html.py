@@ -89,8 +89,10 @@ def _means_table(data: ReportData) -> str:
             best = v == data.best(m)
             c = data.comparisons.get(n, {}).get(m)
             marker = c.marker() if c is not None else ""
-            sig = f'<sup class="sig" title="p &lt; {0.05 if marker == "*" else 0.01} against {_e(data.baseline)} ' \
-                  f'(randomization, Holm)">{marker}</sup>' if marker else ""  # fmt: skip
+            # The direction with the mark: a significant loss is marked too, in another colour.
+            side = "better" if c is not None and c.delta > 0 else "worse"
+            sig = f'<sup class="sig {side}" title="significantly {side} than {_e(data.baseline)}: p &lt; ' \
+                  f'{0.05 if marker == "*" else 0.01} (randomization, Holm)">{marker}</sup>' if marker else ""  # fmt: skip
             cells.append(
                 f'<td class="{"best" if best else ""}" data-run="{_e(n)}" data-measure="{_e(m)}" '
                 f'data-value="{v!r}">{v:.4f}{sig}</td>'
@@ -207,7 +209,8 @@ def render(data: ReportData) -> str:
         f"Against the baseline {_e(data.baseline)}, per measure over the queries either run is scored on: Δ = run − "
         f"baseline, its {data.confidence * 100:g}% percentile bootstrap interval ({data.n_resamples:,} resamples), "
         "two-sided paired t-test and randomization p-values, Holm-adjusted over every run × measure tested; "
-        "<sup class='sig'>*</sup> p &lt; 0.05, <sup class='sig'>**</sup> p &lt; 0.01 (randomization). Wins, ties and "
+        "<sup class='sig better'>*</sup> p &lt; 0.05, <sup class='sig better'>**</sup> p &lt; 0.01 (randomization; "
+        "<sup class='sig worse'>**</sup>: significantly worse than the baseline). Wins, ties and "
         "losses count queries. Bold: the best mean of each column."
     )
     return f"""<!DOCTYPE html>
