@@ -249,3 +249,16 @@ def test_example_writes_its_figures_and_prints_the_numbers_behind_them(tmp_path,
         assert (tmp_path / name).stat().st_size > 5000
     assert png_size(tmp_path / "gain_curves.png") == (1200, 400)
     assert png_size(tmp_path / "pr_curves.png") == (640, 400)
+
+
+def test_sorted_differences_draw_one_line_per_system_in_svg_or_png(tmp_path):
+    from haystack_irmetrics.plots import plot_sorted_differences
+    from haystack_irmetrics.stats import StatsInputError
+
+    diffs = {"dense": [0.5, -0.25, 0.0, 0.125], "hybrid": np.array([0.75, 0.0, 0.25, 0.5])}
+    svg = plot_sorted_differences(diffs, tmp_path / "d.svg", metric="NDCG@10", baseline="bm25")
+    text = svg.read_text(encoding="utf-8")
+    assert "dense (mean +0.0938)" in text and "hybrid (mean +0.3750)" in text
+    assert png_size(plot_sorted_differences(diffs, tmp_path / "d.png", dpi=50)) == (320, 200)
+    with pytest.raises(StatsInputError, match="differences of dense"):
+        plot_sorted_differences({"dense": [0.5, float("nan")]}, tmp_path / "bad.png")

@@ -141,16 +141,14 @@ def test_significance_marks_say_the_direction(runs, tmp_path):
     assert {side for *_, side in marks} == {"worse"}
 
 
-def test_the_page_fetches_nothing_and_draws_the_curves(page):
+def test_the_page_fetches_nothing_and_draws_the_curves(data, page):
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
     assert "<link" not in page and "<script src" not in page and "@import" not in page
     figures = re.findall(r'<img alt="([^"]+)" src="data:image/svg\+xml;base64,', page)
     assert [f for f in figures if f.endswith("against k")] == ["NDCG against k", "Recall against k", "MRR against k"]
     assert "Interpolated precision-recall" in figures
-    assert [f for f in figures if "per query" in f] == [
-        "NDCG@5: dense − bm25 per query",
-        "NDCG@5: hybrid − bm25 per query",
-    ]
+    # one figure of per-query differences per measure, every run against the baseline in it
+    assert [f for f in figures if "differences" in f] == [f"{m}: per-query differences to bm25" for m in data.measures]
 
 
 def test_latex_is_booktabs_with_ranx_superscripts(data):

@@ -6,6 +6,7 @@ Every function draws one figure without pyplot's global state and writes it to `
 From arrays (per-query values and means already computed; :mod:`.arrays`):
 
 * :func:`plot_delta_histogram` -- per-query differences of one metric between two systems;
+* :func:`plot_sorted_differences` -- ``{system: differences to a baseline}``, sorted, one line per system;
 * :func:`plot_metric_vs_k` -- ``{series: {k: mean}}`` against the cutoff k;
 * :func:`plot_score_distribution` -- ``{system: per-query values}``, one box per system.
 
@@ -17,7 +18,7 @@ From runs and qrels (evaluated here; :mod:`.runs`):
 * :func:`plot_runs_score_distribution` -- per-query values of one measure, one box per system.
 """
 
-from .arrays import plot_delta_histogram, plot_metric_vs_k, plot_score_distribution
+from .arrays import plot_delta_histogram, plot_metric_vs_k, plot_score_distribution, plot_sorted_differences
 from .figure import DEFAULT_DPI, DEFAULT_SIZE
 from .runs import DEFAULT_KS, plot_gain_curves, plot_pr_curves, plot_runs_metric_vs_k, plot_runs_score_distribution
 
@@ -32,4 +33,5 @@ __all__ = [
     "plot_runs_metric_vs_k",
     "plot_runs_score_distribution",
     "plot_score_distribution",
+    "plot_sorted_differences",
 ]

@@ -6,6 +6,7 @@ and qrels first). Each figure is written by :func:`~haystack_irmetrics.plots.fig
 ``figsize * dpi`` pixels, PNG, SVG or PDF by the path's suffix.
 
 * :func:`plot_delta_histogram` -- per-query differences of one metric between two systems.
+* :func:`plot_sorted_differences` -- per-query differences to a baseline, sorted, one line per system.
 * :func:`plot_metric_vs_k` -- a metric family's mean against the cutoff k, one line per series.
 * :func:`plot_score_distribution` -- per-query values of one metric, one box (and points) per system.
 """
@@ -60,6 +61,44 @@ def plot_delta_histogram(
         ax.legend(loc="upper right")
     ax.set_xlabel(f"per-query difference in {metric}")
     ax.set_ylabel("queries")
+    return save(fig, path)
+
+
+def plot_sorted_differences(
+    differences: Mapping[str, Sequence[float] | np.ndarray],
+    path: str | os.PathLike[str],
+    *,
+    metric: str = "metric",
+    baseline: str = "baseline",
+    figsize: tuple[float, float] = DEFAULT_SIZE,
+    dpi: int = DEFAULT_DPI,
+) -> Path:
+    """Each system's per-query differences to the baseline (``{system: values}``), sorted from the
+    largest gain to the largest loss: one line per system, so any number of systems share one
+    figure; where a line crosses zero splits its wins from its losses."""
+    from ..stats.significance import StatsInputError, per_query_values  # on use: stats is not needed to draw
+
+    sorted_values = {}
+    for name, values in differences.items():
+        d = per_query_values(values, f"differences of {name}")
+        if not np.isfinite(d).all():
+            raise StatsInputError(
+                f"differences of {name} in {metric} contain NaN or infinity (query {int(np.flatnonzero(~np.isfinite(d))[0])})"
+            )
+        sorted_values[name] = np.sort(d)[::-1]
+    fig = figure(path, figsize, dpi)
+    ax = fig.add_subplot()
+    for name, d in sorted_values.items():
+        if d.size:
+            x = np.linspace(0.0, 100.0, d.size) if d.size > 1 else np.zeros(1)
+            ax.plot(x, d, label=f"{name} (mean {d.mean():+.4f})", linewidth=1.5)
+    ax.axhline(0.0, color="black", linewidth=1)
+    ax.set_xlabel("queries, sorted by difference (%)")
+    ax.set_ylabel(f"{metric}: system - {baseline}")
+    ax.set_title(f"{metric}: per-query difference to {baseline}")
+    ax.grid(alpha=0.3)
+    if differences:
+        ax.legend(loc="upper right")
     return save(fig, path)
 
 

@@ -103,7 +103,7 @@ def _lower_is_better(measure: str) -> bool:
     return measure.split("@")[0].lower() == "hole"
 
 
-def _family(measure: str) -> Any:
+def family_of(measure: str) -> Any:
     try:
         return FAMILIES[parse_measure(measure).family]
     except (IRMetricsError, KeyError):
@@ -193,8 +193,8 @@ def build_report(
         notes=notes,
         title=title or f"Retrieval evaluation: {', '.join(order)}",
     )
-    data.log_scale = frozenset(m for m in shown if (f := _family(m)) is not None and f.aggregate == "geometric")
-    data.wtl = {n: {m: _win_tie_loss(*_paired(data, n, m, log=False)) for m in shown} for n in data.others}
+    data.log_scale = frozenset(m for m in shown if (f := family_of(m)) is not None and f.aggregate == "geometric")
+    data.wtl = {n: {m: _win_tie_loss(*paired_values(data, n, m, log=False)) for m in shown} for n in data.others}
     if significance is None:
         significance = importlib.util.find_spec("scipy") is not None
         if not significance and data.others:
@@ -254,12 +254,12 @@ def _shared_measures(order: list[str], means: dict[str, dict[str, float]]) -> li
     return shown
 
 
-def _paired(data: ReportData, run: str, measure: str, log: bool) -> tuple[np.ndarray, np.ndarray]:
+def paired_values(data: ReportData, run: str, measure: str, log: bool) -> tuple[np.ndarray, np.ndarray]:
     """``(run's values, baseline's values)`` over the queries either is scored on for ``measure``; a query
     one of them has no value for takes the measure's value for a missing query (0; GMAP's floor)."""
     a, b = data.values[run][measure], data.values[data.baseline][measure]
     queries = sorted(a.keys() | b.keys())
-    family = _family(measure)
+    family = family_of(measure)
     fill = family.missing_value if family is not None else 0.0
     x = np.array([a.get(q, fill) for q in queries], dtype=np.float64)
     y = np.array([b.get(q, fill) for q in queries], dtype=np.float64)
@@ -284,7 +284,7 @@ def _comparisons(data: ReportData, n_resamples: int, seed: int, confidence: floa
             if len(queries) < 2:
                 data.notes.append(f"{run}: no significance test for {', '.join(group)} (fewer than two queries)")
                 continue
-            pairs = {m: _paired(data, run, m, m in data.log_scale) for m in group}
+            pairs = {m: paired_values(data, run, m, m in data.log_scale) for m in group}
             a = {m: x for m, (x, _) in pairs.items()}
             b = {m: y for m, (_, y) in pairs.items()}
             for c in compare_paired(a, b, n_resamples=n_resamples, seed=seed, confidence=confidence):

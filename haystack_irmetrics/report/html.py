@@ -19,11 +19,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..core.measures import parse_measure
 from ..errors import IRMetricsError
 from ..stats.compare import format_p
 from .assets import CSS, JS
-from .data import ReportData, _family, _paired, label_text
+from .data import ReportData, family_of, label_text, paired_values
 
 #: Cutoffs of the measure-against-k curves, besides the report's own.
 CURVE_KS = (1, 3, 5, 10, 20, 50, 100)
@@ -57,7 +59,7 @@ def payload(data: ReportData) -> dict[str, Any]:
         "runs": data.names,
         "baseline": data.names.index(data.baseline),
         "measures": data.measures,
-        "fill": [f.missing_value if (f := _family(m)) is not None else 0.0 for m in data.measures],
+        "fill": [f.missing_value if (f := family_of(m)) is not None else 0.0 for m in data.measures],
         "qids": data.qids,
         "text": [data.query_text.get(q, "") for q in data.qids] if data.query_text else [],
         "values": values,
@@ -139,11 +141,15 @@ def _comparison_table(data: ReportData) -> str:
     return f'<table id="comparisons"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>'
 
 
+#: Measures that get a figure of per-query differences (the first ones, in the evaluation's order).
+MAX_DIFFERENCE_FIGURES = 12
+
+
 def curve_images(data: ReportData) -> list[tuple[str, str]]:
     """``(caption, SVG text)`` of each figure, drawn by :mod:`haystack_irmetrics.plots`: every measure
     family against k, interpolated precision-recall, and the per-query differences to the baseline."""
     from ..core import measure_at_k
-    from ..plots import plot_delta_histogram, plot_metric_vs_k, plot_pr_curves
+    from ..plots import plot_metric_vs_k, plot_pr_curves, plot_sorted_differences
 
     out: list[tuple[str, str]] = []
     with tempfile.TemporaryDirectory(prefix="irmetrics-report-") as tmp:
@@ -172,12 +178,12 @@ def curve_images(data: ReportData) -> list[tuple[str, str]]:
         ranked = {n: data.runs[n] for n in data.names if n in data.runs}
         if ranked:
             svg("Interpolated precision-recall", lambda p: plot_pr_curves(data.qrels, ranked, p, preset=data.preset))
-        first = data.measures[0]
-        for n in data.others:
-            x, y = _paired(data, n, first, log=False)
+        # Every run's per-query differences to the baseline, one figure per measure (all runs in it).
+        for m in data.measures[:MAX_DIFFERENCE_FIGURES] if data.others else ():
+            diffs = {n: np.subtract(*paired_values(data, n, m, log=False)) for n in data.others}
             svg(
-                f"{first}: {n} − {data.baseline} per query",
-                lambda p, x=x, y=y, n=n: plot_delta_histogram(x, y, p, metric=first, names=(n, data.baseline)),
+                f"{m}: per-query differences to {data.baseline}",
+                lambda p, d=diffs, m=m: plot_sorted_differences(d, p, metric=m, baseline=data.baseline),
             )
     return out
 
