@@ -48,8 +48,8 @@ class _Index:
         self.model: Any = None
         self.tokenizer: Any = None
         self.from_cache = False
-        #: ``{(query, k): (positions, scores)}`` retrieved in one batch by :meth:`BM25sDocumentStore.prefetch`.
-        self.prefetched: dict[tuple[str, int], tuple[list[int], list[float]]] = {}
+        #: ``{(query, k): (positions, scores)}`` (numpy rows) retrieved in one batch by :meth:`BM25sDocumentStore.prefetch`.
+        self.prefetched: dict[tuple[str, int], tuple[Any, Any]] = {}
 
 
 class BM25sDocumentStore:
@@ -214,7 +214,7 @@ class BM25sDocumentStore:
         k = min(top_k, len(idx.documents))
         unique = list(dict.fromkeys(queries))
         found, scores = self._search(unique, k)
-        idx.prefetched = {(q, k): (found[i].tolist(), scores[i].tolist()) for i, q in enumerate(unique)}
+        idx.prefetched = {(q, k): (found[i], scores[i]) for i, q in enumerate(unique)}
 
     def bm25_retrieval(self, query: str, top_k: int = 10) -> list[Document]:
         """The ``top_k`` best documents for ``query``, best first, with their BM25 scores."""
@@ -226,11 +226,11 @@ class BM25sDocumentStore:
         hit = idx.prefetched.pop((query, k), None)
         if hit is None:
             found, scores = self._search([query], k)
-            hit = (found[0].tolist(), scores[0].tolist())
+            hit = (found[0], scores[0])
         out = []
         documents = idx.documents
         new = object.__new__
-        for pos, score in zip(*hit):
+        for pos, score in zip(hit[0].tolist(), hit[1].tolist()):
             if score <= 0:  # documents without any query term: Lucene does not return them
                 break
             # A shallow copy with the score, as copy.copy makes it (Document's __init__ costs 8 µs a copy).

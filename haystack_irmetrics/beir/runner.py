@@ -326,6 +326,8 @@ def _queries_digest(ds: BeirDataset) -> str:
     return hashlib.sha256(json.dumps(list(ds.queries)).encode("utf-8")).hexdigest()
 
 
+#: Queries prepared together (:meth:`BeirPipelines.prepare_queries`) before they run one by one.
+QUERY_BATCH = 1000
 #: Documents per call of the indexing pipeline (the bar advances per batch; BM25 statistics are per document).
 INDEX_BATCH = 10_000
 
@@ -366,11 +368,11 @@ def _retrieve(
     """Run the queries not in ``done`` (checkpointing them), then build the results in query order."""
     records: dict[str, QueryRecord] = {}
     todo = [q for q in ds.queries if q not in done]
-    if pipes is not None and todo:
-        pipes.prepare_queries([ds.queries[q] for q in todo], top_k)
     with bar(len(ds.queries), f"{ds.name}: retrieval", "q", progress, initial=len(ds.queries) - len(todo)) as b:
-        for qid in todo:
+        for i, qid in enumerate(todo):
             assert pipes is not None
+            if i % QUERY_BATCH == 0:  # embedded (dense) or scored (bm25s) in batches, then run one by one
+                pipes.prepare_queries([ds.queries[q] for q in todo[i : i + QUERY_BATCH]], top_k)
             docs = pipes.retrieve(ds.queries[qid], top_k)
             record = QueryRecord(*_best_per_corpus_id(docs, pipes.source, qid))
             records[qid] = record
