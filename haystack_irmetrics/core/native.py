@@ -11,14 +11,15 @@ one operation switched off at a time (2 cores; its table is ``benchmarks/native_
 keeps only the operations whose row shows a gain:
 
 * :func:`prepare_dicts`, dict runs: each query's judged documents looked up, its scores read and
-  the judged ones ranked in both tie orders while the query is in cache: 1.2x (MS MARCO-like) to
-  1.8x (BEIR-like) faster than the Python path.
-* :func:`read_labels`, the qrels' labels read into one array: 1.1x on qrels-heavy inputs.
+  the judged ones ranked in both tie orders while the query is in cache: 1.2x (MS MARCO-like,
+  large) to 1.6x (BEIR-like) faster than the Python path.
+* :func:`read_labels`, the qrels' labels read into one array: up to 1.16x on qrels-heavy inputs
+  (TREC DL-like ranked lists), 1.03x to 1.08x elsewhere.
 * :func:`index_judged`, Haystack Documents (the components' path): judgments and rankings read in
-  one pass, 1.2x; with :func:`index_lists`, its fallback, 2.4x to 3x.
+  one pass, 1.2x; with :func:`index_lists`, its fallback, 2.5x to 2.7x.
 * :func:`index_lists` and :func:`find_ranked`, ranked lists
   (:class:`~haystack_irmetrics.core.inputs.RankedRun`): each query's ids hashed once into a table
-  and the judged ones found in it, 3x to 4x.
+  and the judged ones found in it, 2.5x to 4.9x.
 
 Two operations the scan once had, the kernels' running sums and the per-query output dicts, showed
 no gain beyond noise (at most 1.05x on any row) and were removed: numpy and Python do those.
