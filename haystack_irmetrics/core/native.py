@@ -22,7 +22,8 @@ keeps only the operations whose row shows a gain:
   and the judged ones found in it, 2.5x to 4.9x.
 
 Two operations the scan once had, the kernels' running sums and the per-query output dicts, showed
-no gain beyond noise (at most 1.05x on any row) and were removed: numpy and Python do those.
+no gain beyond the benchmark's noise (0.87x to 1.11x over three runs of every row, where switching
+off an operation a caller does not use varies as much) and were removed: numpy and Python do those.
 
 ``IRMETRICS_PURE_PYTHON=1`` switches the scan off; a free-threaded build never imports it (the scan
 reads lists and dicts without per-object locks, so importing it would turn the GIL back on).
