@@ -166,6 +166,11 @@ class BM25sDocumentStore:
         stem = Stemmer.Stemmer(self.stemmer) if self.stemmer else None
         return bm25s.tokenization.Tokenizer(stemmer=stem, stopwords=self.stopwords or [], splitter=TOKEN_PATTERN)
 
+    def build_index(self) -> None:
+        """Build (or load from the cache) the bm25s index now; otherwise the first query builds it."""
+        if self._index.documents:
+            self._build()
+
     def _build(self) -> None:
         idx = self._index
         if idx.model is not None:

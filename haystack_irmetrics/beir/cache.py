@@ -129,12 +129,30 @@ def embedding_cache_folder(embedder: Any) -> Path:
     params = dict(embedder.to_dict().get("init_parameters") or {})
     for volatile in ("progress_bar", "token", "device"):
         params.pop(volatile, None)
-    folder = cache_root() / "embeddings" / _digest(params)
+    key = dict(params, model=_model_identity(str(params.get("model"))))
+    folder = cache_root() / "embeddings" / _digest(key)
     if not (folder / "model.json").is_file():
         folder.mkdir(parents=True, exist_ok=True)
         text = json.dumps({"model": params.get("model"), "parameters": params}, default=str, indent=1)
         _write_atomic(folder / "model.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
     return folder
+
+
+def _model_identity(model: str) -> Any:
+    """A model's name, or for a local folder what identifies its content wherever it is installed: the
+    folder's name, every file's size and the SHA-256 of its small (configuration) files."""
+    folder = Path(model)
+    if not folder.is_dir():
+        return model
+    files = {}
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        size = path.stat().st_size
+        small = size <= 1 << 20
+        files[path.relative_to(folder).as_posix()] = [
+            size,
+            hashlib.sha256(path.read_bytes()).hexdigest() if small else None,
+        ]
+    return {"folder": folder.name, "files": files}
 
 
 class PrecomputedQueryBackend:

@@ -154,6 +154,14 @@ class BeirPipelines:
                         comp.embedding_backend = CachingEmbeddingBackend(backend, embedding_cache_folder(comp))
             self._warm = True
 
+    def finish_indexing(self) -> None:
+        """Build the indexes of stores that build lazily (``BM25sDocumentStore.build_index``) now, so that
+        building counts as indexing, not as the first query."""
+        for store in self._retrieval_stores:
+            build = getattr(store, "build_index", None)
+            if callable(build):
+                build()
+
     def embedding_cache_hits(self) -> tuple[int, int]:
         """``(hits, misses)``: the document embedders' calls answered from the cache and computed."""
         backends = [getattr(comp, "embedding_backend", None) for _, comp in self.indexing.walk()]

@@ -240,6 +240,7 @@ def run_beir(
                 else:
                     documents = corpus_documents(ds.corpus, chunk_words=chunk_words, chunk_overlap=chunk_overlap)
                     n_indexed = _index(pipes, documents, progress, ds.name)
+                    pipes.finish_indexing()
                     del documents
             hits, misses = pipes.embedding_cache_hits()
             state = {"n_indexed": n_indexed, "pipeline_source": pipes.source, "models": pipes.models}
