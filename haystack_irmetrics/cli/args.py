@@ -86,6 +86,21 @@ def policy(args: argparse.Namespace) -> Any:
     )
 
 
+def add_significance_options(parser: argparse.ArgumentParser, title: str, stats_help: str) -> None:
+    """The options of the paired tests every comparing subcommand shares, in a group named ``title``:
+    ``--stats/--no-stats``, ``--n-resamples``, ``--seed``, ``--confidence``."""
+    sig = parser.add_argument_group(title)
+    sig.add_argument(
+        "--stats",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help=f"{stats_help} (default: on when scipy is installed)",
+    )
+    sig.add_argument("--n-resamples", type=int, default=10_000, help="sign patterns and bootstrap resamples")
+    sig.add_argument("--seed", type=int, default=0, help="seed of the resamples")
+    sig.add_argument("--confidence", type=float, default=0.95, help="bootstrap interval level")
+
+
 def _default_text(value: Any) -> str:
     if isinstance(value, list | tuple):
         return ",".join(str(x) for x in value)

@@ -10,7 +10,7 @@ import sys
 from typing import Any
 
 from ..core import DEFAULT_K_VALUES
-from .args import ints, names
+from .args import add_significance_options, ints, names
 
 
 def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -42,17 +42,11 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     cmp.add_argument("--names", type=names, default=None, help="labels for the two runs, e.g. bm25,dense")
     cmp.add_argument("--preset", choices=["beir", "trec"], default="beir", help="beir 2.2.0 or trec_eval conventions")
     cmp.add_argument("--format", choices=["markdown", "json"], default="markdown", help="what to print")
-    sig = cmp.add_argument_group("significance (B against A, per measure, over the queries either run is scored on)")
-    sig.add_argument(
-        "--stats",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="bootstrap interval of B − A, paired t-test and randomization p-values, Holm-adjusted "
-        "(default: on when scipy is installed)",
+    add_significance_options(
+        cmp,
+        "significance (B against A, per measure, over the queries either run is scored on)",
+        "bootstrap interval of B − A, paired t-test and randomization p-values, Holm-adjusted",
     )
-    sig.add_argument("--n-resamples", type=int, default=10_000, help="sign patterns and bootstrap resamples")
-    sig.add_argument("--seed", type=int, default=0, help="seed of the resamples")
-    sig.add_argument("--confidence", type=float, default=0.95, help="bootstrap interval level")
     cmp.set_defaults(func=run)
     return cmp
 

@@ -9,7 +9,7 @@ import argparse
 import sys
 
 from ..core import DEFAULT_K_VALUES
-from .args import ints, names, policy
+from .args import add_significance_options, ints, names, policy
 
 
 def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -42,17 +42,11 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     docs.add_argument("--docs", default=None, metavar="FILE", help="documents: JSONL (_id, title, text) or id<TAB>text")
     text.add_argument("--queries", default=None, metavar="FILE", help="query texts: JSONL (_id, text) or id<TAB>text")
     text.add_argument("--depth", type=int, default=20, help="documents of each ranked list shown per query")
-    sig = p.add_argument_group("significance (each run against the baseline)")
-    sig.add_argument(
-        "--stats",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="paired t-test and randomization p-values (Holm over runs x measures), bootstrap intervals "
-        "(default: on when scipy is installed)",
+    add_significance_options(
+        p,
+        "significance (each run against the baseline)",
+        "paired t-test and randomization p-values (Holm over runs x measures), bootstrap intervals",
     )
-    sig.add_argument("--n-resamples", type=int, default=10_000, help="sign patterns and bootstrap resamples")
-    sig.add_argument("--seed", type=int, default=0, help="seed of the resamples")
-    sig.add_argument("--confidence", type=float, default=0.95, help="bootstrap interval level")
     out = p.add_argument_group("exports of the summary (from the same numbers)")
     out.add_argument("--latex", default=None, metavar="FILE", help="LaTeX table (booktabs, ranx's superscripts)")
     out.add_argument("--csv", default=None, metavar="FILE", help="CSV: one row per run and measure")
