@@ -129,3 +129,10 @@ def test_without_bm25s_the_default_retriever_names_the_bm25_extra(monkeypatch, c
     assert main(["beir", "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert "bm25s" in err and "[bm25]" in err and "haystack-bm25" in err
+
+
+def test_no_cache_neither_reads_nor_writes_the_bm25s_index(cache_dir):
+    run_beir(progress=False, cache=False)
+    assert cache_entries(cache_dir) == []
+    run_beir(progress=False)
+    assert [e.kind for e in cache_entries(cache_dir)] == ["bm25s"]

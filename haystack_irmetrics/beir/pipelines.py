@@ -307,6 +307,10 @@ def load_beir_pipelines(
         for store in _unique_stores([*stores, *_stores_of(indexing)])
         if type(store).__name__ in _PRIVATE_STORES and getattr(store, "index", None) in private
     ]
+    if not cache:  # --no-cache: stores that cache their own index (BM25sDocumentStore) neither read nor write it
+        for store in _unique_stores([*stores, *_stores_of(indexing)]):
+            if type(store).__name__ == "BM25sDocumentStore":
+                store.cache = False
     query_inputs, top_k_inputs = _query_inputs(retrieval, config, source)
     output = _output(retrieval, config, source)
     socket_is_output = output[1] in retrieval.outputs().get(output[0], {})
