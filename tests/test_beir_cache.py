@@ -195,3 +195,48 @@ def test_no_index_with_an_empty_store_or_without_a_store_exits_2(tmp_path, capsy
     )
     assert main(["beir", "-r", str(no_store), "--no-index", "--no-progress"]) == 2
     assert "irmetrics: error:" in capsys.readouterr().err
+
+
+QDRANT_ON_DISK = """
+components:
+  query_embedder:
+    type: haystack_integrations.components.embedders.sentence_transformers.sentence_transformers_text_embedder.SentenceTransformersTextEmbedder
+    init_parameters: {model: sentence-transformers/all-MiniLM-L6-v2}
+  retriever:
+    type: haystack_integrations.components.retrievers.qdrant.retriever.QdrantEmbeddingRetriever
+    init_parameters:
+      top_k: 1000
+      document_store:
+        type: haystack_integrations.document_stores.qdrant.document_store.QdrantDocumentStore
+        init_parameters: {path: PATH, index: tiny, embedding_dim: 384, similarity: cosine, progress_bar: false}
+connections:
+  - {sender: query_embedder.embedding, receiver: retriever.query_embedding}
+"""
+
+
+@pytest.mark.skipif(not (DENSE and QDRANT), reason="the dense extra (sentence-transformers-haystack, qdrant-haystack)")
+def test_no_index_evaluates_an_embedded_qdrant_folder_filled_by_another_pipeline(tmp_path, capsys):
+    from haystack.components.writers import DocumentWriter
+    from haystack_integrations.components.embedders.sentence_transformers import (
+        SentenceTransformersDocumentEmbedder,
+    )
+    from haystack_integrations.document_stores.qdrant import QdrantDocumentStore
+
+    from haystack_irmetrics.beir import resolve_model
+
+    data = _tiny(tmp_path / "tiny")
+    folder = tmp_path / "qdrant"
+    store = QdrantDocumentStore(
+        path=str(folder), index="tiny", embedding_dim=384, similarity="cosine", progress_bar=False
+    )
+    embedder = SentenceTransformersDocumentEmbedder(model=resolve_model("all-MiniLM-L6-v2"), progress_bar=False)
+    embedder.warm_up()
+    documents = embedder.run(documents=corpus_documents(load_beir(data).corpus))["documents"]
+    DocumentWriter(document_store=store).run(documents=documents)
+    store._client.close()  # a local Qdrant folder is opened by one client at a time
+    path = tmp_path / "qdrant.yaml"
+    path.write_text(QDRANT_ON_DISK.replace("PATH", str(folder)))
+    assert main(["beir", str(data), "-r", str(path), "--no-index", "--format", "json", "--no-progress"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    reference = run_beir(data, "dense", progress=False)
+    assert summary["n_indexed"] == 3 and summary["metrics"] == reference.means

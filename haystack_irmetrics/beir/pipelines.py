@@ -299,6 +299,10 @@ def load_beir_pipelines(
     if indexing_spec is not None:
         indexing = _load(indexing_spec, f"{source} (metadata.irmetrics.indexing)", allowed)
         _share_stores(indexing, stores)
+    elif no_index:  # nothing is indexed: no indexing pipeline is needed
+        from haystack import Pipeline
+
+        indexing = Pipeline()
     else:
         indexing = _writer_pipeline(retrieval, stores, source)
     private = set((index_map or {}).values())
@@ -314,7 +318,7 @@ def load_beir_pipelines(
     query_inputs, top_k_inputs = _query_inputs(retrieval, config, source)
     output = _output(retrieval, config, source)
     socket_is_output = output[1] in retrieval.outputs().get(output[0], {})
-    document_inputs = _document_inputs(indexing, source)
+    document_inputs = [] if no_index else _document_inputs(indexing, source)
     return BeirPipelines(
         retrieval=retrieval,
         indexing=indexing,
