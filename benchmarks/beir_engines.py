@@ -133,6 +133,30 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def cli_rows(lines: list[str], runs, data: Path, env: dict[str, str], cells) -> None:
+    """One table row per ``(label, retriever, which)`` run of the CLI; ``cells(summary)`` gives the numbers."""
+    for label, retriever, which in runs:
+        r = cli_run([str(data), "-r", retriever], env)
+        lines.append(f"| {label} | {which} | " + (f"failed: {r['error']} |" if "error" in r else cells(r)))
+        print(lines[-1], flush=True)
+
+
+def _bm25_cells(r: dict) -> str:
+    t, m = r["timings_s"], r["metrics"]
+    return (
+        f"{m['NDCG@10']:.5f} | {m['Recall@100']:.5f} | {t['indexing']:.2f} | {t['retrieval']:.2f} | {t['total']:.2f} | "
+        f"{r['wall_s']:.2f} | {r['max_rss_mb']:.0f} |"
+    )
+
+
+def _dense_cells(r: dict, encode_cpu: float) -> str:
+    t = r["timings_s"]
+    return (
+        f"{r['metrics']['NDCG@10']:.5f} | {t['indexing']:.1f} | {t['retrieval']:.1f} | {t['total']:.1f} | "
+        f"{r['wall_s']:.1f} | {r['cpu_s']:.1f} | {r['cpu_s'] / encode_cpu:.2f} |"
+    )
+
+
 def encode_baseline(data: Path) -> dict:
     """Seconds (wall and CPU, all threads) SentenceTransformer.encode takes for the corpus (batch 32) and the
     queries (batch 64). CPU seconds compare fairly when other jobs share the cores."""
@@ -198,17 +222,7 @@ def main() -> None:
             ("bm25s (`bm25`)", "bm25", "again (index from the cache)"),
             ("Haystack in-memory (`haystack-bm25`)", "haystack-bm25", "first"),
         )
-        for label, retriever, which in runs:
-            r = cli_run([str(args.data), "-r", retriever], env)
-            if "error" in r:
-                lines.append(f"| {label} | {which} | failed: {r['error']} | | | | | | |")
-                continue
-            t = r["timings_s"]
-            lines.append(
-                f"| {label} | {which} | {r['metrics']['NDCG@10']:.5f} | {r['metrics']['Recall@100']:.5f} | {t['indexing']:.2f} | "
-                f"{t['retrieval']:.2f} | {t['total']:.2f} | {r['wall_s']:.2f} | {r['max_rss_mb']:.0f} |"
-            )
-            print(lines[-1], flush=True)
+        cli_rows(lines, runs, args.data, env, _bm25_cells)
         lines.append("")
     if "dense" in parts:
         base = encode_baseline(args.data)
@@ -219,17 +233,8 @@ def main() -> None:
             "| dense (built-in pipeline) | run | nDCG@10 | indexing s | retrieval s | total s (in process) | wall s (process) | CPU s (process) | CPU / encode's CPU |",
             "|---|---|---:|---:|---:|---:|---:|---:|---:|",
         ]
-        for which in ("first (empty cache)", "again (embeddings from the cache)"):
-            r = cli_run([str(args.data), "-r", "dense"], env)
-            if "error" in r:
-                lines.append(f"| dense | {which} | failed: {r['error']} | | | | | | |")
-                continue
-            t = r["timings_s"]
-            lines.append(
-                f"| dense | {which} | {r['metrics']['NDCG@10']:.5f} | {t['indexing']:.1f} | {t['retrieval']:.1f} | "
-                f"{t['total']:.1f} | {r['wall_s']:.1f} | {r['cpu_s']:.1f} | {r['cpu_s'] / base['cpu_s']:.2f} |"
-            )
-            print(lines[-1], flush=True)
+        runs = [("dense", "dense", "first (empty cache)"), ("dense", "dense", "again (embeddings from the cache)")]
+        cli_rows(lines, runs, args.data, env, lambda r: _dense_cells(r, base["cpu_s"]))
         lines.append("")
     if "stores" in parts:
         lines += [
