@@ -136,3 +136,14 @@ def test_no_cache_neither_reads_nor_writes_the_bm25s_index(cache_dir):
     assert cache_entries(cache_dir) == []
     run_beir(progress=False)
     assert [e.kind for e in cache_entries(cache_dir)] == ["bm25s"]
+
+
+def test_scifact_bm25s_gives_beirs_numbers_and_anserinis_range(data_dir):
+    path = data_dir / "scifact"
+    if not path.is_dir():
+        pytest.skip(f"{path} is absent")
+    scifact = load_beir(path)
+    run = run_beir(scifact, "bm25", progress=False)
+    assert run.means == beir_reference(scifact.qrels, run.results)
+    assert run.means["NDCG@10"] == 0.67689 >= 0.665  # BEIR paper 0.665, Anserini flat 0.6789
+    assert run.means["Recall@100"] == 0.92867
