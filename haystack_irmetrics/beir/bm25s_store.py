@@ -166,12 +166,15 @@ class BM25sDocumentStore:
         stem = Stemmer.Stemmer(self.stemmer) if self.stemmer else None
         return bm25s.tokenization.Tokenizer(stemmer=stem, stopwords=self.stopwords or [], splitter=TOKEN_PATTERN)
 
-    def build_index(self) -> None:
-        """Build (or load from the cache) the bm25s index now; otherwise the first query builds it."""
-        if self._index.documents:
-            self._build()
+    def build_index(self, progress: bool = False) -> None:
+        """Build (or load from the cache) the bm25s index now; otherwise the first query builds it.
 
-    def _build(self) -> None:
+        :param progress: show bm25s' own bars (tokenizing, indexing) while it builds.
+        """
+        if self._index.documents:
+            self._build(progress)
+
+    def _build(self, progress: bool = False) -> None:
         idx = self._index
         if idx.model is not None:
             return
@@ -191,9 +194,9 @@ class BM25sDocumentStore:
             except Exception:  # a damaged entry is rebuilt and written again
                 idx.model = None
         tokenizer = self._tokenizer()
-        tokens = tokenizer.tokenize(texts, return_as="tuple", show_progress=False)
+        tokens = tokenizer.tokenize(texts, return_as="tuple", show_progress=progress)
         model = bm25s.BM25(method="lucene", k1=self.k1, b=self.b)
-        model.index(tokens, show_progress=False)
+        model.index(tokens, show_progress=progress)
         idx.model, idx.tokenizer, idx.from_cache = model, tokenizer, False
         if folder is not None:
 

@@ -161,7 +161,7 @@ class BeirPipelines:
         for store in self._retrieval_stores:
             build = getattr(store, "build_index", None)
             if callable(build):
-                build()
+                build(progress=self.progress)
 
     def embedding_cache_hits(self) -> tuple[int, int]:
         """``(hits, misses)``: the document embedders' calls answered from the cache and computed."""
