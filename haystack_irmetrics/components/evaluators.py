@@ -71,7 +71,6 @@ from contextlib import contextmanager
 from typing import Any, ClassVar
 
 from haystack import Document, component, default_from_dict, default_to_dict
-from haystack.evaluation import EvaluationRunResult
 
 from ..core import DEFAULT_K_VALUES, EvaluationResult, Measure, evaluate, resolve_preset
 from ..core.measures import check_cutoff, check_k_values, resolve_measures
@@ -475,6 +474,8 @@ def to_evaluation_run_result(output: dict[str, Any], run_name: str, inputs: dict
         name: {"score": output["raw_means"][name], "individual_scores": output["individual_scores"][name]}
         for name in output["raw_means"]
     }
+    from haystack.evaluation import EvaluationRunResult  # pandas: imported only for this conversion
+
     return EvaluationRunResult(run_name, inputs, results)
 
 
