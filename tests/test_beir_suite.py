@@ -144,6 +144,9 @@ def test_references_beside_each_row_cqadupstack_as_the_mean_of_its_forums():
     assert list(dense.references) == ["pyserini-bge-base-en-v1.5"]
     assert build_leaderboard({"scifact": _summary(0.6, 0.9, "dense", ["/x/all-MiniLM-L6-v2"])}).references == {}
     assert "No published reference" in build_leaderboard({"scifact": _summary(0.6, 0.9, "hybrid")}).markdown()
+    # Haystack's own BM25 is BM25 too: the same published columns as bm25s
+    haystack = build_leaderboard({"scifact": _summary(0.66013, 0.88856, "haystack-bm25")}).markdown()
+    assert "No published reference" not in haystack and "0.665" in haystack
 
 
 def test_shipped_references_equal_the_published_tables(data_dir):

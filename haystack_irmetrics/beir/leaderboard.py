@@ -40,11 +40,16 @@ def _same_model(published: str, used: str) -> bool:
     return used == published.lower() or used.rsplit("/", 1)[-1] == tail
 
 
+#: The built-in retrievers of the BM25 family (compared with the published BM25 figures).
+BM25_RETRIEVERS = ("bm25", "haystack-bm25")
+
+
 def reference_sources(retriever: str, models: Sequence[str]) -> list[str]:
-    """The reference sources for a retriever: BM25's for the built-in ``bm25``; a dense source whose
+    """The reference sources for a retriever: BM25's for the built-in BM25 engines (``bm25``, bm25s;
+    ``haystack-bm25``, Haystack's in-memory BM25: other analysis, same family); a dense source whose
     model is one the pipeline uses (not for ``hybrid``, which fuses two retrievers); else none."""
     sources = load_references()["sources"]
-    if retriever == "bm25":
+    if retriever in BM25_RETRIEVERS:
         return [key for key, src in sources.items() if src["family"] == "bm25"]
     if retriever == "hybrid":
         return []
