@@ -99,7 +99,7 @@ class Leaderboard:
             "",
             f"Retriever `{config.get('pipeline')}`"
             + (f", model `{config['model']}`" if config.get("model") else "")
-            + f", top_k {config.get('top_k')}, {len(self.datasets)} datasets"
+            + f", top_k {config.get('top_k')}, {len(self.datasets)} dataset{'' if len(self.datasets) == 1 else 's'}"
             + (
                 f" ({', '.join(f'{g}: mean of its {len(m)} sub-datasets' for g, m in self.groups.items())})"
                 if self.groups
