@@ -23,6 +23,7 @@ from .test_beir_run import beir_reference
 
 DENSE = importlib.util.find_spec("haystack_integrations.components.embedders.sentence_transformers") is not None
 QDRANT = importlib.util.find_spec("haystack_integrations.document_stores.qdrant") is not None
+FAISS = importlib.util.find_spec("faiss") is not None
 
 
 @pytest.fixture(autouse=True)
@@ -103,30 +104,59 @@ def _tiny(folder: Path, extra: str = "") -> Path:
     return folder
 
 
-@pytest.mark.skipif(not (DENSE and QDRANT), reason="the dense extra (sentence-transformers-haystack, qdrant-haystack)")
-def test_a_second_dense_run_embeds_nothing_and_gives_the_same_numbers_while_changes_miss(tmp_path, monkeypatch):
+@pytest.mark.skipif(not (DENSE and FAISS), reason="the dense extra (sentence-transformers-haystack, faiss-cpu)")
+def test_a_second_dense_run_embeds_nothing_loads_no_model_and_gives_the_same_numbers_while_changes_miss(
+    tmp_path, monkeypatch
+):
+    from haystack_integrations.components.embedders.sentence_transformers.embedding_backend.backend import (
+        _SentenceTransformersEmbeddingBackendFactory as Factory,
+    )
+
     from haystack_irmetrics.beir import cache as cache_module
 
     batches: list[int] = []
     real = cache_module.embed_queries_in_batches
     monkeypatch.setattr(
-        cache_module, "embed_queries_in_batches", lambda e, q, **kw: (batches.append(len(q)), real(e, q, **kw))
+        cache_module, "embed_queries_in_batches", lambda e, q, **kw: (batches.append(len(q)), real(e, q, **kw))[1]
     )
     data = _tiny(tmp_path / "tiny")
     first = run_beir(data, "dense", progress=False)
     assert first.info["embedding_cache"] == {"hits": 0, "misses": 1}
+    assert first.info["query_embedding_cache"] == {"hits": 0, "misses": 1}
     assert batches == [2]  # both queries embedded in one batch before they ran
-    second = run_beir(data, "dense", progress=False)
+    with monkeypatch.context() as m:  # every vector is cached: loading a model now would fail the run
+
+        def no_model(*args, **kwargs):
+            raise AssertionError("a run from the cache loaded the model")
+
+        m.setattr(Factory, "get_embedding_backend", staticmethod(no_model))
+        second = run_beir(data, "dense", progress=False)
     assert second.info["embedding_cache"] == {"hits": 1, "misses": 0}
+    assert second.info["query_embedding_cache"] == {"hits": 1, "misses": 0}
     assert second.results == first.results and second.means == first.means
     assert first.means == beir_reference(load_beir(data).qrels, first.results, [1, 3, 5, 10, 100, 1000])
     assert run_beir(data, "dense", progress=False, chunk_words=4).info["embedding_cache"]["misses"] == 1
     n_chunks = len(corpus_documents(load_beir(data).corpus, chunk_words=4))
     changed = run_beir(_tiny(tmp_path / "tiny", extra=" every morning"), "dense", progress=False)
     assert changed.info["embedding_cache"] == {"hits": 0, "misses": 1}
-    assert run_beir(data, "dense", progress=False, cache=False).info["embedding_cache"] is None
-    [entry] = [e for e in cache_entries() if e.kind == "embeddings"]
-    assert entry.items == 3 + n_chunks + 3  # the corpus, its chunks of 4 words, the changed corpus
+    assert changed.info["query_embedding_cache"] == {"hits": 1, "misses": 0}  # the queries did not change
+    uncached = run_beir(data, "dense", progress=False, cache=False)
+    assert uncached.info["embedding_cache"] is None and uncached.info["query_embedding_cache"] is None
+    assert uncached.means == first.means
+    corpus, queries = sorted((e for e in cache_entries() if e.kind == "embeddings"), key=lambda e: -e.items)
+    assert corpus.items == 3 + n_chunks + 3  # the corpus, its chunks of 4 words, the changed corpus
+    assert queries.items == 2  # one batch of the two queries
+
+
+def test_a_model_that_cannot_load_is_named_when_the_cache_first_needs_it(tmp_path):
+    if not DENSE:
+        pytest.skip("the dense extra (sentence-transformers-haystack)")
+    from haystack_irmetrics.errors import PipelineError
+
+    missing = tmp_path / "no-such-model"
+    missing.mkdir()
+    with pytest.raises(PipelineError, match="no-such-model"):
+        run_beir(_tiny(tmp_path / "tiny"), "dense", model=str(missing), progress=False)
 
 
 def test_irmetrics_cache_lists_and_clears(cache_dir, capsys):

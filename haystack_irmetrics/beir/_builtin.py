@@ -18,6 +18,8 @@ _WRITER = "haystack.components.writers.document_writer.DocumentWriter"
 _JOINER = "haystack.components.joiners.document_joiner.DocumentJoiner"
 _BM25S_STORE = "haystack_irmetrics.beir.bm25s_store.BM25sDocumentStore"
 _BM25S = "haystack_irmetrics.beir.bm25s_store.BM25sRetriever"
+_FAISS_STORE = "haystack_irmetrics.beir.faiss_store.FaissDocumentStore"
+_FAISS = "haystack_irmetrics.beir.faiss_store.FaissEmbeddingRetriever"
 _QDRANT_STORE = "haystack_integrations.document_stores.qdrant.document_store.QdrantDocumentStore"
 _QDRANT = "haystack_integrations.components.retrievers.qdrant.retriever.QdrantEmbeddingRetriever"
 _ST = "haystack_integrations.components.embedders.sentence_transformers"
@@ -45,6 +47,11 @@ def _qdrant_store() -> dict[str, Any]:
         "progress_bar": False,
     }
     return {"type": _QDRANT_STORE, "init_parameters": params}
+
+
+def _faiss_store() -> dict[str, Any]:
+    params = {"index": "beir", "shared": True, "similarity": "cosine", "return_embedding": False}
+    return {"type": _FAISS_STORE, "init_parameters": params}
 
 
 def _pipeline(components: dict, connections: list[tuple[str, str]], indexing: dict | None = None) -> dict[str, Any]:
@@ -81,6 +88,10 @@ def _qdrant_retriever() -> dict[str, Any]:
     return {"type": _QDRANT, "init_parameters": {"top_k": 1000, "document_store": _qdrant_store()}}
 
 
+def _faiss_retriever() -> dict[str, Any]:
+    return {"type": _FAISS, "init_parameters": {"top_k": 1000, "document_store": _faiss_store()}}
+
+
 def builtin_pipeline(name: str) -> dict[str, Any]:
     """The retrieval pipeline dict (with ``metadata.irmetrics.indexing``) of a name of :data:`BUILTIN_PIPELINES`."""
     if name == "bm25":
@@ -91,18 +102,19 @@ def builtin_pipeline(name: str) -> dict[str, Any]:
             "init_parameters": {"top_k": 1000, "scale_score": False, "document_store": _haystack_bm25_store()},
         }
         return _pipeline({"retriever": retriever}, [], _pipeline({"writer": _writer(_haystack_bm25_store())}, []))
-    if name == "dense":
+    if name in ("dense", "dense-qdrant"):
+        faiss = name == "dense"
         return _pipeline(
-            {"query_embedder": _query_embedder(), "retriever": _qdrant_retriever()},
+            {"query_embedder": _query_embedder(), "retriever": _faiss_retriever() if faiss else _qdrant_retriever()},
             [("query_embedder.embedding", "retriever.query_embedding")],
-            _embedding_indexing(_qdrant_store()),
+            _embedding_indexing(_faiss_store() if faiss else _qdrant_store()),
         )
     if name == "hybrid":
         return _pipeline(
             {
                 "bm25_retriever": _bm25s_retriever(),
                 "query_embedder": _query_embedder(),
-                "embedding_retriever": _qdrant_retriever(),
+                "embedding_retriever": _faiss_retriever(),
                 "joiner": {"type": _JOINER, "init_parameters": {"join_mode": "reciprocal_rank_fusion", "top_k": 1000}},
             },
             [
@@ -110,11 +122,12 @@ def builtin_pipeline(name: str) -> dict[str, Any]:
                 ("bm25_retriever.documents", "joiner.documents"),
                 ("embedding_retriever.documents", "joiner.documents"),
             ],
-            _embedding_indexing(_qdrant_store(), _bm25s_store()),
+            _embedding_indexing(_faiss_store(), _bm25s_store()),
         )
     raise KeyError(name)
 
 
 #: ``bm25``: bm25s (Lucene's BM25 and English analysis); ``haystack-bm25``: Haystack's InMemoryBM25Retriever;
-#: ``dense``: all-MiniLM-L6-v2 in Qdrant's local in-memory mode; ``hybrid``: both, fused by reciprocal rank.
-BUILTIN_PIPELINES = ("bm25", "haystack-bm25", "dense", "hybrid")
+#: ``dense``: all-MiniLM-L6-v2, exact search by FAISS; ``dense-qdrant``: the same model in Qdrant's local
+#: in-memory mode (qdrant-haystack); ``hybrid``: bm25 and dense, fused by reciprocal rank.
+BUILTIN_PIPELINES = ("bm25", "haystack-bm25", "dense", "dense-qdrant", "hybrid")

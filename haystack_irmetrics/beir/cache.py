@@ -3,14 +3,14 @@
 The root is ``$IRMETRICS_CACHE_DIR``, default ``~/.cache/haystack_irmetrics``. Two kinds of entries
 live there (named BEIR datasets, in ``beir/`` by default, are not cache entries and are never cleared):
 
-- ``embeddings/<model key>/``: what one SentenceTransformers document embedder (model and every
+- ``embeddings/<model key>/``: what one SentenceTransformers document or text embedder (model and every
   parameter that changes a vector: the model's name or folder, prefix, suffix, normalisation,
   precision, batch size, ...; the key of ``model.json``) produced. Each call of the embedder (a batch of
-  up to 10,000 documents or chunks) is one ``<texts key>.npy`` (float32, one row per text, in order)
+  up to 10,000 documents or chunks, or of up to 1,000 queries) is one ``<texts key>.npy`` (float32, one row per text, in order)
   with ``<texts key>.json`` (how many texts, the vectors' dimension), keyed by the SHA-256 of
   the exact texts embedded. The texts are the documents' contents after chunking, so a changed
   corpus, a changed chunking or another model misses and is embedded again, while an unchanged one
-  embeds nothing. The vectors read back are the float32 values the model produced, so a run from the
+  embeds nothing; a run whose vectors are all cached does not even load the model. The vectors read back are the float32 values the model produced, so a run from the
   cache gives the same numbers.
 - ``bm25s/<key>/``: a bm25s index (:mod:`haystack_irmetrics.beir.bm25s_store`), keyed by the
   documents' ids and contents and the analysis and BM25 parameters.
@@ -171,14 +171,18 @@ class PrecomputedQueryBackend:
         return self.inner.embed(data, **kwargs)
 
 
-def embed_queries_in_batches(embedder: Any, queries: Sequence[str], batch_size: int = 64) -> None:
+def embed_queries_in_batches(embedder: Any, queries: Sequence[str], batch_size: int = 64) -> list[list[float]]:
     """Embed ``queries`` with a SentenceTransformers text embedder's model in batches; its later one-query
-    calls (the pipeline's) read them back. Settings are the embedder's own."""
+    calls (the pipeline's) read them back. Settings are the embedder's own.
+
+    :returns: the vectors of ``queries``, in order (what the embedder's one-query calls will return).
+    """
     backend = embedder.embedding_backend
     inner = backend.inner if isinstance(backend, PrecomputedQueryBackend) else backend
-    texts = list(dict.fromkeys(f"{embedder.prefix}{q}{embedder.suffix}" for q in queries))
+    texts = [f"{embedder.prefix}{q}{embedder.suffix}" for q in queries]
+    unique = list(dict.fromkeys(texts))
     vectors = inner.embed(
-        texts,
+        unique,
         batch_size=max(batch_size, embedder.batch_size),
         show_progress_bar=False,
         normalize_embeddings=embedder.normalize_embeddings,
@@ -186,7 +190,9 @@ def embed_queries_in_batches(embedder: Any, queries: Sequence[str], batch_size: 
         quantization_ranges=getattr(embedder, "quantization_ranges", None),
         **(embedder.encode_kwargs or {}),
     )
-    embedder.embedding_backend = PrecomputedQueryBackend(inner, dict(zip(texts, vectors)))
+    table = dict(zip(unique, vectors))
+    embedder.embedding_backend = PrecomputedQueryBackend(inner, table)
+    return [table[t] for t in texts]
 
 
 @dataclass(frozen=True)

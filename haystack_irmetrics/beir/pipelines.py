@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from haystack import Document, Pipeline
 
 #: In-process stores whose indexes a run renames to private ones (``--no-index`` leaves them as named).
-_PRIVATE_STORES = ("InMemoryDocumentStore", "BM25sDocumentStore")
+_PRIVATE_STORES = ("InMemoryDocumentStore", "BM25sDocumentStore", "FaissDocumentStore")
 _ST_EMBEDDERS = ("SentenceTransformersDocumentEmbedder", "SentenceTransformersTextEmbedder")
 _ST_MODULE = "haystack_integrations.components.embedders.sentence_transformers"
 _QDRANT_MODULES = (
@@ -47,6 +47,7 @@ _QDRANT_MODULES = (
     "haystack_integrations.components.retrievers.qdrant",
 )
 _BM25S_MODULE = "haystack_irmetrics.beir.bm25s_store"
+_FAISS_MODULE = "haystack_irmetrics.beir.faiss_store"
 #: Where to go without the bm25 extra.
 BM25S_HINT = "Without it, --retriever haystack-bm25 (Haystack's InMemoryBM25Retriever) needs no extra"
 _MINILM_NAMES = ("sentence-transformers/all-MiniLM-L6-v2", "all-MiniLM-L6-v2")
@@ -105,6 +106,51 @@ def _model_loading_bars(show: bool) -> Iterator[None]:
             hf_logging.enable_progress_bar()
 
 
+class _LazyModel:
+    """A SentenceTransformers embedder's backend that loads the model at its first use.
+
+    It stands in the embedder's ``embedding_backend`` (so the embedder's ``warm_up`` loads nothing) behind
+    the embedding cache: a run that finds every vector in the cache never loads the model. Loading
+    goes through the embedder's own ``warm_up``, with the model hint of :meth:`BeirPipelines.warm_up`.
+    """
+
+    def __init__(self, component: Any, source: str, models: list[str], progress: bool) -> None:
+        self._component = component
+        self._source = source
+        self._models = models
+        self._progress = progress
+        self._backend: Any = None
+
+    def load(self) -> Any:
+        if self._backend is None:
+            comp = self._component
+            standing = comp.embedding_backend
+            comp.embedding_backend = None
+            try:
+                with _model_loading_bars(self._progress or not self._models):
+                    comp.warm_up()
+                self._backend = comp.embedding_backend
+            except Exception as e:
+                raise PipelineError(
+                    _model_hint(f"loading the model of the pipeline from {self._source} failed: {e}", self._models)
+                ) from e
+            finally:
+                comp.embedding_backend = standing
+        return self._backend
+
+    @property
+    def loaded(self) -> bool:
+        return self._backend is not None
+
+    def embed(self, data: list[Any], **kwargs: Any) -> Any:
+        return self.load().embed(data, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.load(), name)
+
+
 @dataclass
 class BeirPipelines:
     """A loaded retrieval pipeline, its indexing pipeline, and how to feed and read them.
@@ -136,24 +182,32 @@ class BeirPipelines:
     _warm: bool = field(default=False, repr=False)
 
     def warm_up(self) -> None:
-        """Load models (embedders) of both pipelines."""
-        if not self._warm:
-            try:
-                with _model_loading_bars(self.progress or not self.models):
-                    self.indexing.warm_up()
-                    self.retrieval.warm_up()
-            except Exception as e:
-                raise PipelineError(
-                    _model_hint(f"warming up the pipeline from {self.source} failed: {e}", self.models)
-                ) from e
-            if self.cache:
-                from .cache import CachingEmbeddingBackend, embedding_cache_folder
+        """Load models (embedders) of both pipelines.
 
-                for _, comp in self.indexing.walk():
-                    backend = getattr(comp, "embedding_backend", None)
-                    if type(comp).__name__ == _ST_EMBEDDERS[0] and backend is not None:
-                        comp.embedding_backend = CachingEmbeddingBackend(backend, embedding_cache_folder(comp))
-            self._warm = True
+        With the cache on, every SentenceTransformers embedder reads and writes the embedding cache
+        (:class:`~haystack_irmetrics.beir.cache.CachingEmbeddingBackend`: corpus batches and query
+        batches), and loads its model at its first cache miss only: a run whose embeddings are all
+        cached loads no model.
+        """
+        if self._warm:
+            return
+        if self.cache:
+            from .cache import CachingEmbeddingBackend, embedding_cache_folder
+
+            for pipe in (self.indexing, self.retrieval):
+                for _, comp in pipe.walk():
+                    if type(comp).__name__ in _ST_EMBEDDERS and getattr(comp, "embedding_backend", 0) is None:
+                        lazy = _LazyModel(comp, self.source, self.models, self.progress)
+                        comp.embedding_backend = CachingEmbeddingBackend(lazy, embedding_cache_folder(comp))
+        try:
+            with _model_loading_bars(self.progress or not self.models):
+                self.indexing.warm_up()
+                self.retrieval.warm_up()
+        except Exception as e:
+            raise PipelineError(
+                _model_hint(f"warming up the pipeline from {self.source} failed: {e}", self.models)
+            ) from e
+        self._warm = True
 
     def finish_indexing(self) -> None:
         """Build the indexes of stores that build lazily (``BM25sDocumentStore.build_index``) now, so that
@@ -163,16 +217,20 @@ class BeirPipelines:
             if callable(build):
                 build(progress=self.progress)
 
-    def embedding_cache_hits(self) -> tuple[int, int]:
-        """``(hits, misses)``: the document embedders' calls answered from the cache and computed."""
-        backends = [getattr(comp, "embedding_backend", None) for _, comp in self.indexing.walk()]
+    def embedding_cache_hits(self, queries: bool = False) -> tuple[int, int]:
+        """``(hits, misses)``: the embedders' calls answered from the cache and computed, of the document
+        embedders (indexing), or with ``queries`` of the query embedders (one call per batch of queries)."""
+        pipe = self.retrieval if queries else self.indexing
+        backends = [getattr(comp, "embedding_backend", None) for _, comp in pipe.walk()]
         counted = [b for b in backends if hasattr(b, "hits") and hasattr(b, "misses")]
         return sum(b.hits for b in counted), sum(b.misses for b in counted)
 
     def prepare_queries(self, queries: list[str], top_k: int | None) -> None:
         """Work on ``queries`` in batches before they run one by one through the pipeline: every
-        SentenceTransformers text embedder embeds them (the one-query runs read the vectors back), and
-        every component with a ``prefetch(queries, top_k)`` method (:class:`~haystack_irmetrics.beir.bm25s_store.BM25sRetriever`)
+        SentenceTransformers text embedder embeds them (the one-query runs read the vectors back) and
+        hands the vectors to the components it feeds that have a ``prefetch_embeddings(vectors, top_k)``
+        method (:class:`~haystack_irmetrics.beir.faiss_store.FaissEmbeddingRetriever`), and every component
+        with a ``prefetch(queries, top_k)`` method (:class:`~haystack_irmetrics.beir.bm25s_store.BM25sRetriever`)
         scores them, when the query goes straight to it."""
         from .cache import embed_queries_in_batches
 
@@ -180,7 +238,11 @@ class BeirPipelines:
         fed = {comp for comp, _ in self.query_inputs}
         for name, comp in self.retrieval.walk():
             if type(comp).__name__ == _ST_EMBEDDERS[1] and getattr(comp, "embedding_backend", None) is not None:
-                embed_queries_in_batches(comp, queries)
+                vectors = embed_queries_in_batches(comp, queries)
+                for _, receiver in self.retrieval.graph.out_edges(name):
+                    prefetch = getattr(self.retrieval.get_component(receiver), "prefetch_embeddings", None)
+                    if callable(prefetch):
+                        prefetch(vectors, top_k)
             elif name in fed and callable(getattr(comp, "prefetch", None)):
                 comp.prefetch(queries, top_k)
 
@@ -262,7 +324,7 @@ def load_beir_pipelines(
     no_index: bool = False,
     cache: bool = True,
 ) -> BeirPipelines:
-    """Load a built-in (``bm25``, ``haystack-bm25``, ``dense``, ``hybrid``) or user YAML pipeline for a BEIR run.
+    """Load a built-in (``bm25``, ``haystack-bm25``, ``dense``, ``dense-qdrant``, ``hybrid``) or user YAML pipeline for a BEIR run.
 
     :param retriever: a built-in name or the path of a pipeline YAML.
     :param model: embedding model name or local folder for every SentenceTransformers embedder.
@@ -460,6 +522,8 @@ def _load(spec: dict[str, Any], source: str, allowed_modules: list[str]) -> Pipe
         require(_QDRANT_MODULES[0], purpose=f"{source} (the Qdrant vector store)", extra="dense")
     if any(isinstance(t, str) and t.startswith(_BM25S_MODULE) for t in types):
         require("bm25s", "Stemmer", purpose=f"{source} (the bm25s BM25 engine)", extra="bm25", hint=BM25S_HINT)
+    if any(isinstance(t, str) and t.startswith(_FAISS_MODULE) for t in types):
+        require("faiss", purpose=f"{source} (FAISS vector search)", extra="dense")
     try:
         return load_pipeline(YamlMarshaller().marshal(spec), allowed_modules=allowed_modules)
     except Exception as e:

@@ -254,6 +254,7 @@ def run_beir(
         effective_k = None if top_k is None else min(top_k, state["n_indexed"])
         with phases.phase("retrieval"):
             results, diagnostics = _retrieve(pipes, ds, done, effective_k, progress, checkpoint)
+        query_cache = pipes.embedding_cache_hits(queries=True) if pipes is not None else (0, 0)
     finally:
         if pipes is not None:
             pipes.close()
@@ -281,6 +282,7 @@ def run_beir(
         "n_documents": len(ds.corpus),
         "n_indexed": state["n_indexed"],
         "embedding_cache": state.get("embedding_cache"),
+        "query_embedding_cache": dict(zip(("hits", "misses"), query_cache)) if any(query_cache) else None,
         "n_queries": len(ds.queries),
         "n_queries_in_file": ds.n_queries_in_file,
         "k_values": list(k_values),

@@ -49,9 +49,11 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "-r",
         "--retriever",
         default="bm25",
-        metavar="bm25|haystack-bm25|dense|hybrid|PIPELINE.yaml",
+        metavar="bm25|haystack-bm25|dense|dense-qdrant|hybrid|PIPELINE.yaml",
         help="built-in pipeline (pipelines/beir_NAME.yaml: bm25 is bm25s, Lucene's BM25 and English analysis, "
-        "needs the bm25 extra; haystack-bm25 is Haystack's InMemoryBM25Retriever) or your pipeline YAML",
+        "needs the bm25 extra; haystack-bm25 is Haystack's InMemoryBM25Retriever; dense is all-MiniLM-L6-v2 "
+        "with FAISS exact search, dense-qdrant the same in Qdrant's local mode; hybrid fuses bm25 and dense) "
+        "or your pipeline YAML",
     )
     beir.add_argument(
         "--no-index",

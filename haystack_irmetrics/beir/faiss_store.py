@@ -1,0 +1,350 @@
+"""Exact vector search through FAISS, as a Haystack document store and embedding retriever component.
+
+:class:`FaissDocumentStore` keeps Haystack :class:`~haystack.Document` objects, as
+``InMemoryDocumentStore`` does, and their embeddings in a `FAISS <https://github.com/facebookresearch/faiss>`_
+``IndexFlatIP`` (faiss-cpu): exact search, every document scored, as BEIR's own ``FlatIPFaissSearch``
+and ``DenseRetrievalExactSearch`` do. ``similarity="cosine"`` (the default) L2-normalises the stored
+and the query vectors first; ``"dot_product"`` scores the raw inner product.
+
+:class:`FaissEmbeddingRetriever` is the Haystack component that queries it (``to_dict``/``from_dict``
+like every Haystack retriever; ``pipelines/beir_dense.yaml`` uses both with Haystack's
+``DocumentWriter`` and the SentenceTransformers embedders).
+
+Why not an integration's store: ``faiss-haystack`` pins ``numpy<2``, and the stores that go through a
+client API (Qdrant's local mode, Chroma, Milvus Lite) spend 30-1,300 ms a query building a thousand
+result objects; docs/beir.md ("Engines") has the measurements. Here a hit is a shallow copy of the
+stored Document with its score, and queries embedded together are searched together (:meth:`prefetch`:
+one matrix product instead of one pass over the corpus per query).
+
+Stored Documents are kept without their embedding (the vectors live in the FAISS index once);
+``return_embedding=True`` returns them (the normalised vectors for ``"cosine"``). Filters are not supported.
+faiss-cpu (the ``dense`` extra) is imported when the first index is built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from haystack import Document, component, default_from_dict, default_to_dict
+from haystack.document_stores.errors import DuplicateDocumentError
+from haystack.document_stores.types import DuplicatePolicy
+
+from .._extras import require
+from ..errors import PipelineError
+
+#: The similarities :class:`FaissDocumentStore` supports (Haystack's names).
+SIMILARITIES = ("cosine", "dot_product")
+#: Indexes shared by name (``shared=True``), as ``InMemoryDocumentStore`` shares its indexes.
+_SHARED: dict[str, _Index] = {}
+
+
+class _Index:
+    """The documents of one store, their vectors, and once built, the FAISS index."""
+
+    def __init__(self) -> None:
+        self.documents: list[Document] = []
+        self.positions: dict[str, int] = {}
+        #: Rows written since the index was last built, in document order (float32, normalised for cosine).
+        self.pending: list[np.ndarray] = []
+        self.dim: int | None = None
+        #: The ``IndexFlatIP`` holding the rows written before :attr:`pending`.
+        self.faiss: Any = None
+        #: ``{(query vector bytes, k): (positions, scores)}`` searched in one batch by :meth:`FaissDocumentStore.prefetch`.
+        self.prefetched: dict[tuple[bytes, int], tuple[np.ndarray, np.ndarray]] = {}
+
+    def rows(self) -> np.ndarray:
+        """Every document's row, in document order."""
+        parts = []
+        if self.faiss is not None and self.faiss.ntotal:
+            parts.append(self.faiss.reconstruct_n(0, self.faiss.ntotal))
+        parts.extend(self.pending)
+        if not parts:
+            return np.zeros((0, self.dim or 0), dtype=np.float32)
+        return np.concatenate(parts) if len(parts) > 1 else parts[0]
+
+
+class FaissDocumentStore:
+    """A Haystack document store searched exactly by FAISS (``IndexFlatIP``).
+
+    :param index: name of the index; with ``shared``, stores of the same name share documents.
+    :param shared: share the index with every store of the same name in this process.
+    :param similarity: ``"cosine"`` (vectors L2-normalised) or ``"dot_product"``.
+    :param return_embedding: return each hit's embedding (from the index) with the document.
+    :raises PipelineError: on an unknown similarity.
+    """
+
+    def __init__(
+        self,
+        index: str = "default",
+        shared: bool = False,
+        similarity: str = "cosine",
+        return_embedding: bool = False,
+    ) -> None:
+        if similarity not in SIMILARITIES:
+            raise PipelineError(f"FaissDocumentStore: similarity must be one of {SIMILARITIES}, got {similarity!r}")
+        self.index = index
+        self.shared = shared
+        self.similarity = similarity
+        self.return_embedding = return_embedding
+        self._index = _SHARED.setdefault(index, _Index()) if shared else _Index()
+
+    def to_dict(self) -> dict[str, Any]:
+        """Serialize the store's parameters (not its documents)."""
+        return default_to_dict(
+            self,
+            index=self.index,
+            shared=self.shared,
+            similarity=self.similarity,
+            return_embedding=self.return_embedding,
+        )
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> FaissDocumentStore:
+        """Build a store from :meth:`to_dict`'s output."""
+        return default_from_dict(cls, data)
+
+    def count_documents(self) -> int:
+        """How many documents the store holds."""
+        return len(self._index.documents)
+
+    def filter_documents(self, filters: dict[str, Any] | None = None) -> list[Document]:
+        """Every document, without its embedding (filters are not supported)."""
+        if filters:
+            raise PipelineError("FaissDocumentStore does not support filters")
+        return list(self._index.documents)
+
+    def _rows(self, documents: Sequence[Document]) -> np.ndarray:
+        """The documents' embeddings as float32 rows (normalised for cosine), checked."""
+        idx = self._index
+        for doc in documents:
+            if doc.embedding is None:
+                raise PipelineError(
+                    f"FaissDocumentStore: document {doc.id!r} has no embedding; put an embedder before the writer"
+                )
+        try:
+            rows = np.array([doc.embedding for doc in documents], dtype=np.float32, ndmin=2)
+        except ValueError:  # ragged
+            rows = None
+        dims = {len(doc.embedding or ()) for doc in documents}
+        want = idx.dim if idx.dim is not None else next(iter(dims), 0)
+        if rows is None or rows.ndim != 2 or rows.shape[1] != want or want == 0:
+            bad = next((d for d in documents if len(d.embedding or ()) != want), documents[0])
+            raise PipelineError(
+                f"FaissDocumentStore: document {bad.id!r} has an embedding of {len(bad.embedding or ())} "
+                f"dimensions where the index {self.index!r} holds {want}"
+            )
+        finite = np.isfinite(rows).all(axis=1)
+        if not finite.all():
+            bad = documents[int(np.argmin(finite))]
+            raise PipelineError(f"FaissDocumentStore: document {bad.id!r} has a NaN or infinite embedding value")
+        return self._normalised(rows)
+
+    def _normalised(self, rows: np.ndarray) -> np.ndarray:
+        if self.similarity != "cosine":
+            return rows
+        norms = np.linalg.norm(rows, axis=1, keepdims=True)
+        # A zero vector stays zero (every score 0), as no direction can be given to it.
+        return rows / np.where(norms == 0, np.float32(1), norms).astype(np.float32)
+
+    def write_documents(self, documents: list[Document], policy: DuplicatePolicy = DuplicatePolicy.NONE) -> int:
+        """Add ``documents`` (each with an embedding); returns how many were written.
+
+        :raises PipelineError: on a document without an embedding, of another dimension, or with NaN.
+        :raises DuplicateDocumentError: on an id already stored, under ``DuplicatePolicy.NONE``/``FAIL``.
+        """
+        idx = self._index
+        keep: dict[str, int] = {}  # id -> position in `documents` of the version written (the last one)
+        for i, doc in enumerate(documents):
+            if doc.id in idx.positions or doc.id in keep:
+                if policy == DuplicatePolicy.SKIP:
+                    continue
+                if policy != DuplicatePolicy.OVERWRITE:
+                    raise DuplicateDocumentError(f"document {doc.id!r} is already in index {self.index!r}")
+            keep[doc.id] = i
+        if not keep:
+            return 0
+        chosen = [documents[i] for i in sorted(keep.values())]
+        rows = self._rows(chosen)
+        idx.dim = rows.shape[1]
+        new = object.__new__
+        stored = []
+        for doc in chosen:  # kept without the embedding: the vectors live in the index once
+            copy = new(Document)
+            copy.__dict__.update(doc.__dict__)
+            copy.__dict__["embedding"] = None
+            stored.append(copy)
+        replaced = [idx.positions[d.id] for d in chosen if d.id in idx.positions]
+        if replaced:  # an overwrite: the index is rebuilt from every row
+            everything = np.array(idx.rows(), copy=True)
+            appended = []
+            for doc, copy, row in zip(chosen, stored, rows):
+                pos = idx.positions.get(doc.id)
+                if pos is None:
+                    idx.positions[doc.id] = len(idx.documents)
+                    idx.documents.append(copy)
+                    appended.append(row)
+                else:
+                    idx.documents[pos] = copy
+                    everything[pos] = row
+            idx.faiss, idx.pending = None, [np.concatenate([everything, np.array(appended).reshape(-1, idx.dim)])]
+        else:
+            for doc, copy in zip(chosen, stored):
+                idx.positions[doc.id] = len(idx.documents)
+                idx.documents.append(copy)
+            idx.pending.append(rows)
+        idx.prefetched = {}
+        return len(chosen)
+
+    def delete_documents(self, document_ids: list[str]) -> None:
+        """Remove the documents with these ids."""
+        idx = self._index
+        drop = {idx.positions[d] for d in document_ids if d in idx.positions}
+        if not drop:
+            return
+        keep = np.array([i for i in range(len(idx.documents)) if i not in drop], dtype=np.int64)
+        rows = idx.rows()[keep]
+        idx.documents = [idx.documents[i] for i in keep.tolist()]
+        idx.positions = {d.id: i for i, d in enumerate(idx.documents)}
+        idx.faiss, idx.pending, idx.prefetched = None, [rows] if len(rows) else [], {}
+
+    def delete_all_documents(self) -> None:
+        """Empty the store (and free its index)."""
+        idx = self._index
+        idx.documents, idx.positions, idx.pending, idx.faiss, idx.prefetched, idx.dim = [], {}, [], None, {}, None
+
+    def build_index(self, progress: bool = False) -> None:
+        """Move the written vectors into the FAISS index now; otherwise the first query does it.
+
+        :param progress: unused (adding rows to a flat index takes no time worth a bar).
+        """
+        if self._index.documents:
+            self._build()
+
+    def _build(self) -> None:
+        idx = self._index
+        if idx.faiss is not None and not idx.pending:
+            return
+        require("faiss", purpose="the FAISS vector search (FaissDocumentStore)", extra="dense")
+        import faiss
+
+        if idx.faiss is None:
+            idx.faiss = faiss.IndexFlatIP(idx.dim)
+        for part in idx.pending:
+            idx.faiss.add(np.ascontiguousarray(part, dtype=np.float32))
+        idx.pending = []
+
+    def _query(self, query_embedding: Any) -> np.ndarray:
+        idx = self._index
+        try:
+            q = np.asarray(query_embedding, dtype=np.float32)
+        except (TypeError, ValueError):
+            raise PipelineError("FaissDocumentStore: the query embedding must be a list of numbers") from None
+        if q.ndim != 1 or q.shape[0] != idx.dim:
+            raise PipelineError(
+                f"FaissDocumentStore: a query embedding of shape {q.shape} for an index of {idx.dim} dimensions"
+            )
+        if not np.isfinite(q).all():
+            raise PipelineError("FaissDocumentStore: the query embedding has a NaN or infinite value")
+        return self._normalised(q[None])[0]
+
+    def _search(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        scores, positions = self._index.faiss.search(np.ascontiguousarray(queries, dtype=np.float32), k)
+        return positions, scores
+
+    def prefetch(self, query_embeddings: Sequence[Any], top_k: int) -> None:
+        """Search ``query_embeddings`` in one FAISS call; the following :meth:`embedding_retrieval` calls
+        for the same vectors read the results. A write forgets them."""
+        idx = self._index
+        if not idx.documents or not len(query_embeddings):
+            return
+        self._build()
+        k = min(top_k, len(idx.documents))
+        queries = np.stack([self._query(q) for q in query_embeddings])
+        positions, scores = self._search(queries, k)
+        idx.prefetched = {(q.tobytes(), k): (positions[i], scores[i]) for i, q in enumerate(queries)}
+
+    def embedding_retrieval(
+        self, query_embedding: list[float], top_k: int = 10, return_embedding: bool | None = None
+    ) -> list[Document]:
+        """The ``top_k`` documents most similar to ``query_embedding``, best first, with their scores.
+
+        Ties keep FAISS's order, the same for a query searched alone or in a :meth:`prefetch` batch.
+        """
+        idx = self._index
+        if not idx.documents:
+            return []
+        self._build()
+        k = min(top_k, len(idx.documents))
+        q = self._query(query_embedding)
+        hit = idx.prefetched.pop((q.tobytes(), k), None)
+        if hit is None:
+            positions, scores = self._search(q[None], k)
+            hit = (positions[0], scores[0])
+        with_vectors = self.return_embedding if return_embedding is None else return_embedding
+        documents = idx.documents
+        new = object.__new__
+        out = []
+        for pos, score in zip(hit[0].tolist(), hit[1].tolist()):
+            if pos < 0:  # FAISS pads with -1 when fewer than k rows exist
+                break
+            # A shallow copy with the score, as copy.copy makes it (Document's __init__ costs 8 µs a copy).
+            doc = new(Document)
+            doc.__dict__.update(documents[pos].__dict__)
+            doc.__dict__["score"] = score
+            if with_vectors:
+                doc.__dict__["embedding"] = idx.faiss.reconstruct(pos).tolist()
+            out.append(doc)
+        return out
+
+
+@component
+class FaissEmbeddingRetriever:
+    """Retrieves the documents of a :class:`FaissDocumentStore` most similar to a query embedding.
+
+    :param document_store: the store to query.
+    :param top_k: documents returned per query.
+    :param return_embedding: return the documents' embeddings (default: the store's setting).
+    :raises PipelineError: if ``document_store`` is not a :class:`FaissDocumentStore`.
+    """
+
+    def __init__(
+        self, document_store: FaissDocumentStore, top_k: int = 10, return_embedding: bool | None = None
+    ) -> None:
+        if not isinstance(document_store, FaissDocumentStore):
+            raise PipelineError("FaissEmbeddingRetriever needs a FaissDocumentStore")
+        self.document_store = document_store
+        self.top_k = top_k
+        self.return_embedding = return_embedding
+
+    def to_dict(self) -> dict[str, Any]:
+        """Serialize the retriever and its store's parameters."""
+        return default_to_dict(
+            self, document_store=self.document_store.to_dict(), top_k=self.top_k, return_embedding=self.return_embedding
+        )
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> FaissEmbeddingRetriever:
+        """Build a retriever (and its store) from :meth:`to_dict`'s output."""
+        params = dict(data.get("init_parameters") or {})
+        store = params.get("document_store")
+        if isinstance(store, dict):
+            params["document_store"] = FaissDocumentStore.from_dict(store)
+        return default_from_dict(cls, {**data, "init_parameters": params})
+
+    def prefetch_embeddings(self, query_embeddings: Sequence[Any], top_k: int | None = None) -> None:
+        """Search query embeddings in one batch before they are run one by one (:meth:`FaissDocumentStore.prefetch`)."""
+        self.document_store.prefetch(query_embeddings, self.top_k if top_k is None else top_k)
+
+    @component.output_types(documents=list[Document])
+    def run(self, query_embedding: list[float], top_k: int | None = None) -> dict[str, list[Document]]:
+        """The best ``top_k`` documents for ``query_embedding``, best first."""
+        return {
+            "documents": self.document_store.embedding_retrieval(
+                query_embedding, self.top_k if top_k is None else top_k, self.return_embedding
+            )
+        }
+
+
+__all__ = ["SIMILARITIES", "FaissDocumentStore", "FaissEmbeddingRetriever"]

@@ -1,0 +1,192 @@
+"""The FAISS vector engine (FaissDocumentStore, FaissEmbeddingRetriever): a Haystack store and component,
+exact cosine and dot-product search checked against numpy, batched searches equal to one-query ones,
+duplicate policies, bad embeddings named, and BEIR's numbers on its own run."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+pytest.importorskip("faiss")
+
+from haystack import Document, Pipeline
+from haystack.components.writers import DocumentWriter
+from haystack.document_stores.errors import DuplicateDocumentError
+from haystack.document_stores.types import DuplicatePolicy
+
+from haystack_irmetrics.beir.faiss_store import FaissDocumentStore, FaissEmbeddingRetriever
+from haystack_irmetrics.components.loading import load_pipeline
+from haystack_irmetrics.errors import MissingDependencyError, PipelineError
+
+DENSE = importlib.util.find_spec("haystack_integrations.components.embedders.sentence_transformers") is not None
+
+
+def _docs(vectors: np.ndarray, prefix: str = "d") -> list[Document]:
+    return [
+        Document(id=f"{prefix}{i}", content=f"text {i}", meta={"beir_id": f"{prefix}{i}"}, embedding=v.tolist())
+        for i, v in enumerate(vectors)
+    ]
+
+
+def _oracle(vectors: np.ndarray, query: np.ndarray, similarity: str) -> np.ndarray:
+    """Every document's score by numpy in float64 (the reference the FAISS scores must match)."""
+    v, q = vectors.astype(np.float64), query.astype(np.float64)
+    if similarity == "cosine":
+        v = v / np.linalg.norm(v, axis=1, keepdims=True)
+        q = q / np.linalg.norm(q)
+    return v @ q
+
+
+@pytest.mark.parametrize("similarity", ["cosine", "dot_product"])
+def test_hits_are_every_document_ranked_by_the_exact_similarity(similarity):
+    rng = np.random.default_rng(7)
+    vectors = rng.standard_normal((200, 16)).astype(np.float32)
+    store = FaissDocumentStore(similarity=similarity)
+    store.write_documents(_docs(vectors))
+    retriever = FaissEmbeddingRetriever(store, top_k=500)
+    for query in rng.standard_normal((5, 16)).astype(np.float32):
+        hits = retriever.run(query_embedding=query.tolist())["documents"]
+        assert len(hits) == 200  # top_k beyond the corpus: every document once
+        expected = _oracle(vectors, query, similarity)
+        scores = np.array([d.score for d in hits])
+        got = expected[[int(d.id[1:]) for d in hits]]
+        np.testing.assert_allclose(scores, got, rtol=1e-5, atol=1e-5)
+        assert (np.diff(scores) <= 0).all()  # best first
+        assert [d.id for d in hits[:10]] == [f"d{i}" for i in np.argsort(-expected, kind="stable")[:10]]
+
+
+def test_a_batch_of_queries_gives_exactly_what_each_query_alone_gives_ties_included():
+    rng = np.random.default_rng(3)
+    base = rng.standard_normal((40, 8)).astype(np.float32)
+    vectors = np.concatenate([base, base, 2 * base])  # every score tied three times (cosine)
+    store = FaissDocumentStore(index="batch")
+    store.write_documents(_docs(vectors))
+    queries = [q.tolist() for q in rng.standard_normal((30, 8)).astype(np.float32)]
+    alone = [[(d.id, d.score) for d in store.embedding_retrieval(q, top_k=50)] for q in queries]
+    store.prefetch(queries, top_k=50)
+    assert len(store._index.prefetched) == 30
+    batched = [[(d.id, d.score) for d in store.embedding_retrieval(q, top_k=50)] for q in queries]
+    assert batched == alone
+    assert store._index.prefetched == {}  # each prefetched result is read once
+
+
+def test_stored_documents_keep_no_embedding_and_the_callers_documents_are_not_changed():
+    vectors = np.eye(3, dtype=np.float32)
+    docs = _docs(vectors)
+    before = [d.to_dict() for d in docs]
+    store = FaissDocumentStore(return_embedding=False)
+    assert store.write_documents(docs) == 3
+    assert [d.to_dict() for d in docs] == before
+    assert all(d.embedding is None for d in store.filter_documents())
+    [hit] = store.embedding_retrieval([0.0, 2.0, 0.0], top_k=1)
+    assert (hit.id, hit.score, hit.embedding, hit.meta) == ("d1", 1.0, None, {"beir_id": "d1"})
+    assert all(d.score is None for d in store.filter_documents())  # a hit is a copy
+    [with_vector] = FaissEmbeddingRetriever(store, top_k=1, return_embedding=True).run(query_embedding=[0, 0, 3])[
+        "documents"
+    ]
+    assert with_vector.embedding == [0.0, 0.0, 1.0]  # the stored (normalised) vector
+
+
+def test_duplicates_follow_the_policy_and_an_overwrite_replaces_the_vector():
+    store = FaissDocumentStore(index="dups", shared=True)
+    reader = FaissDocumentStore(index="dups", shared=True)
+    pipe = Pipeline()
+    pipe.add_component("writer", DocumentWriter(document_store=store))
+    pipe.run({"writer": {"documents": _docs(np.eye(3, dtype=np.float32))}})
+    assert reader.count_documents() == 3
+    assert [d.id for d in reader.embedding_retrieval([1, 0, 0], top_k=1)] == ["d0"]
+    moved = Document(id="d0", content="moved", meta={"beir_id": "d0"}, embedding=[0.0, 0.1, 5.0])
+    with pytest.raises(DuplicateDocumentError, match="d0"):
+        reader.write_documents([moved])
+    assert reader.write_documents([moved], policy=DuplicatePolicy.SKIP) == 0
+    assert reader.write_documents([moved, *_docs(np.ones((1, 3), np.float32), "n")], DuplicatePolicy.OVERWRITE) == 2
+    hits = reader.embedding_retrieval([0, 0.1, 5], top_k=2)
+    assert [(d.id, d.content) for d in hits] == [("d0", "moved"), ("d2", "text 2")]
+    assert hits[0].score == pytest.approx(1.0) and reader.count_documents() == 4
+    reader.delete_documents(["d2", "not-there"])
+    assert [d.id for d in reader.embedding_retrieval([0, 0, 1], top_k=4)] == ["d0", "n0", "d1"]
+    store.delete_all_documents()
+    assert reader.count_documents() == 0 and reader.embedding_retrieval([0, 0, 1]) == []
+
+
+@pytest.mark.parametrize(
+    ("embedding", "message"),
+    [
+        (None, "document 'bad' has no embedding"),
+        ([1.0, 2.0], "document 'bad' has an embedding of 2 dimensions where the index 'default' holds 3"),
+        ([1.0, float("nan"), 0.0], "document 'bad' has a NaN or infinite embedding value"),
+    ],
+)
+def test_a_bad_embedding_is_named_and_nothing_of_its_batch_is_written(embedding, message):
+    store = FaissDocumentStore()
+    store.write_documents(_docs(np.eye(3, dtype=np.float32)))
+    bad = Document(id="bad", content="x", embedding=embedding)
+    with pytest.raises(PipelineError, match=message):
+        store.write_documents([*_docs(np.ones((1, 3), np.float32), "ok"), bad])
+    assert store.count_documents() == 3
+
+
+def test_bad_queries_filters_and_stores_are_refused_with_a_message():
+    store = FaissDocumentStore()
+    store.write_documents(_docs(np.eye(3, dtype=np.float32)))
+    with pytest.raises(PipelineError, match="shape"):
+        store.embedding_retrieval([1.0, 0.0])
+    with pytest.raises(PipelineError, match="NaN"):
+        store.embedding_retrieval([1.0, float("inf"), 0.0])
+    with pytest.raises(PipelineError, match="list of numbers"):
+        store.embedding_retrieval(["a", "b", "c"])
+    with pytest.raises(PipelineError, match="filters"):
+        store.filter_documents({"field": "meta.x", "operator": "==", "value": 1})
+    with pytest.raises(PipelineError, match="similarity"):
+        FaissDocumentStore(similarity="l2")
+    with pytest.raises(PipelineError, match="FaissDocumentStore"):
+        FaissEmbeddingRetriever(document_store=object())
+
+
+def test_a_zero_vector_scores_zero_under_cosine_instead_of_nan():
+    store = FaissDocumentStore()
+    store.write_documents(_docs(np.array([[0, 0, 0], [1, 0, 0]], dtype=np.float32)))
+    hits = store.embedding_retrieval([1, 0, 0], top_k=2)
+    assert [(d.id, d.score) for d in hits] == [("d1", 1.0), ("d0", 0.0)]
+
+
+def test_retriever_round_trips_through_to_dict_yaml_and_load_pipeline():
+    retriever = FaissEmbeddingRetriever(FaissDocumentStore(index="x", similarity="dot_product"), top_k=7)
+    again = FaissEmbeddingRetriever.from_dict(retriever.to_dict())
+    assert again.to_dict() == retriever.to_dict() and again.top_k == 7
+    assert again.document_store.similarity == "dot_product"
+    pipe = Pipeline()
+    pipe.add_component("retriever", retriever)
+    loaded = load_pipeline(pipe.dumps())
+    assert loaded.get_component("retriever").to_dict() == retriever.to_dict()
+
+
+def test_without_faiss_the_store_names_the_dense_extra(monkeypatch):
+    import sys
+
+    store = FaissDocumentStore()
+    store.write_documents(_docs(np.eye(3, dtype=np.float32)))
+    monkeypatch.setitem(sys.modules, "faiss", None)
+    with pytest.raises(MissingDependencyError, match=r"haystack-irmetrics\[dense\]"):
+        store.embedding_retrieval([1, 0, 0])
+
+
+@pytest.mark.skipif(not DENSE, reason="the dense extra (sentence-transformers-haystack)")
+@pytest.mark.parametrize("retriever", ["dense", "dense-qdrant", "hybrid"])
+def test_each_dense_engine_gives_beirs_numbers_on_its_own_run(retriever, tmp_path, monkeypatch):
+    if retriever == "dense-qdrant":
+        pytest.importorskip("haystack_integrations.document_stores.qdrant")
+    from haystack_irmetrics.beir import load_beir, run_beir, sample_path
+
+    from .test_beir_run import beir_reference
+
+    monkeypatch.setenv("IRMETRICS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    run = run_beir(retriever=retriever, progress=False)
+    qrels = load_beir(sample_path()).qrels
+    assert run.means == beir_reference(qrels, run.results, [1, 3, 5, 10, 100, 1000])
+    if retriever != "hybrid":  # FAISS and Qdrant rank the same vectors by the same cosine
+        other = run_beir(retriever="dense-qdrant" if retriever == "dense" else "dense", progress=False)
+        assert other.means == run.means
