@@ -286,7 +286,7 @@ def test_without_progress_the_model_loaders_bars_are_off_while_warming_up_and_re
     pytest.importorskip("transformers")
     from transformers.utils import logging as hf_logging
 
-    from haystack_irmetrics.beir.pipelines import _model_loading_bars
+    from haystack_irmetrics.beir.models import model_loading_bars as _model_loading_bars
 
     assert hf_logging.is_progress_bar_enabled()
     with _model_loading_bars(False):

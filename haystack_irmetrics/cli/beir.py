@@ -64,7 +64,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     beir.add_argument(
         "--no-cache",
         action="store_true",
-        help="neither read nor write corpus embeddings and bm25s indexes in $IRMETRICS_CACHE_DIR",
+        help="neither read nor write corpus and query embeddings and bm25s indexes in $IRMETRICS_CACHE_DIR",
     )
     beir.add_argument("--split", default="test", help="qrels split")
     beir.add_argument("-k", type=ints, default=list(DEFAULT_K_VALUES), help="cutoffs")

@@ -1,4 +1,4 @@
-"""``irmetrics cache list|clear``: the corpus embeddings and bm25s indexes cached under ``$IRMETRICS_CACHE_DIR``
+"""``irmetrics cache list|clear``: the corpus and query embeddings and bm25s indexes cached under ``$IRMETRICS_CACHE_DIR``
 (:mod:`haystack_irmetrics.beir.cache`). Imports only the standard library and numpy until it runs.
 """
 
@@ -12,9 +12,9 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add ``cache`` to the ``irmetrics`` subcommands."""
     cache = sub.add_parser(
         "cache",
-        help="list or clear the cached corpus embeddings and bm25s indexes of irmetrics beir",
+        help="list or clear the cached corpus and query embeddings and bm25s indexes of irmetrics beir",
         description=(
-            "irmetrics beir caches corpus embeddings (keyed by model, embedder settings and the exact texts, so by "
+            "irmetrics beir caches corpus and query embeddings (keyed by model, embedder settings and the exact texts, so by "
             "corpus content and chunking) and bm25s indexes (keyed by documents and BM25 parameters) under "
             "$IRMETRICS_CACHE_DIR (default ~/.cache/haystack_irmetrics). Named BEIR datasets kept there are not "
             "cache entries and are never cleared."
