@@ -15,6 +15,7 @@ from haystack_irmetrics.beir.cache import (
     CachingEmbeddingBackend,
     cache_entries,
     clear_cache,
+    embed_queries_in_batches,
     embedding_cache_folder,
 )
 from haystack_irmetrics.cli import main
@@ -70,6 +71,32 @@ def test_a_damaged_entry_is_embedded_again(cache_dir):
     npy.write_bytes(b"not numpy")
     assert backend.embed(["x y"]) == [[3.0, 1.0, 0.25]] and backend.misses == 2
     assert not list((cache_dir / "m").glob(".*.tmp"))  # written through a temporary name
+
+
+def test_queries_embedded_in_a_batch_are_read_back_and_an_unexpected_text_is_embedded_but_not_cached(cache_dir):
+    class Embedder:  # what embed_queries_in_batches reads of a SentenceTransformersTextEmbedder
+        prefix, suffix, batch_size, normalize_embeddings, precision, encode_kwargs = (
+            "q: ",
+            "",
+            32,
+            False,
+            "float32",
+            None,
+        )
+
+    inner = FakeBackend()
+    embedder = Embedder()
+    embedder.embedding_backend = CachingEmbeddingBackend(inner, cache_dir / "m")
+    vectors = embed_queries_in_batches(embedder, ["a b", "c", "a b"])
+    assert inner.calls == [["q: a b", "q: c"]]  # one call, each text once
+    first, second = np.asarray(FakeBackend().embed(["q: a b", "q: c"]), dtype=np.float32).tolist()
+    assert vectors == [first, second, first]  # in query order, float32 as stored
+    assert embedder.embedding_backend.embed(["q: c"]) == [vectors[1]] and len(inner.calls) == 1
+    embedder.embedding_backend.embed(["q: rewritten by the pipeline"])
+    assert len(inner.calls) == 2 and len(list((cache_dir / "m").glob("*.npy"))) == 1
+    again = Embedder()  # a second run: the batch comes from the cache
+    again.embedding_backend = CachingEmbeddingBackend(inner, cache_dir / "m")
+    assert embed_queries_in_batches(again, ["a b", "c", "a b"]) == vectors and len(inner.calls) == 2
 
 
 def test_the_model_folder_is_keyed_by_model_and_settings_not_by_the_progress_bar():

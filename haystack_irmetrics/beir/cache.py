@@ -168,7 +168,10 @@ class PrecomputedQueryBackend:
     def embed(self, data: list[Any], **kwargs: Any) -> list[list[float]]:
         if len(data) == 1 and isinstance(data[0], str) and data[0] in self.table:
             return [self.table[data[0]]]
-        return self.inner.embed(data, **kwargs)
+        # A text the batch did not hold (a pipeline that rewrites the query first): embedded alone and
+        # not cached, so that a run does not leave one cache file per query behind.
+        model = self.inner.inner if isinstance(self.inner, CachingEmbeddingBackend) else self.inner
+        return model.embed(data, **kwargs)
 
 
 def embed_queries_in_batches(embedder: Any, queries: Sequence[str], batch_size: int = 64) -> list[list[float]]:
