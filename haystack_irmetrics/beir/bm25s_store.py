@@ -1,7 +1,7 @@
 """Lucene's BM25 through bm25s, as a Haystack document store and retriever component.
 
-:class:`BM25sDocumentStore` keeps Haystack :class:`~haystack.Document` objects, as
-``InMemoryDocumentStore`` does, and scores them with `bm25s <https://github.com/xhluca/bm25s>`_
+:class:`BM25sDocumentStore` keeps Haystack :class:`~haystack.Document` objects (without their
+embeddings), as ``InMemoryDocumentStore`` does, and scores them with `bm25s <https://github.com/xhluca/bm25s>`_
 (sparse matrices, ``method="lucene"``), analysed as Lucene's ``EnglishAnalyzer`` (Anserini's BEIR
 runs): lowercased word tokens (``\\w+``), Lucene's 33 English stop words, the Porter stemmer
 (PyStemmer). Defaults are Anserini's BEIR parameters, ``k1 = 0.9``, ``b = 0.4``. On SciFact this
@@ -112,10 +112,19 @@ class BM25sDocumentStore:
         return list(self._index.documents)
 
     def write_documents(self, documents: list[Document], policy: DuplicatePolicy = DuplicatePolicy.NONE) -> int:
-        """Add ``documents``; the index is rebuilt on the next query. Returns how many were written."""
+        """Add ``documents``; the index is rebuilt on the next query. Returns how many were written.
+
+        Documents are kept without their embedding (BM25 reads the text only); the caller's are not changed.
+        """
         idx = self._index
         written = 0
+        new = object.__new__
         for doc in documents:
+            if doc.embedding is not None:  # BM25 reads text only: a copy without the vector (memory, and
+                # a hybrid pipeline would deep-copy 384 floats per hit into its joiner)
+                doc, original = new(Document), doc
+                doc.__dict__.update(original.__dict__)
+                doc.__dict__["embedding"] = None
             pos = idx.positions.get(doc.id)
             if pos is not None:
                 if policy == DuplicatePolicy.SKIP:
