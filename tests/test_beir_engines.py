@@ -54,6 +54,16 @@ def test_lucene_analysis_stems_drops_stop_words_and_returns_only_matching_docume
     assert all(d.score is None for d in retriever.document_store.filter_documents())
 
 
+def test_documents_are_stored_without_their_embedding_and_the_callers_keep_theirs():
+    docs = [Document(id=d.id, content=d.content, meta=d.meta, embedding=[0.5, 0.25]) for d in DOCS]
+    store = BM25sDocumentStore()
+    assert store.write_documents(docs) == 3
+    assert all(d.embedding == [0.5, 0.25] for d in docs)
+    assert all(d.embedding is None for d in store.filter_documents())
+    [hit] = store.bm25_retrieval("pasta")
+    assert (hit.id, hit.embedding, hit.content) == ("c", None, "Cooking pasta at home")
+
+
 def test_retriever_round_trips_through_to_dict_yaml_and_load_pipeline():
     retriever = BM25sRetriever(BM25sDocumentStore(index="x", k1=1.2, b=0.75, stemmer=None), top_k=7)
     again = BM25sRetriever.from_dict(retriever.to_dict())
