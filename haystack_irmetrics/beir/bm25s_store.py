@@ -24,19 +24,18 @@ import json
 import os
 from typing import Any
 
-from haystack import Document, component, default_from_dict, default_to_dict
+from haystack import Document, component, default_to_dict
 from haystack.document_stores.errors import DuplicateDocumentError
 from haystack.document_stores.types import DuplicatePolicy
 
 from .._extras import require
 from ..errors import PipelineError
+from ._stores import InProcessStore, copy_document, retriever_from_dict
 from .cache import cache_root, write_entry
 from .pipelines import BM25S_HINT
 
 #: Lucene's ``\w+`` word tokens (bm25s' default, ``\w\w+``, drops one-character tokens).
 TOKEN_PATTERN = r"(?u)\b\w+\b"
-#: Indexes shared by name (``shared=True``), as ``InMemoryDocumentStore`` shares its indexes.
-_SHARED: dict[str, _Index] = {}
 
 
 class _Index:
@@ -52,7 +51,7 @@ class _Index:
         self.prefetched: dict[tuple[str, int], tuple[Any, Any]] = {}
 
 
-class BM25sDocumentStore:
+class BM25sDocumentStore(InProcessStore):
     """A Haystack document store scored by bm25s with Lucene's BM25 and English analysis.
 
     :param index: name of the index; with ``shared``, stores of the same name share documents.
@@ -74,14 +73,12 @@ class BM25sDocumentStore:
         stopwords: str | list[str] | None = "en",
         cache: bool = True,
     ) -> None:
-        self.index = index
-        self.shared = shared
+        self._attach(index, shared, _Index)
         self.k1 = k1
         self.b = b
         self.stemmer = stemmer
         self.stopwords = stopwords
         self.cache = cache
-        self._index = _SHARED.setdefault(index, _Index()) if shared else _Index()
 
     def to_dict(self) -> dict[str, Any]:
         """Serialize the store's parameters (not its documents)."""
@@ -96,21 +93,6 @@ class BM25sDocumentStore:
             cache=self.cache,
         )
 
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> BM25sDocumentStore:
-        """Build a store from :meth:`to_dict`'s output."""
-        return default_from_dict(cls, data)
-
-    def count_documents(self) -> int:
-        """How many documents the store holds."""
-        return len(self._index.documents)
-
-    def filter_documents(self, filters: dict[str, Any] | None = None) -> list[Document]:
-        """Every document (filters are not supported)."""
-        if filters:
-            raise PipelineError("BM25sDocumentStore does not support filters")
-        return list(self._index.documents)
-
     def write_documents(self, documents: list[Document], policy: DuplicatePolicy = DuplicatePolicy.NONE) -> int:
         """Add ``documents``; the index is rebuilt on the next query. Returns how many were written.
 
@@ -118,13 +100,9 @@ class BM25sDocumentStore:
         """
         idx = self._index
         written = 0
-        new = object.__new__
         for doc in documents:
             if doc.embedding is not None:  # BM25 reads text only: a copy without the vector (memory, and
-                # a hybrid pipeline would deep-copy 384 floats per hit into its joiner)
-                doc, original = new(Document), doc
-                doc.__dict__.update(original.__dict__)
-                doc.__dict__["embedding"] = None
+                doc = copy_document(doc, "embedding", None)  # a hybrid pipeline deep-copies each hit)
             pos = idx.positions.get(doc.id)
             if pos is not None:
                 if policy == DuplicatePolicy.SKIP:
@@ -246,15 +224,10 @@ class BM25sDocumentStore:
             hit = (found[0], scores[0])
         out = []
         documents = idx.documents
-        new = object.__new__
         for pos, score in zip(hit[0].tolist(), hit[1].tolist()):
             if score <= 0:  # documents without any query term: Lucene does not return them
                 break
-            # A shallow copy with the score, as copy.copy makes it (Document's __init__ costs 8 µs a copy).
-            doc = new(Document)
-            doc.__dict__.update(documents[pos].__dict__)
-            doc.__dict__["score"] = score
-            out.append(doc)
+            out.append(copy_document(documents[pos], "score", score))
         return out
 
 
@@ -279,11 +252,7 @@ class BM25sRetriever:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> BM25sRetriever:
         """Build a retriever (and its store) from :meth:`to_dict`'s output."""
-        params = dict(data.get("init_parameters") or {})
-        store = params.get("document_store")
-        if isinstance(store, dict):
-            params["document_store"] = BM25sDocumentStore.from_dict(store)
-        return default_from_dict(cls, {**data, "init_parameters": params})
+        return retriever_from_dict(cls, BM25sDocumentStore, data)
 
     def prefetch(self, queries: list[str], top_k: int | None = None) -> None:
         """Score ``queries`` in one batch before they are run one by one (:meth:`BM25sDocumentStore.prefetch`)."""

@@ -27,17 +27,16 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from haystack import Document, component, default_from_dict, default_to_dict
+from haystack import Document, component, default_to_dict
 from haystack.document_stores.errors import DuplicateDocumentError
 from haystack.document_stores.types import DuplicatePolicy
 
 from .._extras import require
 from ..errors import PipelineError
+from ._stores import InProcessStore, copy_document, retriever_from_dict
 
 #: The similarities :class:`FaissDocumentStore` supports (Haystack's names).
 SIMILARITIES = ("cosine", "dot_product")
-#: Indexes shared by name (``shared=True``), as ``InMemoryDocumentStore`` shares its indexes.
-_SHARED: dict[str, _Index] = {}
 
 
 class _Index:
@@ -65,7 +64,7 @@ class _Index:
         return np.concatenate(parts) if len(parts) > 1 else parts[0]
 
 
-class FaissDocumentStore:
+class FaissDocumentStore(InProcessStore):
     """A Haystack document store searched exactly by FAISS (``IndexFlatIP``).
 
     :param index: name of the index; with ``shared``, stores of the same name share documents.
@@ -84,11 +83,9 @@ class FaissDocumentStore:
     ) -> None:
         if similarity not in SIMILARITIES:
             raise PipelineError(f"FaissDocumentStore: similarity must be one of {SIMILARITIES}, got {similarity!r}")
-        self.index = index
-        self.shared = shared
+        self._attach(index, shared, _Index)
         self.similarity = similarity
         self.return_embedding = return_embedding
-        self._index = _SHARED.setdefault(index, _Index()) if shared else _Index()
 
     def to_dict(self) -> dict[str, Any]:
         """Serialize the store's parameters (not its documents)."""
@@ -99,21 +96,6 @@ class FaissDocumentStore:
             similarity=self.similarity,
             return_embedding=self.return_embedding,
         )
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> FaissDocumentStore:
-        """Build a store from :meth:`to_dict`'s output."""
-        return default_from_dict(cls, data)
-
-    def count_documents(self) -> int:
-        """How many documents the store holds."""
-        return len(self._index.documents)
-
-    def filter_documents(self, filters: dict[str, Any] | None = None) -> list[Document]:
-        """Every document, without its embedding (filters are not supported)."""
-        if filters:
-            raise PipelineError("FaissDocumentStore does not support filters")
-        return list(self._index.documents)
 
     def _rows(self, documents: Sequence[Document]) -> np.ndarray:
         """The documents' embeddings as float32 rows (normalised for cosine), checked."""
@@ -168,13 +150,8 @@ class FaissDocumentStore:
         chosen = [documents[i] for i in sorted(keep.values())]
         rows = self._rows(chosen)
         idx.dim = rows.shape[1]
-        new = object.__new__
-        stored = []
-        for doc in chosen:  # kept without the embedding: the vectors live in the index once
-            copy = new(Document)
-            copy.__dict__.update(doc.__dict__)
-            copy.__dict__["embedding"] = None
-            stored.append(copy)
+        # Kept without the embedding: the vectors live in the index once.
+        stored = [copy_document(doc, "embedding", None) for doc in chosen]
         replaced = [idx.positions[d.id] for d in chosen if d.id in idx.positions]
         if replaced:  # an overwrite: the index is rebuilt from every row
             everything = np.array(idx.rows(), copy=True)
@@ -284,15 +261,11 @@ class FaissDocumentStore:
             hit = (positions[0], scores[0])
         with_vectors = self.return_embedding if return_embedding is None else return_embedding
         documents = idx.documents
-        new = object.__new__
         out = []
         for pos, score in zip(hit[0].tolist(), hit[1].tolist()):
             if pos < 0:  # FAISS pads with -1 when fewer than k rows exist
                 break
-            # A shallow copy with the score, as copy.copy makes it (Document's __init__ costs 8 µs a copy).
-            doc = new(Document)
-            doc.__dict__.update(documents[pos].__dict__)
-            doc.__dict__["score"] = score
+            doc = copy_document(documents[pos], "score", score)
             if with_vectors:
                 doc.__dict__["embedding"] = idx.faiss.reconstruct(pos).tolist()
             out.append(doc)
@@ -327,11 +300,7 @@ class FaissEmbeddingRetriever:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> FaissEmbeddingRetriever:
         """Build a retriever (and its store) from :meth:`to_dict`'s output."""
-        params = dict(data.get("init_parameters") or {})
-        store = params.get("document_store")
-        if isinstance(store, dict):
-            params["document_store"] = FaissDocumentStore.from_dict(store)
-        return default_from_dict(cls, {**data, "init_parameters": params})
+        return retriever_from_dict(cls, FaissDocumentStore, data)
 
     def prefetch_embeddings(self, query_embeddings: Sequence[Any], top_k: int | None = None) -> None:
         """Search query embeddings in one batch before they are run one by one (:meth:`FaissDocumentStore.prefetch`)."""
