@@ -6,7 +6,7 @@
 # For each version it finds (pythonX.Y on PATH, else a pyenv install), it makes .venvs/pyX.Y, installs
 # the package there (building the compiled scan for that interpreter) with the oracles, and runs the
 # compiled-vs-Python differential tests, the oracle tests against pytrec_eval and BEIR's evaluation
-# module, and the component tests. beir goes in with --no-deps: its evaluation module needs only
+# module, the component tests, and the FAISS store (faiss-cpu's wheel on each interpreter). beir goes in with --no-deps: its evaluation module needs only
 # pytrec_eval, and its other dependencies pull torch. Versions not on this machine are reported and
 # skipped; SKIP_PYTHON=X.Y leaves one out (make test runs the whole suite on that one).
 set -uo pipefail
@@ -20,6 +20,7 @@ MODULES=(
   tests/test_differential.py tests/test_ranked.py tests/test_kernels.py tests/test_goldens.py
   tests/test_measures_crosscheck.py tests/test_real_data.py
   tests/test_components.py tests/test_components_fastpath.py tests/test_components_parity.py
+  tests/test_beir_faiss.py
 )
 
 find_python() {
@@ -49,7 +50,7 @@ for v in "${versions[@]}"; do
   echo "== python$v ($py) -> $env"
   start=$SECONDS
   if ! { [ -x "$env/bin/python" ] || "$py" -m venv "$env"; } ||
-     ! "$env/bin/python" -m pip install -q -e . "pytest>=8" "hypothesis>=6.100" "pytrec-eval-terrier==0.5.11" ||
+     ! "$env/bin/python" -m pip install -q -e . "pytest>=8" "hypothesis>=6.100" "pytrec-eval-terrier==0.5.11" "faiss-cpu>=1.9" ||
      ! "$env/bin/python" -m pip install -q --no-deps "beir==2.2.0"; then
     summary+=("python$v: install FAILED"); status=1; continue
   fi
