@@ -20,7 +20,15 @@ from haystack_irmetrics.beir.faiss_store import FaissDocumentStore, FaissEmbeddi
 from haystack_irmetrics.components.loading import load_pipeline
 from haystack_irmetrics.errors import MissingDependencyError, PipelineError
 
-DENSE = importlib.util.find_spec("haystack_integrations.components.embedders.sentence_transformers") is not None
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # its parent package is missing (the other interpreters' minimal installs)
+        return False
+
+
+DENSE = _installed("haystack_integrations.components.embedders.sentence_transformers")
 
 
 def _docs(vectors: np.ndarray, prefix: str = "d") -> list[Document]:

@@ -232,7 +232,9 @@ def test_unusable_user_yaml_is_a_pipeline_error_saying_why(tmp_path, body, messa
 
 
 def test_unknown_retriever_is_an_error_listing_the_builtins():
-    with pytest.raises(PipelineError, match=r"neither a built-in pipeline \(bm25, haystack-bm25, dense, dense-qdrant, hybrid\)"):
+    with pytest.raises(
+        PipelineError, match=r"neither a built-in pipeline \(bm25, haystack-bm25, dense, dense-qdrant, hybrid\)"
+    ):
         load_beir_pipelines("splade")
 
 
