@@ -133,8 +133,12 @@ def cli_run(args: list[str], env: dict[str, str]) -> dict:
     cpu = _children_cpu() - cpu_before
     if proc.returncode != 0:
         return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}"}
-    rss = [line.split()[1] for line in proc.stderr.splitlines() if line.startswith("MAXRSS")]
-    return {**json.loads(proc.stdout), "wall_s": wall, "cpu_s": cpu, "max_rss_mb": int(rss[0]) / 1024 if rss else None}
+    summary = json.loads(proc.stdout)
+    # The run resets the kernel's RSS high-water mark at each phase (its per-phase peaks), which also lowers
+    # what /usr/bin/time reads at exit when the peak came in an earlier phase: take the higher of the two.
+    rss = [int(line.split()[1]) / 1024 for line in proc.stderr.splitlines() if line.startswith("MAXRSS")]
+    peak = max([*rss, *(summary.get("peak_rss_mb") or {}).values()], default=None)
+    return {**summary, "wall_s": wall, "cpu_s": cpu, "max_rss_mb": peak}
 
 
 def _children_cpu() -> float:
