@@ -8,7 +8,9 @@ in MB (2^20 bytes). On Linux the kernel's high-water mark (``VmHWM``) is reset w
 (``/proc/self/clear_refs``), so each phase reports its own peak; where that is not possible (other
 systems, or a kernel that refuses), it is the process's peak so far (``ru_maxrss``), which never
 goes down from one phase to the next. It counts what is resident: the Python objects, the document
-store, the loaded models, and the shared libraries the process mapped.
+store, the loaded models, and the shared libraries the process mapped. Resetting the mark also lowers
+what a parent process reads at exit (``ru_maxrss`` of a child, ``/usr/bin/time``) when the peak came
+in an earlier phase: the process's peak is the largest of the phases'.
 """
 
 from __future__ import annotations
