@@ -3,15 +3,16 @@
 The root is ``$IRMETRICS_CACHE_DIR``, default ``~/.cache/haystack_irmetrics``. Two kinds of entries
 live there (named BEIR datasets, in ``beir/`` by default, are not cache entries and are never cleared):
 
-- ``embeddings/<model key>/``: what one SentenceTransformers document or text embedder (model and every
-  parameter that changes a vector: the model's name or folder, prefix, suffix, normalisation,
-  precision, batch size, ...; the key of ``model.json``) produced. Each call of the embedder (a batch of
-  up to 10,000 documents or chunks, or of up to 1,000 queries) is one ``<texts key>.npy`` (float32, one row per text, in order)
-  with ``<texts key>.json`` (how many texts, the vectors' dimension), keyed by the SHA-256 of
-  the exact texts embedded. The texts are the documents' contents after chunking, so a changed
-  corpus, a changed chunking or another model misses and is embedded again, while an unchanged one
-  embeds nothing; a run whose vectors are all cached does not even load the model. The vectors read back are the float32 values the model produced, so a run from the
-  cache gives the same numbers.
+- ``embeddings/<model key>/``: what one SentenceTransformers document or text embedder (model and
+  every parameter that changes a vector: the model's name or folder, prefix, suffix, normalisation,
+  precision, batch size, ...; the key of ``model.json``) produced. Each call of the embedder (a batch
+  of up to 10,000 documents or chunks, or of up to 1,000 queries) is one ``<texts key>.npy`` (float32,
+  one row per text, in order) with ``<texts key>.json`` (how many texts, the vectors' dimension),
+  keyed by the SHA-256 of the exact texts embedded. The texts are the documents' contents after
+  chunking, so a changed corpus, a changed chunking or another model misses and is embedded again,
+  while an unchanged one embeds nothing; a run whose vectors are all cached does not even load the
+  model. The vectors read back are the float32 values the model produced, so a run from the cache
+  gives the same numbers.
 - ``bm25s/<key>/``: a bm25s index (:mod:`haystack_irmetrics.beir.bm25s_store`), keyed by the
   documents' ids and contents and the analysis and BM25 parameters.
 

@@ -24,6 +24,7 @@ faiss-cpu (the ``dense`` extra) is imported when the first index is built.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import compress
 from typing import Any
 
 import numpy as np
@@ -109,8 +110,7 @@ class FaissDocumentStore(InProcessStore):
             rows = np.array([doc.embedding for doc in documents], dtype=np.float32, ndmin=2)
         except ValueError:  # ragged
             rows = None
-        dims = {len(doc.embedding or ()) for doc in documents}
-        want = idx.dim if idx.dim is not None else next(iter(dims), 0)
+        want = idx.dim if idx.dim is not None else len(documents[0].embedding or ())
         if rows is None or rows.ndim != 2 or rows.shape[1] != want or want == 0:
             bad = next((d for d in documents if len(d.embedding or ()) != want), documents[0])
             raise PipelineError(
@@ -152,25 +152,20 @@ class FaissDocumentStore(InProcessStore):
         idx.dim = rows.shape[1]
         # Kept without the embedding: the vectors live in the index once.
         stored = [copy_document(doc, "embedding", None) for doc in chosen]
-        replaced = [idx.positions[d.id] for d in chosen if d.id in idx.positions]
-        if replaced:  # an overwrite: the index is rebuilt from every row
+        new = np.array([doc.id not in idx.positions for doc in chosen])
+        if not new.all():  # an overwrite: the index is rebuilt from every row
             everything = np.array(idx.rows(), copy=True)
-            appended = []
             for doc, copy, row in zip(chosen, stored, rows):
                 pos = idx.positions.get(doc.id)
-                if pos is None:
-                    idx.positions[doc.id] = len(idx.documents)
-                    idx.documents.append(copy)
-                    appended.append(row)
-                else:
+                if pos is not None:
                     idx.documents[pos] = copy
                     everything[pos] = row
-            idx.faiss, idx.pending = None, [np.concatenate([everything, np.array(appended).reshape(-1, idx.dim)])]
-        else:
-            for doc, copy in zip(chosen, stored):
-                idx.positions[doc.id] = len(idx.documents)
-                idx.documents.append(copy)
-            idx.pending.append(rows)
+            idx.faiss, idx.pending = None, [everything]
+        for doc, copy in compress(zip(chosen, stored), new):
+            idx.positions[doc.id] = len(idx.documents)
+            idx.documents.append(copy)
+        if new.any():
+            idx.pending.append(rows[new])
         idx.prefetched = {}
         return len(chosen)
 
@@ -212,19 +207,20 @@ class FaissDocumentStore(InProcessStore):
             idx.faiss.add(np.ascontiguousarray(part, dtype=np.float32))
         idx.pending = []
 
-    def _query(self, query_embedding: Any) -> np.ndarray:
+    def _queries(self, query_embeddings: Sequence[Any]) -> np.ndarray:
+        """The query embeddings as one float32 matrix (normalised for cosine), checked."""
         idx = self._index
         try:
-            q = np.asarray(query_embedding, dtype=np.float32)
+            q = np.array(query_embeddings, dtype=np.float32, ndmin=2)
         except (TypeError, ValueError):
-            raise PipelineError("FaissDocumentStore: the query embedding must be a list of numbers") from None
-        if q.ndim != 1 or q.shape[0] != idx.dim:
+            raise PipelineError("FaissDocumentStore: a query embedding must be a list of numbers") from None
+        if q.ndim != 2 or q.shape[1] != idx.dim:
             raise PipelineError(
-                f"FaissDocumentStore: a query embedding of shape {q.shape} for an index of {idx.dim} dimensions"
+                f"FaissDocumentStore: query embeddings of shape {q.shape[1:]} for an index of {idx.dim} dimensions"
             )
         if not np.isfinite(q).all():
-            raise PipelineError("FaissDocumentStore: the query embedding has a NaN or infinite value")
-        return self._normalised(q[None])[0]
+            raise PipelineError("FaissDocumentStore: a query embedding has a NaN or infinite value")
+        return self._normalised(q)
 
     def _search(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """The ``k`` best positions and scores of each query, best first, ties by document position.
@@ -266,7 +262,7 @@ class FaissDocumentStore(InProcessStore):
             return
         self._build()
         k = min(top_k, len(idx.documents))
-        queries = np.stack([self._query(q) for q in query_embeddings])
+        queries = self._queries(query_embeddings)
         positions, scores = self._search(queries, k)
         idx.prefetched = {(q.tobytes(), k): (positions[i], scores[i]) for i, q in enumerate(queries)}
 
@@ -283,10 +279,10 @@ class FaissDocumentStore(InProcessStore):
             return []
         self._build()
         k = min(top_k, len(idx.documents))
-        q = self._query(query_embedding)
-        hit = idx.prefetched.pop((q.tobytes(), k), None)
+        q = self._queries([query_embedding])
+        hit = idx.prefetched.pop((q[0].tobytes(), k), None)
         if hit is None:
-            positions, scores = self._search(q[None], k)
+            positions, scores = self._search(q, k)
             hit = (positions[0], scores[0])
         with_vectors = self.return_embedding if return_embedding is None else return_embedding
         documents = idx.documents

@@ -104,10 +104,6 @@ class LazyModel:
                 comp.embedding_backend = standing
         return self._backend
 
-    @property
-    def loaded(self) -> bool:
-        return self._backend is not None
-
     def embed(self, data: list[Any], **kwargs: Any) -> Any:
         return self.load().embed(data, **kwargs)
 
