@@ -58,6 +58,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """Run ``irmetrics report``: write the page (and the exports asked for); say where on stderr."""
     from ..errors import InvalidArgumentError
+    from ..io.output import write_text
     from ..report import build_report, to_csv, to_latex, to_markdown, write_report
 
     if args.depth < 1:
@@ -83,9 +84,7 @@ def run(args: argparse.Namespace) -> int:
     written = [write_report(data, args.output)]
     for path, export in ((args.latex, to_latex), (args.csv, to_csv), (args.markdown, to_markdown)):
         if path:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(export(data))
-            written.append(path)
+            written.append(write_text(path, export(data)))  # whole or not at all, as the page
     for note in data.notes:
         print(f"irmetrics: note: {note}", file=sys.stderr)
     print(f"report: {', '.join(str(p) for p in written)}", file=sys.stderr)

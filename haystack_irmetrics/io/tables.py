@@ -6,6 +6,17 @@ JSON keeps every value exactly as the preset computes it (the beir preset's mean
 markdown and tsv print every value with a fixed number of decimals (:data:`TABLE_DIGITS`: 5 for
 beir, as BEIR rounds; 4 for trec, as trec_eval prints). ``--digits N`` rounds every printed value to
 N decimals in every format (JSON: ``round(value, N)`` of the unrounded value).
+
+Text in a table is written so the table stays a table and opens safely:
+
+* markdown (:func:`markdown_cell`): ``\\`` and ``|`` are escaped (``\\\\``, ``\\|``) and a line end
+  becomes ``<br>``, so a run name or query id cannot end a cell or a row;
+* CSV (:func:`csv_cell`, the report's ``--csv`` and the feedback report's CSV files): a text cell that a
+  spreadsheet would run as a formula (it starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage
+  return) gets a leading ``'``, as OWASP recommends against CSV injection; numbers stay numbers (a
+  negative value is written ``-0.25``);
+* tsv (``irmetrics evaluate --format tsv``) is trec_eval's layout for programs, not spreadsheets: ids
+  are written as they are (a TREC file's ids hold no tab or line end).
 """
 
 from __future__ import annotations
@@ -83,7 +94,7 @@ def markdown_table(result: Any, digits: int | None = None) -> str:
     head = "| measure | " + " | ".join("all" if k is None else f"@{k}" for k in cutoffs) + " |"
     sep = "|---|" + "---:|" * len(cutoffs)
     body = [
-        f"| {fam} | " + " | ".join(_cell(row[k], d) if k in row else "" for k in cutoffs) + " |"
+        f"| {markdown_cell(fam)} | " + " | ".join(_cell(row[k], d) if k in row else "" for k in cutoffs) + " |"
         for fam, row in families.items()
     ]
     return "\n".join([head, sep, *body])
@@ -96,16 +107,47 @@ def per_query_table(result: Any, digits: int | None = None) -> str:
     names = list(result.per_query)
     columns = [result.per_query[name] for name in names]
     queries = list(dict.fromkeys(q for values in columns for q in values))
-    head = "| query | " + " | ".join(names) + " |"
+    head = "| query | " + " | ".join(markdown_cell(n) for n in names) + " |"
     sep = "|---|" + "---:|" * len(names)
     body = [
-        f"| {_md_text(q)} | " + " | ".join(_cell(c[q], d) if q in c else "" for c in columns) + " |" for q in queries
+        f"| {markdown_cell(q)} | " + " | ".join(_cell(c[q], d) if q in c else "" for c in columns) + " |"
+        for q in queries
     ]
     return "\n".join([head, sep, *body])
 
 
-def _md_text(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|")
+def markdown_cell(text: object) -> str:
+    r"""``text`` as one cell of a markdown table: ``\`` and ``|`` escaped, each line end a ``<br>``.
+
+    >>> markdown_cell("a|b\nc")
+    'a\\|b<br>c'
+    """
+    out = str(text).replace("\\", "\\\\").replace("|", "\\|")
+    return out.replace("\r\n", "<br>").replace("\r", "<br>").replace("\n", "<br>")
 
 
-__all__ = ["TABLE_DIGITS", "format_result", "markdown_table", "per_query_table", "table_digits"]
+#: First characters of a CSV text cell a spreadsheet reads as a formula (OWASP's list).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> object:
+    r"""``value`` for a CSV file a spreadsheet may open: text starting with one of :data:`FORMULA_STARTS`
+    gets a leading ``'`` (the spreadsheet shows it as text, not as a formula's result); anything else,
+    numbers included, is returned as it is.
+
+        >>> csv_cell('=HYPERLINK("http://x")'), csv_cell("bm25"), csv_cell(-0.25)
+        ('\'=HYPERLINK("http://x")', 'bm25', -0.25)
+    """
+    return "'" + value if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value
+
+
+__all__ = [
+    "FORMULA_STARTS",
+    "TABLE_DIGITS",
+    "csv_cell",
+    "format_result",
+    "markdown_cell",
+    "markdown_table",
+    "per_query_table",
+    "table_digits",
+]

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from .figure import DEFAULT_DPI, DEFAULT_SIZE, figure, save
+from .figure import DEFAULT_DPI, DEFAULT_SIZE, figure, label, save
 
 
 def plot_delta_histogram(
@@ -56,10 +56,12 @@ def plot_delta_histogram(
         ax.axvline(float(delta.mean()), color="#c44e52", linestyle="--", label=f"mean {delta.mean():+.4f}")
         better, worse = int((delta > 0).sum()), int((delta < 0).sum())
         ax.set_title(
-            f"{metric}: {names[0]} - {names[1]} ({better} better, {worse} worse, {delta.size - better - worse} tied)"
+            label(
+                f"{metric}: {names[0]} - {names[1]} ({better} better, {worse} worse, {delta.size - better - worse} tied)"
+            )
         )
         ax.legend(loc="upper right")
-    ax.set_xlabel(f"per-query difference in {metric}")
+    ax.set_xlabel(label(f"per-query difference in {metric}"))
     ax.set_ylabel("queries")
     return save(fig, path)
 
@@ -91,11 +93,11 @@ def plot_sorted_differences(
     for name, d in sorted_values.items():
         if d.size:
             x = np.linspace(0.0, 100.0, d.size) if d.size > 1 else np.zeros(1)
-            ax.plot(x, d, label=f"{name} (mean {d.mean():+.4f})", linewidth=1.5)
+            ax.plot(x, d, label=label(f"{name} (mean {d.mean():+.4f})"), linewidth=1.5)
     ax.axhline(0.0, color="black", linewidth=1)
     ax.set_xlabel("queries, sorted by difference (%)")
-    ax.set_ylabel(f"{metric}: system - {baseline}")
-    ax.set_title(f"{metric}: per-query difference to {baseline}")
+    ax.set_ylabel(label(f"{metric}: system - {baseline}"))
+    ax.set_title(label(f"{metric}: per-query difference to {baseline}"))
     ax.grid(alpha=0.3)
     if differences:
         ax.legend(loc="upper right")
@@ -121,15 +123,15 @@ def plot_metric_vs_k(
     for name, series in means.items():
         ks = sorted(series)
         style = {"marker": "o", **dict((styles or {}).get(name, {}))}
-        ax.plot(ks, [series[k] for k in ks], label=name, **style)
+        ax.plot(ks, [series[k] for k in ks], label=label(name), **style)
     all_k = sorted({k for s in means.values() for k in s})
     if all_k and all_k[-1] / max(all_k[0], 1) > 20:
         ax.set_xscale("log")
     ax.set_xticks(all_k, [str(k) for k in all_k])
     ax.set_xlabel("cutoff k")
-    ax.set_ylabel(f"mean {family}@k")
+    ax.set_ylabel(label(f"mean {family}@k"))
     ax.set_ylim(bottom=0)
-    ax.set_title(f"{family}@k")
+    ax.set_title(label(f"{family}@k"))
     ax.grid(alpha=0.3)
     if means:
         ax.legend(loc="best")
@@ -152,12 +154,12 @@ def plot_score_distribution(
     data = [np.asarray(per_query[n], dtype=np.float64) for n in names]
     if names:
         ax.boxplot(data, showmeans=True)
-        ax.set_xticks(range(1, len(names) + 1), names)
+        ax.set_xticks(range(1, len(names) + 1), [label(n) for n in names])
         for i, values in enumerate(data, 1):
             rng = np.random.default_rng([seed, i])
             ax.scatter(i + rng.uniform(-0.15, 0.15, values.size), values, s=6, alpha=0.35, color="#4c72b0")
-    ax.set_ylabel(f"per-query {metric}")
-    ax.set_title(f"{metric} per query" + (f" ({data[0].size} queries)" if data else ""))
+    ax.set_ylabel(label(f"per-query {metric}"))
+    ax.set_title(label(f"{metric} per query" + (f" ({data[0].size} queries)" if data else "")))
     ax.grid(axis="y", alpha=0.3)
     return save(fig, path)
 

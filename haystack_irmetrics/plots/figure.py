@@ -1,8 +1,13 @@
 """One place creates and writes figures: matplotlib's Agg canvas without pyplot's global state.
 
 A figure is exactly ``figsize * dpi`` pixels (no tight bounding box); the file format follows the
-path's suffix (:data:`FORMATS`: PNG, SVG or PDF) for every plot. matplotlib (the ``plots`` extra) is
-imported on the first figure, so importing :mod:`haystack_irmetrics.plots` does not load it.
+path's suffix (:data:`FORMATS`: PNG, SVG or PDF) for every plot, and the file is written whole or not at
+all (:func:`~haystack_irmetrics.io.output.write_file`). matplotlib (the ``plots`` extra) is imported on
+the first figure, so importing :mod:`haystack_irmetrics.plots` does not load it.
+
+Every text a figure shows from its input (system names, metric names, the baseline's name) goes through
+:func:`label`, so it is drawn as typed: matplotlib would read ``$...$`` as math (``$\\foo$`` fails to
+draw) and hides a legend entry whose label starts with ``_``.
 """
 
 from __future__ import annotations
@@ -15,12 +20,30 @@ import numpy as np
 
 from .._extras import require
 from ..errors import InvalidArgumentError
+from ..io.output import printable, write_file
 
 DEFAULT_SIZE = (6.4, 4.0)
 DEFAULT_DPI = 100
 #: Image format of each path suffix.
 FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
 MAX_PIXELS = 1 << 15  # a side; Agg refuses 2**16, and a larger image is rarely wanted
+
+
+#: Put before a label starting with ``_``: matplotlib leaves such labels out of legends; a zero-width
+#: space keeps the text as typed on screen.
+ZERO_WIDTH_SPACE = "\u200b"
+
+
+def label(text: object) -> str:
+    r"""``text`` as matplotlib draws it verbatim: every ``$`` escaped (``\$``: no math text), a leading
+    ``_`` after a zero-width space (:data:`ZERO_WIDTH_SPACE`: no hidden legend entry), a lone surrogate
+    as its backslash escape (:func:`~haystack_irmetrics.io.output.printable`).
+
+        >>> label("$\\alpha$ run"), label("_private")
+        ('\\$\\alpha\\$ run', '\u200b_private')
+    """
+    out = printable(str(text)).replace("$", "\\$")
+    return ZERO_WIDTH_SPACE + out if out.startswith("_") else out
 
 
 def image_format(path: str | os.PathLike[str]) -> str:
@@ -65,12 +88,23 @@ def figure(path: str | os.PathLike[str], figsize: tuple[float, float] = DEFAULT_
 
 
 def save(fig: Any, path: str | os.PathLike[str]) -> Path:
-    """Write ``fig`` to ``path`` (its folders created) in the format of its suffix; returns the path."""
+    """Write ``fig`` to ``path`` (its folders created) in the format of its suffix, whole or not at all
+    (:func:`~haystack_irmetrics.io.output.write_file`: an ``OSError`` raises
+    :class:`~haystack_irmetrics.errors.OutputError` naming the path); returns the path."""
     fmt = image_format(path)
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, format=fmt, dpi=fig.dpi)  # no tight bounding box: the size is figsize * dpi
-    return out
+    # no tight bounding box: the size is figsize * dpi
+    return write_file(path, lambda f: fig.savefig(f, format=fmt, dpi=fig.dpi))
 
 
-__all__ = ["DEFAULT_DPI", "DEFAULT_SIZE", "FORMATS", "MAX_PIXELS", "check_size", "figure", "image_format", "save"]
+__all__ = [
+    "DEFAULT_DPI",
+    "DEFAULT_SIZE",
+    "FORMATS",
+    "MAX_PIXELS",
+    "ZERO_WIDTH_SPACE",
+    "check_size",
+    "figure",
+    "image_format",
+    "label",
+    "save",
+]

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import STANDARD_LEVELS, Measure, evaluate, gain_curves, interpolated_pr, measure_at_k, parse_measure
 from .arrays import plot_metric_vs_k, plot_score_distribution
-from .figure import DEFAULT_DPI, DEFAULT_SIZE, figure, image_format, save
+from .figure import DEFAULT_DPI, DEFAULT_SIZE, figure, image_format, label, save
 
 if TYPE_CHECKING:
     from ..core.inputs import ColumnarRun, Qrels, QrelsDict, Run, RunDict
@@ -66,12 +66,12 @@ def plot_pr_curves(
     ax = fig.add_subplot()
     for name, run in runs.items():
         pr = interpolated_pr(qrels, run, levels, preset=preset, **policy)
-        ax.plot(pr.levels, pr.mean, marker="o", markersize=3, label=f"{name} (area {pr.area():.3f})")
+        ax.plot(pr.levels, pr.mean, marker="o", markersize=3, label=label(f"{name} (area {pr.area():.3f})"))
     ax.set_xlim(0.0, 1.0)
     ax.set_ylim(0.0, 1.05)
     ax.set_xlabel("recall")
     ax.set_ylabel("interpolated precision")
-    ax.set_title(title or "Interpolated precision-recall")
+    ax.set_title(label(title or "Interpolated precision-recall"))
     ax.grid(alpha=0.3)
     if runs:
         ax.legend(loc="upper right")
@@ -104,19 +104,19 @@ def plot_gain_curves(
         c = gain_curves(qrels, run, depth, gain=gain, discount=discount, preset=preset, **policy)
         ranks = list(range(1, c.depth + 1))
         color = f"C{i % 10}"
-        axes[0].plot(ranks, c.mean_cg, color=color, marker="o", markersize=3, label=name)
-        axes[1].plot(ranks, c.mean_dcg, color=color, marker="o", markersize=3, label=name)
-        axes[2].plot(ranks, c.mean_ndcg, color=color, marker="o", markersize=3, label=name)
+        axes[0].plot(ranks, c.mean_cg, color=color, marker="o", markersize=3, label=label(name))
+        axes[1].plot(ranks, c.mean_dcg, color=color, marker="o", markersize=3, label=label(name))
+        axes[2].plot(ranks, c.mean_ndcg, color=color, marker="o", markersize=3, label=label(name))
         if not ideal_drawn:
             axes[0].plot(ranks, c.mean_icg, color="black", linestyle="--", label="ideal")
             axes[1].plot(ranks, c.mean_idcg, color="black", linestyle="--", label="ideal")
             ideal_drawn = True
     stem = Measure("NDCG", 1, gain=gain, discount=discount).stem
-    for ax, label in zip(axes, ("CG", "DCG", stem)):
+    for ax, kind in zip(axes, ("CG", "DCG", stem)):
         ax.set_xlabel("rank")
-        ax.set_ylabel(f"mean {label}")
+        ax.set_ylabel(label(f"mean {kind}"))
         ax.set_ylim(bottom=0.0)
-        ax.set_title(label if label != "DCG" or discount != "jk" else "DCG (J-K discount)")
+        ax.set_title(label(kind if kind != "DCG" or discount != "jk" else "DCG (J-K discount)"))
         ax.grid(alpha=0.3)
         if runs:
             ax.legend(loc="best", fontsize="small")

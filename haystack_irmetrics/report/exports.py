@@ -5,6 +5,10 @@ Superscripts: each run has a letter (a, b, c, ... in the order given); a mean ca
 the run it is significantly better than (Holm-adjusted randomization p < ``level``). Runs are tested
 against the baseline only, so a run's superscript can be the baseline's letter, and the baseline's
 the letters of the runs it beats.
+
+Names are written so each format stays intact: LaTeX's special characters are escaped, markdown cells
+escape ``|`` (:func:`~haystack_irmetrics.io.tables.markdown_cell`), and a CSV text cell a spreadsheet
+would run as a formula gets a leading ``'`` (:func:`~haystack_irmetrics.io.tables.csv_cell`).
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ import csv
 import io
 import string
 
+from ..io.output import printable
+from ..io.tables import csv_cell, markdown_cell
 from ..stats.compare import format_p
 from .data import ReportData
 
@@ -70,7 +76,8 @@ _TEX = {
 
 
 def _tex(text: str) -> str:
-    return "".join(_TEX.get(ch, ch) for ch in text)
+    # A lone surrogate becomes its escape's text first, so its backslash is escaped like any other.
+    return "".join(_TEX.get(ch, ch) for ch in printable(text))
 
 
 def to_latex(data: ReportData, *, digits: int = 4, level: float = 0.05, caption: str | None = None) -> str:
@@ -129,17 +136,19 @@ def rows(data: ReportData) -> list[dict[str, object]]:
 
 
 def to_csv(data: ReportData) -> str:
-    """:func:`rows` as CSV (unrounded numbers; empty where a field does not apply)."""
+    """:func:`rows` as CSV (unrounded numbers; empty where a field does not apply); a name a spreadsheet
+    would read as a formula (``=...``, ``+``, ``-``, ``@``) starts with ``'`` (:func:`~haystack_irmetrics.io.tables.csv_cell`)."""
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\n")
     writer.writeheader()
-    writer.writerows(rows(data))
+    writer.writerows({k: csv_cell(v) for k, v in row.items()} for row in rows(data))
     return buffer.getvalue()
 
 
 def to_markdown(data: ReportData, *, digits: int = 4) -> str:
     """The means (best in bold, ``*``/``**`` where a run differs from the baseline) and the comparisons."""
-    lines = ["| run | " + " | ".join(data.measures) + " |", "|---|" + "---:|" * len(data.measures)]
+    md = markdown_cell
+    lines = ["| run | " + " | ".join(md(m) for m in data.measures) + " |", "|---|" + "---:|" * len(data.measures)]
     for n in data.names:
         cells = []
         for m in data.measures:
@@ -148,7 +157,7 @@ def to_markdown(data: ReportData, *, digits: int = 4) -> str:
             text = f"{v:.{digits}f}"
             marker = c.marker().replace("*", "\\*") if c is not None else ""
             cells.append((f"**{text}**" if v == data.best(m) else text) + marker)
-        lines.append(f"| {n}{' (baseline)' if n == data.baseline else ''} | " + " | ".join(cells) + " |")
+        lines.append(f"| {md(n)}{' (baseline)' if n == data.baseline else ''} | " + " | ".join(cells) + " |")
     if data.others:
         pct = f"{data.confidence * 100:g}%"
         lines += [
@@ -167,10 +176,10 @@ def to_markdown(data: ReportData, *, digits: int = 4) -> str:
             else:
                 stats = "— | — | —"
             lines.append(
-                f"| {row['run']} | {row['measure']} | {row['delta']:+.{digits}f} | {stats} | {row['wins']} | "
+                f"| {md(row['run'])} | {md(row['measure'])} | {row['delta']:+.{digits}f} | {stats} | {row['wins']} | "
                 f"{row['ties']} | {row['losses']} |"
             )
-        lines += ["", f"Against the baseline {data.baseline}; p-values Holm-adjusted over runs × measures; "
+        lines += ["", f"Against the baseline {md(data.baseline)}; p-values Holm-adjusted over runs × measures; "
                   "`*` p < 0.05, `**` p < 0.01 (randomization)."]  # fmt: skip
     return "\n".join(lines) + "\n"
 

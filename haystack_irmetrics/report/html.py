@@ -14,6 +14,7 @@ import base64
 import html
 import importlib.util
 import json
+import re
 import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
@@ -29,6 +30,30 @@ from .data import ReportData, family_of, label_text, paired_values
 
 #: Cutoffs of the measure-against-k curves, besides the report's own.
 CURVE_KS = (1, 3, 5, 10, 20, 50, 100)
+
+# Inside <script>, the HTML parser reads "</script", "<!--" and "<script" in the JSON's strings as markup
+# (a query text "<!--<script>" makes the rest of the page script: it goes blank), and U+2028/U+2029
+# end a line in older JavaScript: each is written as its \u escape, which JSON.parse reads back as it was.
+_SCRIPT_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+_SCRIPT_UNSAFE = re.compile("[<>&\u2028\u2029\ud800-\udfff]")
+
+
+def _script_escape(match: re.Match[str]) -> str:
+    ch = match.group()
+    # A lone surrogate (UTF-8 cannot hold it) becomes the text "\ud800", as everywhere else on the page.
+    return _SCRIPT_ESCAPES.get(ch) or f"\\\\u{ord(ch):04x}"
+
+
+def script_json(value: Any) -> str:
+    r"""``value`` as JSON safe inside an HTML ``<script>`` element: no ``<``, ``>`` or ``&`` (written
+    ``\u003c``, ``\u003e``, ``\u0026``), no U+2028/U+2029 (``\u2028``, ``\u2029``); a lone
+    surrogate becomes the text of its backslash escape (:func:`~haystack_irmetrics.io.output.printable`).
+
+        >>> print(script_json({"q": "<!--<script>&", "s": "a\ud800"}))
+        {"q":"\u003c!--\u003cscript\u003e\u0026","s":"a\\ud800"}
+    """
+    blob = json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return _SCRIPT_UNSAFE.sub(_script_escape, blob)
 
 
 def payload(data: ReportData) -> dict[str, Any]:
@@ -207,8 +232,7 @@ def _curves(data: ReportData) -> str:
 
 def render(data: ReportData) -> str:
     """The page's HTML text."""
-    blob = json.dumps(payload(data), separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    blob = blob.replace("</", "<\\/")  # no "</script>" inside the script element
+    blob = script_json(payload(data))
     when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     notes = "".join(f"<li>{_e(n)}</li>" for n in data.notes)
     sig = (
@@ -255,4 +279,4 @@ generated {when} by haystack-irmetrics</p></header>
 """
 
 
-__all__ = ["CURVE_KS", "curve_images", "payload", "render"]
+__all__ = ["CURVE_KS", "curve_images", "payload", "render", "script_json"]

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidArgumentError
+from ..io.output import write_text
 from .data import ReportData, build_report
 from .html import render
 
@@ -26,7 +27,9 @@ def write_report(
         run, the output of :class:`~haystack_irmetrics.components.IRMetricsEvaluator` or a Haystack
         ``EvaluationRunResult`` (these two: per-query values, no ranked list). A :class:`ReportData`
         (from :func:`build_report`) is written as it is.
-    :param path: the HTML file to write (its folders are created).
+    :param path: the HTML file to write (its folders are created), whole or not at all: through a
+        temporary file of the same folder renamed over it; an ``OSError`` (a full disk, say) raises
+        :class:`~haystack_irmetrics.errors.OutputError` naming it and leaves what was there.
     :param qrels: a qrels file (TREC or BEIR TSV), ``{qid: {doc: label}}`` or a ``Qrels``.
     :param options: as :func:`build_report`: ``k_values``, ``measures``, ``names``, ``baseline`` (default:
         the first run), ``preset`` (``"beir"``, ``"trec"`` or a ``Preset``) and policy overrides,
@@ -51,9 +54,7 @@ def write_report(
     out = Path(path)
     if out.is_dir():
         raise InvalidArgumentError(f"{out} is a folder: give the report's file name, e.g. {out / 'report.html'}")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render(data), encoding="utf-8")
-    return out
+    return write_text(out, render(data))
 
 
 def feedback_report(evaluation: Any, runs: Mapping[str, Any], path: str | os.PathLike[str], **options: Any) -> Path:

@@ -1,0 +1,105 @@
+"""Output files written whole or not at all, with any text: the one way the report, its exports and the
+plots write a file.
+
+- **Whole files.** :func:`write_file` writes a temporary file of a unique name in the target's folder
+  and renames it over the target (``os.replace``) once it is complete and flushed to disk, so a full
+  disk, a kill or a second writer never leaves half a page: the target is the old file or the new one.
+- **Named failures.** An ``OSError`` (a full disk, a read-only folder, a folder in the way) removes the
+  temporary file and raises :class:`~haystack_irmetrics.errors.OutputError` naming the file and the
+  system's reason; the CLI prints it on one line and exits 2.
+- **Any text.** A Python string can hold what UTF-8 cannot encode: a lone surrogate (``"\\ud800"``,
+  from a ``{qid: text}`` dict or a JSON ``\\ud800`` escape). It is written as Python writes it in a
+  ``repr``, the six characters ``\\ud800`` (:func:`printable`), in every file and format alike, so
+  two ids that differ there still differ on the page.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Callable
+from pathlib import Path
+from typing import BinaryIO
+
+from ..errors import OutputError
+
+PathLike = str | os.PathLike[str]
+
+
+def printable(text: str) -> str:
+    """``text`` with each lone surrogate (which UTF-8 cannot encode) written as its backslash escape
+    (``"\\ud800"`` becomes the six characters ``\\ud800``); any other text is returned as it is.
+
+        >>> printable("a\\ud800b") == "a\\\\ud800b", printable("naïve")
+        (True, 'naïve')
+    """
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _reason(error: OSError) -> str:
+    return error.strerror or str(error)
+
+
+def _target(path: PathLike) -> Path:
+    """The file to replace: ``path``, or where it points when it is a symbolic link (the link stays)."""
+    out = Path(path)
+    return Path(os.path.realpath(out)) if out.is_symlink() else out
+
+
+def _temporary(folder: Path, name: str) -> tuple[int, Path]:
+    """A new file of a unique name in ``folder``, opened for writing. Mode 0666 less the umask, as
+    ``open`` gives (``mkstemp``'s 0600 would leave a report unreadable to a web server)."""
+    for _ in range(100):
+        tmp = folder / f".{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name in {folder}")  # pragma: no cover - 100 random names taken
+
+
+def write_file(path: PathLike, write: Callable[[BinaryIO], None]) -> Path:
+    """Write ``path`` whole or not at all: ``write(f)`` fills ``f``, a temporary file of the same folder
+    opened in binary mode, which is then flushed to disk and renamed to ``path`` (its folders are
+    created). Returns ``path``.
+
+    :raises OutputError: on an ``OSError`` (disk full, no permission, ``path`` is a folder...), naming
+        ``path``; the temporary file is removed first. Anything else ``write`` raises is raised as it is,
+        after the temporary file is removed.
+    """
+    out = _target(path)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = _temporary(out.parent, out.name)
+    except OSError as e:
+        raise OutputError(f"cannot write {path}: {_reason(e)}") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())  # a full disk can surface only here (delayed allocation, network mounts)
+        os.replace(tmp, out)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise OutputError(f"cannot write {path}: {_reason(e)}") from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return Path(path)
+
+
+def write_text(path: PathLike, text: str) -> Path:
+    """Write ``text`` as UTF-8 through :func:`write_file`; a lone surrogate is written as its backslash
+    escape (:func:`printable`). Returns ``path``.
+
+    :raises OutputError: as :func:`write_file`.
+    """
+    data = text.encode("utf-8", "backslashreplace")
+    return write_file(path, lambda f: f.write(data))
+
+
+__all__ = ["printable", "write_file", "write_text"]
