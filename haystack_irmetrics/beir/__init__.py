@@ -18,12 +18,13 @@ from ..errors import (
     OutputError,
     PipelineError,
 )
-from .compare import CompareResult, SuiteComparison, compare_runs, compare_suites
+from .compare import CompareResult, RunsComparison, compare_many, compare_runs
 from .dataset import BEIR_DATASETS, BeirDataset, default_data_dir, load_beir, resolve_dataset, sample_path
 from .leaderboard import Leaderboard, build_leaderboard
 from .pipelines import BeirPipelines, corpus_documents, load_beir_pipelines, pipelines_dir, resolve_model
 from .runner import DEFAULT_TOP_K, BeirRun, run_beir
 from .suite import SuiteResult, run_beir_suite
+from .suite_compare import SuiteComparison, compare_suites
 
 __all__ = [
     "BEIR_DATASETS",
@@ -41,9 +42,11 @@ __all__ = [
     "MissingDocumentsError",
     "OutputError",
     "PipelineError",
+    "RunsComparison",
     "SuiteComparison",
     "SuiteResult",
     "build_leaderboard",
+    "compare_many",
     "compare_runs",
     "compare_suites",
     "corpus_documents",

@@ -1,12 +1,14 @@
-"""Compare two runs on the same qrels: BEIR's numbers side by side (``irmetrics compare``)."""
+"""Compare runs on the same qrels: BEIR's numbers side by side, each run against a baseline (``irmetrics compare``).
+
+Two suites written by ``irmetrics beir --output`` are compared dataset by dataset in :mod:`.suite_compare`.
+"""
 
 from __future__ import annotations
 
 import json
-import math
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +17,14 @@ import numpy as np
 from .._extras import require
 from ..core import DEFAULT_K_VALUES, EvaluationResult, Qrels, Run, evaluate
 from ..core.measures import FAMILIES, parse_measure
-from ..errors import InvalidPolicyError
-from ..stats import Comparison, compare_paired, holm
-from ..stats.compare import format_p
+from ..errors import InvalidArgumentError, InvalidPolicyError
+from ..io.beir_outputs import read_run_dataset, shared_qrels
+from ..stats import Comparison, compare_paired
+from ..stats.compare import format_p, holm_adjust
 from ..stats.significance import check_bootstrap_size, check_confidence, check_resamples, check_seed
 
 RunSource = str | os.PathLike[str] | Mapping[str, Mapping[str, float]] | Run
+QrelsSource = str | os.PathLike[str] | Mapping[str, Mapping[str, float]] | Qrels
 
 # Keys of each measure's JSON object besides the two runs' labels.
 _RESERVED = frozenset({"delta", "paired"})
@@ -30,7 +34,7 @@ _RESERVED = frozenset({"delta", "paired"})
 class CompareResult:
     """Two evaluations of runs on the same qrels.
 
-    :ivar names: the two runs' labels.
+    :ivar names: the two runs' labels (the baseline first).
     :ivar a: evaluation of the first run (``preset="beir"`` unless told otherwise).
     :ivar b: evaluation of the second run.
     :ivar notes: differences in the queries the two runs answered, and which means cover different
@@ -38,11 +42,13 @@ class CompareResult:
     :ivar stats: B against A for each measure at least two queries pair for, in the evaluation's order
         (:func:`~haystack_irmetrics.stats.compare_paired`: ``delta`` = B − A, its percentile bootstrap
         interval, two-sided paired t-test and randomization p-values; ``*_holm`` adjusted over every
-        measure tested). A measure pairs the queries either run is scored on for it (``n``); a query
+        test of the comparison, :attr:`tests`). A measure pairs the queries either run is scored on for it (``n``); a query
         one run did not answer takes the measure's value for a missing query (0; GMAP's 1e-5) for that run. A
         geometric mean (GMAP) is compared on the log of its per-query values (:attr:`log_scale`).
     :ivar log_scale: the measures whose ``stats`` are of log values (``delta``: the log of the ratio).
     :ivar confidence: the level of the bootstrap intervals.
+    :ivar tests: how many tests Holm's correction ran over: the measures tested here, or, when several
+        runs are compared with one baseline (:func:`compare_many`), every run's (runs × measures).
     """
 
     names: tuple[str, str]
@@ -52,6 +58,7 @@ class CompareResult:
     stats: tuple[Comparison, ...] = field(default=())
     log_scale: frozenset[str] = field(default=frozenset())
     confidence: float = 0.95
+    tests: int = 0
 
     def rows(self) -> list[tuple[str, float, float, float]]:
         """``(measure, value A, value B, B - A)`` for each measure, in the evaluation's order."""
@@ -60,14 +67,13 @@ class CompareResult:
             for name in self.a.means
         ]
 
-    def markdown(self) -> str:
-        """A markdown table: one row per measure, the two runs and their difference as columns (and,
+    def table(self) -> list[str]:
+        """The markdown table's lines: one row per measure, the two runs and their difference as columns (and,
         with :attr:`stats`, the paired difference, its interval and Holm-adjusted p-values)."""
         a, b = self.names
         if not self.stats:
             lines = [f"| measure | {a} | {b} | {b} − {a} |", "|---|---:|---:|---:|"]
-            lines += [f"| {m} | {va:.5f} | {vb:.5f} | {d:+.5f} |" for m, va, vb, d in self.rows()]
-            return "\n".join(lines)
+            return lines + [f"| {m} | {va:.5f} | {vb:.5f} | {d:+.5f} |" for m, va, vb, d in self.rows()]
         tested = {c.metric: c for c in self.stats}
         lines = [
             f"| measure | {a} | {b} | {b} − {a} | paired Δ [{self.confidence * 100:g}% CI] | queries | p (t) "
@@ -84,18 +90,29 @@ class CompareResult:
                 f"| {m} | {va:.5f} | {vb:.5f} | {d:+.5f} | {log}{c.delta:+.5f}{c.marker()} [{c.ci_low:+.4f}, "
                 f"{c.ci_high:+.4f}] | {c.n:,} | {format_p(c.p_t_holm)} | {format_p(c.p_randomization_holm)} |"
             )
-        lines.append("")
-        logged = sorted(self.log_scale & tested.keys())
-        lines.append(
+        return lines
+
+    def footnote(self, family: str | None = None) -> str:
+        """What the table's paired columns mean (``""`` without :attr:`stats`); ``family`` says what Holm's
+        correction ran over (default: the measures tested) and makes the note speak of every run's table."""
+        if not self.stats:
+            return ""
+        a, b = self.names if family is None else ("baseline", "run")
+        logged = sorted(self.log_scale & {c.metric for c in self.stats})
+        return (
             "Paired per measure over the queries either run is scored on for it; a query one run did not answer "
             "counts for that run as an unanswered query does (0; GMAP's floor 1e-5), so paired Δ differs from "
             f"{b} − {a} only where the two means cover different queries or a mean is not the average of its "
             "per-query values (a note names those)"
             + (f"; {', '.join(logged)}: mean log difference (log of the ratio)" if logged else "")
-            + f". p-values two-sided, Holm-adjusted over the {len(self.stats)} measures tested; `*` p < 0.05, "
-            "`**` p < 0.01 (randomization)."
+            + f". p-values two-sided, Holm-adjusted over the {family or f'{len(self.stats)} measures tested'}; "
+            "`*` p < 0.05, `**` p < 0.01 (randomization)."
         )
-        return "\n".join(lines)
+
+    def markdown(self) -> str:
+        """The markdown table (:meth:`table`) and, with :attr:`stats`, its :meth:`footnote`."""
+        note = self.footnote()
+        return "\n".join([*self.table(), *(["", note] if note else [])])
 
     def to_dict(self) -> dict:
         out: dict[str, Any] = {
@@ -122,10 +139,62 @@ class CompareResult:
         return json.dumps(self.to_dict(), indent=indent)
 
 
+@dataclass(frozen=True)
+class RunsComparison:
+    """Several runs on the same qrels, each compared with one baseline (:func:`compare_many`).
+
+    :ivar names: every run's label, in the order given.
+    :ivar baseline: the label of the run the others are compared with.
+    :ivar results: ``{run: CompareResult}``, the baseline against each other run (in order); with
+        significance, Holm's correction ran over every run's tests together (runs × measures).
+    :ivar notes: the settings' notes (no scipy), then each comparison's own notes (prefixed with the run
+        when there are more than two runs).
+    """
+
+    names: tuple[str, ...]
+    baseline: str
+    results: dict[str, CompareResult]
+    notes: tuple[str, ...] = field(default=())
+
+    def _family(self) -> str | None:
+        tests = sum(len(r.stats) for r in self.results.values())
+        if len(self.results) == 1 or not tests:
+            return None
+        return f"{tests} tests (each of the {len(self.results)} runs against {self.baseline}, per measure)"
+
+    def markdown(self) -> str:
+        """Two runs: their table (:meth:`CompareResult.markdown`). More: one block per run against the
+        baseline (a line ``RUN against BASELINE:`` and its table), then one footnote."""
+        if len(self.results) == 1:
+            return next(iter(self.results.values())).markdown()
+        lines: list[str] = []
+        for name, result in self.results.items():
+            lines += [f"{name} against {self.baseline}:", "", *result.table(), ""]
+        note = next(iter(self.results.values())).footnote(self._family())
+        return "\n".join([*lines, note] if note else lines[:-1])
+
+    def to_dict(self) -> dict[str, Any]:
+        """``runs``, ``baseline``, ``comparisons`` (``{run: CompareResult.to_dict()}``), ``notes``; with
+        significance, ``tests`` (how many tests Holm's correction ran over)."""
+        out: dict[str, Any] = {
+            "runs": list(self.names),
+            "baseline": self.baseline,
+            "comparisons": {name: result.to_dict() for name, result in self.results.items()},
+            "notes": list(self.notes),
+        }
+        tests = sum(len(r.stats) for r in self.results.values())
+        if tests:
+            out["tests"] = tests
+        return out
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
+
+
 def compare_runs(
     run_a: RunSource,
     run_b: RunSource,
-    qrels: str | os.PathLike[str] | Mapping[str, Mapping[str, float]] | Qrels,
+    qrels: QrelsSource | None = None,
     k_values: Sequence[int] = DEFAULT_K_VALUES,
     *,
     measures: Sequence[str] | None = None,
@@ -136,12 +205,13 @@ def compare_runs(
     seed: int = 0,
     confidence: float = 0.95,
 ) -> CompareResult:
-    """Evaluate two runs against the same qrels.
+    """Evaluate two runs against the same qrels (:func:`compare_many` with two runs, ``run_a`` the baseline).
 
     :param run_a: a TREC run file, a folder written by ``irmetrics beir --output`` (its ``run.trec``),
         or a ``{qid: {doc_id: score}}`` dict.
     :param run_b: the same for the second run.
-    :param qrels: a qrels file (TREC or BEIR TSV) or dict.
+    :param qrels: a qrels file (TREC or BEIR TSV) or dict; ``None``: the qrels of the dataset the run
+        folders' ``summary.json`` name (see :func:`compare_many`).
     :param k_values: cutoffs.
     :param measures: families or names (default: BEIR's six).
     :param names: labels for the two runs (default: the file or folder names, else ``A`` and ``B``).
@@ -152,20 +222,71 @@ def compare_runs(
         scipy is required (:class:`~haystack_irmetrics.errors.MissingDependencyError` without it).
     :returns: a :class:`CompareResult`.
     """
+    compared = compare_many(
+        [run_a, run_b],
+        qrels,
+        k_values,
+        measures=measures,
+        names=names,
+        preset=preset,
+        significance=significance,
+        n_resamples=n_resamples,
+        seed=seed,
+        confidence=confidence,
+    )
+    return next(iter(compared.results.values()))
+
+
+def compare_many(
+    runs: Sequence[RunSource],
+    qrels: QrelsSource | None = None,
+    k_values: Sequence[int] = DEFAULT_K_VALUES,
+    *,
+    names: Sequence[str] | None = None,
+    baseline: str | None = None,
+    measures: Sequence[str] | None = None,
+    preset: str = "beir",
+    significance: bool | None = None,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> RunsComparison:
+    """Evaluate two or more runs against the same qrels and compare each with the baseline.
+
+    :param runs: TREC run files, folders written by ``irmetrics beir --output`` (their ``run.trec``) or
+        ``{qid: {doc_id: score}}`` dicts; at least two.
+    :param qrels: a qrels file (TREC or BEIR TSV) or dict. ``None``: the qrels of the dataset the run
+        folders' ``summary.json`` name (``dataset_path``, ``split``), as ``irmetrics report`` finds them;
+        folders made from different datasets (another split, or files whose recorded SHA-256 differ) raise
+        :class:`~haystack_irmetrics.errors.DatasetError`, and so does a qrels file changed since the runs.
+    :param names: one label per run (default: the file or folder names, with as many parent folders as
+        tell them apart, else ``A``, ``B``, ...).
+    :param baseline: the label of the run the others are compared with (default: the first).
+    :param measures, preset, significance, n_resamples, seed, confidence: as :func:`compare_runs`; the
+        p-values are Holm-adjusted over every run's tests together (runs × measures).
+    :returns: a :class:`RunsComparison`.
+    """
     from ..io import read_qrels, read_run
 
-    label_a, loaded_a = _load_run(run_a, "A", read_run)
-    label_b, loaded_b = _load_run(run_b, "B", read_run)
-    if names is None:
-        names = (label_a, label_b) if label_a != label_b else (f"A:{label_a}", f"B:{label_b}")
-        if _RESERVED & set(names):  # the JSON keys each measure by both labels, "delta" and "paired"
-            names = tuple(f"{side}:{name}" for side, name in zip("AB", names))
-    names = tuple(names)
-    if len(names) != 2 or len(set(names)) != 2 or _RESERVED & set(names):
-        raise InvalidPolicyError(
-            f"the two runs need two different labels, neither of them 'delta' or 'paired' (the JSON keys each "
-            f"measure by both labels, 'delta' and 'paired'), got {list(names)}"
-        )
+    if isinstance(runs, str | os.PathLike | Mapping) or not isinstance(runs, Sequence):
+        raise InvalidArgumentError(f"runs must be a list of runs, got {type(runs).__name__}")
+    if len(runs) < 2:
+        raise InvalidArgumentError(f"compare needs at least two runs, got {len(runs)}")
+    loaded = [_load_run(source, read_run) for source in runs]
+    labels = _labels(list(runs), names)
+    base = labels[0] if baseline is None else baseline
+    if base not in labels:
+        raise InvalidArgumentError(f"the baseline {base!r} is not one of the runs {labels}")
+    if qrels is None:
+        # Only now: with qrels given, a folder's summary.json is not read at all.
+        folders = [Path(r) for r in runs if isinstance(r, str | os.PathLike) and Path(r).is_dir()]
+        datasets = [ds for ds in map(read_run_dataset, folders) if ds is not None]
+        if not datasets:
+            raise InvalidArgumentError(
+                "no qrels: give --qrels (qrels=), or folders written by 'irmetrics beir --output' whose summary.json "
+                "names their dataset"
+            )
+        qrels = shared_qrels(datasets)
     q = read_qrels(qrels) if isinstance(qrels, str | os.PathLike) else qrels
     notes: list[str] = []
     if significance is None:
@@ -181,25 +302,95 @@ def compare_runs(
         check_resamples(n_resamples)
         check_seed(seed)
         check_confidence(confidence)
-    ev_a = evaluate(q, loaded_a, k_values, measures=measures, preset=preset)
-    ev_b = evaluate(q, loaded_b, k_values, measures=measures, preset=preset)
-    notes = _notes(names, loaded_a, loaded_b, q, ev_a, ev_b) + notes
-    stats: list[Comparison] = []
-    log_scale: frozenset[str] = frozenset()
-    if significance:
-        stats, log_scale = _paired_stats(ev_a, ev_b, n_resamples, seed, confidence)
-        if len(stats) < len(ev_a.means):
-            untested = [m for m in ev_a.means if m not in {c.metric for c in stats}]
-            notes.append(f"no significance tests for {', '.join(untested)}: fewer than two queries pair for them")
-    return CompareResult(
-        names=names,
-        a=ev_a,
-        b=ev_b,
-        notes=tuple(notes),
-        stats=tuple(stats),
-        log_scale=log_scale,
-        confidence=float(confidence),
-    )
+    evaluations = [evaluate(q, run, k_values, measures=measures, preset=preset) for run in loaded]
+    at = labels.index(base)
+    judged = _judged(q)
+    pairs = {}
+    for i, label in enumerate(labels):
+        if i == at:
+            continue
+        pair_notes = _notes((base, label), loaded[at], loaded[i], judged, evaluations[at], evaluations[i])
+        stats, log_scale = (
+            _paired_stats(evaluations[at], evaluations[i], n_resamples, seed, confidence)
+            if significance
+            else ([], frozenset())
+        )
+        if significance and len(stats) < len(evaluations[at].means):
+            untested = [m for m in evaluations[at].means if m not in {c.metric for c in stats}]
+            pair_notes.append(f"no significance tests for {', '.join(untested)}: fewer than two queries pair for them")
+        pairs[label] = (i, pair_notes, stats, log_scale)
+    # Holm over every run's tests together: the family is runs × measures.
+    adjusted = iter(holm_adjust([c for _, _, stats, _ in pairs.values() for c in stats]))
+    tests = sum(len(stats) for _, _, stats, _ in pairs.values())
+    results = {}
+    for label, (i, pair_notes, stats, log_scale) in pairs.items():
+        results[label] = CompareResult(
+            names=(base, label),
+            a=evaluations[at],
+            b=evaluations[i],
+            notes=tuple(pair_notes + notes) if len(pairs) == 1 else tuple(pair_notes),
+            stats=tuple(next(adjusted) for _ in stats),
+            log_scale=log_scale,
+            confidence=float(confidence),
+            tests=tests,
+        )
+    if len(pairs) == 1:
+        all_notes = next(iter(results.values())).notes
+    else:
+        all_notes = tuple(notes + [f"{label} against {base}: {n}" for label, r in results.items() for n in r.notes])
+    return RunsComparison(tuple(labels), base, results, all_notes)
+
+
+def _labels(sources: list[RunSource], names: Sequence[str] | None) -> list[str]:
+    """Each run's label: ``names``, else its file or folder name with as many parent folders as tell the
+    runs apart (``bm25/scifact``, ``dense/scifact``), else a letter prefix (``A:run``, ``B:run``)."""
+    if names is not None:
+        labels = [names] if isinstance(names, str) else list(names)
+        if len(labels) != len(sources) or len(set(labels)) != len(labels) or _RESERVED & set(labels):
+            n = "two" if len(sources) == 2 else str(len(sources))
+            raise InvalidPolicyError(
+                f"the {n} runs need {n} different labels, none of them 'delta' or 'paired' (the JSON keys each "
+                f"measure by both labels, 'delta' and 'paired'), got {labels}"
+            )
+        if not all(isinstance(label, str) and label for label in labels):
+            raise InvalidPolicyError(f"every label must be a non-empty string, got {labels}")
+        return labels
+    parts = [Path(s).parts if isinstance(s, str | os.PathLike) else None for s in sources]
+    depth = [1] * len(sources)
+    labels = [""] * len(sources)
+    while True:
+        labels = [_letter(i) if p is None else "/".join(p[-depth[i] :]) or str(sources[i]) for i, p in enumerate(parts)]
+        clashes: dict[str, list[int]] = {}
+        for i, label in enumerate(labels):
+            clashes.setdefault(label, []).append(i)
+        # A longer suffix tells apart different paths that end alike, never one path given twice.
+        grow = [
+            i
+            for group in clashes.values()
+            if len(group) > 1 and len({parts[j] for j in group}) > 1
+            for i in group
+            if parts[i] and depth[i] < len(parts[i])
+        ]
+        if not grow:
+            break
+        for i in grow:
+            depth[i] += 1
+    if len(set(labels)) != len(labels) or _RESERVED & set(labels):
+        # The same file twice, or a label the JSON needs for itself: prefix each with its position.
+        labels = [label if p is None else f"{_letter(i)}:{label}" for i, (label, p) in enumerate(zip(labels, parts))]
+    return labels
+
+
+def _letter(i: int) -> str:
+    return chr(ord("A") + i) if i < 26 else f"#{i + 1}"
+
+
+def _load_run(source: RunSource, read_run) -> Any:
+    """The run of a file, of an ``irmetrics beir --output`` folder (its ``run.trec``), or the object itself."""
+    if isinstance(source, str | os.PathLike):
+        path = Path(source)
+        return read_run(path / "run.trec" if path.is_dir() else path)
+    return source
 
 
 def _scipy_installed() -> bool:
@@ -213,10 +404,10 @@ def _scipy_installed() -> bool:
 def _paired_stats(
     a: EvaluationResult, b: EvaluationResult, n_resamples: int, seed: int, confidence: float
 ) -> tuple[list[Comparison], frozenset[str]]:
-    """B against A for every measure over its own paired queries (see :attr:`CompareResult.stats`).
+    """B against A for every measure over its own paired queries (see :attr:`CompareResult.stats`), in the
+    evaluation's order; the caller adjusts the p-values (Holm over every test of the comparison).
 
-    Measures pairing the same queries share one call (one set of random draws); Holm then runs over
-    every measure tested.
+    Measures pairing the same queries share one call (one set of random draws).
     """
     groups: dict[tuple[str, ...], list[str]] = {}
     for m in a.means:
@@ -231,16 +422,7 @@ def _paired_stats(
         va, vb = ({m: _paired_values(ev, m, queries, m in log_scale) for m in group} for ev in (a, b))
         for c in compare_paired(vb, va, n_resamples=n_resamples, seed=seed, confidence=confidence):
             found[c.metric] = c
-    tested = [m for m in a.means if m in found]  # the evaluation's order
-    if not tested:
-        return [], log_scale
-    p_t = holm([found[m].p_t for m in tested])
-    p_r = holm([found[m].p_randomization for m in tested])
-    stats = [
-        replace(found[m], p_t_holm=float(t), p_randomization_holm=float(r))
-        for m, t, r in zip(tested, p_t.tolist(), p_r.tolist(), strict=True)
-    ]
-    return stats, log_scale
+    return [found[m] for m in a.means if m in found], log_scale
 
 
 def _paired_values(ev: EvaluationResult, measure: str, queries: tuple[str, ...], log: bool) -> np.ndarray:
@@ -249,15 +431,6 @@ def _paired_values(ev: EvaluationResult, measure: str, queries: tuple[str, ...],
     values = ev.per_query[measure]
     out = np.array([values.get(q, fill) for q in queries], dtype=np.float64)
     return np.log(out) if log else out  # a geometric mean's values are >= its floor (> 0)
-
-
-def _load_run(source: RunSource, default: str, read_run) -> tuple[str, Any]:
-    if isinstance(source, str | os.PathLike):
-        path = Path(source)
-        if path.is_dir():
-            return path.name, read_run(path / "run.trec")
-        return path.name, read_run(path)
-    return default, source
 
 
 def _answered(run: Any) -> set[str]:
@@ -270,11 +443,14 @@ def _answered(run: Any) -> set[str]:
     return {q for q, docs in run.data.items() if len(docs)}
 
 
-def _notes(
-    names: tuple[str, str], a: Any, b: Any, qrels: Any, ev_a: EvaluationResult, ev_b: EvaluationResult
-) -> list[str]:
+def _judged(qrels: Any) -> set[str]:
     q = Qrels.from_dict(qrels)
-    judged = {qid for qid in q.qids if q.judged(qid)}
+    return {qid for qid in q.qids if q.judged(qid)}
+
+
+def _notes(
+    names: tuple[str, str], a: Any, b: Any, judged: set[str], ev_a: EvaluationResult, ev_b: EvaluationResult
+) -> list[str]:
     qa, qb = _answered(a) & judged, _answered(b) & judged
     notes = []
     if qa - qb:
@@ -304,172 +480,4 @@ def _listed(names: list[str]) -> str:
     return ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
 
 
-def is_suite(path: str | os.PathLike[str]) -> bool:
-    """Whether ``path`` is a folder written by ``irmetrics beir --output`` (it holds ``leaderboard.json``)."""
-    return (Path(path) / "leaderboard.json").is_file()
-
-
-@dataclass(frozen=True)
-class SuiteComparison:
-    """Two suites compared dataset by dataset (:func:`compare_suites`).
-
-    :ivar names: the two suites' labels.
-    :ivar results: ``{dataset: CompareResult}`` for the datasets both suites ran, in the first suite's order.
-    :ivar groups: ``{row: [datasets]}`` of rows that average sub-datasets (cqadupstack).
-    :ivar notes: datasets only one suite ran, and the comparisons' own notes.
-    """
-
-    names: tuple[str, str]
-    results: dict[str, CompareResult]
-    groups: dict[str, list[str]] = field(default_factory=dict)
-    notes: tuple[str, ...] = field(default=())
-
-    def measures(self) -> list[str]:
-        first = next(iter(self.results.values()), None)
-        return list(first.a.means) if first is not None else []
-
-    def _rows(self) -> dict[str, list[CompareResult]]:
-        member_of = {d: g for g, ds in self.groups.items() for d in ds}
-        rows: dict[str, list[CompareResult]] = {}
-        for name, result in self.results.items():
-            rows.setdefault(member_of.get(name, name), []).append(result)
-        return rows
-
-    def average(self) -> dict[str, tuple[float, float]]:
-        """``{measure: (A, B)}``: the mean over the leaderboard rows (a group is the mean of its members)."""
-        rows = self._rows()
-        out = {}
-        for m in self.measures():
-            pairs = [
-                (math.fsum(r.a.raw_means[m] for r in rs) / len(rs), math.fsum(r.b.raw_means[m] for r in rs) / len(rs))
-                for rs in rows.values()
-            ]
-            out[m] = (
-                round(math.fsum(a for a, _ in pairs) / len(pairs), 5),
-                round(math.fsum(b for _, b in pairs) / len(pairs), 5),
-            )
-        return out
-
-    def markdown(self) -> str:
-        """One table: a row per dataset and measure (with the paired test when computed), then the averages."""
-        a, b = self.names
-        lines = [
-            f"| dataset | measure | {a} | {b} | {b} − {a} | paired Δ [CI] | p (t) | p (rand.) |",
-            "|---|---|---:|---:|---:|---:|---:|---:|",
-        ]
-        for dataset, result in self.results.items():
-            tested = {c.metric: c for c in result.stats}
-            for m, va, vb, d in result.rows():
-                c = tested.get(m)
-                stats = (
-                    f"{c.delta:+.5f}{c.marker()} [{c.ci_low:+.4f}, {c.ci_high:+.4f}] | {format_p(c.p_t_holm)} | "
-                    f"{format_p(c.p_randomization_holm)}"
-                    if c is not None
-                    else "— | — | —"
-                )
-                lines.append(f"| {dataset} | {m} | {va:.5f} | {vb:.5f} | {d:+.5f} | {stats} |")
-        for m, (va, vb) in self.average().items():
-            lines.append(f"| **average** | {m} | {va:.5f} | {vb:.5f} | {vb - va:+.5f} | — | — | — |")
-        lines.append("")
-        lines.append(
-            "Each dataset's runs evaluated on its qrels; p-values Holm-adjusted over the measures of that dataset; "
-            f"the average is over {len(self._rows())} rows (a group of sub-datasets, cqadupstack, counts as one row)."
-        )
-        return "\n".join(lines)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "suites": list(self.names),
-            "datasets": {name: result.to_dict() for name, result in self.results.items()},
-            "average": {m: {self.names[0]: va, self.names[1]: vb} for m, (va, vb) in self.average().items()},
-            "groups": self.groups,
-            "notes": list(self.notes),
-        }
-
-    def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent)
-
-
-#: The measures a suite comparison shows unless told otherwise (those of the leaderboard).
-SUITE_MEASURES = ("NDCG@10", "Recall@100")
-
-
-def compare_suites(
-    suite_a: str | os.PathLike[str],
-    suite_b: str | os.PathLike[str],
-    k_values: Sequence[int] = DEFAULT_K_VALUES,
-    *,
-    measures: Sequence[str] | None = None,
-    names: tuple[str, str] | None = None,
-    **options: Any,
-) -> SuiteComparison:
-    """Compare two folders written by ``irmetrics beir --output``, dataset by dataset.
-
-    Each dataset both suites ran is compared with :func:`compare_runs` on its ``run.trec`` files and
-    the qrels named by its ``summary.json`` (``dataset_path``, ``split``).
-
-    :param measures: default ``NDCG@10`` and ``Recall@100``.
-    :param names: labels (default: the folder names).
-    :param options: :func:`compare_runs`'s ``preset``, ``significance``, ``n_resamples``, ``seed``, ``confidence``.
-    :raises DatasetError: when a dataset's qrels file is not where either summary says.
-    """
-    from ..errors import DatasetError
-
-    folders = (Path(suite_a), Path(suite_b))
-    if names is None:
-        names = (folders[0].name, folders[1].name)
-        if names[0] == names[1]:
-            names = (f"A:{names[0]}", f"B:{names[1]}")
-    order_a, groups = _suite_datasets(folders[0])
-    order_b, _ = _suite_datasets(folders[1])
-    common = [d for d in order_a if d in set(order_b)]
-    notes = [
-        f"{len(only)} datasets only in {label}: {', '.join(only)}"
-        for label, only in (
-            (names[0], [d for d in order_a if d not in set(order_b)]),
-            (names[1], [d for d in order_b if d not in set(order_a)]),
-        )
-        if only
-    ]
-    results: dict[str, CompareResult] = {}
-    for dataset in common:
-        candidates = []
-        for folder in folders:
-            summary = json.loads((folder / dataset / "summary.json").read_text(encoding="utf-8"))
-            if summary.get("dataset_path"):
-                candidates.append(Path(summary["dataset_path"]) / "qrels" / f"{summary.get('split', 'test')}.tsv")
-        qrels = next((p for p in candidates if p.is_file()), None)
-        if qrels is None:
-            raise DatasetError(
-                f"the qrels of {dataset} are not where the suites' summary.json say ({', '.join(map(str, candidates))})"
-            )
-        result = compare_runs(
-            folders[0] / dataset,
-            folders[1] / dataset,
-            qrels,
-            k_values,
-            measures=list(measures or SUITE_MEASURES),
-            names=tuple(names),
-            **options,
-        )
-        results[dataset] = result
-        notes += [f"{dataset}: {note}" for note in result.notes]
-    kept = {g: [d for d in ds if d in results] for g, ds in groups.items()}
-    return SuiteComparison(tuple(names), results, {g: ds for g, ds in kept.items() if ds}, tuple(notes))
-
-
-def _suite_datasets(folder: Path) -> tuple[list[str], dict[str, list[str]]]:
-    board = json.loads((folder / "leaderboard.json").read_text(encoding="utf-8"))
-    order: list[str] = []
-    groups: dict[str, list[str]] = {}
-    for row in board.get("datasets", {}):
-        members = board.get("groups", {}).get(row)
-        if members:
-            groups[row] = [f"{row}/{m}" for m in members]
-            order += groups[row]
-        else:
-            order.append(row)
-    return order, groups
-
-
-__all__ = ["SUITE_MEASURES", "CompareResult", "SuiteComparison", "compare_runs", "compare_suites", "is_suite"]
+__all__ = ["CompareResult", "RunsComparison", "compare_many", "compare_runs"]

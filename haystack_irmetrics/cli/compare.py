@@ -1,4 +1,5 @@
-"""``irmetrics compare``: evaluate two runs on the same qrels and print them side by side, with significance.
+"""``irmetrics compare``: evaluate runs on the same qrels and print them side by side, each against the
+baseline, with significance; or two suites dataset by dataset.
 
 Imports only the standard library until it runs (then :mod:`haystack_irmetrics.beir.compare`).
 """
@@ -17,19 +18,22 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add ``compare`` to the ``irmetrics`` subcommands."""
     cmp = sub.add_parser(
         "compare",
-        help="evaluate two runs on the same qrels and print them side by side",
-        description="Evaluate two TREC runs (or dataset folders written by 'irmetrics beir --output') against the "
-        "same qrels; or compare two suites written by 'irmetrics beir --output' dataset by dataset.",
+        help="evaluate runs on the same qrels and print them side by side",
+        description="Evaluate two or more TREC runs (or dataset folders written by 'irmetrics beir --output') "
+        "against the same qrels and compare each with the baseline; or compare two suites written by "
+        "'irmetrics beir --output' dataset by dataset.",
     )
     cmp.add_argument(
-        "run_a",
-        help="first run: TREC run file, a dataset folder OUTPUT/NAME, or a suite folder OUTPUT of irmetrics beir",
+        "runs",
+        nargs="+",
+        metavar="RUN",
+        help="TREC run files or dataset folders OUTPUT/NAME of irmetrics beir (two or more), or two suite "
+        "folders OUTPUT",
     )
-    cmp.add_argument("run_b", help="second run: the same kind as run_a")
     cmp.add_argument(
         "--qrels",
-        help="qrels file: TREC or BEIR TSV (e.g. DATASET/qrels/test.tsv); required for runs, not for two suite "
-        "folders (each dataset's qrels come from its summary.json)",
+        help="qrels file: TREC or BEIR TSV (default: the qrels of the dataset the beir folders' summary.json "
+        "name; suite folders: each dataset's own, never --qrels)",
     )
     cmp.add_argument("-k", type=ints, default=list(DEFAULT_K_VALUES), help="cutoffs")
     cmp.add_argument(
@@ -39,13 +43,17 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         default=None,
         help="families or names, e.g. NDCG,MRR or nDCG@10 (default: BEIR's six; for two suites nDCG@10,Recall@100)",
     )
-    cmp.add_argument("--names", type=names, default=None, help="labels for the two runs, e.g. bm25,dense")
+    cmp.add_argument(
+        "--names", type=names, default=None, help="labels of the runs, e.g. bm25,dense (default: file or folder names)"
+    )
+    cmp.add_argument("--baseline", default=None, help="the run the others are compared with (default: the first)")
     cmp.add_argument("--preset", choices=["beir", "trec"], default="beir", help="beir 2.2.0 or trec_eval conventions")
     cmp.add_argument("--format", choices=["markdown", "json"], default="markdown", help="what to print")
     add_significance_options(
         cmp,
-        "significance (B against A, per measure, over the queries either run is scored on)",
-        "bootstrap interval of B − A, paired t-test and randomization p-values, Holm-adjusted",
+        "significance (each run against the baseline, per measure, over the queries either is scored on)",
+        "bootstrap interval of run − baseline, paired t-test and randomization p-values, Holm-adjusted over runs "
+        "x measures",
     )
     cmp.set_defaults(func=run)
     return cmp
@@ -53,38 +61,44 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``irmetrics compare``: print the comparison (markdown or JSON), its notes on stderr."""
-    from ..beir.compare import compare_runs, compare_suites, is_suite
+    from ..beir.compare import compare_many
+    from ..beir.suite_compare import compare_suites, is_suite
     from ..errors import InvalidArgumentError
 
-    if args.names is not None and len(args.names) != 2:
-        raise InvalidArgumentError(f"--names needs two labels, got {args.names}")
+    if len(args.runs) < 2:
+        raise InvalidArgumentError(f"compare needs two runs or more, got {len(args.runs)}: {args.runs}")
+    if args.names is not None and len(args.names) != len(args.runs):
+        count = "two" if len(args.runs) == 2 else len(args.runs)
+        raise InvalidArgumentError(f"--names needs {count} labels, one per run, got {args.names}")
     options = {
         "measures": args.measures,
-        "names": tuple(args.names) if args.names else None,
         "preset": args.preset,
         "significance": args.stats,
         "n_resamples": args.n_resamples,
         "seed": args.seed,
         "confidence": args.confidence,
     }
-    suites = [is_suite(path) for path in (args.run_a, args.run_b)]
+    suites = [is_suite(path) for path in args.runs]
     compared: Any
     if any(suites):
-        if not all(suites):
+        if not all(suites) or len(suites) != 2:
             raise InvalidArgumentError(
-                "one of the two is a suite folder (it holds leaderboard.json) and the other is not: compare two "
-                "suites, or two runs (a run file or a suite's dataset folder OUTPUT/NAME)"
+                "give two suite folders (they hold leaderboard.json), or runs only (run files or a suite's dataset "
+                f"folders OUTPUT/NAME); got {sum(suites)} suite folder(s) among {len(suites)}"
             )
         if args.qrels is not None:
             raise InvalidArgumentError(
                 "two suite folders are compared on each dataset's own qrels (from its summary.json): drop --qrels, "
-                "or compare two dataset folders (OUTPUT/NAME) with --qrels"
+                "or compare dataset folders (OUTPUT/NAME) with --qrels"
             )
-        compared = compare_suites(args.run_a, args.run_b, args.k, **options)
+        if args.baseline is not None:
+            raise InvalidArgumentError("--baseline is for runs: the first of two suite folders is the baseline")
+        pair = tuple(args.names) if args.names else None
+        compared = compare_suites(args.runs[0], args.runs[1], args.k, names=pair, **options)
     else:
-        if args.qrels is None:
-            raise InvalidArgumentError("--qrels is required to compare two runs (it is optional for two suite folders)")
-        compared = compare_runs(args.run_a, args.run_b, args.qrels, args.k, **options)
+        compared = compare_many(args.runs, args.qrels, args.k, names=args.names, baseline=args.baseline, **options)
+        if len(compared.results) == 1:  # two runs: the table and JSON of one pair
+            compared = next(iter(compared.results.values()))
     print(compared.to_json() if args.format == "json" else compared.markdown())
     for note in compared.notes:
         print(f"irmetrics: note: {note}", file=sys.stderr)

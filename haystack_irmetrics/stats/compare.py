@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -62,6 +62,34 @@ class Comparison:
 def format_p(p: float) -> str:
     """A p-value as the reports print it: four decimals, ``<0.0001`` below."""
     return "<0.0001" if p < 1e-4 else f"{p:.4f}"
+
+
+def holm_adjust(comparisons: Sequence[Comparison]) -> list[Comparison]:
+    """The comparisons with ``p_t_holm`` and ``p_randomization_holm`` adjusted over all of them as one family.
+
+    For comparisons made in several calls of :func:`compare_paired` that form one family of tests (several
+    runs against one baseline, each on several measures: Holm over runs × measures); their own ``*_holm``
+    values are replaced, the unadjusted p-values kept.
+
+    Usage::
+
+        >>> first = compare_paired({"P@10": [0.5, 0.7, 0.9, 0.4]}, {"P@10": [0.3, 0.6, 0.5, 0.4]})
+        >>> second = compare_paired({"P@10": [0.5, 0.7, 0.9, 0.1]}, {"P@10": [0.3, 0.6, 0.5, 0.4]})
+        >>> [(c.p_randomization, c.p_randomization_holm) for c in first + second]
+        [(0.25, 0.25), (0.625, 0.625)]
+        >>> [(c.p_randomization, c.p_randomization_holm) for c in holm_adjust(first + second)]
+        [(0.25, 0.5), (0.625, 0.625)]
+    """
+    items = list(comparisons)
+    if not all(isinstance(c, Comparison) for c in items):
+        raise StatsInputError("holm_adjust takes Comparison objects (from compare_paired)")
+    if not items:
+        return []
+    p_t = holm([c.p_t for c in items]).tolist()
+    p_r = holm([c.p_randomization for c in items]).tolist()
+    return [
+        replace(c, p_t_holm=float(t), p_randomization_holm=float(r)) for c, t, r in zip(items, p_t, p_r, strict=True)
+    ]
 
 
 def compare_paired(
@@ -159,4 +187,4 @@ def compare_paired(
     ]
 
 
-__all__ = ["TESTS", "Comparison", "compare_paired", "format_p"]
+__all__ = ["TESTS", "Comparison", "compare_paired", "format_p", "holm_adjust"]
