@@ -104,7 +104,8 @@ def test_tied_documents_come_in_writing_order_and_the_first_written_make_the_cut
         assert [d.id for d in store.embedding_retrieval(query, top_k=top_k)] == tied_in_writing_order[:top_k]
         store.prefetch([query, (-same[0]).tolist(), *rng.standard_normal((25, 16)).tolist()], top_k=top_k)
         assert [d.id for d in store.embedding_retrieval(query, top_k=top_k)] == tied_in_writing_order[:top_k]
-    assert store.embedding_retrieval(query, top_k=0) == []
+    with pytest.raises(PipelineError, match="top_k must be a whole number >= 1, got 0"):
+        store.embedding_retrieval(query, top_k=0)
 
 
 def test_stored_documents_keep_no_embedding_and_the_callers_documents_are_not_changed():
@@ -185,6 +186,37 @@ def test_a_zero_vector_scores_zero_under_cosine_instead_of_nan():
     store.write_documents(_docs(np.array([[0, 0, 0], [1, 0, 0]], dtype=np.float32)))
     hits = store.embedding_retrieval([1, 0, 0], top_k=2)
     assert [(d.id, d.score) for d in hits] == [("d1", 1.0), ("d0", 0.0)]
+
+
+@pytest.mark.parametrize("vector", [[1e30, 1e30], [1e-25, 0.0], [3e38, -3e38], [1e-45, 1e-45], [1e200, 1e200]])
+def test_cosine_scores_a_vector_one_against_itself_whatever_its_scale(vector):
+    # Normalised in float32, the squares of [1e30, 1e30] overflow and those of [1e-25, 0] underflow: both scored
+    # 0 against themselves. 1e200 does not even fit float32, but cosine only needs its direction.
+    store = FaissDocumentStore()
+    store.write_documents([Document(id="v", content="x", embedding=vector), *_docs(np.array([[0.0, 1.0]]), "y")])
+    [hit] = store.embedding_retrieval(vector, top_k=1)
+    unit = store.embedding_retrieval(np.sign(vector).tolist(), top_k=1)[0]
+    assert hit.id == "v" and hit.score == pytest.approx(1.0, abs=1e-6)
+    assert hit.score == unit.score  # the same float32 bits as the vector of that direction at scale 1
+
+
+def test_a_zero_vector_still_scores_zero_and_dot_product_refuses_values_beyond_float32():
+    store = FaissDocumentStore()
+    store.write_documents([Document(id="z", content="x", embedding=[0.0, 0.0]), *_docs(np.array([[1e30, 0.0]]))])
+    assert [(d.id, d.score) for d in store.embedding_retrieval([1e-30, 0.0], top_k=2)] == [("d0", 1.0), ("z", 0.0)]
+    raw = FaissDocumentStore(similarity="dot_product")
+    with pytest.raises(PipelineError, match="document 'big' has an embedding value beyond float32's range"):
+        raw.write_documents([Document(id="big", content="x", embedding=[1e39, 0.0])])
+    raw.write_documents(_docs(np.eye(2)))
+    with pytest.raises(PipelineError, match="query embedding has a value beyond float32's range"):
+        raw.embedding_retrieval([1e39, 0.0])
+
+
+def test_an_embedding_of_strings_is_named_as_non_numeric_not_as_a_wrong_dimension():
+    store = FaissDocumentStore()
+    with pytest.raises(PipelineError, match="document 'bad' has a non-numeric embedding value"):
+        store.write_documents([*_docs(np.eye(2)), Document(id="bad", content="x", embedding=["a", "b"])])
+    assert store.count_documents() == 0
 
 
 def test_retriever_round_trips_through_to_dict_yaml_and_load_pipeline():

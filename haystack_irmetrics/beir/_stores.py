@@ -1,16 +1,66 @@
 """What the package's in-process document stores (bm25s, FAISS) share: indexes shared by name, counting
-and listing the documents, shallow copies of stored documents, and rebuilding a retriever with its store."""
+and listing the documents, shallow copies of stored documents, rebuilding a retriever with its store, and
+the checks of their parameters (one place, so both stores refuse the same values with the same words)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
+from numbers import Integral, Real
 from typing import Any, ClassVar, TypeVar
 
 from haystack import Document, default_from_dict
 
-from ..errors import PipelineError
+from ..errors import PipelineError, shorten
 
 T = TypeVar("T")
+
+
+def check_top_k(value: Any, owner: str) -> int:
+    """``value`` as a ``top_k``: a whole number >= 1 (not a bool, a float or a string, as a YAML may give).
+
+    :raises PipelineError: naming ``owner`` (the component) and the value.
+    """
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
+        raise PipelineError(f"{owner}: top_k must be a whole number >= 1, got {shorten(repr(value))}")
+    return int(value)
+
+
+def check_number(value: Any, owner: str, name: str, low: float, high: float = math.inf) -> float:
+    """``value`` as a finite number in ``[low, high]`` (a BM25 parameter such as ``k1`` or ``b``).
+
+    :raises PipelineError: naming ``owner``, the parameter and the value.
+    """
+    try:
+        number = math.nan if isinstance(value, bool) or not isinstance(value, Real) else float(value)
+    except OverflowError:  # an int too large for a float
+        number = math.nan
+    if not (math.isfinite(number) and low <= number <= high):
+        where = f">= {low:g}" if high == math.inf else f"between {low:g} and {high:g}"
+        raise PipelineError(f"{owner}: {name} must be a finite number {where}, got {shorten(repr(value))}")
+    return number
+
+
+def check_flag(value: Any, owner: str, name: str, *, optional: bool = False) -> bool | None:
+    """``value`` as a bool (``None`` too when ``optional``): a YAML string such as ``"false"`` is refused,
+    not read as true.
+
+    :raises PipelineError: naming ``owner``, the parameter and the value.
+    """
+    if isinstance(value, bool) or (optional and value is None):
+        return value
+    expected = "true, false or null" if optional else "true or false"
+    raise PipelineError(f"{owner}: {name} must be {expected}, got {shorten(repr(value))}")
+
+
+def check_name(value: Any, owner: str, name: str = "index") -> str:
+    """``value`` as a non-empty string (an index name).
+
+    :raises PipelineError: naming ``owner``, the parameter and the value.
+    """
+    if not isinstance(value, str) or not value:
+        raise PipelineError(f"{owner}: {name} must be a non-empty string, got {shorten(repr(value))}")
+    return value
 
 
 def copy_document(doc: Document, field: str, value: Any) -> Document:
@@ -35,8 +85,9 @@ class InProcessStore:
         cls._shared = {}
 
     def _attach(self, index: str, shared: bool, new_index: Callable[[], Any]) -> None:
-        self.index = index
-        self.shared = shared
+        owner = type(self).__name__
+        self.index = check_name(index, owner)
+        self.shared = check_flag(shared, owner, "shared")
         self._index = self._shared.setdefault(index, new_index()) if shared else new_index()
 
     @classmethod
@@ -64,4 +115,12 @@ def retriever_from_dict(cls: type[T], store_class: type[InProcessStore], data: d
     return default_from_dict(cls, {**data, "init_parameters": params})
 
 
-__all__ = ["InProcessStore", "copy_document", "retriever_from_dict"]
+__all__ = [
+    "InProcessStore",
+    "check_flag",
+    "check_name",
+    "check_number",
+    "check_top_k",
+    "copy_document",
+    "retriever_from_dict",
+]

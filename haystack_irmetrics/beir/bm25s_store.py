@@ -29,8 +29,8 @@ from haystack.document_stores.errors import DuplicateDocumentError
 from haystack.document_stores.types import DuplicatePolicy
 
 from .._extras import require
-from ..errors import PipelineError
-from ._stores import InProcessStore, copy_document, retriever_from_dict
+from ..errors import PipelineError, shorten
+from ._stores import InProcessStore, check_flag, check_number, check_top_k, copy_document, retriever_from_dict
 from .cache import cache_root, write_entry
 from .pipelines import BM25S_HINT
 
@@ -49,6 +49,9 @@ class _Index:
         self.from_cache = False
         #: ``{(query, k): (positions, scores)}`` (numpy rows) retrieved in one batch by :meth:`BM25sDocumentStore.prefetch`.
         self.prefetched: dict[tuple[str, int], tuple[Any, Any]] = {}
+        #: Queries answered with no document because none of their terms is in the index (unknown words or
+        #: stop words only), counted per :meth:`BM25sDocumentStore.bm25_retrieval` call.
+        self.queries_without_terms = 0
 
 
 class BM25sDocumentStore(InProcessStore):
@@ -61,6 +64,12 @@ class BM25sDocumentStore(InProcessStore):
     :param stemmer: a PyStemmer algorithm (``"porter"``, Lucene's; ``"english"``, Snowball), or ``None``.
     :param stopwords: ``"en"`` (Lucene's 33 English stop words), a list of words, or ``None``.
     :param cache: save built indexes under ``$IRMETRICS_CACHE_DIR/bm25s`` and reuse them.
+    :raises PipelineError: on a parameter of the wrong type or out of range (``k1`` >= 0, ``b`` in [0, 1],
+        finite), naming it.
+
+    Only documents that contain at least one query term are returned, as Lucene does: a query whose
+    every word is unknown to the index or a stop word returns no document
+    (:attr:`queries_without_terms` counts them).
     """
 
     def __init__(
@@ -74,11 +83,11 @@ class BM25sDocumentStore(InProcessStore):
         cache: bool = True,
     ) -> None:
         self._attach(index, shared, _Index)
-        self.k1 = k1
-        self.b = b
-        self.stemmer = stemmer
-        self.stopwords = stopwords
-        self.cache = cache
+        self.k1 = check_number(k1, "BM25sDocumentStore", "k1", 0)
+        self.b = check_number(b, "BM25sDocumentStore", "b", 0, 1)
+        self.stemmer = _check_stemmer(stemmer)
+        self.stopwords = _check_stopwords(stopwords)
+        self.cache = check_flag(cache, "BM25sDocumentStore", "cache")
 
     def to_dict(self) -> dict[str, Any]:
         """Serialize the store's parameters (not its documents)."""
@@ -132,6 +141,12 @@ class BM25sDocumentStore(InProcessStore):
         self._index.documents, self._index.positions, self._index.model, self._index.prefetched = [], {}, None, {}
 
     @property
+    def queries_without_terms(self) -> int:
+        """How many queries got no document because none of their terms is in the index (unknown words or
+        stop words only); shared by the stores of a shared index."""
+        return self._index.queries_without_terms
+
+    @property
     def built_from_cache(self) -> bool:
         """Whether the current index was loaded from the cache rather than built."""
         return self._index.model is not None and self._index.from_cache
@@ -150,8 +165,12 @@ class BM25sDocumentStore(InProcessStore):
         import bm25s
         import Stemmer
 
-        stem = Stemmer.Stemmer(self.stemmer) if self.stemmer else None
-        return bm25s.tokenization.Tokenizer(stemmer=stem, stopwords=self.stopwords or [], splitter=TOKEN_PATTERN)
+        # Checked again: at init PyStemmer may have been missing.
+        stem = Stemmer.Stemmer(_check_stemmer(self.stemmer)) if self.stemmer else None
+        try:
+            return bm25s.tokenization.Tokenizer(stemmer=stem, stopwords=self.stopwords or [], splitter=TOKEN_PATTERN)
+        except ValueError as e:  # a stop-word language bm25s does not know
+            raise PipelineError(f"BM25sDocumentStore: stopwords {shorten(repr(self.stopwords))}: {e}") from None
 
     def build_index(self, progress: bool = False) -> None:
         """Build (or load from the cache) the bm25s index now; otherwise the first query builds it.
@@ -193,39 +212,54 @@ class BM25sDocumentStore(InProcessStore):
 
             write_entry(folder, save, {"kind": "bm25s", "n_documents": len(texts), **self._parameters()})
 
-    def _search(self, queries: list[str], k: int) -> tuple[Any, Any]:
+    def _search(self, queries: list[str], k: int) -> list[tuple[Any, Any] | None]:
+        """Each query's ``k`` best (positions, scores) rows, or None for a query with no indexed term."""
         idx = self._index
         ids = idx.tokenizer.tokenize(queries, update_vocab=False, return_as="ids", show_progress=False)
-        threads = min(len(queries) // 64, os.cpu_count() or 1)
-        return idx.model.retrieve(ids, k=k, show_progress=False, n_threads=threads if threads > 1 else 1)
+        # bm25s gives a query without any indexed term the token of empty documents (""), which matches every
+        # empty or stop-word-only document: it is dropped (a query word is never "": the tokens are \w+).
+        empty = idx.tokenizer.word_to_id.get("")
+        ids = [[t for t in terms if t != empty] for terms in ids]
+        searched = [i for i, terms in enumerate(ids) if terms]
+        out: list[tuple[Any, Any] | None] = [None] * len(queries)
+        if searched:
+            threads = min(len(searched) // 64, os.cpu_count() or 1)
+            found, scores = idx.model.retrieve(
+                [ids[i] for i in searched], k=k, show_progress=False, n_threads=threads if threads > 1 else 1
+            )
+            for row, i in enumerate(searched):
+                out[i] = (found[row], scores[row])
+        return out
 
     def prefetch(self, queries: list[str], top_k: int) -> None:
         """Score ``queries`` in one bm25s call (on every core for large batches); the following
         :meth:`bm25_retrieval` calls for them read the results. A write forgets them."""
         idx = self._index
+        check_top_k(top_k, "BM25sDocumentStore")
         if not idx.documents or not queries:
             return
         self._build()
         k = min(top_k, len(idx.documents))
         unique = list(dict.fromkeys(queries))
-        found, scores = self._search(unique, k)
-        idx.prefetched = {(q, k): (found[i], scores[i]) for i, q in enumerate(unique)}
+        idx.prefetched = dict(zip(((q, k) for q in unique), self._search(unique, k)))
 
     def bm25_retrieval(self, query: str, top_k: int = 10) -> list[Document]:
         """The ``top_k`` best documents for ``query``, best first, with their BM25 scores."""
         idx = self._index
+        check_top_k(top_k, "BM25sDocumentStore")
         if not idx.documents:
             return []
         self._build()
         k = min(top_k, len(idx.documents))
-        hit = idx.prefetched.pop((query, k), None)
+        key = (query, k)
+        hit = idx.prefetched.pop(key) if key in idx.prefetched else self._search([query], k)[0]
         if hit is None:
-            found, scores = self._search([query], k)
-            hit = (found[0], scores[0])
+            idx.queries_without_terms += 1
+            return []
         out = []
         documents = idx.documents
         for pos, score in zip(hit[0].tolist(), hit[1].tolist()):
-            if score <= 0:  # documents without any query term: Lucene does not return them
+            if score <= 0:  # the rest contain no query term (every BM25 term weight is > 0): Lucene skips them
                 break
             out.append(copy_document(documents[pos], "score", score))
         return out
@@ -236,14 +270,16 @@ class BM25sRetriever:
     """Retrieves documents from a :class:`BM25sDocumentStore` by Lucene's BM25 (bm25s).
 
     :param document_store: the store to query.
-    :param top_k: documents returned per query.
+    :param top_k: documents returned per query (a whole number >= 1).
+    :raises PipelineError: if ``document_store`` is not a :class:`BM25sDocumentStore` or ``top_k`` is not
+        a whole number >= 1.
     """
 
     def __init__(self, document_store: BM25sDocumentStore, top_k: int = 10) -> None:
         if not isinstance(document_store, BM25sDocumentStore):
             raise PipelineError("BM25sRetriever needs a BM25sDocumentStore")
         self.document_store = document_store
-        self.top_k = top_k
+        self.top_k = check_top_k(top_k, "BM25sRetriever")
 
     def to_dict(self) -> dict[str, Any]:
         """Serialize the retriever and its store's parameters."""
@@ -256,12 +292,46 @@ class BM25sRetriever:
 
     def prefetch(self, queries: list[str], top_k: int | None = None) -> None:
         """Score ``queries`` in one batch before they are run one by one (:meth:`BM25sDocumentStore.prefetch`)."""
-        self.document_store.prefetch(queries, self.top_k if top_k is None else top_k)
+        self.document_store.prefetch(queries, self.top_k if top_k is None else check_top_k(top_k, "BM25sRetriever"))
 
     @component.output_types(documents=list[Document])
     def run(self, query: str, top_k: int | None = None) -> dict[str, list[Document]]:
         """The best ``top_k`` documents for ``query``, best first."""
-        return {"documents": self.document_store.bm25_retrieval(query, self.top_k if top_k is None else top_k)}
+        k = self.top_k if top_k is None else check_top_k(top_k, "BM25sRetriever")
+        return {"documents": self.document_store.bm25_retrieval(query, k)}
+
+
+def _check_stemmer(value: Any) -> str | None:
+    """A PyStemmer algorithm name or None; the name is checked against PyStemmer's list when it is installed
+    (otherwise the first index build asks for the bm25 extra)."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise PipelineError(
+            f"BM25sDocumentStore: stemmer must be a PyStemmer algorithm name or null, got {shorten(repr(value))}"
+        )
+    try:
+        import Stemmer
+    except ImportError:
+        return value
+    if value not in Stemmer.algorithms():
+        raise PipelineError(
+            f"BM25sDocumentStore: stemmer {shorten(repr(value))} is not a PyStemmer algorithm "
+            f"({', '.join(Stemmer.algorithms())})"
+        )
+    return value
+
+
+def _check_stopwords(value: Any) -> str | list[str] | None:
+    """``None``, a language name bm25s knows (checked when the index is built) or a list of words."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, list | tuple) and all(isinstance(w, str) for w in value):
+        return list(value)
+    raise PipelineError(
+        "BM25sDocumentStore: stopwords must be a language such as 'en', a list of words or null, "
+        f"got {shorten(repr(value))}"
+    )
 
 
 def _index_key(parameters: dict[str, Any], documents: list[Document]) -> str:

@@ -33,11 +33,13 @@ from haystack.document_stores.errors import DuplicateDocumentError
 from haystack.document_stores.types import DuplicatePolicy
 
 from .._extras import require
-from ..errors import PipelineError
-from ._stores import InProcessStore, copy_document, retriever_from_dict
+from ..errors import PipelineError, shorten
+from ._stores import InProcessStore, check_flag, check_top_k, copy_document, retriever_from_dict
 
 #: The similarities :class:`FaissDocumentStore` supports (Haystack's names).
 SIMILARITIES = ("cosine", "dot_product")
+#: Embeddings read (as float64) per step when documents are written: bounds the float64 copy's memory.
+_CHUNK = 8192
 
 
 class _Index:
@@ -72,7 +74,11 @@ class FaissDocumentStore(InProcessStore):
     :param shared: share the index with every store of the same name in this process.
     :param similarity: ``"cosine"`` (vectors L2-normalised) or ``"dot_product"``.
     :param return_embedding: return each hit's embedding (from the index) with the document.
-    :raises PipelineError: on an unknown similarity.
+    :raises PipelineError: on an unknown similarity, or a parameter of the wrong type.
+
+    Cosine normalises each vector in float64 (scaled by its largest value first, so neither
+    ``[1e30, 1e30]`` nor ``[1e-25, 0]`` under- or overflows) before it is stored as float32: every
+    non-zero vector scores 1.0 against itself; a zero vector scores 0 against everything.
     """
 
     def __init__(
@@ -82,11 +88,13 @@ class FaissDocumentStore(InProcessStore):
         similarity: str = "cosine",
         return_embedding: bool = False,
     ) -> None:
-        if similarity not in SIMILARITIES:
-            raise PipelineError(f"FaissDocumentStore: similarity must be one of {SIMILARITIES}, got {similarity!r}")
+        if not isinstance(similarity, str) or similarity not in SIMILARITIES:
+            raise PipelineError(
+                f"FaissDocumentStore: similarity must be one of {SIMILARITIES}, got {shorten(repr(similarity))}"
+            )
         self._attach(index, shared, _Index)
         self.similarity = similarity
-        self.return_embedding = return_embedding
+        self.return_embedding = check_flag(return_embedding, "FaissDocumentStore", "return_embedding")
 
     def to_dict(self) -> dict[str, Any]:
         """Serialize the store's parameters (not its documents)."""
@@ -106,29 +114,49 @@ class FaissDocumentStore(InProcessStore):
                 raise PipelineError(
                     f"FaissDocumentStore: document {doc.id!r} has no embedding; put an embedder before the writer"
                 )
-        try:
-            rows = np.array([doc.embedding for doc in documents], dtype=np.float32, ndmin=2)
-        except ValueError:  # ragged
-            rows = None
-        want = idx.dim if idx.dim is not None else len(documents[0].embedding or ())
-        if rows is None or rows.ndim != 2 or rows.shape[1] != want or want == 0:
-            bad = next((d for d in documents if len(d.embedding or ()) != want), documents[0])
-            raise PipelineError(
-                f"FaissDocumentStore: document {bad.id!r} has an embedding of {len(bad.embedding or ())} "
-                f"dimensions where the index {self.index!r} holds {want}"
-            )
-        finite = np.isfinite(rows).all(axis=1)
-        if not finite.all():
-            bad = documents[int(np.argmin(finite))]
-            raise PipelineError(f"FaissDocumentStore: document {bad.id!r} has a NaN or infinite embedding value")
-        return self._normalised(rows)
+        want = idx.dim if idx.dim is not None else _length(documents[0].embedding)
+        out = np.empty((len(documents), max(want, 0)), dtype=np.float32)
+        for start in range(0, len(documents), _CHUNK):
+            part = documents[start : start + _CHUNK]
+            rows = _matrix([doc.embedding for doc in part])
+            if rows is None or rows.shape[1] != want or want <= 0:
+                bad = next((d for d in part if _length(d.embedding) != want), None)
+                if bad is None:  # the right length, but not all numbers
+                    bad = next(d for d in part if _matrix([d.embedding]) is None)
+                    raise PipelineError(f"FaissDocumentStore: document {bad.id!r} has a non-numeric embedding value")
+                raise PipelineError(
+                    f"FaissDocumentStore: document {bad.id!r} has an embedding of {max(_length(bad.embedding), 0)} "
+                    f"dimensions where the index {self.index!r} holds {want}"
+                )
+            finite = np.isfinite(rows).all(axis=1)
+            if not finite.all():
+                bad = part[int(np.argmin(finite))]
+                raise PipelineError(f"FaissDocumentStore: document {bad.id!r} has a NaN or infinite embedding value")
+            chunk = self._normalised(rows)
+            fits = np.isfinite(chunk).all(axis=1)
+            if not fits.all():
+                bad = part[int(np.argmin(fits))]
+                raise PipelineError(
+                    f"FaissDocumentStore: document {bad.id!r} has an embedding value beyond float32's range "
+                    "(over 3.4e38), which FAISS stores"
+                )
+            out[start : start + len(part)] = chunk
+        return out
 
     def _normalised(self, rows: np.ndarray) -> np.ndarray:
+        """Float64 ``rows`` as float32, L2-normalised for cosine.
+
+        The norm is taken in float64 after dividing each row by its largest absolute value: in float32
+        the squares of ``[1e30, 1e30]`` overflow and those of ``[1e-25, 0]`` underflow, and such vectors
+        would score 0 against themselves. A zero vector stays zero (every score 0): it has no direction.
+        """
         if self.similarity != "cosine":
-            return rows
-        norms = np.linalg.norm(rows, axis=1, keepdims=True)
-        # A zero vector stays zero (every score 0), as no direction can be given to it.
-        return rows / np.where(norms == 0, np.float32(1), norms).astype(np.float32)
+            with np.errstate(over="ignore"):  # a value beyond float32's range: the caller names it
+                return rows.astype(np.float32)
+        scale = np.abs(rows).max(axis=1, keepdims=True) if rows.shape[1] else np.ones((len(rows), 1))
+        scaled = rows / np.where(scale == 0, 1.0, scale)
+        norms = np.linalg.norm(scaled, axis=1, keepdims=True)
+        return (scaled / np.where(norms == 0, 1.0, norms)).astype(np.float32)
 
     def write_documents(self, documents: list[Document], policy: DuplicatePolicy = DuplicatePolicy.NONE) -> int:
         """Add ``documents`` (each with an embedding); returns how many were written.
@@ -210,17 +238,21 @@ class FaissDocumentStore(InProcessStore):
     def _queries(self, query_embeddings: Sequence[Any]) -> np.ndarray:
         """The query embeddings as one float32 matrix (normalised for cosine), checked."""
         idx = self._index
-        try:
-            q = np.array(query_embeddings, dtype=np.float32, ndmin=2)
-        except (TypeError, ValueError):
-            raise PipelineError("FaissDocumentStore: a query embedding must be a list of numbers") from None
-        if q.ndim != 2 or q.shape[1] != idx.dim:
+        q = _matrix(query_embeddings)
+        if q is None:
+            raise PipelineError("FaissDocumentStore: a query embedding must be a list of numbers")
+        if q.shape[1] != idx.dim:
             raise PipelineError(
                 f"FaissDocumentStore: query embeddings of shape {q.shape[1:]} for an index of {idx.dim} dimensions"
             )
         if not np.isfinite(q).all():
             raise PipelineError("FaissDocumentStore: a query embedding has a NaN or infinite value")
-        return self._normalised(q)
+        q = self._normalised(q)
+        if not np.isfinite(q).all():
+            raise PipelineError(
+                "FaissDocumentStore: a query embedding has a value beyond float32's range (over 3.4e38)"
+            )
+        return q
 
     def _search(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """The ``k`` best positions and scores of each query, best first, ties by document position.
@@ -258,6 +290,7 @@ class FaissDocumentStore(InProcessStore):
         """Search ``query_embeddings`` in one FAISS call; the following :meth:`embedding_retrieval` calls
         for the same vectors read the results. A write forgets them."""
         idx = self._index
+        check_top_k(top_k, "FaissDocumentStore")
         if not idx.documents or not len(query_embeddings):
             return
         self._build()
@@ -275,6 +308,8 @@ class FaissDocumentStore(InProcessStore):
         at ``top_k``): the same for a query searched alone or in any :meth:`prefetch` batch.
         """
         idx = self._index
+        check_top_k(top_k, "FaissDocumentStore")
+        check_flag(return_embedding, "FaissDocumentStore", "return_embedding", optional=True)
         if not idx.documents:
             return []
         self._build()
@@ -304,7 +339,8 @@ class FaissEmbeddingRetriever:
     :param document_store: the store to query.
     :param top_k: documents returned per query.
     :param return_embedding: return the documents' embeddings (default: the store's setting).
-    :raises PipelineError: if ``document_store`` is not a :class:`FaissDocumentStore`.
+    :raises PipelineError: if ``document_store`` is not a :class:`FaissDocumentStore`, ``top_k`` is not a
+        whole number >= 1 or ``return_embedding`` not a bool or None.
     """
 
     def __init__(
@@ -313,8 +349,10 @@ class FaissEmbeddingRetriever:
         if not isinstance(document_store, FaissDocumentStore):
             raise PipelineError("FaissEmbeddingRetriever needs a FaissDocumentStore")
         self.document_store = document_store
-        self.top_k = top_k
-        self.return_embedding = return_embedding
+        self.top_k = check_top_k(top_k, "FaissEmbeddingRetriever")
+        self.return_embedding = check_flag(
+            return_embedding, "FaissEmbeddingRetriever", "return_embedding", optional=True
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """Serialize the retriever and its store's parameters."""
@@ -329,16 +367,31 @@ class FaissEmbeddingRetriever:
 
     def prefetch_embeddings(self, query_embeddings: Sequence[Any], top_k: int | None = None) -> None:
         """Search query embeddings in one batch before they are run one by one (:meth:`FaissDocumentStore.prefetch`)."""
-        self.document_store.prefetch(query_embeddings, self.top_k if top_k is None else top_k)
+        k = self.top_k if top_k is None else check_top_k(top_k, "FaissEmbeddingRetriever")
+        self.document_store.prefetch(query_embeddings, k)
 
     @component.output_types(documents=list[Document])
     def run(self, query_embedding: list[float], top_k: int | None = None) -> dict[str, list[Document]]:
         """The best ``top_k`` documents for ``query_embedding``, best first."""
-        return {
-            "documents": self.document_store.embedding_retrieval(
-                query_embedding, self.top_k if top_k is None else top_k, self.return_embedding
-            )
-        }
+        k = self.top_k if top_k is None else check_top_k(top_k, "FaissEmbeddingRetriever")
+        return {"documents": self.document_store.embedding_retrieval(query_embedding, k, self.return_embedding)}
+
+
+def _length(embedding: Any) -> int:
+    """How many values ``embedding`` holds (-1 for what has no length)."""
+    try:
+        return len(embedding)
+    except TypeError:
+        return -1
+
+
+def _matrix(embeddings: Any) -> np.ndarray | None:
+    """``embeddings`` as a 2-D float64 matrix (one row per vector), or None if they are ragged or not numbers."""
+    try:
+        rows = np.array(embeddings, dtype=np.float64, ndmin=2)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return rows if rows.ndim == 2 else None
 
 
 __all__ = ["SIMILARITIES", "FaissDocumentStore", "FaissEmbeddingRetriever"]
