@@ -238,6 +238,86 @@ def test_an_output_folder_that_cannot_be_written_fails_before_the_run_starts(tmp
     assert not (tmp_path / "new").exists()
 
 
+def test_a_full_disk_while_writing_names_the_file_and_leaves_no_temporary_file(tmp_path, monkeypatch, capsys):
+    import errno
+
+    def half_written(results, path, tag):
+        with open(path, "w") as f:
+            f.write("q1 Q0 d1 1 2.0 x\n" * 1000)
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(runner, "write_trec_run", half_written)
+    data = dataset(tmp_path / "data")
+    out = tmp_path / "out"
+    with pytest.raises(OutputError, match=rf"cannot write {re.escape(str(out / 'run.trec'))}: No space left on device"):
+        run_beir(data, progress=False, output_dir=out)
+    assert sorted(p.name for p in out.iterdir()) == [".irmetrics.lock", "metrics.json", "per_query.json"]
+    assert main(["beir", str(data), "-o", str(tmp_path / "cli"), "--no-progress"]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line == f"irmetrics: error: cannot write {tmp_path / 'cli' / 'data' / 'run.trec'}: No space left on device"
+
+
+def test_a_failing_checkpoint_write_names_the_batch_file(tmp_path, monkeypatch):
+    import errno
+
+    from haystack_irmetrics.beir import outputs
+
+    original = outputs.os.replace
+
+    def full(src, dst):
+        if "batch-" in str(dst):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return original(src, dst)
+
+    monkeypatch.setattr(outputs.os, "replace", full)
+    out = tmp_path / "out"
+    with pytest.raises(OutputError, match=r"cannot write .*\.partial/batch-000000\.jsonl: No space left on device"):
+        run_beir(dataset(tmp_path / "data"), progress=False, output_dir=out, checkpoint_every=1)
+    assert not list((out / ".partial").glob(".*.tmp"))
+
+
+def test_outputs_never_use_a_temporary_name_another_writer_may_hold(tmp_path):
+    data = dataset(tmp_path / "data")
+    out = tmp_path / "out"
+    out.mkdir()
+    # the fixed names earlier versions wrote through: another run's half-written files
+    others = {name: f"another run's {name}" for name in (".run.trec.tmp", ".metrics.json.tmp", ".summary.json.tmp")}
+    for name, text in others.items():
+        (out / name).write_text(text)
+    run_beir(data, progress=False, output_dir=out)
+    assert {name: (out / name).read_text() for name in others} == others
+    assert (out / "run.trec").read_text().startswith("q1 Q0 ")
+
+
+def test_a_second_run_on_a_locked_output_folder_stops_at_once_naming_it(tmp_path, monkeypatch, capsys):
+    from haystack_irmetrics.beir.outputs import output_lock
+
+    data = dataset(tmp_path / "data")
+    out = tmp_path / "out"
+    monkeypatch.setattr(runner, "load_beir_pipelines", pytest.fail)
+    with output_lock(out):  # as another process running on out holds it
+        with pytest.raises(OutputError, match=rf"output folder {re.escape(str(out))} is in use by another"):
+            run_beir(data, progress=False, output_dir=out)
+        assert main(["beir", str(data), "-o", str(out), "--no-progress"]) == 2
+        (line,) = capsys.readouterr().err.splitlines()
+        assert "is in use by another irmetrics beir run" in line and str(out) in line
+    monkeypatch.undo()
+    assert main(["beir", str(data), "-o", str(out), "--no-progress"]) == 0  # released with the block
+
+
+def test_output_files_get_the_permissions_open_would_give(tmp_path):
+    import os
+    import stat
+
+    out = tmp_path / "out"
+    old = os.umask(0o022)
+    try:
+        run_beir(dataset(tmp_path / "data"), progress=False, output_dir=out)
+    finally:
+        os.umask(old)
+    assert {stat.S_IMODE((out / n).stat().st_mode) for n in ("run.trec", "summary.json", "metrics.md")} == {0o644}
+
+
 def _round_trip(component) -> dict:
     pipe = Pipeline()
     pipe.add_component("c", component)

@@ -195,23 +195,49 @@ def test_query_without_text_outside_the_split_is_dropped_like_beir(tmp_path):
     assert list(load_beir(root).queries) == ["q1", "q2"]
 
 
-def test_judged_documents_missing_from_the_corpus_are_counted_with_examples(tmp_path):
-    qrels = "query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\tgone1\t2\nq2\tgone2\t0\nq2\td2\t1\n"
-    root = write_dataset(tmp_path / "t", qrels=qrels)
+MISSING_QRELS = "query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\tgone1\t2\nq2\tgone2\t0\nq2\td2\t1\n"
+
+
+def test_judged_documents_missing_from_the_corpus_are_kept_as_beir_keeps_them_with_one_warning(tmp_path):
+    root = write_dataset(tmp_path / "t", qrels=MISSING_QRELS)
+    ds = load_beir(root)  # the default: evaluated as BEIR does, not refused
+    assert_same_as_beir(ds, root, "test")  # the judgments stay in the qrels, as GenericDataLoader keeps them
+    assert ds.qrels["q1"] == {"d1": 1, "gone1": 2}
+    (warning,) = [w for w in ds.warnings if "absent from" in w]
+    assert "2 judgments" in warning and "1 of them relevant, for 2 queries" in warning
+    assert "2 documents absent from" in warning and "q1/gone1, q2/gone2" in warning
+    assert "relevant and unretrievable, as in BEIR" in warning and "--strict-docs" in warning
+    assert ds.missing_documents == (("q1", "gone1", 2), ("q2", "gone2", 0))
+    assert ds.missing_documents_summary()["judged_documents_missing_from_corpus"] == 2
+    assert evaluate(ds.qrels, {"q1": {"d1": 1.0}, "q2": {"d2": 1.0}}, [10]).means["Recall@10"] == 0.75
+
+
+def test_strict_docs_refuses_judged_documents_missing_from_the_corpus_with_count_and_examples(tmp_path):
+    root = write_dataset(tmp_path / "t", qrels=MISSING_QRELS)
     with pytest.raises(MissingDocumentsError) as err:
-        load_beir(root)
+        load_beir(root, strict_docs=True)
     message = str(err.value)
     assert "2 judgments" in message and "1 of them relevant, for 2 queries" in message
-    assert "2 documents absent from" in message and "q1/gone1, q2/gone2" in message
-    assert "--allow-missing-docs" in message
+    assert "q1/gone1, q2/gone2" in message and "--strict-docs" in message
 
 
-def test_allowed_missing_documents_become_a_warning_and_count_as_unretrievable(tmp_path):
-    root = write_dataset(tmp_path / "t", qrels="query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\tgone\t1\nq2\td2\t1\n")
-    ds = load_beir(root, allow_missing_docs=True)
-    assert len(ds.warnings) == 1 and "as in BEIR" in ds.warnings[0]
-    assert ds.qrels["q1"] == {"d1": 1, "gone": 1}
-    assert evaluate(ds.qrels, {"q1": {"d1": 1.0}, "q2": {"d2": 1.0}}, [10]).means["Recall@10"] == 0.75
+def test_allow_missing_docs_is_a_deprecated_alias(tmp_path):
+    root = write_dataset(tmp_path / "t", qrels=MISSING_QRELS)
+    with pytest.warns(DeprecationWarning, match="strict_docs"), pytest.raises(MissingDocumentsError):
+        load_beir(root, allow_missing_docs=False)  # what the old default spelled: refuse
+    with pytest.warns(DeprecationWarning):
+        assert load_beir(root, allow_missing_docs=True).missing_documents
+    with pytest.warns(DeprecationWarning), pytest.raises(DatasetError, match="contradict"):
+        load_beir(root, strict_docs=True, allow_missing_docs=True)
+
+
+def test_a_subset_counts_the_missing_documents_of_its_own_queries(tmp_path):
+    ds = load_beir(write_dataset(tmp_path / "t", qrels=MISSING_QRELS))
+    sub = ds.subset(["q2"])
+    assert sub.missing_documents == (("q2", "gone2", 0),)
+    assert [w for w in sub.warnings if "absent from" in w] == [sub.missing_documents_warning()]
+    assert "1 judgments" in sub.missing_documents_warning()
+    assert ds.subset(["q1"]).subset(["q1"]).warnings == ds.subset(["q1"]).warnings
 
 
 def test_documents_without_title_and_text_are_reported(tmp_path):

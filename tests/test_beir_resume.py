@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from haystack_irmetrics.beir import pipelines as beir_pipelines
-from haystack_irmetrics.beir import run_beir, sample_path
+from haystack_irmetrics.beir import run_beir, runner, sample_path
 from haystack_irmetrics.beir._builtin import builtin_pipeline
 from haystack_irmetrics.beir.checkpoint import differences
 from haystack_irmetrics.cli import main
@@ -26,6 +26,7 @@ from .conftest import ROOT
 from .test_beir_pipelines import dense_available
 
 RUN_DEPENDENT = (
+    "finished_at",
     "timings_s",
     "peak_rss_mb",
     "peak_rss_scope",
@@ -144,14 +145,164 @@ def test_a_checkpoint_of_another_configuration_is_refused_or_discarded_with_over
     assert run.queries_from_checkpoint == 0 and run.info["top_k"] == 50
 
 
-def test_a_damaged_checkpoint_says_which_file(tmp_path):
+def make_checkpoint(out, monkeypatch, every=7, **kwargs):
+    """A whole checkpoint of the sample in ``out/.partial`` (every query retrieved, the outputs never
+    written), as a run killed while writing them leaves it; BM25 and the CLI's defaults unless told."""
+
+    def killed(self, output_dir):
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch:
+        patch.setattr(runner.BeirRun, "write", killed)
+        with pytest.raises(KeyboardInterrupt):
+            run_beir(None, progress=False, output_dir=out, checkpoint_every=every, **kwargs)
+    partial = out / ".partial"
+    assert sorted(p.name for p in partial.glob("batch-*")) == [f"batch-{i:06d}.jsonl" for i in range(6)]
+    return partial
+
+
+def relist(partial):
+    """index.json listing the batches as they now are (what a tamperer who knows the format writes)."""
+    import hashlib
+
+    index = json.loads((partial / "index.json").read_text())
+    index["batches"] = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(partial.glob("batch-*"))}
+    (partial / "index.json").write_text(json.dumps(index))
+
+
+def edit_line(path, line, edit):
+    rows = path.read_text().splitlines()
+    rows[line - 1] = json.dumps(edit(json.loads(rows[line - 1])))
+    path.write_text("\n".join(rows) + "\n")
+
+
+@pytest.fixture
+def reference(tmp_path_factory):
+    out = tmp_path_factory.mktemp("reference")
+    run_beir(None, progress=False, output_dir=out)
+    return out
+
+
+def test_a_checkpoint_records_each_batch_digest_and_resumes_to_the_same_bytes(tmp_path, monkeypatch, reference):
+    partial = make_checkpoint(tmp_path / "out", monkeypatch)
+    index = json.loads((partial / "index.json").read_text())
+    assert sorted(index["batches"]) == [f"batch-{i:06d}.jsonl" for i in range(6)]
+    assert index["index"]["n_indexed"] == 360 and len(index["configuration_sha256"]) == 64
+    run = run_beir(None, progress=False, output_dir=tmp_path / "out", checkpoint_every=7)
+    assert run.queries_from_checkpoint == 40
+    same_outputs(tmp_path / "out", reference)
+
+
+def test_a_listed_batch_that_is_absent_is_retrieved_again(tmp_path, monkeypatch, reference, count_retrievals):
+    partial = make_checkpoint(tmp_path / "out", monkeypatch)  # a kill between index.json and the batch
+    (partial / "batch-000005.jsonl").unlink()
+    count_retrievals.clear()
+    run = run_beir(None, progress=False, output_dir=tmp_path / "out", checkpoint_every=7)
+    assert run.queries_from_checkpoint == 35 and len(count_retrievals) == 5
+    same_outputs(tmp_path / "out", reference)
+
+
+def _stray_batch(partial):
+    shutil.copy(partial / "batch-000000.jsonl", partial / "batch-000099.jsonl")
+
+
+def _edited_score(partial):
+    edit_line(partial / "batch-000002.jsonl", 3, lambda r: {**r, "d": [[r["d"][0][0], 99.0], *r["d"][1:]]})
+
+
+def _document_outside_the_corpus(partial):
+    edit_line(partial / "batch-000001.jsonl", 2, lambda r: {**r, "d": [["not-a-doc", 99.0], *r["d"]]})
+    relist(partial)
+
+
+def _query_outside_the_dataset(partial):
+    edit_line(partial / "batch-000003.jsonl", 1, lambda r: {**r, "q": "q99"})
+    relist(partial)
+
+
+def _query_twice(partial):
+    first = (partial / "batch-000000.jsonl").read_text().splitlines()[0]
+    (partial / "batch-000004.jsonl").write_text((partial / "batch-000004.jsonl").read_text() + first + "\n")
+    relist(partial)
+
+
+def _document_twice(partial):
+    edit_line(partial / "batch-000001.jsonl", 1, lambda r: {**r, "d": [r["d"][0], *r["d"]]})
+    relist(partial)
+
+
+def _not_utf8(partial):
+    path = partial / "batch-000002.jsonl"
+    path.write_bytes(path.read_bytes().replace(b"doc", b"d\xffc", 1))
+    relist(partial)
+
+
+def _infinite_score(partial):
+    edit_line(partial / "batch-000001.jsonl", 1, lambda r: {**r, "d": [[r["d"][0][0], float("inf")], *r["d"][1:]]})
+    relist(partial)
+
+
+def _index_state(partial):
+    index = json.loads((partial / "index.json").read_text())
+    index["index"]["n_indexed"] = "lots"
+    (partial / "index.json").write_text(json.dumps(index))
+
+
+def _index_of_another_checkpoint(partial):
+    index = json.loads((partial / "index.json").read_text())
+    index["configuration_sha256"] = "0" * 64
+    (partial / "index.json").write_text(json.dumps(index))
+
+
+def _index_not_json(partial):
+    (partial / "index.json").write_bytes(b"\xff\xfe{")
+
+
+def _index_without_batches(partial):  # e.g. a checkpoint of an earlier version, which listed none
+    index = json.loads((partial / "index.json").read_text())
+    del index["batches"]
+    (partial / "index.json").write_text(json.dumps(index))
+
+
+#: (how the checkpoint is damaged, what the error says).
+DAMAGE = [
+    (_stray_batch, r"batch-000099\.jsonl is not a batch this checkpoint's index\.json lists"),
+    (_edited_score, r"batch-000002\.jsonl is not the batch index\.json recorded \(its SHA-256 differs\)"),
+    (_document_outside_the_corpus, r"batch-000001\.jsonl, line 2: document 'not-a-doc' of query '\w+' is not in the corpus"),
+    (_query_outside_the_dataset, r"batch-000003\.jsonl, line 1: query 'q99' is not a query of this dataset"),
+    (_query_twice, r"batch-000004\.jsonl, line 8: query '\w+' is checkpointed twice \(also .*batch-000000\.jsonl, line 1\)"),
+    (_document_twice, r"batch-000001\.jsonl, line 1: document '\w+' is listed twice"),
+    (_not_utf8, r"batch-000002\.jsonl, line 1: not UTF-8"),
+    (_infinite_score, r"batch-000001\.jsonl, line 1: \[.*\] is not a \[document id, finite score\] pair"),
+    (_index_state, r"index\.json: 'index' is not what indexing records"),
+    (_index_of_another_checkpoint, r"index\.json was not written with this checkpoint's config\.json"),
+    (_index_not_json, r"cannot read .*index\.json"),
+    (_index_without_batches, r"index\.json: 'batches' is not a list of batch files"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("damage,message", DAMAGE, ids=[d.__name__.strip("_") for d, _ in DAMAGE])
+def test_a_damaged_or_tampered_checkpoint_is_refused_naming_the_file_and_overwrite_starts_over(
+    tmp_path, monkeypatch, reference, damage, message
+):
     out = tmp_path / "out"
-    (out / ".partial").mkdir(parents=True)
-    run = run_beir(progress=False, k_values=[10])  # the configuration this run will have
-    (out / ".partial" / "config.json").write_text(json.dumps(run.info["configuration"]))
-    (out / ".partial" / "batch-000000.jsonl").write_text('{"q": "q01", "d": [["doc1", 1.0]]\n')
-    with pytest.raises(CheckpointError, match=r"batch-000000\.jsonl, line 1"):
-        run_beir(progress=False, output_dir=out, k_values=[10], checkpoint_every=5)
+    damage(make_checkpoint(out, monkeypatch))
+    with pytest.raises(CheckpointError, match=message) as err:
+        run_beir(None, progress=False, output_dir=out, checkpoint_every=7)
+    assert "pass --overwrite (overwrite=True) to discard the checkpoint" in str(err.value)
+    assert "\n" not in str(err.value)
+    run = run_beir(None, progress=False, output_dir=out, checkpoint_every=7, overwrite=True)
+    assert run.queries_from_checkpoint == 0
+    same_outputs(out, reference)
+
+
+def test_overwrite_discards_a_checkpoint_whose_config_json_cannot_be_read(tmp_path, monkeypatch, reference):
+    out = tmp_path / "out"
+    (make_checkpoint(out, monkeypatch) / "config.json").write_text("{")
+    with pytest.raises(CheckpointError, match=r"cannot read .*config\.json"):
+        run_beir(None, progress=False, output_dir=out, checkpoint_every=7)
+    run_beir(None, progress=False, output_dir=out, checkpoint_every=7, overwrite=True)
+    same_outputs(out, reference)
 
 
 def test_differences_name_what_changed_and_ignore_modification_times():

@@ -5,13 +5,14 @@ from __future__ import annotations
 import copy
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
 
 import pytest
 
-from haystack_irmetrics.beir import load_beir, run_beir
+from haystack_irmetrics.beir import MissingDocumentsError, load_beir, run_beir, sample_path
 from haystack_irmetrics.cli import main
 
 K_VALUES = [1, 3, 5, 10, 100, 1000]
@@ -113,6 +114,57 @@ def test_json_format_prints_the_summary_with_beir_keys(capsys):
 def test_dev_split_runs_only_the_dev_queries(capsys):
     assert main(["beir", "--split", "dev", "-k", "10", "--format", "json", "--no-progress"]) == 0
     assert json.loads(capsys.readouterr().out)["n_queries"] == 6
+
+
+def sample_with_missing_documents(folder):
+    """The sample, its test qrels judging two documents its corpus lacks (as ArguAna's do)."""
+    shutil.copytree(sample_path(), folder)
+    qrels = folder / "qrels" / "test.tsv"
+    qrels.write_text(qrels.read_text() + "q01\tghost-1\t2\nq02\tghost-2\t1\nq02\tghost-1\t0\n")
+    return folder
+
+
+def test_judged_documents_missing_from_the_corpus_count_as_relevant_and_unretrievable_exactly_as_beir(tmp_path):
+    folder = sample_with_missing_documents(tmp_path / "ghosts")
+    run = run_beir(folder, progress=False, output_dir=tmp_path / "out")  # evaluated by default, not refused
+    from beir.datasets.data_loader import GenericDataLoader
+
+    _, _, qrels = GenericDataLoader(str(folder)).load(split="test")
+    assert qrels["q01"]["ghost-1"] == 2  # BEIR keeps them: they are in its Recall and NDCG denominators
+    assert run.means == beir_reference(qrels, run.results)
+    plain = run_beir(progress=False).evaluation.per_query
+    assert run.evaluation.per_query["Recall@1000"]["q01"] < plain["Recall@1000"]["q01"]
+    (warning,) = run.warnings
+    assert "3 judgments" in warning and "name 2 documents absent from" in warning and "q01/ghost-1" in warning
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["judged_documents_missing_from_corpus"] == 2
+    assert summary["judgments_missing_from_corpus"] == 3 and summary["relevant_judgments_missing_from_corpus"] == 2
+    assert summary["judged_documents_missing_examples"][0] == {"query": "q01", "document": "ghost-1", "label": 2}
+
+
+def test_a_suite_runs_through_a_dataset_with_missing_documents_saying_so_once_and_in_the_leaderboard(tmp_path, capsys):
+    folder = sample_with_missing_documents(tmp_path / "ghosts")
+    out = tmp_path / "out"
+    assert main(["beir", "sample", str(folder), "-o", str(out), "-k", "10", "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    (line,) = [x for x in err.splitlines() if "absent from" in x]
+    assert line.startswith("irmetrics: warning: ghosts: 3 judgments") and "q01/ghost-1" in line
+    board = json.loads((out / "leaderboard.json").read_text())
+    assert board["judged_documents_missing_from_corpus"] == {"ghosts": 2}
+    table = (out / "leaderboard.md").read_text()
+    assert "| ghosts † | " in table and "| sample | " in table
+    assert "† Judged documents missing from the corpus: ghosts 2. They count as relevant and unretrievable" in table
+    assert main(["beir", "sample", str(folder), "-o", str(tmp_path / "strict"), "-k", "10", "--strict-docs"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "name 2 documents absent from" in err and "Traceback" not in err
+
+
+def test_strict_docs_refuses_a_dataset_built_in_memory_too(tmp_path):
+    ds = load_beir(sample_with_missing_documents(tmp_path / "ghosts"))
+    with pytest.raises(MissingDocumentsError, match="absent from the corpus"):
+        run_beir(ds.subset(["q01", "q03"]), progress=False, strict_docs=True)
+    run = run_beir(ds.subset(["q03"]), progress=False, strict_docs=True)  # q03 judges no missing document
+    assert run.info["judged_documents_missing_from_corpus"] == 0 and run.warnings == []
 
 
 def test_bad_dataset_exits_2_with_a_message(tmp_path, capsys):

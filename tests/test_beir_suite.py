@@ -7,6 +7,8 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
+import re
 import shutil
 
 import pytest
@@ -65,12 +67,95 @@ def test_a_rerun_skips_finished_datasets_and_touches_nothing(suite, monkeypatch,
 
     monkeypatch.setattr("haystack_irmetrics.beir.suite.run_beir", no_run)
     assert main(["beir", *suite["datasets"], "-o", str(out), "-k", K, "--no-progress"]) == 0
-    assert "sample: finished earlier with this configuration, skipped" in capsys.readouterr().err
+    assert "irmetrics: sample: finished earlier (" in capsys.readouterr().err
     after = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in out.rglob("*") if p.is_file()}
     assert {p: v[0] for p, v in after.items()} == {p: v[0] for p, v in before.items()}
     assert {p: v for p, v in after.items() if "leaderboard" not in p.name} == {
         p: v for p, v in before.items() if "leaderboard" not in p.name
     }
+
+
+def test_a_skipped_dataset_says_when_it_ran_and_prints_its_stored_table_not_fresh_timings(suite, monkeypatch, capsys):
+    out = suite["out"]
+    summary = json.loads((out / "sample" / "summary.json").read_text())
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", summary["finished_at"])
+    when = f"{summary['finished_at'][:10]} {summary['finished_at'][11:16]} UTC"
+    monkeypatch.setattr("haystack_irmetrics.beir.suite.run_beir", pytest.fail)
+    assert main(["beir", *suite["datasets"], "-o", str(out), "-k", K, "--no-progress"]) == 0
+    captured = capsys.readouterr()
+    assert f"irmetrics: sample: finished earlier ({when}), skipped; --overwrite to run again\n" in captured.err
+    sample = captured.out.split("\n\nhalf (test)")[0]
+    assert (out / "sample" / "metrics.md").read_text().strip() in sample  # its stored table
+    last = sample.rstrip("\n").splitlines()[-1]
+    assert last.startswith(f"skipped: finished earlier ({when}): indexing ") and last.endswith(
+        "--overwrite to run again"
+    )
+    assert not re.search(r"^indexing ", captured.out, re.M)  # no timing line reads as if it just ran
+
+
+def test_a_summary_written_before_finish_times_were_recorded_says_when_from_the_file(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["beir", "-o", str(out), "-k", "10", "--no-progress"]) == 0
+    path = out / "sample" / "summary.json"
+    summary = json.loads(path.read_text())
+    del summary["finished_at"]
+    path.write_text(json.dumps(summary))
+    os.utime(path, (1_700_000_000, 1_700_000_000))
+    capsys.readouterr()
+    assert main(["beir", "-o", str(out), "-k", "10", "--no-progress"]) == 0
+    assert "sample: finished earlier (2023-11-14 22:13 UTC), skipped" in capsys.readouterr().err
+
+
+def test_overwrite_runs_a_finished_dataset_of_the_same_configuration_again(tmp_path, capsys):
+    out = tmp_path / "out"
+    args = ["beir", "-o", str(out), "-k", "10", "--no-progress"]
+    assert main(args) == 0
+    before = json.loads((out / "sample" / "summary.json").read_text())
+    (out / "sample" / "metrics.md").write_text("stale\n")
+    capsys.readouterr()
+    assert main([*args, "--overwrite"]) == 0
+    assert "finished earlier" not in capsys.readouterr().err
+    after = json.loads((out / "sample" / "summary.json").read_text())
+    assert after["metrics"] == before["metrics"] and (out / "sample" / "metrics.md").read_text() != "stale\n"
+
+
+@pytest.mark.parametrize(
+    "damage,says",
+    [
+        (lambda s: "{", "its summary.json is damaged (Expecting"),
+        (lambda s: json.dumps([s]), "its summary.json is damaged (a JSON list, not an object)"),
+        (lambda s: json.dumps({k: v for k, v in s.items() if k != "metrics"}), "'metrics' is missing"),
+        (lambda s: json.dumps({**s, "timings_s": {"total": "fast"}}), "'timings_s' holds a value that is not a number"),
+        (lambda s: json.dumps({**s, "n_queries": None}), "'n_queries' is missing or not of type int"),
+    ],
+)
+def test_a_damaged_summary_of_a_finished_dataset_is_refused_and_overwrite_runs_it_again(tmp_path, capsys, damage, says):
+    out = tmp_path / "out"
+    args = ["beir", "-o", str(out), "-k", "10", "--no-progress"]
+    assert main(args) == 0
+    path = out / "sample" / "summary.json"
+    path.write_text(damage(json.loads(path.read_text())))
+    capsys.readouterr()
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert says in err and "--overwrite" in err and len(err.splitlines()) == 1
+    assert main([*args, "--overwrite"]) == 0
+    assert json.loads(path.read_text())["metrics"]["NDCG@10"] == 0.76977
+
+
+def test_overwrite_refuses_a_dataset_folder_that_is_a_symbolic_link_and_deletes_nothing(tmp_path, capsys):
+    out = tmp_path / "out"
+    elsewhere = tmp_path / "elsewhere"
+    assert main(["beir", "-o", str(tmp_path / "first"), "-k", "10", "--no-progress"]) == 0
+    shutil.copytree(tmp_path / "first" / "sample", elsewhere)
+    out.mkdir()
+    (out / "sample").symlink_to(elsewhere, target_is_directory=True)
+    before = {p.name: p.read_bytes() for p in elsewhere.iterdir()}
+    capsys.readouterr()
+    assert main(["beir", "-o", str(out), "-k", "10", "--no-progress", "--overwrite"]) == 2
+    err = capsys.readouterr().err
+    assert f"{out / 'sample'} is a symbolic link" in err and "never deletes through a link" in err
+    assert {p.name: p.read_bytes() for p in elsewhere.iterdir()} == before
 
 
 def test_a_changed_configuration_is_refused_before_anything_runs(suite, monkeypatch, capsys):

@@ -12,23 +12,32 @@ every ``every`` queries to ``<output>/.partial/batch-NNNNNN.jsonl`` (one JSON li
 ``{corpus id: score}`` in the pipeline's order, exact floats), each file written to a temporary name
 and renamed, so a kill leaves whole batches only. ``config.json`` holds the configuration and
 ``index.json`` what indexing found (documents indexed, pipeline source, models), so a run whose every
-query is checkpointed does not index again. The output files are written from the same records
-whether they came from the checkpoint or from the pipeline, so a resumed run writes the bytes an
-uninterrupted one writes.
+query is checkpointed does not index again, the SHA-256 of ``config.json`` and the name and SHA-256
+of every batch. The output files are written from the same records whether they came from the
+checkpoint or from the pipeline, so a resumed run writes the bytes an uninterrupted one writes.
+
+**Nothing is trusted unchecked.** Resuming reads only the batches ``index.json`` lists, each
+matching its digest; every record must be well formed, name a query of the dataset once in the whole
+checkpoint and documents of the corpus once each, with finite scores. Anything else (a stray or
+edited batch file, a tampered ``index.json``, a checkpoint copied from another folder) stops the run
+with a :class:`~haystack_irmetrics.errors.CheckpointError` naming the file and line, and
+``--overwrite`` discards the checkpoint.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
-import shutil
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Collection, Container, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import CheckpointError
+from ..errors import CheckpointError, shorten
+from .outputs import make_folder, remove_tree, write_atomic
 
 #: Version of the configuration and checkpoint layout; a change makes older folders "another configuration".
 FORMAT = 1
@@ -38,18 +47,6 @@ PARTIAL = ".partial"
 ENGINE = "haystack-in-memory"
 #: The engine of a run against stores filled beforehand (``--no-index``): their content is not fingerprinted.
 EXTERNAL_ENGINE = "external-store"
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through ``.<name>.tmp`` in the same folder and a rename (one writer per folder)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def dataset_files(folder: str | os.PathLike[str], split: str) -> dict[str, Path]:
@@ -175,6 +172,11 @@ class QueryRecord:
     is_sorted: bool
 
 
+#: What a damaged or foreign checkpoint's error tells the user to do.
+START_OVER = "pass --overwrite (overwrite=True) to discard the checkpoint and start this dataset over"
+_BATCH_NAME = re.compile(r"batch-[0-9]{6}\.jsonl")
+
+
 class Checkpoint:
     """The retrieval checkpoint of one dataset: ``<output>/.partial/`` (see the module docstring).
 
@@ -191,6 +193,8 @@ class Checkpoint:
         self.every = every
         self._pending: list[str] = []
         self._batches = 0
+        self._digests: dict[str, str] = {}  # batch file name -> SHA-256, as index.json lists them
+        self._state: dict[str, Any] | None = None
 
     def recorded_configuration(self) -> dict[str, Any] | None:
         """The configuration the checkpoint was made with, or ``None`` when there is no checkpoint."""
@@ -199,33 +203,116 @@ class Checkpoint:
             return None
         return _read_json(path)
 
-    def load(self) -> dict[str, QueryRecord]:
-        """The checkpointed queries (creating the folder and ``config.json`` when they are absent)."""
-        self.folder.mkdir(parents=True, exist_ok=True)
-        if not (self.folder / "config.json").is_file():
-            write_atomic(self.folder / "config.json", json.dumps(self.configuration, indent=2) + "\n")
+    def load(
+        self, queries: Collection[str] | None = None, corpus: Container[str] | None = None
+    ) -> dict[str, QueryRecord]:
+        """The checkpointed queries (creating the folder and ``config.json`` when they are absent),
+        each batch checked before it is trusted.
+
+        :param queries: the dataset's query ids: a checkpointed query must be one of them.
+        :param corpus: the corpus ids: a checkpointed document must be one of them (``None``: not checked,
+            e.g. a store filled beforehand may hold more).
+        :raises CheckpointError: naming the file (and line) when ``index.json`` or a batch is damaged,
+            was not written with this configuration, is not listed in ``index.json``, does not match its
+            recorded digest, or names an unknown or repeated query or document.
+        """
+        make_folder(self.folder)
+        config = self.folder / "config.json"
+        if not config.is_file():
+            write_atomic(config, json.dumps(self.configuration, indent=2) + "\n")
+        index = self._read_index()
+        listed = dict(index["batches"]) if index is not None else {}
+        on_disk = {p.name for p in self.folder.glob("batch-*")}
+        unlisted = sorted(on_disk - set(listed))
+        if unlisted:
+            raise CheckpointError(
+                f"{self.folder / unlisted[0]} is not a batch this checkpoint's index.json lists "
+                f"({len(unlisted)} such file(s)); {START_OVER}"
+            )
         done: dict[str, QueryRecord] = {}
-        batches = sorted(self.folder.glob("batch-*.jsonl"))
-        for path in batches:
-            for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-                try:
-                    row = json.loads(line)
-                    done[row["q"]] = QueryRecord({str(d): float(s) for d, s in row["d"]}, int(row["m"]), bool(row["s"]))
-                except (ValueError, KeyError, TypeError) as e:
-                    raise CheckpointError(
-                        f"{path}, line {lineno}: not a checkpoint record ({e}); delete {self.folder} or pass "
-                        "--overwrite to start this dataset over"
-                    ) from None
-        self._batches = len(batches)
+        where: dict[str, str] = {}
+        for name in sorted(listed):
+            path = self.folder / name
+            if not path.exists():  # killed between writing index.json and the batch: retrieve them again
+                del listed[name]
+                continue
+            done.update(self._read_batch(path, listed[name], queries, corpus, where))
+        self._digests = listed
+        self._batches = max((int(n[6:12]) + 1 for n in listed), default=0)
         return done
 
-    def index_state(self) -> dict[str, Any] | None:
-        """What indexing recorded (``n_indexed``, ``pipeline_source``, ``models``), or ``None``."""
+    def _read_index(self) -> dict[str, Any] | None:
         path = self.folder / "index.json"
-        return _read_json(path) if path.is_file() else None
+        if not path.is_file():
+            self._state = None
+            return None
+        value = _read_json(path)
+        try:
+            expected = _sha256((self.folder / "config.json").read_bytes())
+        except OSError as e:
+            raise CheckpointError(f"cannot read {self.folder / 'config.json'} ({e}); {START_OVER}") from None
+        batches = value.get("batches")
+        if value.get("configuration_sha256") != expected:
+            raise CheckpointError(f"{path} was not written with this checkpoint's config.json; {START_OVER}")
+        if not isinstance(batches, dict) or not all(
+            isinstance(n, str) and _BATCH_NAME.fullmatch(n) and isinstance(d, str) and len(d) == 64
+            for n, d in batches.items()
+        ):
+            raise CheckpointError(f"{path}: 'batches' is not a list of batch files and digests; {START_OVER}")
+        self._state = _index_state(value.get("index"), path)
+        return value
+
+    def _read_batch(
+        self,
+        path: Path,
+        digest: str,
+        queries: Collection[str] | None,
+        corpus: Container[str] | None,
+        where: dict[str, str],
+    ) -> dict[str, QueryRecord]:
+        try:
+            data = path.read_bytes()
+        except OSError as e:
+            raise CheckpointError(f"cannot read {path} ({e.strerror or e}); {START_OVER}") from None
+        if _sha256(data) != digest:
+            raise CheckpointError(f"{path} is not the batch index.json recorded (its SHA-256 differs); {START_OVER}")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            line = data[: e.start].count(b"\n") + 1
+            raise CheckpointError(f"{path}, line {line}: not UTF-8; {START_OVER}") from None
+        out: dict[str, QueryRecord] = {}
+        for lineno, line in enumerate(text.splitlines(), 1):
+            at = f"{path}, line {lineno}"
+            qid, record = _parse_record(line, at)
+            if queries is not None and qid not in queries:
+                raise CheckpointError(f"{at}: query {shorten(qid)!r} is not a query of this dataset; {START_OVER}")
+            if qid in where:
+                raise CheckpointError(
+                    f"{at}: query {shorten(qid)!r} is checkpointed twice (also {where[qid]}); {START_OVER}"
+                )
+            where[qid] = at
+            if corpus is not None:
+                unknown = next((d for d in record.ranked if d not in corpus), None)
+                if unknown is not None:
+                    raise CheckpointError(
+                        f"{at}: document {shorten(unknown)!r} of query {shorten(qid)!r} is not in the corpus; {START_OVER}"
+                    )
+            out[qid] = record
+        return out
+
+    def index_state(self) -> dict[str, Any] | None:
+        """What indexing recorded (``n_indexed``, ``pipeline_source``, ``models``), or ``None``; read by :meth:`load`."""
+        return dict(self._state) if self._state is not None else None
 
     def save_index_state(self, state: Mapping[str, Any]) -> None:
-        write_atomic(self.folder / "index.json", json.dumps(dict(state), indent=2) + "\n")
+        self._state = dict(state)
+        self._write_index()
+
+    def _write_index(self) -> None:
+        config = (self.folder / "config.json").read_bytes()
+        index = {"configuration_sha256": _sha256(config), "index": self._state, "batches": self._digests}
+        write_atomic(self.folder / "index.json", json.dumps(index, indent=2) + "\n")
 
     def add(self, qid: str, record: QueryRecord) -> None:
         """Record a retrieved query; every ``every`` queries make a batch file."""
@@ -238,25 +325,102 @@ class Checkpoint:
             self.flush()
 
     def flush(self) -> None:
-        """Write the pending queries as the next batch file."""
+        """Write the pending queries as the next batch file: its digest goes to ``index.json`` first, so
+        a kill in between leaves a listed batch that is absent (retrieved again), never an unlisted one."""
         if not self._pending:
             return
-        write_atomic(self.folder / f"batch-{self._batches:06d}.jsonl", "\n".join(self._pending) + "\n")
+        name = f"batch-{self._batches:06d}.jsonl"
+        text = "\n".join(self._pending) + "\n"
+        self._digests[name] = _sha256(text.encode("utf-8"))
+        self._write_index()
+        write_atomic(self.folder / name, text)
         self._batches += 1
         self._pending = []
 
     def remove(self) -> None:
-        """Delete the checkpoint (the dataset's outputs are written)."""
-        shutil.rmtree(self.folder, ignore_errors=True)
+        """Delete the checkpoint (the dataset's outputs are written, or ``overwrite`` starts it over); a
+        symbolic link is removed, never followed.
+
+        :raises OutputError: when it cannot be deleted.
+        """
+        remove_tree(self.folder)
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _index_state(value: Any, path: Path) -> dict[str, Any]:
+    """The indexing state of ``index.json``, checked field by field."""
+    ok = (
+        isinstance(value, dict)
+        and type(value.get("n_indexed")) is int
+        and value["n_indexed"] >= 1
+        and isinstance(value.get("pipeline_source"), str)
+        and isinstance(value.get("models"), list)
+        and all(isinstance(m, str) for m in value["models"])
+        and (
+            value.get("embedding_cache") is None
+            or (
+                isinstance(value["embedding_cache"], dict)
+                and all(type(value["embedding_cache"].get(k)) is int for k in ("hits", "misses"))
+            )
+        )
+    )
+    if not ok:
+        raise CheckpointError(
+            f"{path}: 'index' is not what indexing records (n_indexed, pipeline_source, models); {START_OVER}"
+        )
+    return value
+
+
+def _finite(value: float) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer beyond float's range
+        return False
+
+
+def _parse_record(line: str, at: str) -> tuple[str, QueryRecord]:
+    """One checkpoint line: ``{"q": query id, "d": [[corpus id, score], ...], "m": merged, "s": sorted}``."""
+    try:
+        row = json.loads(line)
+    except (ValueError, RecursionError) as e:
+        raise CheckpointError(f"{at}: not a checkpoint record ({e}); {START_OVER}") from None
+    if not (
+        isinstance(row, dict)
+        and isinstance(row.get("q"), str)
+        and isinstance(row.get("d"), list)
+        and type(row.get("m")) is int
+        and row["m"] >= 0
+        and isinstance(row.get("s"), bool)
+    ):
+        raise CheckpointError(f"{at}: not a checkpoint record (expected q, d, m, s); {START_OVER}")
+    ranked: dict[str, float] = {}
+    for pair in row["d"]:
+        if not (
+            isinstance(pair, list)
+            and len(pair) == 2
+            and isinstance(pair[0], str)
+            and type(pair[1]) in (int, float)
+            and _finite(pair[1])
+        ):
+            raise CheckpointError(
+                f"{at}: {shorten(repr(pair))} is not a [document id, finite score] pair; {START_OVER}"
+            )
+        if pair[0] in ranked:
+            raise CheckpointError(f"{at}: document {shorten(pair[0])!r} is listed twice; {START_OVER}")
+        ranked[pair[0]] = float(pair[1])
+    return row["q"], QueryRecord(ranked, row["m"], row["s"])
 
 
 def _read_json(path: Path) -> dict[str, Any]:
     try:
         value = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise CheckpointError(f"cannot read {path} ({e}); pass --overwrite to start this dataset over") from None
+    except (OSError, ValueError, RecursionError) as e:
+        raise CheckpointError(f"cannot read {path} ({shorten(str(e))}); {START_OVER}") from None
     if not isinstance(value, dict):
-        raise CheckpointError(f"{path} is not a JSON object; pass --overwrite to start this dataset over")
+        raise CheckpointError(f"{path} is not a JSON object; {START_OVER}")
     return value
 
 
@@ -264,6 +428,7 @@ __all__ = [
     "ENGINE",
     "FORMAT",
     "PARTIAL",
+    "START_OVER",
     "Checkpoint",
     "QueryRecord",
     "dataset_files",

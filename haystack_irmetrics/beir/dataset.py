@@ -6,8 +6,12 @@ separated by tabs, integer scores). :func:`load_beir` returns what ``GenericData
 returns for the same folder, in the same order (queries filtered to the split's qrels, in qrels
 order; ``int`` labels; a missing ``title`` or ``text`` is ``None``), and raises a clear error where
 ``GenericDataLoader`` would crash or silently lose data: a malformed line (file and line number),
-a duplicate id or judgment, a qrels query absent from ``queries.jsonl``, a query without text, and
-judged documents absent from the corpus (count and examples).
+a duplicate id or judgment, a qrels query absent from ``queries.jsonl`` and a query without text.
+
+Judged documents absent from the corpus (ArguAna's qrels name a few) stay in the qrels, as BEIR
+keeps them: they count as relevant and unretrievable, so Recall's and NDCG's denominators include
+them, as in every published BEIR figure. A warning gives their count and examples;
+``strict_docs=True`` (``--strict-docs``) refuses such a dataset instead.
 
 :func:`resolve_dataset` turns a folder path or a BEIR dataset name into a folder, downloading the
 named dataset with beir's own utility when the network allows, and :func:`sample_path` is the
@@ -19,9 +23,12 @@ from __future__ import annotations
 import csv
 import json
 import os
+import warnings as _warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from .._extras import require
 from ..errors import DatasetError, DatasetNotFoundError, EmptyQueryError, MissingDocumentsError, ParseError
@@ -63,8 +70,8 @@ class BeirDataset:
     :ivar path: the dataset folder, or ``None`` for a dataset built in memory.
     :ivar split: the qrels split (``test``, ``dev``, ``train``...).
     :ivar n_queries_in_file: queries in ``queries.jsonl`` (the split keeps ``len(queries)`` of them).
-    :ivar warnings: things a reader of the numbers should know (e.g. judged documents missing from
-        the corpus when they were allowed, empty documents).
+    :ivar warnings: things a reader of the numbers should know (judged documents missing from the
+        corpus, documents without text).
     """
 
     corpus: dict[str, dict[str, str | None]]
@@ -76,21 +83,56 @@ class BeirDataset:
     n_queries_in_file: int = 0
     warnings: tuple[str, ...] = field(default=())
 
+    @cached_property
+    def missing_documents(self) -> tuple[tuple[str, str, int], ...]:
+        """``(query id, document id, label)`` of every judgment whose document is not in the corpus."""
+        return tuple(_missing_documents(self.qrels, self.corpus))
+
+    def missing_documents_summary(self) -> dict[str, Any]:
+        """What ``summary.json`` records about :attr:`missing_documents`: how many distinct documents
+        (``judged_documents_missing_from_corpus``), judgments, relevant judgments and queries, and examples."""
+        missing = self.missing_documents
+        return {
+            "judged_documents_missing_from_corpus": len({d for _, d, _ in missing}),
+            "judgments_missing_from_corpus": len(missing),
+            "relevant_judgments_missing_from_corpus": sum(1 for _, _, label in missing if label > 0),
+            "judged_documents_missing_examples": [
+                {"query": q, "document": d, "label": label} for q, d, label in missing[:_EXAMPLES]
+            ],
+        }
+
+    def missing_documents_warning(self) -> str | None:
+        """The warning about :attr:`missing_documents` (count and examples), or ``None`` when there are none."""
+        if not self.missing_documents:
+            return None
+        root = self.path
+        qrels_file = root / "qrels" / f"{self.split}.tsv" if root is not None else Path(f"the {self.split} qrels")
+        corpus_file = root / "corpus.jsonl" if root is not None else Path("the corpus")
+        return (
+            _missing_docs_message(list(self.missing_documents), qrels_file, corpus_file)
+            + "; they count as relevant and unretrievable, as in BEIR's evaluation and its published figures "
+            "(--strict-docs refuses such a dataset)"
+        )
+
     def subset(self, query_ids: Iterable[str]) -> BeirDataset:
         """The same corpus with only the given queries (and their qrels); unknown ids raise.
 
         :param query_ids: ids of queries of this split, e.g. ``list(ds.queries)[:50]``.
-        :returns: a new :class:`BeirDataset`.
+        :returns: a new :class:`BeirDataset` (its missing-documents warning counts its own queries).
         """
         ids = list(query_ids)
         unknown = [q for q in ids if q not in self.queries]
         if unknown:
             raise DatasetError(f"{len(unknown)} query ids are not in split {self.split!r}, e.g. {unknown[:_EXAMPLES]}")
-        return replace(
+        old = self.missing_documents_warning()
+        sub = replace(
             self,
             queries={q: self.queries[q] for q in ids},
             qrels={q: self.qrels[q] for q in ids},
         )
+        new = sub.missing_documents_warning()
+        kept = tuple(w for w in self.warnings if w != old)
+        return replace(sub, warnings=((new,) if new else ()) + kept)
 
 
 def sample_path() -> Path:
@@ -172,26 +214,47 @@ def _download(url: str, root: Path) -> None:
         raise
 
 
+def strict_docs_setting(strict_docs: bool, allow_missing_docs: bool | None) -> bool:
+    """``strict_docs``, or the deprecated ``allow_missing_docs`` it replaces (``allow_missing_docs=False``
+    meant strict; a DeprecationWarning says so).
+
+    :raises DatasetError: when both are given and disagree.
+    """
+    if allow_missing_docs is None:
+        return bool(strict_docs)
+    _warnings.warn(
+        "allow_missing_docs is deprecated: judged documents missing from the corpus are evaluated as BEIR "
+        "does by default; pass strict_docs=True to refuse them",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    if strict_docs and allow_missing_docs:
+        raise DatasetError("strict_docs=True and allow_missing_docs=True contradict each other: pass strict_docs only")
+    return bool(strict_docs) or not allow_missing_docs
+
+
 def load_beir(
     folder: str | os.PathLike[str],
     split: str = "test",
     *,
-    allow_missing_docs: bool = False,
+    strict_docs: bool = False,
+    allow_missing_docs: bool | None = None,
     name: str | None = None,
 ) -> BeirDataset:
     """Load one split of a BEIR folder exactly as ``GenericDataLoader(folder).load(split)`` does.
 
     :param folder: the dataset folder.
     :param split: the qrels file ``qrels/<split>.tsv`` to evaluate on.
-    :param allow_missing_docs: evaluate even when the qrels judge documents absent from the corpus
-        (they count as relevant and unretrievable, as in BEIR); a warning records them. By default
-        that is an error.
+    :param strict_docs: refuse a dataset whose qrels judge documents absent from the corpus. By
+        default they stay in the qrels and count as relevant and unretrievable, as BEIR evaluates
+        them; a warning (:attr:`BeirDataset.warnings`) gives their count and examples.
+    :param allow_missing_docs: deprecated; ``False`` is ``strict_docs=True``.
     :param name: a name for reports (default: the folder name).
     :returns: a :class:`BeirDataset`.
     :raises ParseError: on a malformed line (file and line number) or a duplicate id or judgment.
     :raises DatasetError: on missing files, qrels queries absent from ``queries.jsonl``, no judgments.
     :raises EmptyQueryError: if a query of the split has no text.
-    :raises MissingDocumentsError: if judged documents are absent from the corpus (unless allowed).
+    :raises MissingDocumentsError: with ``strict_docs``, if judged documents are absent from the corpus.
 
     Usage::
 
@@ -200,6 +263,7 @@ def load_beir(
         >>> len(ds.corpus), len(ds.queries), ds.qrels["q01"]["doc0159"]
         (360, 40, 2)
     """
+    strict = strict_docs_setting(strict_docs, allow_missing_docs)
     root = Path(folder)
     corpus_file, query_file, qrels_file = root / "corpus.jsonl", root / "queries.jsonl", root / "qrels" / f"{split}.tsv"
     missing = [p for p in (corpus_file, query_file, qrels_file) if not p.is_file()]
@@ -224,20 +288,14 @@ def load_beir(
             "a retriever cannot run them and dropping them would change the mean"
         )
 
-    missing_docs = _missing_documents(qrels, corpus)
-    if missing_docs:
-        message = _missing_docs_message(missing_docs, qrels_file, corpus_file)
-        if not allow_missing_docs:
-            raise MissingDocumentsError(
-                message + "; pass allow_missing_docs=True (--allow-missing-docs) to evaluate them as unretrievable"
-            )
-        warnings.append(message + "; they count as relevant and unretrievable, as in BEIR")
+    if strict:
+        check_documents(qrels, corpus, qrels_file, corpus_file)
     n_empty = sum(
         1 for doc in corpus.values() if not (doc.get("title") or "").strip() and not (doc.get("text") or "").strip()
     )
     if n_empty:
         warnings.append(f"{n_empty} documents of {corpus_file} have neither title nor text")
-    return BeirDataset(
+    ds = BeirDataset(
         corpus=corpus,
         queries=queries,
         qrels=qrels,
@@ -245,8 +303,22 @@ def load_beir(
         path=root,
         split=split,
         n_queries_in_file=len(all_queries),
-        warnings=tuple(warnings),
     )
+    missing = ds.missing_documents_warning()
+    return replace(ds, warnings=((missing,) if missing else ()) + tuple(warnings))
+
+
+def check_documents(qrels: dict[str, dict[str, int]], corpus: dict, qrels_file: object, corpus_file: object) -> None:
+    """``strict_docs``: refuse qrels that judge documents absent from the corpus.
+
+    :raises MissingDocumentsError: with the count and examples.
+    """
+    missing = _missing_documents(qrels, corpus)
+    if missing:
+        raise MissingDocumentsError(
+            _missing_docs_message(missing, qrels_file, corpus_file)
+            + "; without --strict-docs (strict_docs=True) they are evaluated as BEIR does: relevant and unretrievable"
+        )
 
 
 def _missing_files_message(root: Path, split: str, missing: list[Path]) -> str:
@@ -410,7 +482,7 @@ def _missing_documents(qrels: dict[str, dict[str, int]], corpus: dict) -> list[t
     return [(q, d, label) for q, docs in qrels.items() for d, label in docs.items() if d not in corpus]
 
 
-def _missing_docs_message(missing: list[tuple[str, str, int]], qrels_file: Path, corpus_file: Path) -> str:
+def _missing_docs_message(missing: list[tuple[str, str, int]], qrels_file: object, corpus_file: object) -> str:
     docs = list(dict.fromkeys(d for _, d, _ in missing))
     relevant = sum(1 for _, _, label in missing if label > 0)
     queries = len({q for q, _, _ in missing})
@@ -429,4 +501,5 @@ __all__ = [
     "load_beir",
     "resolve_dataset",
     "sample_path",
+    "strict_docs_setting",
 ]

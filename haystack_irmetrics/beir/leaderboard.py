@@ -9,6 +9,10 @@ A dataset folder holding sub-datasets (CQADupStack's 12 forums) is one row: the 
 members, as BEIR reports it; its members are listed under ``groups``. A row's value, and the
 average, are means of the unrounded values (``raw_metrics`` of each ``summary.json``), then rounded;
 a single dataset's row is its ``metrics.json``.
+
+A row whose qrels judge documents its corpus lacks (ArguAna's do) is marked ``†`` in ``leaderboard.md``
+with a note giving the count: those documents count as relevant and unretrievable, as in BEIR's
+evaluation and the published figures (``judged_documents_missing_from_corpus`` in ``leaderboard.json``).
 """
 
 from __future__ import annotations
@@ -65,6 +69,8 @@ class Leaderboard:
     :ivar groups: ``{group: {member: {measure: value}}}`` for rows that average sub-datasets.
     :ivar configuration: what every dataset of the suite shares (retriever, model, top_k, k, ...).
     :ivar references: ``{source: {row: {measure: published value}}}`` for the retriever's family.
+    :ivar missing_documents: ``{row: judged documents missing from its corpus}`` for the rows that have any
+        (a group: the sum over its members).
     """
 
     datasets: dict[str, dict[str, float]]
@@ -72,6 +78,7 @@ class Leaderboard:
     groups: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
     configuration: dict[str, Any] = field(default_factory=dict)
     references: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
+    missing_documents: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         sources = load_references()["sources"]
@@ -85,6 +92,7 @@ class Leaderboard:
                 key: {"label": sources[key]["label"], "citation": sources[key]["citation"], "values": values}
                 for key, values in self.references.items()
             },
+            "judged_documents_missing_from_corpus": dict(self.missing_documents),
         }
 
     def to_json(self) -> str:
@@ -121,7 +129,7 @@ class Leaderboard:
                     align += ["---:", "---:"]
         lines += ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
         for row, values in [*self.datasets.items(), ("**average**", self.average)]:
-            cells = [row]
+            cells = [f"{row} †" if row in self.missing_documents else row]
             for measure, key in columns:
                 ours = values.get(measure)
                 if key is None:
@@ -134,6 +142,13 @@ class Leaderboard:
                 cells.append("—" if ref is None or ours is None else f"{ours - ref:+.4f}")
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
+        if self.missing_documents:
+            counts = ", ".join(f"{row} {n:,}" for row, n in self.missing_documents.items())
+            lines += [
+                f"† Judged documents missing from the corpus: {counts}. They count as relevant and unretrievable, "
+                "as in BEIR's evaluation and the published figures.",
+                "",
+            ]
         if self.references:
             lines.append("References (a reference average is shown when every row has that reference):")
             lines.append("")
@@ -177,6 +192,11 @@ def build_leaderboard(
         raw[row] = _mean([summaries[n]["raw_metrics"] for n in names])
         datasets[row] = {m: round(v, 5) for m, v in raw[row].items()}
         grouped[row] = {n.split("/", 1)[-1]: dict(summaries[n]["metrics"]) for n in names}
+    missing = {
+        row: n
+        for row, names in rows.items()
+        if (n := sum(int(summaries[m].get("judged_documents_missing_from_corpus") or 0) for m in names))
+    }
     average = {m: round(v, 5) for m, v in _mean(list(raw.values())).items()} if raw else {}
     first = next(iter(summaries.values()), {})
     recorded = first.get("configuration") or {}
@@ -194,6 +214,7 @@ def build_leaderboard(
         groups=grouped,
         configuration=configuration,
         references=_references(rows, groups or {}, str(first.get("pipeline")), first.get("models") or []),
+        missing_documents=missing,
     )
 
 

@@ -7,6 +7,7 @@ import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,8 +16,9 @@ import numpy as np
 from ..core import DEFAULT_K_VALUES, EvaluationResult, evaluate
 from ..errors import ConfigurationChangedError, OutputError, PipelineError
 from ..io.trec import check_trec_ids, trec_order, write_trec_run
-from .checkpoint import EXTERNAL_ENGINE, PARTIAL, Checkpoint, QueryRecord, differences, run_configuration, write_atomic
-from .dataset import BeirDataset, load_beir, resolve_dataset
+from .checkpoint import EXTERNAL_ENGINE, PARTIAL, START_OVER, Checkpoint, QueryRecord, differences, run_configuration
+from .dataset import BeirDataset, check_documents, load_beir, resolve_dataset, strict_docs_setting
+from .outputs import make_folder, output_lock, write_atomic, write_file
 from .pipelines import BeirPipelines, corpus_documents, load_beir_pipelines, pipeline_digest
 from .progress import Phases, bar
 
@@ -42,6 +44,7 @@ class BeirRun:
     :ivar peak_rss_mb: peak resident memory (MB) of each phase (:mod:`haystack_irmetrics.beir.progress`);
         ``peak_rss_scope`` is ``"phase"`` (each phase's own peak) or ``"process"`` (the peak so far).
     :ivar queries_from_checkpoint: queries read from a checkpoint instead of retrieved by this process.
+    :ivar finished_at: when the run ended, UTC (``2026-11-27T15:02:11Z``).
     """
 
     results: dict[str, dict[str, float]]
@@ -52,6 +55,7 @@ class BeirRun:
     peak_rss_mb: dict[str, float] = field(default_factory=dict)
     peak_rss_scope: str = "phase"
     queries_from_checkpoint: int = 0
+    finished_at: str | None = None
 
     @property
     def means(self) -> dict[str, float]:
@@ -61,11 +65,13 @@ class BeirRun:
     def summary(self) -> dict[str, Any]:
         """Everything but the run and per-query values, as a JSON-ready dict.
 
-        Only ``timings_s``, ``peak_rss_mb``, ``peak_rss_scope`` and ``queries_from_checkpoint`` depend on how the run went
-        (interrupted and resumed, machine load); the rest is the same for every run of a configuration.
+        Only ``finished_at``, ``timings_s``, ``peak_rss_mb``, ``peak_rss_scope`` and ``queries_from_checkpoint``
+        depend on how the run went (when, interrupted and resumed, machine load); the rest is the same for
+        every run of a configuration.
         """
         return {
             **self.info,
+            "finished_at": self.finished_at,
             "timings_s": {k: round(v, 3) for k, v in self.timings.items()},
             "peak_rss_mb": {k: round(v, 1) for k, v in self.peak_rss_mb.items()},
             "peak_rss_scope": self.peak_rss_scope,
@@ -87,10 +93,11 @@ class BeirRun:
 
         :param output_dir: created if needed.
         :returns: ``{kind: path}`` of the files written.
+        :raises OutputError: naming the file when one cannot be written (a full disk...); no temporary file is left.
         """
         check_trec_ids(self.results, _tag(self.info.get("pipeline", "haystack")))  # before any file is written
         out = check_output_dir(output_dir)
-        out.mkdir(parents=True, exist_ok=True)
+        make_folder(out)
         paths = {
             "metrics": out / "metrics.json",
             "per_query": out / "per_query.json",
@@ -98,12 +105,11 @@ class BeirRun:
             "summary": out / "summary.json",
             "table": out / "metrics.md",
         }
-        # Each file through a temporary name and a rename; summary.json last: it marks the folder complete.
+        # Each file through a unique temporary name and a rename; summary.json last: it marks the folder complete.
         write_atomic(paths["metrics"], self.evaluation.to_json(indent=2) + "\n")
         write_atomic(paths["per_query"], json.dumps(dict(self.evaluation.per_query.items()), indent=1) + "\n")
-        run_tmp = out / ".run.trec.tmp"
-        write_trec_run(self.results, run_tmp, tag=_tag(self.info.get("pipeline", "haystack")))
-        os.replace(run_tmp, paths["run"])
+        tag = _tag(self.info.get("pipeline", "haystack"))
+        write_file(paths["run"], lambda tmp: write_trec_run(self.results, tmp, tag=tag))
         write_atomic(paths["table"], self.markdown() + "\n")
         write_atomic(paths["summary"], json.dumps(self.summary(), indent=2) + "\n")
         return paths
@@ -139,7 +145,8 @@ def run_beir(
     chunk_overlap: int = 0,
     output_dir: str | os.PathLike[str] | None = None,
     progress: bool | None = None,
-    allow_missing_docs: bool = False,
+    strict_docs: bool = False,
+    allow_missing_docs: bool | None = None,
     data_dir: str | os.PathLike[str] | None = None,
     download: bool = True,
     allowed_modules: Sequence[str] = (),
@@ -162,7 +169,10 @@ def run_beir(
     :param chunk_overlap: words shared by consecutive chunks.
     :param output_dir: also write the files of :meth:`BeirRun.write` there.
     :param progress: progress bars (default: when stderr is a terminal).
-    :param allow_missing_docs: evaluate although judged documents are missing from the corpus.
+    :param strict_docs: refuse a dataset whose qrels judge documents absent from the corpus
+        (:class:`~haystack_irmetrics.errors.MissingDocumentsError`). By default they are evaluated as BEIR
+        does (relevant, unretrievable), with a warning and their count in ``summary.json``.
+    :param allow_missing_docs: deprecated; ``False`` is ``strict_docs=True``.
     :param data_dir: where named BEIR datasets are kept.
     :param download: download a named dataset that is not in ``data_dir``.
     :param allowed_modules: module patterns whose components a pipeline YAML may use (Haystack's
@@ -170,7 +180,8 @@ def run_beir(
     :param checkpoint_every: with ``output_dir``, checkpoint the retrieved queries in batches of this
         many in ``output_dir/.partial/`` and continue from a checkpoint of the same configuration
         (:mod:`~haystack_irmetrics.beir.checkpoint`); the checkpoint is deleted once the outputs are written.
-    :param overwrite: discard a checkpoint of another configuration instead of refusing.
+    :param overwrite: discard any checkpoint in ``output_dir`` (of this configuration or another, damaged
+        or not) and start over.
     :param no_index: evaluate against the document stores the pipeline names as they are, filled
         beforehand (an Elasticsearch, OpenSearch, Qdrant, pgvector store...): nothing is indexed or written.
     :param cache: reuse and store corpus and query embeddings and bm25s indexes in ``$IRMETRICS_CACHE_DIR``
@@ -179,8 +190,10 @@ def run_beir(
     :raises IRMetricsError: on bad data (:mod:`haystack_irmetrics.errors`, ``ParseError``), a
         pipeline that cannot be used (:class:`~haystack_irmetrics.errors.PipelineError`) or an
         ``output_dir`` that cannot be written (:class:`~haystack_irmetrics.errors.OutputError`,
-        raised before the run starts), a checkpoint of another configuration
-        (:class:`~haystack_irmetrics.errors.ConfigurationChangedError`, unless ``overwrite``).
+        raised before the run starts, or naming the file that could not be written) or that another run
+        is writing to (``OutputError``: ``output_dir`` is locked while a run writes there), a checkpoint of
+        another configuration (:class:`~haystack_irmetrics.errors.ConfigurationChangedError`) or a
+        damaged one (:class:`~haystack_irmetrics.errors.CheckpointError`), unless ``overwrite``.
 
     Usage::
 
@@ -195,11 +208,60 @@ def run_beir(
             raise PipelineError(f"{name} must be a positive integer or None, got {value!r}")
     if isinstance(chunk_overlap, bool) or not isinstance(chunk_overlap, int):
         raise PipelineError(f"chunk_overlap must be an int, got {chunk_overlap!r}")
-    if output_dir is not None:
-        check_output_dir(output_dir)  # an unwritable folder fails now, not after an hour of retrieval
+    settings = {
+        "split": split,
+        "k_values": k_values,
+        "top_k": top_k,
+        "model": model,
+        "chunk_words": chunk_words,
+        "chunk_overlap": chunk_overlap,
+        "output_dir": output_dir,
+        "progress": progress,
+        "strict_docs": strict_docs_setting(strict_docs, allow_missing_docs),
+        "data_dir": data_dir,
+        "download": download,
+        "allowed_modules": allowed_modules,
+        "checkpoint_every": checkpoint_every,
+        "overwrite": overwrite,
+        "no_index": no_index,
+        "cache": cache,
+        "started": started,
+    }
+    if output_dir is None:
+        return _run_beir(dataset, retriever, **settings)
+    check_output_dir(output_dir)  # an unwritable folder fails now, not after an hour of retrieval
+    with output_lock(output_dir):  # one run at a time writes there
+        if overwrite and checkpoint_every is not None:
+            Checkpoint(Path(output_dir) / PARTIAL, {}).remove()  # damaged or not: never read
+        return _run_beir(dataset, retriever, **settings)
+
+
+def _run_beir(
+    dataset: str | os.PathLike[str] | BeirDataset | None,
+    retriever: str | os.PathLike[str],
+    *,
+    split: str,
+    k_values: Sequence[int],
+    top_k: int | None,
+    model: str | None,
+    chunk_words: int | None,
+    chunk_overlap: int,
+    output_dir: str | os.PathLike[str] | None,
+    progress: bool | None,
+    strict_docs: bool,
+    data_dir: str | os.PathLike[str] | None,
+    download: bool,
+    allowed_modules: Sequence[str],
+    checkpoint_every: int | None,
+    overwrite: bool,
+    no_index: bool,
+    cache: bool,
+    started: float,
+) -> BeirRun:
+    """:func:`run_beir` once its arguments are checked and ``output_dir`` is locked."""
     phases = Phases()
     with phases.phase("load"):
-        ds = _dataset(dataset, split, allow_missing_docs, data_dir, download)
+        ds = _dataset(dataset, split, strict_docs, data_dir, download)
         partial = Path(output_dir) / PARTIAL if output_dir is not None and checkpoint_every is not None else None
         configuration = run_configuration(
             folder=ds.path,
@@ -218,7 +280,8 @@ def run_beir(
         checkpoint = None
         if output_dir is not None and checkpoint_every is not None:
             checkpoint = open_checkpoint(Path(output_dir), configuration, checkpoint_every, overwrite)
-        done = checkpoint.load() if checkpoint is not None else {}
+        # a store filled beforehand may hold documents the corpus lacks: only an index built here is checked
+        done = checkpoint.load(ds.queries, None if no_index else ds.corpus) if checkpoint is not None else {}
         state = checkpoint.index_state() if checkpoint is not None else None
         pipes = None
         if state is None or any(q not in done for q in ds.queries):
@@ -285,6 +348,7 @@ def run_beir(
         "query_embedding_cache": dict(zip(("hits", "misses"), query_cache)) if any(query_cache) else None,
         "n_queries": len(ds.queries),
         "n_queries_in_file": ds.n_queries_in_file,
+        **ds.missing_documents_summary(),
         "k_values": list(k_values),
         **diagnostics,
         "configuration": configuration,
@@ -298,6 +362,7 @@ def run_beir(
         peak_rss_mb=dict(phases.peak_rss_mb),
         peak_rss_scope="phase" if phases.exact else "process",
         queries_from_checkpoint=sum(1 for q in ds.queries if q in done),
+        finished_at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
     )
     if output_dir is not None:
         run.write(output_dir)
@@ -308,18 +373,20 @@ def run_beir(
 
 def open_checkpoint(output_dir: Path, configuration: dict[str, Any], every: int, overwrite: bool = False) -> Checkpoint:
     """The checkpoint of ``output_dir`` for ``configuration``: a checkpoint of another configuration
-    raises :class:`~haystack_irmetrics.errors.ConfigurationChangedError`, or is deleted with ``overwrite``."""
+    raises :class:`~haystack_irmetrics.errors.ConfigurationChangedError`; with ``overwrite`` any
+    checkpoint there is deleted unread."""
     checkpoint = Checkpoint(output_dir / PARTIAL, configuration, every)
+    if overwrite:
+        checkpoint.remove()
+        return checkpoint
     recorded = checkpoint.recorded_configuration()
     if recorded is not None:
         changed = differences(recorded, configuration)
-        if changed and not overwrite:
+        if changed:
             raise ConfigurationChangedError(
                 f"{output_dir} holds a checkpoint of another configuration ({'; '.join(changed)}); "
-                "pass --overwrite (overwrite=True) to start over, or use another output folder"
+                f"{START_OVER}, or use another output folder"
             )
-        if changed:
-            checkpoint.remove()
     return checkpoint
 
 
@@ -349,15 +416,17 @@ def _index(pipes: BeirPipelines, documents: list[Document], progress: bool | Non
 def _dataset(
     dataset: str | os.PathLike[str] | BeirDataset | None,
     split: str,
-    allow_missing_docs: bool,
+    strict_docs: bool,
     data_dir: str | os.PathLike[str] | None,
     download: bool,
 ) -> BeirDataset:
     if isinstance(dataset, BeirDataset):
+        if strict_docs:
+            check_documents(dataset.qrels, dataset.corpus, f"the {dataset.split} qrels", "the corpus")
         return dataset
     folder = resolve_dataset(dataset, data_dir=data_dir, download=download)
     name = "sample" if dataset is None or str(dataset) == "sample" else None
-    return load_beir(folder, split, allow_missing_docs=allow_missing_docs, name=name)
+    return load_beir(folder, split, strict_docs=strict_docs, name=name)
 
 
 def _retrieve(
@@ -437,6 +506,9 @@ def _best_per_corpus_id(docs: list[Document], source: str, qid: str) -> tuple[di
 
 def _warnings(ds: BeirDataset, diagnostics: dict[str, Any]) -> list[str]:
     out = list(ds.warnings)
+    missing = ds.missing_documents_warning()
+    if missing is not None and missing not in out:  # a dataset built in memory: said once all the same
+        out.insert(0, missing)
     n = len(ds.queries)
     if diagnostics["queries_without_results"]:
         out.append(

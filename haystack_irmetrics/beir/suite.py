@@ -7,9 +7,11 @@ sub-dataset into ``DIR/<name>/<sub>/`` and makes one leaderboard row.
 
 Resume: before anything runs, each dataset's recorded configuration (``summary.json``, or the
 checkpoint's ``config.json``) is compared with this run's. The same: a finished dataset is skipped
-(its folder is not touched) and an unfinished one continues from its checkpoint. Another: the run
-refuses (:class:`~haystack_irmetrics.errors.ConfigurationChangedError`, naming what changed), or,
-with ``overwrite``, deletes that dataset's outputs and checkpoint and starts it over.
+(its folder is not touched) and an unfinished one continues from its checkpoint. Another, or a
+``summary.json`` that cannot be read: the run refuses (:class:`~haystack_irmetrics.errors.ConfigurationChangedError`,
+naming what changed). ``overwrite`` deletes every dataset's outputs and checkpoint, whatever they
+hold, and runs them all again; it never deletes through a symbolic link (a linked ``DIR/<name>`` is
+refused). ``DIR`` is locked (:func:`~haystack_irmetrics.beir.outputs.output_lock`) while the suite runs.
 """
 
 from __future__ import annotations
@@ -17,15 +19,17 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..core import DEFAULT_K_VALUES
-from ..errors import ConfigurationChangedError, DatasetError
-from .checkpoint import EXTERNAL_ENGINE, PARTIAL, Checkpoint, differences, run_configuration, write_atomic
-from .dataset import resolve_dataset, sample_path
+from ..errors import ConfigurationChangedError, DatasetError, shorten
+from .checkpoint import EXTERNAL_ENGINE, PARTIAL, Checkpoint, differences, run_configuration
+from .dataset import resolve_dataset, sample_path, strict_docs_setting
 from .leaderboard import Leaderboard, build_leaderboard
+from .outputs import check_not_linked, output_lock, remove_file, write_atomic
 from .pipelines import pipeline_digest
 from .progress import bar
 from .runner import DEFAULT_TOP_K, BeirRun, check_output_dir, run_beir
@@ -123,7 +127,8 @@ def run_beir_suite(
     chunk_words: int | None = None,
     chunk_overlap: int = 0,
     progress: bool | None = None,
-    allow_missing_docs: bool = False,
+    strict_docs: bool = False,
+    allow_missing_docs: bool | None = None,
     data_dir: str | os.PathLike[str] | None = None,
     download: bool = True,
     allowed_modules: Sequence[str] = (),
@@ -137,67 +142,86 @@ def run_beir_suite(
     :param output_dir: ``DIR``: each dataset's outputs in ``DIR/<name>/``, checkpoints in
         ``DIR/<name>/.partial/``, ``leaderboard.json`` and ``leaderboard.md``. Without it nothing is
         written and nothing resumes.
-    :param overwrite: start over the datasets whose recorded configuration differs (instead of refusing).
+    :param overwrite: delete what ``DIR`` holds for these datasets (outputs and checkpoints, of any
+        configuration, damaged or not) and run them all again; without it, finished datasets of this
+        configuration are skipped, interrupted ones resume, and another configuration is refused.
+    :param strict_docs: refuse a dataset whose qrels judge documents absent from its corpus (by default
+        they count as relevant and unretrievable, as in BEIR, with a warning).
+    :param allow_missing_docs: deprecated; ``False`` is ``strict_docs=True``.
     :param checkpoint_every: queries per checkpoint batch.
     :param on_dataset: called after each dataset with its entry, its run (``None`` when skipped) and its summary.
     :returns: a :class:`SuiteResult`.
     :raises ConfigurationChangedError: before anything runs, when ``DIR`` holds results or checkpoints
-        of another configuration and ``overwrite`` is false.
+        of another configuration, or a damaged ``summary.json``, and ``overwrite`` is false.
+    :raises OutputError: when another run is writing to ``DIR``, when ``overwrite`` would delete through a
+        symbolic link, or naming a file that cannot be written.
 
     The other parameters are :func:`~haystack_irmetrics.beir.runner.run_beir`'s.
     """
+    strict_docs = strict_docs_setting(strict_docs, allow_missing_docs)
     out = check_output_dir(output_dir) if output_dir is not None else None
-    entries = expand_datasets(datasets, data_dir=data_dir, download=download)
-    settings = {
-        "split": split,
-        "k_values": k_values,
-        "top_k": top_k,
-        "model": model,
-        "chunk_words": chunk_words,
-        "chunk_overlap": chunk_overlap,
-        "no_index": no_index,
-    }
-    finished: dict[str, dict[str, Any]] = {}
-    if out is not None:
-        finished = _plan(entries, out, retriever, settings, overwrite)
-    result = SuiteResult(datasets=entries, summaries={})
-    with bar(len(entries), "datasets", "dataset", progress) as suite_bar:
-        for entry in entries:
-            if entry.name in finished:
-                summary = finished[entry.name]
-                result.skipped.append(entry.name)
-                run = None
-            else:
-                run = run_beir(
-                    entry.folder,
-                    retriever,
-                    output_dir=None if out is None else out / entry.name,
-                    checkpoint_every=None if out is None else checkpoint_every,
-                    overwrite=overwrite,
-                    progress=progress,
-                    allow_missing_docs=allow_missing_docs,
-                    allowed_modules=allowed_modules,
-                    cache=cache,
-                    **settings,
-                )
-                summary = run.summary()
-                result.runs[entry.name] = run
-            result.summaries[entry.name] = summary
-            if on_dataset is not None:
-                on_dataset(entry, run, summary)
-            suite_bar.update()
-    result.leaderboard = build_leaderboard(result.summaries, result.groups)
-    if out is not None:
-        write_atomic(out / "leaderboard.json", result.leaderboard.to_json())
-        write_atomic(out / "leaderboard.md", result.leaderboard.markdown())
-    return result
+    # DIR is locked for the whole suite: a second run on it stops at once instead of interleaving files
+    with output_lock(out) if out is not None else nullcontext():
+        entries = expand_datasets(datasets, data_dir=data_dir, download=download)
+        settings = {
+            "split": split,
+            "k_values": k_values,
+            "top_k": top_k,
+            "model": model,
+            "chunk_words": chunk_words,
+            "chunk_overlap": chunk_overlap,
+            "no_index": no_index,
+        }
+        finished: dict[str, dict[str, Any]] = {}
+        if out is not None:
+            finished = _plan(entries, out, retriever, settings, overwrite)
+        result = SuiteResult(datasets=entries, summaries={})
+        with bar(len(entries), "datasets", "dataset", progress) as suite_bar:
+            for entry in entries:
+                if entry.name in finished:
+                    summary = finished[entry.name]
+                    result.skipped.append(entry.name)
+                    run = None
+                else:
+                    run = run_beir(
+                        entry.folder,
+                        retriever,
+                        output_dir=None if out is None else out / entry.name,
+                        checkpoint_every=None if out is None else checkpoint_every,
+                        overwrite=overwrite,
+                        progress=progress,
+                        strict_docs=strict_docs,
+                        allowed_modules=allowed_modules,
+                        cache=cache,
+                        **settings,
+                    )
+                    summary = run.summary()
+                    result.runs[entry.name] = run
+                result.summaries[entry.name] = summary
+                if on_dataset is not None:
+                    on_dataset(entry, run, summary)
+                suite_bar.update()
+        result.leaderboard = build_leaderboard(result.summaries, result.groups)
+        if out is not None:
+            write_atomic(out / "leaderboard.json", result.leaderboard.to_json())
+            write_atomic(out / "leaderboard.md", result.leaderboard.markdown())
+        return result
 
 
 def _plan(
     entries: list[SuiteDataset], out: Path, retriever: str | os.PathLike[str], settings: dict[str, Any], overwrite: bool
 ) -> dict[str, dict[str, Any]]:
-    """The summaries of the datasets finished with this configuration; refuses (or, with ``overwrite``,
-    clears) datasets recorded with another one. Nothing has run yet when it refuses."""
+    """The summaries of the datasets finished with this configuration; refuses datasets recorded with
+    another one or with a damaged ``summary.json``. With ``overwrite`` it clears every dataset's
+    folder instead (refusing one reached through a symbolic link before deleting anything). Nothing
+    has run yet when it refuses."""
+    if overwrite:
+        folders = [check_not_linked(out, entry.name) for entry in entries]  # all checked before any deletion
+        for folder in folders:
+            for file in OUTPUT_FILES:
+                remove_file(folder / file)
+            Checkpoint(folder / PARTIAL, {}).remove()
+        return {}
     digest: list[str] = []  # the pipeline is read once, and only when something was recorded
 
     def configuration(entry: SuiteDataset, previous: dict[str, Any] | None) -> dict[str, Any]:
@@ -222,40 +246,68 @@ def _plan(
     for entry in entries:
         folder = out / entry.name
         summary_file = folder / "summary.json"
-        recorded = Checkpoint(folder / PARTIAL, {}).recorded_configuration()
         if summary_file.is_file():
-            summary = _read_summary(summary_file)
+            summary, damage = _read_summary(summary_file)
+            if damage:
+                changed[entry.name] = [f"its summary.json is damaged ({damage})"]
+                continue
             diff = differences(summary.get("configuration"), configuration(entry, summary.get("configuration")))
             if not diff:
                 finished[entry.name] = summary
                 continue
             changed[entry.name] = diff
-        elif recorded is not None:
+            continue
+        recorded = Checkpoint(folder / PARTIAL, {}).recorded_configuration()
+        if recorded is not None:
             diff = differences(recorded, configuration(entry, recorded))
             if diff:
                 changed[entry.name] = diff
         elif any((folder / name).exists() for name in OUTPUT_FILES):
             changed[entry.name] = ["it holds output files but no summary.json (not written by this suite?)"]
-    if changed and not overwrite:
+    if changed:
         listed = "; ".join(f"{name}: {', '.join(diff)}" for name, diff in changed.items())
         raise ConfigurationChangedError(
             f"{out} holds results of another configuration for {len(changed)} dataset(s) ({listed}). "
-            "Nothing was run. Pass --overwrite (overwrite=True) to start those datasets over, or use another output folder"
+            "Nothing was run. Pass --overwrite (overwrite=True) to run every dataset again, or use another output folder"
         )
-    for name in changed:
-        folder = out / name
-        for file in OUTPUT_FILES:
-            (folder / file).unlink(missing_ok=True)
-        Checkpoint(folder / PARTIAL, {}).remove()
     return finished
 
 
-def _read_summary(path: Path) -> dict[str, Any]:
+#: What a finished dataset's summary.json must hold to be skipped: its table, the leaderboard and the
+#: comparison of two suites read these.
+_SUMMARY_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "dataset": str,
+    "split": str,
+    "pipeline": str,
+    "n_queries": int,
+    "n_documents": int,
+    "n_indexed": int,
+    "top_k": (int, type(None)),
+    "timings_s": dict,
+    "metrics": dict,
+    "raw_metrics": dict,
+    "configuration": dict,
+}
+
+
+def _read_summary(path: Path) -> tuple[dict[str, Any], str | None]:
+    """``(summary, None)``, or ``({}, what is wrong)`` when the file cannot be read or lacks what a skip needs."""
     try:
         value = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return value if isinstance(value, dict) else {}
+    except (OSError, ValueError, RecursionError) as e:
+        return {}, shorten(str(e), 120)
+    if not isinstance(value, dict):
+        return {}, f"a JSON {type(value).__name__}, not an object"
+    for key, kind in _SUMMARY_FIELDS.items():
+        if not isinstance(value.get(key), kind) or isinstance(value.get(key), bool):
+            expected = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
+            return {}, f"{key!r} is missing or not of type {expected}"
+    for key in ("metrics", "raw_metrics", "timings_s"):
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value[key].values()):
+            return {}, f"{key!r} holds a value that is not a number"
+    if value["raw_metrics"].keys() != value["metrics"].keys():
+        return {}, "'metrics' and 'raw_metrics' name different measures"
+    return value, None
 
 
 __all__ = [

@@ -50,8 +50,8 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "--retriever",
         default="bm25",
         metavar="bm25|haystack-bm25|dense|dense-qdrant|hybrid|PIPELINE.yaml",
-        help="built-in pipeline (pipelines/beir_NAME.yaml: bm25 is bm25s, Lucene's BM25 and English analysis, "
-        "needs the bm25 extra; haystack-bm25 is Haystack's InMemoryBM25Retriever; dense is all-MiniLM-L6-v2 "
+        help="built-in pipeline (pipelines/beir_NAME.yaml: bm25 is bm25s, Lucene's BM25 and English analysis; "
+        "haystack-bm25 is Haystack's InMemoryBM25Retriever; dense is all-MiniLM-L6-v2 "
         "with FAISS exact search, dense-qdrant the same in Qdrant's local mode; hybrid fuses bm25 and dense) "
         "or your pipeline YAML",
     )
@@ -80,13 +80,13 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         type=Path,
         help="write each dataset's metrics.json, per_query.json, run.trec, summary.json, metrics.md to OUTPUT/NAME/ "
         "and leaderboard.json, leaderboard.md to OUTPUT; rerunning resumes (finished datasets are skipped, "
-        "an interrupted one continues from its checkpoint)",
+        "an interrupted one continues from its checkpoint); one run at a time writes to OUTPUT",
     )
     beir.add_argument(
         "--overwrite",
         action="store_true",
-        help="start over the datasets OUTPUT holds results or checkpoints of another configuration for "
-        "(default: refuse)",
+        help="delete what OUTPUT holds for these datasets (results and checkpoints, of any configuration) and run "
+        "them all again (default: skip finished ones, resume interrupted ones, refuse another configuration)",
     )
     beir.add_argument(
         "--checkpoint-every",
@@ -104,10 +104,17 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="where named BEIR datasets live (default: $IRMETRICS_BEIR_DIR or ~/.cache/haystack_irmetrics/beir)",
     )
     beir.add_argument("--no-download", action="store_true", help="never download a named dataset")
-    beir.add_argument(
+    docs = beir.add_mutually_exclusive_group()
+    docs.add_argument(
+        "--strict-docs",
+        action="store_true",
+        help="refuse a dataset whose qrels judge documents absent from its corpus (default: evaluate them as BEIR "
+        "does, relevant and unretrievable, with a warning and their count in summary.json)",
+    )
+    docs.add_argument(
         "--allow-missing-docs",
         action="store_true",
-        help="evaluate although the qrels judge documents absent from the corpus (they count as unretrievable)",
+        help="deprecated: what irmetrics beir does by default now",
     )
     beir.add_argument(
         "--allow-module",
@@ -126,13 +133,22 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``irmetrics beir``: every dataset (resumable with ``--output``), its table, the leaderboard."""
+    from ..beir.lazy_torch import import_haystack_without_torch
     from ..beir.suite import run_beir_suite
+
+    import_haystack_without_torch()  # this process's torch is loaded by a component that uses it, if any
 
     printed: list[str] = []
 
     def show(entry, run, summary) -> None:
         if run is None:
-            print(f"irmetrics: {entry.name}: finished earlier with this configuration, skipped", file=sys.stderr)
+            print(
+                f"irmetrics: {entry.name}: finished earlier ({_when(summary, args.output / entry.name)}), skipped; "
+                "--overwrite to run again",
+                file=sys.stderr,
+            )
+            for warning in summary.get("warnings") or []:
+                print(f"irmetrics: warning: {entry.name}: {warning}", file=sys.stderr)
         else:
             if run.queries_from_checkpoint:
                 print(
@@ -143,8 +159,12 @@ def run(args: argparse.Namespace) -> int:
             for warning in run.warnings:
                 print(f"irmetrics: warning: {entry.name}: {warning}", file=sys.stderr)
         if args.format == "markdown":
-            table = run.markdown() if run is not None else _stored_table(args.output / entry.name)
-            print(("\n" if printed else "") + _describe(summary, table))
+            if run is not None:
+                text = _describe(summary, run.markdown())
+            else:
+                folder = args.output / entry.name
+                text = _describe(summary, _stored_table(folder), finished=_when(summary, folder))
+            print(("\n" if printed else "") + text)
         printed.append(entry.name)
 
     result = run_beir_suite(
@@ -160,7 +180,7 @@ def run(args: argparse.Namespace) -> int:
         chunk_words=args.chunk_words,
         chunk_overlap=args.chunk_overlap,
         progress=args.progress,
-        allow_missing_docs=args.allow_missing_docs,
+        strict_docs=args.strict_docs,
         data_dir=args.data_dir,
         download=not args.no_download,
         allowed_modules=args.allow_module,
@@ -187,20 +207,43 @@ def run(args: argparse.Namespace) -> int:
 
 def _stored_table(folder: Path) -> str:
     path = folder / "metrics.md"
-    return path.read_text(encoding="utf-8").rstrip("\n") if path.is_file() else "(metrics.md is missing)"
+    try:
+        return path.read_text(encoding="utf-8").rstrip("\n")
+    except FileNotFoundError:
+        return "(metrics.md is missing)"
+    except (OSError, ValueError) as e:  # shown in place of the table: the numbers are in summary.json
+        return f"(metrics.md cannot be read: {e})"
 
 
-def _describe(summary: dict, table: str) -> str:
-    """A dataset's header line, its metrics table and its wall times."""
+def _when(summary: dict, folder: Path) -> str:
+    """When a finished dataset ran: its summary's ``finished_at``, else summary.json's modification time."""
+    from datetime import datetime, timezone
+
+    stamp = summary.get("finished_at")
+    try:
+        when = datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ") if isinstance(stamp, str) else None
+        if when is None:  # written before summaries recorded it
+            when = datetime.fromtimestamp((folder / "summary.json").stat().st_mtime, timezone.utc)
+    except (OSError, ValueError, OverflowError):
+        return "at an unknown time"
+    return when.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _describe(summary: dict, table: str, finished: str | None = None) -> str:
+    """A dataset's header line, its metrics table and its wall times (``finished``: when a skipped dataset ran)."""
     t = summary["timings_s"]
-    per_query = 1000 * t["retrieval"] / max(summary["n_queries"] - summary.get("queries_from_checkpoint", 0), 1)
+    per_query = 1000 * t.get("retrieval", 0) / max(summary["n_queries"] - summary.get("queries_from_checkpoint", 0), 1)
     top_k = summary["top_k"] if summary["top_k"] is not None else "as the pipeline sets it"
+    cost = (
+        f"indexing {t.get('indexing', 0):.1f} s, retrieval {t.get('retrieval', 0):.1f} s ({per_query:.1f} ms/query), "
+        f"evaluation {t.get('evaluation', 0):.2f} s, total {t.get('total', 0):.1f} s"
+    )
+    if finished is not None:  # not this process's times: say when they were measured
+        cost = f"skipped: finished earlier ({finished}): {cost}; --overwrite to run again"
     return (
         f"{summary['dataset']} ({summary['split']}): {summary['n_queries']} queries, {summary['n_documents']} "
         f"documents ({summary['n_indexed']} indexed) | pipeline {summary['pipeline']} | top_k {top_k}\n\n"
-        f"{table}\n\n"
-        f"indexing {t['indexing']:.1f} s, retrieval {t['retrieval']:.1f} s ({per_query:.1f} ms/query), "
-        f"evaluation {t['evaluation']:.2f} s, total {t['total']:.1f} s"
+        f"{table}\n\n{cost}"
     )
 
 
