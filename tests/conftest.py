@@ -19,6 +19,8 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "default"))
 
 ROOT = Path(__file__).resolve().parent.parent
+# The temporary $IRMETRICS_CACHE_DIR and $IRMETRICS_BEIR_DIR of every test are set by ../conftest.py (it covers
+# the doctests of the package, README.md and docs/ too, which this folder's conftest does not reach).
 
 
 def shared_data() -> Path:

@@ -12,11 +12,13 @@ import pytest
 
 from haystack_irmetrics.beir import corpus_documents, load_beir, run_beir, sample_path
 from haystack_irmetrics.beir.cache import (
+    CacheWarning,
     CachingEmbeddingBackend,
     cache_entries,
     clear_cache,
     embed_queries_in_batches,
     embedding_cache_folder,
+    embedding_model_meta,
 )
 from haystack_irmetrics.cli import main
 
@@ -69,7 +71,8 @@ def test_a_damaged_entry_is_embedded_again(cache_dir):
     backend.embed(["x y"])
     [npy] = (cache_dir / "m").glob("*.npy")
     npy.write_bytes(b"not numpy")
-    assert backend.embed(["x y"]) == [[3.0, 1.0, 0.25]] and backend.misses == 2
+    with pytest.warns(CacheWarning, match=f"the cache entry {npy} is damaged"):
+        assert backend.embed(["x y"]) == [[3.0, 1.0, 0.25]] and backend.misses == 2
     assert not list((cache_dir / "m").glob(".*.tmp"))  # written through a temporary name
 
 
@@ -99,7 +102,7 @@ def test_queries_embedded_in_a_batch_are_read_back_and_an_unexpected_text_is_emb
     assert embed_queries_in_batches(again, ["a b", "c", "a b"]) == vectors and len(inner.calls) == 2
 
 
-def test_the_model_folder_is_keyed_by_model_and_settings_not_by_the_progress_bar():
+def test_the_model_folder_is_keyed_by_model_and_settings_not_by_the_progress_bar_and_written_with_its_first_batch():
     class Embedder:
         def __init__(self, **params):
             self.params = params
@@ -107,11 +110,15 @@ def test_the_model_folder_is_keyed_by_model_and_settings_not_by_the_progress_bar
         def to_dict(self):
             return {"type": "x", "init_parameters": self.params}
 
-    base = embedding_cache_folder(Embedder(model="m1", batch_size=32, progress_bar=True))
+    embedder = Embedder(model="m1", batch_size=32, progress_bar=True)
+    base = embedding_cache_folder(embedder)
     assert embedding_cache_folder(Embedder(model="m1", batch_size=32, progress_bar=False)) == base
     assert embedding_cache_folder(Embedder(model="m2", batch_size=32)) != base
     assert embedding_cache_folder(Embedder(model="m1", batch_size=32, prefix="query: ")) != base
-    assert json.loads((base / "model.json").read_text())["model"] == "m1"
+    assert not base.exists()  # nothing is written before a batch is
+    CachingEmbeddingBackend(FakeBackend(), base, embedding_model_meta(embedder)).embed(["a b"])
+    meta = json.loads((base / "model.json").read_text())
+    assert (meta["model"], meta["parameters"], meta["dim"]) == ("m1", {"model": "m1", "batch_size": 32}, 3)
 
 
 def _tiny(folder: Path, extra: str = "") -> Path:

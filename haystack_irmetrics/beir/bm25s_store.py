@@ -32,6 +32,7 @@ from .._extras import require
 from ..errors import PipelineError, shorten
 from ._stores import InProcessStore, check_flag, check_number, check_top_k, copy_document, retriever_from_dict
 from .cache import cache_root, write_entry
+from .cache_entry import load_bm25s_index, read_entry
 from .pipelines import BM25S_HINT
 
 #: Lucene's ``\w+`` word tokens (bm25s' default, ``\w\w+``, drops one-character tokens).
@@ -190,15 +191,12 @@ class BM25sDocumentStore(InProcessStore):
         texts = [d.content or "" for d in idx.documents]
         key = _index_key(self._parameters(), idx.documents) if self.cache else None
         folder = cache_root() / "bm25s" / key if key else None
-        if folder is not None and (folder / "entry.json").is_file():
-            try:
-                idx.model = bm25s.BM25.load(str(folder / "index"))
-                idx.tokenizer = self._tokenizer()
-                idx.tokenizer.load_vocab(str(folder / "index"))
+        if folder is not None:  # checked (checksum, posting bounds); a damaged entry warns and is rebuilt
+            cached = read_entry(folder, lambda path: load_bm25s_index(path / "index", self._tokenizer(), len(texts)))
+            if cached is not None:
+                idx.model, idx.tokenizer = cached
                 idx.from_cache = True
                 return
-            except Exception:  # a damaged entry is rebuilt and written again
-                idx.model = None
         tokenizer = self._tokenizer()
         tokens = tokenizer.tokenize(texts, return_as="tuple", show_progress=progress)
         model = bm25s.BM25(method="lucene", k1=self.k1, b=self.b)

@@ -1,142 +1,247 @@
 """The BEIR caches: corpus and query embeddings and bm25s indexes under ``$IRMETRICS_CACHE_DIR``.
 
 The root is ``$IRMETRICS_CACHE_DIR``, default ``~/.cache/haystack_irmetrics``. Two kinds of entries
-live there (named BEIR datasets, in ``beir/`` by default, are not cache entries and are never cleared):
+live there (named BEIR datasets, in ``$IRMETRICS_BEIR_DIR``, are not cache entries and are never cleared):
 
 - ``embeddings/<model key>/``: what one SentenceTransformers document or text embedder (model and
   every parameter that changes a vector: the model's name or folder, prefix, suffix, normalisation,
   precision, batch size, ...; the key of ``model.json``) produced. Each call of the embedder (a batch
   of up to 10,000 documents or chunks, or of up to 1,000 queries) is one ``<texts key>.npy`` (float32,
-  one row per text, in order) with ``<texts key>.json`` (how many texts, the vectors' dimension),
-  keyed by the SHA-256 of the exact texts embedded. The texts are the documents' contents after
+  one row per text, in order) with ``<texts key>.json`` (how many texts, the vectors' dimension and
+  dtype, the SHA-256 of the ``.npy``), keyed by the SHA-256 of the exact texts embedded, each text
+  length-prefixed (so no two lists of texts share a key). The texts are the documents' contents after
   chunking, so a changed corpus, a changed chunking or another model misses and is embedded again,
   while an unchanged one embeds nothing; a run whose vectors are all cached does not even load the
   model. The vectors read back are the float32 values the model produced, so a run from the cache
-  gives the same numbers.
+  gives the same numbers. The folder and its ``model.json`` are written with the first batch, so a
+  model that fails to load leaves nothing behind.
 - ``bm25s/<key>/``: a bm25s index (:mod:`haystack_irmetrics.beir.bm25s_store`), keyed by the
-  documents' ids and contents and the analysis and BM25 parameters.
+  documents' ids and contents and the analysis and BM25 parameters, with the checksum of its files in
+  ``entry.json``.
 
 Every entry is written to a temporary name in the same folder and renamed, so a killed run leaves
-no half entry; a damaged entry is recomputed. ``irmetrics cache list`` and ``irmetrics cache clear``
-show and delete them (:func:`cache_entries`, :func:`clear_cache`).
+no half entry. An entry is checked when read (its checksum; a batch's shape, dtype, row count,
+dimension and finite values; an index's posting bounds): a damaged one is named in a
+:class:`CacheWarning`, computed again and overwritten. A failed write (a full disk, a read-only
+cache) warns once and the run goes on with the computed values. ``irmetrics cache list`` and
+``irmetrics cache clear`` show and delete entries (:func:`cache_entries`, :func:`clear_cache_report`),
+and never follow a symbolic link nor delete what this package did not write
+(:mod:`haystack_irmetrics.beir.cache_admin`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import json
-import os
-import shutil
-import time
-import uuid
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-#: The kinds of cache entries, each a folder under the cache root.
-KINDS = ("embeddings", "bm25s")
-
-
-def cache_root() -> Path:
-    """``$IRMETRICS_CACHE_DIR``, default ``~/.cache/haystack_irmetrics``."""
-    value = os.environ.get("IRMETRICS_CACHE_DIR")
-    return Path(value).expanduser() if value else Path.home() / ".cache" / "haystack_irmetrics"
-
-
-def write_entry(folder: Path, fill: Callable[[Path], None], meta: dict[str, Any]) -> None:
-    """Create the folder entry ``folder``: ``fill(tmp)`` writes into a temporary folder, renamed at the end."""
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = folder.with_name(f".{folder.name}.{uuid.uuid4().hex[:8]}.tmp")
-    tmp.mkdir()
-    try:
-        fill(tmp)
-        (tmp / "entry.json").write_text(json.dumps({**meta, "created": time.time()}, default=str), encoding="utf-8")
-        if folder.exists():
-            shutil.rmtree(folder, ignore_errors=True)
-        os.replace(tmp, folder)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-
-
-def _write_atomic(path: Path, write: Callable[[Path], None]) -> None:
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+from .cache_admin import CacheClearing, CacheEntry, LeftAlone, cache_entries, clear_cache, clear_cache_report
+from .cache_entry import (
+    FORMAT,
+    KINDS,
+    WRITER,
+    CacheWarning,
+    cache_root,
+    file_sha256,
+    read_json_object,
+    warn_once,
+    write_atomic,
+    write_entry,
+)
+from .models import LazyModel
 
 
 def _digest(obj: Any) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode("utf-8")).hexdigest()[:32]
 
 
+def texts_key(texts: Sequence[str], settings: dict[str, Any]) -> str:
+    """The key of one embedder call: the SHA-256 of its settings and of each text, length-prefixed (texts
+    joined with a separator would let ``["a\\0b", "c"]`` and ``["a", "b\\0c"]`` share a key)."""
+    digest = hashlib.sha256(f"texts/{FORMAT}".encode())
+    digest.update(json.dumps(settings, sort_keys=True, default=str).encode("utf-8"))
+    for text in texts:
+        data = text.encode("utf-8", "surrogatepass")
+        digest.update(len(data).to_bytes(8, "little") + data)
+    return digest.hexdigest()[:32]
+
+
+def _vectors_problem(vectors: np.ndarray, meta: dict[str, Any], n_texts: int, dim: int | None) -> str | None:
+    """What makes ``vectors`` read from a batch unusable for ``n_texts`` texts, or None."""
+    if vectors.ndim != 2:
+        return f"it holds a {vectors.ndim}-d array, not one row per text"
+    if vectors.shape[0] != n_texts:
+        return f"it holds {vectors.shape[0]} rows for {n_texts} texts"
+    if vectors.shape[1] != meta["dim"] or (dim is not None and vectors.shape[1] != dim):
+        return f"its vectors have dimension {vectors.shape[1]}, the model's have {dim or meta['dim']}"
+    if str(vectors.dtype) != meta["dtype"]:
+        return f"it holds {vectors.dtype} values, its metadata says {meta['dtype']}"
+    if vectors.dtype.kind == "f" and not np.isfinite(vectors).all():
+        return "it holds NaN or infinite values"
+    return None
+
+
+def _batch_meta_problem(meta: dict[str, Any], n_texts: int) -> str | None:
+    n, dim, dtype, sha = (meta.get(k) for k in ("n_texts", "dim", "dtype", "sha256"))
+    if not isinstance(n, int) or isinstance(n, bool) or n != n_texts:
+        return f"its metadata says {n!r} texts for {n_texts}"
+    if not isinstance(dim, int) or isinstance(dim, bool) or not 0 < dim <= 1 << 20:
+        return "its metadata has no valid dimension"
+    if not isinstance(dtype, str) or not isinstance(sha, str):
+        return "its metadata has no dtype or checksum"
+    return None
+
+
 class CachingEmbeddingBackend:
     """Stands in for a SentenceTransformers embedder's backend: each ``embed`` call is read from the
     cache when its texts were embedded before with the same model and parameters, else embedded and stored.
 
+    A stored batch is checked when read (checksum, shape, dtype, row count, dimension, finite values):
+    a damaged one is embedded again and overwritten, with a :class:`CacheWarning` naming it. A batch
+    that cannot be written warns once per folder; the computed vectors are returned all the same.
+
+    :param model_meta: what ``model.json`` says (the model and its parameters); by default, read from
+        the embedder behind a :class:`~haystack_irmetrics.beir.models.LazyModel`.
     :ivar hits: calls answered from the cache; ``misses``: calls the model computed.
     """
 
-    def __init__(self, inner: Any, folder: Path) -> None:
+    def __init__(self, inner: Any, folder: Path, model_meta: dict[str, Any] | None = None) -> None:
         self.inner = inner
         self.folder = folder
         self.hits = 0
         self.misses = 0
+        self._model_meta = model_meta
+        self._dim: int | None = None
 
     def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
         return getattr(self.inner, name)
+
+    def _known_dim(self) -> int | None:
+        """The model's vector size: seen in this run, or written in ``model.json``."""
+        if self._dim is None:
+            meta, _ = read_json_object(self.folder / "model.json")
+            dim = meta.get("dim") if meta else None
+            if isinstance(dim, int) and not isinstance(dim, bool) and dim > 0:
+                self._dim = dim
+        return self._dim
+
+    def _read(self, path: Path, n_texts: int) -> np.ndarray | None:
+        """The batch stored at ``path`` for ``n_texts`` texts, or None (missing; damaged: warned)."""
+        meta_path = path.with_suffix(".json")
+        if not path.exists() and not meta_path.exists():
+            return None
+        meta, problem = read_json_object(meta_path)
+        if meta is not None:
+            problem = _batch_meta_problem(meta, n_texts)
+        vectors = None
+        if problem is None:
+            try:
+                # bounded: a planted multi-GB file is not read into memory
+                if path.stat().st_size > n_texts * meta["dim"] * 8 + (1 << 16):
+                    problem = "it is larger than its vectors can be"
+                else:
+                    data = path.read_bytes()
+                    if hashlib.sha256(data).hexdigest() != meta["sha256"]:
+                        problem = "it does not match the checksum written with it"
+                    else:
+                        vectors = np.load(io.BytesIO(data), allow_pickle=False)
+            except (OSError, ValueError, EOFError) as e:
+                problem = f"it cannot be read ({e})"
+        if vectors is not None and problem is None:
+            problem = _vectors_problem(vectors, meta, n_texts, self._known_dim())
+        if problem is not None:
+            warn_once(str(path), f"the cache entry {path} is damaged ({problem}): embedded again and rewritten")
+            return None
+        self._dim = vectors.shape[1]
+        return vectors
+
+    def _model_json(self, dim: int) -> bytes:
+        meta = self._model_meta
+        if meta is None:
+            meta = embedding_model_meta(self.inner.embedder) if isinstance(self.inner, LazyModel) else {}
+        body = {"model": None, "parameters": None, **meta, "kind": "embeddings", "writer": WRITER, "format": FORMAT}
+        return json.dumps({**body, "dim": dim}, default=str, indent=1).encode("utf-8")
+
+    def _store(self, path: Path, vectors: np.ndarray) -> None:
+        """Write one batch (and ``model.json`` with the first); a failed write warns once per folder and
+        leaves nothing half written."""
+        made_folder = not self.folder.exists()
+        model_json = self.folder / "model.json"
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            meta, _ = read_json_object(model_json)
+            if meta is None or meta.get("format") != FORMAT or meta.get("dim") != vectors.shape[1]:
+                write_atomic(model_json, self._model_json(vectors.shape[1]))
+            buffer = io.BytesIO()
+            np.save(buffer, vectors, allow_pickle=False)
+            data = buffer.getvalue()
+            info = {
+                "n_texts": int(vectors.shape[0]),
+                "dim": int(vectors.shape[1]),
+                "dtype": str(vectors.dtype),
+                "sha256": hashlib.sha256(data).hexdigest(),
+            }
+            write_atomic(path, data)
+            write_atomic(path.with_suffix(".json"), json.dumps(info).encode("utf-8"))
+        except OSError as e:
+            # what was written goes: a batch without its metadata is no entry, a new folder no folder
+            for done in (path, model_json) if made_folder else (path,):
+                with contextlib.suppress(OSError):
+                    done.unlink(missing_ok=True)
+            if made_folder:
+                with contextlib.suppress(OSError):
+                    self.folder.rmdir()
+            warn_once(
+                f"write:{self.folder}",
+                f"could not write the cache entry {path} ({e.strerror or e}); the run goes on with the vectors "
+                f"it computed, not cached (later failures under {self.folder} are not reported again)",
+            )
 
     def embed(self, data: list[Any], **kwargs: Any) -> list[list[float]]:
         if not all(isinstance(t, str) for t in data):  # images: not cached
             return self.inner.embed(data, **kwargs)
         settings = {k: v for k, v in kwargs.items() if k != "show_progress_bar"}
-        digest = hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode("utf-8"))
-        for text in data:
-            digest.update(text.encode("utf-8") + b"\0")
-        key = digest.hexdigest()[:32]
-        path = self.folder / f"{key}.npy"
-        if path.is_file():
-            try:
-                vectors = np.load(path, allow_pickle=False)
-                if vectors.shape[0] == len(data):
-                    self.hits += 1
-                    return vectors.tolist()
-            except (OSError, ValueError):
-                pass  # damaged: embedded again below
+        path = self.folder / f"{texts_key(data, settings)}.npy"
+        cached = self._read(path, len(data))
+        if cached is not None:
+            self.hits += 1
+            return cached.tolist()
         vectors = np.asarray(self.inner.embed(data, **kwargs))
         self.misses += 1
-        self.folder.mkdir(parents=True, exist_ok=True)
-        dtype = np.float32 if vectors.dtype.kind == "f" else vectors.dtype
-
-        def save(tmp: Path) -> None:
-            with tmp.open("wb") as f:
-                np.save(f, vectors.astype(dtype), allow_pickle=False)
-
-        _write_atomic(path, save)
-        info = {"n_texts": len(data), "dim": int(vectors.shape[1]) if vectors.ndim == 2 else None}
-        _write_atomic(path.with_suffix(".json"), lambda tmp: tmp.write_text(json.dumps(info), encoding="utf-8"))
-        return vectors.astype(dtype).tolist()
+        if vectors.dtype.kind == "f":
+            vectors = vectors.astype(np.float32)
+        # only what reads back as valid is stored: a model's NaN vectors or a ragged result are returned
+        # as the model gave them, and not cached
+        storable = vectors.ndim == 2 and vectors.shape[0] == len(data) and vectors.shape[1] > 0
+        if storable and (vectors.dtype.kind != "f" or np.isfinite(vectors).all()):
+            self._dim = self._dim or vectors.shape[1]
+            self._store(path, vectors)
+        return vectors.tolist()
 
 
-def embedding_cache_folder(embedder: Any) -> Path:
-    """The cache folder of a SentenceTransformers document embedder: keyed by its model and parameters."""
+def embedding_model_meta(embedder: Any) -> dict[str, Any]:
+    """The key parameters of a SentenceTransformers embedder: its model and every setting that changes a
+    vector (not the progress bar, token or device)."""
     params = dict(embedder.to_dict().get("init_parameters") or {})
     for volatile in ("progress_bar", "token", "device"):
         params.pop(volatile, None)
-    key = dict(params, model=_model_identity(str(params.get("model"))))
-    folder = cache_root() / "embeddings" / _digest(key)
-    if not (folder / "model.json").is_file():
-        folder.mkdir(parents=True, exist_ok=True)
-        text = json.dumps({"model": params.get("model"), "parameters": params}, default=str, indent=1)
-        _write_atomic(folder / "model.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
-    return folder
+    return {"model": params.get("model"), "parameters": params}
+
+
+def embedding_cache_folder(embedder: Any) -> Path:
+    """The cache folder of a SentenceTransformers embedder, keyed by its model and parameters. Nothing is
+    created here: the folder is written with its first batch."""
+    params = embedding_model_meta(embedder)["parameters"]
+    key = dict(params, model=_model_identity(str(params.get("model"))), cache_format=FORMAT)
+    return cache_root() / "embeddings" / _digest(key)
 
 
 def _model_identity(model: str) -> Any:
@@ -149,10 +254,7 @@ def _model_identity(model: str) -> Any:
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         size = path.stat().st_size
         small = size <= 1 << 20
-        files[path.relative_to(folder).as_posix()] = [
-            size,
-            hashlib.sha256(path.read_bytes()).hexdigest() if small else None,
-        ]
+        files[path.relative_to(folder).as_posix()] = [size, file_sha256(path) if small else None]
     return {"folder": folder.name, "files": files}
 
 
@@ -199,73 +301,21 @@ def embed_queries_in_batches(embedder: Any, queries: Sequence[str], batch_size: 
     return [table[t] for t in texts]
 
 
-@dataclass(frozen=True)
-class CacheEntry:
-    """One cache entry: its kind (``embeddings``, ``bm25s``), key, folder, size and what it holds."""
-
-    kind: str
-    key: str
-    path: Path
-    size_bytes: int
-    items: int
-    description: str
-
-
-def _size(path: Path) -> int:
-    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.is_dir() else path.stat().st_size
-
-
-def cache_entries(root: Path | None = None) -> list[CacheEntry]:
-    """The entries under the cache root (``root`` or :func:`cache_root`)."""
-    base = root if root is not None else cache_root()
-    out: list[CacheEntry] = []
-    for folder in sorted((base / "embeddings").glob("*")) if (base / "embeddings").is_dir() else []:
-        if not folder.is_dir() or folder.name.startswith("."):
-            continue
-        try:
-            model = json.loads((folder / "model.json").read_text(encoding="utf-8")).get("model")
-        except (OSError, ValueError):
-            model = "?"
-        batches = list(folder.glob("*.json"))
-        texts = 0
-        for meta in batches:
-            if meta.name != "model.json":
-                with contextlib.suppress(OSError, ValueError):
-                    texts += int(json.loads(meta.read_text(encoding="utf-8")).get("n_texts", 0))
-        out.append(CacheEntry("embeddings", folder.name, folder, _size(folder), texts, f"model {model}"))
-    for folder in sorted((base / "bm25s").glob("*")) if (base / "bm25s").is_dir() else []:
-        if not folder.is_dir() or folder.name.startswith("."):
-            continue
-        try:
-            meta = json.loads((folder / "entry.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            meta = {}
-        desc = f"k1 {meta.get('k1')} b {meta.get('b')} stemmer {meta.get('stemmer')}"
-        out.append(CacheEntry("bm25s", folder.name, folder, _size(folder), int(meta.get("n_documents", 0)), desc))
-    return out
-
-
-def clear_cache(kind: str | None = None, root: Path | None = None) -> list[CacheEntry]:
-    """Delete the entries of ``kind`` (or of every kind); returns what was deleted."""
-    entries = [e for e in cache_entries(root) if kind is None or e.kind == kind]
-    for entry in entries:
-        shutil.rmtree(entry.path, ignore_errors=True)
-    base = root if root is not None else cache_root()
-    for k in KINDS if kind is None else (kind,):
-        for leftover in (base / k).glob(".*.tmp") if (base / k).is_dir() else []:
-            shutil.rmtree(leftover, ignore_errors=True) if leftover.is_dir() else leftover.unlink(missing_ok=True)
-    return entries
-
-
 __all__ = [
     "KINDS",
+    "CacheClearing",
     "CacheEntry",
+    "CacheWarning",
     "CachingEmbeddingBackend",
+    "LeftAlone",
     "PrecomputedQueryBackend",
     "cache_entries",
     "cache_root",
     "clear_cache",
+    "clear_cache_report",
     "embed_queries_in_batches",
     "embedding_cache_folder",
+    "embedding_model_meta",
+    "texts_key",
     "write_entry",
 ]

@@ -87,6 +87,11 @@ class LazyModel:
         self._progress = progress
         self._backend: Any = None
 
+    @property
+    def embedder(self) -> Any:
+        """The embedder whose model this loads (read without loading: the cache writes its parameters)."""
+        return self._component
+
     def load(self) -> Any:
         if self._backend is None:
             comp = self._component

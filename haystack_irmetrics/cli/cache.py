@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import argparse
-import json
+from pathlib import Path
 
 
 def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -23,36 +23,59 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     actions = cache.add_subparsers(dest="action", required=True)
     listing = actions.add_parser("list", help="list the entries: kind, key, size, items, what they hold")
     listing.add_argument("--format", choices=["markdown", "json"], default="markdown", help="what to print")
-    clear = actions.add_parser("clear", help="delete the entries (all, or one kind)")
+    clear = actions.add_parser(
+        "clear",
+        help="delete the entries (all, or one kind), ok or damaged; leave links and what irmetrics did not write alone",
+    )
     clear.add_argument("--kind", choices=["embeddings", "bm25s"], help="delete only this kind of entry")
     cache.set_defaults(func=run)
     return cache
 
 
+def _rel(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``irmetrics cache list`` or ``irmetrics cache clear``."""
-    from ..beir.cache import cache_entries, cache_root, clear_cache
+    from ..beir.cache import cache_root, clear_cache_report
+    from ..beir.cache_admin import scan_cache, scan_json
 
     root = cache_root()
     if args.action == "clear":
-        removed = clear_cache(args.kind)
-        size = sum(e.size_bytes for e in removed)
-        print(f"removed {len(removed)} cache entries ({size / 1e6:.1f} MB) from {root}")
+        done = clear_cache_report(args.kind, root)
+        size = sum(e.size_bytes for e in done.removed)
+        print(f"removed {len(done.removed)} cache entries ({size / 1e6:.1f} MB) from {root}")
+        for e in done.removed:
+            state = "" if e.status == "ok" else f", damaged: {e.problem}"
+            print(f"  removed {_rel(e.path, root)} ({e.size_bytes / 1e6:.1f} MB, {e.description}{state})")
+        for path in done.unfinished:
+            print(f"  removed {_rel(path, root)} (an unfinished write)")
+        if done.left_alone:
+            print(f"left alone {len(done.left_alone)} items:")
+            for item in done.left_alone:
+                print(f"  {_rel(item.path, root)}: {item.reason}")
         return 0
-    entries = cache_entries()
+    scan = scan_cache(root=root)
     if args.format == "json":
-        rows = [
-            {"kind": e.kind, "key": e.key, "path": str(e.path), "size_bytes": e.size_bytes, "items": e.items,
-             "description": e.description}
-            for e in entries
-        ]  # fmt: skip
-        print(json.dumps({"root": str(root), "entries": rows}, indent=2))
+        print(scan_json(scan))
         return 0
-    print(f"cache: {root} ({len(entries)} entries, {sum(e.size_bytes for e in entries) / 1e6:.1f} MB)")
+    entries = scan.entries
+    damaged = sum(e.status != "ok" for e in entries)
+    note = f", {damaged} damaged" if damaged else ""
+    print(f"cache: {root} ({len(entries)} entries{note}, {sum(e.size_bytes for e in entries) / 1e6:.1f} MB)")
     if entries:
-        print("\n| kind | key | MB | items | holds |\n|---|---|---:|---:|---|")
+        print("\n| kind | key | status | MB | items | holds |\n|---|---|---|---:|---:|---|")
         for e in entries:
-            print(f"| {e.kind} | {e.key} | {e.size_bytes / 1e6:.1f} | {e.items} | {e.description} |")
+            status = "ok" if e.status == "ok" else f"damaged: {e.problem}"
+            print(f"| {e.kind} | {e.key} | {status} | {e.size_bytes / 1e6:.1f} | {e.items} | {e.description} |")
+    if scan.left_alone:
+        print(f"\nnot cache entries ({len(scan.left_alone)}; irmetrics cache clear leaves them alone):")
+        for item in scan.left_alone:
+            print(f"  {_rel(item.path, root)}: {item.reason}")
     return 0
 
 

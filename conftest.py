@@ -1,0 +1,33 @@
+"""Shared by every test pytest collects here (tests/, the doctests of the package, README.md and docs/):
+the caches and named BEIR datasets live in temporary folders, never in ``~/.cache/haystack_irmetrics``.
+
+``IRMETRICS_TEST_CACHE_DIR`` names a cache folder to keep between runs instead (the dense tests then
+embed nothing the second time); it is never the default, so a test run cannot fill the user's cache.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+#: Set this to keep the tests' embedding and index cache between runs (faster dense tests).
+TEST_CACHE_VAR = "IRMETRICS_TEST_CACHE_DIR"
+#: The cache of the user running the tests, which they must not touch.
+USER_CACHE = Path.home() / ".cache" / "haystack_irmetrics"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``$IRMETRICS_CACHE_DIR`` and ``$IRMETRICS_BEIR_DIR`` for the whole session: temporary folders (or
+    ``$IRMETRICS_TEST_CACHE_DIR`` for the cache). Tests that need their own cache set it again."""
+    explicit = os.environ.get(TEST_CACHE_VAR)
+    cache = Path(explicit).expanduser() if explicit else tmp_path_factory.mktemp("irmetrics-cache")
+    if cache.resolve() == USER_CACHE.resolve():
+        raise pytest.UsageError(f"{TEST_CACHE_VAR} is the user's own cache {USER_CACHE}: name another folder")
+    datasets = tmp_path_factory.mktemp("irmetrics-beir-datasets")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("IRMETRICS_CACHE_DIR", str(cache))
+        patch.setenv("IRMETRICS_BEIR_DIR", str(datasets))
+        yield cache
