@@ -336,3 +336,20 @@ def test_measures_without_a_cutoff_levels_and_geometric_means(runs):
     expected = evaluate(qrels, read_run(runs["dense"]), None, measures=measures).raw_means
     cells = re.findall(r'data-run="dense" data-measure="([^"]+)" data-value="([^"]+)"', page)
     assert {m: float(v) for m, v in cells} == expected
+
+
+def test_the_default_summary_shows_each_measure_at_10_and_recall_at_100_and_hides_the_rest(runs):
+    from haystack_irmetrics.report.html import MAX_SUMMARY_COLUMNS, render, summary_columns
+
+    defaults = [f"{f}@{k}" for f in ("NDCG", "MAP", "Recall", "P", "MRR", "R_cap") for k in (1, 3, 5, 10, 100, 1000)]
+    assert summary_columns(defaults) == ["NDCG@10", "MAP@10", "Recall@10", "Recall@100", "P@10", "MRR@10", "R_cap@10"]
+    assert summary_columns(["NDCG@5", "NDCG@20", "P@1", "P@100", "Rprec"] + [f"MAP@{k}" for k in (1, 2, 3, 4, 5)]) == [
+        "NDCG@5", "P@1", "Rprec", "MAP@5",  # the cutoff nearest 10 (the smaller of two as near), no-cutoff measures
+    ]  # fmt: skip
+    assert summary_columns(["NDCG@10", "P@10"]) == ["NDCG@10", "P@10"]  # few enough: all of them
+    assert len(summary_columns([f"P@{k}" for k in range(1, 40)] + [f"X{i}" for i in range(12)])) == MAX_SUMMARY_COLUMNS
+    page = render(build_report([runs["bm25"], runs["dense"]], QRELS, n_resamples=100))
+    hidden = re.findall(r'<th class="m off" data-measure="([^"]+)"', page)
+    assert len(hidden) == 36 - 7 and "NDCG@10" not in hidden  # off by default, still in the page
+    assert len(re.findall(r'<input type="checkbox" data-column="', page)) == 36
+    assert _embedded(page)["start"] == 3  # the per-query table opens on NDCG@10

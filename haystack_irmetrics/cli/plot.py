@@ -55,14 +55,15 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def read_runs(specs: list[str]) -> dict[str, Any]:
-    """``{name: run}`` of ``[NAME=]RUN`` arguments (a run without NAME= is named by its file name)."""
+    """``{name: run}`` of ``[NAME=]RUN`` arguments (a run without NAME= is named by its file name; an
+    argument naming an existing file is that file, ``=`` in its path or not)."""
     from ..errors import InvalidArgumentError
     from ..io import read_run
 
     runs: dict[str, Any] = {}
     for spec in specs:
         name, sep, file = spec.partition("=")
-        if not sep:
+        if not sep or not name or Path(spec).exists():
             name, file = Path(spec).name, spec
         if name in runs:
             raise InvalidArgumentError(f"two runs are named {name!r}; label them NAME=RUN")

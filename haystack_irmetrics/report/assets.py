@@ -55,6 +55,11 @@ sup.sig.worse { color: #cf222e; }
 .doc .title { font-weight: 600; }
 .doc .snip { color: #57606a; display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical; overflow: hidden; }
 .legend span { margin-right: 12px; }
+.off { display: none; }
+.columns { display: flex; flex-wrap: wrap; gap: 4px 14px; align-items: center; margin: 6px 0 10px; font-size: 12.5px; }
+.columns .group b { margin-right: 4px; }
+.columns label { margin-right: 6px; white-space: nowrap; }
+.columns input { vertical-align: -2px; margin: 0 2px 0 0; }
 """
 
 JS = r"""
@@ -62,7 +67,7 @@ JS = r"""
   "use strict";
   var D = JSON.parse(document.getElementById("report-data").textContent);
   var runs = D.runs, nq = D.qids.length, base = D.baseline;
-  var state = { m: 0, sort: null, dir: -1, filter: "", page: 0, size: 50, open: null };
+  var state = { m: D.start || 0, sort: null, dir: -1, filter: "", page: 0, size: 50, open: null };
   var table = document.getElementById("pq");
   var head = table.querySelector("thead"), body = table.querySelector("tbody");
   var measureSel = document.getElementById("pq-measure"), filterBox = document.getElementById("pq-filter");
@@ -230,7 +235,27 @@ JS = r"""
     var doc = li.getAttribute("data-doc");
     box.querySelectorAll(".doc").forEach(function (x) { if (x.getAttribute("data-doc") === doc) x.classList.add("same"); });
   }
+  function columnChooser() {
+    // The summary's columns: each checkbox shows or hides one measure's cells and comparison rows.
+    var chooser = document.getElementById("columns");
+    if (!chooser) return;
+    var boxes = Array.prototype.slice.call(chooser.querySelectorAll("input[data-column]"));
+    var cells = Array.prototype.slice.call(document.querySelectorAll("#means [data-measure], #comparisons tr[data-measure]"));
+    var note = chooser.querySelector(".notes");
+    function apply() {
+      var on = Object.create(null), n = 0;
+      boxes.forEach(function (b) { if (b.checked) { on[b.getAttribute("data-column")] = true; n++; } });
+      cells.forEach(function (c) { c.classList.toggle("off", !on[c.getAttribute("data-measure")]); });
+      note.textContent = "columns (" + n + " of " + boxes.length + " shown):";
+    }
+    function set(pick) { boxes.forEach(function (b) { b.checked = pick(b); }); apply(); }
+    boxes.forEach(function (b) { b.addEventListener("change", apply); });
+    document.getElementById("columns-default").addEventListener("click", function () { set(function (b) { return b.hasAttribute("data-default"); }); });
+    document.getElementById("columns-all").addEventListener("click", function () { set(function () { return true; }); });
+  }
+  columnChooser();
   D.measures.forEach(function (m, i) { measureSel.appendChild(el("option", { value: i }, m)); });
+  measureSel.value = String(state.m);
   measureSel.addEventListener("change", function () { state.m = +measureSel.value; draw(); });
   filterBox.addEventListener("input", function () { state.filter = filterBox.value; state.page = 0; draw(); });
   sizeSel.addEventListener("change", function () { state.size = +sizeSel.value; state.page = 0; draw(); });

@@ -136,10 +136,12 @@ def rows(data: ReportData) -> list[dict[str, object]]:
 
 
 def to_csv(data: ReportData) -> str:
-    """:func:`rows` as CSV (unrounded numbers; empty where a field does not apply); a name a spreadsheet
-    would read as a formula (``=...``, ``+``, ``-``, ``@``) starts with ``'`` (:func:`~haystack_irmetrics.io.tables.csv_cell`)."""
+    """:func:`rows` as CSV (RFC 4180: ``\\r\\n`` line ends; unrounded numbers; empty where a field does not
+    apply); a name a spreadsheet would read as a formula (``=...``, ``+``, ``-``, ``@``) starts with ``'``
+    (:func:`~haystack_irmetrics.io.tables.csv_cell`)."""
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\n")
+    # RFC 4180's \r\n: with it, the csv module quotes a name holding a lone \r too (with "\n" it would not).
+    writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\r\n")
     writer.writeheader()
     writer.writerows({k: csv_cell(v) for k, v in row.items()} for row in rows(data))
     return buffer.getvalue()

@@ -30,6 +30,35 @@ from .data import ReportData, family_of, label_text, paired_values
 
 #: Cutoffs of the measure-against-k curves, besides the report's own.
 CURVE_KS = (1, 3, 5, 10, 20, 50, 100)
+#: Columns of means the summary shows before any is switched on or off: more scroll sideways at 1280 pixels.
+MAX_SUMMARY_COLUMNS = 8
+#: The cutoff each measure is shown at by default (the one nearest it when the report has no @10).
+SUMMARY_CUTOFF = 10
+#: Shown by default besides each measure at :data:`SUMMARY_CUTOFF`, as BEIR's tables report it.
+SUMMARY_EXTRA = ("Recall@100",)
+
+
+def summary_columns(measures: list[str]) -> list[str]:
+    """The measures the summary shows by default, in the evaluation's order: every one when at most
+    :data:`MAX_SUMMARY_COLUMNS`; else each measure at cutoff 10 (the nearest cutoff, the smaller of two,
+    when 10 is not evaluated), Recall@100 and each measure without a cutoff, the first
+    :data:`MAX_SUMMARY_COLUMNS` of them. The page switches any other column on in one click.
+
+        >>> summary_columns([f"{f}@{k}" for f in ("NDCG", "MAP", "Recall") for k in (1, 3, 5, 10, 100, 1000)])
+        ['NDCG@10', 'MAP@10', 'Recall@10', 'Recall@100']
+    """
+    if len(measures) <= MAX_SUMMARY_COLUMNS:
+        return list(measures)
+    cutoffs: dict[str, dict[int, str]] = {}  # {stem: {k: measure}}
+    for m in measures:
+        measure = _parsed(m)
+        if measure is not None and measure.cutoff is not None and "@" in m:
+            cutoffs.setdefault(m.rpartition("@")[0], {})[measure.cutoff] = m
+    chosen = {m for m in measures if m in SUMMARY_EXTRA or not any(m in ks.values() for ks in cutoffs.values())}
+    for ks in cutoffs.values():
+        chosen.add(ks[min(ks, key=lambda k: (abs(np.log(k / SUMMARY_CUTOFF)), k))])
+    return [m for m in measures if m in chosen][:MAX_SUMMARY_COLUMNS]
+
 
 # Inside <script>, the HTML parser reads "</script", "<!--" and "<script" in the JSON's strings as markup
 # (a query text "<!--<script>" makes the rest of the page script: it goes blank), and U+2028/U+2029
@@ -84,6 +113,7 @@ def payload(data: ReportData) -> dict[str, Any]:
         "runs": data.names,
         "baseline": data.names.index(data.baseline),
         "measures": data.measures,
+        "start": data.measures.index(summary_columns(data.measures)[0]),  # the per-query table's first measure
         "fill": [f.missing_value if (f := family_of(m)) is not None else 0.0 for m in data.measures],
         "qids": data.qids,
         "text": [data.query_text.get(q, "") for q in data.qids] if data.query_text else [],
@@ -106,8 +136,39 @@ def _e(text: Any) -> str:
     return html.escape(str(text), quote=True)
 
 
-def _means_table(data: ReportData) -> str:
-    head = "".join(f"<th>{_e(m)}</th>" for m in data.measures)
+def _off(m: str, shown: list[str]) -> str:
+    """The class of a column switched off by default (the script switches it on)."""
+    return "" if m in shown else " off"
+
+
+def _column_chooser(data: ReportData, shown: list[str]) -> str:
+    """One checkbox per column of means (grouped by measure), with the default and every column a click away."""
+    if len(shown) == len(data.measures):
+        return ""
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for m in data.measures:
+        measure = _parsed(m)
+        stem, at = (m.rpartition("@")[0], m.rpartition("@")[2]) if measure and measure.cutoff and "@" in m else (m, m)
+        groups.setdefault(stem, []).append((m, at))
+    boxes = "".join(
+        f'<span class="group"><b>{_e(stem)}</b>'
+        + "".join(
+            f'<label><input type="checkbox" data-column="{_e(m)}"{" data-default" if m in shown else ""}'
+            f"{' checked' if m in shown else ''}>{_e(at) if at != stem else 'on'}</label>"
+            for m, at in members
+        )
+        + "</span>"
+        for stem, members in groups.items()
+    )
+    return (
+        f'<div id="columns" class="columns"><span class="notes">columns ({len(shown)} of {len(data.measures)} shown):'
+        f'</span>{boxes}<button type="button" id="columns-default">default</button>'
+        '<button type="button" id="columns-all">all</button></div>'
+    )
+
+
+def _means_table(data: ReportData, shown: list[str]) -> str:
+    head = "".join(f'<th class="m{_off(m, shown)}" data-measure="{_e(m)}">{_e(m)}</th>' for m in data.measures)
     rows = []
     for n in data.names:
         cells = []
@@ -121,7 +182,7 @@ def _means_table(data: ReportData) -> str:
             sig = f'<sup class="sig {side}" title="significantly {side} than {_e(data.baseline)}: p &lt; ' \
                   f'{0.05 if marker == "*" else 0.01} (randomization, Holm)">{marker}</sup>' if marker else ""  # fmt: skip
             cells.append(
-                f'<td class="{"best" if best else ""}" data-run="{_e(n)}" data-measure="{_e(m)}" '
+                f'<td class="{"best" if best else ""}{_off(m, shown)}" data-run="{_e(n)}" data-measure="{_e(m)}" '
                 f'data-value="{v!r}">{v:.4f}{sig}</td>'
             )
         label = f"{_e(n)}{' (baseline)' if n == data.baseline else ''}"
@@ -129,7 +190,7 @@ def _means_table(data: ReportData) -> str:
     return f'<table id="means"><thead><tr><th class="name">run</th>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
 
 
-def _comparison_table(data: ReportData) -> str:
+def _comparison_table(data: ReportData, shown: list[str]) -> str:
     if not data.others:
         return "<p class='notes'>One run: nothing to compare.</p>"
     pct = f"{data.confidence * 100:g}%"
@@ -142,7 +203,7 @@ def _comparison_table(data: ReportData) -> str:
         for m in data.measures:
             w, t, loss = data.wtl[n][m]
             c = data.comparisons.get(n, {}).get(m)
-            attrs = f'data-run="{_e(n)}" data-measure="{_e(m)}"'
+            attrs = f'class="m{_off(m, shown)}" data-run="{_e(n)}" data-measure="{_e(m)}"'
             if c is None:
                 stats = "<td>—</td><td>—</td><td>—</td><td>—</td>"
                 delta = data.means[n][m] - data.means[data.baseline][m]
@@ -203,8 +264,9 @@ def curve_images(data: ReportData) -> list[tuple[str, str]]:
         ranked = {n: data.runs[n] for n in data.names if n in data.runs}
         if ranked:
             svg("Interpolated precision-recall", lambda p: plot_pr_curves(data.qrels, ranked, p, preset=data.preset))
-        # Every run's per-query differences to the baseline, one figure per measure (all runs in it).
-        for m in data.measures[:MAX_DIFFERENCE_FIGURES] if data.others else ():
+        # Every run's per-query differences to the baseline, one figure per measure the summary shows by
+        # default (all runs in it): 36 measures would bury the page in figures.
+        for m in summary_columns(data.measures)[:MAX_DIFFERENCE_FIGURES] if data.others else ():
             diffs = {n: np.subtract(*paired_values(data, n, m, log=False)) for n in data.others}
             svg(
                 f"{m}: per-query differences to {data.baseline}",
@@ -233,6 +295,7 @@ def _curves(data: ReportData) -> str:
 def render(data: ReportData) -> str:
     """The page's HTML text."""
     blob = script_json(payload(data))
+    shown = summary_columns(data.measures)
     when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     notes = "".join(f"<li>{_e(n)}</li>" for n in data.notes)
     sig = (
@@ -255,10 +318,11 @@ generated {when} by haystack-irmetrics</p></header>
 <nav><a href="#summary">Summary</a><a href="#curves">Curves</a><a href="#queries">Per query</a></nav>
 <main>
 <section id="summary"><h2>Summary</h2>
-{_means_table(data)}
+{_column_chooser(data, shown)}
+{_means_table(data, shown)}
 <h3>Against the baseline</h3>
 <p class="notes">{sig}</p>
-{_comparison_table(data)}
+{_comparison_table(data, shown)}
 {f'<ul class="notes">{notes}</ul>' if notes else ""}
 </section>
 <section id="curves"><h2>Curves</h2>{_curves(data)}</section>
@@ -279,4 +343,14 @@ generated {when} by haystack-irmetrics</p></header>
 """
 
 
-__all__ = ["CURVE_KS", "curve_images", "payload", "render", "script_json"]
+__all__ = [
+    "CURVE_KS",
+    "MAX_SUMMARY_COLUMNS",
+    "SUMMARY_CUTOFF",
+    "SUMMARY_EXTRA",
+    "curve_images",
+    "payload",
+    "render",
+    "script_json",
+    "summary_columns",
+]
