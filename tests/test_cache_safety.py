@@ -273,6 +273,18 @@ def test_a_bm25s_entry_with_an_out_of_range_posting_warns_and_is_rebuilt(cache_d
     assert third.bm25_retrieval("marathon", top_k=3) == expected and third.built_from_cache
 
 
+def test_a_bm25s_entry_of_an_older_version_is_rebuilt_once_and_said_so(cache_dir):
+    first, folder = _bm25s_entry()
+    meta = json.loads((folder / "entry.json").read_text())
+    del meta["payload_sha256"]  # what version 1 wrote
+    (folder / "entry.json").write_text(json.dumps(meta))
+    second = BM25sDocumentStore()
+    second.write_documents(DOCS)
+    with pytest.warns(CacheWarning, match="was written by an older version, without a checksum: it is computed again"):
+        assert second.bm25_retrieval("marathon") == first.bm25_retrieval("marathon")
+    assert "payload_sha256" in json.loads((folder / "entry.json").read_text())
+
+
 # 4. texts that differ only where a NUL falls do not share a key
 
 

@@ -96,7 +96,7 @@ def _embeddings_entry(folder: Path, meta: dict | None, problem: str | None) -> C
                 else:
                     damaged += 1
     model = meta.get("model") if meta else None
-    description = f"model {model if model is not None else '?'}, {batches} batches"
+    description = f"model {model if model is not None else '?'}, {batches} batch{'es' if batches != 1 else ''}"
     if damaged:
         description += f" ({damaged} damaged: embedded again when next used)"
     status = "ok" if problem is None else "damaged"

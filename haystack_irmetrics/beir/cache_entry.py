@@ -47,6 +47,9 @@ class CacheWarning(UserWarning):
     """A cache entry could not be used (damaged: computed again) or written (the run goes on without it)."""
 
 
+#: Why an entry of format 1 is not used.
+OLDER = "written by an older version, without a checksum"
+
 _warned: set[str] = set()
 
 
@@ -289,7 +292,7 @@ def read_entry(folder: Path, load: Callable[[Path], T]) -> T | None:
     if meta is not None:
         expected = meta.get("payload_sha256")
         if not isinstance(expected, str):
-            problem = "it has no checksum (written by an older version)"
+            problem = OLDER
         else:
             try:
                 if payload_sha256(folder) != expected:
@@ -301,7 +304,10 @@ def read_entry(folder: Path, load: Callable[[Path], T]) -> T | None:
             return load(folder)
         except Exception as e:  # any error of the reader means the entry is damaged
             problem = f"it cannot be loaded ({type(e).__name__}: {str(e)[:200]})"
-    warn_once(str(folder), f"the cache entry {folder} is damaged ({problem}): it is computed again and rewritten")
+    if problem == OLDER:
+        warn_once(str(folder), f"the cache entry {folder} was {OLDER}: it is computed again and rewritten")
+    else:
+        warn_once(str(folder), f"the cache entry {folder} is damaged ({problem}): it is computed again and rewritten")
     return None
 
 

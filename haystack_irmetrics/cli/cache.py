@@ -16,12 +16,16 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         description=(
             "irmetrics beir caches corpus and query embeddings (keyed by model, embedder settings and the exact texts, so by "
             "corpus content and chunking) and bm25s indexes (keyed by documents and BM25 parameters) under "
-            "$IRMETRICS_CACHE_DIR (default ~/.cache/haystack_irmetrics). Named BEIR datasets kept there are not "
-            "cache entries and are never cleared."
+            "$IRMETRICS_CACHE_DIR (default ~/.cache/haystack_irmetrics). An entry is checked when read; a damaged one "
+            "is recomputed. clear deletes only the entries irmetrics wrote (ok or damaged), follows no symbolic link "
+            "and reports what it leaves alone. Named BEIR datasets ($IRMETRICS_BEIR_DIR) are not cache entries and "
+            "are never cleared."
         ),
     )
     actions = cache.add_subparsers(dest="action", required=True)
-    listing = actions.add_parser("list", help="list the entries: kind, key, size, items, what they hold")
+    listing = actions.add_parser(
+        "list", help="list the entries: kind, key, status (ok or damaged), size, items, what they hold"
+    )
     listing.add_argument("--format", choices=["markdown", "json"], default="markdown", help="what to print")
     clear = actions.add_parser(
         "clear",
@@ -55,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         for path in done.unfinished:
             print(f"  removed {_rel(path, root)} (an unfinished write)")
         if done.left_alone:
-            print(f"left alone {len(done.left_alone)} items:")
+            print(f"left alone {len(done.left_alone)} item{'s' if len(done.left_alone) != 1 else ''}:")
             for item in done.left_alone:
                 print(f"  {_rel(item.path, root)}: {item.reason}")
         return 0
