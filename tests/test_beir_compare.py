@@ -234,14 +234,77 @@ def test_gmap_pairs_an_unanswered_query_at_its_floor_and_settings_fail_before_ev
         compare_runs(a, b, qrels, [1, 3, 5, 10, 100, 1000], n_resamples=8_000_000)
 
 
-def test_the_readme_shows_what_compare_prints_on_the_sample(two_runs, capsys):
-    from pathlib import Path
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
 
-    a, b = two_runs
-    assert main(["compare", str(a), str(b), "--qrels", QRELS, "-k", "3,10", "-m", "NDCG,Recall,MRR"]) == 0
-    table = [line for line in capsys.readouterr().out.splitlines() if line.startswith("|")]
-    readme = (Path(__file__).parents[1] / "README.md").read_text()
-    assert len(table) == 8 and all(line in readme.splitlines() for line in table)
+
+def _irmetrics(command: str, capsys) -> str:
+    """Run one ``irmetrics ...`` command line as a user types it; its stdout (exit 0 asserted)."""
+    import shlex
+
+    args = shlex.split(command)
+    assert args[0] == "irmetrics", command
+    capsys.readouterr()
+    assert main(args[1:]) == 0, (command, capsys.readouterr().err)
+    return capsys.readouterr().out
+
+
+@pytest.fixture(scope="module")
+def setup_outputs(tmp_path_factory):
+    """What the README's and docs/statistics.md's setup commands write, run as written in a fresh folder."""
+    import os
+    import shlex
+
+    root = tmp_path_factory.mktemp("sample_outputs")
+    setup = "irmetrics beir -o bm25 && irmetrics beir --top-k 3 -o bm25_top3"
+    assert setup in (ROOT / "README.md").read_text() and setup in (ROOT / "docs" / "statistics.md").read_text()
+    here = os.getcwd()
+    os.chdir(root)
+    try:
+        for command in [*setup.split(" && "), "irmetrics beir --top-k 5 -o bm25_top5"]:
+            assert main(shlex.split(command)[1:]) == 0, command
+    finally:
+        os.chdir(here)
+    return root
+
+
+@pytest.fixture
+def sample_outputs(setup_outputs, monkeypatch):
+    monkeypatch.chdir(setup_outputs)
+    return setup_outputs
+
+
+def test_the_readme_compare_command_runs_as_written_and_prints_the_table_shown(sample_outputs, capsys):
+    readme = (ROOT / "README.md").read_text()
+    (command,) = [line for line in readme.splitlines() if line.startswith("irmetrics compare bm25/sample")]
+    table = [line for line in _irmetrics(command, capsys).splitlines() if line.startswith("|")]
+    lines = readme.splitlines()
+    start = lines.index(table[0])
+    assert len(table) == 8 and lines[start : start + len(table)] == table
+
+
+def test_every_compare_example_of_the_statistics_page_prints_exactly_what_it_shows(sample_outputs, capsys):
+    import re
+
+    page = (ROOT / "docs" / "statistics.md").read_text()
+    assert "irmetrics beir --top-k 5 -o bm25_top5" in page
+    examples = re.findall(r"```\n\$ (irmetrics compare [^\n]*)\n(.*?)\n```", page, flags=re.S)
+    assert len(examples) == 2
+    for command, shown in examples:
+        assert _irmetrics(command, capsys) == shown + "\n", command
+
+
+def test_the_cli_page_shows_the_compare_help_as_printed(monkeypatch):
+    import argparse
+
+    from haystack_irmetrics.cli import build_parser
+
+    monkeypatch.setenv("COLUMNS", "100")  # the width the page was written at
+    parser = build_parser()
+    (sub,) = (a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    text = sub.choices["compare"].format_help()
+    page = (ROOT / "docs" / "cli.md").read_text()
+    section = page[page.index("## irmetrics compare") : page.index("## irmetrics report")]
+    assert f"```text\n{text}```" in section
 
 
 def test_the_bootstrap_size_limit_applies_to_each_group_of_measures_that_pair_the_same_queries(monkeypatch):
@@ -274,3 +337,183 @@ def test_a_mean_that_is_not_the_average_of_its_per_query_values_is_noted():
         "queries only), so their paired difference is not the difference of the means",
     )
     assert compare_runs(a, b, qrels, [2], measures=["Hole"], preset="trec", n_resamples=100).notes == ()
+
+
+# -- the qrels of beir folders, N runs, a baseline ------------------------------------------------------------------
+
+
+def _moved_run(folder, to, dataset=None, *, fingerprint=True):
+    """A copy of a beir run folder at ``to`` whose summary names ``dataset`` (default: its own) and records
+    the SHA-256 of its qrels as a run on it would; ``fingerprint=False``: no dataset fingerprint at all (as
+    an older or hand-written summary)."""
+    import hashlib
+    import shutil
+
+    shutil.copytree(folder, to)
+    summary = json.loads((to / "summary.json").read_text())
+    if dataset is not None:
+        summary["dataset_path"] = str(dataset)
+        qrels = summary["configuration"]["dataset"]["files"]["qrels/test.tsv"]
+        qrels["sha256"] = hashlib.sha256((dataset / "qrels" / "test.tsv").read_bytes()).hexdigest()
+    if not fingerprint:
+        del summary["configuration"]
+    (to / "summary.json").write_text(json.dumps(summary))
+    return to
+
+
+def _dataset_copy(to, keep=None):
+    """A copy of the sample dataset; ``keep``: only the first ``keep`` judged queries in its test qrels."""
+    import shutil
+
+    shutil.copytree(sample_path(), to)
+    if keep is not None:
+        lines = (to / "qrels" / "test.tsv").read_text().splitlines()
+        queries = list(dict.fromkeys(line.split("\t")[0] for line in lines[1:]))[:keep]
+        (to / "qrels" / "test.tsv").write_text(
+            "\n".join([lines[0]] + [ln for ln in lines[1:] if ln.split("\t")[0] in queries]) + "\n"
+        )
+    return to
+
+
+def test_two_beir_folders_are_scored_on_the_qrels_their_summary_names(two_runs, capsys):
+    a, b = two_runs
+    found = compare_runs(a, b, k_values=[3, 10], n_resamples=200)
+    given = compare_runs(a, b, QRELS, [3, 10], n_resamples=200)
+    assert found.rows() == given.rows() and found.stats == given.stats
+    assert main(["compare", str(a), str(b), "-k", "3,10", "--no-stats"]) == 0
+    found_out = capsys.readouterr().out
+    assert main(["compare", str(a), str(b), "-k", "3,10", "--no-stats", "--qrels", QRELS]) == 0
+    assert capsys.readouterr().out == found_out
+
+
+def test_run_folders_of_different_datasets_are_refused_unless_qrels_is_given(two_runs, tmp_path, capsys):
+    from haystack_irmetrics.errors import DatasetError
+
+    a, b = two_runs
+    half = _dataset_copy(tmp_path / "half", keep=20)
+    other = _moved_run(b, tmp_path / "other", half)
+    with pytest.raises(DatasetError, match=r"not made from the same dataset \(qrels/test.tsv differs\)"):
+        compare_runs(a, other, k_values=[10])
+    assert main(["compare", str(a), str(other), "-k", "10"]) == 2
+    assert "--qrels" in capsys.readouterr().err
+    # An explicit qrels file wins: both runs are scored on it.
+    result = compare_runs(a, other, str(half / "qrels" / "test.tsv"), [10], significance=False)
+    assert result.a.n_queries["NDCG@10"] == 20
+
+
+def test_copies_of_one_dataset_in_other_folders_are_the_same_dataset(two_runs, tmp_path):
+    a, b = two_runs
+    moved = _moved_run(b, tmp_path / "moved", _dataset_copy(tmp_path / "copy"))
+    assert (
+        compare_runs(a, moved, k_values=[10], significance=False).rows()
+        == compare_runs(a, b, QRELS, [10], significance=False).rows()
+    )
+
+
+def test_a_qrels_file_changed_since_the_runs_is_refused(two_runs, tmp_path):
+    from haystack_irmetrics.errors import DatasetError
+
+    a, b = two_runs
+    data = _dataset_copy(tmp_path / "data")
+    runs = [_moved_run(folder, tmp_path / folder.name, data) for folder in (a, b)]
+    _dataset_copy(tmp_path / "smaller", keep=10)
+    (data / "qrels" / "test.tsv").write_bytes((tmp_path / "smaller" / "qrels" / "test.tsv").read_bytes())
+    with pytest.raises(DatasetError, match=r"changed since the run"):
+        compare_runs(*runs, k_values=[10])
+
+
+def test_summaries_without_a_fingerprint_are_compared_by_their_qrels_content(two_runs, tmp_path):
+    from haystack_irmetrics.errors import DatasetError
+
+    a, b = two_runs
+    same = [
+        _moved_run(f, tmp_path / f"{f.name}-old", _dataset_copy(tmp_path / f"{f.name}-data"), fingerprint=False)
+        for f in (a, b)
+    ]
+    assert (
+        compare_runs(*same, k_values=[10], significance=False).rows()
+        == compare_runs(a, b, QRELS, [10], significance=False).rows()
+    )
+    other = _moved_run(b, tmp_path / "half-old", _dataset_copy(tmp_path / "half", keep=20), fingerprint=False)
+    with pytest.raises(DatasetError, match=r"qrels/test.tsv differs"):
+        compare_runs(same[0], other, k_values=[10])
+
+
+def test_a_run_file_and_no_qrels_is_refused_with_what_to_give(two_runs, capsys):
+    _, b = two_runs
+    assert main(["compare", str(b / "run.trec"), str(b / "run.trec")]) == 2
+    assert "no qrels: give --qrels" in capsys.readouterr().err
+
+
+def test_dataset_folders_of_the_same_name_are_labelled_by_their_parents(two_runs, tmp_path):
+    a, b = two_runs
+    first = _moved_run(a, tmp_path / "bm25" / "sample")
+    second = _moved_run(b, tmp_path / "top3" / "sample")
+    assert compare_runs(first, second, k_values=[10], significance=False).names == ("bm25/sample", "top3/sample")
+    assert compare_runs(first, first, k_values=[10], significance=False).names == ("A:sample", "B:sample")
+
+
+def test_three_runs_each_against_the_baseline_with_holm_over_runs_and_measures(two_runs, tmp_path, capsys):
+    from haystack_irmetrics.beir import compare_many
+    from haystack_irmetrics.stats import holm
+
+    a, b = two_runs
+    top5 = tmp_path / "top5.trec"  # the full run cut to its 5 best documents per query
+    lines = (a / "run.trec").read_text().splitlines()
+    top5.write_text("\n".join(ln for ln in lines if int(ln.split()[3]) <= 5) + "\n")
+    result = compare_many([a, b, top5], k_values=[3, 10], measures=["NDCG", "Recall"], n_resamples=500)
+    assert result.names == ("bm25", "bm25_top3", "top5.trec") and result.baseline == "bm25"
+    assert list(result.results) == ["bm25_top3", "top5.trec"]
+    alone = {
+        run: compare_runs(a, run, QRELS, [3, 10], measures=["NDCG", "Recall"], n_resamples=500) for run in (b, top5)
+    }
+    for name, run in zip(result.results, (b, top5)):
+        assert result.results[name].rows() == alone[run].rows()
+        assert [c.p_t for c in result.results[name].stats] == [c.p_t for c in alone[run].stats]
+    tested = [c for r in result.results.values() for c in r.stats]
+    assert len(tested) == 8 and all(r.tests == 8 for r in result.results.values())
+    assert [c.p_t_holm for c in tested] == holm([c.p_t for c in tested]).tolist()
+    assert [c.p_randomization_holm for c in tested] == holm([c.p_randomization for c in tested]).tolist()
+    # Holm over 8 tests is never less strict than over each run's 4.
+    assert any(c.p_t_holm > s.p_t_holm for c, s in zip(tested, [*alone[b].stats, *alone[top5].stats]))
+    table = result.markdown()
+    assert "bm25_top3 against bm25:" in table and "top5.trec against bm25:" in table
+    assert "Holm-adjusted over the 8 tests (each of the 2 runs against bm25, per measure)" in table
+    assert main(["compare", str(a), str(b), str(top5), "-k", "10", "--baseline", "bm25_top3", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["baseline"] == "bm25_top3" and list(out["comparisons"]) == ["bm25", "top5.trec"]
+    assert out["comparisons"]["bm25"]["runs"] == ["bm25_top3", "bm25"] and out["tests"] == 12
+    assert out["comparisons"]["bm25"]["metrics"]["NDCG@10"]["delta"] == 0.22299
+
+
+def test_compare_refuses_one_run_an_unknown_baseline_and_a_label_per_run_missing(two_runs, capsys):
+    a, b = two_runs
+    assert main(["compare", str(a)]) == 2
+    assert "compare needs two runs or more" in capsys.readouterr().err
+    assert main(["compare", str(a), str(b), "--baseline", "dense"]) == 2
+    assert "the baseline 'dense' is not one of the runs ['bm25', 'bm25_top3']" in capsys.readouterr().err
+    assert main(["compare", str(a), str(b), str(a), "--names", "x,y"]) == 2
+    assert "--names needs 3 labels, one per run" in capsys.readouterr().err
+
+
+def test_suites_whose_copies_of_a_dataset_differ_are_refused_not_scored_on_one_qrels(two_runs, tmp_path, capsys):
+    from haystack_irmetrics.beir import compare_suites
+    from haystack_irmetrics.errors import DatasetError
+
+    a, b = two_runs
+    suites = {}
+    for name, run, data in (("one", a, None), ("two", b, _dataset_copy(tmp_path / "data" / "sample", keep=20))):
+        suites[name] = tmp_path / name
+        _moved_run(run, suites[name] / "sample", data)
+        (suites[name] / "leaderboard.json").write_text(json.dumps({"datasets": {"sample": {}}, "groups": {}}))
+    with pytest.raises(
+        DatasetError, match=r"ran different copies of 1 dataset\(s\).*sample \(qrels/test.tsv differs\)"
+    ):
+        compare_suites(suites["one"], suites["two"], [10])
+    assert main(["compare", str(suites["one"]), str(suites["two"])]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "sample (qrels/test.tsv differs)" in err
+    # The same dataset in both suites compares.
+    _moved_run(a, tmp_path / "three" / "sample")
+    (tmp_path / "three" / "leaderboard.json").write_text((suites["one"] / "leaderboard.json").read_text())
+    assert main(["compare", str(suites["one"]), str(tmp_path / "three"), "--no-stats"]) == 0

@@ -319,3 +319,23 @@ def test_a_bootstrap_too_large_is_refused_before_any_test_runs_and_no_columns_gi
         compare_paired(a, a, n_resamples=8_000_000)
     low, high = percentile_interval(np.empty((10, 0)))
     assert low.shape == high.shape == (0,)
+
+
+def test_holm_adjust_corrects_over_comparisons_made_in_separate_calls_as_one_family():
+    from haystack_irmetrics.stats import holm_adjust
+
+    first = compare_paired({"NDCG@10": A[:20], "P@10": B[:20]}, {"NDCG@10": B[:20], "P@10": A[:20]}, n_resamples=500)
+    second = compare_paired({"NDCG@10": A[20:], "P@10": A[20:]}, {"NDCG@10": B[20:], "P@10": B[:20]}, n_resamples=500)
+    together = holm_adjust(first + second)
+    raw_t = [c.p_t for c in first + second]
+    raw_r = [c.p_randomization for c in first + second]
+    assert [c.p_t_holm for c in together] == holm(raw_t).tolist()
+    assert [c.p_randomization_holm for c in together] == holm(raw_r).tolist()
+    # Everything else is kept; four tests correct more than each call's two did.
+    assert [(c.metric, c.p_t, c.delta, c.ci_low) for c in together] == [
+        (c.metric, c.p_t, c.delta, c.ci_low) for c in first + second
+    ]
+    assert all(t.p_t_holm >= c.p_t_holm for t, c in zip(together, first + second))
+    assert holm_adjust([]) == []
+    with pytest.raises(StatsInputError, match="Comparison objects"):
+        holm_adjust([0.01, 0.02])

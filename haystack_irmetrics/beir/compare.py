@@ -19,8 +19,8 @@ from ..core import DEFAULT_K_VALUES, EvaluationResult, Qrels, Run, evaluate
 from ..core.measures import FAMILIES, parse_measure
 from ..errors import InvalidArgumentError, InvalidPolicyError
 from ..io.beir_outputs import read_run_dataset, shared_qrels
-from ..stats import Comparison, compare_paired
-from ..stats.compare import format_p, holm_adjust
+from ..stats import Comparison, compare_paired, holm_adjust
+from ..stats.compare import format_p
 from ..stats.significance import check_bootstrap_size, check_confidence, check_resamples, check_seed
 
 RunSource = str | os.PathLike[str] | Mapping[str, Mapping[str, float]] | Run

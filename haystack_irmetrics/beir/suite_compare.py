@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core import DEFAULT_K_VALUES
-from ..errors import DatasetError, ParseError
+from ..errors import DatasetError, InvalidArgumentError, ParseError
 from ..io.beir_outputs import dataset_differences, read_json_object, read_run_dataset, shared_qrels
 from ..stats.compare import format_p
 from .compare import CompareResult, compare_runs
@@ -144,6 +144,11 @@ def compare_suites(
     order_a, groups = _suite_datasets(folders[0])
     order_b, _ = _suite_datasets(folders[1])
     common = [d for d in order_a if d in set(order_b)]
+    if not common:  # an empty table would read as "nothing differs"
+        raise InvalidArgumentError(
+            f"the suites {folders[0]} and {folders[1]} have no dataset in common (their leaderboard.json list "
+            f"{', '.join(order_a) or 'none'} and {', '.join(order_b) or 'none'})"
+        )
     notes = [
         f"{len(only)} datasets only in {label}: {', '.join(only)}"
         for label, only in (
@@ -193,7 +198,7 @@ def _dataset_of(suite: Path, dataset: str):
 def _suite_datasets(folder: Path) -> tuple[list[str], dict[str, list[str]]]:
     """The datasets of a suite in its leaderboard's order (a group's members in its place), and its groups."""
     path = folder / "leaderboard.json"
-    board = read_json_object(path)
+    board = read_json_object(path, "leaderboard")
     rows, groups_in = board.get("datasets"), board.get("groups", {})
     if not isinstance(rows, dict):
         raise ParseError("expected 'datasets': an object with one entry per dataset", path=str(path))

@@ -33,7 +33,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     cmp.add_argument(
         "--qrels",
         help="qrels file: TREC or BEIR TSV (default: the qrels of the dataset the beir folders' summary.json "
-        "name; suite folders: each dataset's own, never --qrels)",
+        "name; never for two suite folders, each dataset has its own)",
     )
     cmp.add_argument("-k", type=ints, default=list(DEFAULT_K_VALUES), help="cutoffs")
     cmp.add_argument(

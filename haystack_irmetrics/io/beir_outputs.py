@@ -21,8 +21,8 @@ from ..errors import DatasetError, ParseError
 from .limits import capped, line_too_long
 
 
-def read_json_object(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The JSON object in ``path``, read under the line limit of :mod:`.limits`; :class:`ParseError` naming
+def read_json_object(path: str | os.PathLike[str], what: str = "object") -> dict[str, Any]:
+    """The JSON object in ``path`` (a ``what``: ``"summary"``, ``"leaderboard"``, for messages), read under the line limit of :mod:`.limits`; :class:`ParseError` naming
     the file when it is missing, unreadable, not UTF-8, not JSON (or nested too deeply), or JSON but not an
     object."""
     where = os.fspath(path)
@@ -45,9 +45,11 @@ def read_json_object(path: str | os.PathLike[str]) -> dict[str, Any]:
     try:
         value = json.loads(data.decode("utf-8-sig"))
     except json.JSONDecodeError as e:
-        raise ParseError(f"not JSON ({e.msg} at line {e.lineno}, column {e.colno})", path=where) from None
+        raise ParseError(
+            f"not a JSON {what} (invalid JSON: {e.msg} at line {e.lineno}, column {e.colno})", path=where
+        ) from None
     except RecursionError:  # json's decoder recurses once per nested array or object
-        raise ParseError("not JSON (nested too deeply)", path=where) from None
+        raise ParseError(f"not a JSON {what} (invalid JSON: nested too deeply)", path=where) from None
     if not isinstance(value, dict):
         raise ParseError(f"expected a JSON object, got a JSON {_kind(value)}", path=where)
     return value
@@ -94,7 +96,7 @@ def read_run_dataset(folder: str | os.PathLike[str]) -> RunDataset | None:
     summary = Path(folder) / "summary.json"
     if not summary.exists():
         return None
-    info = read_json_object(summary)
+    info = read_json_object(summary, "summary")
     path = _typed(info, "dataset_path", (str, type(None)), summary)
     split = _typed(info, "split", (str,), summary, default="test")
     configuration = _typed(info, "configuration", (dict, type(None)), summary)
@@ -157,6 +159,8 @@ def dataset_differences(a: RunDataset, b: RunDataset, hashes: dict[Path, str | N
         if a.queries_sha256 != b.queries_sha256:
             out.append("the queries differ")
         return out
+    if a.qrels is not None and a.qrels == b.qrels:  # one file (shared_qrels checks it against what is recorded)
+        return []
     qrels = [_qrels_sha(ds, hashes) for ds in (a, b)]
     if None in qrels:
         unknown = [ds for ds, sha in zip((a, b), qrels) if sha is None]

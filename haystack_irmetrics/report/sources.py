@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidArgumentError, ParseError
+from ..io.beir_outputs import read_run_dataset
 from ..io.limits import capped, line_too_long
 
 RunSource = Any
@@ -89,14 +90,12 @@ def _scored_from_run_result(name: str, result: Any) -> Scored:
 
 
 def _beir_folder(path: Path) -> dict[str, Any]:
-    """The dataset a BEIR run folder was made from (``summary.json``: ``dataset_path``, ``split``), if known."""
-    summary = path / "summary.json"
-    if not summary.is_file():
+    """The dataset a BEIR run folder was made from (``summary.json``: ``dataset_path``, ``split``), if known;
+    read as ``irmetrics compare`` reads it (:func:`~haystack_irmetrics.io.beir_outputs.read_run_dataset`)."""
+    found = read_run_dataset(path)
+    if found is None:
         return {}
-    info = _json(summary, "".join(line for _, line in text_lines(summary)), None, "not a JSON summary")
-    return (
-        {"dataset_path": info.get("dataset_path"), "split": info.get("split", "test")} if isinstance(info, dict) else {}
-    )
+    return {"dataset_path": None if found.path is None else str(found.path), "split": found.split}
 
 
 def _run_folder(path: Path) -> Path:

@@ -4,7 +4,7 @@ Needs scipy for :func:`paired_t_test` (the ``stats`` extra); everything else is 
 package imports neither.
 """
 
-from .compare import Comparison, compare_paired
+from .compare import Comparison, compare_paired, holm_adjust
 from .correlation import Correlation, per_query_correlation, rank_correlation, system_correlation
 from .significance import (
     StatsInputError,
@@ -26,6 +26,7 @@ __all__ = [
     "bootstrap_means",
     "compare_paired",
     "holm",
+    "holm_adjust",
     "paired_t_test",
     "per_query_correlation",
     "percentile_interval",
