@@ -262,8 +262,13 @@ def compare_many(
     :param names: one label per run (default: the file or folder names, with as many parent folders as
         tell them apart, else ``A``, ``B``, ...).
     :param baseline: the label of the run the others are compared with (default: the first).
-    :param measures, preset, significance, n_resamples, seed, confidence: as :func:`compare_runs`; the
-        p-values are Holm-adjusted over every run's tests together (runs × measures).
+    :param measures: families or names (default: BEIR's six).
+    :param preset: ``"beir"`` or ``"trec"``.
+    :param significance: as :func:`compare_runs`; the p-values are Holm-adjusted over every run's tests
+        together (runs × measures).
+    :param n_resamples: sign patterns and bootstrap resamples.
+    :param seed: seed of the resamples.
+    :param confidence: the level of the bootstrap intervals.
     :returns: a :class:`RunsComparison`.
     """
     from ..io import read_qrels, read_run
