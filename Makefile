@@ -10,7 +10,7 @@ $(BIN)/python:
 
 # Set up and run the main job: a BM25 Haystack pipeline over the shipped BEIR-format sample.
 demo: $(BIN)/python
-	$(BIN)/pip install -q -e ".[bm25]"
+	$(BIN)/pip install -q -e .
 	$(BIN)/irmetrics beir
 
 # Install the test extras and run the default suite (slow tests excluded).

@@ -11,8 +11,12 @@ import importlib
 
 from .errors import MissingDependencyError
 
-#: The extra of ``pyproject.toml`` that installs each optional package.
+#: The extra of ``pyproject.toml`` that installs each optional package. bm25s and PyStemmer (``Stemmer``)
+#: are base dependencies (the default BEIR engine); their ``bm25`` extra is kept as an alias, so the hint
+#: for an install that lost them still works.
 EXTRA_OF = {
+    "bm25s": "bm25",
+    "Stemmer": "bm25",
     "polars": "columnar",
     "pyarrow": "columnar",
     "scipy": "stats",

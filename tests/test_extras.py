@@ -6,6 +6,7 @@ Each test hides the package by putting ``None`` in ``sys.modules`` (Python's own
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 import pytest
@@ -158,3 +159,34 @@ def test_irmetrics_prints_both_install_commands_on_one_line(tmp_path, monkeypatc
     assert main(["feedback", str(log)]) == 2
     (line,) = capsys.readouterr().err.splitlines()
     assert "pip install 'haystack-irmetrics[feedback]' (from PyPI) or pip install -e \".[feedback]\"" in line
+
+
+def _pyproject() -> dict:
+    from .conftest import ROOT
+
+    tomllib = pytest.importorskip("tomllib", reason="Python 3.11's TOML reader")
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def test_the_default_bm25_engine_is_a_base_dependency_and_the_bm25_extra_an_alias():
+    project = _pyproject()["project"]
+    base = {re.split(r"[<>=!~ ;\[]", d, maxsplit=1)[0].lower() for d in project["dependencies"]}
+    assert {"bm25s", "pystemmer"} <= base  # pip install haystack-irmetrics, then irmetrics beir, runs
+    assert project["optional-dependencies"]["bm25"]  # pip install 'haystack-irmetrics[bm25]' keeps working
+
+
+def test_make_demo_and_the_readme_install_the_base_package_only():
+    from .conftest import ROOT
+
+    demo = (ROOT / "Makefile").read_text(encoding="utf-8").split("\ndemo:", 1)[1].split("\n\n", 1)[0]
+    assert "pip install -q -e .\n" in demo + "\n" and "[bm25]" not in demo
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert ".venv/bin/pip install -e . && .venv/bin/irmetrics beir" in readme and '".[bm25]"' not in readme
+
+
+def test_a_missing_bm25s_names_the_bm25_alias_that_reinstalls_it(monkeypatch):
+    from haystack_irmetrics._extras import require
+
+    hide(monkeypatch, "bm25s")
+    with pytest.raises(MissingDependencyError, match=r"bm25s is not installed.*haystack-irmetrics\[bm25\]"):
+        require("bm25s", purpose="the bm25s BM25 engine")

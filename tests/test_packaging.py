@@ -84,13 +84,12 @@ def dist(tmp_path_factory) -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def fresh_venv(dist) -> Path:
-    """A new venv holding the wheel with the bm25 extra (as the README installs it: `irmetrics beir`'s
-    default BM25 is bm25s) and their dependencies, nothing of the checkout."""
+    """A new venv holding the wheel alone, without any extra (a bare ``pip install haystack-irmetrics``:
+    `irmetrics beir`'s default BM25, bm25s, must come with it), and its dependencies, nothing of the checkout."""
     env_dir = dist["work"] / "venv"
     venv.create(env_dir, with_pip=True, clear=True)
     python = env_dir / "bin" / "python"
-    wheel = f"{dist['wheel']}[bm25]"
-    _run([str(python), "-m", "pip", "install", "-q", wheel], cwd=dist["work"], env=_clean_env())
+    _run([str(python), "-m", "pip", "install", "-q", str(dist["wheel"])], cwd=dist["work"], env=_clean_env())
     return python
 
 
@@ -127,6 +126,9 @@ def _expected(files: dict[str, Path]) -> dict[str, float]:
 
 def test_the_wheel_alone_runs_the_sample_benchmark_and_evaluates_files(dist, fresh_venv, files):
     cwd = dist["work"]
+    installed = _run([str(fresh_venv), "-m", "pip", "list", "--format", "json"], cwd=cwd, env=_clean_env()).stdout
+    names = {p["name"].lower() for p in json.loads(installed)}
+    assert {"bm25s", "pystemmer"} <= names and "torch" not in names  # the default engine, and nothing heavy
     where = _where(fresh_venv, cwd)
     assert not str(where["file"]).startswith(str(ROOT)), where  # the installed copy, not the checkout
     assert where["native"] is True  # the wheel carries the compiled scan
