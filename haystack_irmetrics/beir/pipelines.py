@@ -32,6 +32,7 @@ from .._extras import require
 from ..errors import PipelineError
 from ._builtin import BUILTIN_PIPELINES, DEFAULT_MODEL, builtin_pipeline
 from .documents import corpus_documents
+from .fastpath import DirectRun, NotProduced
 from .models import LazyModel, embedding_dim, model_hint, model_loading_bars, resolve_model
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -69,6 +70,9 @@ class BeirPipelines:
     :ivar document_inputs: ``(component, socket)`` pairs of the indexing pipeline that receive documents.
     :ivar models: the embedding models the pipelines load (after :func:`resolve_model`).
     :ivar progress: show progress bars (the embedders' and the model loader's).
+    :ivar direct_run: run a retrieval pipeline whose components form one chain by calling them in order
+        (:class:`~haystack_irmetrics.beir.fastpath.DirectRun`: the same outputs without ``Pipeline.run``'s
+        bookkeeping); ``False`` runs every query through ``Pipeline.run``.
     """
 
     retrieval: Pipeline
@@ -85,6 +89,9 @@ class BeirPipelines:
     _retrieval_stores: list[Any] = field(default_factory=list, repr=False)
     _private_stores: list[Any] = field(default_factory=list, repr=False)
     _warm: bool = field(default=False, repr=False)
+    direct_run: bool = True
+    #: The planned DirectRun; None until planned, False when the pipeline is not a chain.
+    _direct: Any = field(default=None, repr=False)
 
     def warm_up(self) -> None:
         """Load models (embedders) of both pipelines.
@@ -201,14 +208,40 @@ class BeirPipelines:
             for comp, socket in self.top_k_inputs:
                 data.setdefault(comp, {})[socket] = top_k
         comp, socket = self.output
+        direct = self._direct_run()
         try:
-            out = self.retrieval.run(data, include_outputs_from=self.include_outputs_from)
+            if direct is not None:
+                try:
+                    out = {comp: direct.run(data)}
+                except NotProduced:  # a router-like component: Pipeline.run decides what runs next, from now on
+                    self._direct = False
+                    out = self.retrieval.run(data, include_outputs_from=self.include_outputs_from)
+            else:
+                out = self.retrieval.run(data, include_outputs_from=self.include_outputs_from)
         except Exception as e:
             raise PipelineError(f"the retrieval pipeline of {self.source} failed on query {query!r}: {e}") from e
         try:
-            return list(out[comp][socket])
+            docs = out[comp][socket]
         except KeyError:
             raise PipelineError(f"the retrieval pipeline of {self.source} produced no {comp}.{socket}") from None
+        if not isinstance(docs, list | tuple):
+            raise PipelineError(
+                f"{self.source} returned {type(docs).__name__} for query {query!r} where a list of Documents was "
+                "expected: name the retriever's documents output with metadata.irmetrics.output: 'component.socket'"
+            )
+        return list(docs)
+
+    def _direct_run(self) -> DirectRun | None:
+        """The :class:`DirectRun` of the retrieval pipeline, when it has one and it may be used for this query."""
+        from haystack import tracing
+
+        if not self.direct_run or tracing.is_tracing_enabled():  # spans are Pipeline.run's
+            return None
+        if self._direct is None:
+            self.warm_up()  # as Pipeline.run does before its first query
+            fed = [*self.query_inputs, *self.top_k_inputs]
+            self._direct = DirectRun.plan(self.retrieval, fed, self.output) or False
+        return self._direct or None
 
     def close(self) -> None:
         """Empty the run's private in-memory document stores (frees the corpus and its embeddings).

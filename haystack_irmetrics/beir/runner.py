@@ -3,21 +3,23 @@
 from __future__ import annotations
 
 import json
+import math
+import operator
 import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from numbers import Real
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-import numpy as np
 
 from ..core import DEFAULT_K_VALUES, EvaluationResult, evaluate
 from ..errors import ConfigurationChangedError, OutputError, PipelineError
 from ..io.trec import check_trec_ids, trec_order, write_trec_run
 from .checkpoint import EXTERNAL_ENGINE, PARTIAL, START_OVER, Checkpoint, QueryRecord, differences, run_configuration
 from .dataset import BeirDataset, check_documents, load_beir, resolve_dataset, strict_docs_setting
+from .fastpath import long_lived_objects_frozen
 from .outputs import make_folder, output_lock, write_atomic, write_file
 from .pipelines import BeirPipelines, corpus_documents, load_beir_pipelines, pipeline_digest
 from .progress import Phases, bar
@@ -440,7 +442,10 @@ def _retrieve(
     """Run the queries not in ``done`` (checkpointing them), then build the results in query order."""
     records: dict[str, QueryRecord] = {}
     todo = [q for q in ds.queries if q not in done]
-    with bar(len(ds.queries), f"{ds.name}: retrieval", "q", progress, initial=len(ds.queries) - len(todo)) as b:
+    with (
+        bar(len(ds.queries), f"{ds.name}: retrieval", "q", progress, initial=len(ds.queries) - len(todo)) as b,
+        long_lived_objects_frozen(),  # each query makes and drops ~1000 Documents: full collections skip the corpus
+    ):
         for i, qid in enumerate(todo):
             assert pipes is not None
             if i % QUERY_BATCH == 0:  # embedded (dense) or scored (bm25s) in batches, then run one by one
@@ -472,11 +477,12 @@ def _retrieve(
 
 
 def _best_per_corpus_id(docs: list[Document], source: str, qid: str) -> tuple[dict[str, float], int, bool]:
-    """``{corpus_id: score}`` of each corpus id's first (best-ranked) document, in output order."""
-    ranked: dict[str, float] = {}
-    merged = 0
-    previous = np.inf
-    is_sorted = True
+    """``{corpus_id: score}`` of each corpus id's first (best-ranked) document, in output order; how many
+    later documents of a corpus id were merged into it; whether the scores never increase.
+
+    Reads a thousand Documents a query: the common case (string ids, float scores, every id once) is read
+    in whole-list passes, and anything else goes through :func:`_check_document`, which names the document.
+    """
     from haystack import Document  # a Haystack run is under way: already imported
 
     if not isinstance(docs, list) or not all(isinstance(d, Document) for d in docs):
@@ -484,24 +490,47 @@ def _best_per_corpus_id(docs: list[Document], source: str, qid: str) -> tuple[di
             f"{source} returned {type(docs).__name__} for query {qid!r} where a list of Documents was expected: "
             "name the retriever's documents output with metadata.irmetrics.output: 'component.socket'"
         )
-    for doc in docs:
-        cid = (doc.meta or {}).get("beir_id")
-        if cid is None:
-            raise PipelineError(
-                f"{source} returned document {doc.id!r} for query {qid!r} without meta['beir_id']: "
-                "the indexing pipeline must keep the documents' meta"
-            )
-        if doc.score is None or not np.isfinite(doc.score):
-            raise PipelineError(f"{source} returned document {doc.id!r} for query {qid!r} with score {doc.score!r}")
-        score = float(doc.score)
-        if score > previous:
-            is_sorted = False
-        previous = score
-        if cid in ranked:
-            merged += 1
-            continue
-        ranked[str(cid)] = score
-    return ranked, merged, is_sorted
+    metas = [d.meta for d in docs]
+    scores = [d.score for d in docs]
+    try:
+        cids = [meta["beir_id"] for meta in metas]
+    except (KeyError, TypeError):
+        cids = [None]
+    if None in cids or not all(type(c) is str for c in cids) or not all(type(s) is float for s in scores):
+        checked = [_check_document(doc, source, qid) for doc in docs]
+        cids, scores = [c for c, _ in checked], [s for _, s in checked]
+    elif not all(map(math.isfinite, scores)):
+        for doc in docs:
+            _check_document(doc, source, qid)
+    is_sorted = all(map(operator.ge, scores, scores[1:]))
+    ranked = dict(zip(cids, scores))
+    if len(ranked) < len(cids):  # chunks of one corpus id: the first (best-ranked) one counts
+        ranked = {}
+        for cid, score in zip(cids, scores):
+            ranked.setdefault(cid, score)
+    return ranked, len(cids) - len(ranked), is_sorted
+
+
+def _check_document(doc: Document, source: str, qid: str) -> tuple[str, float]:
+    """A returned document's corpus id (as a string) and score (as a float).
+
+    :raises PipelineError: naming the document and the query, when it has no ``meta["beir_id"]`` or its
+        score is not a finite number.
+    """
+    cid = (doc.meta or {}).get("beir_id")
+    if cid is None:
+        raise PipelineError(
+            f"{source} returned document {doc.id!r} for query {qid!r} without meta['beir_id']: "
+            "the indexing pipeline must keep the documents' meta"
+        )
+    score = doc.score
+    try:
+        value = float(score) if isinstance(score, Real) else math.nan
+    except OverflowError:  # an int too large for a float
+        value = math.nan
+    if not math.isfinite(value):
+        raise PipelineError(f"{source} returned document {doc.id!r} for query {qid!r} with score {score!r}")
+    return str(cid), value
 
 
 def _warnings(ds: BeirDataset, diagnostics: dict[str, Any]) -> list[str]:

@@ -1,0 +1,302 @@
+"""The everyday BEIR path is fast and gives the same numbers: chain pipelines run their components
+directly (byte-identical runs to ``Pipeline.run``), full garbage collections skip the long-lived heap
+during retrieval, a run reads the retrieved Documents in whole-list passes, and ``irmetrics beir``
+imports Haystack without torch."""
+
+from __future__ import annotations
+
+import gc
+import json
+import subprocess
+import sys
+import textwrap
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from haystack import Document, Pipeline, component
+
+from haystack_irmetrics.beir import PipelineError, load_beir_pipelines, run_beir
+from haystack_irmetrics.beir.fastpath import DirectRun, long_lived_objects_frozen
+from haystack_irmetrics.beir.pipelines import BeirPipelines
+from haystack_irmetrics.beir.runner import _best_per_corpus_id
+
+from .conftest import ROOT
+from .test_beir_pipelines import needs_dense, small_sample
+
+BM25S = "haystack_irmetrics.beir.bm25s_store"
+THIS = "tests.test_beir_fastpath"
+
+
+@component
+class CountingRescorer:
+    """Changes the Documents it receives in place: each one's ``meta["seen"]`` counts the queries it was
+    seen in, and its score is divided by that count. ``Pipeline.run`` hands it copies, so ``seen`` is
+    always 1 and the scores stay; a path that handed it the retriever's own Documents (which share their
+    meta with the store's) would lower the scores of documents seen before."""
+
+    @component.output_types(documents=list[Document])
+    def run(self, documents: list[Document]) -> dict[str, list[Document]]:
+        for doc in documents:
+            doc.meta["seen"] = doc.meta.get("seen", 0) + 1
+        return {"documents": [replace(doc, score=doc.score / doc.meta["seen"]) for doc in documents]}
+
+
+@component
+class Gate:
+    """Passes on the documents of queries with an odd number of hits, and drops the others (a router)."""
+
+    @component.output_types(documents=list[Document], dropped=list[Document])
+    def run(self, documents: list[Document]) -> dict[str, list[Document]]:
+        return {"documents": documents} if len(documents) % 2 else {"dropped": documents}
+
+
+@component
+class Passthrough:
+    @component.output_types(documents=list[Document])
+    def run(self, documents: list[Document] | None = None) -> dict[str, list[Document]]:
+        return {"documents": documents or []}
+
+
+def chain_yaml(tmp_path: Path, *after: tuple[str, str]) -> Path:
+    """A bm25s retriever followed by the components ``after`` (``(name, class name in this module)``)."""
+    components = {
+        "retriever": f"""
+    type: {BM25S}.BM25sRetriever
+    init_parameters:
+      top_k: 100
+      document_store:
+        type: {BM25S}.BM25sDocumentStore
+        init_parameters: {{index: beir, shared: true}}"""
+    }
+    connections = []
+    previous = "retriever"
+    for name, cls in after:
+        components[name] = f"\n    type: {THIS}.{cls}\n    init_parameters: {{}}"
+        connections.append(f"  - sender: {previous}.documents\n    receiver: {name}.documents")
+        previous = name
+    text = "components:\n" + "".join(f"  {n}:{body}\n" for n, body in components.items())
+    text += "connections:\n" + ("\n".join(connections) if connections else "  []") + "\n"
+    path = tmp_path / "chain.yaml"
+    path.write_text(text)
+    return path
+
+
+def pipeline_runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the ``Pipeline.run`` calls made from now on (indexing ones too)."""
+    calls: list[int] = []
+    original = Pipeline.run
+
+    def counted(self, *args, **kwargs):
+        calls.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Pipeline, "run", counted)
+    return calls
+
+
+def both_paths(tmp_path, monkeypatch, dataset, retriever, **kwargs) -> tuple[dict[str, bytes], dict[str, bytes], int]:
+    """The output files of ``run_beir`` with the direct run, then with every query through ``Pipeline.run``,
+    and how many ``Pipeline.run`` calls the direct run made."""
+    calls = pipeline_runs(monkeypatch)
+    run_beir(dataset, retriever, progress=False, output_dir=tmp_path / "direct", **kwargs)
+    direct_calls = len(calls)
+    with monkeypatch.context() as m:
+        m.setattr(BeirPipelines, "_direct_run", lambda self: None)
+        run_beir(dataset, retriever, progress=False, output_dir=tmp_path / "pipeline", **kwargs)
+
+    def files(folder: Path) -> dict[str, bytes]:
+        return {name: (folder / name).read_bytes() for name in ("run.trec", "per_query.json", "metrics.json")}
+
+    return files(tmp_path / "direct"), files(tmp_path / "pipeline"), direct_calls
+
+
+@pytest.mark.parametrize("retriever", ["bm25", "haystack-bm25"])
+def test_builtin_bm25_pipelines_run_queries_without_pipeline_run_and_write_the_same_bytes(
+    tmp_path, monkeypatch, retriever
+):
+    direct, through_pipeline, calls = both_paths(tmp_path, monkeypatch, None, retriever)
+    assert direct == through_pipeline
+    assert calls == 0  # the writers are called directly too: no Pipeline.run at all
+
+
+@needs_dense
+def test_dense_chain_runs_directly_and_hybrid_falls_back_with_the_same_bytes(tmp_path, monkeypatch):
+    ds = small_sample()
+    direct, through_pipeline, calls = both_paths(tmp_path / "dense", monkeypatch, ds, "dense")
+    assert direct == through_pipeline
+    assert calls < len(ds.queries)  # the embedding pipeline only (one call per batch of documents)
+    direct, through_pipeline, calls = both_paths(tmp_path / "hybrid", monkeypatch, ds, "hybrid")
+    assert direct == through_pipeline
+    assert calls >= len(ds.queries)  # a joiner (variadic input): every query through Pipeline.run
+    hybrid = load_beir_pipelines("hybrid", progress=False)
+    assert DirectRun.plan(hybrid.retrieval, hybrid.query_inputs, hybrid.output) is None
+
+
+def test_chain_of_two_components_gets_copies_as_pipeline_run_gives_them(tmp_path, monkeypatch):
+    path = chain_yaml(tmp_path, ("rescorer", "CountingRescorer"))
+    direct, through_pipeline, calls = both_paths(tmp_path, monkeypatch, None, path, allowed_modules=["tests.*"])
+    assert direct == through_pipeline
+    assert calls == 0
+
+
+def test_a_component_that_leaves_out_an_output_sends_the_query_through_pipeline_run(tmp_path):
+    path = chain_yaml(tmp_path, ("gate", "Gate"), ("passthrough", "Passthrough"))
+    pipes = load_beir_pipelines(path, progress=False, allowed_modules=["tests.*"])
+    pipes.index([Document(id=c, content=c, meta={"beir_id": c}) for c in ("apple pie", "apple tart", "pear")])
+    pipes.finish_indexing()
+    assert isinstance(pipes._direct_run(), DirectRun)
+    assert [d.id for d in pipes.retrieve("pear", 10)] == ["pear"]  # one hit: passed on
+    # Two hits: Haystack does not run the passthrough, so there is no output (a default [] would be wrong).
+    with pytest.raises(PipelineError, match=r"produced no passthrough\.documents"):
+        pipes.retrieve("apple", 10)
+    assert pipes._direct is False
+    assert [d.id for d in pipes.retrieve("pear", 10)] == ["pear"]
+
+
+def test_direct_run_needs_a_chain_ending_in_the_output():
+    from haystack.components.joiners import DocumentJoiner
+
+    pipes = load_beir_pipelines("bm25", progress=False)
+    plan = DirectRun.plan(pipes.retrieval, pipes.query_inputs, pipes.output)
+    assert plan is not None and [s.name for s in plan.steps] == ["retriever"]
+    assert DirectRun.plan(pipes.retrieval, pipes.query_inputs, ("elsewhere", "documents")) is None
+    joined = Pipeline()
+    joined.add_component("joiner", DocumentJoiner())
+    assert DirectRun.plan(joined, [], ("joiner", "documents")) is None
+
+
+def test_direct_run_names_the_component_that_failed_and_the_query(tmp_path):
+    pipes = load_beir_pipelines("bm25", progress=False)
+    pipes.index([Document(id="d", content="text", meta={"beir_id": "d"})])
+    with pytest.raises(PipelineError, match=r"failed on query 'text': component 'retriever' \(BM25sRetriever\)"):
+        pipes.retrieve("text", 0)
+
+
+def test_retrieval_keeps_full_collections_off_the_objects_made_before_it(monkeypatch):
+    seen: list[int] = []
+    original = BeirPipelines.retrieve
+
+    def retrieve(self, query, top_k):
+        seen.append(gc.get_freeze_count())
+        return original(self, query, top_k)
+
+    monkeypatch.setattr(BeirPipelines, "retrieve", retrieve)
+    run_beir(progress=False)
+    assert len(seen) == 40 and min(seen) > 1000
+    assert gc.get_freeze_count() == 0  # collectable again afterwards
+
+
+def test_objects_frozen_by_the_caller_stay_frozen_and_a_disabled_collector_stays_off():
+    gc.freeze()
+    try:
+        with long_lived_objects_frozen():
+            pass
+        assert gc.get_freeze_count() > 0  # not unfrozen by the block
+    finally:
+        gc.unfreeze()
+    gc.disable()
+    try:
+        with long_lived_objects_frozen():
+            assert gc.get_freeze_count() == 0
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_best_per_corpus_id_merges_chunks_of_non_string_ids_into_the_first():
+    docs = [
+        Document(id="7#1", content="x", meta={"beir_id": 7}, score=3.0),
+        Document(id="8#0", content="x", meta={"beir_id": 8}, score=2.0),
+        Document(id="7#0", content="x", meta={"beir_id": 7}, score=1.0),
+    ]
+    assert _best_per_corpus_id(docs, "p", "q1") == ({"7": 3.0, "8": 2.0}, 1, True)
+
+
+@pytest.mark.parametrize("score", ["1.0", float("nan"), float("inf"), 10**400, None])
+def test_best_per_corpus_id_rejects_a_score_that_is_not_a_finite_number_naming_the_document(score):
+    docs = [
+        Document(id="a", content="x", meta={"beir_id": "a"}, score=2.0),
+        Document(id="b", content="x", meta={"beir_id": "b"}, score=score),
+    ]
+    with pytest.raises(PipelineError, match=r"document 'b' for query 'q1' with score"):
+        _best_per_corpus_id(docs, "p", "q1")
+
+
+def test_best_per_corpus_id_reads_numpy_and_int_scores_as_floats():
+    import numpy as np
+
+    docs = [
+        Document(id="a", content="x", meta={"beir_id": "a"}, score=np.float32(2.5)),
+        Document(id="b", content="x", meta={"beir_id": "b"}, score=2),
+    ]
+    ranked, merged, is_sorted = _best_per_corpus_id(docs, "p", "q1")
+    assert ranked == {"a": 2.5, "b": 2.0} and all(type(s) is float for s in ranked.values())
+    assert (merged, is_sorted) == (0, True)
+
+
+def python(code: str, timeout: int = 600) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT, capture_output=True, text=True, timeout=timeout
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+def torch_installed() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("torch") is not None
+
+
+needs_torch = pytest.mark.skipif(not torch_installed(), reason="torch is not installed: nothing to defer")
+
+
+@needs_torch
+def test_irmetrics_beir_with_bm25_never_imports_torch(tmp_path):
+    out = python(
+        f"""
+        import sys
+        from haystack_irmetrics.cli import main
+        code = main(["beir", "sample", "-o", {str(tmp_path / "out")!r}, "--format", "json"])
+        print(code, "torch" in sys.modules, "haystack" in sys.modules)
+        """
+    )
+    assert out.splitlines()[-1] == "0 False True"
+
+
+@needs_torch
+def test_haystack_imported_without_torch_reads_the_real_torch_at_first_use():
+    out = python(
+        """
+        import sys
+        from haystack_irmetrics.beir.lazy_torch import import_haystack_without_torch
+        print(import_haystack_without_torch(), "torch" in sys.modules)
+        import haystack.utils.device as device
+        from haystack.utils import ComponentDevice
+        chosen = ComponentDevice.resolve_device(None).to_torch()
+        import torch
+        print(type(chosen) is torch.device, device.torch.device is torch.device, type(torch).__name__)
+        print(import_haystack_without_torch())  # Haystack is imported already: nothing to do
+        """
+    )
+    assert out.splitlines() == ["True False", "True True module", "False"]
+
+
+@needs_torch
+@needs_dense
+def test_dense_run_after_haystack_imported_without_torch_equals_the_usual_one():
+    code = """
+        import json, os, sys
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        from haystack_irmetrics.beir.lazy_torch import import_haystack_without_torch
+        deferred = import_haystack_without_torch()
+        from haystack_irmetrics.beir import run_beir
+        from tests.test_beir_pipelines import small_sample
+        run = run_beir(small_sample(3, 5), "dense", progress=False, cache=False)
+        print(json.dumps([deferred, run.results]))
+        """
+    deferred, results = json.loads(python(code).splitlines()[-1])
+    assert deferred is True
+    usual = run_beir(small_sample(3, 5), "dense", progress=False, cache=False)
+    assert results == usual.results
