@@ -184,4 +184,11 @@ def _check_default_summary(path: Path) -> None:
         page.click("#columns-default")
         assert not page.is_visible(cell)
         assert page.input_value("#pq-measure") == "3"  # the per-query table opens on NDCG@10
+        page.click("#pq tbody tr.row >> nth=0")  # a drill-down lists the values of the columns shown
+        measures = "els => els.map(e => e.textContent)"
+        assert page.eval_on_selector_all(".qvalues td.name", measures) == shown
+        page.check('#columns input[data-column="P@1"]')
+        page.click("#pq tbody tr.row >> nth=0")  # closed
+        page.click("#pq tbody tr.row >> nth=0")  # opened again
+        assert page.eval_on_selector_all(".qvalues td.name", measures) == [*shown[:4], "P@1", *shown[4:]]
         assert opened.errors == []

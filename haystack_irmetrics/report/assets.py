@@ -194,7 +194,9 @@ JS = r"""
     hr.appendChild(el("th", { "class": "name" }, "measure"));
     runs.forEach(function (name) { hr.appendChild(el("th", null, name)); });
     t.appendChild(hr);
+    var shown = shownMeasures();
     D.measures.forEach(function (m, mi) {
+      if (shown && !shown[m]) return;  // the summary's columns: 36 rows would push the lists off the screen
       var tr = el("tr");
       tr.appendChild(el("td", { "class": "name" }, m));
       runs.forEach(function (name, r) { tr.appendChild(el("td", null, fmt(value(r, mi, q)))); });
@@ -234,6 +236,14 @@ JS = r"""
     if (!li) return;
     var doc = li.getAttribute("data-doc");
     box.querySelectorAll(".doc").forEach(function (x) { if (x.getAttribute("data-doc") === doc) x.classList.add("same"); });
+  }
+  function shownMeasures() {
+    // The measures the summary shows now (null: all of them, there is no chooser).
+    var chooser = document.getElementById("columns");
+    if (!chooser) return null;
+    var on = Object.create(null);
+    chooser.querySelectorAll("input[data-column]").forEach(function (b) { if (b.checked) on[b.getAttribute("data-column")] = true; });
+    return on;
   }
   function columnChooser() {
     // The summary's columns: each checkbox shows or hides one measure's cells and comparison rows.
