@@ -383,3 +383,31 @@ def test_a_full_disk_leaves_the_old_page_whole_and_no_temporary_file(files, tmp_
     _checked(proc, 2, rf"cannot write {re.escape(str(out))}: File too large")
     assert out.read_text(encoding="utf-8") == "the old page"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html"]
+
+
+def test_feedback_report_files_defuse_formulas_and_keep_markdown_tables_whole(tmp_path):
+    from haystack_irmetrics.feedback import evaluate_feedback
+
+    from .test_feedback_report import synthetic
+
+    log, paths = synthetic(tmp_path, bad_rows=0)
+    rows = [
+        {"query_id": "=HYPERLINK(1)", "doc_id": "d0_0", "position": 1, "vote": "up", "user_id": "u1", "locale": "en"},
+        {"query_id": "q1", "doc_id": "d1_0", "position": "a|b\nc", "vote": "up", "user_id": "u1", "locale": "en"},
+    ]
+    with log.open("a") as f:
+        f.write("".join(json.dumps(r) + "\n" for r in rows))
+    runs = {"=x|y": str(paths["better"])}
+    ev = evaluate_feedback(str(log), runs, k_values=[5], measures=["NDCG"], n_resamples=100, on_error="skip")
+    written = ev.write_report(tmp_path / "fb", plots=False)
+    assert {p.name for p in written} >= {"scores.csv", "per_query.csv", "skipped_rows.csv", "report.md"}
+    scores = list(csv.DictReader((tmp_path / "fb" / "scores.csv").open(encoding="utf-8")))
+    assert "'=x|y" in {r["system"] for r in scores} and "=x|y" not in {r["system"] for r in scores}
+    per_query = list(csv.DictReader((tmp_path / "fb" / "per_query.csv").open(encoding="utf-8")))
+    assert "'=HYPERLINK(1)" in {r["query"] for r in per_query}
+    assert any(h.startswith("'=x|y|") for h in per_query[0])
+    md = (tmp_path / "fb" / "report.md").read_text(encoding="utf-8")
+    table = next(line for line in md.splitlines() if line.startswith("| metric |"))
+    assert table == "| metric | logged | =x\\|y |"
+    skipped = [line for line in md.splitlines() if "a\\|b" in line]
+    assert any("a\\|b<br>c" in line and len(_cells(line)) == 5 for line in skipped), skipped

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.evaluate import bounded, short_list
+from ..io.tables import csv_cell, markdown_cell
 from ..stats.compare import format_p
 from ._deps import pl
 from .judgments import ALL, AggregatedFeedback
@@ -82,7 +83,7 @@ def _marker(ev: FeedbackEvaluation, part: SegmentResult, system: str, variant: s
 
 
 def _scores_table(ev: FeedbackEvaluation, part: SegmentResult, with_ci: bool = False) -> list[str]:
-    head = "| metric | " + " | ".join(ev.systems) + " |"
+    head = "| metric | " + " | ".join(map(markdown_cell, ev.systems)) + " |"
     lines = [head, "|---|" + "---:|" * len(ev.systems)]
     k_values = ev.settings["k_values"]
     for k in k_values:
@@ -107,14 +108,14 @@ def _scores_table(ev: FeedbackEvaluation, part: SegmentResult, with_ci: bool = F
 def _comparison_table(ev: FeedbackEvaluation, part: SegmentResult) -> list[str]:
     pct = f"{ev.settings['confidence']:.0%}"
     lines = [
-        f"| system | metric | list | {ev.baseline} | system | delta | {pct} CI | p (t) | p (rand.) | p Holm (t) | p Holm (rand.) |",
+        f"| system | metric | list | {markdown_cell(ev.baseline)} | system | delta | {pct} CI | p (t) | p (rand.) | p Holm (t) | p Holm (rand.) |",
         "|---|---|---|---:|---:|---:|---|---:|---:|---:|---:|",
     ]
     for system, by_variant in part.comparisons.items():
         for variant, comps in by_variant.items():
             for c in comps:
                 lines.append(
-                    f"| {system} | {c.metric[2]} | {variant} | {_fmt(c.mean_b)} | {_fmt(c.mean_a)} | "
+                    f"| {markdown_cell(system)} | {c.metric[2]} | {variant} | {_fmt(c.mean_b)} | {_fmt(c.mean_a)} | "
                     f"{c.delta:+.4f}{c.marker(ev.settings['test'])} | [{c.ci_low:+.4f}, {c.ci_high:+.4f}] | "
                     + " | ".join(map(format_p, (c.p_t, c.p_randomization, c.p_t_holm, c.p_randomization_holm)))
                     + " |"
@@ -160,19 +161,19 @@ def to_markdown(ev: FeedbackEvaluation, *, intervals: bool = True, skipped: int 
         out += ["", f"## Differences from `{ev.baseline}`", "", *_comparison_table(ev, part)]
     if ev.segments:
         out += ["", "## Per segment", ""]
-        out.append("| segment | queries | metric | " + " | ".join(ev.systems) + " |")
+        out.append("| segment | queries | metric | " + " | ".join(map(markdown_cell, ev.systems)) + " |")
         out.append("|---|---:|---|" + "---:|" * len(ev.systems))
         for seg in ev.segments:
             for k in st["k_values"]:
                 key = f"Judged@{k}"
                 cells = [_fmt(seg.systems[n].judged[key].mean()) for n in ev.systems]
-                out.append(f"| {seg.label} | {len(seg.queries):,} | {key} | " + " | ".join(cells) + " |")
+                out.append(f"| {markdown_cell(seg.label)} | {len(seg.queries):,} | {key} | " + " | ".join(cells) + " |")
             for m in ev.metrics:
                 cells = [
                     _fmt(float(seg.systems[n].values["full"][m].mean())) + _marker(ev, seg, n, "full", m)
                     for n in ev.systems
                 ]
-                out.append(f"| {seg.label} | {len(seg.queries):,} | {m} | " + " | ".join(cells) + " |")
+                out.append(f"| {markdown_cell(seg.label)} | {len(seg.queries):,} | {m} | " + " | ".join(cells) + " |")
     if s["skipped_rows"]:
         sk = ev.feedback.skipped
         out += [
@@ -184,8 +185,9 @@ def to_markdown(ev: FeedbackEvaluation, *, intervals: bool = True, skipped: int 
         ]
         for r in sk.head(skipped).iter_rows(named=True):
             line = "" if r["line"] is None else r["line"]
-            value = "" if r["value"] is None else str(r["value"]).replace("|", "\\|")
-            out.append(f"| {r['row']} | {line} | {r['column'] or ''} | {value} | {r['reason']} |")
+            value = "" if r["value"] is None else markdown_cell(r["value"])
+            cells = (markdown_cell(r["column"] or ""), value, markdown_cell(r["reason"]))
+            out.append(f"| {r['row']} | {line} | " + " | ".join(cells) + " |")
         if sk.height > skipped:
             out.append(f"\n... and {sk.height - skipped:,} more (skipped_rows.csv lists all).")
     return "\n".join(out) + "\n"
@@ -277,7 +279,7 @@ def _write_csv(path: Path, rows: list[dict[str, Any]], fields: list[str] | None 
         w = csv.DictWriter(f, fieldnames=fields)
         w.writeheader()
         for r in rows:
-            w.writerow({k: _clean(v) for k, v in r.items()})
+            w.writerow({k: csv_cell(_clean(v)) for k, v in r.items()})  # no formula a spreadsheet would run
     return path
 
 
@@ -328,13 +330,13 @@ def write_report(
 def _write_per_query(ev: FeedbackEvaluation, path: Path) -> Path:
     """Wide per-query table of the whole log: ``query`` then one column per (system, list, metric)."""
     part = ev.overall
-    cols: dict[str, Any] = {"query": part.queries}
+    cols: dict[str, Any] = {"query": [csv_cell(q) for q in part.queries]}  # no formula a spreadsheet would run
     for name, s in part.systems.items():
         for k, v in s.judged.items():
-            cols[f"{name}|{k}"] = v
+            cols[csv_cell(f"{name}|{k}")] = v
         for variant in ev.variants:
             for m in ev.metrics:
-                cols[f"{name}|{variant}|{m}"] = s.values[variant][m]
+                cols[csv_cell(f"{name}|{variant}|{m}")] = s.values[variant][m]
     pl.DataFrame(cols).write_csv(path)
     return path
 
