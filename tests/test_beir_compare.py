@@ -498,7 +498,7 @@ def test_compare_refuses_one_run_an_unknown_baseline_and_a_label_per_run_missing
 
 def test_suites_whose_copies_of_a_dataset_differ_are_refused_not_scored_on_one_qrels(two_runs, tmp_path, capsys):
     from haystack_irmetrics.beir import compare_suites
-    from haystack_irmetrics.errors import DatasetError
+    from haystack_irmetrics.errors import DatasetError, InvalidArgumentError
 
     a, b = two_runs
     suites = {}
@@ -517,3 +517,5 @@ def test_suites_whose_copies_of_a_dataset_differ_are_refused_not_scored_on_one_q
     _moved_run(a, tmp_path / "three" / "sample")
     (tmp_path / "three" / "leaderboard.json").write_text((suites["one"] / "leaderboard.json").read_text())
     assert main(["compare", str(suites["one"]), str(tmp_path / "three"), "--no-stats"]) == 0
+    with pytest.raises(InvalidArgumentError, match="is a suite folder"):
+        compare_runs(suites["one"], tmp_path / "three")

@@ -394,6 +394,11 @@ def _load_run(source: RunSource, read_run) -> Any:
     """The run of a file, of an ``irmetrics beir --output`` folder (its ``run.trec``), or the object itself."""
     if isinstance(source, str | os.PathLike):
         path = Path(source)
+        if (path / "leaderboard.json").is_file():
+            raise InvalidArgumentError(
+                f"{path} is a suite folder (it holds leaderboard.json): compare two suites with compare_suites, or "
+                "give its dataset folders OUTPUT/NAME as runs"
+            )
         return read_run(path / "run.trec" if path.is_dir() else path)
     return source
 
