@@ -154,6 +154,27 @@ def test_a_component_that_leaves_out_an_output_sends_the_query_through_pipeline_
     assert [d.id for d in pipes.retrieve("pear", 10)] == ["pear"]
 
 
+def test_with_tracing_enabled_every_query_goes_through_pipeline_run(monkeypatch):
+    from haystack import tracing
+    from haystack.tracing.tracer import NullSpan, Tracer
+
+    operations: list[str] = []
+
+    class Recorder(Tracer):
+        def trace(self, operation_name, tags=None, parent_span=None):
+            from contextlib import nullcontext
+
+            operations.append(operation_name)
+            return nullcontext(NullSpan())
+
+        def current_span(self):
+            return None
+
+    monkeypatch.setattr(tracing.tracer, "actual_tracer", Recorder())
+    run_beir(progress=False)
+    assert operations.count("haystack.pipeline.run") >= 40  # the spans a user who enabled tracing expects
+
+
 def test_direct_run_needs_a_chain_ending_in_the_output():
     from haystack.components.joiners import DocumentJoiner
 
@@ -213,7 +234,9 @@ def test_best_per_corpus_id_merges_chunks_of_non_string_ids_into_the_first():
     assert _best_per_corpus_id(docs, "p", "q1") == ({"7": 3.0, "8": 2.0}, 1, True)
 
 
-@pytest.mark.parametrize("score", ["1.0", float("nan"), float("inf"), 10**400, None])
+@pytest.mark.parametrize(
+    "score", ["1.0", float("nan"), float("inf"), 10**400, None], ids=["text", "nan", "inf", "huge-int", "none"]
+)
 def test_best_per_corpus_id_rejects_a_score_that_is_not_a_finite_number_naming_the_document(score):
     docs = [
         Document(id="a", content="x", meta={"beir_id": "a"}, score=2.0),
