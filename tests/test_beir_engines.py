@@ -54,6 +54,22 @@ def test_lucene_analysis_stems_drops_stop_words_and_returns_only_matching_docume
     assert all(d.score is None for d in retriever.document_store.filter_documents())
 
 
+@pytest.mark.parametrize("batched", [False, True])
+def test_a_query_without_any_indexed_term_matches_no_document_not_even_empty_ones(batched):
+    # bm25s gives such a query the token it gives empty documents (""): every empty or stop-word-only document
+    # matched it with a positive score. Lucene returns only documents holding a query term.
+    store = _store()
+    store.write_documents([Document(id="empty", content=""), Document(id="stop", content="The and of")])
+    retriever = BM25sRetriever(store, top_k=10)
+    queries = ["zebra quagga", "the of for", "", "   ", "marathon zebra"]
+    if batched:
+        retriever.prefetch(queries)
+    hits = [[d.id for d in retriever.run(query=q)["documents"]] for q in queries]
+    assert hits == [[], [], [], [], ["b", "a"]]
+    assert store.queries_without_terms == 4
+    assert all(d.score > 0 for d in retriever.run(query="marathon zebra")["documents"])
+
+
 def test_documents_are_stored_without_their_embedding_and_the_callers_keep_theirs():
     docs = [Document(id=d.id, content=d.content, meta=d.meta, embedding=[0.5, 0.25]) for d in DOCS]
     store = BM25sDocumentStore()

@@ -11,6 +11,7 @@ from haystack.core.errors import DeserializationError
 
 from haystack_irmetrics import evaluate
 from haystack_irmetrics.components import load_pipeline, to_evaluation_run_result
+from haystack_irmetrics.errors import PipelineError
 
 PIPELINES = Path(__file__).resolve().parent.parent / "pipelines"
 
@@ -163,3 +164,50 @@ def test_load_pipeline_still_takes_a_callable_the_caller_trusts():
     # The per-call allowlist the caller passes is honoured; only our own default trust is narrow.
     pipe = load_pipeline(_splitter_yaml("textwrap.wrap"), allowed_modules=["textwrap"])
     assert pipe.get_component("splitter").splitting_function.__name__ == "wrap"
+
+
+def _alias_bomb(levels: int = 9) -> str:
+    """A "billion laughs" pipeline YAML: each level an anchor of nine aliases of the one before (9**levels
+    strings from a few hundred bytes), hung under a component's init parameters."""
+    lines = ['l0: &l0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    lines += [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]" for i in range(1, levels + 1)]
+    evaluator = "haystack_irmetrics.components.evaluators.NDCGEvaluator"
+    return "\n".join([*lines, f"components: {{ev: {{type: {evaluator}, init_parameters: {{k: *l{levels}}}}}}}"])
+
+
+def test_load_pipeline_refuses_a_yaml_alias_bomb_before_expanding_it():
+    text = _alias_bomb()
+    assert len(text.encode()) < 700  # 387 million strings once expanded: minutes for any walk of it
+    with pytest.raises(PipelineError, match=r"aliases expand .* refused as an alias bomb"):
+        load_pipeline(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("components: &c {ev: {type: x, init_parameters: {k: [*c]}}}\n", "refers to a node that contains it"),
+        ("components: " + "[" * 150 + "]" * 150 + "\n", "nests deeper than 100 levels"),
+        ("components: " + "[" * 5000 + "]" * 5000 + "\n", "nests deeper than 100 levels"),
+        ("components: [1, 2\nconnections: []\n", r"cannot read pipeline YAML <text>: .*\(line \d+"),
+        ("- just a list\n", "is not a Haystack pipeline YAML"),
+    ],
+)
+def test_load_pipeline_refuses_self_referring_too_deep_or_malformed_yaml_on_one_line(text, message):
+    with pytest.raises(PipelineError, match=message) as caught:
+        load_pipeline(text)
+    assert "\n" not in str(caught.value)
+
+
+def test_load_pipeline_still_loads_a_yaml_that_shares_one_store_through_an_alias():
+    store = "{type: haystack.document_stores.in_memory.document_store.InMemoryDocumentStore, init_parameters: {}}"
+    bm25 = "haystack.components.retrievers.in_memory.bm25_retriever.InMemoryBM25Retriever"
+    writer = "haystack.components.writers.document_writer.DocumentWriter"
+    text = (
+        f"store: &store {store}\n"
+        "components:\n"
+        f"  retriever: {{type: {bm25}, init_parameters: {{document_store: *store, top_k: 3}}}}\n"
+        f"  writer: {{type: {writer}, init_parameters: {{document_store: *store}}}}\n"
+        "connections: []\n"
+    )
+    pipe = load_pipeline(text)
+    assert pipe.get_component("retriever").top_k == 3

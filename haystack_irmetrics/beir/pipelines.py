@@ -356,8 +356,6 @@ def pipeline_digest(retriever: str | os.PathLike[str] = "bm25") -> str:
 
 
 def _read_spec(retriever: str | os.PathLike[str]) -> tuple[dict[str, Any], str, Path | None]:
-    from haystack.marshal import YamlMarshaller
-
     name = os.fspath(retriever)
     if name in BUILTIN_PIPELINES:
         path = pipelines_dir() / f"beir_{name}.yaml"
@@ -370,10 +368,7 @@ def _read_spec(retriever: str | os.PathLike[str]) -> tuple[dict[str, Any], str, 
                 f"--retriever {name!r} is neither a built-in pipeline ({', '.join(BUILTIN_PIPELINES)}) "
                 "nor an existing pipeline YAML file"
             )
-    try:
-        spec = YamlMarshaller().unmarshal(path.read_text(encoding="utf-8"))
-    except Exception as e:
-        raise PipelineError(f"cannot read pipeline YAML {path}: {e}") from e
+    spec = _read_yaml(path, str(path))
     if not isinstance(spec, dict) or not isinstance(spec.get("components"), dict):
         raise PipelineError(f"{path} is not a Haystack pipeline YAML (no 'components' mapping)")
     return spec, str(path), path.parent
@@ -385,21 +380,29 @@ def _indexing_spec(value: Any, base: Path | None, source: str) -> dict[str, Any]
     if isinstance(value, Mapping):
         return copy.deepcopy(dict(value))
     if isinstance(value, str):
-        from haystack.marshal import YamlMarshaller
-
         path = Path(value).expanduser()
         if not path.is_absolute() and base is not None:
             path = base / path
         if not path.is_file():
             raise PipelineError(f"metadata.irmetrics.indexing of {source} names {path}, which does not exist")
-        try:
-            spec = YamlMarshaller().unmarshal(path.read_text(encoding="utf-8"))
-        except Exception as e:  # any reading or YAML error, as for the main file (_read_spec)
-            raise PipelineError(f"{path} (metadata.irmetrics.indexing of {source}) is not readable YAML: {e}") from None
+        spec = _read_yaml(path, f"{path} (metadata.irmetrics.indexing of {source})")
         if not isinstance(spec, dict):
             raise PipelineError(f"{path} is not a Haystack pipeline YAML")
         return spec
     raise PipelineError(f"metadata.irmetrics.indexing of {source} must be a pipeline mapping or a YAML path")
+
+
+def _read_yaml(path: Path, name: str) -> Any:
+    """A pipeline YAML file's data, bounded (alias bombs, deep nesting: :func:`read_pipeline_yaml`)."""
+    from ..components.loading import read_pipeline_yaml
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise PipelineError(
+            f"cannot read pipeline YAML {name}: it is not readable YAML ({' '.join(str(e).split())})"
+        ) from None
+    return read_pipeline_yaml(text, name)
 
 
 def _rewrite(
@@ -468,7 +471,19 @@ def _load(spec: dict[str, Any], source: str, allowed_modules: list[str]) -> Pipe
         hint = ""
         if "allowed_modules" in str(e) or "not allowed" in str(e):
             hint = " (with irmetrics beir: --allow-module '<package>.*'; in Python: run_beir(..., allowed_modules=['<package>.*']))"
-        raise PipelineError(f"cannot load the pipeline of {source}: {e}{hint}") from e
+        raise PipelineError(f"cannot load the pipeline of {source}: {_one_line(e)}{hint}") from e
+
+
+def _one_line(error: Exception) -> str:
+    """Haystack's load error on one line: the component's own error, not the dump of its init parameters
+    that Haystack puts before it (the CLI prints one line per error)."""
+    import re
+
+    text = str(error)
+    found = re.match(r"Couldn't deserialize component '([^']*)' of class '([^']*)'", text)
+    if found and error.__cause__ is not None:
+        text = f"component {found[1]!r} ({found[2]}): {error.__cause__}"
+    return " ".join(text.split())
 
 
 def _store_attribute(component: Any) -> str | None:
