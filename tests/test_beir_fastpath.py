@@ -17,7 +17,7 @@ import pytest
 from haystack import Document, Pipeline, component
 
 from haystack_irmetrics.beir import PipelineError, load_beir_pipelines, run_beir
-from haystack_irmetrics.beir.fastpath import DirectRun, long_lived_objects_frozen
+from haystack_irmetrics.beir.fastpath import DirectRun, in_trec_order, long_lived_objects_frozen
 from haystack_irmetrics.beir.pipelines import BeirPipelines
 from haystack_irmetrics.beir.runner import _best_per_corpus_id
 
@@ -256,6 +256,25 @@ def test_best_per_corpus_id_reads_numpy_and_int_scores_as_floats():
     ranked, merged, is_sorted = _best_per_corpus_id(docs, "p", "q1")
     assert ranked == {"a": 2.5, "b": 2.0} and all(type(s) is float for s in ranked.values())
     assert (merged, is_sorted) == (0, True)
+
+
+def test_in_trec_order_agrees_with_sorting_into_trec_order():
+    import random
+
+    from haystack_irmetrics.io.trec import trec_order
+
+    rng = random.Random(7)
+    seen = set()
+    for _ in range(3000):
+        n = rng.randrange(0, 8)
+        # few distinct scores (float32 ties, also between float64 values one float32 apart) and ids
+        values = [rng.choice([3.0, 2.5, 2.5000001, 1.0, 0.0, -0.0, -1.5]) for _ in range(n)]
+        ids = rng.sample(["a", "b", "c", "d10", "d9", "e", "f", "g"], n)
+        ranked = dict(zip(ids, sorted(values, reverse=True) if rng.random() < 0.7 else values))
+        expected = trec_order(ranked) == list(ranked)
+        assert in_trec_order(ranked) is expected, ranked
+        seen.add(expected)
+    assert seen == {True, False}
 
 
 def python(code: str, timeout: int = 600) -> str:

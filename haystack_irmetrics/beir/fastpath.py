@@ -127,6 +127,28 @@ def _haystack_copy() -> Callable[[Any], Any]:
     return _deepcopy_with_exceptions
 
 
+def in_trec_order(ranked: Mapping[str, float]) -> bool:
+    """Whether ``ranked`` (``{doc: score}`` in a pipeline's order) is in trec_eval's order already: float32
+    score descending, ties by id descending; ``list(ranked) == io.trec.trec_order(ranked)`` without sorting.
+
+    Each neighbouring pair is compared (scores as one float32 array; ids only where the scores tie), and the
+    first pair out of order ends it.
+    """
+    if len(ranked) < 2:
+        return True
+    import numpy as np
+
+    keys = np.fromiter(ranked.values(), dtype=np.float32, count=len(ranked))
+    before, after = keys[:-1], keys[1:]
+    if not (before >= after).all():  # a score below the next one (NaN never comes: scores are checked finite)
+        return False
+    tied = np.flatnonzero(before == after).tolist()
+    if not tied:
+        return True
+    ids = list(ranked)
+    return all(ids[i] > ids[i + 1] for i in tied)
+
+
 @contextmanager
 def long_lived_objects_frozen() -> Iterator[None]:
     """Within the block, Python's garbage collector leaves the objects that exist at its start alone
@@ -144,4 +166,4 @@ def long_lived_objects_frozen() -> Iterator[None]:
         gc.unfreeze()
 
 
-__all__ = ["DirectRun", "NotProduced", "long_lived_objects_frozen"]
+__all__ = ["DirectRun", "NotProduced", "in_trec_order", "long_lived_objects_frozen"]

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import DEFAULT_K_VALUES, EvaluationResult, evaluate
 from ..errors import ConfigurationChangedError, OutputError, PipelineError
-from ..io.trec import check_trec_ids, trec_order, write_trec_run
+from ..io.trec import check_trec_ids, write_trec_run
 from .checkpoint import EXTERNAL_ENGINE, PARTIAL, START_OVER, Checkpoint, QueryRecord, differences, run_configuration
 from .dataset import BeirDataset, check_documents, load_beir, resolve_dataset, strict_docs_setting
-from .fastpath import long_lived_objects_frozen
+from .fastpath import in_trec_order, long_lived_objects_frozen
 from .outputs import make_folder, output_lock, write_atomic, write_file
 from .pipelines import BeirPipelines, corpus_documents, load_beir_pipelines, pipeline_digest
 from .progress import Phases, bar
@@ -467,7 +467,7 @@ def _retrieve(
         chunks_merged += record.merged
         empty += not ranked
         unsorted += not record.is_sorted
-        reordered += trec_order(ranked) != list(ranked)
+        reordered += not in_trec_order(ranked)
     return results, {
         "queries_without_results": empty,
         "queries_not_sorted_by_score": unsorted,
@@ -485,7 +485,9 @@ def _best_per_corpus_id(docs: list[Document], source: str, qid: str) -> tuple[di
     """
     from haystack import Document  # a Haystack run is under way: already imported
 
-    if not isinstance(docs, list) or not all(isinstance(d, Document) for d in docs):
+    if not isinstance(docs, list) or not (
+        set(map(type, docs)) <= {Document} or all(isinstance(d, Document) for d in docs)
+    ):
         raise PipelineError(
             f"{source} returned {type(docs).__name__} for query {qid!r} where a list of Documents was expected: "
             "name the retriever's documents output with metadata.irmetrics.output: 'component.socket'"
@@ -495,13 +497,12 @@ def _best_per_corpus_id(docs: list[Document], source: str, qid: str) -> tuple[di
     try:
         cids = [meta["beir_id"] for meta in metas]
     except (KeyError, TypeError):
-        cids = [None]
-    if None in cids or not all(type(c) is str for c in cids) or not all(type(s) is float for s in scores):
+        cids = []
+    # A sum of floats is finite only if every one is (or it overflowed: then each is checked).
+    fast = set(map(type, cids)) <= {str} and set(map(type, scores)) <= {float} and math.isfinite(sum(scores))
+    if not fast or len(cids) != len(docs):
         checked = [_check_document(doc, source, qid) for doc in docs]
         cids, scores = [c for c, _ in checked], [s for _, s in checked]
-    elif not all(map(math.isfinite, scores)):
-        for doc in docs:
-            _check_document(doc, source, qid)
     is_sorted = all(map(operator.ge, scores, scores[1:]))
     ranked = dict(zip(cids, scores))
     if len(ranked) < len(cids):  # chunks of one corpus id: the first (best-ranked) one counts
