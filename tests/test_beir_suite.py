@@ -127,6 +127,9 @@ def test_overwrite_runs_a_finished_dataset_of_the_same_configuration_again(tmp_p
         (lambda s: json.dumps({k: v for k, v in s.items() if k != "metrics"}), "'metrics' is missing"),
         (lambda s: json.dumps({**s, "timings_s": {"total": "fast"}}), "'timings_s' holds a value that is not a number"),
         (lambda s: json.dumps({**s, "n_queries": None}), "'n_queries' is missing or not of type int"),
+        (lambda s: json.dumps({**s, "warnings": "one"}), "'warnings' is not of type list"),
+        (lambda s: json.dumps({**s, "models": [1]}), "'models' holds something that is not a string"),
+        (lambda s: json.dumps({**s, "queries_from_checkpoint": "x"}), "'queries_from_checkpoint' is not of type int"),
     ],
 )
 def test_a_damaged_summary_of_a_finished_dataset_is_refused_and_overwrite_runs_it_again(tmp_path, capsys, damage, says):

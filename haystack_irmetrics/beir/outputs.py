@@ -97,6 +97,8 @@ def write_atomic(path: Path, text: str) -> None:
 def output_lock(folder: str | os.PathLike[str]) -> Iterator[Path]:
     """Hold ``<folder>/.irmetrics.lock`` (created with the folder when absent) for the block.
 
+    On a file system that cannot lock (some network mounts) the block runs unlocked, with a logged warning.
+
     :raises OutputError: at once when another process holds it (another run writes to ``folder``),
         or when the folder or the lock file cannot be created.
     """

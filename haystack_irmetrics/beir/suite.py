@@ -290,6 +290,16 @@ _SUMMARY_FIELDS: dict[str, type | tuple[type, ...]] = {
 }
 
 
+#: Fields a summary may lack (older versions) but that must have these types when present.
+_OPTIONAL_FIELDS: dict[str, type] = {
+    "warnings": list,
+    "models": list,
+    "queries_from_checkpoint": int,
+    "judged_documents_missing_from_corpus": int,
+    "finished_at": str,
+}
+
+
 def _read_summary(path: Path) -> tuple[dict[str, Any], str | None]:
     """``(summary, None)``, or ``({}, what is wrong)`` when the file cannot be read or lacks what a skip needs."""
     try:
@@ -307,6 +317,12 @@ def _read_summary(path: Path) -> tuple[dict[str, Any], str | None]:
             return {}, f"{key!r} holds a value that is not a number"
     if value["raw_metrics"].keys() != value["metrics"].keys():
         return {}, "'metrics' and 'raw_metrics' name different measures"
+    for key, kind in _OPTIONAL_FIELDS.items():
+        item = value.get(key)
+        if item is not None and (isinstance(item, bool) or not isinstance(item, kind)):
+            return {}, f"{key!r} is not of type {kind.__name__}"
+        if isinstance(item, list) and not all(isinstance(x, str) for x in item):
+            return {}, f"{key!r} holds something that is not a string"
     return value, None
 
 
