@@ -79,6 +79,7 @@ def write_file(path: Path, write: Callable[[Path], None]) -> None:
         finally:
             os.close(fd)
         write(tmp)
+        _sync(tmp)  # on disk before the rename: a crash leaves the old file or the new one, never an empty one
         os.replace(tmp, path)
     except OSError as e:
         tmp.unlink(missing_ok=True)
@@ -86,6 +87,14 @@ def write_file(path: Path, write: Callable[[Path], None]) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _sync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def write_atomic(path: Path, text: str) -> None:
