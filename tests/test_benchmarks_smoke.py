@@ -23,3 +23,16 @@ def test_benchmark_quick_run_writes_results_and_checks_exactness(tmp_path):
     # Timed like an installed package: ours is imported from bytecode, not compiled per process.
     assert results["meta"]["byte_compiled"] is True
     assert "package byte-compiled, as installed" in (out / "RESULTS.md").read_text()
+
+
+def test_everyday_path_benchmark_quick_run_compares_bm25s_alone_and_fresh_processes(tmp_path):
+    out = tmp_path / "everyday_path.md"
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "everyday_path.py"), "--quick", "--out", str(out)]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    text = out.read_text()
+    for row in ("bm25s alone (tokenize + score all queries)", "ours: retrieval phase (components called directly)",
+                "ours: retrieval phase, every query through Pipeline.run", "| cold |", "| warm |"):  # fmt: skip
+        assert row in text
+    assert "Same documents, scores and order as bm25s alone: yes." in text
+    assert "Same run.trec and metrics.json bytes from every fresh run: yes." in text
