@@ -175,6 +175,40 @@ def test_with_tracing_enabled_every_query_goes_through_pipeline_run(monkeypatch)
     assert operations.count("haystack.pipeline.run") >= 40  # the spans a user who enabled tracing expects
 
 
+@component
+class CachedVector:
+    """Returns the same list of floats every time (as a cache would)."""
+
+    def __init__(self) -> None:
+        self.vector = [1.0, 2.0, 3.0]
+
+    @component.output_types(embedding=list[float])
+    def run(self, text: str) -> dict[str, list[float]]:
+        return {"embedding": self.vector}
+
+
+@component
+class ScaleInPlace:
+    """Doubles the vector it receives, in place, and returns its sum as one document's score."""
+
+    @component.output_types(documents=list[Document])
+    def run(self, embedding: list[float]) -> dict[str, list[Document]]:
+        embedding[:] = [2 * x for x in embedding]
+        return {"documents": [Document(id="d", content="x", meta={"beir_id": "d"}, score=sum(embedding))]}
+
+
+def test_a_component_changing_a_received_vector_leaves_the_senders_list_alone():
+    pipe = Pipeline()
+    pipe.add_component("embedder", CachedVector())
+    pipe.add_component("scorer", ScaleInPlace())
+    pipe.connect("embedder.embedding", "scorer.embedding")
+    plan = DirectRun.plan(pipe, [("embedder", "text")], ("scorer", "documents"))
+    scores = [plan.run({"embedder": {"text": "q"}})["documents"][0].score for _ in range(3)]
+    assert scores == [12.0, 12.0, 12.0]  # as Pipeline.run gives: the scorer doubles a copy each time
+    assert pipe.get_component("embedder").vector == [1.0, 2.0, 3.0]
+    assert [pipe.run({"embedder": {"text": "q"}})["scorer"]["documents"][0].score for _ in range(2)] == [12.0, 12.0]
+
+
 def test_direct_run_needs_a_chain_ending_in_the_output():
     from haystack.components.joiners import DocumentJoiner
 

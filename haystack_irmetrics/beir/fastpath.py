@@ -95,7 +95,7 @@ class DirectRun:
         for step in self.steps:
             inputs = {**step.defaults, **data.get(step.name, {}), **received}
             try:
-                out = step.run(**self._copy(inputs))
+                out = step.run(**_copy_inputs(inputs, self._copy))
             except Exception as e:
                 raise PipelineError(f"component {step.name!r} ({_type_name(step.run)}) failed: {e}") from e
             if not isinstance(out, Mapping):
@@ -104,6 +104,26 @@ class DirectRun:
                 raise NotProduced(step.name)
             received = {target: out[source] for source, target in step.feeds}
         return out
+
+
+#: Values ``copy.deepcopy`` returns as they are.
+_ATOMIC = frozenset({str, int, float, bool, bytes, type(None)})
+
+
+def _copy_inputs(inputs: dict[str, Any], deep: Callable[[Any], Any]) -> dict[str, Any]:
+    """``inputs`` as Haystack's deep copy gives them; a value that deep-copying returns as it is (a query,
+    ``top_k``), or a list of such values (a query embedding) whose deep copy is a new list of the same
+    elements, is not walked element by element."""
+    out = {}
+    for name, value in inputs.items():
+        kind = type(value)
+        if kind in _ATOMIC:
+            out[name] = value
+        elif (kind is list or kind is tuple) and set(map(type, value)) <= _ATOMIC:
+            out[name] = kind(value)
+        else:
+            out[name] = deep(value)
+    return out
 
 
 def _type_name(run: Callable[..., Any]) -> str:
