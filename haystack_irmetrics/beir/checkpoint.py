@@ -31,7 +31,8 @@ import json
 import math
 import os
 import re
-from collections.abc import Collection, Container, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -204,7 +205,7 @@ class Checkpoint:
         return _read_json(path)
 
     def load(
-        self, queries: Collection[str] | None = None, corpus: Container[str] | None = None
+        self, queries: Collection[str] | None = None, corpus: Collection[str] | None = None
     ) -> dict[str, QueryRecord]:
         """The checkpointed queries (creating the folder and ``config.json`` when they are absent),
         each batch checked before it is trusted.
@@ -231,12 +232,13 @@ class Checkpoint:
             )
         done: dict[str, QueryRecord] = {}
         where: dict[str, str] = {}
+        known = _id_set(corpus)
         for name in sorted(listed):
             path = self.folder / name
             if not path.exists():  # killed between writing index.json and the batch: retrieve them again
                 del listed[name]
                 continue
-            done.update(self._read_batch(path, listed[name], queries, corpus, where))
+            done.update(self._read_batch(path, listed[name], queries, known, where))
         self._digests = listed
         self._batches = max((int(n[6:12]) + 1 for n in listed), default=0)
         return done
@@ -267,7 +269,7 @@ class Checkpoint:
         path: Path,
         digest: str,
         queries: Collection[str] | None,
-        corpus: Container[str] | None,
+        known: AbstractSet[str] | None,
         where: dict[str, str],
     ) -> dict[str, QueryRecord]:
         try:
@@ -292,12 +294,11 @@ class Checkpoint:
                     f"{at}: query {shorten(qid)!r} is checkpointed twice (also {where[qid]}); {START_OVER}"
                 )
             where[qid] = at
-            if corpus is not None:
-                unknown = next((d for d in record.ranked if d not in corpus), None)
-                if unknown is not None:
-                    raise CheckpointError(
-                        f"{at}: document {shorten(unknown)!r} of query {shorten(qid)!r} is not in the corpus; {START_OVER}"
-                    )
+            if known is not None and not record.ranked.keys() <= known:  # one C-level pass per query
+                unknown = next(d for d in record.ranked if d not in known)
+                raise CheckpointError(
+                    f"{at}: document {shorten(unknown)!r} of query {shorten(qid)!r} is not in the corpus; {START_OVER}"
+                )
             out[qid] = record
         return out
 
@@ -344,6 +345,13 @@ class Checkpoint:
         :raises OutputError: when it cannot be deleted.
         """
         remove_tree(self.folder)
+
+
+def _id_set(ids: Collection[str] | None) -> AbstractSet[str] | None:
+    """``ids`` as something a ``dict``'s keys compare with (``<=``) in one C-level pass: a mapping's keys."""
+    if ids is None or isinstance(ids, AbstractSet):
+        return ids
+    return ids.keys() if isinstance(ids, Mapping) else set(ids)
 
 
 def _sha256(data: bytes) -> str:
