@@ -193,6 +193,11 @@ class CheckpointError(OutputError):
     """A resume checkpoint (``.partial/``) cannot be read; the message names the file."""
 
 
+class SuspiciousInputWarning(UserWarning):
+    """Inputs that evaluate without an error but look wrong: qrels of another collection (no retrieved
+    document is judged), or the qrels and the results passed the wrong way round."""
+
+
 __all__ = [
     "ECHO_LIMIT",
     "MESSAGE_LIMIT",
@@ -223,6 +228,7 @@ __all__ = [
     "ParseError",
     "PipelineError",
     "SplitQueryError",
+    "SuspiciousInputWarning",
     "UnknownMeasureError",
     "UnknownStrategyError",
     "shorten",

@@ -120,11 +120,18 @@ def test_beir_six_print_exactly_their_beir_keys():
 def test_every_value_is_between_0_and_1(qrels, results, ks, preset):
     assume(_scored(qrels, results))
     res = evaluate(qrels, results, ks, measures=registry(ks), preset=preset)
+    counts = {m.name for m in res.measures if m.spec.unit == "count"}
     for name, values in res.per_query.items():
+        if name in counts:  # whole numbers, up to the ranking's length
+            assert all(v == int(v) and 0 <= v <= max(len(d) for d in [*results.values(), *qrels.values()])
+                       for v in values.values()), name  # fmt: skip
+            continue
         low = MIN_GEO_MEAN if name.startswith("GMAP") else 0.0
         assert all(low <= v <= 1.0 for v in values.values()), name
     for name, v in res.means.items():
-        if name.startswith("Hole") and preset == "beir":
+        if name in counts:
+            assert v == sum(res.per_query[name].values()), name
+        elif name.startswith("Hole") and preset == "beir":
             # BEIR sums Hole over every results query but divides by len(qrels): it can pass 1.
             assert v >= 0.0
         else:
@@ -151,6 +158,10 @@ def _ideal_value(m: Measure, R: int, n_judged: int) -> float:
         return min(k, n_judged) / k
     if m.family == "Hole":
         return 0.0
+    # The counts: the ideal run retrieves every judged document, the relevant ones among them.
+    counts = {"num_q": 1, "num_ret": n_judged, "num_rel": R, "num_rel_ret": R}
+    if m.family in counts:
+        return float(counts[m.family])
     raise AssertionError(f"no ideal value for {m}")  # a new family must be added here
 
 
@@ -170,7 +181,9 @@ def test_ideal_ranking_scores_what_the_measure_can_reach(qrels, ks, preset):
         for m in ms:
             value = res.per_query[m.name][q]
             if R == 0:
-                expected = {"GMAP": MIN_GEO_MEAN, "Judged": None, "Hole": 0.0}.get(m.family, 0.0)
+                expected = {"GMAP": MIN_GEO_MEAN, "Judged": None, "Hole": 0.0, "num_q": 1.0, "num_ret": None}.get(
+                    m.family, 0.0
+                )
                 if expected is not None:
                     assert value == expected, m
                 continue

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -54,12 +55,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _show_warning(
+    message: Any, category: type[Warning], filename: str, lineno: int, file: Any = None, line: str | None = None
+) -> None:
+    """The package's own warnings as one ``irmetrics: warning: ...`` line on stderr (no source line)."""
+    if category.__module__.startswith("haystack_irmetrics"):
+        print(f"irmetrics: warning: {message}", file=sys.stderr if file is None else file)
+    else:
+        _PYTHON_SHOWWARNING(message, category, filename, lineno, file, line)
+
+
+_PYTHON_SHOWWARNING = warnings.showwarning
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``irmetrics`` on ``argv`` (default: the process's arguments); the exit status: 0, or 2 on bad input."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            return args.func(args)
     except IRMetricsError as e:
         print(f"irmetrics: error: {e}", file=sys.stderr)
         return 2

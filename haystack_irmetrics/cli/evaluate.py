@@ -78,11 +78,41 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def evaluate_files(args: argparse.Namespace) -> Any:
     """The :class:`~haystack_irmetrics.core.evaluate.EvaluationResult` of ``args.run`` against ``args.qrels``
     under the options of the command line."""
+    from ..errors import ParseError
     from ..io import evaluate_run_file, read_qrels
 
-    qrels = read_qrels(args.qrels)
+    try:
+        qrels = read_qrels(args.qrels)
+    except ParseError as e:
+        hint = swapped_hint(args.qrels, args.run)
+        if hint:
+            raise ParseError(f"{e}; {hint}") from e
+        raise
     # Streamed in pieces of whole queries when the file allows it: bounded memory, same result.
     return evaluate_run_file(qrels, args.run, args.k, measures=args.measures, preset=policy(args))
+
+
+def _first_fields(path: str) -> int | None:
+    """How many whitespace-separated fields the first data line of a text file has (None: unreadable)."""
+    try:
+        with open(path, "rb") as f:
+            for raw in f:
+                fields = raw[:65536].split()
+                if fields and not fields[0].startswith(b"#"):
+                    return len(fields)
+    except OSError:
+        return None
+    return None
+
+
+def swapped_hint(qrels: str, run: str) -> str | None:
+    """ "the files may be swapped" when the qrels file has a run's 6 fields and the run file qrels' 4."""
+    if _first_fields(qrels) == 6 and _first_fields(run) in (3, 4):
+        return (
+            f"{qrels} looks like a run (6 fields: qid Q0 docid rank score tag) and {run} like qrels (TREC qrels: 4 fields, BEIR: 3): "
+            "are they swapped? irmetrics evaluate takes QRELS first, then RUN"
+        )
+    return None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -91,4 +121,4 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["add_subcommand", "evaluate_files", "run"]
+__all__ = ["add_subcommand", "evaluate_files", "run", "swapped_hint"]

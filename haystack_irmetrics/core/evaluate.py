@@ -23,6 +23,7 @@ from .kernels import (
     iprec_kernel,
 )
 from .measures import FAMILIES, STANDARD_LEVELS, GainMap, Measure, resolve_measures
+from .plausibility import Overlap
 from .prepare import Prepared, prepare
 from .presets import FamilyPolicy, MissingQueries, NoRelevant, Preset, Ties, resolve_preset
 from .ranking import Counted, count_f32, judged_ranks
@@ -87,7 +88,8 @@ class EvaluationResult:
     ``means`` are rounded as the preset says (BEIR: Python ``round(x, 5)``), ``raw_means`` are
     not. ``per_query[measure][qid]`` holds unrounded values of exactly the queries averaged in
     that measure's mean (so the mean of ``per_query[m]`` is ``raw_means[m]``); ``n_queries[m]`` is
-    their count. Two documented exceptions: GMAP's mean is geometric (``exp`` of the mean ``log``),
+    their count. Three documented exceptions: GMAP's mean is geometric (``exp`` of the mean ``log``),
+    trec_eval's counts (``num_q``, ``num_ret``, ``num_rel``, ``num_rel_ret``) are summed, not averaged,
     and BEIR's ``Hole@k`` also lists results queries nobody judged, which it sums but does not count
     (it divides by ``len(qrels)``). A measure no query counts in (``no_relevant="skip"`` and no query
     has a relevant document) has the mean ``nan`` and ``n_queries`` 0.
@@ -230,6 +232,7 @@ def evaluate_chunks(
     first: list[str] = []
     n_run = 0
     parts: dict[Measure, list[tuple[_Block, int, list[str]]]] = {m: [] for m in wanted}
+    overlap = Overlap()
     for chunk in chunks:
         if isinstance(chunk, Mapping) and len(chunk) == 0:
             continue  # an empty piece adds nothing
@@ -250,6 +253,7 @@ def evaluate_chunks(
             first = qids
         n_run += len(qids)
         prep = prepare(run, q, policy.ignore_identical_ids)
+        overlap.add(prep)
         rows = _Evaluation(q, prep, policy, run).compute(wanted)
         scored.extend(prep.qids)
         for m, (block, row) in rows.items():
@@ -258,6 +262,7 @@ def evaluate_chunks(
         raise EmptyInputError("results is empty: no query was retrieved for")
     if not scored:
         raise _no_overlap(n_run, first[0], q)
+    overlap.warn(q)
     merged: dict[Measure, tuple[_Block, int]] = {}
     for m, pieces in parts.items():
         if len(pieces) == 1:
@@ -465,6 +470,20 @@ class _Evaluation:
         table = coverage_kernel(owner, ranks, len(qids), cutoffs, n_ret)
         return _Block(table, rel_any, None if counted is None else qids, counted)
 
+    def _count(self, family: str, policy: FamilyPolicy, ms: list[Measure]) -> _Block:
+        """trec_eval's counts per query: num_q (1), num_ret, num_rel (R), num_rel_ret."""
+        r_owner, _, _, n_rel = self.relevant_ranked(policy)
+        n = len(self.prep.qids)
+        if family == "num_q":
+            values = np.ones(n, np.int64)
+        elif family == "num_ret":
+            values = self.n_retrieved()
+        elif family == "num_rel":
+            values = n_rel
+        else:
+            values = np.bincount(r_owner, minlength=n)
+        return _Block(values.astype(np.float64)[None, :], n_rel > 0)
+
     def _annotated_ranks(self, ties: str, qids: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Ranks of the retrieved documents that some query judged, for ``qids`` (any results queries)."""
         annotated: set[str] = set()
@@ -520,7 +539,9 @@ def aggregate(
             answered, names = v, qids
             n_counted = answered.size if block.counted is None else int(block.counted.sum())
         extra: list[str] = []
-        if policy.missing_queries == "zero" and not skip_norel:
+        if spec.aggregate == "sum":
+            pass  # counts cover the queries the run answers, as trec_eval without -c
+        elif policy.missing_queries == "zero" and not skip_norel:
             extra = missing + (empty if policy.count_empty_qrels else [])
         elif policy.missing_queries == "zero":
             # Missing queries with relevant documents still count as 0; none-relevant ones are skipped.
@@ -537,7 +558,8 @@ def aggregate(
             total = float(np.cumsum(answered)[-1]) if answered.size else 0.0
             for _ in range(len(extra) if spec.missing_value else 0):
                 total += spec.missing_value
-            mean = total / count if count else math.nan  # a mean over no query (all skipped)
+            # trec_eval's summary of a count is its sum; a mean over no query (all skipped) is nan.
+            mean = total if spec.aggregate == "sum" else total / count if count else math.nan
         raw[m.name] = mean
         digits = preset.round_digits
         means[m.name] = round(mean, digits) if digits is not None else mean

@@ -119,7 +119,7 @@ def gain_kernel(
     offsets: np.ndarray,
     ideal_gains: np.ndarray,
     ideal_offsets: np.ndarray,
-    cutoffs: Sequence[int],
+    cutoffs: Sequence[int | None],
     *,
     jk: bool = False,
 ) -> np.ndarray:
@@ -141,7 +141,7 @@ def gain_kernel(
     counts = counts_below(ranks, owner, n, cutoffs)
     for row, k in enumerate(cutoffs):
         dcg = _at_cutoff(dcg_cum, offsets, counts[row])
-        idcg = _at_cutoff(idcg_cum, ideal_offsets, np.minimum(n_ideal, k))
+        idcg = _at_cutoff(idcg_cum, ideal_offsets, n_ideal if k is None else np.minimum(n_ideal, k))
         np.divide(dcg, idcg, out=out[row], where=idcg > 0)
     return out
 
@@ -188,7 +188,7 @@ def binary_kernel(
         counts = counts_below(ranks, owner, n, cutoffs)
     for row, k in enumerate(cutoffs):
         if family == "MRR":
-            np.divide(1.0, first_rank, out=out[row], where=first < k)
+            np.divide(1.0, first_rank, out=out[row], where=nonempty if k is None else first < k)
             continue
         if family == "Rprec":
             # trec_eval: relevant among the top min(retrieved, R), / R.

@@ -37,10 +37,11 @@ from typing import Any, Literal
 
 from ..errors import DuplicateCutoffError, InvalidCutoffError, UnknownMeasureError
 
-KernelKind = Literal["gain", "binary", "bpref", "iprec", "coverage"]
+KernelKind = Literal["gain", "binary", "bpref", "iprec", "coverage", "count"]
 BeirPath = Literal["pytrec", "custom"]
 AtKind = Literal["required", "optional", "none", "level"]
-Aggregate = Literal["mean", "geometric"]
+Aggregate = Literal["mean", "geometric", "sum"]
+Unit = Literal["rate", "count"]
 
 # trec_eval's gm_map floor: log(max(AP, MIN_GEO_MEAN)).
 MIN_GEO_MEAN = 0.00001
@@ -60,6 +61,13 @@ class Family:
     doc id) and average the queries present in the run; ``"custom"`` ones follow
     ``beir/retrieval/custom_metrics.py`` (float64 stable order, ``> 0`` relevant, divide by
     ``len(qrels)``). ``params``: the variant parameters the family takes.
+
+    ``uncut_names``: exact spellings (case matters) that name the measure on the whole ranking when
+    written without a cutoff: trec_eval's ``map``, ``ndcg`` and ``recip_rank``. Any other bare name of
+    such a family (``NDCG``, ``MAP``, ``MRR``) is crossed with ``k_values``, BEIR's way; a bare name of
+    an ``"optional"`` family without ``uncut_names`` (``F``, ``GMAP``) is the whole ranking.
+    ``unit``: ``"rate"`` (a value in [0, 1] per query) or ``"count"`` (trec_eval's ``num_*`` counts,
+    summed over the queries rather than averaged: ``aggregate="sum"``).
     """
 
     name: str
@@ -76,6 +84,13 @@ class Family:
     missing_value: float = 0.0
     # Variants reachable by name only: alias -> fixed parameters (e.g. nDCG_exp -> gain="exp").
     variant_aliases: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    uncut_names: tuple[str, ...] = ()
+    unit: Unit = "rate"
+
+    @property
+    def crossed(self) -> bool:
+        """Whether a bare name of this family is crossed with ``k_values`` (``NDCG`` -> ``NDCG@10``, ...)."""
+        return self.at == "required" or bool(self.uncut_names)
 
 
 FAMILIES: dict[str, Family] = {
@@ -87,14 +102,16 @@ FAMILIES: dict[str, Family] = {
             "pytrec",
             "DCG@k / IDCG@k, DCG = sum_{i<k} gain_i / log2(i+2); IDCG over all judged docs sorted, cut at k",
             ("ndcg", "ndcg_cut"),
+            at="optional",
             params=frozenset({"gain", "discount"}),
-            reference="pytrec_eval ndcg_cut.k; with gains: trec_eval ndcg.g=v (no cut)",
+            reference="pytrec_eval ndcg_cut.k; uncut: trec_eval ndcg (with gains: ndcg.g=v)",
             variant_aliases={
                 "ndcg_exp": {"gain": "exp"},
                 "ndcg_burges": {"gain": "exp"},
                 "ndcg_jk": {"discount": "jk"},
                 "ndcg_exp_jk": {"gain": "exp", "discount": "jk"},
             },
+            uncut_names=("ndcg",),
         ),
         Family(
             "MAP",
@@ -102,7 +119,9 @@ FAMILIES: dict[str, Family] = {
             "pytrec",
             "sum_{i<k, rel} hits_i/(i+1) / R",
             ("map", "map_cut", "ap", "ap_cut"),
-            reference="pytrec_eval map_cut.k",
+            at="optional",
+            reference="pytrec_eval map_cut.k; uncut: trec_eval map",
+            uncut_names=("map",),
         ),
         Family("Recall", "binary", "pytrec", "hits@k / R", ("recall", "r"), reference="pytrec_eval recall.k"),
         Family("P", "binary", "pytrec", "hits@k / k", ("p", "precision", "prec"), reference="pytrec_eval P.k"),
@@ -112,7 +131,9 @@ FAMILIES: dict[str, Family] = {
             "custom",
             "1/(i+1) for the first relevant i < k",
             ("mrr", "rr", "recip_rank", "mrr_cut", "mrr@k"),
-            reference="beir custom_metrics.mrr; trec: recip_rank on the top k",
+            at="optional",
+            reference="beir custom_metrics.mrr; trec: recip_rank on the top k; uncut: trec_eval recip_rank",
+            uncut_names=("recip_rank",),
         ),
         Family(
             "R_cap",
@@ -205,8 +226,17 @@ FAMILIES: dict[str, Family] = {
             reference="beir custom_metrics.hole",
             higher_is_better=False,
         ),
+        # trec_eval's counts, summed over the queries (its summary line), as it prints them first.
+        Family("num_q", "count", "pytrec", "1 per evaluated query (summed: the number of queries)", ("numq",),
+               at="none", reference="trec_eval num_q", aggregate="sum", unit="count"),
+        Family("num_ret", "count", "pytrec", "documents retrieved (summed over queries)", ("numret",),
+               at="none", reference="trec_eval num_ret", aggregate="sum", unit="count"),
+        Family("num_rel", "count", "pytrec", "relevant judged documents, R (summed over queries)", ("numrel",),
+               at="none", reference="trec_eval num_rel", aggregate="sum", unit="count"),
+        Family("num_rel_ret", "count", "pytrec", "relevant documents retrieved (summed over queries)",
+               ("numrelret",), at="none", reference="trec_eval num_rel_ret", aggregate="sum", unit="count"),
     )
-}
+}  # fmt: skip
 
 _ALIASES: dict[str, tuple[str, Mapping[str, Any]]] = {}
 for _family in FAMILIES.values():
@@ -562,9 +592,11 @@ def resolve_measures(measures: Sequence[str | Measure] | None, k_values: Sequenc
     """Turn the user's ``measures`` and ``k_values`` into an ordered, duplicate-free list.
 
     ``measures`` may hold full names (``NDCG@10``) or bare names. A bare name of a family that needs a
-    cutoff (``NDCG``, ``nDCG_exp``, ``P``, ``Success``, ``Judged``, ...) is crossed with ``k_values``;
-    a bare ``iP`` means the 11 standard recall levels; any other bare name is the measure on the whole
-    ranking (``Rprec``, ``bpref``, ``GMAP``, ``F``, ``iP_avg``). ``None`` means BEIR's six families.
+    cutoff (``P``, ``Success``, ``Judged``, ...) or of BEIR's ``NDCG``, ``nDCG_exp``, ``MAP``, ``MRR`` is
+    crossed with ``k_values``; trec_eval's own ``map``, ``ndcg`` and ``recip_rank`` (exactly so
+    written) are the uncut measures, as trec_eval prints them (``MAP``, ``NDCG``, ``MRR``); a bare
+    ``iP`` means the 11 standard recall levels; any other bare name is the measure on the whole ranking
+    (``Rprec``, ``bpref``, ``GMAP``, ``F``, ``iP_avg``, ``num_ret``, ...). ``None`` means BEIR's six families.
     Order: crossed families first (as given), then the rest as given. A lone name (``"NDCG"``) is one measure.
     """
     if isinstance(measures, str | Measure):
@@ -578,10 +610,11 @@ def resolve_measures(measures: Sequence[str | Measure] | None, k_values: Sequenc
         if not isinstance(item, str):
             raise UnknownMeasureError(f"a measure is a name like 'NDCG@10', got {item!r}")
         family, params, at = _parse(item)
-        kind = FAMILIES[family].at
+        spec = FAMILIES[family]
+        kind = spec.at
         if at is not None:
             explicit.append(_build(family, params, at))
-        elif kind == "required":
+        elif spec.crossed and item.strip() not in spec.uncut_names:
             Measure(family, 1, **params)  # validate the parameters now
             if (family, params) not in crossed:
                 crossed.append((family, params))

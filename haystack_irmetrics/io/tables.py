@@ -60,10 +60,11 @@ def format_result(result: Any, fmt: str, per_query: bool = False, digits: int | 
         return json.dumps(out)
     d = table_digits(result, digits)
     if fmt == "tsv":
-        lines = [f"{name}\tall\t{_cell(value, d)}" for name, value in _means(result, digits).items()]
+        counts = _counts(result)
+        lines = [f"{name}\tall\t{_cell(value, d, name in counts)}" for name, value in _means(result, digits).items()]
         if per_query:
             for name, values in result.per_query.items():
-                lines.extend(f"{name}\t{q}\t{_cell(v, d)}" for q, v in values.items())
+                lines.extend(f"{name}\t{q}\t{_cell(v, d, name in counts)}" for q, v in values.items())
         return "\n".join(lines)
     if fmt == "markdown":
         table = markdown_table(result, digits)
@@ -76,7 +77,14 @@ def _means(result: Any, digits: int | None) -> Mapping[str, float]:
     return result.means if digits is None else {name: result.raw_means[name] for name in result.means}
 
 
-def _cell(value: float, digits: int) -> str:
+def _counts(result: Any) -> set[str]:
+    """Names of the measures that are counts (``num_ret``, ...): printed as whole numbers, as trec_eval does."""
+    return {m.name for m in result.measures if m.spec.unit == "count"}
+
+
+def _cell(value: float, digits: int, count: bool = False) -> str:
+    if count and float(value).is_integer():
+        return str(int(value))
     return f"{value:.{digits}f}"
 
 
@@ -87,6 +95,7 @@ def markdown_table(result: Any, digits: int | None = None) -> str:
     """
     d = table_digits(result, digits)
     means = _means(result, digits)
+    counts = _counts(result)
     families: dict[str, dict[str | None, float]] = {}
     for m in result.measures:
         families.setdefault(m.stem, {})[m.at] = means[m.name]
@@ -94,7 +103,9 @@ def markdown_table(result: Any, digits: int | None = None) -> str:
     head = "| measure | " + " | ".join("all" if k is None else f"@{k}" for k in cutoffs) + " |"
     sep = "|---|" + "---:|" * len(cutoffs)
     body = [
-        f"| {markdown_cell(fam)} | " + " | ".join(_cell(row[k], d) if k in row else "" for k in cutoffs) + " |"
+        f"| {markdown_cell(fam)} | "
+        + " | ".join(_cell(row[k], d, fam in counts) if k in row else "" for k in cutoffs)
+        + " |"
         for fam, row in families.items()
     ]
     return "\n".join([head, sep, *body])
@@ -104,13 +115,16 @@ def per_query_table(result: Any, digits: int | None = None) -> str:
     """One row per query, one column per measure (the values of ``--per-query``); a blank cell is a query
     that measure does not average (e.g. an unanswered query under the beir preset's pytrec measures)."""
     d = table_digits(result, digits)
+    counts = _counts(result)
     names = list(result.per_query)
     columns = [result.per_query[name] for name in names]
     queries = list(dict.fromkeys(q for values in columns for q in values))
     head = "| query | " + " | ".join(markdown_cell(n) for n in names) + " |"
     sep = "|---|" + "---:|" * len(names)
     body = [
-        f"| {markdown_cell(q)} | " + " | ".join(_cell(c[q], d) if q in c else "" for c in columns) + " |"
+        f"| {markdown_cell(q)} | "
+        + " | ".join(_cell(c[q], d, n in counts) if q in c else "" for n, c in zip(names, columns))
+        + " |"
         for q in queries
     ]
     return "\n".join([head, sep, *body])

@@ -1,0 +1,80 @@
+"""Inputs that evaluate without an error but look wrong, said as a :class:`SuspiciousInputWarning`.
+
+Two traps give plausible-looking zeros or nonsense: qrels of another collection (the shared query ids
+exist, but no retrieved document is judged) and ``evaluate(results, qrels)`` (the arguments swapped).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..errors import SuspiciousInputWarning
+from .inputs import Qrels
+from .prepare import Prepared
+
+#: "Far fewer than usual": with at least this many shared queries, under this share of them with any
+#: judged document retrieved (a weak run on shallow qrels still reaches several times more).
+FEW_JUDGED_QUERIES = 20
+FEW_JUDGED_SHARE = 0.05
+
+
+class Overlap:
+    """How much of the run the qrels judge, counted over the pieces, to warn about inputs that look wrong."""
+
+    def __init__(self) -> None:
+        self.queries = self.retrieved = self.judged = self.queries_hit = 0
+        self.scores: np.ndarray | None = None  # the first piece's scores (dict runs), for the swap check
+
+    def add(self, prep: Prepared) -> None:
+        self.queries += len(prep.qids)
+        self.retrieved += int(prep.offsets[-1])
+        self.judged += int(prep.pair_query.size)
+        self.queries_hit += int(np.count_nonzero(np.bincount(prep.pair_query, minlength=len(prep.qids))))
+        if self.scores is None and prep.scores is not None:
+            self.scores = prep.scores
+
+    def warn(self, qrels: Qrels) -> None:
+        swapped = _swapped(qrels.labels, self.scores)
+        if swapped:
+            warnings.warn(swapped, SuspiciousInputWarning, stacklevel=4)
+        elif self.retrieved and not self.judged:
+            warnings.warn(
+                f"not one of the {self.retrieved:,} documents retrieved for the {self.queries:,} queries the results "
+                "share with the qrels is judged, so every measure is 0: are the qrels of another collection, or its "
+                "document ids written another way?",
+                SuspiciousInputWarning,
+                stacklevel=4,
+            )
+        elif self.queries >= FEW_JUDGED_QUERIES and self.queries_hit < FEW_JUDGED_SHARE * self.queries:
+            warnings.warn(
+                f"only {self.queries_hit} of the {self.queries:,} queries the results share with the qrels have a "
+                f"judged document among the {self.retrieved:,} retrieved ({self.judged} judged in all): are the "
+                "qrels of another collection, or its document ids written another way?",
+                SuspiciousInputWarning,
+                stacklevel=4,
+            )
+
+
+def _swapped(labels: np.ndarray, scores: np.ndarray | None) -> str | None:
+    """A message when the qrels look like a run (many distinct fractional labels) and the results like
+    qrels (a few whole-number scores): ``evaluate(results, qrels)``."""
+    if scores is None or labels.size < FEW_JUDGED_QUERIES or scores.size == 0:
+        return None
+    sample = labels[:100_000]
+    fractional = sample != np.floor(sample)
+    if np.count_nonzero(fractional) * 2 < sample.size or np.unique(sample).size < FEW_JUDGED_QUERIES:
+        return None
+    values = np.unique(scores[:100_000])
+    if values.size > 10 or bool((values != np.floor(values)).any()):
+        return None
+    return (
+        f"the qrels look like a run and the results like qrels: {np.count_nonzero(fractional):,} of the first "
+        f"{sample.size:,} labels are not whole numbers (e.g. {float(sample[fractional][0])!r}), while every score "
+        f"of the results is one of {[int(v) if v.is_integer() else v for v in values.tolist()]}; "
+        "evaluate(qrels, results) takes the judgments first: are the arguments swapped?"
+    )
+
+
+__all__ = ["FEW_JUDGED_QUERIES", "FEW_JUDGED_SHARE", "Overlap"]
