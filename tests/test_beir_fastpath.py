@@ -359,6 +359,24 @@ def test_haystack_imported_without_torch_reads_the_real_torch_at_first_use():
     assert out.splitlines() == ["True False", "True True module", "False"]
 
 
+def test_haystack_that_cannot_be_imported_leaves_no_stand_in_behind():
+    out = python(
+        """
+        import sys
+
+        class NoHaystack:
+            def find_spec(self, name, path=None, target=None):
+                if name == "haystack":
+                    raise ImportError("haystack is broken here")
+
+        sys.meta_path.insert(0, NoHaystack())
+        from haystack_irmetrics.beir.lazy_torch import import_haystack_without_torch
+        print(import_haystack_without_torch(), "torch" in sys.modules, "haystack" in sys.modules)
+        """
+    )
+    assert out.splitlines()[-1] == "False False False"
+
+
 @needs_torch
 @needs_dense
 def test_dense_run_after_haystack_imported_without_torch_equals_the_usual_one():

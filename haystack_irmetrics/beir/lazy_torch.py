@@ -30,7 +30,8 @@ def import_haystack_without_torch() -> bool:
     """Import Haystack, leaving torch to be imported at its first use; returns whether torch was deferred.
 
     Nothing is deferred when Haystack or torch is imported already, or torch is not installed: Haystack
-    is then imported as usual.
+    is then imported as usual. When Haystack cannot be imported, nothing is changed: the code that needs
+    it reports that.
     """
     if "haystack" in sys.modules or "torch" in sys.modules:
         return False
@@ -38,21 +39,22 @@ def import_haystack_without_torch() -> bool:
         spec = importlib.util.find_spec("torch")
     except (ImportError, ValueError):
         spec = None
-    if spec is None:
-        importlib.import_module("haystack")
-        return False
-    stand_in = _TorchStandIn("torch")
-    # The import statement reads __spec__ (initialized?) and a submodule import reads __path__: both answer
-    # without importing torch (an empty path: no torch submodule can be imported through the stand-in).
-    stand_in.__spec__ = spec
-    stand_in.__path__ = []
-    sys.modules["torch"] = stand_in
+    stand_in = None
+    if spec is not None:
+        stand_in = _TorchStandIn("torch")
+        # The import statement reads __spec__ (initialized?) and a submodule import reads __path__: both
+        # answer without importing torch (an empty path: no torch submodule is imported through the stand-in).
+        stand_in.__spec__ = spec
+        stand_in.__path__ = []
+        sys.modules["torch"] = stand_in
     try:
         importlib.import_module("haystack")
+    except ImportError:
+        return False
     finally:
-        if sys.modules.get("torch") is stand_in:
+        if stand_in is not None and sys.modules.get("torch") is stand_in:
             del sys.modules["torch"]
-    return "torch" not in sys.modules
+    return stand_in is not None and "torch" not in sys.modules
 
 
 __all__ = ["import_haystack_without_torch"]
