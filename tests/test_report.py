@@ -242,6 +242,24 @@ def test_a_beir_output_folder_brings_its_qrels_queries_and_corpus(runs, tmp_path
     )
 
 
+def test_runs_named_alike_take_as_many_parent_folders_as_tell_them_apart(runs, tmp_path):
+    """`irmetrics report runs/bm25/sample runs/dense/sample` labels them as `irmetrics compare` does."""
+    for system in ("bm25", "dense"):
+        folder = tmp_path / "runs" / system / "sample"
+        folder.mkdir(parents=True)
+        (folder / "run.trec").write_bytes(runs[system].read_bytes())
+    bm25, dense = tmp_path / "runs" / "bm25" / "sample", tmp_path / "runs" / "dense" / "sample"
+    out = tmp_path / "r.html"
+    assert main(["report", str(bm25), str(dense), "--qrels", str(QRELS), "-k", "10", "-m", "NDCG", "-o", str(out)]) == 0
+    assert _embedded(out.read_text(encoding="utf-8"))["runs"] == ["bm25/sample", "dense/sample"]
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "bm25.trec").write_bytes(runs["bm25"].read_bytes())
+    mixed = build_report([runs["bm25"], tmp_path / "x" / "bm25.trec", runs["dense"]], QRELS, k_values=[10])
+    assert mixed.names == [f"{runs['bm25'].parent.name}/bm25", "x/bm25", "dense"]
+    with pytest.raises(InvalidArgumentError, match="two runs are named 'sample'"):  # one folder twice
+        build_report([bm25, bm25], QRELS, k_values=[10])
+
+
 def test_evaluator_outputs_and_evaluation_run_results(tmp_path):
     from haystack import Document
 

@@ -31,7 +31,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("-k", type=ints, default=list(DEFAULT_K_VALUES), help="cutoffs")
     p.add_argument("-m", "--measures", type=names, default=None, help="families or names, e.g. NDCG,Recall or P@5")
     p.add_argument(
-        "--names", type=names, default=None, help="labels of the runs, e.g. bm25,dense (default: file stems)"
+        "--names", type=names, default=None, help="labels of the runs, e.g. bm25,dense (default: file or folder names)"
     )
     p.add_argument("--baseline", default=None, help="the run the others are compared with (default: the first)")
     p.add_argument("--preset", choices=["beir", "trec"], default="beir", help="beir 2.2.0 or trec_eval conventions")

@@ -148,6 +148,7 @@ def load_sources(
     if not pairs:
         raise InvalidArgumentError("a report needs at least one run")
     sources = [load_source(n, v) for n, v in pairs]
+    _tell_apart(sources, [v if n is None else None for n, v in pairs])
     seen: dict[str, int] = {}
     for s in sources:
         seen[s.name] = seen.get(s.name, 0) + 1
@@ -155,6 +156,32 @@ def load_sources(
     if twice:
         raise InvalidArgumentError(f"two runs are named {twice[0]!r}: give each its own name (--names a,b,...)")
     return sources
+
+
+def _tell_apart(sources: list[Source], paths: list[RunSource | None]) -> None:
+    """Rename the runs whose file or folder names clash (``bm25/scifact`` and ``dense/scifact``, both
+    ``scifact``) with as many parent folders as tell them apart, as ``irmetrics compare`` labels them.
+    ``paths[i]`` is the file or folder of ``sources[i]`` when it was named after it, else ``None``; one
+    path given twice still clashes (and is refused by the caller)."""
+    parents = [Path(p).parent.parts if isinstance(p, str | os.PathLike) else None for p in paths]
+    base = [s.name for s in sources]
+    depth = [0] * len(sources)
+    while True:
+        groups: dict[str, list[int]] = {}
+        for i, s in enumerate(sources):
+            groups.setdefault(s.name, []).append(i)
+        grow = [
+            i
+            for group in groups.values()
+            if len(group) > 1 and len({(parents[j], base[j]) for j in group}) > 1
+            for i in group
+            if parents[i] and depth[i] < len(parents[i])
+        ]
+        if not grow:
+            return
+        for i in grow:
+            depth[i] += 1
+            sources[i].name = "/".join((*parents[i][len(parents[i]) - depth[i] :], base[i]))
 
 
 def text_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str]]:
