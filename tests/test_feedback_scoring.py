@@ -185,3 +185,28 @@ def test_feedback_evaluation_refuses_measures_without_a_cutoff_with_a_typed_erro
 
     with pytest.raises(FeedbackError, match=r"take measures with a cutoff.*Rprec"):
         evaluate_feedback(aggregate_feedback(SEED_ROWS), k_values=[2], measures=["NDCG", "Rprec"], n_resamples=50)
+
+
+def test_graded_judgments_scored_on_the_logged_rankings_raise_no_swapped_arguments_warning(tmp_path):
+    """Feedback labels are fractional (mean votes, Wilson bounds) and the logged run's scores whole
+    (n - rank): the core's check for evaluate(results, qrels) must not fire on judgments and runs the
+    feedback path built itself."""
+    import warnings
+
+    from haystack_irmetrics.errors import SuspiciousInputWarning
+
+    rng = random.Random(3)
+    rows = [
+        {"query_id": f"q{q}", "doc_id": f"d{q}-{i}", "position": i, "vote": round(rng.random(), 3)}
+        for q in range(30)
+        for i in range(1, 5)
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SuspiciousInputWarning)
+        ev = evaluate_feedback(rows, k_values=[3], measures=["NDCG"], n_resamples=50)
+        from haystack_irmetrics.report import feedback_report  # the page irmetrics feedback --report writes
+
+        feedback_report(ev, {}, tmp_path / "report.html")
+    assert ev.overall.systems["logged"].means()["NDCG@3"] > 0
+    with pytest.warns(SuspiciousInputWarning, match="swapped"):  # the same inputs through evaluate do warn
+        evaluate(ev.feedback.qrels(), ev.feedback.logged_run(), [3], measures=["NDCG"])

@@ -7,6 +7,8 @@ exist, but no retrieved document is judged) and ``evaluate(results, qrels)`` (th
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -57,6 +59,20 @@ class Overlap:
             )
 
 
+#: How the warning about ``evaluate(results, qrels)`` begins (:func:`judgments_built_here` silences it).
+SWAPPED = "the qrels look like a run"
+
+
+@contextmanager
+def judgments_built_here() -> Iterator[None]:
+    """Within the block, no warning that the arguments look swapped: for callers whose qrels cannot be a
+    run (the feedback path's judgments, aggregated from a log: fractional mean votes or Wilson bounds
+    beside the logged rankings' whole ``n - rank`` scores). The other checks stay on."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=SWAPPED, category=SuspiciousInputWarning)
+        yield
+
+
 def _swapped(labels: np.ndarray, scores: np.ndarray | None) -> str | None:
     """A message when the qrels look like a run (many distinct fractional labels) and the results like
     qrels (a few whole-number scores): ``evaluate(results, qrels)``."""
@@ -70,11 +86,11 @@ def _swapped(labels: np.ndarray, scores: np.ndarray | None) -> str | None:
     if values.size > 10 or bool((values != np.floor(values)).any()):
         return None
     return (
-        f"the qrels look like a run and the results like qrels: {np.count_nonzero(fractional):,} of the first "
+        f"{SWAPPED} and the results like qrels: {np.count_nonzero(fractional):,} of the first "
         f"{sample.size:,} labels are not whole numbers (e.g. {float(sample[fractional][0])!r}), while every score "
         f"of the results is one of {[int(v) if v.is_integer() else v for v in values.tolist()]}; "
         "evaluate(qrels, results) takes the judgments first: are the arguments swapped?"
     )
 
 
-__all__ = ["FEW_JUDGED_QUERIES", "FEW_JUDGED_SHARE", "Overlap"]
+__all__ = ["FEW_JUDGED_QUERIES", "FEW_JUDGED_SHARE", "SWAPPED", "Overlap", "judgments_built_here"]

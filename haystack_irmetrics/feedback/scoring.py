@@ -28,6 +28,7 @@ from ..core import Qrels, Run, evaluate, resolve_measures
 from ..core.evaluate import bounded, short_list
 from ..core.inputs import ArrayRun, QrelsDict, RunDict
 from ..core.inputs import as_run as core_as_run
+from ..core.plausibility import judgments_built_here
 from ..errors import FeedbackError
 from ..stats import Comparison, bootstrap_means, compare_paired, percentile_interval
 from ._deps import pl
@@ -149,14 +150,22 @@ def score_system(
     common = {"relevance_threshold": threshold, **_policy(preset)}
     # Judged@k is the core's measure, scored with the full list (the same ranking, ties included).
     judged_names = [f"Judged@{k}" for k in ks]
-    full = evaluate(qrels, _answering(r, queries), None, measures=list(dict.fromkeys(names + judged_names)), **common)
+    full = _evaluate(qrels, _answering(r, queries), measures=list(dict.fromkeys(names + judged_names)), **common)
     values = {"full": _aligned(full.per_query, names, queries)}
     judged = _aligned(full.per_query, judged_names, queries)
     if condensed:
-        result = evaluate(qrels, Run.from_dict(condense(r, qrels) or {queries[0]: {}}), None, measures=names, **common)
+        result = _evaluate(qrels, Run.from_dict(condense(r, qrels) or {queries[0]: {}}), measures=names, **common)
         values["condensed"] = _aligned(result.per_query, names, queries)
     got = answered(r)
     return SystemScores(name, queries, values, judged, retrieved_queries=sum(q in got for q in queries))
+
+
+def _evaluate(qrels: Qrels, run: Run | ArrayRun, **options: Any) -> Any:
+    """``evaluate`` without the core's check for swapped arguments: the judgments come from the log, so they
+    cannot be a run, and fractional labels (mean votes, Wilson bounds) beside the logged rankings' whole
+    scores (``n - rank``) are what feedback looks like, not ``evaluate(results, qrels)``."""
+    with judgments_built_here():
+        return evaluate(qrels, run, None, **options)
 
 
 def _answering(run: Run | ArrayRun, queries: list[str]) -> Run | ArrayRun:

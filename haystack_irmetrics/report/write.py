@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..core.plausibility import judgments_built_here
 from ..errors import InvalidArgumentError
 from ..io.output import write_text
 from .data import ReportData, build_report
@@ -83,7 +84,8 @@ def feedback_report(evaluation: Any, runs: Mapping[str, Any], path: str | os.Pat
         "title": f"Feedback evaluation: {feedback.source}",
         **options,
     }
-    return write_report(systems, path, feedback.qrels(), **options)
+    with judgments_built_here():  # the judgments come from the log: they cannot be a run given as qrels
+        return write_report(systems, path, feedback.qrels(), **options)
 
 
 __all__ = ["feedback_report", "write_report"]
