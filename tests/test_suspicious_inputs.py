@@ -135,3 +135,11 @@ def test_a_malformed_qrels_file_that_is_no_run_gets_no_swap_hint(tmp_path):
         from haystack_irmetrics.io import read_qrels
 
         read_qrels(str(bad))
+
+
+def test_the_swap_hint_reads_a_bounded_prefix_of_an_endless_file(tmp_path):
+    from haystack_irmetrics.cli.evaluate import swapped_hint
+
+    _, r = _files(tmp_path)
+    assert swapped_hint("/dev/zero", r) is None
+    assert swapped_hint(r, "/dev/zero") is None

@@ -6,8 +6,8 @@
   of the two interleaving files. The lock file stays (empty): deleting it would race with a run
   that opened it.
 - **Whole files.** :func:`write_file` writes through a temporary file of a unique name in the same
-  folder (``tempfile.mkstemp``) and renames it over the target (``os.replace``), so a reader, a
-  kill or a second writer never sees half a file.
+  folder and renames it over the target (``os.replace``; :mod:`haystack_irmetrics.io.output`, the
+  one way the package writes a file whole), so a reader, a kill or a second writer never sees half a file.
 - **Named failures.** An ``OSError`` while writing (a full disk, a read-only folder) removes the
   temporary file and raises :class:`~haystack_irmetrics.errors.OutputError` naming the file and the
   system's reason.
@@ -21,31 +21,17 @@ import errno
 import logging
 import os
 import shutil
-import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import OutputError
+from ..io.output import write_path, write_text
 
 #: The lock file a run holds in each folder it writes (``DIR`` and ``DIR/<name>``).
 LOCK_FILE = ".irmetrics.lock"
 #: flock errors of file systems that do not lock (then the run goes on unlocked, with a logged warning).
 _NO_LOCKS = (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS)
-
-
-def _umask() -> int:
-    """The process's umask (mkstemp makes 0600 files; outputs get the permissions ``open`` would give)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    mask = os.umask(0o022)  # no way to read it without setting it elsewhere
-    os.umask(mask)
-    return mask
 
 
 def _reason(error: OSError) -> str:
@@ -62,44 +48,20 @@ def make_folder(folder: Path) -> None:
 
 def write_file(path: Path, write: Callable[[Path], None]) -> None:
     """Write ``path`` whole or not at all: ``write(tmp)`` fills a new temporary file of the same folder,
-    then it is renamed to ``path``.
+    then it is renamed to ``path`` (:func:`~haystack_irmetrics.io.output.write_path`; a link at ``path``
+    is replaced, never written through).
 
     :raises OutputError: on an ``OSError`` (disk full, no permission...), naming ``path``; the
         temporary file is removed first.
     """
     make_folder(path.parent)
-    try:
-        fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    except OSError as e:
-        raise OutputError(f"cannot write {path}: {_reason(e)}") from None
-    tmp = Path(name)
-    try:
-        try:
-            os.fchmod(fd, 0o666 & ~_umask())
-        finally:
-            os.close(fd)
-        write(tmp)
-        _sync(tmp)  # on disk before the rename: a crash leaves the old file or the new one, never an empty one
-        os.replace(tmp, path)
-    except OSError as e:
-        tmp.unlink(missing_ok=True)
-        raise OutputError(f"cannot write {path}: {_reason(e)}") from None
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
-def _sync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    write_path(path, write, follow_link=False)
 
 
 def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` (UTF-8) to ``path`` through :func:`write_file`."""
-    write_file(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    make_folder(path.parent)
+    write_text(path, text, follow_link=False)
 
 
 @contextmanager

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import os
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
@@ -62,26 +63,18 @@ def _temporary(folder: Path, name: str) -> tuple[int, Path]:
     raise FileExistsError(f"no free temporary name in {folder}")  # pragma: no cover - 100 random names taken
 
 
-def write_file(path: PathLike, write: Callable[[BinaryIO], None]) -> Path:
-    """Write ``path`` whole or not at all: ``write(f)`` fills ``f``, a temporary file of the same folder
-    opened in binary mode, which is then flushed to disk and renamed to ``path`` (its folders are
-    created). Returns ``path``.
-
-    :raises OutputError: on an ``OSError`` (disk full, no permission, ``path`` is a folder...), naming
-        ``path``; the temporary file is removed first. Anything else ``write`` raises is raised as it is,
-        after the temporary file is removed.
-    """
-    out = _target(path)
+@contextmanager
+def _replacing(path: PathLike, follow_link: bool) -> Iterator[tuple[int, Path]]:
+    """A new temporary file ``(fd, tmp)`` beside ``path`` that replaces it when the block ends without an
+    error; on an error it is removed (an ``OSError`` becomes an :class:`OutputError` naming ``path``)."""
+    out = _target(path) if follow_link else Path(path)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = _temporary(out.parent, out.name)
     except OSError as e:
         raise OutputError(f"cannot write {path}: {_reason(e)}") from None
     try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())  # a full disk can surface only here (delayed allocation, network mounts)
+        yield fd, tmp
         os.replace(tmp, out)
     except OSError as e:
         tmp.unlink(missing_ok=True)
@@ -89,17 +82,50 @@ def write_file(path: PathLike, write: Callable[[BinaryIO], None]) -> Path:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def write_file(path: PathLike, write: Callable[[BinaryIO], None], *, follow_link: bool = True) -> Path:
+    """Write ``path`` whole or not at all: ``write(f)`` fills ``f``, a temporary file of the same folder
+    opened in binary mode, which is then flushed to disk and renamed to ``path`` (its folders are
+    created). Returns ``path``. A ``path`` that is a symbolic link is written where it points, or with
+    ``follow_link=False`` replaced by the file (nothing is written through the link).
+
+    :raises OutputError: on an ``OSError`` (disk full, no permission, ``path`` is a folder...), naming
+        ``path``; the temporary file is removed first. Anything else ``write`` raises is raised as it is,
+        after the temporary file is removed.
+    """
+    with _replacing(path, follow_link) as (fd, _tmp), os.fdopen(fd, "wb") as f:
+        write(f)
+        f.flush()
+        os.fsync(f.fileno())  # a full disk can surface only here (delayed allocation, network mounts)
     return Path(path)
 
 
-def write_text(path: PathLike, text: str) -> Path:
+def write_path(path: PathLike, fill: Callable[[Path], None], *, follow_link: bool = True) -> Path:
+    """:func:`write_file` for a writer that fills a file by its path: ``fill(tmp)`` writes the temporary
+    file, which is flushed to disk and renamed to ``path``. Returns ``path``.
+
+    :raises OutputError: as :func:`write_file`.
+    """
+    with _replacing(path, follow_link) as (fd, tmp):
+        os.close(fd)
+        fill(tmp)
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    return Path(path)
+
+
+def write_text(path: PathLike, text: str, *, follow_link: bool = True) -> Path:
     """Write ``text`` as UTF-8 through :func:`write_file`; a lone surrogate is written as its backslash
     escape (:func:`printable`). Returns ``path``.
 
     :raises OutputError: as :func:`write_file`.
     """
     data = text.encode("utf-8", "backslashreplace")
-    return write_file(path, lambda f: f.write(data))
+    return write_file(path, lambda f: f.write(data), follow_link=follow_link)
 
 
-__all__ = ["printable", "write_file", "write_text"]
+__all__ = ["printable", "write_file", "write_path", "write_text"]
