@@ -12,6 +12,10 @@ from pathlib import Path
 
 import pytest
 
+# Haystack sends usage telemetry from Pipeline.run unless told not to; tests (and the CLI subprocesses
+# they start, which inherit this) make no connection beyond this machine.
+os.environ["HAYSTACK_TELEMETRY_ENABLED"] = "False"
+
 #: Set this to keep the tests' embedding and index cache between runs (faster dense tests).
 TEST_CACHE_VAR = "IRMETRICS_TEST_CACHE_DIR"
 #: The cache of the user running the tests, which they must not touch.
