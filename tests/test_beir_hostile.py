@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from haystack_irmetrics.beir._builtin import builtin_pipeline
+from haystack_irmetrics.beir.checkpoint import record_fields, record_line
 
 from .conftest import ROOT
 from .test_beir_resume import make_checkpoint, relist
@@ -81,9 +82,10 @@ def _stray_batch(partial: Path) -> None:
 def _document_outside_the_corpus(partial: Path) -> None:
     path = partial / "batch-000002.jsonl"
     rows = path.read_text().splitlines()
-    row = json.loads(rows[0])
+    row = record_fields(rows[0])
     row["d"].insert(0, ["doc9999", 50.0])  # would rank first and change every measure of that query
-    path.write_text("\n".join([json.dumps(row), *rows[1:]]) + "\n")
+    line = record_line(row["q"], [d for d, _ in row["d"]], [s for _, s in row["d"]], row["m"], row["s"])
+    path.write_text("\n".join([line, *rows[1:]]) + "\n")
     relist(partial)
 
 

@@ -18,7 +18,7 @@ import yaml
 from haystack_irmetrics.beir import pipelines as beir_pipelines
 from haystack_irmetrics.beir import run_beir, runner, sample_path
 from haystack_irmetrics.beir._builtin import builtin_pipeline
-from haystack_irmetrics.beir.checkpoint import differences
+from haystack_irmetrics.beir.checkpoint import differences, record_fields, record_line
 from haystack_irmetrics.cli import main
 from haystack_irmetrics.errors import CheckpointError, ConfigurationChangedError
 
@@ -171,8 +171,10 @@ def relist(partial):
 
 
 def edit_line(path, line, edit):
+    """Edit one checkpoint record as ``{"q", "d": [[doc, score], ...], "m", "s"}`` and write it back."""
     rows = path.read_text().splitlines()
-    rows[line - 1] = json.dumps(edit(json.loads(rows[line - 1])))
+    row = edit(record_fields(rows[line - 1]))
+    rows[line - 1] = record_line(row["q"], [d for d, _ in row["d"]], [s for _, s in row["d"]], row["m"], row["s"])
     path.write_text("\n".join(rows) + "\n")
 
 
@@ -242,6 +244,15 @@ def _infinite_score(partial):
     relist(partial)
 
 
+def _scores_cut_short(partial):
+    path = partial / "batch-000001.jsonl"
+    rows = path.read_text().splitlines()
+    row = json.loads(rows[0])
+    row["x"] = row["x"][:-12]  # the base64 of the scores loses its last values
+    path.write_text("\n".join([json.dumps(row), *rows[1:]]) + "\n")
+    relist(partial)
+
+
 def _index_state(partial):
     index = json.loads((partial / "index.json").read_text())
     index["index"]["n_indexed"] = "lots"
@@ -273,7 +284,8 @@ DAMAGE = [
     (_query_twice, r"batch-000004\.jsonl, line 8: query '\w+' is checkpointed twice \(also .*batch-000000\.jsonl, line 1\)"),
     (_document_twice, r"batch-000001\.jsonl, line 1: document '\w+' is listed twice"),
     (_not_utf8, r"batch-000002\.jsonl, line 1: not UTF-8"),
-    (_infinite_score, r"batch-000001\.jsonl, line 1: \[.*\] is not a \[document id, finite score\] pair"),
+    (_infinite_score, r"batch-000001\.jsonl, line 1: document .* has the score inf, not a finite number"),
+    (_scores_cut_short, r"batch-000001\.jsonl, line 1: the scores are not \d+ float64 values in base64"),
     (_index_state, r"index\.json: 'index' is not what indexing records"),
     (_index_of_another_checkpoint, r"index\.json was not written with this checkpoint's config\.json"),
     (_index_not_json, r"cannot read .*index\.json"),

@@ -26,9 +26,9 @@ with a :class:`~haystack_irmetrics.errors.CheckpointError` naming the file and l
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
-import math
 import os
 import re
 from collections.abc import Collection, Mapping, Sequence
@@ -36,6 +36,8 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from ..errors import CheckpointError, shorten
 from .outputs import make_folder, remove_tree, write_atomic
@@ -317,11 +319,8 @@ class Checkpoint:
 
     def add(self, qid: str, record: QueryRecord) -> None:
         """Record a retrieved query; every ``every`` queries make a batch file."""
-        self._pending.append(
-            json.dumps(
-                {"q": qid, "d": [[d, s] for d, s in record.ranked.items()], "m": record.merged, "s": record.is_sorted}
-            )
-        )
+        self._pending.append(record_line(qid, list(record.ranked), list(record.ranked.values()), record.merged,
+                                         record.is_sorted))  # fmt: skip
         if len(self._pending) >= self.every:
             self.flush()
 
@@ -382,15 +381,25 @@ def _index_state(value: Any, path: Path) -> dict[str, Any]:
     return value
 
 
-def _finite(value: float) -> bool:
-    try:
-        return math.isfinite(value)
-    except OverflowError:  # an integer beyond float's range
-        return False
+def record_line(qid: str, ids: Sequence[str], scores: Sequence[float], merged: int, is_sorted: bool) -> str:
+    """One checkpoint line: ``{"q": query id, "d": [corpus id, ...], "x": the scores, "m": merged, "s":
+    sorted}``, the scores as little-endian float64 bytes in base64: exact, and a fifth of the time
+    ``repr`` takes to write a thousand floats as JSON numbers (the checkpoint is written per query)."""
+    x = base64.b64encode(np.asarray(scores, dtype="<f8").tobytes()).decode("ascii")
+    return json.dumps({"q": qid, "d": list(ids), "x": x, "m": merged, "s": is_sorted})
+
+
+def record_fields(line: str) -> dict[str, Any]:
+    """A checkpoint line as ``{"q", "d": [[corpus id, score], ...], "m", "s"}``, unchecked (for tools
+    and tests that read or edit a batch; :func:`_parse_record` checks every field)."""
+    row = json.loads(line)
+    scores = np.frombuffer(base64.b64decode(row.pop("x"), validate=True), dtype="<f8").tolist()
+    row["d"] = [list(pair) for pair in zip(row["d"], scores, strict=True)]
+    return row
 
 
 def _parse_record(line: str, at: str) -> tuple[str, QueryRecord]:
-    """One checkpoint line: ``{"q": query id, "d": [[corpus id, score], ...], "m": merged, "s": sorted}``."""
+    """One checkpoint line (:func:`record_line`), every field checked."""
     try:
         row = json.loads(line)
     except (ValueError, RecursionError) as e:
@@ -399,26 +408,32 @@ def _parse_record(line: str, at: str) -> tuple[str, QueryRecord]:
         isinstance(row, dict)
         and isinstance(row.get("q"), str)
         and isinstance(row.get("d"), list)
+        and isinstance(row.get("x"), str)
         and type(row.get("m")) is int
         and row["m"] >= 0
         and isinstance(row.get("s"), bool)
     ):
-        raise CheckpointError(f"{at}: not a checkpoint record (expected q, d, m, s); {START_OVER}")
+        raise CheckpointError(f"{at}: not a checkpoint record (expected q, d, x, m, s); {START_OVER}")
+    try:
+        raw = base64.b64decode(row["x"], validate=True)
+    except ValueError:
+        raw = b"?"
+    ids = row["d"]
+    if len(raw) != 8 * len(ids):
+        raise CheckpointError(f"{at}: the scores are not {len(ids)} float64 values in base64; {START_OVER}")
+    scores = np.frombuffer(raw, dtype="<f8")
+    if not np.isfinite(scores).all():
+        i = int(np.flatnonzero(~np.isfinite(scores))[0])
+        raise CheckpointError(
+            f"{at}: document {shorten(repr(ids[i]))} has the score {float(scores[i])!r}, not a finite number; {START_OVER}"
+        )
     ranked: dict[str, float] = {}
-    for pair in row["d"]:
-        if not (
-            isinstance(pair, list)
-            and len(pair) == 2
-            and isinstance(pair[0], str)
-            and type(pair[1]) in (int, float)
-            and _finite(pair[1])
-        ):
-            raise CheckpointError(
-                f"{at}: {shorten(repr(pair))} is not a [document id, finite score] pair; {START_OVER}"
-            )
-        if pair[0] in ranked:
-            raise CheckpointError(f"{at}: document {shorten(pair[0])!r} is listed twice; {START_OVER}")
-        ranked[pair[0]] = float(pair[1])
+    for doc, score in zip(ids, scores.tolist(), strict=True):
+        if not isinstance(doc, str):
+            raise CheckpointError(f"{at}: {shorten(repr(doc))} is not a document id; {START_OVER}")
+        if doc in ranked:
+            raise CheckpointError(f"{at}: document {shorten(doc)!r} is listed twice; {START_OVER}")
+        ranked[doc] = score
     return row["q"], QueryRecord(ranked, row["m"], row["s"])
 
 
@@ -442,6 +457,8 @@ __all__ = [
     "dataset_files",
     "differences",
     "file_identity",
+    "record_fields",
+    "record_line",
     "run_configuration",
     "write_atomic",
 ]
