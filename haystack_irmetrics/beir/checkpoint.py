@@ -9,7 +9,7 @@ A file whose size and modification time are those recorded is not hashed again.
 
 **Checkpoint.** While a dataset's queries run, :class:`Checkpoint` writes the retrieved documents of
 every ``every`` queries to ``<output>/.partial/batch-NNNNNN.jsonl`` (one JSON line per query: its
-``{corpus id: score}`` in the pipeline's order, exact floats), each file written to a temporary name
+corpus ids in the pipeline's order and their scores as exact float64 bytes, :func:`record_line`), each file written to a temporary name
 and renamed, so a kill leaves whole batches only. ``config.json`` holds the configuration and
 ``index.json`` what indexing found (documents indexed, pipeline source, models), so a run whose every
 query is checkpointed does not index again, the SHA-256 of ``config.json`` and the name and SHA-256
