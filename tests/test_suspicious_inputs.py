@@ -143,3 +143,12 @@ def test_the_swap_hint_reads_a_bounded_prefix_of_an_endless_file(tmp_path):
     _, r = _files(tmp_path)
     assert swapped_hint("/dev/zero", r) is None
     assert swapped_hint(r, "/dev/zero") is None
+
+
+def test_fractional_judgments_of_shown_rankings_with_whole_scores_are_not_a_swap():
+    # Judgments aggregated from a log (mean votes) and the logged rankings (n - rank scores) are about
+    # as deep as each other: no warning, without any caller silencing it.
+    rng = np.random.default_rng(3)
+    qrels = {f"q{i}": {f"d{i}_{j}": float(rng.random()) for j in range(10)} for i in range(30)}
+    logged = {f"q{i}": {f"d{i}_{j}": float(10 - j) for j in range(10)} for i in range(30)}
+    _no_warning(qrels, logged, [10], relevance_threshold=0.5)

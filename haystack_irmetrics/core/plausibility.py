@@ -38,7 +38,11 @@ class Overlap:
             self.scores = prep.scores
 
     def warn(self, qrels: Qrels) -> None:
-        swapped = _swapped(qrels.labels, self.scores)
+        # A run is deeper than the qrels of its queries: swapped, the "qrels" hold many more documents
+        # per query than the "results" (judgments aggregated from a log and the rankings they were
+        # shown in are about as deep: not a swap).
+        deeper = qrels.labels.size * max(self.queries, 1) >= 2 * self.retrieved * max(len(qrels.qids), 1)
+        swapped = _swapped(qrels.labels, self.scores) if deeper else None
         if swapped:
             warnings.warn(swapped, SuspiciousInputWarning, stacklevel=4)
         elif self.retrieved and not self.judged:
