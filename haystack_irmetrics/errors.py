@@ -193,6 +193,19 @@ class CheckpointError(OutputError):
     """A resume checkpoint (``.partial/``) cannot be read; the message names the file."""
 
 
+class StatsInputError(IRMetricsError):
+    """Per-query values that cannot be tested: different lengths, too few queries, NaN or infinities."""
+
+
+class NoRelevantJudgmentWarning(UserWarning):
+    """No judgment of the log reaches the relevance threshold: every binary metric (P, Recall, MAP, MRR,
+    R_cap, ...) is 0 for every system. The message says what it takes to reach the threshold."""
+
+
+class CacheWarning(UserWarning):
+    """A cache entry could not be used (damaged: computed again) or written (the run goes on without it)."""
+
+
 class SuspiciousInputWarning(UserWarning):
     """Inputs that evaluate without an error but look wrong: qrels of another collection (no retrieved
     document is judged), or the qrels and the results passed the wrong way round."""
@@ -201,6 +214,7 @@ class SuspiciousInputWarning(UserWarning):
 __all__ = [
     "ECHO_LIMIT",
     "MESSAGE_LIMIT",
+    "CacheWarning",
     "CheckpointError",
     "ConfigurationChangedError",
     "DatasetError",
@@ -224,10 +238,12 @@ __all__ = [
     "MissingDependencyError",
     "MissingDocumentsError",
     "NoOverlapError",
+    "NoRelevantJudgmentWarning",
     "OutputError",
     "ParseError",
     "PipelineError",
     "SplitQueryError",
+    "StatsInputError",
     "SuspiciousInputWarning",
     "UnknownMeasureError",
     "UnknownStrategyError",

@@ -164,3 +164,22 @@ def test_plots_and_stats_stay_below_the_integrations():
             for target, line in _imports(name):
                 bad = target.startswith(above) or target.split(".")[0] == "haystack"
                 assert not bad, f"{name} line {line} imports {target}"
+
+
+def test_every_exception_and_warning_class_of_the_package_is_defined_in_errors_py():
+    """Every error a user can catch and every warning class; a module's private control-flow signal (a
+    bare ``Exception`` subclass it raises and catches itself) may stay where it is used."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "haystack_irmetrics"
+    elsewhere = []
+    for path in root.rglob("*.py"):
+        if path.name == "errors.py" and path.parent == root:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and any(
+                isinstance(b, ast.Name) and b.id.endswith(("Error", "Warning")) for b in node.bases
+            ):
+                elsewhere.append(f"{path.relative_to(root)}:{node.lineno} {node.name}")
+    assert elsewhere == []

@@ -22,6 +22,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from ..errors import CacheWarning
+
 T = TypeVar("T")
 
 #: The kinds of cache entries, each a folder under the cache root.
@@ -41,10 +43,6 @@ KEY = re.compile(r"[0-9a-f]{32}\Z")
 INDEX_FILE = re.compile(r"\w[\w.]*\.(npy|json|jsonl)\Z")
 #: What an interrupted write leaves: ``.<name>.<8 hex digits>.tmp``.
 TMP = re.compile(r"\..+\.[0-9a-f]{8}\.tmp\Z")
-
-
-class CacheWarning(UserWarning):
-    """A cache entry could not be used (damaged: computed again) or written (the run goes on without it)."""
 
 
 #: Why an entry of format 1 is not used.

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..core import Measure, Run, resolve_measures
 from ..core.inputs import ArrayRun
-from ..errors import EmptyInputError, FeedbackError, NoOverlapError
+from ..errors import EmptyInputError, FeedbackError, NoOverlapError, NoRelevantJudgmentWarning
 from ..io import read_run
 from ..stats.significance import check_bootstrap_size, check_confidence, check_resamples, check_seed
 from .aggregate import aggregate_feedback
@@ -28,11 +28,6 @@ from .scoring import LOGGED, VARIANTS, score_segment
 DEFAULT_K_VALUES = (1, 3, 5, 10)
 #: Kernels whose measures count a label ``>= threshold`` as relevant (NDCG uses labels as gains instead).
 _THRESHOLD_KERNELS = ("binary", "bpref", "iprec")
-
-
-class NoRelevantJudgmentWarning(UserWarning):
-    """No judgment of the log reaches the relevance threshold: every binary metric (P, Recall, MAP, MRR,
-    R_cap, ...) is 0 for every system. The message says what it takes to reach the threshold."""
 
 
 def _load_run(name: str, run: Any) -> Run | ArrayRun:

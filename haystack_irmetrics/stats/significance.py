@@ -31,14 +31,10 @@ from typing import Any
 import numpy as np
 
 from .._extras import require
-from ..errors import IRMetricsError
+from ..errors import StatsInputError
 
 #: Matrix elements per batch of random draws (bounds memory: 8 bytes each).
 _BATCH_ELEMENTS = 1 << 22
-
-
-class StatsInputError(IRMetricsError):
-    """Per-query values that cannot be tested: different lengths, too few queries, NaN or infinities."""
 
 
 MAX_RESAMPLES = 10**8  # beyond this the resampled means alone outgrow memory (and add no precision)
