@@ -183,3 +183,25 @@ def test_every_exception_and_warning_class_of_the_package_is_defined_in_errors_p
             ):
                 elsewhere.append(f"{path.relative_to(root)}:{node.lineno} {node.name}")
     assert elsewhere == []
+
+
+def test_the_core_dispatches_through_the_family_table_not_family_names():
+    """No ``family == "MAP"``, ``family in ("MRR", ...)`` in the core: what a family computes is data on
+    its ``Family`` entry (``measures.FAMILIES``: its kernel kind, value function and flags)."""
+    from haystack_irmetrics.core.measures import FAMILIES
+
+    def names(node: ast.AST) -> set[str]:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return {node.value} & set(FAMILIES)
+        if isinstance(node, ast.Tuple | ast.List | ast.Set):
+            return set().union(*(names(e) for e in node.elts))
+        return set()
+
+    found = []
+    for name, path in MODULES.items():
+        if not name.startswith("haystack_irmetrics.core"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Compare) and any(names(x) for x in (node.left, *node.comparators)):
+                found.append(f"{name}:{node.lineno}")
+    assert found == []

@@ -51,3 +51,33 @@ def test_segmented_suffix_max_is_each_segment_s_running_maximum_from_the_right(s
     offsets = np.concatenate([[0], np.cumsum([len(seg) for seg in segments])]).astype(np.int64)
     expected = [max(seg[i:]) for seg in segments for i in range(len(seg))]
     assert segmented_suffix_max(values, offsets).tolist() == expected
+
+
+def test_every_binary_and_count_family_carries_its_value_function():
+    from haystack_irmetrics.core.measures import FAMILIES
+
+    for spec in FAMILIES.values():
+        assert (spec.value is not None) == (spec.kernel in ("binary", "count")), spec.name
+        assert not spec.needs_counts or spec.kernel == "binary", spec.name
+    assert {f for f, s in FAMILIES.items() if s.averaged_levels is not None} == {"iP_avg"}
+
+
+def test_a_new_binary_family_is_one_table_entry(monkeypatch):
+    """ranx's hits@k (relevant documents retrieved in the top k) as a Family with its own value: no core branch."""
+    from dataclasses import replace
+
+    from haystack_irmetrics import evaluate
+    from haystack_irmetrics.core.measures import FAMILIES, Family, Measure
+    from haystack_irmetrics.core.presets import TREC, FamilyPolicy
+
+    def hits(b, row, k, out):
+        out[:] = b.counts[row]
+
+    monkeypatch.setitem(FAMILIES, "Hits", Family("Hits", "binary", "pytrec", "hits@k", value=hits, needs_counts=True))
+    preset = replace(TREC, families={**TREC.families, "Hits": FamilyPolicy()})
+    qrels = {"q1": {"a": 1, "b": 1, "c": 0}, "q2": {"d": 2}}
+    run = {"q1": {"a": 0.9, "x": 0.8, "b": 0.7, "c": 0.6}, "q2": {"y": 0.5, "d": 0.4}}
+    res = evaluate(qrels, run, None, measures=[Measure("Hits", k) for k in (1, 3)] + ["P@3"], preset=preset)
+    assert res.per_query["Hits@1"] == {"q1": 1.0, "q2": 0.0}
+    assert res.per_query["Hits@3"] == {"q1": 2.0, "q2": 1.0}
+    assert res.per_query["P@3"] == {"q1": 2 / 3, "q2": 1 / 3}  # shares the counts of its relevance rule

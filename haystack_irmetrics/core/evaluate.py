@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, islice, repeat
-from typing import Any
+from typing import NamedTuple
 
 import numpy as np
 
 from ..errors import EmptyInputError, InvalidLabelError, NoOverlapError, SplitQueryError
 from .inputs import ArrayRun, Qrels, QrelsDict, Run, RunDict, as_run
 from .kernels import (
-    COUNTLESS_FAMILIES,
+    BinaryRanking,
     binary_kernel,
     bpref_kernel,
     counts_below,
@@ -22,7 +22,7 @@ from .kernels import (
     gain_kernel,
     iprec_kernel,
 )
-from .measures import FAMILIES, STANDARD_LEVELS, GainMap, Measure, resolve_measures
+from .measures import BEIR_FAMILIES, FAMILIES, Family, GainMap, Measure, resolve_measures
 from .plausibility import Overlap
 from .prepare import Prepared, prepare
 from .presets import FamilyPolicy, MissingQueries, NoRelevant, Preset, Ties, resolve_preset
@@ -123,7 +123,7 @@ class EvaluationResult:
 
     def as_beir(self) -> tuple[dict[str, float], ...]:
         """``(ndcg, _map, recall, precision, mrr, r_cap)`` dicts keyed like BEIR's return values."""
-        groups: dict[str, dict[str, float]] = {f: {} for f in ("NDCG", "MAP", "Recall", "P", "MRR", "R_cap")}
+        groups: dict[str, dict[str, float]] = {f: {} for f in BEIR_FAMILIES}
         for m in self.measures:
             groups.setdefault(m.family, {})[m.name] = self.means[m.name]
         return tuple(groups.values())
@@ -347,9 +347,7 @@ class _Evaluation:
         return self._ranks[ties]
 
     def is_relevant(self, labels: np.ndarray, policy: FamilyPolicy) -> np.ndarray:
-        if policy.positive_above is not None:
-            return labels > policy.positive_above
-        return labels >= self.preset.relevance_threshold
+        return relevant_labels(labels, policy, self.preset.relevance_threshold)
 
     def n_retrieved(self) -> np.ndarray:
         return np.diff(self.prep.offsets)
@@ -361,12 +359,14 @@ class _Evaluation:
             groups.setdefault((m.family, self.preset.policy(m.family), m.variant), []).append(m)
         rows: dict[Measure, tuple[_Block, int]] = {}
         for (family, policy, _), ms in groups.items():
-            block = getattr(self, "_" + FAMILIES[family].kernel)(family, policy, ms)
+            spec = FAMILIES[family]
+            block = _KINDS[spec.kernel].compute(self, spec, policy, ms)
             for row, m in enumerate(ms):
                 rows[m] = (block, row)
         return rows
 
-    # One method per kernel kind; each returns a _Block with one row per measure of the group.
+    # One method per kernel kind (the _KINDS table below); each returns a _Block with one row per measure of
+    # the group, and reads what differs between the families of its kind from their Family entry.
 
     def ranked_gains(self, policy: FamilyPolicy, m: Measure) -> tuple[np.ndarray, ...]:
         """``(owner, ranks, gains, offsets, ideal_gains, ideal_offsets)`` of an NDCG variant."""
@@ -393,7 +393,7 @@ class _Evaluation:
             f"{m.name} is beyond any float (exponential gains take labels below 1024)"
         )
 
-    def _gain(self, family: str, policy: FamilyPolicy, ms: list[Measure]) -> _Block:
+    def _gain(self, spec: Family, policy: FamilyPolicy, ms: list[Measure]) -> _Block:
         n = len(self.prep.qids)
         owner, ranks, gains, offsets, ideal_gain, ideal_offsets = self.ranked_gains(policy, ms[0])
         cutoffs = [m.cutoff for m in ms]
@@ -414,19 +414,26 @@ class _Evaluation:
             cached = self._relevant[key] = (r_owner, ranks[keep], _offsets(r_owner, n), n_rel)
         return cached
 
-    def _binary(self, family: str, policy: FamilyPolicy, ms: list[Measure]) -> _Block:
+    def _binary(self, spec: Family, policy: FamilyPolicy, ms: list[Measure]) -> _Block:
+        """Binary families and trec_eval's counts: ``spec.value`` over the relevant retrieved documents."""
         r_owner, r_ranks, offsets, n_rel = self.relevant_ranked(policy)
         cutoffs = [m.cutoff for m in ms]
-        extra: dict[str, Any] = {"n_retrieved": self.n_retrieved(), "beta": ms[0].beta} if family == "F" else {}
-        if family not in COUNTLESS_FAMILIES:  # MAP, P, Recall, ... of one relevance rule share their counts
+        counts = None
+        if spec.needs_counts:  # MAP, P, Recall, ... of one relevance rule share their counts
             key = (policy.ties, policy.positive_above, tuple(cutoffs))
             if key not in self._counts:
                 self._counts[key] = counts_below(r_ranks, r_owner, len(self.prep.qids), cutoffs)
-            extra["counts"] = self._counts[key]
-        table = binary_kernel(family, r_owner, r_ranks, offsets, n_rel, cutoffs, **extra)
+            counts = self._counts[key]
+        n_ret = self.n_retrieved() if spec.needs_retrieved else None
+        if spec.value is None:  # pragma: no cover - every binary and count family has one
+            raise ValueError(f"family {spec.name} has no value function")
+        ranking = BinaryRanking(
+            r_owner, r_ranks, offsets, n_rel, cutoffs, n_retrieved=n_ret, beta=ms[0].beta, counts=counts
+        )
+        table = binary_kernel(spec.value, ranking)
         return _Block(table, n_rel > 0)
 
-    def _bpref(self, family: str, policy: FamilyPolicy, ms: list[Measure]) -> _Block:
+    def _bpref(self, spec: Family, policy: FamilyPolicy, ms: list[Measure]) -> _Block:
         n = len(self.prep.qids)
         order, ranks = self.ranked(policy.ties)
         owner = self.prep.pair_query[order]
@@ -439,22 +446,23 @@ class _Evaluation:
         values = bpref_kernel(owner, ranks, _offsets(owner, n), rel, nonrel, n_rel, n_nonrel)
         return _Block(values[None, :], n_rel > 0)
 
-    def _iprec(self, family: str, policy: FamilyPolicy, ms: list[Measure]) -> _Block:
+    def _iprec(self, spec: Family, policy: FamilyPolicy, ms: list[Measure]) -> _Block:
         r_owner, r_ranks, offsets, n_rel = self.relevant_ranked(policy)
-        if family == "iP":
+        levels = spec.averaged_levels
+        if levels is None:  # iP: each measure's own level
             return _Block(iprec_kernel(r_owner, r_ranks, offsets, n_rel, [m.level for m in ms]), n_rel > 0)
         # trec_eval 11pt_avg: the values summed from the highest level down, then / number of levels.
-        table = iprec_kernel(r_owner, r_ranks, offsets, n_rel, STANDARD_LEVELS)
+        table = iprec_kernel(r_owner, r_ranks, offsets, n_rel, levels)
         total = np.zeros(table.shape[1], np.float64)
-        for row in range(len(STANDARD_LEVELS) - 1, -1, -1):
+        for row in range(len(levels) - 1, -1, -1):
             total += table[row]
-        return _Block((total / float(len(STANDARD_LEVELS)))[None, :], n_rel > 0)
+        return _Block((total / float(len(levels)))[None, :], n_rel > 0)
 
-    def _coverage(self, family: str, policy: FamilyPolicy, ms: list[Measure]) -> _Block:
+    def _coverage(self, spec: Family, policy: FamilyPolicy, ms: list[Measure]) -> _Block:
         n = len(self.prep.qids)
         cutoffs = [m.cutoff for m in ms]
         n_rel = np.bincount(self.label_owner[self.is_relevant(self.labels, policy)], minlength=n)
-        if family == "Judged":
+        if not spec.counts_unjudged:  # Judged: the documents judged for the query
             order, ranks = self.ranked(policy.ties)
             return _Block(coverage_kernel(self.prep.pair_query[order], ranks, n, cutoffs), n_rel > 0)
         # Hole: documents judged for no query at all (BEIR's annotated corpus: every qrels doc id).
@@ -469,20 +477,6 @@ class _Evaluation:
         owner, ranks, n_ret = self._annotated_ranks(policy.ties, qids)
         table = coverage_kernel(owner, ranks, len(qids), cutoffs, n_ret)
         return _Block(table, rel_any, None if counted is None else qids, counted)
-
-    def _count(self, family: str, policy: FamilyPolicy, ms: list[Measure]) -> _Block:
-        """trec_eval's counts per query: num_q (1), num_ret, num_rel (R), num_rel_ret."""
-        r_owner, _, _, n_rel = self.relevant_ranked(policy)
-        n = len(self.prep.qids)
-        if family == "num_q":
-            values = np.ones(n, np.int64)
-        elif family == "num_ret":
-            values = self.n_retrieved()
-        elif family == "num_rel":
-            values = n_rel
-        else:
-            values = np.bincount(r_owner, minlength=n)
-        return _Block(values.astype(np.float64)[None, :], n_rel > 0)
 
     def _annotated_ranks(self, ties: str, qids: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Ranks of the retrieved documents that some query judged, for ``qids`` (any results queries)."""
@@ -505,6 +499,43 @@ class _Evaluation:
         position = {q: i for i, q in enumerate(qids)}
         to_qids = np.fromiter((position[q] for q in prep.qids), np.int64, count=len(prep.qids))
         return to_qids[prep.pair_query], ranks, n_ret
+
+
+class _Kind(NamedTuple):
+    """What the core does for one kernel kind (``Family.kernel``)."""
+
+    # The _Evaluation method computing a group of measures of one family, policy and variant.
+    compute: Callable[[_Evaluation, Family, FamilyPolicy, list[Measure]], _Block]
+    # Whether a query's judgments hold a document that makes it count under no_relevant="skip".
+    has_relevant: Callable[[Mapping[str, float], Measure, FamilyPolicy, float], bool]
+
+
+def _any_relevant(judgments: Mapping[str, float], m: Measure, policy: FamilyPolicy, threshold: float) -> bool:
+    if policy.positive_above is not None:
+        return any(v > policy.positive_above for v in judgments.values())
+    return any(v >= threshold for v in judgments.values())
+
+
+def _any_gain(judgments: Mapping[str, float], m: Measure, policy: FamilyPolicy, threshold: float) -> bool:
+    labels = np.fromiter(judgments.values(), np.float64, count=len(judgments))
+    return bool((gain_values(labels, m.gain) > 0).any())
+
+
+_KINDS: dict[str, _Kind] = {
+    "gain": _Kind(_Evaluation._gain, _any_gain),
+    "binary": _Kind(_Evaluation._binary, _any_relevant),
+    "count": _Kind(_Evaluation._binary, _any_relevant),  # trec_eval's counts: binary values at no cutoff
+    "bpref": _Kind(_Evaluation._bpref, _any_relevant),
+    "iprec": _Kind(_Evaluation._iprec, _any_relevant),
+    "coverage": _Kind(_Evaluation._coverage, _any_relevant),
+}
+
+
+def relevant_labels(labels: np.ndarray, policy: FamilyPolicy, threshold: float) -> np.ndarray:
+    """Which ``labels`` are relevant under a family's policy: ``> positive_above``, else ``>= threshold``."""
+    if policy.positive_above is not None:
+        return labels > policy.positive_above
+    return labels >= threshold
 
 
 def aggregate(
@@ -616,13 +647,7 @@ def _qids(run: Run | ArrayRun) -> list[str]:
 
 
 def _has_relevant(judgments: Mapping[str, float], m: Measure, preset: Preset) -> bool:
-    policy = preset.policy(m.family)
-    if m.family == "NDCG":
-        labels = np.fromiter(judgments.values(), np.float64, count=len(judgments))
-        return bool((gain_values(labels, m.gain) > 0).any())
-    if policy.positive_above is not None:
-        return any(v > policy.positive_above for v in judgments.values())
-    return any(v >= preset.relevance_threshold for v in judgments.values())
+    return _KINDS[m.spec.kernel].has_relevant(judgments, m, preset.policy(m.family), preset.relevance_threshold)
 
 
 def _offsets(owner: np.ndarray, n: int) -> np.ndarray:

@@ -9,23 +9,27 @@ order with the same double operations as trec_eval (``gain / log2(i + 2)``,
 kernel                     families
 =========================  =================================================================
 :func:`gain_kernel`        NDCG (linear / exponential / custom gains; log2 or J-K discount)
-:func:`binary_kernel`      MAP, P, Recall, R_cap, MRR, Success, Rprec, F, GMAP
+:func:`binary_kernel`      MAP, P, Recall, R_cap, MRR, Success, Rprec, F, GMAP; trec_eval's counts
 :func:`bpref_kernel`       bpref
 :func:`iprec_kernel`       iP at recall levels, iP_avg (trec_eval 11pt_avg)
 :func:`coverage_kernel`    Judged, Hole
 =========================  =================================================================
 
-A cutoff of ``None`` means the whole ranking.
+A cutoff of ``None`` means the whole ranking. The binary kernel takes the family's value function
+(``Family.value`` in :mod:`.measures`: :func:`average_precision`, :func:`precision`, ...), which reads the
+arrays the families share from a :class:`BinaryRanking`; a new binary family is one more such function.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import cached_property
 
 import numpy as np
 
-from .measures import MIN_GEO_MEAN
+# trec_eval's gm_map floor: log(max(AP, MIN_GEO_MEAN)).
+MIN_GEO_MEAN = 0.00001
 
 _LOG2: list[float] = []
 
@@ -146,83 +150,153 @@ def gain_kernel(
     return out
 
 
-# Binary families that count the relevant documents above each cutoff otherwise (no counts_below).
-COUNTLESS_FAMILIES = frozenset({"MRR", "Rprec"})
+class BinaryRanking:
+    """What the binary families' values read: each query's relevant retrieved documents, and the arrays
+    several of them share, each built on first use.
 
-
-def binary_kernel(
-    family: str,
-    owner: np.ndarray,
-    ranks: np.ndarray,
-    offsets: np.ndarray,
-    n_relevant: np.ndarray,
-    cutoffs: Sequence[int | None],
-    *,
-    n_retrieved: np.ndarray | None = None,
-    beta: float | None = None,
-    counts: np.ndarray | None = None,
-) -> np.ndarray:
-    """MAP, P, Recall, R_cap, MRR, Success, Rprec, F or GMAP at each cutoff (rows) for each query (columns).
-
-    ``owner``/``ranks``/``offsets`` describe the *relevant* retrieved documents only, sorted by
-    rank within each query; ``n_relevant`` is R, every relevant judged document of the query.
-    ``n_retrieved`` (F only) is the length of each query's ranking; ``beta`` (F only) weighs recall.
-    A cutoff ``None`` is the whole ranking (Rprec ignores its cutoff: it cuts at R). ``counts``:
-    :func:`counts_below` of these ranks and cutoffs, when the caller has it already.
+    ``owner``/``ranks``/``offsets`` describe the *relevant* retrieved documents only, sorted by rank
+    within each query; ``n_relevant`` is R, every relevant judged document of the query;
+    ``n_retrieved`` the length of each query's ranking (when the family reads it); ``beta`` F's weight
+    of recall. ``counts`` is :func:`counts_below` of these ranks and ``cutoffs`` (given by a caller
+    that shares it between families, else computed when a value first reads it).
     """
-    n = offsets.size - 1
-    out = np.zeros((len(cutoffs), n), np.float64)
-    R = n_relevant.astype(np.float64)
-    has_rel = n_relevant > 0
-    if family in ("MAP", "GMAP"):
-        hits = np.arange(ranks.size) - offsets[:-1][owner] + 1
-        cum = segmented_cumsum(hits.astype(np.float64) / (ranks + 1).astype(np.float64), offsets)
-    elif family == "MRR":
-        first = np.full(n, np.iinfo(np.int64).max, np.int64)
-        nonempty = np.diff(offsets) > 0
-        first[nonempty] = ranks[offsets[:-1][nonempty]]
-        first_rank = first.astype(np.float64) + 1.0  # 1-based, exact below 2**53
-    if family in COUNTLESS_FAMILIES:
-        counts = np.zeros((len(cutoffs), n), np.int64)
-    elif counts is None:
-        counts = counts_below(ranks, owner, n, cutoffs)
-    for row, k in enumerate(cutoffs):
-        if family == "MRR":
-            np.divide(1.0, first_rank, out=out[row], where=nonempty if k is None else first < k)
-            continue
-        if family == "Rprec":
-            # trec_eval: relevant among the top min(retrieved, R), / R.
-            count = np.bincount(owner[ranks < n_relevant[owner]], minlength=n)
-            out[row, has_rel] = count[has_rel].astype(np.float64) / R[has_rel]
-            continue
-        count = counts[row]
-        if family == "MAP":
-            np.divide(_at_cutoff(cum, offsets, count), R, out=out[row], where=has_rel)
-        elif family == "GMAP":
-            # trec_eval gm_map: log(max(AP, MIN_GEO_MEAN)) per query; the value kept here is the max.
-            ap = np.zeros(n, np.float64)
-            ap[has_rel] = _at_cutoff(cum, offsets, count)[has_rel] / R[has_rel]
-            out[row] = np.maximum(ap, MIN_GEO_MEAN)
-        elif family == "P":
-            out[row] = count.astype(np.float64) / float(k)
-        elif family == "Recall":
-            np.divide(count, R, out=out[row], where=has_rel)
-        elif family == "R_cap":
-            np.divide(count, np.minimum(R, float(k)), out=out[row], where=has_rel)
-        elif family == "Success":
-            out[row] = (count > 0).astype(np.float64)
-        elif family == "F":
-            if n_retrieved is None:  # pragma: no cover - the caller always passes it
-                raise ValueError("F needs n_retrieved")
-            hit = count > 0
-            ret = n_retrieved if k is None else np.minimum(n_retrieved, k)
-            P = count[hit].astype(np.float64) / ret[hit].astype(np.float64)
-            Rc = count[hit].astype(np.float64) / R[hit]
-            x = 1.0 if beta is None else beta * beta
-            # trec_eval set_F: (x + 1) * P * R / (x * P + R), same operation order.
-            out[row, hit] = (x + 1.0) * P * Rc / (x * P + Rc)
-        else:  # pragma: no cover - families are validated by Measure
-            raise ValueError(family)
+
+    def __init__(
+        self,
+        owner: np.ndarray,
+        ranks: np.ndarray,
+        offsets: np.ndarray,
+        n_relevant: np.ndarray,
+        cutoffs: Sequence[int | None],
+        *,
+        n_retrieved: np.ndarray | None = None,
+        beta: float | None = None,
+        counts: np.ndarray | None = None,
+    ) -> None:
+        self.owner, self.ranks, self.offsets, self.cutoffs = owner, ranks, offsets, cutoffs
+        self.n = offsets.size - 1
+        self.n_relevant = n_relevant
+        self.R = n_relevant.astype(np.float64)
+        self.has_rel = n_relevant > 0
+        self.n_retrieved = n_retrieved
+        self.beta = beta
+        self._counts = counts
+
+    @cached_property
+    def counts(self) -> np.ndarray:
+        """Per cutoff (rows) and query, the relevant documents ranked above the cutoff."""
+        if self._counts is not None:
+            return self._counts
+        return counts_below(self.ranks, self.owner, self.n, self.cutoffs)
+
+    @cached_property
+    def precision_sum(self) -> np.ndarray:
+        """Running sums, per query in rank order, of the precision at each relevant document: AP's numerator."""
+        hits = np.arange(self.ranks.size) - self.offsets[:-1][self.owner] + 1
+        return segmented_cumsum(hits.astype(np.float64) / (self.ranks + 1).astype(np.float64), self.offsets)
+
+    @cached_property
+    def first(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(first, nonempty, first_rank)``: each query's 0-based rank of its first relevant document
+        (int64 max when none), whether it has one, and that rank 1-based as a float."""
+        first = np.full(self.n, np.iinfo(np.int64).max, np.int64)
+        nonempty = np.diff(self.offsets) > 0
+        first[nonempty] = self.ranks[self.offsets[:-1][nonempty]]
+        return first, nonempty, first.astype(np.float64) + 1.0  # 1-based, exact below 2**53
+
+
+#: A binary family's value: ``value(ranking, row, k, out)`` fills ``out``, one value per query at the
+#: cutoff ``k`` (``None``: the whole ranking), ``row`` being k's row of ``ranking.counts``.
+BinaryValue = Callable[[BinaryRanking, int, int | None, np.ndarray], None]
+
+
+def average_precision(b: BinaryRanking, row: int, k: int | None, out: np.ndarray) -> None:
+    """MAP: ``sum_{i<k, rel} hits_i/(i+1) / R``."""
+    np.divide(_at_cutoff(b.precision_sum, b.offsets, b.counts[row]), b.R, out=out, where=b.has_rel)
+
+
+def geometric_average_precision(b: BinaryRanking, row: int, k: int | None, out: np.ndarray) -> None:
+    """GMAP per query: trec_eval gm_map takes log(max(AP, MIN_GEO_MEAN)); the value kept here is the max."""
+    ap = np.zeros(b.n, np.float64)
+    ap[b.has_rel] = _at_cutoff(b.precision_sum, b.offsets, b.counts[row])[b.has_rel] / b.R[b.has_rel]
+    out[:] = np.maximum(ap, MIN_GEO_MEAN)
+
+
+def precision(b: BinaryRanking, row: int, k: int | None, out: np.ndarray) -> None:
+    """P: ``hits@k / k``."""
+    out[:] = b.counts[row].astype(np.float64) / float(k)  # type: ignore[arg-type]  # P always has a cutoff
+
+
+def recall(b: BinaryRanking, row: int, k: int | None, out: np.ndarray) -> None:
+    """Recall: ``hits@k / R``."""
+    np.divide(b.counts[row], b.R, out=out, where=b.has_rel)
+
+
+def capped_recall(b: BinaryRanking, row: int, k: int | None, out: np.ndarray) -> None:
+    """R_cap: ``hits@k / min(R, k)``."""
+    np.divide(b.counts[row], np.minimum(b.R, float(k)), out=out, where=b.has_rel)  # type: ignore[arg-type]
+
+
+def success(b: BinaryRanking, row: int, k: int | None, out: np.ndarray) -> None:
+    """Success: 1 if a relevant document is in the top k."""
+    out[:] = (b.counts[row] > 0).astype(np.float64)
+
+
+def f_measure(b: BinaryRanking, row: int, k: int | None, out: np.ndarray) -> None:
+    """F: trec_eval set_F on the run cut at k, ``(x + 1) * P * R / (x * P + R)``, x = beta^2; 0 if no hit."""
+    if b.n_retrieved is None:  # pragma: no cover - the caller always passes it (Family.needs_retrieved)
+        raise ValueError("F needs n_retrieved")
+    count = b.counts[row]
+    hit = count > 0
+    ret = b.n_retrieved if k is None else np.minimum(b.n_retrieved, k)
+    P = count[hit].astype(np.float64) / ret[hit].astype(np.float64)
+    Rc = count[hit].astype(np.float64) / b.R[hit]
+    x = 1.0 if b.beta is None else b.beta * b.beta
+    # trec_eval set_F: (x + 1) * P * R / (x * P + R), same operation order.
+    out[hit] = (x + 1.0) * P * Rc / (x * P + Rc)
+
+
+def reciprocal_rank(b: BinaryRanking, row: int, k: int | None, out: np.ndarray) -> None:
+    """MRR: ``1 / rank`` of the first relevant document, if it is in the top k."""
+    first, nonempty, first_rank = b.first
+    np.divide(1.0, first_rank, out=out, where=nonempty if k is None else first < k)
+
+
+def r_precision(b: BinaryRanking, row: int, k: int | None, out: np.ndarray) -> None:
+    """Rprec (ignores k): trec_eval's relevant among the top min(retrieved, R), / R."""
+    count = np.bincount(b.owner[b.ranks < b.n_relevant[b.owner]], minlength=b.n)
+    out[b.has_rel] = count[b.has_rel].astype(np.float64) / b.R[b.has_rel]
+
+
+def num_q(b: BinaryRanking, row: int, k: int | None, out: np.ndarray) -> None:
+    """trec_eval num_q: 1 per evaluated query."""
+    out[:] = 1.0
+
+
+def num_ret(b: BinaryRanking, row: int, k: int | None, out: np.ndarray) -> None:
+    """trec_eval num_ret: the documents retrieved."""
+    out[:] = b.n_retrieved
+
+
+def num_rel(b: BinaryRanking, row: int, k: int | None, out: np.ndarray) -> None:
+    """trec_eval num_rel: R, the relevant judged documents."""
+    out[:] = b.n_relevant
+
+
+def num_rel_ret(b: BinaryRanking, row: int, k: int | None, out: np.ndarray) -> None:
+    """trec_eval num_rel_ret: the relevant documents retrieved."""
+    out[:] = np.bincount(b.owner, minlength=b.n)
+
+
+def binary_kernel(value: BinaryValue, ranking: BinaryRanking) -> np.ndarray:
+    """A binary family's ``value`` (its ``Family.value``: :func:`average_precision`, :func:`precision`,
+    ...) at each of ``ranking.cutoffs`` (rows) for each query (columns).
+
+    A cutoff ``None`` is the whole ranking (Rprec ignores its cutoff: it cuts at R).
+    """
+    out = np.zeros((len(ranking.cutoffs), ranking.n), np.float64)
+    for row, k in enumerate(ranking.cutoffs):
+        value(ranking, row, k, out[row])
     return out
 
 

@@ -1,4 +1,4 @@
-"""Measures as values: a family, a cutoff and variant parameters, with a canonical name, kept apart from kernels.
+"""Measures as values: a family, a cutoff and variant parameters, with a canonical name; each family carries its kernel.
 
 A :class:`Measure` is what a user asks for (``NDCG@10``, ``nDCG_exp@10``, ``iP@0.3``, ``Rprec``); a
 :class:`Family` says which kernel computes it, what its ``@`` part means (a cutoff k, a recall level,
@@ -36,6 +36,8 @@ from functools import cache, cached_property
 from typing import Any, Literal
 
 from ..errors import DuplicateCutoffError, InvalidCutoffError, UnknownMeasureError
+from . import kernels
+from .kernels import MIN_GEO_MEAN, BinaryValue  # MIN_GEO_MEAN: trec_eval's gm_map floor, kept importable here
 
 KernelKind = Literal["gain", "binary", "bpref", "iprec", "coverage", "count"]
 BeirPath = Literal["pytrec", "custom"]
@@ -43,8 +45,6 @@ AtKind = Literal["required", "optional", "none", "level"]
 Aggregate = Literal["mean", "geometric", "sum"]
 Unit = Literal["rate", "count"]
 
-# trec_eval's gm_map floor: log(max(AP, MIN_GEO_MEAN)).
-MIN_GEO_MEAN = 0.00001
 # trec_eval's iprec_at_recall / 11pt_avg levels, as the C literals (0.1 * 3 != 0.3).
 STANDARD_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 # The families BEIR's EvaluateRetrieval reports, in its order: the default measure set.
@@ -68,6 +68,16 @@ class Family:
     an ``"optional"`` family without ``uncut_names`` (``F``, ``GMAP``) is the whole ranking.
     ``unit``: ``"rate"`` (a value in [0, 1] per query) or ``"count"`` (trec_eval's ``num_*`` counts,
     summed over the queries rather than averaged: ``aggregate="sum"``).
+
+    The rest is how the family computes, read by the core instead of its name (a new family of an
+    existing kernel kind is one entry here). ``value`` (kinds ``"binary"`` and ``"count"``): the
+    per-query value at a cutoff from the arrays binary families share (:class:`.kernels.BinaryRanking`);
+    ``needs_counts``: it reads the relevant documents counted above each cutoff, which the families of
+    one relevance rule share; ``needs_retrieved``: it reads each query's ranking length.
+    ``averaged_levels`` (kind ``"iprec"``): fixed recall levels averaged into one value (``iP_avg``),
+    ``None`` for the measure's own level. ``counts_unjudged`` (kind ``"coverage"``): the top-k share of
+    documents judged for no query at all (``Hole``) instead of those judged for the query (``Judged``).
+    ``beir_sums_unjudged``: on BEIR's custom path, results queries nobody judged add to the sum (BEIR's hole).
     """
 
     name: str
@@ -86,6 +96,12 @@ class Family:
     variant_aliases: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     uncut_names: tuple[str, ...] = ()
     unit: Unit = "rate"
+    value: BinaryValue | None = None
+    needs_counts: bool = False
+    needs_retrieved: bool = False
+    averaged_levels: tuple[float, ...] | None = None
+    counts_unjudged: bool = False
+    beir_sums_unjudged: bool = False
 
     @property
     def crossed(self) -> bool:
@@ -122,9 +138,13 @@ FAMILIES: dict[str, Family] = {
             at="optional",
             reference="pytrec_eval map_cut.k; uncut: trec_eval map",
             uncut_names=("map",),
+            value=kernels.average_precision,
+            needs_counts=True,
         ),
-        Family("Recall", "binary", "pytrec", "hits@k / R", ("recall", "r"), reference="pytrec_eval recall.k"),
-        Family("P", "binary", "pytrec", "hits@k / k", ("p", "precision", "prec"), reference="pytrec_eval P.k"),
+        Family("Recall", "binary", "pytrec", "hits@k / R", ("recall", "r"), reference="pytrec_eval recall.k",
+               value=kernels.recall, needs_counts=True),
+        Family("P", "binary", "pytrec", "hits@k / k", ("p", "precision", "prec"), reference="pytrec_eval P.k",
+               value=kernels.precision, needs_counts=True),
         Family(
             "MRR",
             "binary",
@@ -134,6 +154,7 @@ FAMILIES: dict[str, Family] = {
             at="optional",
             reference="beir custom_metrics.mrr; trec: recip_rank on the top k; uncut: trec_eval recip_rank",
             uncut_names=("recip_rank",),
+            value=kernels.reciprocal_rank,
         ),
         Family(
             "R_cap",
@@ -142,6 +163,8 @@ FAMILIES: dict[str, Family] = {
             "hits@k / min(R, k)",
             ("r_cap", "recall_cap", "rcap", "capped_recall"),
             reference="beir custom_metrics.recall_cap",
+            value=kernels.capped_recall,
+            needs_counts=True,
         ),
         Family(
             "Success",
@@ -151,6 +174,8 @@ FAMILIES: dict[str, Family] = {
             # Not "hits": ranx's hits@k is the number of relevant documents retrieved, not a rate.
             ("success", "hit", "hit_rate", "hitrate", "accuracy", "acc", "top_k_acc", "top_k_accuracy"),
             reference="pytrec_eval success.k (trec); beir custom_metrics.top_k_accuracy (beir)",
+            value=kernels.success,
+            needs_counts=True,
         ),
         Family(
             "Rprec",
@@ -160,6 +185,7 @@ FAMILIES: dict[str, Family] = {
             ("rprec", "r_prec", "rprecision", "r_precision"),
             at="none",
             reference="pytrec_eval Rprec",
+            value=kernels.r_precision,
         ),
         Family(
             "F",
@@ -170,6 +196,9 @@ FAMILIES: dict[str, Family] = {
             at="optional",
             params=frozenset({"beta"}),
             reference="pytrec_eval set_F.x (x = beta^2) on the run cut at k",
+            value=kernels.f_measure,
+            needs_counts=True,
+            needs_retrieved=True,
         ),
         Family(
             "GMAP",
@@ -181,6 +210,8 @@ FAMILIES: dict[str, Family] = {
             reference="pytrec_eval gm_map (per query: log of this value)",
             aggregate="geometric",
             missing_value=MIN_GEO_MEAN,
+            value=kernels.geometric_average_precision,
+            needs_counts=True,
         ),
         Family(
             "bpref",
@@ -208,6 +239,7 @@ FAMILIES: dict[str, Family] = {
             ("ip_avg", "11pt_avg", "11pt", "iprec_avg"),
             at="none",
             reference="pytrec_eval 11pt_avg",
+            averaged_levels=STANDARD_LEVELS,
         ),
         Family(
             "Judged",
@@ -225,16 +257,20 @@ FAMILIES: dict[str, Family] = {
             ("hole", "holes"),
             reference="beir custom_metrics.hole",
             higher_is_better=False,
+            counts_unjudged=True,
+            beir_sums_unjudged=True,
         ),
         # trec_eval's counts, summed over the queries (its summary line), as it prints them first.
         Family("num_q", "count", "pytrec", "1 per evaluated query (summed: the number of queries)", ("numq",),
-               at="none", reference="trec_eval num_q", aggregate="sum", unit="count"),
+               at="none", reference="trec_eval num_q", aggregate="sum", unit="count", value=kernels.num_q),
         Family("num_ret", "count", "pytrec", "documents retrieved (summed over queries)", ("numret",),
-               at="none", reference="trec_eval num_ret", aggregate="sum", unit="count"),
+               at="none", reference="trec_eval num_ret", aggregate="sum", unit="count", value=kernels.num_ret,
+               needs_retrieved=True),
         Family("num_rel", "count", "pytrec", "relevant judged documents, R (summed over queries)", ("numrel",),
-               at="none", reference="trec_eval num_rel", aggregate="sum", unit="count"),
+               at="none", reference="trec_eval num_rel", aggregate="sum", unit="count", value=kernels.num_rel),
         Family("num_rel_ret", "count", "pytrec", "relevant documents retrieved (summed over queries)",
-               ("numrelret",), at="none", reference="trec_eval num_rel_ret", aggregate="sum", unit="count"),
+               ("numrelret",), at="none", reference="trec_eval num_rel_ret", aggregate="sum", unit="count",
+               value=kernels.num_rel_ret),
     )
 }  # fmt: skip
 
@@ -335,7 +371,7 @@ class Measure:
     @cached_property
     def stem(self) -> str:
         """The name without its ``@`` part: ``NDCG``, ``nDCG_exp``, ``F(beta=2)``, ``Rprec``."""
-        if self.family == "NDCG" and (self.gain is not None or self.discount is not None):
+        if self.gain is not None or self.discount is not None:  # NDCG's variants (only it takes these)
             out = "nDCG"
             if self.gain == "exp":
                 out += "_exp"

@@ -26,7 +26,7 @@ Every awkward case is a named policy:
 Results queries that have no qrels entry (or an empty one) are never scored: nobody judged them
 (pytrec_eval and trec_eval ignore them; BEIR's MRR raises KeyError). One exception reproduces BEIR:
 its ``Hole@k`` adds such queries' shares to its sum (it needs no judgment of the query itself) while
-still dividing by ``len(qrels)`` (``unjudged_in_sum``).
+still dividing by ``len(qrels)`` (``unjudged_in_sum``, for the families marked ``Family.beir_sums_unjudged``).
 
 Which path each family takes (``Family.beir_path`` in :mod:`.measures`):
 
@@ -98,7 +98,7 @@ _BEIR_HOLE = replace(_BEIR_CUSTOM, unjudged_in_sum=True)
 def _beir_policy(family: str) -> FamilyPolicy:
     if FAMILIES[family].beir_path == "pytrec":
         return _PYTREC
-    return _BEIR_HOLE if family == "Hole" else _BEIR_CUSTOM
+    return _BEIR_HOLE if FAMILIES[family].beir_sums_unjudged else _BEIR_CUSTOM
 
 
 BEIR = Preset(
