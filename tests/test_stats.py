@@ -339,3 +339,30 @@ def test_holm_adjust_corrects_over_comparisons_made_in_separate_calls_as_one_fam
     assert holm_adjust([]) == []
     with pytest.raises(StatsInputError, match="Comparison objects"):
         holm_adjust([0.01, 0.02])
+
+
+def test_compare_with_baseline_is_compare_paired_per_system_with_holm_over_the_scope_asked():
+    from haystack_irmetrics.stats import compare_with_baseline
+
+    rng = np.random.default_rng(4)
+    values = {s: {m: rng.random(12).tolist() for m in ("P@10", "NDCG@10")} for s in ("base", "x", "y")}
+    alone = {s: compare_paired(values[s], values["base"], n_resamples=300, seed=1) for s in ("x", "y")}
+    every = compare_with_baseline(values, "base", n_resamples=300, seed=1)
+    assert list(every.comparisons) == ["x", "y"] and every.tests == 4 and every.untested == {}
+    flat = [c for s in ("x", "y") for c in alone[s]]
+    got = [every.comparisons[s][c.metric] for s in ("x", "y") for c in alone[s]]
+    assert [(c.delta, c.ci_low, c.p_t) for c in got] == [(c.delta, c.ci_low, c.p_t) for c in flat]
+    assert [c.p_t_holm for c in got] == holm([c.p_t for c in flat]).tolist()  # runs × measures
+    per_system = compare_with_baseline(values, "base", holm_scope="system", n_resamples=300, seed=1)
+    assert [c.p_randomization_holm for c in per_system.comparisons["x"].values()] == [
+        c.p_randomization_holm for c in alone["x"]
+    ]
+    # {qid: value} pairs over the union of queries, a missing one taking the fill value; one query: untested
+    sparse = {"base": {"m": {"q1": 0.5, "q2": 1.0}, "n": {"q1": 1.0}}, "x": {"m": {"q2": 0.5, "q3": 1.0}, "n": {}}}
+    out = compare_with_baseline(sparse, "base", fill={"m": 0.25, "n": 0.0}, n_resamples=100)
+    assert out.comparisons["x"]["m"].mean_a == pytest.approx((0.25 + 0.5 + 1.0) / 3)
+    assert out.untested == {"x": [("n",)]}
+    with pytest.raises(StatsInputError, match="holm_scope must be one of"):
+        compare_with_baseline(values, "base", holm_scope="everything")
+    with pytest.raises(StatsInputError, match="the baseline 'z' is not one of the systems"):
+        compare_with_baseline(values, "z")

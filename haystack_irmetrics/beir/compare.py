@@ -19,9 +19,9 @@ from ..core import DEFAULT_K_VALUES, EvaluationResult, Qrels, Run, evaluate
 from ..core.measures import FAMILIES, parse_measure
 from ..errors import InvalidArgumentError, InvalidPolicyError
 from ..io.beir_outputs import read_run_dataset, shared_qrels
-from ..stats import Comparison, compare_paired, holm_adjust
+from ..stats import Comparison, compare_with_baseline
 from ..stats.compare import format_p
-from ..stats.significance import check_bootstrap_size, check_confidence, check_resamples, check_seed
+from ..stats.significance import check_confidence, check_resamples, check_seed
 
 RunSource = str | os.PathLike[str] | Mapping[str, Mapping[str, float]] | Run
 QrelsSource = str | os.PathLike[str] | Mapping[str, Mapping[str, float]] | Qrels
@@ -310,22 +310,34 @@ def compare_many(
     evaluations = [evaluate(q, run, k_values, measures=measures, preset=preset) for run in loaded]
     at = labels.index(base)
     judged = _judged(q)
+    measures_order = list(evaluations[at].means)
+    log_scale = frozenset(m for m in measures_order if FAMILIES[parse_measure(m).family].aggregate == "geometric")
+    compared = (
+        compare_with_baseline(
+            {label: evaluations[i].per_query for i, label in enumerate(labels)},
+            base,
+            measures=measures_order,
+            holm_scope="all",  # the family is runs × measures
+            fill={m: FAMILIES[parse_measure(m).family].missing_value for m in measures_order},
+            log=log_scale,
+            n_resamples=n_resamples,
+            seed=seed,
+            confidence=confidence,
+        )
+        if significance
+        else None
+    )
     pairs = {}
     for i, label in enumerate(labels):
         if i == at:
             continue
         pair_notes = _notes((base, label), loaded[at], loaded[i], judged, evaluations[at], evaluations[i])
-        stats, log_scale = (
-            _paired_stats(evaluations[at], evaluations[i], n_resamples, seed, confidence)
-            if significance
-            else ([], frozenset())
-        )
-        if significance and len(stats) < len(evaluations[at].means):
-            untested = [m for m in evaluations[at].means if m not in {c.metric for c in stats}]
+        stats = list(compared.comparisons.get(label, {}).values()) if compared is not None else []
+        if compared is not None and len(stats) < len(measures_order):
+            tested = {c.metric for c in stats}
+            untested = [m for m in measures_order if m not in tested]
             pair_notes.append(f"no significance tests for {', '.join(untested)}: fewer than two queries pair for them")
-        pairs[label] = (i, pair_notes, stats, log_scale)
-    # Holm over every run's tests together: the family is runs × measures.
-    adjusted = iter(holm_adjust([c for _, _, stats, _ in pairs.values() for c in stats]))
+        pairs[label] = (i, pair_notes, stats, log_scale if compared is not None else frozenset())
     tests = sum(len(stats) for _, _, stats, _ in pairs.values())
     results = {}
     for label, (i, pair_notes, stats, log_scale) in pairs.items():
@@ -334,7 +346,7 @@ def compare_many(
             a=evaluations[at],
             b=evaluations[i],
             notes=tuple(pair_notes + notes) if len(pairs) == 1 else tuple(pair_notes),
-            stats=tuple(next(adjusted) for _ in stats),
+            stats=tuple(stats),
             log_scale=log_scale,
             confidence=float(confidence),
             tests=tests,
@@ -409,38 +421,6 @@ def _scipy_installed() -> bool:
     except ImportError:
         return False
     return True
-
-
-def _paired_stats(
-    a: EvaluationResult, b: EvaluationResult, n_resamples: int, seed: int, confidence: float
-) -> tuple[list[Comparison], frozenset[str]]:
-    """B against A for every measure over its own paired queries (see :attr:`CompareResult.stats`), in the
-    evaluation's order; the caller adjusts the p-values (Holm over every test of the comparison).
-
-    Measures pairing the same queries share one call (one set of random draws).
-    """
-    groups: dict[tuple[str, ...], list[str]] = {}
-    for m in a.means:
-        queries = sorted(a.per_query[m].keys() | b.per_query[m].keys())
-        groups.setdefault(tuple(queries), []).append(m)
-    testable = {queries: group for queries, group in groups.items() if len(queries) >= 2}
-    for group in testable.values():  # every group's bootstrap fits, before any test runs
-        check_bootstrap_size(n_resamples, len(group))
-    log_scale = frozenset(m for m in a.means if FAMILIES[parse_measure(m).family].aggregate == "geometric")
-    found: dict[str, Comparison] = {}
-    for queries, group in testable.items():
-        va, vb = ({m: _paired_values(ev, m, queries, m in log_scale) for m in group} for ev in (a, b))
-        for c in compare_paired(vb, va, n_resamples=n_resamples, seed=seed, confidence=confidence):
-            found[c.metric] = c
-    return [found[m] for m in a.means if m in found], log_scale
-
-
-def _paired_values(ev: EvaluationResult, measure: str, queries: tuple[str, ...], log: bool) -> np.ndarray:
-    """Per-query values of ``measure`` at ``queries``; the measure's missing value where ``ev`` has none."""
-    fill = FAMILIES[parse_measure(measure).family].missing_value
-    values = ev.per_query[measure]
-    out = np.array([values.get(q, fill) for q in queries], dtype=np.float64)
-    return np.log(out) if log else out  # a geometric mean's values are >= its floor (> 0)
 
 
 def _answered(run: Any) -> set[str]:

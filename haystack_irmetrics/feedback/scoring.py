@@ -30,7 +30,7 @@ from ..core.inputs import ArrayRun, QrelsDict, RunDict
 from ..core.inputs import as_run as core_as_run
 from ..core.plausibility import judgments_built_here
 from ..errors import FeedbackError
-from ..stats import Comparison, bootstrap_means, compare_paired, percentile_interval
+from ..stats import Comparison, bootstrap_means, compare_with_baseline, percentile_interval
 from ._deps import pl
 from .judgments import AggregatedFeedback
 
@@ -289,21 +289,26 @@ def score_segment(
         target = judged_intervals[name] if variant == "judged" else intervals[name][variant]
         target[m] = (lo, hi)
 
-    # Every (system, variant, metric) against the baseline in one call; Holm per (system, variant).
+    # Every (system, variant, metric) against the baseline; Holm per (system, variant).
     comparisons: dict[str, dict[str, list[Comparison]]] = {}
     others = [n for n in systems if n != baseline]
     if others and len(queries) >= 2:
-        a = {(n, v, m): scores[n].values[v][m] for n in others for v in variants for m in metrics}
-        b = {(n, v, m): scores[baseline].values[v][m] for n in others for v in variants for m in metrics}
-        results = compare_paired(
-            a, b, families={key: key[:2] for key in a}, n_resamples=n_resamples, seed=seed, intervals=False
+        values = {n: {(v, m): scores[n].values[v][m] for v in variants for m in metrics} for n in systems}
+        compared = compare_with_baseline(
+            values,
+            baseline,
+            holm_scope=lambda system, key: (system, key[0]),  # each system's list variant
+            n_resamples=n_resamples,
+            seed=seed,
+            intervals=False,  # from the shared resamples above
         )
-        keys = list(a)
+        keys = [(n, *key) for n in others for key in values[n]]
         deltas = means[:, [index[k] for k in keys]] - means[:, [index[(baseline, *k[1:])] for k in keys]]
         d_low, d_high = percentile_interval(deltas, confidence)
-        for c, lo, hi in zip(results, d_low.tolist(), d_high.tolist(), strict=True):
-            c = replace(c, ci_low=lo, ci_high=hi)
-            name, variant, _ = c.metric
+        found = [(n, c) for n in others for c in compared.comparisons[n].values()]
+        for (name, c), lo, hi in zip(found, d_low.tolist(), d_high.tolist(), strict=True):
+            variant, m = c.metric
+            c = replace(c, metric=(name, variant, m), ci_low=lo, ci_high=hi)
             comparisons.setdefault(name, {}).setdefault(variant, []).append(c)
 
     judgments, _ = feedback._frames(segment)

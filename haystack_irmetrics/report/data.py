@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib.util
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from ..core import DEFAULT_K_VALUES, EvaluationResult, Preset, Qrels, evaluate, 
 from ..core.inputs import ArrayRun, as_run
 from ..core.measures import FAMILIES, parse_measure
 from ..errors import InvalidArgumentError, IRMetricsError, NoOverlapError
-from ..stats import Comparison, compare_paired, holm
+from ..stats import Comparison, compare_with_baseline, paired_arrays
 from ..stats.significance import check_confidence, check_resamples, check_seed
 from .sources import Source, beir_files, load_sources, read_documents, read_queries
 
@@ -257,13 +257,13 @@ def _shared_measures(order: list[str], means: dict[str, dict[str, float]]) -> li
 def paired_values(data: ReportData, run: str, measure: str, log: bool) -> tuple[np.ndarray, np.ndarray]:
     """``(run's values, baseline's values)`` over the queries either is scored on for ``measure``; a query
     one of them has no value for takes the measure's value for a missing query (0; GMAP's floor)."""
-    a, b = data.values[run][measure], data.values[data.baseline][measure]
-    queries = sorted(a.keys() | b.keys())
-    family = family_of(measure)
-    fill = family.missing_value if family is not None else 0.0
-    x = np.array([a.get(q, fill) for q in queries], dtype=np.float64)
-    y = np.array([b.get(q, fill) for q in queries], dtype=np.float64)
+    _, x, y = paired_arrays(data.values[run][measure], data.values[data.baseline][measure], _fill(measure))
     return (np.log(x), np.log(y)) if log else (x, y)
+
+
+def _fill(measure: str) -> float:
+    family = family_of(measure)
+    return family.missing_value if family is not None else 0.0
 
 
 def _win_tie_loss(x: np.ndarray, y: np.ndarray) -> tuple[int, int, int]:
@@ -273,30 +273,24 @@ def _win_tie_loss(x: np.ndarray, y: np.ndarray) -> tuple[int, int, int]:
 
 
 def _comparisons(data: ReportData, n_resamples: int, seed: int, confidence: float) -> dict[str, dict[str, Comparison]]:
-    """Every run but the baseline against it, per measure; Holm over every (run, measure) tested."""
-    found: list[tuple[str, Comparison]] = []
-    for run in data.others:
-        groups: dict[tuple[str, ...], list[str]] = {}
-        for m in data.measures:  # measures over the same queries share one call (one set of draws)
-            qs = data.values[run][m].keys() | data.values[data.baseline][m].keys()
-            groups.setdefault(tuple(sorted(qs)), []).append(m)
-        for queries, group in groups.items():
-            if len(queries) < 2:
-                data.notes.append(f"{run}: no significance test for {', '.join(group)} (fewer than two queries)")
-                continue
-            pairs = {m: paired_values(data, run, m, m in data.log_scale) for m in group}
-            a = {m: x for m, (x, _) in pairs.items()}
-            b = {m: y for m, (_, y) in pairs.items()}
-            for c in compare_paired(a, b, n_resamples=n_resamples, seed=seed, confidence=confidence):
-                found.append((run, c))
-    if not found:
-        return {}
-    p_t = holm([c.p_t for _, c in found]).tolist()
-    p_r = holm([c.p_randomization for _, c in found]).tolist()
-    out: dict[str, dict[str, Comparison]] = {}
-    for (run, c), t, r in zip(found, p_t, p_r, strict=True):
-        out.setdefault(run, {})[c.metric] = replace(c, p_t_holm=float(t), p_randomization_holm=float(r))
-    return {run: {m: out[run][m] for m in data.measures if m in out[run]} for run in out}
+    """Every run but the baseline against it, per measure (:func:`~haystack_irmetrics.stats.compare_with_baseline`);
+    Holm over every (run, measure) tested."""
+    compared = compare_with_baseline(
+        data.values,
+        data.baseline,
+        measures=data.measures,
+        holm_scope="all",
+        fill={m: _fill(m) for m in data.measures},
+        log=data.log_scale,
+        n_resamples=n_resamples,
+        seed=seed,
+        confidence=confidence,
+    )
+    for run, groups in compared.untested.items():
+        data.notes += [
+            f"{run}: no significance test for {', '.join(group)} (fewer than two queries)" for group in groups
+        ]
+    return compared.comparisons
 
 
 def ranked_lists(run: Any, qids: Sequence[str], depth: int, drop_identical: bool) -> dict[str, list[str]]:

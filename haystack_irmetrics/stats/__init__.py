@@ -6,6 +6,7 @@ package imports neither.
 
 from .compare import Comparison, compare_paired, holm_adjust
 from .correlation import Correlation, per_query_correlation, rank_correlation, system_correlation
+from .paired import BaselineComparison, compare_with_baseline, paired_arrays
 from .significance import (
     StatsInputError,
     TestResult,
@@ -18,6 +19,7 @@ from .significance import (
 )
 
 __all__ = [
+    "BaselineComparison",
     "Comparison",
     "Correlation",
     "StatsInputError",
@@ -25,8 +27,10 @@ __all__ = [
     "bootstrap_ci",
     "bootstrap_means",
     "compare_paired",
+    "compare_with_baseline",
     "holm",
     "holm_adjust",
+    "paired_arrays",
     "paired_t_test",
     "per_query_correlation",
     "percentile_interval",
