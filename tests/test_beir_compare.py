@@ -519,3 +519,13 @@ def test_suites_whose_copies_of_a_dataset_differ_are_refused_not_scored_on_one_q
     assert main(["compare", str(suites["one"]), str(tmp_path / "three"), "--no-stats"]) == 0
     with pytest.raises(InvalidArgumentError, match="is a suite folder"):
         compare_runs(suites["one"], tmp_path / "three")
+
+
+def test_the_comparison_lives_in_its_own_package_and_the_beir_paths_still_import_it():
+    import haystack_irmetrics.beir as beir
+    import haystack_irmetrics.compare as compare
+    from haystack_irmetrics.beir.compare import compare_many
+    from haystack_irmetrics.beir.suite_compare import compare_suites
+
+    assert beir.compare_runs is compare.compare_runs and compare_many is compare.compare_many
+    assert beir.CompareResult is compare.CompareResult and compare_suites is compare.compare_suites

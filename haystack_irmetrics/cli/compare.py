@@ -1,7 +1,7 @@
 """``irmetrics compare``: evaluate runs on the same qrels and print them side by side, each against the
 baseline, with significance; or two suites dataset by dataset.
 
-Imports only the standard library until it runs (then :mod:`haystack_irmetrics.beir.compare`).
+Imports only the standard library until it runs (then :mod:`haystack_irmetrics.compare`).
 """
 
 from __future__ import annotations
@@ -61,8 +61,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``irmetrics compare``: print the comparison (markdown or JSON), its notes on stderr."""
-    from ..beir.compare import compare_many
-    from ..beir.suite_compare import compare_suites, is_suite
+    from ..compare import compare_many, compare_suites, is_suite
     from ..errors import InvalidArgumentError
 
     if len(args.runs) < 2:

@@ -1,0 +1,473 @@
+"""Compare runs on the same qrels: BEIR's numbers side by side, each run against a baseline (``irmetrics compare``).
+
+Two suites written by ``irmetrics beir --output`` are compared dataset by dataset in :mod:`.suites`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._extras import require
+from ..core import DEFAULT_K_VALUES, EvaluationResult, Qrels, Run, evaluate
+from ..core.measures import FAMILIES, parse_measure
+from ..errors import InvalidArgumentError, InvalidPolicyError
+from ..io.beir_outputs import read_run_dataset, shared_qrels
+from ..stats import Comparison, compare_with_baseline
+from ..stats.compare import format_p
+from ..stats.significance import check_confidence, check_resamples, check_seed
+
+RunSource = str | os.PathLike[str] | Mapping[str, Mapping[str, float]] | Run
+QrelsSource = str | os.PathLike[str] | Mapping[str, Mapping[str, float]] | Qrels
+
+# Keys of each measure's JSON object besides the two runs' labels.
+_RESERVED = frozenset({"delta", "paired"})
+
+
+@dataclass(frozen=True)
+class CompareResult:
+    """Two evaluations of runs on the same qrels.
+
+    :ivar names: the two runs' labels (the baseline first).
+    :ivar a: evaluation of the first run (``preset="beir"`` unless told otherwise).
+    :ivar b: evaluation of the second run.
+    :ivar notes: differences in the queries the two runs answered, and which means cover different
+        queries because of them.
+    :ivar stats: B against A for each measure at least two queries pair for, in the evaluation's order
+        (:func:`~haystack_irmetrics.stats.compare_paired`: ``delta`` = B − A, its percentile bootstrap
+        interval, two-sided paired t-test and randomization p-values; ``*_holm`` adjusted over every
+        test of the comparison, :attr:`tests`). A measure pairs the queries either run is scored on for it (``n``); a query
+        one run did not answer takes the measure's value for a missing query (0; GMAP's 1e-5) for that run. A
+        geometric mean (GMAP) is compared on the log of its per-query values (:attr:`log_scale`).
+    :ivar log_scale: the measures whose ``stats`` are of log values (``delta``: the log of the ratio).
+    :ivar confidence: the level of the bootstrap intervals.
+    :ivar tests: how many tests Holm's correction ran over: the measures tested here, or, when several
+        runs are compared with one baseline (:func:`compare_many`), every run's (runs × measures).
+    """
+
+    names: tuple[str, str]
+    a: EvaluationResult
+    b: EvaluationResult
+    notes: tuple[str, ...] = field(default=())
+    stats: tuple[Comparison, ...] = field(default=())
+    log_scale: frozenset[str] = field(default=frozenset())
+    confidence: float = 0.95
+    tests: int = 0
+
+    def rows(self) -> list[tuple[str, float, float, float]]:
+        """``(measure, value A, value B, B - A)`` for each measure, in the evaluation's order."""
+        return [
+            (name, self.a.means[name], self.b.means[name], round(self.b.means[name] - self.a.means[name], 5))
+            for name in self.a.means
+        ]
+
+    def table(self) -> list[str]:
+        """The markdown table's lines: one row per measure, the two runs and their difference as columns (and,
+        with :attr:`stats`, the paired difference, its interval and Holm-adjusted p-values)."""
+        a, b = self.names
+        if not self.stats:
+            lines = [f"| measure | {a} | {b} | {b} − {a} |", "|---|---:|---:|---:|"]
+            return lines + [f"| {m} | {va:.5f} | {vb:.5f} | {d:+.5f} |" for m, va, vb, d in self.rows()]
+        tested = {c.metric: c for c in self.stats}
+        lines = [
+            f"| measure | {a} | {b} | {b} − {a} | paired Δ [{self.confidence * 100:g}% CI] | queries | p (t) "
+            "| p (rand.) |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for m, va, vb, d in self.rows():
+            c = tested.get(m)
+            if c is None:
+                lines.append(f"| {m} | {va:.5f} | {vb:.5f} | {d:+.5f} | — | — | — | — |")
+                continue
+            log = "log " if m in self.log_scale else ""
+            lines.append(
+                f"| {m} | {va:.5f} | {vb:.5f} | {d:+.5f} | {log}{c.delta:+.5f}{c.marker()} [{c.ci_low:+.4f}, "
+                f"{c.ci_high:+.4f}] | {c.n:,} | {format_p(c.p_t_holm)} | {format_p(c.p_randomization_holm)} |"
+            )
+        return lines
+
+    def footnote(self, family: str | None = None) -> str:
+        """What the table's paired columns mean (``""`` without :attr:`stats`); ``family`` says what Holm's
+        correction ran over (default: the measures tested) and makes the note speak of every run's table."""
+        if not self.stats:
+            return ""
+        a, b = self.names if family is None else ("baseline", "run")
+        logged = sorted(self.log_scale & {c.metric for c in self.stats})
+        return (
+            "Paired per measure over the queries either run is scored on for it; a query one run did not answer "
+            "counts for that run as an unanswered query does (0; GMAP's floor 1e-5), so paired Δ differs from "
+            f"{b} − {a} only where the two means cover different queries or a mean is not the average of its "
+            "per-query values (a note names those)"
+            + (f"; {', '.join(logged)}: mean log difference (log of the ratio)" if logged else "")
+            + f". p-values two-sided, Holm-adjusted over the {family or f'{len(self.stats)} measures tested'}; "
+            "`*` p < 0.05, `**` p < 0.01 (randomization)."
+        )
+
+    def markdown(self) -> str:
+        """The markdown table (:meth:`table`) and, with :attr:`stats`, its :meth:`footnote`."""
+        note = self.footnote()
+        return "\n".join([*self.table(), *(["", note] if note else [])])
+
+    def to_dict(self) -> dict:
+        out: dict[str, Any] = {
+            "runs": list(self.names),
+            "metrics": {m: {self.names[0]: va, self.names[1]: vb, "delta": d} for m, va, vb, d in self.rows()},
+            "notes": list(self.notes),
+        }
+        if self.stats:
+            out["confidence"] = self.confidence
+            for c in self.stats:
+                out["metrics"][c.metric]["paired"] = {
+                    "queries": c.n,
+                    "scale": "log" if c.metric in self.log_scale else "linear",
+                    "delta": c.delta,
+                    "ci": [c.ci_low, c.ci_high],
+                    "p_t": c.p_t,
+                    "p_randomization": c.p_randomization,
+                    "p_t_holm": c.p_t_holm,
+                    "p_randomization_holm": c.p_randomization_holm,
+                }
+        return out
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
+
+
+@dataclass(frozen=True)
+class RunsComparison:
+    """Several runs on the same qrels, each compared with one baseline (:func:`compare_many`).
+
+    :ivar names: every run's label, in the order given.
+    :ivar baseline: the label of the run the others are compared with.
+    :ivar results: ``{run: CompareResult}``, the baseline against each other run (in order); with
+        significance, Holm's correction ran over every run's tests together (runs × measures).
+    :ivar notes: the settings' notes (no scipy), then each comparison's own notes (prefixed with the run
+        when there are more than two runs).
+    """
+
+    names: tuple[str, ...]
+    baseline: str
+    results: dict[str, CompareResult]
+    notes: tuple[str, ...] = field(default=())
+
+    def _family(self) -> str | None:
+        tests = sum(len(r.stats) for r in self.results.values())
+        if len(self.results) == 1 or not tests:
+            return None
+        return f"{tests} tests (each of the {len(self.results)} runs against {self.baseline}, per measure)"
+
+    def markdown(self) -> str:
+        """Two runs: their table (:meth:`CompareResult.markdown`). More: one block per run against the
+        baseline (a line ``RUN against BASELINE:`` and its table), then one footnote."""
+        if len(self.results) == 1:
+            return next(iter(self.results.values())).markdown()
+        lines: list[str] = []
+        for name, result in self.results.items():
+            lines += [f"{name} against {self.baseline}:", "", *result.table(), ""]
+        note = next(iter(self.results.values())).footnote(self._family())
+        return "\n".join([*lines, note] if note else lines[:-1])
+
+    def to_dict(self) -> dict[str, Any]:
+        """``runs``, ``baseline``, ``comparisons`` (``{run: CompareResult.to_dict()}``), ``notes``; with
+        significance, ``tests`` (how many tests Holm's correction ran over)."""
+        out: dict[str, Any] = {
+            "runs": list(self.names),
+            "baseline": self.baseline,
+            "comparisons": {name: result.to_dict() for name, result in self.results.items()},
+            "notes": list(self.notes),
+        }
+        tests = sum(len(r.stats) for r in self.results.values())
+        if tests:
+            out["tests"] = tests
+        return out
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
+
+
+def compare_runs(
+    run_a: RunSource,
+    run_b: RunSource,
+    qrels: QrelsSource | None = None,
+    k_values: Sequence[int] = DEFAULT_K_VALUES,
+    *,
+    measures: Sequence[str] | None = None,
+    names: tuple[str, str] | None = None,
+    preset: str = "beir",
+    significance: bool | None = None,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> CompareResult:
+    """Evaluate two runs against the same qrels (:func:`compare_many` with two runs, ``run_a`` the baseline).
+
+    :param run_a: a TREC run file, a folder written by ``irmetrics beir --output`` (its ``run.trec``),
+        or a ``{qid: {doc_id: score}}`` dict.
+    :param run_b: the same for the second run.
+    :param qrels: a qrels file (TREC or BEIR TSV) or dict; ``None``: the qrels of the dataset the run
+        folders' ``summary.json`` name (see :func:`compare_many`).
+    :param k_values: cutoffs.
+    :param measures: families or names (default: BEIR's six).
+    :param names: labels for the two runs (default: the file or folder names, else ``A`` and ``B``).
+    :param preset: ``"beir"`` or ``"trec"``.
+    :param significance: also test B against A per measure (:attr:`CompareResult.stats`), with
+        ``n_resamples`` sign patterns and bootstrap resamples, ``seed`` and ``confidence``. ``None``
+        (default): when scipy is installed (the ``stats`` extra), else a note says why not; ``True``:
+        scipy is required (:class:`~haystack_irmetrics.errors.MissingDependencyError` without it).
+    :returns: a :class:`CompareResult`.
+    """
+    compared = compare_many(
+        [run_a, run_b],
+        qrels,
+        k_values,
+        measures=measures,
+        names=names,
+        preset=preset,
+        significance=significance,
+        n_resamples=n_resamples,
+        seed=seed,
+        confidence=confidence,
+    )
+    return next(iter(compared.results.values()))
+
+
+def compare_many(
+    runs: Sequence[RunSource],
+    qrels: QrelsSource | None = None,
+    k_values: Sequence[int] = DEFAULT_K_VALUES,
+    *,
+    names: Sequence[str] | None = None,
+    baseline: str | None = None,
+    measures: Sequence[str] | None = None,
+    preset: str = "beir",
+    significance: bool | None = None,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> RunsComparison:
+    """Evaluate two or more runs against the same qrels and compare each with the baseline.
+
+    :param runs: TREC run files, folders written by ``irmetrics beir --output`` (their ``run.trec``) or
+        ``{qid: {doc_id: score}}`` dicts; at least two.
+    :param qrels: a qrels file (TREC or BEIR TSV) or dict. ``None``: the qrels of the dataset the run
+        folders' ``summary.json`` name (``dataset_path``, ``split``), as ``irmetrics report`` finds them;
+        folders made from different datasets (another split, or files whose recorded SHA-256 differ) raise
+        :class:`~haystack_irmetrics.errors.DatasetError`, and so does a qrels file changed since the runs.
+    :param names: one label per run (default: the file or folder names, with as many parent folders as
+        tell them apart, else ``A``, ``B``, ...).
+    :param baseline: the label of the run the others are compared with (default: the first).
+    :param measures: families or names (default: BEIR's six).
+    :param preset: ``"beir"`` or ``"trec"``.
+    :param significance: as :func:`compare_runs`; the p-values are Holm-adjusted over every run's tests
+        together (runs × measures).
+    :param n_resamples: sign patterns and bootstrap resamples.
+    :param seed: seed of the resamples.
+    :param confidence: the level of the bootstrap intervals.
+    :returns: a :class:`RunsComparison`.
+    """
+    from ..io import read_qrels, read_run
+
+    if isinstance(runs, str | os.PathLike | Mapping) or not isinstance(runs, Sequence):
+        raise InvalidArgumentError(f"runs must be a list of runs, got {type(runs).__name__}")
+    if len(runs) < 2:
+        raise InvalidArgumentError(f"compare needs at least two runs, got {len(runs)}")
+    loaded = [_load_run(source, read_run) for source in runs]
+    labels = _labels(list(runs), names)
+    base = labels[0] if baseline is None else baseline
+    if base not in labels:
+        raise InvalidArgumentError(f"the baseline {base!r} is not one of the runs {labels}")
+    if qrels is None:
+        # Only now: with qrels given, a folder's summary.json is not read at all.
+        folders = [Path(r) for r in runs if isinstance(r, str | os.PathLike) and Path(r).is_dir()]
+        datasets = [ds for ds in map(read_run_dataset, folders) if ds is not None]
+        if not datasets:
+            raise InvalidArgumentError(
+                "no qrels: give --qrels (qrels=), or folders written by 'irmetrics beir --output' whose summary.json "
+                "names their dataset"
+            )
+        qrels = shared_qrels(datasets)
+    q = read_qrels(qrels) if isinstance(qrels, str | os.PathLike) else qrels
+    notes: list[str] = []
+    if significance is None:
+        significance = _scipy_installed()
+        if not significance:
+            notes.append(
+                "no significance tests: scipy is not installed (pip install 'haystack-irmetrics[stats]'; "
+                "--no-stats leaves them out without this note)"
+            )
+    elif significance:
+        require("scipy", purpose="significance tests of compare")
+    if significance:  # before the evaluations: a bad setting fails fast
+        check_resamples(n_resamples)
+        check_seed(seed)
+        check_confidence(confidence)
+    evaluations = [evaluate(q, run, k_values, measures=measures, preset=preset) for run in loaded]
+    at = labels.index(base)
+    judged = _judged(q)
+    measures_order = list(evaluations[at].means)
+    log_scale = frozenset(m for m in measures_order if FAMILIES[parse_measure(m).family].aggregate == "geometric")
+    compared = (
+        compare_with_baseline(
+            {label: evaluations[i].per_query for i, label in enumerate(labels)},
+            base,
+            measures=measures_order,
+            holm_scope="all",  # the family is runs × measures
+            fill={m: FAMILIES[parse_measure(m).family].missing_value for m in measures_order},
+            log=log_scale,
+            n_resamples=n_resamples,
+            seed=seed,
+            confidence=confidence,
+        )
+        if significance
+        else None
+    )
+    pairs = {}
+    for i, label in enumerate(labels):
+        if i == at:
+            continue
+        pair_notes = _notes((base, label), loaded[at], loaded[i], judged, evaluations[at], evaluations[i])
+        stats = list(compared.comparisons.get(label, {}).values()) if compared is not None else []
+        if compared is not None and len(stats) < len(measures_order):
+            tested = {c.metric for c in stats}
+            untested = [m for m in measures_order if m not in tested]
+            pair_notes.append(f"no significance tests for {', '.join(untested)}: fewer than two queries pair for them")
+        pairs[label] = (i, pair_notes, stats, log_scale if compared is not None else frozenset())
+    tests = sum(len(stats) for _, _, stats, _ in pairs.values())
+    results = {}
+    for label, (i, pair_notes, stats, log_scale) in pairs.items():
+        results[label] = CompareResult(
+            names=(base, label),
+            a=evaluations[at],
+            b=evaluations[i],
+            notes=tuple(pair_notes + notes) if len(pairs) == 1 else tuple(pair_notes),
+            stats=tuple(stats),
+            log_scale=log_scale,
+            confidence=float(confidence),
+            tests=tests,
+        )
+    if len(pairs) == 1:
+        all_notes = next(iter(results.values())).notes
+    else:
+        all_notes = tuple(notes + [f"{label} against {base}: {n}" for label, r in results.items() for n in r.notes])
+    return RunsComparison(tuple(labels), base, results, all_notes)
+
+
+def _labels(sources: list[RunSource], names: Sequence[str] | None) -> list[str]:
+    """Each run's label: ``names``, else its file or folder name with as many parent folders as tell the
+    runs apart (``bm25/scifact``, ``dense/scifact``), else a letter prefix (``A:run``, ``B:run``)."""
+    if names is not None:
+        labels = [names] if isinstance(names, str) else list(names)
+        if len(labels) != len(sources) or len(set(labels)) != len(labels) or _RESERVED & set(labels):
+            n = "two" if len(sources) == 2 else str(len(sources))
+            raise InvalidPolicyError(
+                f"the {n} runs need {n} different labels, none of them 'delta' or 'paired' (the JSON keys each "
+                f"measure by both labels, 'delta' and 'paired'), got {labels}"
+            )
+        if not all(isinstance(label, str) and label for label in labels):
+            raise InvalidPolicyError(f"every label must be a non-empty string, got {labels}")
+        return labels
+    parts = [Path(s).parts if isinstance(s, str | os.PathLike) else None for s in sources]
+    depth = [1] * len(sources)
+    labels = [""] * len(sources)
+    while True:
+        labels = [_letter(i) if p is None else "/".join(p[-depth[i] :]) or str(sources[i]) for i, p in enumerate(parts)]
+        clashes: dict[str, list[int]] = {}
+        for i, label in enumerate(labels):
+            clashes.setdefault(label, []).append(i)
+        # A longer suffix tells apart different paths that end alike, never one path given twice.
+        grow = [
+            i
+            for group in clashes.values()
+            if len(group) > 1 and len({parts[j] for j in group}) > 1
+            for i in group
+            if parts[i] and depth[i] < len(parts[i])
+        ]
+        if not grow:
+            break
+        for i in grow:
+            depth[i] += 1
+    if len(set(labels)) != len(labels) or _RESERVED & set(labels):
+        # The same file twice, or a label the JSON needs for itself: prefix each with its position.
+        labels = [label if p is None else f"{_letter(i)}:{label}" for i, (label, p) in enumerate(zip(labels, parts))]
+    return labels
+
+
+def _letter(i: int) -> str:
+    return chr(ord("A") + i) if i < 26 else f"#{i + 1}"
+
+
+def _load_run(source: RunSource, read_run) -> Any:
+    """The run of a file, of an ``irmetrics beir --output`` folder (its ``run.trec``), or the object itself."""
+    if isinstance(source, str | os.PathLike):
+        path = Path(source)
+        if (path / "leaderboard.json").is_file():
+            raise InvalidArgumentError(
+                f"{path} is a suite folder (it holds leaderboard.json): compare two suites with compare_suites, or "
+                "give its dataset folders OUTPUT/NAME as runs"
+            )
+        return read_run(path / "run.trec" if path.is_dir() else path)
+    return source
+
+
+def _scipy_installed() -> bool:
+    try:
+        import scipy.stats  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _answered(run: Any) -> set[str]:
+    """Query ids with at least one document, for a dict, a Run or a columnar run from the readers."""
+    if isinstance(run, Mapping):
+        return {q for q, docs in run.items() if len(docs)}
+    qids, offsets = getattr(run, "qids", None), getattr(run, "offsets", None)
+    if qids is not None and offsets is not None:
+        return {q for q, n in zip(qids, np.diff(offsets).tolist(), strict=True) if n}
+    return {q for q, docs in run.data.items() if len(docs)}
+
+
+def _judged(qrels: Any) -> set[str]:
+    q = Qrels.from_dict(qrels)
+    return {qid for qid in q.qids if q.judged(qid)}
+
+
+def _notes(
+    names: tuple[str, str], a: Any, b: Any, judged: set[str], ev_a: EvaluationResult, ev_b: EvaluationResult
+) -> list[str]:
+    qa, qb = _answered(a) & judged, _answered(b) & judged
+    notes = []
+    if qa - qb:
+        notes.append(f"{len(qa - qb)} judged queries are answered by {names[0]} only, e.g. {sorted(qa - qb)[:5]}")
+    if qb - qa:
+        notes.append(f"{len(qb - qa)} judged queries are answered by {names[1]} only, e.g. {sorted(qb - qa)[:5]}")
+    # Which means average over different queries (the preset decides which families leave unanswered ones out).
+    apart = [m for m in ev_a.means if ev_a.per_query[m].keys() != ev_b.per_query[m].keys()]
+    if apart:
+        notes.append(
+            f"the means of {_listed(apart)} cover different queries for the two runs (each averages its answered ones)"
+        )
+    # A mean that is not the average of its per-query values: BEIR's Hole sums unjudged queries too but
+    # divides by the judged ones.
+    uneven = [
+        m for m in ev_a.means if any(ev.n_queries[m] != len(ev.per_query[m]) for ev in (ev_a, ev_b)) and m not in apart
+    ]
+    if uneven:
+        notes.append(
+            f"the means of {_listed(uneven)} are not the average of their per-query values (BEIR's Hole divides by "
+            "the judged queries only), so their paired difference is not the difference of the means"
+        )
+    return notes
+
+
+def _listed(names: list[str]) -> str:
+    return ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+
+
+__all__ = ["CompareResult", "RunsComparison", "compare_many", "compare_runs"]
