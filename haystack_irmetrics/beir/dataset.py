@@ -2,11 +2,13 @@
 
 A folder holds ``corpus.jsonl`` (``{"_id", "title", "text"}`` per line), ``queries.jsonl``
 (``{"_id", "text"}``) and ``qrels/<split>.tsv`` (a header row, then ``query-id corpus-id score``
-separated by tabs, integer scores). :func:`load_beir` returns what ``GenericDataLoader(folder).load(split)``
-returns for the same folder, in the same order (queries filtered to the split's qrels, in qrels
-order; ``int`` labels; a missing ``title`` or ``text`` is ``None``), and raises a clear error where
-``GenericDataLoader`` would crash or silently lose data: a malformed line (file and line number),
-a duplicate id or judgment, a qrels query absent from ``queries.jsonl`` and a query without text.
+separated by tabs, whole-number scores), each read by :mod:`haystack_irmetrics.io.beir_data`.
+:func:`load_beir` returns what ``GenericDataLoader(folder).load(split)`` returns for the same folder,
+in the same order (queries filtered to the split's qrels, in qrels order; ``int`` labels, a label
+written ``1.0`` read as 1, as ``irmetrics evaluate`` reads it; a missing ``title`` or ``text`` is
+``None``), and raises a clear error where ``GenericDataLoader`` would crash or silently lose data: a
+malformed line (file and line number), a duplicate id or judgment, a qrels query absent from
+``queries.jsonl`` and a query without text.
 
 Judged documents absent from the corpus (ArguAna's qrels name a few) stay in the qrels, as BEIR
 keeps them: they count as relevant and unretrievable, so Recall's and NDCG's denominators include
@@ -20,19 +22,17 @@ small BEIR-format sample shipped with the package.
 
 from __future__ import annotations
 
-import csv
-import json
 import os
 import warnings as _warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from .._extras import require
-from ..errors import DatasetError, DatasetNotFoundError, EmptyQueryError, MissingDocumentsError, ParseError
-from ..io.trec import _open_text, _undecodable_line, checked_lines, not_utf8_error
+from ..errors import DatasetError, DatasetNotFoundError, EmptyQueryError, MissingDocumentsError
+from ..io.beir_data import read_beir_corpus, read_beir_qrels_tsv, read_beir_queries
 
 #: The BEIR datasets that can be downloaded publicly (beir's README table).
 BEIR_DATASETS = (
@@ -269,9 +269,9 @@ def load_beir(
     missing = [p for p in (corpus_file, query_file, qrels_file) if not p.is_file()]
     if missing:
         raise DatasetError(_missing_files_message(root, split, missing))
-    corpus = _load_corpus(corpus_file)
-    all_queries = _load_queries(query_file)
-    qrels = _load_qrels(qrels_file)
+    corpus = read_beir_corpus(corpus_file)
+    all_queries = read_beir_queries(query_file)
+    qrels = read_beir_qrels_tsv(qrels_file)
     warnings: list[str] = []
 
     absent = [q for q in qrels if q not in all_queries]
@@ -332,150 +332,6 @@ def _missing_files_message(root: Path, split: str, missing: list[Path]) -> str:
     if nested:
         text += f" (sub-datasets here: {', '.join(nested)}; pass one of those folders)"
     return text
-
-
-def _json_lines(path: Path) -> Iterator[tuple[int, dict]]:
-    """Yield (line number, object) for each non-blank line; a malformed line raises with its number."""
-    lineno = 0
-    try:
-        # utf-8-sig (a byte order mark opening the file is dropped), line-capped; no gzip, as BEIR's loader
-        with _open_text(path, decompress=False) as f:
-            for lineno, line in enumerate(checked_lines(f, path), 1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as e:
-                    raise ParseError(
-                        f"invalid JSON ({e.msg} at column {e.colno})", path=str(path), line=lineno
-                    ) from None
-                except RecursionError:  # json's decoder recurses once per nested array or object
-                    raise ParseError("invalid JSON (nested too deeply)", path=str(path), line=lineno) from None
-                if not isinstance(obj, dict):
-                    raise ParseError(f"expected a JSON object, found {type(obj).__name__}", path=str(path), line=lineno)
-                yield lineno, obj
-    except UnicodeDecodeError as e:  # the reader decodes ahead: find the line in bytes
-        raise not_utf8_error(e.reason, path, _undecodable_line(path)) from None
-
-
-def _id_of(obj: dict, path: Path, lineno: int) -> str:
-    if "_id" not in obj:
-        raise ParseError("no '_id' field", path=str(path), line=lineno)
-    value = obj["_id"]
-    if not isinstance(value, str):
-        raise ParseError(
-            f"'_id' must be a string (qrels ids are strings), found {type(value).__name__} {value!r}",
-            path=str(path),
-            line=lineno,
-        )
-    return value
-
-
-def _text_field(obj: dict, key: str, path: Path, lineno: int) -> str | None:
-    value = obj.get(key)
-    if value is not None and not isinstance(value, str):
-        raise ParseError(f"{key!r} must be a string, found {type(value).__name__}", path=str(path), line=lineno)
-    return value
-
-
-def _first_line_of(path: Path, doc_id: str) -> int:
-    for lineno, obj in _json_lines(path):
-        if obj.get("_id") == doc_id:
-            return lineno
-    return 0  # pragma: no cover - only called for an id that is in the file
-
-
-def _load_corpus(path: Path) -> dict[str, dict[str, str | None]]:
-    corpus: dict[str, dict[str, str | None]] = {}
-    for lineno, obj in _json_lines(path):
-        doc_id = _id_of(obj, path, lineno)
-        if doc_id in corpus:
-            raise ParseError(
-                f"document id {doc_id!r} appears twice (first on line {_first_line_of(path, doc_id)})",
-                path=str(path),
-                line=lineno,
-            )
-        corpus[doc_id] = {
-            "text": _text_field(obj, "text", path, lineno),
-            "title": _text_field(obj, "title", path, lineno),
-        }
-    if not corpus:
-        raise ParseError("no documents (empty file?)", path=str(path))
-    return corpus
-
-
-def _load_queries(path: Path) -> dict[str, str]:
-    queries: dict[str, str] = {}
-    for lineno, obj in _json_lines(path):
-        qid = _id_of(obj, path, lineno)
-        if qid in queries:
-            raise ParseError(
-                f"query id {qid!r} appears twice (first on line {_first_line_of(path, qid)})",
-                path=str(path),
-                line=lineno,
-            )
-        queries[qid] = _text_field(obj, "text", path, lineno)  # type: ignore[assignment] - None is reported later
-    return queries
-
-
-def _load_qrels(path: Path) -> dict[str, dict[str, int]]:
-    qrels: dict[str, dict[str, int]] = {}
-    lines: dict[tuple[str, str], int] = {}
-    with _open_text(path, decompress=False) as f:  # utf-8-sig, line-capped, no gzip (as BEIR's loader)
-        reader = csv.reader(checked_lines(f, path), delimiter="\t", quoting=csv.QUOTE_MINIMAL)
-        try:
-            header = next(reader)
-        except StopIteration:
-            raise ParseError("empty file (expected a header row 'query-id corpus-id score')", path=str(path)) from None
-        except UnicodeDecodeError as e:
-            raise not_utf8_error(e.reason, path, _undecodable_line(path)) from None
-        if len(header) >= 3 and _is_int(header[2]):
-            raise ParseError(
-                "the first line is a judgment, not a header; BEIR's loader skips the first line, "
-                "so add the header 'query-id<TAB>corpus-id<TAB>score'",
-                path=str(path),
-                line=1,
-            )
-        try:
-            for row in reader:
-                lineno = reader.line_num
-                if not row or not "".join(row).strip():
-                    continue
-                if len(row) < 3:
-                    raise ParseError(
-                        f"expected 3 tab-separated fields (query-id, corpus-id, score), found {len(row)}: {row!r}",
-                        path=str(path),
-                        line=lineno,
-                    )
-                query_id, corpus_id, score = row[0], row[1], row[2]
-                try:
-                    label = int(score)
-                except ValueError:
-                    raise ParseError(
-                        f"score {score!r} is not an integer (BEIR reads int(score))", path=str(path), line=lineno
-                    ) from None
-                key = (query_id, corpus_id)
-                if key in lines:
-                    raise ParseError(
-                        f"document {corpus_id!r} is judged twice for query {query_id!r} (first on line {lines[key]})",
-                        path=str(path),
-                        line=lineno,
-                    )
-                lines[key] = lineno
-                qrels.setdefault(query_id, {})[corpus_id] = label
-        except UnicodeDecodeError as e:
-            raise not_utf8_error(e.reason, path, _undecodable_line(path)) from None
-    if not qrels:
-        raise DatasetError(f"{path} has a header but no judgments")
-    return qrels
-
-
-def _is_int(text: str) -> bool:
-    try:
-        int(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _missing_documents(qrels: dict[str, dict[str, int]], corpus: dict) -> list[tuple[str, str, int]]:

@@ -145,10 +145,10 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def _corpus_documents(path: str) -> list[Any]:
     from haystack import Document
 
-    from ..report.sources import read_jsonl
+    from ..io.beir_data import ID_KEYS, read_jsonl
 
     docs = []
-    for _, obj in read_jsonl(path):
+    for _, obj in read_jsonl(path, ids=ID_KEYS):
         text = " ".join(x for x in (obj.get("title"), obj.get("text")) if x)
         docs.append(Document(id=str(obj.get("_id", obj.get("id"))), content=text))
     return docs

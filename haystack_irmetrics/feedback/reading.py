@@ -38,7 +38,7 @@ import numpy as np
 from .._extras import require_feedback
 from ..errors import FeedbackSchemaError, MalformedRowError, ParseError, UnknownStrategyError, shorten
 from ..io.limits import CappedRaw, capped, line_at, line_too_long
-from ..io.trec import _first_line, _open_text, _reading, _undecodable_line, not_utf8_error, overlong
+from ..io.text import first_line, not_utf8_error, open_text, overlong, reading, undecodable_line
 from .schema import LINE_IN, ROW_IN, FeedbackColumns, as_frame, canonical_schema, normalize_frame, split_errors
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -159,7 +159,7 @@ def _iter_parquet(path: Path, needed: list[str], batch_rows: int) -> Iterator[Ba
 
 
 def _csv_header(path: Path, delimiter: str) -> list[str]:
-    first = _first_line(path)
+    first = first_line(path)
     if not first.strip():
         raise ParseError("no header row (empty first line)", path=str(path), line=1)
     try:
@@ -286,7 +286,7 @@ def _line_at(path: Path, offset: int, gzipped: bool) -> int:
 
 def _csv_error(path: Path, e: Exception) -> ParseError:
     if "UTF8" in str(e) or "UTF-8" in str(e):
-        return ParseError("not UTF-8 text", path=str(path), line=_undecodable_line(path))
+        return ParseError("not UTF-8 text", path=str(path), line=undecodable_line(path))
     return ParseError(f"not readable as CSV ({e})", path=str(path))
 
 
@@ -295,7 +295,7 @@ def _iter_jsonl(path: Path, needed: list[str], batch_rows: int) -> Iterator[Batc
     row = 0
     lineno = 0
     long_line = None
-    with _reading(path, lambda: lineno), _open_text(path) as f:
+    with reading(path, lambda: lineno), open_text(path) as f:
         while long_line is None:
             lines = list(islice(f, batch_rows))
             if overlong(f):  # the bytes end inside a line over the limit: the last line read

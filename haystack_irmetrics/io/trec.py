@@ -11,13 +11,9 @@ a block whose fields do not line up falls back to a line-by-line pass that names
 
 from __future__ import annotations
 
-import gzip
-import io
 import os
 import re
-import zlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterator, Mapping, Sequence
 from itertools import chain
 from pathlib import Path
 from typing import Any
@@ -29,32 +25,36 @@ from ..core.inputs import ColumnarRun, Qrels, QrelsDict, Run, as_run
 from ..core.validation import is_finite_number, shown
 from ..errors import InvalidIdError, InvalidScoreError, ParseError, shorten
 from . import _fast
-from .limits import capped, line_too_long
+from .limits import line_too_long
+from .text import checked_lines, first_line, not_utf8_error, open_text, overlong, reading
+
+__all__ = [
+    "check_trec_ids",
+    "checked_lines",
+    "evaluate_run_file",
+    "not_utf8_error",
+    "overlong",
+    "read_beir_qrels",
+    "read_qrels",
+    "read_run",
+    "read_trec_qrels",
+    "read_trec_run",
+    "trec_order",
+    "write_trec_run",
+]
 
 _BLOCK = 1 << 24  # characters of text per block
 
 PathLike = str | os.PathLike
 
 
-def _open_binary(path: PathLike, decompress: bool = True) -> io.BufferedReader:
-    """The file's bytes (gunzipped as they are read), ending early at a line over the limit (see
-    :mod:`.limits`: ``f.raw.overlong`` then says so, and the last line read is that line, cut)."""
-    p = Path(path)
-    try:
-        with p.open("rb") as f:
-            magic = f.read(2)
-    except FileNotFoundError:
-        raise ParseError("file not found", path=str(path)) from None
-    except IsADirectoryError:
-        raise ParseError("is a directory, not a file", path=str(path)) from None
-    except OSError as e:  # permission denied, say
-        raise ParseError(f"cannot be read ({e.strerror or e})", path=str(path)) from None
-    return capped(gzip.open(p, "rb") if decompress and magic == b"\x1f\x8b" else p.open("rb"))
-
-
-def _open_text(path: PathLike, errors: str = "strict", decompress: bool = True) -> io.TextIOWrapper:
-    # utf-8-sig: a byte order mark opening the file is no part of the first query id (polars drops it too).
-    return io.TextIOWrapper(_open_binary(path, decompress), encoding="utf-8-sig", errors=errors)
+# What str.split() takes as whitespace besides C's isspace (trec_eval's separators): in an id, these
+# are id characters, as they are to trec_eval and to the polars reader.
+_ASCII_SPACE = re.compile("[ \t\n\r\x0b\x0c]+")
+_OTHER_SPACE = "\x1c\x1d\x1e\x1f"
+_NON_ASCII_SPACE = (
+    "\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
 
 
 def _not_utf8(text: str, lines: list[str], first: int, path: PathLike) -> tuple[int, ParseError] | None:
@@ -72,78 +72,6 @@ def _not_utf8(text: str, lines: list[str], first: int, path: PathLike) -> tuple[
     except UnicodeDecodeError as e:
         reason = e.reason
     return j, not_utf8_error(reason, path, first + j)
-
-
-def not_utf8_error(reason: str, path: PathLike, line: int | None) -> ParseError:
-    """The error for a byte that is not UTF-8 at ``line`` of ``path`` (every reader's wording)."""
-    return ParseError(f"not UTF-8 text ({reason})", path=str(path), line=line)
-
-
-@contextmanager
-def _reading(path: PathLike, lineno: Callable[[], int] = lambda: 0) -> Iterator[None]:
-    """Turn what reading a file can raise into a :class:`ParseError` naming the file (and line)."""
-    try:
-        yield
-    except UnicodeDecodeError as e:
-        raise not_utf8_error(e.reason, path, _undecodable_line(path)) from None
-    except (EOFError, zlib.error, gzip.BadGzipFile) as e:
-        raise ParseError(
-            f"compressed data is truncated or corrupt ({e})", path=str(path), line=lineno() or None
-        ) from None
-
-
-def _undecodable_line(path: PathLike) -> int | None:
-    """Number of the first line that is not UTF-8 (found again in bytes: the text reader reads ahead)."""
-    try:
-        with _open_binary(path) as f:
-            for i, line in enumerate(f, 1):
-                try:
-                    line.decode("utf-8")
-                except UnicodeDecodeError:
-                    return i
-    except (OSError, EOFError, zlib.error):
-        pass
-    return None
-
-
-def overlong(f: io.TextIOWrapper | io.BufferedReader) -> bool:
-    """Whether a stream of :func:`_open_text` / :func:`_open_binary` stopped at a line over the limit."""
-    return (f.buffer if isinstance(f, io.TextIOWrapper) else f).raw.overlong
-
-
-def checked_lines(f: io.TextIOWrapper, path: PathLike) -> Iterator[str]:
-    """The lines of a text stream of :func:`_open_text`; the one over the line limit raises, naming
-    its line, in place of being yielded cut."""
-    for lineno, line in enumerate(f, 1):
-        if not line.endswith("\n") and overlong(f):  # the bytes ended inside this line
-            raise line_too_long(path, lineno, f.buffer.raw.limit)
-        yield line
-
-
-def _first_line(path: PathLike) -> str:
-    """The first line, decoded alone (a text reader would decode, and fail on, the lines after it too).
-
-    A lone ``\r`` ends it too, as it ends a line for the text readers and pyarrow's CSV reader.
-    """
-    with _reading(path), _open_binary(path) as f:
-        line = f.readline()
-        if overlong(f) and b"\n" not in line and b"\r" not in line:
-            raise line_too_long(path, 1, f.raw.limit)
-    if (cr := line.find(b"\r")) != -1:
-        line = line[: cr + 1]
-    try:
-        return line.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise not_utf8_error(e.reason, path, 1) from None
-
-
-# What str.split() takes as whitespace besides C's isspace (trec_eval's separators): in an id, these
-# are id characters, as they are to trec_eval and to the polars reader.
-_ASCII_SPACE = re.compile("[ \t\n\r\x0b\x0c]+")
-_OTHER_SPACE = "\x1c\x1d\x1e\x1f"
-_NON_ASCII_SPACE = (
-    "\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
-)
 
 
 def _fields(text: str) -> list[str]:
@@ -167,7 +95,7 @@ def _blocks(
     lineno = 0
     # Bytes that are not UTF-8 are decoded to escapes and reported at their line, after the lines
     # before them were checked (a strict decoder fails a whole block at once).
-    with _reading(path, lambda: lineno), _open_text(path, errors="surrogateescape") as f:
+    with reading(path, lambda: lineno), open_text(path, errors="surrogateescape") as f:
         if skip_header:
             f.readline()
             lineno = 1
@@ -348,7 +276,7 @@ def read_beir_qrels(path: PathLike) -> Qrels:
 
     Like ``GenericDataLoader``, labels are integers; a non-integer label raises.
     """
-    header = _fields(_first_line(path))
+    header = _fields(first_line(path))
     if len(header) != 3 or header[0].lower() != "query-id":
         raise ParseError(
             f"expected a header 'query-id corpus-id score', found {shorten(repr(header))}", path=str(path), line=1
@@ -368,7 +296,7 @@ def read_beir_qrels(path: PathLike) -> Qrels:
 
 def read_qrels(path: PathLike) -> Qrels:
     """Read qrels in either format: BEIR TSV when the first line is its header, else TREC."""
-    if _fields(_first_line(path))[:1] == ["query-id"]:
+    if _fields(first_line(path))[:1] == ["query-id"]:
         return read_beir_qrels(path)
     return read_trec_qrels(path)
 

@@ -7,15 +7,14 @@ otherwise), a ``{qid: {doc: score}}`` dict, a core run object, the output of
 :class:`~haystack_irmetrics.components.IRMetricsEvaluator` or a Haystack ``EvaluationRunResult``. The
 last two carry per-query values but no ranking: a report shows their numbers and no ranked lists.
 
-Every file is read under the limits of every reader of the package (:mod:`haystack_irmetrics.io.limits`):
-a line over ``IRMETRICS_MAX_LINE_BYTES`` (1 MiB), a byte that is not UTF-8, JSON nested too deeply or a
-file that cannot be opened raises :class:`~haystack_irmetrics.errors.ParseError` naming the file and line.
+Every file is read by the package's readers (:mod:`haystack_irmetrics.io.text`; JSONL by
+:mod:`haystack_irmetrics.io.beir_data`), under the limits of :mod:`haystack_irmetrics.io.limits`: a line
+over ``IRMETRICS_MAX_LINE_BYTES`` (1 MiB), a byte that is not UTF-8, JSON nested too deeply or a file
+that cannot be opened raises :class:`~haystack_irmetrics.errors.ParseError` naming the file and line.
 """
 
 from __future__ import annotations
 
-import io
-import json
 import os
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,8 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidArgumentError, ParseError
+from ..io.beir_data import ID_KEYS
+from ..io.beir_data import read_jsonl as io_read_jsonl
 from ..io.beir_outputs import read_run_dataset
-from ..io.limits import capped, line_too_long
+from ..io.text import text_lines
 
 RunSource = Any
 
@@ -184,62 +185,13 @@ def _tell_apart(sources: list[Source], paths: list[RunSource | None]) -> None:
             sources[i].name = "/".join((*parents[i][len(parents[i]) - depth[i] :], base[i]))
 
 
-def text_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str]]:
-    """``(line number, line)`` of a UTF-8 text file (a byte order mark opening it dropped; ``\n``, ``\r\n``
-    and ``\r`` end a line, read as ``\n``), under the line limit of :mod:`haystack_irmetrics.io.limits`.
-
-    :raises ParseError: naming the file (and line) when it cannot be opened, holds a line over the limit
-        or a byte that is not UTF-8; the lines before that one are yielded first.
-    """
-    where = os.fspath(path)
-    try:
-        raw = open(path, "rb")  # noqa: SIM115 - closed with the text stream below
-    except FileNotFoundError:
-        raise ParseError("file not found", path=where) from None
-    except IsADirectoryError:
-        raise ParseError("is a directory, not a file", path=where) from None
-    except OSError as e:  # permission denied, say
-        raise ParseError(f"cannot be read ({e.strerror or e})", path=where) from None
-    # The capped stream ends early (as at the end of the file) at a line over the limit or a byte that
-    # is not UTF-8, before the text reader sees it: memory stays bounded and the line is known.
-    with io.TextIOWrapper(capped(raw, utf8=True), encoding="utf-8-sig") as f:
-        stream = f.buffer.raw
-        lineno = 0
-        for lineno, line in enumerate(f, 1):
-            if not line.endswith("\n") and stream.stopped:  # the stream ended inside this line
-                _stopped(stream, where, lineno)
-            yield lineno, line
-        if stream.stopped:
-            _stopped(stream, where, lineno + 1)
-
-
-def _stopped(stream: Any, path: str, lineno: int) -> None:
-    if stream.overlong:
-        raise line_too_long(path, lineno, stream.limit)
-    raise ParseError(f"not UTF-8 text ({stream.not_utf8[1]})", path=path, line=lineno)
-
-
-def _json(path: str | os.PathLike[str], text: str, lineno: int | None, expected: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ParseError(f"{expected} (invalid JSON: {e.msg} at column {e.colno})", path=path, line=lineno) from None
-    except RecursionError:  # json's decoder recurses once per nested array or object
-        raise ParseError(f"{expected} (invalid JSON: nested too deeply)", path=path, line=lineno) from None
-
-
 def read_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict]]:
-    """``(line number, object)`` of each non-blank line of a JSONL file of objects with an ``_id`` (or ``id``).
+    """``(line number, object)`` of each non-blank line of a JSONL file of objects with an ``_id`` (or ``id``):
+    :func:`haystack_irmetrics.io.beir_data.read_jsonl`.
 
     :raises ParseError: naming the file and line: a line that is no such object, and as :func:`text_lines`.
     """
-    for lineno, line in text_lines(path):
-        if not line.strip():
-            continue
-        obj = _json(path, line, lineno, "expected one JSON object per line")
-        if not isinstance(obj, dict) or ("_id" not in obj and "id" not in obj):
-            raise ParseError("expected a JSON object with an '_id' (or 'id')", path=path, line=lineno)
-        yield lineno, obj
+    return io_read_jsonl(path, ids=ID_KEYS)
 
 
 def _tsv(path: Path) -> Iterator[tuple[int, list[str]]]:
