@@ -211,3 +211,15 @@ def test_graded_judgments_scored_on_the_logged_rankings_raise_no_swapped_argumen
     with warnings.catch_warnings():  # nor through evaluate: the judgments are no deeper than the rankings
         warnings.simplefilter("error", SuspiciousInputWarning)
         evaluate(ev.feedback.qrels(), ev.feedback.logged_run(), [3], measures=["NDCG"])
+
+
+def test_the_feedback_policy_is_one_preset_the_scores_and_the_report_both_use():
+    from haystack_irmetrics.core import resolve_preset
+    from haystack_irmetrics.feedback.scoring import FEEDBACK_POLICY, feedback_preset
+
+    assert FEEDBACK_POLICY == {"missing_queries": "zero", "ignore_identical_ids": False, "no_relevant": "zero"}
+    preset = feedback_preset("trec", 1.0)
+    assert preset == resolve_preset(
+        "trec", relevance_threshold=1.0, missing_queries="zero", ignore_identical_ids=False, no_relevant="zero"
+    )
+    assert preset.relevance_threshold == 1.0 and not preset.ignore_identical_ids

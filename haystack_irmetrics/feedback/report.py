@@ -18,12 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..core import Preset
 from ..core.evaluate import bounded, short_list
 from ..io.tables import csv_cell, markdown_cell
 from ..stats.compare import format_p
 from ._deps import pl
 from .judgments import ALL, AggregatedFeedback
-from .scoring import VARIANTS, SegmentResult
+from .scoring import VARIANTS, SegmentResult, feedback_preset
 
 MAX_SKIPPED_LISTED = 20
 
@@ -47,6 +48,12 @@ class FeedbackEvaluation:
             f"queries={len(self.overall.queries)}, systems={short_list(self.systems)}, baseline={self.baseline!r}, "
             f"metrics={short_list(self.metrics)}, segments={len(self.segments)})"
         )
+
+    @property
+    def preset(self) -> Preset:
+        """The preset every score of this evaluation used (:func:`~.scoring.feedback_preset`): the report page
+        of it evaluates with this one."""
+        return feedback_preset(self.settings["preset"], self.settings["threshold"])
 
     @property
     def variants(self) -> tuple[str, ...]:

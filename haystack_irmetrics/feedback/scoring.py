@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core import Qrels, Run, evaluate, resolve_measures
+from ..core import Preset, Qrels, Run, evaluate, resolve_measures, resolve_preset
 from ..core.evaluate import bounded, short_list
 from ..core.inputs import ArrayRun, QrelsDict, RunDict
 from ..core.inputs import as_run as core_as_run
@@ -39,8 +39,15 @@ VARIANTS = ("full", "condensed")
 LOGGED = "logged"
 
 
-def _policy(preset: str) -> dict[str, Any]:
-    return {"preset": preset, "missing_queries": "zero", "ignore_identical_ids": False, "no_relevant": "zero"}
+#: What feedback changes in any base preset: every system is scored over the same judged queries (a query it
+#: does not answer, or without a relevant document, scores 0) and ids equal to the query id are kept.
+FEEDBACK_POLICY: dict[str, Any] = {"missing_queries": "zero", "ignore_identical_ids": False, "no_relevant": "zero"}
+
+
+def feedback_preset(preset: str | Preset = "beir", threshold: float = 0.5) -> Preset:
+    """The preset every feedback score uses: ``preset`` (``"beir"`` or ``"trec"``) with :data:`FEEDBACK_POLICY`
+    and the relevance ``threshold`` (what a report of a feedback evaluation evaluates with too)."""
+    return resolve_preset(preset, relevance_threshold=threshold, **FEEDBACK_POLICY)
 
 
 def as_run(run: RunDict | Mapping[str, Sequence[str]] | Run | ArrayRun) -> Run | ArrayRun:
@@ -147,7 +154,7 @@ def score_system(
     ks = sorted({m.cutoff for m in wanted})
     queries = [q for q in qrels.qids if qrels.data[q]]
     r = as_run(run)
-    common = {"relevance_threshold": threshold, **_policy(preset)}
+    common = {"preset": feedback_preset(preset, threshold)}
     # Judged@k is the core's measure, scored with the full list (the same ranking, ties included).
     judged_names = [f"Judged@{k}" for k in ks]
     full = _evaluate(qrels, _answering(r, queries), measures=list(dict.fromkeys(names + judged_names)), **common)
@@ -317,6 +324,7 @@ def score_segment(
 
 
 __all__ = [
+    "FEEDBACK_POLICY",
     "LOGGED",
     "VARIANTS",
     "SegmentResult",
@@ -324,6 +332,7 @@ __all__ = [
     "answered",
     "as_run",
     "condense",
+    "feedback_preset",
     "score_segment",
     "score_system",
 ]

@@ -71,12 +71,7 @@ def feedback_report(evaluation: Any, runs: Mapping[str, Any], path: str | os.Pat
         "k_values": None,
         "measures": settings["measures"],
         "baseline": evaluation.baseline,
-        "preset": settings["preset"],
-        "relevance_threshold": settings["threshold"],
-        # the feedback scores count an unanswered query as 0 and keep every document, as its scoring does
-        "missing_queries": "zero",
-        "ignore_identical_ids": False,
-        "no_relevant": "zero",
+        "preset": evaluation.preset,  # the policy its scores used (feedback's preset)
         "queries": feedback.query_text(),
         "n_resamples": settings["n_resamples"],
         "seed": settings["seed"],
