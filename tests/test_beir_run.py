@@ -230,3 +230,30 @@ def test_scifact_dense_minilm_runs_end_to_end_offline(scifact, tmp_path):
     assert 0.55 <= run.means["NDCG@10"] <= 0.72, run.means
     assert run.means == beir_reference(scifact.qrels, run.results)
     assert run.info["models"] and os.path.isdir(run.info["models"][0])
+
+
+def test_the_configuration_is_one_value_that_run_beir_builds_and_the_fingerprint_reads(tmp_path):
+    """run_beir's keywords become one BeirSettings; a run with it writes the same files, and its fingerprint is
+    run_configuration's (so folders written before the settings existed resume)."""
+    from haystack_irmetrics.beir.checkpoint import EXTERNAL_ENGINE, run_configuration
+    from haystack_irmetrics.beir.runner import run_dataset
+    from haystack_irmetrics.beir.settings import BeirSettings
+    from haystack_irmetrics.errors import PipelineError
+
+    kwargs = {"k_values": [1, 10], "top_k": 50, "chunk_words": 40, "chunk_overlap": 5}
+    run_beir(progress=False, output_dir=tmp_path / "keywords", **kwargs)
+    settings = BeirSettings(progress=False, **kwargs)
+    assert settings.k_values == (1, 10) and settings == BeirSettings(progress=False, **{**kwargs, "k_values": (1, 10)})
+    run_dataset(None, settings, tmp_path / "settings")
+    for name in ("metrics.json", "per_query.json", "run.trec", "metrics.md"):
+        assert (tmp_path / "keywords" / name).read_bytes() == (tmp_path / "settings" / name).read_bytes(), name
+    volatile = ("finished_at", "timings_s", "peak_rss_mb", "peak_rss_scope")
+    a, b = (json.loads((tmp_path / d / "summary.json").read_text()) for d in ("keywords", "settings"))
+    assert {k: v for k, v in a.items() if k not in volatile} == {k: v for k, v in b.items() if k not in volatile}
+    fingerprint = dict(folder=sample_path(), split="test", pipeline_sha256="0" * 64, model=None, top_k=50)
+    expected = run_configuration(retriever="bm25", k_values=[1, 10], chunk_words=40, chunk_overlap=5, **fingerprint)
+    assert settings.configuration(sample_path(), "test", "0" * 64) == expected
+    external = BeirSettings(no_index=True, **kwargs).configuration(sample_path(), "test", "0" * 64)
+    assert external["engine"] == EXTERNAL_ENGINE
+    with pytest.raises(PipelineError, match="top_k must be a positive integer or None"):
+        BeirSettings(top_k=0)

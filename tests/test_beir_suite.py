@@ -65,7 +65,7 @@ def test_a_rerun_skips_finished_datasets_and_touches_nothing(suite, monkeypatch,
     def no_run(*args, **kwargs):
         raise AssertionError("a finished dataset was run again")
 
-    monkeypatch.setattr("haystack_irmetrics.beir.suite.run_beir", no_run)
+    monkeypatch.setattr("haystack_irmetrics.beir.suite.run_dataset", no_run)
     assert main(["beir", *suite["datasets"], "-o", str(out), "-k", K, "--no-progress"]) == 0
     assert "irmetrics: sample: finished earlier (" in capsys.readouterr().err
     after = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in out.rglob("*") if p.is_file()}
@@ -80,7 +80,7 @@ def test_a_skipped_dataset_says_when_it_ran_and_prints_its_stored_table_not_fres
     summary = json.loads((out / "sample" / "summary.json").read_text())
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", summary["finished_at"])
     when = f"{summary['finished_at'][:10]} {summary['finished_at'][11:16]} UTC"
-    monkeypatch.setattr("haystack_irmetrics.beir.suite.run_beir", pytest.fail)
+    monkeypatch.setattr("haystack_irmetrics.beir.suite.run_dataset", pytest.fail)
     assert main(["beir", *suite["datasets"], "-o", str(out), "-k", K, "--no-progress"]) == 0
     captured = capsys.readouterr()
     assert f"irmetrics: sample: finished earlier ({when}), skipped; --overwrite to run again\n" in captured.err
@@ -164,7 +164,7 @@ def test_overwrite_refuses_a_dataset_folder_that_is_a_symbolic_link_and_deletes_
 def test_a_changed_configuration_is_refused_before_anything_runs(suite, monkeypatch, capsys):
     out = suite["out"]
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
-    monkeypatch.setattr("haystack_irmetrics.beir.suite.run_beir", pytest.fail)
+    monkeypatch.setattr("haystack_irmetrics.beir.suite.run_dataset", pytest.fail)
     assert main(["beir", *suite["datasets"], "-o", str(out), "-k", "10", "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert "another configuration for 2 dataset(s)" in err and "k_values was [1, 10, 100], now [10]" in err

@@ -17,18 +17,16 @@ from typing import TYPE_CHECKING, Any
 from ..core import DEFAULT_K_VALUES, EvaluationResult, evaluate
 from ..errors import ConfigurationChangedError, OutputError, PipelineError
 from ..io.trec import check_trec_ids, write_trec_run
-from .checkpoint import EXTERNAL_ENGINE, PARTIAL, START_OVER, Checkpoint, QueryRecord, differences, run_configuration
+from .checkpoint import PARTIAL, START_OVER, Checkpoint, QueryRecord, differences
 from .dataset import BeirDataset, check_documents, load_beir, resolve_dataset, strict_docs_setting
 from .fastpath import in_trec_order, long_lived_objects_frozen
 from .outputs import make_folder, output_lock, write_atomic, write_file
 from .pipelines import BeirPipelines, corpus_documents, load_beir_pipelines, pipeline_digest
 from .progress import Phases, bar
+from .settings import DEFAULT_TOP_K, BeirSettings
 
 if TYPE_CHECKING:  # pragma: no cover
     from haystack import Document
-
-#: Documents retrieved per query unless told otherwise (capped at the number of indexed documents).
-DEFAULT_TOP_K = 1000
 
 
 @dataclass
@@ -204,146 +202,189 @@ def run_beir(
         >>> run.means["NDCG@10"], len(run.results)
         (0.76977, 40)
     """
+    strict_docs = strict_docs_setting(strict_docs, allow_missing_docs)  # the deprecated spelling, read here
+    return run_dataset(dataset, BeirSettings.from_arguments(locals()), output_dir)
+
+
+def run_dataset(
+    dataset: str | os.PathLike[str] | BeirDataset | None,
+    settings: BeirSettings,
+    output_dir: str | os.PathLike[str] | None = None,
+) -> BeirRun:
+    """:func:`run_beir` with its configuration as one value: ``dataset`` run with ``settings``, the outputs
+    written to ``output_dir`` (when given, it is checked first and locked while the run writes there)."""
     started = time.perf_counter()
-    for name, value in (("top_k", top_k), ("chunk_words", chunk_words)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-            raise PipelineError(f"{name} must be a positive integer or None, got {value!r}")
-    if isinstance(chunk_overlap, bool) or not isinstance(chunk_overlap, int):
-        raise PipelineError(f"chunk_overlap must be an int, got {chunk_overlap!r}")
-    settings = {
-        "split": split,
-        "k_values": k_values,
-        "top_k": top_k,
-        "model": model,
-        "chunk_words": chunk_words,
-        "chunk_overlap": chunk_overlap,
-        "output_dir": output_dir,
-        "progress": progress,
-        "strict_docs": strict_docs_setting(strict_docs, allow_missing_docs),
-        "data_dir": data_dir,
-        "download": download,
-        "allowed_modules": allowed_modules,
-        "checkpoint_every": checkpoint_every,
-        "overwrite": overwrite,
-        "no_index": no_index,
-        "cache": cache,
-        "started": started,
-    }
     if output_dir is None:
-        return _run_beir(dataset, retriever, **settings)
+        return _run(dataset, settings, None, started)
     check_output_dir(output_dir)  # an unwritable folder fails now, not after an hour of retrieval
     with output_lock(output_dir):  # one run at a time writes there
-        if overwrite and checkpoint_every is not None:
+        if settings.overwrite and settings.checkpoint_every is not None:
             Checkpoint(Path(output_dir) / PARTIAL, {}).remove()  # damaged or not: never read
-        return _run_beir(dataset, retriever, **settings)
+        return _run(dataset, settings, output_dir, started)
 
 
-def _run_beir(
+@dataclass
+class _Loaded:
+    """What the load phase gives the others: the dataset, its configuration, the checkpoint (with the
+    queries it holds and the indexing it recorded) and the pipelines (``None`` when nothing is left to run)."""
+
+    ds: BeirDataset
+    configuration: dict[str, Any]
+    checkpoint: Checkpoint | None
+    done: dict[str, QueryRecord]
+    state: dict[str, Any] | None
+    pipes: BeirPipelines | None
+
+
+@dataclass
+class _Retrieved:
+    """What the retrieval phase gives the evaluation: the results, their diagnostics and the query cache's
+    ``(hits, misses)``."""
+
+    results: dict[str, dict[str, float]]
+    diagnostics: dict[str, Any]
+    query_cache: tuple[int, int]
+
+
+def _run(
     dataset: str | os.PathLike[str] | BeirDataset | None,
-    retriever: str | os.PathLike[str],
-    *,
-    split: str,
-    k_values: Sequence[int],
-    top_k: int | None,
-    model: str | None,
-    chunk_words: int | None,
-    chunk_overlap: int,
+    settings: BeirSettings,
     output_dir: str | os.PathLike[str] | None,
-    progress: bool | None,
-    strict_docs: bool,
-    data_dir: str | os.PathLike[str] | None,
-    download: bool,
-    allowed_modules: Sequence[str],
-    checkpoint_every: int | None,
-    overwrite: bool,
-    no_index: bool,
-    cache: bool,
     started: float,
 ) -> BeirRun:
-    """:func:`run_beir` once its arguments are checked and ``output_dir`` is locked."""
+    """:func:`run_dataset` once ``output_dir`` is locked: load, index, retrieve, evaluate, write."""
     phases = Phases()
     with phases.phase("load"):
-        ds = _dataset(dataset, split, strict_docs, data_dir, download)
-        partial = Path(output_dir) / PARTIAL if output_dir is not None and checkpoint_every is not None else None
-        configuration = run_configuration(
-            folder=ds.path,
-            split=ds.split,
-            retriever=retriever,
-            pipeline_sha256=pipeline_digest(retriever),
-            model=model,
-            top_k=top_k,
-            k_values=k_values,
-            chunk_words=chunk_words,
-            chunk_overlap=chunk_overlap,
-            queries_sha256=_queries_digest(ds) if isinstance(dataset, BeirDataset) else None,
-            engine=EXTERNAL_ENGINE if no_index else None,
-            previous=Checkpoint(partial, {}).recorded_configuration() if partial is not None else None,
-        )
-        checkpoint = None
-        if output_dir is not None and checkpoint_every is not None:
-            checkpoint = open_checkpoint(Path(output_dir), configuration, checkpoint_every, overwrite)
-        # a store filled beforehand may hold documents the corpus lacks: only an index built here is checked
-        done = checkpoint.load(ds.queries, None if no_index else ds.corpus) if checkpoint is not None else {}
-        state = checkpoint.index_state() if checkpoint is not None else None
-        pipes = None
-        if state is None or any(q not in done for q in ds.queries):
-            pipes = load_beir_pipelines(
-                retriever,
-                model=model,
-                progress=progress,
-                allowed_modules=allowed_modules,
-                no_index=no_index,
-                cache=cache,
-            )
+        loaded = _load(dataset, settings, output_dir)
+    pipes = loaded.pipes
     try:
-        if pipes is not None:
-            with phases.phase("load"):
-                pipes.warm_up()
-            with phases.phase("indexing"):
-                if no_index:
-                    n_indexed = pipes.count_indexed()
-                else:
-                    documents = corpus_documents(ds.corpus, chunk_words=chunk_words, chunk_overlap=chunk_overlap)
-                    n_indexed = _index(pipes, documents, progress, ds.name)
-                    pipes.finish_indexing()
-                    del documents
-            hits, misses = pipes.embedding_cache_hits()
-            state = {"n_indexed": n_indexed, "pipeline_source": pipes.source, "models": pipes.models}
-            if hits or misses:
-                state["embedding_cache"] = {"hits": hits, "misses": misses}
-            if checkpoint is not None:
-                checkpoint.save_index_state(state)
-        else:
-            phases.skip("indexing")  # every query is checkpointed: nothing to index
-        assert state is not None
-        effective_k = None if top_k is None else min(top_k, state["n_indexed"])
+        state = _index_phase(loaded, settings, phases)
+        top_k = None if settings.top_k is None else min(settings.top_k, state["n_indexed"])
         with phases.phase("retrieval"):
-            results, diagnostics = _retrieve(pipes, ds, done, effective_k, progress, checkpoint)
-        query_cache = pipes.embedding_cache_hits(queries=True) if pipes is not None else (0, 0)
+            retrieved = _retrieve_phase(loaded, top_k, settings.progress)
     finally:
         if pipes is not None:
             pipes.close()
+    results = retrieved.results
     if results and not any(results.values()):
         raise PipelineError(f"{state['pipeline_source']} retrieved no document for any of the {len(results)} queries")
     with phases.phase("evaluation"):
-        evaluation = evaluate(ds.qrels, results, k_values, preset="beir")
-        if diagnostics["queries_reordered_by_ties"]:
-            as_ranked = evaluate(ds.qrels, results, k_values, preset="beir", ties="stable")
-            diagnostics["means_in_pipeline_order"] = {
-                m: v for m, v in as_ranked.means.items() if v != evaluation.means[m]
-            }
+        evaluation = _evaluate(loaded.ds, retrieved, settings.k_values)
+    run = _outcome(loaded, settings, state, top_k, retrieved, evaluation, phases, started)
+    if output_dir is not None:
+        run.write(output_dir)
+        if loaded.checkpoint is not None:
+            loaded.checkpoint.remove()
+    return run
+
+
+def _load(
+    dataset: str | os.PathLike[str] | BeirDataset | None,
+    settings: BeirSettings,
+    output_dir: str | os.PathLike[str] | None,
+) -> _Loaded:
+    """The load phase: the dataset, the configuration, the checkpoint and what it holds, and the pipelines
+    unless every query is checkpointed with the indexing it needed."""
+    ds = _dataset(dataset, settings.split, settings.strict_docs, settings.data_dir, settings.download)
+    every = settings.checkpoint_every
+    partial = Path(output_dir) / PARTIAL if output_dir is not None and every is not None else None
+    configuration = settings.configuration(
+        ds.path,
+        ds.split,
+        pipeline_digest(settings.retriever),
+        queries_sha256=_queries_digest(ds) if isinstance(dataset, BeirDataset) else None,
+        previous=Checkpoint(partial, {}).recorded_configuration() if partial is not None else None,
+    )
+    checkpoint = None
+    if output_dir is not None and every is not None:
+        checkpoint = open_checkpoint(Path(output_dir), configuration, every, settings.overwrite)
+    # a store filled beforehand may hold documents the corpus lacks: only an index built here is checked
+    done = checkpoint.load(ds.queries, None if settings.no_index else ds.corpus) if checkpoint is not None else {}
+    state = checkpoint.index_state() if checkpoint is not None else None
+    pipes = None
+    if state is None or any(q not in done for q in ds.queries):
+        pipes = load_beir_pipelines(
+            settings.retriever,
+            model=settings.model,
+            progress=settings.progress,
+            allowed_modules=settings.allowed_modules,
+            no_index=settings.no_index,
+            cache=settings.cache,
+        )
+    return _Loaded(ds, configuration, checkpoint, done, state, pipes)
+
+
+def _index_phase(loaded: _Loaded, settings: BeirSettings, phases: Phases) -> dict[str, Any]:
+    """The indexing phase (the pipelines' warm-up counts as loading): what indexing found, recorded in the
+    checkpoint; skipped when every query is checkpointed."""
+    pipes = loaded.pipes
+    if pipes is None:
+        phases.skip("indexing")  # every query is checkpointed: nothing to index
+        assert loaded.state is not None
+        return loaded.state
+    with phases.phase("load"):
+        pipes.warm_up()
+    with phases.phase("indexing"):
+        if settings.no_index:
+            n_indexed = pipes.count_indexed()
+        else:
+            documents = corpus_documents(
+                loaded.ds.corpus, chunk_words=settings.chunk_words, chunk_overlap=settings.chunk_overlap
+            )
+            n_indexed = _index(pipes, documents, settings.progress, loaded.ds.name)
+            pipes.finish_indexing()
+            del documents
+    hits, misses = pipes.embedding_cache_hits()
+    state: dict[str, Any] = {"n_indexed": n_indexed, "pipeline_source": pipes.source, "models": pipes.models}
+    if hits or misses:
+        state["embedding_cache"] = {"hits": hits, "misses": misses}
+    if loaded.checkpoint is not None:
+        loaded.checkpoint.save_index_state(state)
+    return state
+
+
+def _retrieve_phase(loaded: _Loaded, top_k: int | None, progress: bool | None) -> _Retrieved:
+    """The retrieval phase: the queries not checkpointed, then every query's results in order."""
+    results, diagnostics = _retrieve(loaded.pipes, loaded.ds, loaded.done, top_k, progress, loaded.checkpoint)
+    query_cache = loaded.pipes.embedding_cache_hits(queries=True) if loaded.pipes is not None else (0, 0)
+    return _Retrieved(results, diagnostics, query_cache)
+
+
+def _evaluate(ds: BeirDataset, retrieved: _Retrieved, k_values: Sequence[int]) -> EvaluationResult:
+    """The evaluation phase: BEIR's numbers; where ties reordered queries, the means that differ in the
+    pipeline's order go to the diagnostics."""
+    evaluation = evaluate(ds.qrels, retrieved.results, k_values, preset="beir")
+    diagnostics = retrieved.diagnostics
+    if diagnostics["queries_reordered_by_ties"]:
+        as_ranked = evaluate(ds.qrels, retrieved.results, k_values, preset="beir", ties="stable")
+        diagnostics["means_in_pipeline_order"] = {m: v for m, v in as_ranked.means.items() if v != evaluation.means[m]}
+    return evaluation
+
+
+def _outcome(
+    loaded: _Loaded,
+    settings: BeirSettings,
+    state: dict[str, Any],
+    top_k: int | None,
+    retrieved: _Retrieved,
+    evaluation: EvaluationResult,
+    phases: Phases,
+    started: float,
+) -> BeirRun:
+    """The :class:`BeirRun`: its timings, and the info ``summary.json`` holds, in its order."""
+    ds, diagnostics, query_cache = loaded.ds, retrieved.diagnostics, retrieved.query_cache
     timings = {name: phases.seconds.get(name, 0.0) for name in ("load", "indexing", "retrieval", "evaluation")}
     timings["total"] = time.perf_counter() - started
     info = {
         "dataset": ds.name,
         "dataset_path": str(ds.path) if ds.path is not None else None,
         "split": ds.split,
-        "pipeline": str(retriever),
+        "pipeline": str(settings.retriever),
         "pipeline_source": state["pipeline_source"],
         "models": state["models"],
-        "top_k": effective_k,
-        "chunk_words": chunk_words,
-        "chunk_overlap": chunk_overlap if chunk_words else None,
+        "top_k": top_k,
+        "chunk_words": settings.chunk_words,
+        "chunk_overlap": settings.chunk_overlap if settings.chunk_words else None,
         "n_documents": len(ds.corpus),
         "n_indexed": state["n_indexed"],
         "embedding_cache": state.get("embedding_cache"),
@@ -351,26 +392,21 @@ def _run_beir(
         "n_queries": len(ds.queries),
         "n_queries_in_file": ds.n_queries_in_file,
         **ds.missing_documents_summary(),
-        "k_values": list(k_values),
+        "k_values": list(settings.k_values),
         **diagnostics,
-        "configuration": configuration,
+        "configuration": loaded.configuration,
     }
-    run = BeirRun(
-        results=results,
+    return BeirRun(
+        results=retrieved.results,
         evaluation=evaluation,
         timings=timings,
         info=info,
         warnings=_warnings(ds, diagnostics),
         peak_rss_mb=dict(phases.peak_rss_mb),
         peak_rss_scope="phase" if phases.exact else "process",
-        queries_from_checkpoint=sum(1 for q in ds.queries if q in done),
+        queries_from_checkpoint=sum(1 for q in ds.queries if q in loaded.done),
         finished_at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
     )
-    if output_dir is not None:
-        run.write(output_dir)
-        if checkpoint is not None:
-            checkpoint.remove()
-    return run
 
 
 def open_checkpoint(output_dir: Path, configuration: dict[str, Any], every: int, overwrite: bool = False) -> Checkpoint:
@@ -566,4 +602,4 @@ def _tag(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in tag) or "haystack"
 
 
-__all__ = ["DEFAULT_TOP_K", "BeirRun", "check_output_dir", "open_checkpoint", "run_beir"]
+__all__ = ["DEFAULT_TOP_K", "BeirRun", "BeirSettings", "check_output_dir", "open_checkpoint", "run_beir", "run_dataset"]

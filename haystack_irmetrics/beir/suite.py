@@ -26,13 +26,14 @@ from typing import Any
 
 from ..core import DEFAULT_K_VALUES
 from ..errors import ConfigurationChangedError, DatasetError, shorten
-from .checkpoint import EXTERNAL_ENGINE, PARTIAL, Checkpoint, differences, run_configuration
+from .checkpoint import PARTIAL, Checkpoint, differences
 from .dataset import resolve_dataset, sample_path, strict_docs_setting
 from .leaderboard import Leaderboard, build_leaderboard
 from .outputs import check_not_linked, output_lock, remove_file, write_atomic
 from .pipelines import pipeline_digest
 from .progress import bar
-from .runner import DEFAULT_TOP_K, BeirRun, check_output_dir, run_beir
+from .runner import BeirRun, check_output_dir, run_dataset
+from .settings import DEFAULT_TOP_K, BeirSettings
 
 #: The files :meth:`BeirRun.write` puts in a dataset folder (``--overwrite`` deletes these and ``.partial``).
 OUTPUT_FILES = ("metrics.json", "per_query.json", "run.trec", "summary.json", "metrics.md")
@@ -158,43 +159,36 @@ def run_beir_suite(
 
     The other parameters are :func:`~haystack_irmetrics.beir.runner.run_beir`'s.
     """
-    strict_docs = strict_docs_setting(strict_docs, allow_missing_docs)
+    strict_docs = strict_docs_setting(strict_docs, allow_missing_docs)  # the deprecated spelling, read here
+    return run_suite(datasets, BeirSettings.from_arguments(locals()), output_dir=output_dir, on_dataset=on_dataset)
+
+
+def run_suite(
+    datasets: Sequence[str | os.PathLike[str] | None],
+    settings: BeirSettings,
+    *,
+    output_dir: str | os.PathLike[str] | None = None,
+    on_dataset: Callable[[SuiteDataset, BeirRun | None, dict[str, Any]], None] | None = None,
+) -> SuiteResult:
+    """:func:`run_beir_suite` with its configuration as one value: every dataset is run with ``settings``
+    (:func:`~haystack_irmetrics.beir.runner.run_dataset`), checkpointed every ``settings.checkpoint_every``
+    queries when ``output_dir`` is given."""
     out = check_output_dir(output_dir) if output_dir is not None else None
     # DIR is locked for the whole suite: a second run on it stops at once instead of interleaving files
     with output_lock(out) if out is not None else nullcontext():
-        entries = expand_datasets(datasets, data_dir=data_dir, download=download)
-        settings = {
-            "split": split,
-            "k_values": k_values,
-            "top_k": top_k,
-            "model": model,
-            "chunk_words": chunk_words,
-            "chunk_overlap": chunk_overlap,
-            "no_index": no_index,
-        }
+        entries = expand_datasets(datasets, data_dir=settings.data_dir, download=settings.download)
         finished: dict[str, dict[str, Any]] = {}
         if out is not None:
-            finished = _plan(entries, out, retriever, settings, overwrite)
+            finished = _plan(entries, out, settings)
         result = SuiteResult(datasets=entries, summaries={})
-        with bar(len(entries), "datasets", "dataset", progress) as suite_bar:
+        with bar(len(entries), "datasets", "dataset", settings.progress) as suite_bar:
             for entry in entries:
                 if entry.name in finished:
                     summary = finished[entry.name]
                     result.skipped.append(entry.name)
                     run = None
                 else:
-                    run = run_beir(
-                        entry.folder,
-                        retriever,
-                        output_dir=None if out is None else out / entry.name,
-                        checkpoint_every=None if out is None else checkpoint_every,
-                        overwrite=overwrite,
-                        progress=progress,
-                        strict_docs=strict_docs,
-                        allowed_modules=allowed_modules,
-                        cache=cache,
-                        **settings,
-                    )
+                    run = run_dataset(entry.folder, settings, None if out is None else out / entry.name)
                     summary = run.summary()
                     result.runs[entry.name] = run
                 result.summaries[entry.name] = summary
@@ -208,14 +202,12 @@ def run_beir_suite(
         return result
 
 
-def _plan(
-    entries: list[SuiteDataset], out: Path, retriever: str | os.PathLike[str], settings: dict[str, Any], overwrite: bool
-) -> dict[str, dict[str, Any]]:
+def _plan(entries: list[SuiteDataset], out: Path, settings: BeirSettings) -> dict[str, dict[str, Any]]:
     """The summaries of the datasets finished with this configuration; refuses datasets recorded with
     another one or with a damaged ``summary.json``. With ``overwrite`` it clears every dataset's
     folder instead (refusing one reached through a symbolic link before deleting anything). Nothing
     has run yet when it refuses."""
-    if overwrite:
+    if settings.overwrite:
         folders = [check_not_linked(out, entry.name) for entry in entries]  # all checked before any deletion
         for folder in folders:
             for file in OUTPUT_FILES:
@@ -226,20 +218,8 @@ def _plan(
 
     def configuration(entry: SuiteDataset, previous: dict[str, Any] | None) -> dict[str, Any]:
         if not digest:
-            digest.append(pipeline_digest(retriever))
-        return run_configuration(
-            folder=entry.folder,
-            split=settings["split"],
-            retriever=retriever,
-            pipeline_sha256=digest[0],
-            model=settings["model"],
-            top_k=settings["top_k"],
-            k_values=settings["k_values"],
-            chunk_words=settings["chunk_words"],
-            chunk_overlap=settings["chunk_overlap"],
-            engine=EXTERNAL_ENGINE if settings["no_index"] else None,
-            previous=previous,
-        )
+            digest.append(pipeline_digest(settings.retriever))
+        return settings.configuration(entry.folder, settings.split, digest[0], previous=previous)
 
     finished: dict[str, dict[str, Any]] = {}
     changed: dict[str, list[str]] = {}
@@ -333,4 +313,5 @@ __all__ = [
     "SuiteResult",
     "expand_datasets",
     "run_beir_suite",
+    "run_suite",
 ]

@@ -134,7 +134,8 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """Run ``irmetrics beir``: every dataset (resumable with ``--output``), its table, the leaderboard."""
     from ..beir.lazy_torch import import_haystack_without_torch
-    from ..beir.suite import run_beir_suite
+    from ..beir.settings import BeirSettings
+    from ..beir.suite import run_suite
 
     import_haystack_without_torch()  # this process's torch is loaded by a component that uses it, if any
 
@@ -167,12 +168,8 @@ def run(args: argparse.Namespace) -> int:
             print(("\n" if printed else "") + text)
         printed.append(entry.name)
 
-    result = run_beir_suite(
-        args.dataset,
+    settings = BeirSettings(
         args.retriever,
-        output_dir=args.output,
-        overwrite=args.overwrite,
-        checkpoint_every=args.checkpoint_every,
         split=args.split,
         k_values=args.k,
         top_k=args.top_k or None,
@@ -184,10 +181,12 @@ def run(args: argparse.Namespace) -> int:
         data_dir=args.data_dir,
         download=not args.no_download,
         allowed_modules=args.allow_module,
+        checkpoint_every=args.checkpoint_every,
+        overwrite=args.overwrite,
         no_index=args.no_index,
         cache=not args.no_cache,
-        on_dataset=show,
     )
+    result = run_suite(args.dataset, settings, output_dir=args.output, on_dataset=show)
     assert result.leaderboard is not None
     if args.format == "json":
         if len(result.summaries) == 1:

@@ -1,0 +1,98 @@
+"""The configuration of an ``irmetrics beir`` run as one value, built once by the CLI or the API.
+
+:class:`BeirSettings` holds what :func:`~haystack_irmetrics.beir.runner.run_beir` and
+:func:`~haystack_irmetrics.beir.suite.run_beir_suite` are told beyond the datasets and the output
+folder: the suite passes it to each dataset's run, and the run to its phases (load, index, retrieve,
+evaluate). :meth:`BeirSettings.configuration` is the fingerprint ``summary.json`` and the checkpoint
+record (:func:`~haystack_irmetrics.beir.checkpoint.run_configuration`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+from ..core import DEFAULT_K_VALUES
+from ..errors import PipelineError
+from .checkpoint import EXTERNAL_ENGINE, run_configuration
+
+#: Documents retrieved per query unless told otherwise (capped at the number of indexed documents).
+DEFAULT_TOP_K = 1000
+
+
+@dataclass(frozen=True)
+class BeirSettings:
+    """How every dataset of a run is indexed, retrieved and evaluated (the parameters of
+    :func:`~haystack_irmetrics.beir.runner.run_beir`, whose docstring describes each one).
+
+    ``strict_docs`` is resolved already (the deprecated ``allow_missing_docs`` is read by ``run_beir``
+    and ``run_beir_suite``); ``checkpoint_every`` is used only with an output folder.
+
+    :raises PipelineError: when ``top_k`` or ``chunk_words`` is not a positive integer or ``None``, or
+        ``chunk_overlap`` is not an int.
+    """
+
+    retriever: str | os.PathLike[str] = "bm25"
+    split: str = "test"
+    k_values: Sequence[int] = DEFAULT_K_VALUES
+    top_k: int | None = DEFAULT_TOP_K
+    model: str | None = None
+    chunk_words: int | None = None
+    chunk_overlap: int = 0
+    progress: bool | None = None
+    strict_docs: bool = False
+    data_dir: str | os.PathLike[str] | None = None
+    download: bool = True
+    allowed_modules: Sequence[str] = ()
+    checkpoint_every: int | None = None
+    overwrite: bool = False
+    no_index: bool = False
+    cache: bool = True
+
+    def __post_init__(self) -> None:
+        for name, value in (("top_k", self.top_k), ("chunk_words", self.chunk_words)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise PipelineError(f"{name} must be a positive integer or None, got {value!r}")
+        if isinstance(self.chunk_overlap, bool) or not isinstance(self.chunk_overlap, int):
+            raise PipelineError(f"chunk_overlap must be an int, got {self.chunk_overlap!r}")
+        object.__setattr__(self, "k_values", tuple(self.k_values))
+        object.__setattr__(self, "allowed_modules", tuple(self.allowed_modules))
+
+    @classmethod
+    def from_arguments(cls, arguments: Mapping[str, Any]) -> BeirSettings:
+        """The settings among a function's arguments, each field by its name (``locals()`` of
+        :func:`~haystack_irmetrics.beir.runner.run_beir` and :func:`~haystack_irmetrics.beir.suite.run_beir_suite`,
+        whose keyword parameters bear these names)."""
+        return cls(**{item.name: arguments[item.name] for item in fields(cls)})
+
+    def configuration(
+        self,
+        folder: str | os.PathLike[str] | None,
+        split: str,
+        pipeline_sha256: str,
+        *,
+        queries_sha256: str | None = None,
+        previous: Mapping[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """The configuration fingerprint of one dataset's run with these settings (``summary.json``'s
+        ``configuration`` and the checkpoint's ``config.json``); the arguments are
+        :func:`~haystack_irmetrics.beir.checkpoint.run_configuration`'s that depend on the dataset."""
+        return run_configuration(
+            folder=folder,
+            split=split,
+            retriever=self.retriever,
+            pipeline_sha256=pipeline_sha256,
+            model=self.model,
+            top_k=self.top_k,
+            k_values=self.k_values,
+            chunk_words=self.chunk_words,
+            chunk_overlap=self.chunk_overlap,
+            queries_sha256=queries_sha256,
+            engine=EXTERNAL_ENGINE if self.no_index else None,
+            previous=previous,
+        )
+
+
+__all__ = ["DEFAULT_TOP_K", "BeirSettings"]
