@@ -371,3 +371,29 @@ def test_the_default_summary_shows_each_measure_at_10_and_recall_at_100_and_hide
     assert len(hidden) == 36 - 7 and "NDCG@10" not in hidden  # off by default, still in the page
     assert len(re.findall(r'<input type="checkbox" data-column="', page)) == 36
     assert _embedded(page)["start"] == 3  # the per-query table opens on NDCG@10
+
+
+def test_the_feedback_page_takes_the_evaluations_own_scores_and_evaluates_again_only_when_told_otherwise(
+    tmp_path, monkeypatch
+):
+    from haystack_irmetrics.feedback import evaluate_feedback
+    from haystack_irmetrics.report import data as data_module
+    from haystack_irmetrics.report import feedback_report
+
+    from .test_feedback_report import synthetic
+
+    log, paths = synthetic(tmp_path, bad_rows=0)
+    runs = {"better": read_run(paths["better"])}
+    ev = evaluate_feedback(str(log), runs, k_values=[1, 5], measures=["NDCG", "P"], n_resamples=200)
+    evaluated = []
+    original = data_module.evaluate
+    monkeypatch.setattr(data_module, "evaluate", lambda *a, **k: evaluated.append(1) or original(*a, **k))
+    first = feedback_report(ev, runs, tmp_path / "a.html").read_text(encoding="utf-8")
+    assert evaluated == []
+    again = feedback_report(ev, runs, tmp_path / "b.html", measures=ev.settings["measures"])
+    assert len(evaluated) == 2  # a scoring option given: both systems evaluated again, to the same numbers
+
+    def cells(page):
+        return re.findall(r'data-run="([^"]+)" data-measure="([^"]+)" data-value="([^"]+)"', page)
+
+    assert cells(first) == cells(again.read_text(encoding="utf-8")) and cells(first)

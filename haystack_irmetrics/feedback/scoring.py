@@ -116,7 +116,9 @@ def _condense_columnar(run: ArrayRun, judged: Mapping[str, Mapping[str, float]])
 class SystemScores:
     """One system's per-query values over ``queries`` (the judged queries, in qrels order).
 
-    ``values[variant][measure]`` and ``judged["Judged@k"]`` are float arrays aligned with ``queries``.
+    ``values[variant][measure]`` and ``judged["Judged@k"]`` are float arrays aligned with ``queries``;
+    ``raw_means[measure]``: the full list's means as :func:`~haystack_irmetrics.evaluate` sums them (what a
+    report of the evaluation shows, without evaluating again).
     """
 
     name: str
@@ -125,6 +127,7 @@ class SystemScores:
     judged: dict[str, np.ndarray]
     retrieved_queries: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
+    raw_means: dict[str, float] = field(default_factory=dict)
 
     def means(self, variant: str = "full") -> dict[str, float]:
         return {m: float(v.mean()) for m, v in self.values[variant].items()}
@@ -164,7 +167,8 @@ def score_system(
         result = _evaluate(qrels, Run.from_dict(condense(r, qrels) or {queries[0]: {}}), measures=names, **common)
         values["condensed"] = _aligned(result.per_query, names, queries)
     got = answered(r)
-    return SystemScores(name, queries, values, judged, retrieved_queries=sum(q in got for q in queries))
+    raw = {m: full.raw_means[m] for m in names}
+    return SystemScores(name, queries, values, judged, retrieved_queries=sum(q in got for q in queries), raw_means=raw)
 
 
 def _evaluate(qrels: Qrels, run: Run | ArrayRun, **options: Any) -> Any:

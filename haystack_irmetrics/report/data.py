@@ -128,9 +128,14 @@ def build_report(
     seed: int = 0,
     confidence: float = 0.95,
     title: str | None = None,
+    scores: Mapping[str, tuple[Mapping[str, float], Mapping[str, Mapping[str, float]]]] | None = None,
     **policy: Any,
 ) -> ReportData:
-    """Evaluate every run and collect what the report shows (see :func:`~haystack_irmetrics.report.write_report`)."""
+    """Evaluate every run and collect what the report shows (see :func:`~haystack_irmetrics.report.write_report`).
+
+    ``scores``: ``{run: (means, per-query values)}`` already computed with this preset and these measures (a
+    feedback evaluation's own): those runs are not evaluated again, their ranked lists still shown.
+    """
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
         raise InvalidArgumentError(f"depth must be a whole number >= 1, got {depth!r}")
     check_resamples(n_resamples)
@@ -150,7 +155,11 @@ def build_report(
     values: dict[str, dict[str, dict[str, float]]] = {}
     means: dict[str, dict[str, float]] = {}
     for s in sources:
-        if s.scored is None:
+        if s.scored is None and scores is not None and s.name in scores:
+            given_means, given_values = scores[s.name]
+            values[s.name] = {m: dict(v) for m, v in given_values.items()}
+            means[s.name] = dict(given_means)
+        elif s.scored is None:
             try:
                 ev = evaluate(judgments, s.run, k_values, measures=measures, preset=policy_obj)
             except NoOverlapError as e:

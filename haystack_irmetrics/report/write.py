@@ -58,6 +58,21 @@ def write_report(
     return write_text(out, render(data))
 
 
+#: Options of :func:`feedback_report` that score differently from the feedback evaluation (it then evaluates again).
+_RESCORING = frozenset(
+    {
+        "k_values",
+        "measures",
+        "preset",
+        "ties",
+        "missing_queries",
+        "ignore_identical_ids",
+        "relevance_threshold",
+        "no_relevant",
+    }
+)
+
+
 def feedback_report(evaluation: Any, runs: Mapping[str, Any], path: str | os.PathLike[str], **options: Any) -> Path:
     """The report page of a feedback evaluation (:func:`~haystack_irmetrics.feedback.evaluate_feedback`):
     the rankings users saw (``logged``) and ``runs`` (the same ``{name: run}`` it scored) against the
@@ -67,6 +82,7 @@ def feedback_report(evaluation: Any, runs: Mapping[str, Any], path: str | os.Pat
     systems: dict[str, Any] = {}
     for name in evaluation.systems:
         systems[name] = feedback.logged_run() if name == "logged" else runs[name]
+    given = set(options)
     options = {
         "k_values": None,
         "measures": settings["measures"],
@@ -79,6 +95,15 @@ def feedback_report(evaluation: Any, runs: Mapping[str, Any], path: str | os.Pat
         "title": f"Feedback evaluation: {feedback.source}",
         **options,
     }
+    if not _RESCORING & given:  # the evaluation's own scores, not evaluated again
+        scored = evaluation.overall.systems
+        options["scores"] = {
+            name: (
+                scored[name].raw_means,
+                {m: dict(zip(scored[name].queries, v.tolist())) for m, v in scored[name].values["full"].items()},
+            )
+            for name in systems
+        }
     with judgments_built_here():  # the judgments come from the log: they cannot be a run given as qrels
         return write_report(systems, path, feedback.qrels(), **options)
 
