@@ -521,6 +521,28 @@ def test_suites_whose_copies_of_a_dataset_differ_are_refused_not_scored_on_one_q
         compare_runs(suites["one"], tmp_path / "three")
 
 
+def test_suites_with_a_group_of_sub_datasets_compare_as_irmetrics_beir_wrote_them(tmp_path, capsys):
+    """A folder of sub-datasets (CQADupStack's forums) is one leaderboard row: the suites' leaderboard.json
+    list its members as {sub-dataset: metrics}, and `irmetrics compare A B` reads them so."""
+    import shutil
+
+    for forum in ("android", "english"):
+        shutil.copytree(sample_path(), tmp_path / "data" / "forums" / forum)
+    group = str(tmp_path / "data" / "forums")
+    for out, top_k in (("a", "1000"), ("b", "3")):
+        assert main(["beir", group, "-o", str(tmp_path / out), "--top-k", top_k, "-k", "10", "--no-progress"]) == 0
+    assert list(json.loads((tmp_path / "a" / "leaderboard.json").read_text())["groups"]["forums"]) == [
+        "android",
+        "english",
+    ]
+    capsys.readouterr()
+    assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--no-stats", "-m", "NDCG@10"]) == 0
+    table = capsys.readouterr().out
+    assert "| forums/android | NDCG@10 | 0.76977 | 0.54678 |" in table
+    assert "| forums/english | NDCG@10 | 0.76977 | 0.54678 |" in table
+    assert "| **average** | NDCG@10 | 0.76977 | 0.54678 |" in table
+
+
 def test_the_comparison_lives_in_its_own_package_and_the_beir_paths_still_import_it():
     import haystack_irmetrics.beir as beir
     import haystack_irmetrics.compare as compare

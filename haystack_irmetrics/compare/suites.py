@@ -203,15 +203,19 @@ def _suite_datasets(folder: Path) -> tuple[list[str], dict[str, list[str]]]:
     if not isinstance(rows, dict):
         raise ParseError("expected 'datasets': an object with one entry per dataset", path=str(path))
     if not isinstance(groups_in, dict | None):
-        raise ParseError("expected 'groups': an object of {row: [sub-datasets]}", path=str(path))
+        raise ParseError("expected 'groups': an object of {row: {sub-dataset: metrics}}", path=str(path))
     order: list[str] = []
     groups: dict[str, list[str]] = {}
     for row in rows:
         _check_name(row, path, "datasets")
         members = (groups_in or {}).get(row)
+        if isinstance(members, dict):  # as irmetrics beir writes it: {sub-dataset: {measure: value}}
+            members = list(members)
         if members:
             if not isinstance(members, list):
-                raise ParseError(f"groups.{row} should be a list of sub-dataset names", path=str(path))
+                raise ParseError(
+                    f"groups.{row} should name the sub-datasets ({{name: metrics}} or a list)", path=str(path)
+                )
             for m in members:
                 _check_name(m, path, f"groups.{row}")
             groups[row] = [f"{row}/{m}" for m in members]
