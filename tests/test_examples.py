@@ -22,7 +22,7 @@ def run_script(name: str) -> str:
     return out.getvalue()
 
 
-# Examples and the test file that runs each (these three run here).
+# Examples and the test file that runs each (the first three run here).
 TESTED_IN = {
     "evaluate_retriever.py": "tests/test_examples.py",
     "compare_retrievers.py": "tests/test_examples.py",
@@ -30,6 +30,7 @@ TESTED_IN = {
     "feedback_threshold.py": "tests/test_feedback_examples.py",
     "feedback_report.py": "tests/test_feedback_examples.py",
     "plot_curves.py": "tests/test_plots.py",
+    "make_feedback_data.py": "tests/test_docs_commands.py",  # writes examples/data/, which the docs' commands read
 }
 
 

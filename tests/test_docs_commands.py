@@ -1,0 +1,659 @@
+"""Every shell command of README.md and docs/*.md runs as written, and prints what the page shows.
+
+The commands are read from the pages' ```bash, ```sh and ```console blocks, and from any other block
+whose lines start with ``$ `` (a transcript): a ``\\`` at a line's end joins the next line, and a ``#``
+outside quotes starts a comment. Each command is either
+
+* **run**: ``irmetrics ...`` (through ``python -m haystack_irmetrics.cli``, never an ``irmetrics`` found on
+  PATH), ``python -c ...`` and ``cat FILE``; ``&&`` chains them. Each page runs in its own sandbox folder
+  where ``pipelines/``, ``examples/`` and ``haystack_irmetrics/`` are reachable as in a clone, with
+  ``$IRMETRICS_CACHE_DIR``, ``$IRMETRICS_BEIR_DIR`` and ``$HOME`` in temporary folders; its blocks run
+  in page order (a later command reads what an earlier one wrote) and every command must exit 0. The
+  BEIR names resolve offline: ``$IRMETRICS_BEIR_DIR`` holds ``scifact`` (the real SciFact of the shared
+  data folder; pages using it skip where it is absent) and tiny generated folders for the others;
+* or **tabled** in :data:`TABLED` (installs, builds, servers, downloads), with why it is not run here
+  and the test that covers it; the table's checks assert that what it names exists (a Makefile target,
+  an extra, a script option, a test function).
+
+A command that is neither fails :func:`test_every_command_in_the_docs_is_run_here_or_tabled`.
+
+**What a page shows is what the command prints** (stdout and stderr as a terminal interleaves them):
+in a transcript, the lines after each ``$`` command; after a bash block, a ```text block introduced by
+a line ``prints`` is the output of the block's last command; :data:`SHOWN_TABLES` names the markdown
+tables that are a command's printed table. The one masked part: the numbers of the timing line
+``indexing ... s, ..., total ... s`` of ``irmetrics beir``, which vary run to run.
+
+A block that runs a dense or hybrid retriever embeds a corpus (minutes for SciFact): it runs only with
+``-m slow``; the default run of a page leaves such blocks out.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from .conftest import ROOT, shared_data
+
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+SHELL_BLOCKS = ("bash", "sh", "shell")
+# Folders of a clone the commands name.
+CLONE = ("pipelines", "examples", "haystack_irmetrics")
+# BEIR names the docs use, made here as tiny BEIR folders (scifact is the real one); cqadupstack has
+# one sub-folder per forum, as the real one has 12.
+TINY_DATASETS = {"nfcorpus": None, "fiqa": None, "cqadupstack": ("android", "english")}
+DENSE = {"dense", "hybrid", "dense-qdrant"}
+TIMING = re.compile(r"^indexing .*, total [\d.]+ s$")
+TIMEOUT = 1800
+
+
+@dataclass(frozen=True)
+class Command:
+    page: str  # "README.md", "docs/beir.md"
+    line: int
+    text: str  # as written, continuation lines joined, the comment dropped, blanks collapsed
+    shown: str | None = None  # the output the page shows for it
+
+
+@dataclass
+class Block:
+    page: str
+    line: int
+    commands: list[Command] = field(default_factory=list)
+
+    @property
+    def slow(self) -> bool:
+        return any(_retriever(c.text) & DENSE for c in self.commands)
+
+
+def _rel(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+def strip_comment(line: str) -> str:
+    """``line`` without its ``# comment`` (a ``#`` outside quotes, at the start or after a blank)."""
+    quote = None
+    for i, ch in enumerate(line):
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and (i == 0 or line[i - 1].isspace()):
+            return line[:i]
+    return line
+
+
+def _joined(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """``(line number, command)``: continuation lines joined, comments dropped, blank lines left out."""
+    out: list[tuple[int, str]] = []
+    start, parts = 0, []
+    for number, raw in lines:
+        text = strip_comment(raw).rstrip()
+        if not parts:
+            start = number
+        if text.endswith("\\"):
+            parts.append(text[:-1])
+            continue
+        parts.append(text)
+        command = " ".join(" ".join(parts).split())
+        parts = []
+        if command:
+            out.append((start, command))
+    return out
+
+
+def blocks_of(text: str, page: str) -> list[Block]:
+    """The command blocks of a page, with the output it shows for each command that has one."""
+    lines = text.splitlines()
+    found: list[Block] = []
+    i = 0
+    while i < len(lines):
+        fence = re.match(r"^( *)```(\S*)\s*$", lines[i])
+        if not fence:
+            i += 1
+            continue
+        indent, lang, start = len(fence.group(1)), fence.group(2), i + 1
+        end = next(j for j in range(start, len(lines)) if lines[j].lstrip().startswith("```"))
+        body = [(n + 1, lines[n][indent:]) for n in range(start, end)]
+        i = end + 1
+        if lang == "console" or (lang in ("", "text") and any(t.startswith("$ ") for _, t in body)):
+            found.append(_transcript(body, page, start))
+        elif lang in SHELL_BLOCKS:
+            block = Block(page, start, [Command(page, n, t) for n, t in _joined(body)])
+            shown, i = _printed_after(lines, i)
+            if shown is not None and block.commands:
+                last = block.commands[-1]
+                block.commands[-1] = Command(last.page, last.line, last.text, shown)
+            found.append(block)
+    return found
+
+
+def _transcript(body: list[tuple[int, str]], page: str, start: int) -> Block:
+    block = Block(page, start)
+    command: tuple[int, str] | None = None
+    output: list[str] = []
+    for number, text in [*body, (0, "$ ")]:
+        if text.startswith("$ "):
+            if command and command[1]:
+                shown = "".join(f"{line}\n" for line in output)
+                block.commands.append(Command(page, command[0], _joined([command])[0][1], shown))
+            command, output = (number, text[2:]), []
+        else:
+            output.append(text)
+    return block
+
+
+def _printed_after(lines: list[str], i: int) -> tuple[str | None, int]:
+    """The ```text block after a line ``prints`` that follows a command block, if there is one."""
+    j = i
+    while j < len(lines) and not lines[j].strip():
+        j += 1
+    if j >= len(lines) or lines[j].strip() not in ("prints", "prints:"):
+        return None, i
+    j += 1
+    while j < len(lines) and not lines[j].strip():
+        j += 1
+    if j >= len(lines) or lines[j] != "```text":
+        return None, i
+    end = next(k for k in range(j + 1, len(lines)) if lines[k].startswith("```"))
+    return "".join(f"{line}\n" for line in lines[j + 1 : end]), end + 1
+
+
+def all_blocks() -> list[Block]:
+    return [b for page in PAGES for b in blocks_of(page.read_text(encoding="utf-8"), _rel(page))]
+
+
+def _parts(text: str) -> list[list[str]] | None:
+    """The commands of an ``&&`` chain as argument lists, or None when the shell would be needed."""
+    try:
+        tokens = shlex.split(text)
+    except ValueError:
+        return None
+    if any(t in ("|", "||", ";", ">", ">>", "<", "&") or t.startswith(("$", "`")) for t in tokens):
+        return None
+    chain, current = [], []
+    for token in [*tokens, "&&"]:
+        if token == "&&":
+            if not current:
+                return None
+            chain.append(current)
+            current = []
+        else:
+            current.append(token)
+    return chain
+
+
+def _runnable(argv: list[str]) -> bool:
+    if argv[0] == "irmetrics":
+        return True
+    if argv[0] == "cat":
+        return len(argv) == 2
+    return argv[0] in ("python", "python3") and len(argv) == 3 and argv[1] == "-c"
+
+
+def runnable(text: str) -> bool:
+    chain = _parts(text)
+    return chain is not None and all(_runnable(argv) for argv in chain)
+
+
+def _retriever(text: str) -> set[str]:
+    tokens = text.split()
+    return {tokens[i + 1] for i, t in enumerate(tokens[:-1]) if t in ("-r", "--retriever")}
+
+
+# ---------------------------------------------------------------------------------------------------
+# The commands not run here: why, the test that covers each, and a check that what it names exists.
+
+
+def _makefile_target(name: str, *recipe: str) -> Callable[[], None]:
+    def check() -> None:
+        text = (ROOT / "Makefile").read_text(encoding="utf-8")
+        match = re.search(rf"^{re.escape(name)}:[^\n]*\n((?:\t[^\n]*\n)*)", text, re.M)
+        assert match, f"the Makefile has no target {name}"
+        lines = match.group(0)
+        for part in recipe:
+            assert part in lines, f"make {name} does not run {part!r}"
+
+    return check
+
+
+def _pyproject_section(name: str) -> str:
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    return text.split(f"\n[{name}]\n", 1)[1].split("\n[", 1)[0]
+
+
+def _extras(*names: str) -> Callable[[], None]:
+    def check() -> None:
+        extras = _pyproject_section("project.optional-dependencies")
+        for name in names:
+            assert re.search(rf"^{re.escape(name)} = \[", extras, re.M), f"pyproject.toml has no extra {name!r}"
+
+    return check
+
+
+def _torch_pin() -> None:
+    assert "torch==2.13.0" in (ROOT / "Makefile").read_text(encoding="utf-8"), "the Makefile pins another torch"
+
+
+def _script_options(script: str, *options: str) -> Callable[[], None]:
+    def check() -> None:
+        done = subprocess.run([sys.executable, str(ROOT / script), "--help"], capture_output=True, text=True, cwd=ROOT)
+        assert done.returncode == 0, done.stderr
+        for option in options:
+            assert option in done.stdout, f"{script} --help has no {option}"
+
+    return check
+
+
+def _files(*paths: str) -> Callable[[], None]:
+    def check() -> None:
+        for path in paths:
+            assert (ROOT / path).exists(), f"{path} does not exist"
+
+    return check
+
+
+def _slow_marker() -> None:
+    options = _pyproject_section("tool.pytest.ini_options")
+    assert '"slow: ' in options and '-m \\"not slow\\"' in options, "the slow marker is not registered and left out"
+
+
+def _test_pythons() -> None:
+    _makefile_target("test-pythons", "scripts/test_pythons.sh")()
+    assert "tests/test_native_scan.py" in (ROOT / "scripts" / "test_pythons.sh").read_text(encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class Covered:
+    reason: str
+    test: str  # "tests/test_x.py::test_name"
+    check: Callable[[], None] = lambda: None
+
+
+FRESH_INSTALL = "tests/test_packaging.py::test_the_wheel_alone_runs_the_sample_benchmark_and_evaluates_files"
+SDIST = "tests/test_packaging.py::test_the_sdist_installs_without_a_c_compiler_and_gives_the_same_numbers"
+DEMO = Covered(
+    "installs into ./.venv", FRESH_INSTALL, _makefile_target("demo", "pip install -q -e .", "irmetrics beir")
+)
+TEST = Covered(
+    "installs into ./.venv and runs this suite",
+    FRESH_INSTALL,
+    _makefile_target("test-install", "torch==2.13.0", '".[test]"'),
+)
+VENV_DEMO = Covered("creates ./.venv and installs into it", FRESH_INSTALL, _files("pyproject.toml", "setup.py"))
+VENV_TEST = Covered("creates ./.venv, installs torch and the test extra", FRESH_INSTALL, _extras("test"))
+PYTEST = Covered("runs the suite this test is part of", "tests/test_docs.py::test_the_readme_is_a_short_front_page")
+PYTEST_SLOW = Covered(
+    "runs the slow tests (minutes)",
+    "tests/test_docs_commands.py::test_the_commands_of_each_page_run_and_print_what_it_shows",
+    _slow_marker,
+)
+PIP_TORCH = Covered("downloads torch", FRESH_INSTALL, _torch_pin)
+PIP_TORCH_INDEX = Covered("downloads torch from PyTorch's index", FRESH_INSTALL, _torch_pin)
+PIP_DENSE = Covered(
+    "downloads the dense extra's packages",
+    "tests/test_beir_run.py::test_scifact_dense_minilm_runs_end_to_end_offline",
+    _extras("dense"),
+)
+PIP_DOCS = Covered("downloads the docs extra", "tests/test_docs.py::test_the_site_builds_strictly", _extras("docs"))
+PIP_BASE = Covered("installs the package", FRESH_INSTALL, _files("pyproject.toml"))
+PIP_FEEDBACK = Covered("installs the package with extras", FRESH_INSTALL, _extras("feedback", "columnar", "stats"))
+MKDOCS_BUILD = Covered(
+    "builds the site (a minute)", "tests/test_docs.py::test_the_site_builds_strictly", _makefile_target("docs")
+)
+MKDOCS_SERVE = Covered(
+    "a server that runs until stopped", "tests/test_docs.py::test_the_site_builds_strictly", _files("mkdocs.yml")
+)
+PYTHONS = Covered(
+    "installs a venv per other CPython and runs the interpreter-dependent modules there (scripts/test_pythons.sh)",
+    "tests/test_native_scan.py::test_the_compiled_scan_is_built_where_the_suite_runs",
+    _test_pythons,
+)
+CI = Covered(
+    "installs (make test) and runs every suite",
+    FRESH_INSTALL,
+    lambda: (_files(".ci/run")(), _makefile_target("test-run", "pytest")()),
+)
+BENCH_ALL = Covered(
+    "20-30 minutes, ~8 GB",
+    "tests/test_benchmarks_smoke.py::test_benchmark_quick_run_writes_results_and_checks_exactness",
+    _script_options("benchmarks/run.py", "--workloads", "--tools", "--quick"),
+)
+EVERYDAY = Covered(
+    "times SciFact five times in fresh processes (minutes)",
+    "tests/test_benchmarks_smoke.py::test_everyday_path_benchmark_quick_run_compares_bm25s_alone_and_fresh_processes",
+    _script_options("benchmarks/everyday_path.py", "--python-bare", "--quick", "--data", "--out"),
+)
+NO_INDEX = Covered(
+    "needs an Elasticsearch server holding SciFact; --no-index is run against a store filled beforehand",
+    "tests/test_beir_cache.py::test_no_index_evaluates_an_embedded_qdrant_folder_filled_by_another_pipeline",
+)
+CACHE_STATE = Covered(
+    "a transcript of a made-up cache (a damaged entry, a stray file, a home folder): the listing and clearing "
+    "of such a cache are tested",
+    "tests/test_cache_safety.py::test_clear_deletes_only_entries_this_package_wrote_and_says_what_it_left_alone",
+)
+
+TABLED: dict[tuple[str, str], Covered] = {
+    ("README.md", "make demo"): DEMO,
+    ("README.md", "make test"): TEST,
+    ("README.md", "python3 -m venv .venv && .venv/bin/pip install -e . && .venv/bin/irmetrics beir"): VENV_DEMO,
+    (
+        "README.md",
+        "python3 -m venv .venv && .venv/bin/pip install torch==2.13.0 && "
+        '.venv/bin/pip install -e ".[test]" && .venv/bin/python -m pytest -q',
+    ): VENV_TEST,
+    ("docs/getting-started.md", "make demo"): DEMO,
+    ("docs/getting-started.md", "make test"): TEST,
+    ("docs/getting-started.md", "python3 -m venv .venv && .venv/bin/pip install -e . && .venv/bin/irmetrics beir"): (
+        VENV_DEMO
+    ),
+    (
+        "docs/getting-started.md",
+        "python3 -m venv .venv && .venv/bin/pip install torch==2.13.0 && "
+        '.venv/bin/pip install -e ".[test]" && .venv/bin/python -m pytest -q',
+    ): VENV_TEST,
+    ("docs/getting-started.md", "pip install -e ."): PIP_BASE,
+    ("docs/getting-started.md", 'pip install -e ".[feedback]"'): PIP_FEEDBACK,
+    ("docs/development.md", "make test"): TEST,
+    ("docs/development.md", ".venv/bin/python -m pytest -q"): PYTEST,
+    ("docs/development.md", ".venv/bin/python -m pytest -m slow"): PYTEST_SLOW,
+    ("docs/development.md", "make test-pythons"): PYTHONS,
+    ("docs/development.md", "bash .ci/run"): CI,
+    ("docs/development.md", 'pip install -e ".[docs]"'): PIP_DOCS,
+    ("docs/development.md", "mkdocs build --strict"): MKDOCS_BUILD,
+    ("docs/development.md", "mkdocs serve"): MKDOCS_SERVE,
+    ("docs/troubleshooting.md", "pip install torch==2.13.0"): PIP_TORCH,
+    ("docs/troubleshooting.md", "pip install torch --index-url https://download.pytorch.org/whl/cpu"): PIP_TORCH_INDEX,
+    ("docs/troubleshooting.md", 'pip install -e ".[dense]"'): PIP_DENSE,
+    ("docs/performance.md", "python3 -m venv .venvs/base && .venvs/base/bin/pip install -e ."): Covered(
+        "creates a second venv and installs into it", SDIST, _files("pyproject.toml")
+    ),
+    ("docs/performance.md", "python benchmarks/everyday_path.py --python-bare .venvs/base/bin/python"): EVERYDAY,
+    ("docs/performance.md", "python benchmarks/everyday_path.py --quick"): Covered(
+        "runs the benchmark's fresh processes (a minute)", EVERYDAY.test, EVERYDAY.check
+    ),
+    ("docs/performance.md", "python benchmarks/run.py"): BENCH_ALL,
+    ("docs/performance.md", "python benchmarks/run.py --workloads msmarco,trecfile --tools ours,pytrec_eval,beir"): (
+        Covered("minutes on the full workloads", BENCH_ALL.test, BENCH_ALL.check)
+    ),
+    ("docs/performance.md", "python benchmarks/run.py --quick"): Covered(
+        "a minute; the smoke test runs it with fewer tools", BENCH_ALL.test, BENCH_ALL.check
+    ),
+    ("docs/beir.md", "irmetrics beir scifact --retriever elasticsearch.yaml --no-index -o runs/elasticsearch"): (
+        NO_INDEX
+    ),
+    ("docs/cli.md", "irmetrics cache list"): CACHE_STATE,
+    ("docs/cli.md", "irmetrics cache clear --kind bm25s"): CACHE_STATE,
+}
+
+# Markdown tables of a page that are the printed table of one of its commands (what it prints up to
+# the first blank line).
+SHOWN_TABLES = {
+    ("README.md", "irmetrics compare bm25/sample bm25_top3/sample --names bm25,bm25_top3 -k 3,10 -m NDCG,Recall,MRR"),
+}
+
+# Files a command is said to write, checked after it ran.
+WRITES = {
+    (
+        "docs/feedback.md",
+        "irmetrics feedback examples/data/feedback_log.csv --run examples/data/new.trec --strategy wilson "
+        "--dedup last --user-col user_id --timestamp-col ts --threshold 0.5 --segment device --report out/",
+    ): [
+        *(f"out/{name}" for name in ("report.md", "report.json", "scores.csv", "comparisons.csv", "per_query.csv")),
+        *(f"out/{name}" for name in ("skipped_rows.csv", "qrels.txt", "report.html", "plots/delta_new_NDCG_10.png")),
+    ],
+    (
+        "README.md",
+        "irmetrics feedback examples/data/feedback_log.csv --run examples/data/new.trec --strategy wilson --report out/",
+    ): ["out/report.html", "out/report.md"],
+    ("README.md", "irmetrics report bm25 bm25_top3 -o report.html"): ["report.html"],
+    ("README.md", "irmetrics report runs/bm25/scifact runs/haystack/scifact runs/dense/scifact -o scifact.html"): [
+        "scifact.html"
+    ],
+    (
+        "docs/report.md",
+        "irmetrics report runs/bm25 runs/dense runs/hybrid -k 10,100 -m NDCG,Recall,MRR -o report.html "
+        "--latex table.tex --csv summary.csv --markdown summary.md",
+    ): ["report.html", "table.tex", "summary.csv", "summary.md"],
+}
+
+
+# ---------------------------------------------------------------------------------------------------
+# The sandbox and the runs.
+
+
+def _write_tiny(folder: Path, tag: str) -> None:
+    """A BEIR folder of 8 documents and 3 queries, each judging one document."""
+    import json
+
+    words = ["apple", "river", "stone", "cloud", "music", "garden", "engine", "planet"]
+    (folder / "qrels").mkdir(parents=True)
+    docs = [
+        {"_id": f"{tag}-d{i}", "title": f"{w} notes", "text": f"{w} {words[(i + 1) % 8]} {words[(i + 3) % 8]} of {tag}"}
+        for i, w in enumerate(words)
+    ]
+    queries = [{"_id": f"{tag}-q{i}", "text": f"{words[i]} {words[i + 1]}"} for i in range(3)]
+    (folder / "corpus.jsonl").write_text("".join(json.dumps(d) + "\n" for d in docs), encoding="utf-8")
+    (folder / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in queries), encoding="utf-8")
+    judged = "".join(f"{tag}-q{i}\t{tag}-d{i}\t1\n" for i in range(3))
+    (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n" + judged, encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def sandbox_env(tmp_path_factory, private_cache) -> dict[str, str]:
+    """The environment of every command: the session's cache (shared, as a user's; the folder of
+    ``$IRMETRICS_TEST_CACHE_DIR`` when set, see conftest.py), BEIR names resolving offline."""
+    beir = tmp_path_factory.mktemp("beir-datasets")
+    scifact = shared_data() / "scifact"
+    if (scifact / "corpus.jsonl").is_file():
+        (beir / "scifact").symlink_to(scifact, target_is_directory=True)
+    for name, subs in TINY_DATASETS.items():
+        for sub in subs or [None]:
+            _write_tiny(beir / name / sub if sub else beir / name, sub or name)
+    env = dict(os.environ)
+    env.update(
+        IRMETRICS_CACHE_DIR=str(private_cache),
+        IRMETRICS_BEIR_DIR=str(beir),
+        HOME=str(tmp_path_factory.mktemp("home")),
+        HF_HUB_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+        COLUMNS="100",
+    )
+    return env
+
+
+def _sandbox(folder: Path) -> Path:
+    for name in CLONE:
+        (folder / name).symlink_to(ROOT / name, target_is_directory=True)
+    return folder
+
+
+def _run_one(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str]:
+    if argv[0] == "cat":
+        return 0, (cwd / argv[1]).read_text(encoding="utf-8")
+    if argv[0] == "irmetrics":
+        # -I: the sandbox folder is not on sys.path (as for the installed entry point); -u: stdout and
+        # stderr interleaved as on a terminal.
+        argv = [sys.executable, "-I", "-u", "-m", "haystack_irmetrics.cli", *argv[1:]]
+    else:
+        argv = [sys.executable, "-I", *argv[1:]]
+    done = subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=TIMEOUT)
+    return done.returncode, done.stdout.decode("utf-8")
+
+
+def masked(text: str) -> str:
+    """``text`` with the numbers of ``irmetrics beir``'s timing line replaced by ``#``."""
+    return "\n".join(re.sub(r"\d+(\.\d+)?", "#", t) if TIMING.match(t) else t for t in text.split("\n"))
+
+
+def run_command(command: Command, cwd: Path, env: dict[str, str]) -> str:
+    chain = _parts(command.text)
+    assert chain is not None
+    output = ""
+    for argv in chain:
+        code, out = _run_one(argv, cwd, env)
+        output += out
+        where = f"{command.page}:{command.line}: {command.text}"
+        assert code == 0, f"{where}\nexited {code} (in {' '.join(argv)}):\n{out[-4000:]}"
+    return output
+
+
+def _tables_after(page: str, block_line: int) -> str:
+    """The first markdown table after line ``block_line`` of ``page``."""
+    lines = (ROOT / page).read_text(encoding="utf-8").splitlines()[block_line:]
+    start = next(i for i, t in enumerate(lines) if t.startswith("| "))
+    end = next((i for i in range(start, len(lines)) if not lines[i].startswith("|")), len(lines))
+    return "".join(f"{t}\n" for t in lines[start:end])
+
+
+def _page_runs() -> list:
+    params = []
+    for page in PAGES:
+        blocks = [b for b in blocks_of(page.read_text(encoding="utf-8"), _rel(page)) if _runs_here(b)]
+        if any(not b.slow for b in blocks):
+            params.append(pytest.param(_rel(page), "default", id=f"{_rel(page)}-default"))
+        if any(b.slow for b in blocks):
+            params.append(pytest.param(_rel(page), "slow", id=f"{_rel(page)}-slow", marks=pytest.mark.slow))
+    return params
+
+
+def _runs_here(block: Block) -> bool:
+    return any(runnable(c.text) and (c.page, c.text) not in TABLED for c in block.commands)
+
+
+@pytest.mark.parametrize(("page", "mode"), _page_runs())
+def test_the_commands_of_each_page_run_and_print_what_it_shows(page, mode, sandbox_env, tmp_path):
+    blocks = [b for b in blocks_of((ROOT / page).read_text(encoding="utf-8"), page) if _runs_here(b)]
+    if mode == "default":
+        blocks = [b for b in blocks if not b.slow]
+    else:
+        pytest.importorskip("haystack_integrations.components.embedders.sentence_transformers", reason="dense extra")
+    commands = [c for b in blocks for c in b.commands if (c.page, c.text) not in TABLED]
+    if any("scifact" in c.text.split() for c in commands) and not (shared_data() / "scifact").is_dir():
+        pytest.skip(f"SciFact is absent from the shared data folder {shared_data()} (set IRMETRICS_SHARED_DATA)")
+    cwd = _sandbox(tmp_path)
+    started = time.perf_counter()
+    for block in blocks:
+        for command in block.commands:
+            if (command.page, command.text) in TABLED:
+                continue
+            t0 = time.perf_counter()
+            output = run_command(command, cwd, sandbox_env)
+            print(f"  {time.perf_counter() - t0:5.1f} s  {command.text[:90]}")
+            where = f"{command.page}:{command.line}: {command.text}"
+            if command.shown is not None:
+                assert masked(output) == masked(command.shown), f"{where}\nprinted:\n{output}"
+            if (command.page, command.text) in SHOWN_TABLES:
+                table = _tables_after(command.page, block.line)
+                assert output.split("\n\n")[0] + "\n" == table, f"{where}\nprinted:\n{output}"
+            for path in WRITES.get((command.page, command.text), []):
+                assert (cwd / path).is_file(), f"{where}\ndid not write {path}"
+    print(f"{page} ({mode}): {len(commands)} commands in {time.perf_counter() - started:.1f} s")
+
+
+def test_every_command_in_the_docs_is_run_here_or_tabled():
+    missing = [
+        f"{c.page}:{c.line}: {c.text}"
+        for b in all_blocks()
+        for c in b.commands
+        if not runnable(c.text) and (c.page, c.text) not in TABLED
+    ]
+    assert not missing, (
+        "these commands of the docs are neither run by this test nor tabled: make them runnable as written, or "
+        "add each to TABLED in tests/test_docs_commands.py with why it is not run and the test that covers it:\n"
+        + "\n".join(missing)
+    )
+
+
+def test_every_tabled_command_is_in_the_docs_and_names_an_existing_test_and_target():
+    written = {(c.page, c.text) for b in all_blocks() for c in b.commands}
+    stale = sorted(set(TABLED) - written)
+    assert not stale, f"TABLED lists commands the docs no longer have: {stale}"
+    for (page, text), covered in TABLED.items():
+        path, _, name = covered.test.partition("::")
+        assert (ROOT / path).is_file(), f"{page}: {text}: {path} does not exist"
+        assert re.search(rf"^def {re.escape(name)}\(", (ROOT / path).read_text(encoding="utf-8"), re.M), (
+            f"{page}: {text}: {covered.test} does not exist"
+        )
+        assert covered.reason
+        covered.check()
+    for key in (*SHOWN_TABLES, *WRITES):
+        assert key in written and runnable(key[1]), f"{key} is not a runnable command of the docs"
+
+
+def test_the_doc_pages_run_some_commands_and_show_their_outputs():
+    """The extraction finds what the pages hold: transcripts, 'prints' blocks, continuation lines."""
+    commands = [c for b in all_blocks() for c in b.commands]
+    shown = {(c.page, c.text.split(" ")[1]) for c in commands if c.shown is not None}
+    assert {("README.md", "beir"), ("docs/beir.md", "compare"), ("docs/statistics.md", "compare")} <= shown
+    assert ("docs/cli.md", "--version") in shown and ("docs/cli.md", "examples/data/sample_run.trec") in shown
+    assert len([c for c in commands if runnable(c.text)]) >= 25
+
+
+def test_the_extraction_rules():
+    page = "\n".join(
+        [
+            "```bash",
+            "irmetrics beir scifact \\",
+            '    -o "a b"   # a comment with a \\',
+            "pip install x  # why",
+            "```",
+            "",
+            "prints",
+            "",
+            "```text",
+            "done",
+            "```",
+            "",
+            "```console",
+            "$ irmetrics --version",
+            "irmetrics 0.1.0",
+            "$ cat x.txt",
+            "```",
+            "",
+            "```",
+            "usage: irmetrics [-h]",
+            "```",
+            "- in a list:",
+            "  ```bash",
+            "  irmetrics beir -o x",
+            "  ```",
+        ]
+    )
+    got = [(c.line, c.text, c.shown) for b in blocks_of(page, "p.md") for c in b.commands]
+    assert got == [
+        (2, 'irmetrics beir scifact -o "a b"', None),
+        (4, "pip install x", "done\n"),
+        (14, "irmetrics --version", "irmetrics 0.1.0\n"),
+        (16, "cat x.txt", ""),
+        (24, "irmetrics beir -o x", None),
+    ]
+    assert strip_comment("echo '# not a comment' # one") == "echo '# not a comment' "
+    assert runnable("irmetrics beir -o a && irmetrics beir -o b") and not runnable("irmetrics beir > out.txt")
+    assert not runnable("irmetrics beir && make demo") and runnable('python -c "import sys"')
+    assert _retriever("irmetrics beir -r dense -o x") == {"dense"}
+    assert masked("indexing 0.7 s, retrieval 0.5 s (1.6 ms/query), evaluation 0.01 s, total 1.4 s") == (
+        "indexing # s, retrieval # s (# ms/query), evaluation # s, total # s"
+    )
+
+
+def test_the_shipped_feedback_data_is_what_make_feedback_data_writes(tmp_path):
+    """examples/data/feedback_log.csv and new.trec are examples/make_feedback_data.py's output, byte for byte."""
+    import runpy
+
+    written = runpy.run_path(str(ROOT / "examples" / "make_feedback_data.py"), run_name="not_main")["main"](tmp_path)
+    for path in written:
+        shipped = ROOT / "examples" / "data" / path.name
+        assert shipped.read_bytes() == path.read_bytes(), f"{shipped} is not what make_feedback_data.py writes"
+        assert shipped.stat().st_size < 50_000
+    header = (ROOT / "examples" / "data" / "feedback_log.csv").read_text(encoding="utf-8").splitlines()[0]
+    assert header.split(",") == ["query_id", "doc_id", "position", "vote", "user_id", "ts", "device"]
