@@ -287,7 +287,10 @@ def test_every_compare_example_of_the_statistics_page_prints_exactly_what_it_sho
 
     page = (ROOT / "docs" / "statistics.md").read_text()
     assert "irmetrics beir --top-k 5 -o bm25_top5" in page
-    examples = re.findall(r"```\n\$ (irmetrics compare [^\n]*)\n(.*?)\n```", page, flags=re.S)
+    # each example: a bash block ending in the command, then "prints" and a text block of its output
+    examples = re.findall(
+        r"```bash\n(?:[^`\n]*\n)*?(irmetrics compare [^\n]*)\n```\n\nprints\n\n```text\n(.*?)\n```", page, flags=re.S
+    )
     assert len(examples) == 2
     for command, shown in examples:
         assert _irmetrics(command, capsys) == shown + "\n", command
