@@ -5,6 +5,7 @@ duplicate policies, bad embeddings named, and BEIR's numbers on its own run."""
 from __future__ import annotations
 
 import importlib.util
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -88,6 +89,116 @@ def test_a_batch_of_queries_gives_exactly_what_each_query_alone_gives_ties_inclu
     store.prefetch(queries[10:15], top_k=50)  # a smaller batch (what a resumed run's last one may be)
     assert [[(d.id, d.score) for d in store.embedding_retrieval(q, top_k=50)] for q in queries[10:15]] == alone[10:15]
     assert faiss.cvar.distance_compute_blas_threshold == threshold
+
+
+def _ranked(store, queries, top_k, batch):
+    """Each query's ``(id, score bits)`` hits, the queries prefetched ``batch`` at a time (0: each alone)."""
+    out = []
+    for start in range(0, len(queries), batch or 1):
+        part = queries[start : start + (batch or 1)]
+        if batch:
+            store.prefetch(part, top_k=top_k)
+            assert len(store._index.prefetched) == len(part)  # read from the batch, not searched again
+        out.extend([(d.id, d.score.hex()) for d in store.embedding_retrieval(q, top_k=top_k)] for q in part)
+    assert store._index.prefetched == {}
+    return out
+
+
+@pytest.mark.parametrize("similarity", ["cosine", "dot_product"])
+def test_scores_are_the_same_bits_alone_and_in_batches_of_1_7_64_and_1000_ties_in_writing_order(similarity):
+    import faiss
+
+    # On this corpus FAISS's own scores (sgemm) differ in their last bits between a query searched alone
+    # and in a batch of 64 or 1,000 on some CPUs/BLAS kernels (OpenBLAS's Haswell kernel on an AMD EPYC:
+    # 609 of 1,000 queries in batches of 64); the store's scores may not.
+    rng = np.random.default_rng(3)
+    base = rng.standard_normal((3400, 128)).astype(np.float32)
+    vectors = np.concatenate([base, base, 2 * base])  # duplicates: every score tied 3 times (cosine) or 2
+    store = FaissDocumentStore(index=f"batches-{similarity}", similarity=similarity)
+    store.write_documents(_docs(vectors))
+    queries = rng.standard_normal((1000, 128)).astype(np.float32).tolist()
+    before = faiss.cvar.distance_compute_blas_threshold
+    alone = _ranked(store, queries, 50, 0)
+    for batch in (1, 7, 64, 1000):
+        assert _ranked(store, queries, 50, batch) == alone, f"batches of {batch}"
+    assert faiss.cvar.distance_compute_blas_threshold == before
+    # The scores are the float32 inner products of the stored (normalised) vectors, nearest to float64's.
+    rows = store._index.rows().astype(np.float64)
+    q = store._queries(queries[:20]).astype(np.float64)
+    for hits, query in zip(alone, q):
+        exact = (rows[[int(i[1:]) for i, _ in hits]] @ query).astype(np.float32)
+        np.testing.assert_allclose([float.fromhex(b) for _, b in hits], exact, rtol=0, atol=1e-6)
+
+    def vector(doc_id):  # documents holding the same (normalised) vector have the same number
+        i = int(doc_id[1:])
+        return i % 3400 if similarity == "cosine" or i < 6800 else i
+
+    ties = 0
+    for hits in alone:
+        for (a, sa), (b, sb) in pairwise(hits):
+            assert float.fromhex(sa) >= float.fromhex(sb)  # best first
+            if sa == sb:  # a tie: in writing order
+                assert int(a[1:]) < int(b[1:])
+                ties += 1
+        bits = {}
+        for i, score in hits:
+            bits.setdefault(vector(i), set()).add(score)
+        assert all(len(scores) == 1 for scores in bits.values())  # copies of a vector score the same bits
+    assert ties > (1000 if similarity == "cosine" else 10)  # dot_product: 2 * base outscores the copies of base
+
+
+def test_a_tie_longer_than_the_candidates_faiss_proposes_is_cut_in_writing_order(monkeypatch):
+    from haystack_irmetrics.beir import faiss_store
+
+    # 100 copies of one vector among 5,000 others: the cut at top_k=10 falls inside the tie, beyond the
+    # 26 candidates FAISS proposes first; the store fetches more until no left-out copy can reach the cut.
+    rng = np.random.default_rng(11)
+    vectors = rng.standard_normal((5100, 64)).astype(np.float32)
+    tied = rng.permutation(5100)[:100]
+    vectors[tied] = vectors[tied[0]]
+    store = FaissDocumentStore()
+    store.write_documents(_docs(vectors))
+    fetched = []
+    original = faiss_store._scores
+    monkeypatch.setattr(
+        faiss_store, "_scores", lambda rows, q, pos: fetched.append(pos.shape[1]) or original(rows, q, pos)
+    )
+    query = vectors[tied[0]].tolist()
+    hits = store.embedding_retrieval(query, top_k=10)
+    assert [d.id for d in hits] == [f"d{i}" for i in sorted(tied)[:10]]
+    assert len({d.score for d in hits}) == 1 and fetched == [26, 104]
+    store.prefetch([query, *rng.standard_normal((30, 64)).tolist()], top_k=10)
+    assert [(d.id, d.score) for d in store.embedding_retrieval(query, top_k=10)] == [(d.id, d.score) for d in hits]
+
+
+def test_the_exact_scan_of_every_document_and_the_faiss_candidates_rank_alike():
+    # top_k near the corpus size scores every document without FAISS; a smaller top_k goes through
+    # FAISS's candidates: the same ranking, so one is the other's beginning.
+    rng = np.random.default_rng(13)
+    base = rng.standard_normal((400, 32)).astype(np.float32)
+    store = FaissDocumentStore(similarity="dot_product")
+    store.write_documents(_docs(np.concatenate([base, base, -base])))
+    for query in rng.standard_normal((5, 32)).tolist():
+        every = [(d.id, d.score) for d in store.embedding_retrieval(query, top_k=1200)]
+        assert [(d.id, d.score) for d in store.embedding_retrieval(query, top_k=40)] == every[:40]
+        assert len(every) == 1200
+        for (a, sa), (b, sb) in pairwise(every):
+            assert sa > sb or (sa == sb and int(a[1:]) < int(b[1:]))  # the copies tie, in writing order
+
+
+def test_dot_product_scores_that_could_overflow_inside_faiss_are_ranked_exactly():
+    # |q| * |x| beyond 1e37: FAISS's float32 sums could overflow, so every document is scored exactly.
+    rng = np.random.default_rng(17)
+    vectors = np.concatenate([rng.standard_normal((60, 2)), [[1e19, 1e19], [1e19, -1e19], [-1e19, -1e19]]])
+    store = FaissDocumentStore(similarity="dot_product")
+    store.write_documents(_docs(vectors))
+    query = np.array([1e19, 1e19])
+    exact = (vectors.astype(np.float32).astype(np.float64) @ query.astype(np.float32)).astype(np.float32)
+    hits = store.embedding_retrieval(query.tolist(), top_k=5)
+    assert [(d.id, d.score) for d in hits] == [
+        (f"d{i}", float(exact[i])) for i in np.argsort(-exact, kind="stable")[:5]
+    ]
+    assert hits[0].id == "d60" and hits[0].score == float(np.float32(2e38))
 
 
 def test_tied_documents_come_in_writing_order_and_the_first_written_make_the_cut():

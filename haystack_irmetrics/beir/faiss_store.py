@@ -16,6 +16,13 @@ result objects; docs/beir.md ("Engines") has the measurements. Here a hit is a s
 stored Document with its score, and queries embedded together are searched together (:meth:`prefetch`:
 one matrix product instead of one pass over the corpus per query).
 
+FAISS only proposes the candidates: the last bits of its scores depend on how many queries one BLAS call
+holds (and on the CPU's kernel), so each candidate's score is computed again from its (query, document)
+pair alone (:func:`_pair_scores`), the ranking cut at ``top_k`` from those scores, and the candidates
+fetched again, more of them, while a document FAISS left out could still reach the cut
+(:meth:`FaissDocumentStore._search`). A query gets the same ids and scores, bit for bit, alone or in
+any batch.
+
 Stored Documents are kept without their embedding (the vectors live in the FAISS index once);
 ``return_embedding=True`` returns them (the normalised vectors for ``"cosine"``). Filters are not supported.
 faiss-cpu (the ``dense`` extra) is imported when the first index is built.
@@ -40,6 +47,12 @@ from ._stores import InProcessStore, check_flag, check_top_k, copy_document, ret
 SIMILARITIES = ("cosine", "dot_product")
 #: Embeddings read (as float64) per step when documents are written: bounds the float64 copy's memory.
 _CHUNK = 8192
+#: Candidates FAISS proposes beyond ``top_k``: ``_MARGIN + top_k // 32`` (more are fetched when needed).
+_MARGIN = 16
+#: Float64 products held per step of :func:`_pair_scores` (2 MB): bounds its memory.
+_PRODUCTS = 1 << 18
+#: Float32's unit roundoff.
+_U32 = 2.0**-24
 
 
 class _Index:
@@ -53,6 +66,8 @@ class _Index:
         self.dim: int | None = None
         #: The ``IndexFlatIP`` holding the rows written before :attr:`pending`.
         self.faiss: Any = None
+        #: The largest L2 norm of a row in :attr:`faiss` (bounds FAISS's rounding error, see ``_search``).
+        self.max_norm = 0.0
         #: ``{(query vector bytes, k): (positions, scores)}`` searched in one batch by :meth:`FaissDocumentStore.prefetch`.
         self.prefetched: dict[tuple[bytes, int], tuple[np.ndarray, np.ndarray]] = {}
 
@@ -230,9 +245,13 @@ class FaissDocumentStore(InProcessStore):
         import faiss
 
         if idx.faiss is None:
-            idx.faiss = faiss.IndexFlatIP(idx.dim)
+            idx.faiss, idx.max_norm = faiss.IndexFlatIP(idx.dim), 0.0
         for part in idx.pending:
-            idx.faiss.add(np.ascontiguousarray(part, dtype=np.float32))
+            part = np.ascontiguousarray(part, dtype=np.float32)
+            for start in range(0, len(part), _CHUNK):
+                rows = part[start : start + _CHUNK].astype(np.float64)
+                idx.max_norm = max(idx.max_norm, float(np.sqrt(np.einsum("ij,ij->i", rows, rows).max())))
+            idx.faiss.add(part)
         idx.pending = []
 
     def _queries(self, query_embeddings: Sequence[Any]) -> np.ndarray:
@@ -257,34 +276,65 @@ class FaissDocumentStore(InProcessStore):
     def _search(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """The ``k`` best positions and scores of each query, best first, ties by document position.
 
-        FAISS leaves the order of tied scores, and which tied documents make the cut at ``k``, to its
-        internals (threads, blocks, the number of queries searched together). Here they are fixed: more
-        rows are fetched while a tie reaches past the cut, then each row is ordered by score and position.
+        FAISS proposes the ``k + _MARGIN + k // 32`` best candidates of each query by its own scores, whose
+        last bits depend on the batch (how many queries one BLAS call holds, the CPU's kernel). Each
+        candidate is scored again by :func:`_pair_scores`, a function of the query and the document
+        alone; the candidates are ordered by that score, then by position (writing order), and cut at
+        ``k``. The cut is certain when the lowest FAISS score of the candidates, plus a bound on the
+        rounding error of both scores, is below the ``k``-th final score: every document FAISS left out
+        scored at most that lowest score, so its final score is below the cut (not even tied). Queries
+        for which it is not (ties or near-ties at the cut, e.g. duplicated documents) are searched again
+        with four times more candidates, up to every document (then FAISS is not needed).
+
+        The bound: an inner product of ``d`` float32 terms summed in any order, with or without FMA,
+        is off by at most ``gamma_d * sum(|q_i x_i|) <= gamma_d * |q| * |x|`` (``gamma_d = d u / (1 - d u)``,
+        ``u = 2**-24``; Higham, *Accuracy and Stability of Numerical Algorithms*, (3.5)); the final score
+        by at most ``u * |q| * |x|`` and a float64 error far below it. ``|x|`` is bounded by the largest
+        row norm, the tolerance is twice the sum (plus ``d * 2**-120`` for underflow). A query whose
+        scores could overflow float32 inside FAISS is scored against every document.
         """
         import faiss
 
-        index = self._index.faiss
+        idx = self._index
+        index = idx.faiss
         x = np.ascontiguousarray(queries, dtype=np.float32)
-        if k < 1:
-            return np.zeros((len(x), 0), dtype=np.int64), np.zeros((len(x), 0), dtype=np.float32)
-        fetch = min(k + 1, index.ntotal)
-        # One summation order for every search. FAISS scores fewer queries than its
-        # `distance_compute_blas_threshold` with its own loop and more with BLAS, and the two can differ in
-        # the last bits: BLAS for all keeps a query's scores the same alone or in any batch (a resumed
-        # run equals an uninterrupted one), and a batch over a large corpus is one matrix product (15
-        # times faster at 1,000,000 documents). The setting is FAISS's global one, restored after the call.
-        before = faiss.cvar.distance_compute_blas_threshold
-        faiss.cvar.distance_compute_blas_threshold = 1
-        try:
-            while True:
-                scores, positions = index.search(x, fetch)
-                if fetch >= index.ntotal or not (scores[:, k - 1] == scores[:, fetch - 1]).any():
-                    break
-                fetch = min(2 * fetch, index.ntotal)  # a tie runs past what was fetched
-        finally:
-            faiss.cvar.distance_compute_blas_threshold = before
-        order = np.lexsort((positions, -scores), axis=-1)[:, :k]
-        return np.take_along_axis(positions, order, -1), np.take_along_axis(scores, order, -1)
+        n, d = index.ntotal, index.d
+        positions = np.zeros((len(x), k), dtype=np.int64)
+        scores = np.zeros((len(x), k), dtype=np.float32)
+        if k < 1 or not len(x):
+            return positions, scores
+        # The stored rows, read in place (no copy; valid until the index changes, i.e. during this call).
+        rows = faiss.rev_swig_ptr(index.get_xb(), n * d).reshape(n, d)
+        norms = np.sqrt(np.einsum("ij,ij->i", x.astype(np.float64), x.astype(np.float64)))
+        gamma = d * _U32 / (1 - d * _U32) if d * _U32 < 0.5 else np.inf
+        tolerance = 2 * (gamma + _U32) * norms * idx.max_norm + d * 2.0**-120
+        # FAISS's partial sums stay below |q| * max|x| (1 + gamma): beyond 1e37 they could overflow float32.
+        everything = list(np.flatnonzero(~(norms * idx.max_norm < 1e37)))
+        todo = np.flatnonzero(norms * idx.max_norm < 1e37)
+        fetch = k + _MARGIN + k // 32
+        while len(todo) and fetch < n:
+            # FAISS's BLAS path for any batch: a batch over a large corpus is one matrix product, 15 times
+            # faster than its per-query loop at 1,000,000 documents (which faiss-cpu 1.15 uses below
+            # 128,000 queries). The setting is FAISS's global one, restored after the call.
+            before = faiss.cvar.distance_compute_blas_threshold
+            faiss.cvar.distance_compute_blas_threshold = 1
+            try:
+                proposed, candidates = index.search(x[todo], fetch)
+            finally:
+                faiss.cvar.distance_compute_blas_threshold = before
+            final = _scores(rows, x[todo], candidates)
+            order = np.lexsort((candidates, -final), axis=-1)[:, :k]
+            best, best_scores = np.take_along_axis(candidates, order, -1), np.take_along_axis(final, order, -1)
+            certain = proposed.min(axis=1).astype(np.float64) + tolerance[todo] < best_scores[:, -1]
+            certain &= (candidates >= 0).all(axis=1)  # FAISS pads with -1 (it should not here)
+            positions[todo[certain]], scores[todo[certain]] = best[certain], best_scores[certain]
+            todo, fetch = todo[~certain], 4 * fetch
+        everything.extend(todo)
+        for i in everything:  # every document a candidate: the exact ranking without FAISS
+            final = _scores(rows, x[i : i + 1], np.arange(n)[None, :])[0]
+            top = np.lexsort((np.arange(n), -final))[:k]
+            positions[i], scores[i] = top, final[top]
+        return positions, scores
 
     def prefetch(self, query_embeddings: Sequence[Any], top_k: int) -> None:
         """Search ``query_embeddings`` in one FAISS call; the following :meth:`embedding_retrieval` calls
@@ -323,8 +373,6 @@ class FaissDocumentStore(InProcessStore):
         documents = idx.documents
         out = []
         for pos, score in zip(hit[0].tolist(), hit[1].tolist()):
-            if pos < 0:  # FAISS pads with -1 when fewer than k rows exist
-                break
             doc = copy_document(documents[pos], "score", score)
             if with_vectors:
                 doc.__dict__["embedding"] = idx.faiss.reconstruct(pos).tolist()
@@ -375,6 +423,47 @@ class FaissEmbeddingRetriever:
         """The best ``top_k`` documents for ``query_embedding``, best first."""
         k = self.top_k if top_k is None else check_top_k(top_k, "FaissEmbeddingRetriever")
         return {"documents": self.document_store.embedding_retrieval(query_embedding, k, self.return_embedding)}
+
+
+def _scores(rows: np.ndarray, queries: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """The float32 score of each ``queries[i]`` against each ``rows[positions[i, j]]`` (:func:`_pair_scores`),
+    in steps of at most :data:`_PRODUCTS` products."""
+    out = np.empty(positions.shape, dtype=np.float32)
+    pairs = max(1, _PRODUCTS // max(rows.shape[1], 1))  # (query, row) pairs per step
+    m = positions.shape[1]
+    if m <= pairs:
+        step = pairs // m
+        for s in range(0, len(queries), step):
+            out[s : s + step] = _pair_scores(rows[positions[s : s + step]], queries[s : s + step, None, :])
+    else:
+        for i, query in enumerate(queries):
+            for s in range(0, m, pairs):
+                out[i, s : s + pairs] = _pair_scores(rows[positions[i, s : s + pairs]], query)
+    return out
+
+
+def _pair_scores(rows: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    """``sum(rows[..., j] * queries[..., j])`` over the last axis, as float32: each value a function of its
+    two vectors alone, bit for bit, whatever else the arrays hold and however they are shaped.
+
+    Each product is exact in float64 (two 24-bit significands make at most 48 bits); the ``d`` products
+    are added by one fixed tree of elementwise float64 additions (the second half of the terms onto the
+    first, an odd last term carried, down to one), and the sum is rounded once to float32: the float32
+    nearest the exact inner product (but when that lies within about ``d * 2**-53`` of the sum's magnitude
+    from a float32 tie). Elementwise numpy additions and multiplications are IEEE operations per element
+    (no BLAS, no reduction whose order depends on the array's length or alignment).
+    """
+    p = np.multiply(rows, queries, dtype=np.float64)  # dtype: a float32 product would be rounded
+    w = p.shape[-1]
+    while w > 1:
+        h = w // 2
+        np.add(p[..., :h], p[..., h : 2 * h], out=p[..., :h])
+        if w % 2:
+            p[..., h] = p[..., w - 1]
+            h += 1
+        w = h
+    with np.errstate(over="ignore"):  # dot_product beyond float32's range: +-inf, as FAISS gives
+        return p[..., 0].astype(np.float32)
 
 
 def _length(embedding: Any) -> int:
