@@ -205,3 +205,16 @@ def test_the_core_dispatches_through_the_family_table_not_family_names():
             if isinstance(node, ast.Compare) and any(names(x) for x in (node.left, *node.comparators)):
                 found.append(f"{name}:{node.lineno}")
     assert found == []
+
+
+def test_the_architecture_page_names_every_module_of_the_package():
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[1]
+    page = (repo / "docs" / "architecture.md").read_text(encoding="utf-8")
+    unnamed = [
+        str(p.relative_to(repo))
+        for p in sorted((repo / "haystack_irmetrics").rglob("*.py"))
+        if p.name != "__init__.py" and f"`{p.name}`" not in page and f"{p.parent.name}/{p.name}" not in page
+    ]
+    assert unnamed == [], "docs/architecture.md does not say what these modules do"
