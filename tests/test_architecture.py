@@ -218,3 +218,52 @@ def test_the_architecture_page_names_every_module_of_the_package():
         if p.name != "__init__.py" and f"`{p.name}`" not in page and f"{p.parent.name}/{p.name}" not in page
     ]
     assert unnamed == [], "docs/architecture.md does not say what these modules do"
+
+
+#: docs/architecture.md's picture, bottom to top: a package imports only packages of earlier groups.
+LAYERS = [
+    ("errors",),
+    ("_extras",),
+    ("core",),
+    ("__init__",),  # haystack_irmetrics/__init__.py: evaluate and friends
+    ("io",),
+    ("stats",),
+    ("plots",),
+    ("integration", "compare"),
+    ("beir", "feedback"),
+    ("components",),
+    ("report",),
+    ("cli",),
+]
+RANK = {name: rank for rank, group in enumerate(LAYERS) for name in group}
+
+
+def _package_edges() -> set[tuple[str, str, str]]:
+    """``(importing package, imported package, where)`` across the package's top-level parts."""
+    out = set()
+    for name in MODULES:
+        own = name.split(".")[1] if name.count(".") else "__init__"
+        for target, line in _imports(name):
+            if target.startswith("haystack_irmetrics"):
+                other = target.split(".")[1] if target.count(".") else "__init__"
+                if other != own:
+                    out.add((own, other, f"{name} line {line}"))
+    return out
+
+
+def test_every_part_of_the_package_has_its_place_in_the_layers():
+    parts = {n.split(".")[1] if n.count(".") else "__init__" for n in MODULES}
+    assert parts - {"__main__"} <= set(RANK), sorted(parts - set(RANK))
+
+
+def test_no_import_cycle_between_the_packages():
+    graph: dict[str, set[str]] = {}
+    for own, other, _ in _package_edges():
+        graph.setdefault(own, set()).add(other)
+        graph.setdefault(other, set())
+    assert _cycles(graph) == []
+
+
+def test_every_package_import_goes_down_the_layers_of_the_architecture_page():
+    up = sorted(f"{where} imports {other}" for own, other, where in _package_edges() if RANK[other] >= RANK[own])
+    assert up == []

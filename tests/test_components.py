@@ -37,12 +37,11 @@ from haystack_irmetrics.components import (
     PrecisionEvaluator,
     RCapEvaluator,
     RecallEvaluator,
-    documents,
     evaluators,
     load_pipeline,
-    loading,
     to_evaluation_run_result,
 )
+from haystack_irmetrics.integration import documents, loading
 
 ROOT = Path(__file__).resolve().parent.parent
 SINGLE = {
@@ -621,3 +620,12 @@ def test_score_is_nan_when_every_query_is_left_out(cls):
     out = make(cls, no_relevant="skip").run([[D("a", 0.0)]], [[D("a")]])
     for view in views(cls, out).values():
         assert math.isnan(view["score"]) and all(map(math.isnan, view["individual_scores"]))
+
+
+def test_the_public_import_paths_of_document_path_and_load_pipeline_still_work():
+    from haystack_irmetrics.components.documents import DocumentPath
+    from haystack_irmetrics.components.loading import TRUSTED_MODULES, read_pipeline_yaml
+    from haystack_irmetrics.components.loading import load_pipeline as old
+
+    assert DocumentPath is documents.DocumentPath and old is load_pipeline is loading.load_pipeline
+    assert TRUSTED_MODULES is loading.TRUSTED_MODULES and read_pipeline_yaml is loading.read_pipeline_yaml

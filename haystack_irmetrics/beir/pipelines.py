@@ -394,7 +394,7 @@ def _indexing_spec(value: Any, base: Path | None, source: str) -> dict[str, Any]
 
 def _read_yaml(path: Path, name: str) -> Any:
     """A pipeline YAML file's data, bounded (alias bombs, deep nesting: :func:`read_pipeline_yaml`)."""
-    from ..components.loading import read_pipeline_yaml
+    from ..integration.loading import read_pipeline_yaml
 
     try:
         text = path.read_text(encoding="utf-8")
@@ -454,7 +454,7 @@ def _rewrite(
 def _load(spec: dict[str, Any], source: str, allowed_modules: list[str]) -> Pipeline:
     from haystack.marshal import YamlMarshaller
 
-    from ..components.loading import load_pipeline
+    from ..integration.loading import load_pipeline
 
     types = [c.get("type") for c in (spec.get("components") or {}).values() if isinstance(c, dict)]
     if any(isinstance(t, str) and t.startswith(_ST_MODULE) for t in types):

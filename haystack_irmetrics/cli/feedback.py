@@ -214,8 +214,8 @@ def run(args: argparse.Namespace) -> int:
         name, path = _named(value)
         add(name or Path(path).name.split(".")[0], path)
     if args.pipeline:
-        from ..components import load_pipeline
         from ..feedback import replay_pipeline
+        from ..integration.loading import load_pipeline
 
         corpus = _corpus_documents(args.corpus) if args.corpus else None
         for value in args.pipeline:

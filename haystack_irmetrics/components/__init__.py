@@ -4,6 +4,7 @@ Importing this package imports Haystack; ``import haystack_irmetrics`` alone doe
 """
 
 from ..errors import InvalidDocumentsError
+from ..integration.loading import load_pipeline
 from .evaluators import (
     IRMetricsEvaluator,
     MAPEvaluator,
@@ -14,7 +15,6 @@ from .evaluators import (
     RecallEvaluator,
     to_evaluation_run_result,
 )
-from .loading import load_pipeline
 
 __all__ = [
     "IRMetricsEvaluator",

@@ -75,7 +75,7 @@ from haystack import Document, component, default_from_dict, default_to_dict
 from ..core import DEFAULT_K_VALUES, EvaluationResult, Measure, evaluate, resolve_preset
 from ..core.measures import check_cutoff, check_k_values, resolve_measures
 from ..errors import InvalidPolicyError
-from .documents import DocumentPath
+from ..integration.documents import DocumentPath
 
 _NAN = float("nan")
 

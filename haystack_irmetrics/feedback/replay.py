@@ -3,7 +3,7 @@ score (stage 5).
 
 Each judged query's text (the log's ``query_text`` column, else its id) goes to the pipeline's query
 input; the documents it returns become a ranking through the same document path as the evaluator
-components (:class:`~haystack_irmetrics.components.documents.DocumentPath`: match on ``Document.id`` or a
+components (:class:`~haystack_irmetrics.integration.documents.DocumentPath`: match on ``Document.id`` or a
 meta key, rank by list order or by score, repeated keys count once).
 """
 
@@ -119,13 +119,13 @@ def replay_pipeline(
     """
     from haystack import Pipeline
 
-    from ..components.documents import DocumentPath
+    from ..integration.documents import DocumentPath
 
     pipe = pipeline
     if not isinstance(pipe, Pipeline):
         if not isinstance(pipe, str | os.PathLike):
             raise FeedbackError(f"pipeline must be a haystack Pipeline or a YAML path, got {type(pipe).__name__}")
-        from ..components import load_pipeline
+        from ..integration.loading import load_pipeline
 
         pipe = load_pipeline(pipe)
     path = DocumentPath(document_comparison_field=document_comparison_field, rank_by=rank_by)
