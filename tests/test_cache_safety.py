@@ -444,3 +444,18 @@ def test_the_cache_commands_on_a_hostile_cache_exit_0_or_2_without_a_traceback(t
     assert (outside / "precious.txt").read_text() == "mine"
     assert not (root / "embeddings" / KEY_E).exists()  # damaged, but ours: cleared
     assert (root / "bm25s" / "stray.bin").is_file() and (root / "embeddings" / ("f" * 32)).is_symlink()
+
+
+def test_bm25s_index_keys_tell_apart_ids_and_texts_that_differ_only_in_where_a_nul_falls():
+    from haystack import Document
+
+    from haystack_irmetrics.beir.bm25s_store import _index_key
+
+    params = {"k1": 0.9, "b": 0.4}
+    a = _index_key(params, [Document(id="a\0b", content="c")])
+    b = _index_key(params, [Document(id="a", content="b\0c")])
+    assert a != b
+    # a lone surrogate in a text is hashed, not refused with a UnicodeEncodeError
+    assert _index_key(params, [Document(id="d", content="x\ud800")]) != _index_key(
+        params, [Document(id="d", content="x")]
+    )

@@ -32,7 +32,7 @@ from .._extras import require
 from ..errors import PipelineError, shorten
 from ._stores import InProcessStore, check_flag, check_number, check_top_k, copy_document, retriever_from_dict
 from .cache import cache_root, write_entry
-from .cache_entry import load_bm25s_index, read_entry
+from .cache_entry import add_text, load_bm25s_index, read_entry
 from .pipelines import BM25S_HINT
 
 #: Lucene's ``\w+`` word tokens (bm25s' default, ``\w\w+``, drops one-character tokens).
@@ -335,7 +335,8 @@ def _check_stopwords(value: Any) -> str | list[str] | None:
 def _index_key(parameters: dict[str, Any], documents: list[Document]) -> str:
     digest = hashlib.sha256(json.dumps(parameters, sort_keys=True).encode("utf-8"))
     for doc in documents:
-        digest.update(doc.id.encode("utf-8") + b"\0" + (doc.content or "").encode("utf-8") + b"\0")
+        add_text(digest, doc.id)
+        add_text(digest, doc.content or "")
     return digest.hexdigest()[:32]
 
 

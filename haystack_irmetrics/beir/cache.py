@@ -47,6 +47,7 @@ from .cache_entry import (
     KINDS,
     WRITER,
     CacheWarning,
+    add_text,
     cache_root,
     file_sha256,
     read_json_object,
@@ -67,8 +68,7 @@ def texts_key(texts: Sequence[str], settings: dict[str, Any]) -> str:
     digest = hashlib.sha256(f"texts/{FORMAT}".encode())
     digest.update(json.dumps(settings, sort_keys=True, default=str).encode("utf-8"))
     for text in texts:
-        data = text.encode("utf-8", "surrogatepass")
-        digest.update(len(data).to_bytes(8, "little") + data)
+        add_text(digest, text)
     return digest.hexdigest()[:32]
 
 

@@ -58,6 +58,14 @@ def warn_once(key: str, message: str) -> None:
         warnings.warn(message, CacheWarning, stacklevel=3)
 
 
+def add_text(digest: Any, text: str) -> None:
+    """Feed ``text`` to a hashlib ``digest`` length-prefixed, so that no two sequences of texts feed the same
+    bytes (joined with a separator, ``["a\\0b", "c"]`` and ``["a", "b\\0c"]`` would); a lone surrogate is
+    hashed as it is, not refused."""
+    data = text.encode("utf-8", "surrogatepass")
+    digest.update(len(data).to_bytes(8, "little") + data)
+
+
 def cache_root() -> Path:
     """``$IRMETRICS_CACHE_DIR``, default ``~/.cache/haystack_irmetrics``."""
     value = os.environ.get("IRMETRICS_CACHE_DIR")
@@ -347,6 +355,7 @@ __all__ = [
     "KINDS",
     "META_FILE",
     "CacheWarning",
+    "add_text",
     "cache_root",
     "layout_problem",
     "load_bm25s_index",
