@@ -18,7 +18,7 @@ from .._extras import require
 from ..core import DEFAULT_K_VALUES, EvaluationResult, Qrels, Run, evaluate
 from ..core.measures import FAMILIES, parse_measure
 from ..errors import InvalidArgumentError, InvalidPolicyError
-from ..io.beir_outputs import read_run_dataset, shared_qrels
+from ..io.beir_outputs import read_run_dataset, shared_qrels, tell_apart
 from ..stats import Comparison, compare_with_baseline
 from ..stats.compare import format_p
 from ..stats.significance import check_confidence, check_resamples, check_seed
@@ -373,25 +373,10 @@ def _labels(sources: list[RunSource], names: Sequence[str] | None) -> list[str]:
             raise InvalidPolicyError(f"every label must be a non-empty string, got {labels}")
         return labels
     parts = [Path(s).parts if isinstance(s, str | os.PathLike) else None for s in sources]
-    depth = [1] * len(sources)
-    labels = [""] * len(sources)
-    while True:
-        labels = [_letter(i) if p is None else "/".join(p[-depth[i] :]) or str(sources[i]) for i, p in enumerate(parts)]
-        clashes: dict[str, list[int]] = {}
-        for i, label in enumerate(labels):
-            clashes.setdefault(label, []).append(i)
-        # A longer suffix tells apart different paths that end alike, never one path given twice.
-        grow = [
-            i
-            for group in clashes.values()
-            if len(group) > 1 and len({parts[j] for j in group}) > 1
-            for i in group
-            if parts[i] and depth[i] < len(parts[i])
-        ]
-        if not grow:
-            break
-        for i in grow:
-            depth[i] += 1
+    labels = tell_apart(
+        [_letter(i) if p is None else (p[-1] if p else str(sources[i])) for i, p in enumerate(parts)],
+        [p[:-1] if p else None for p in parts],
+    )
     if len(set(labels)) != len(labels) or _RESERVED & set(labels):
         # The same file twice, or a label the JSON needs for itself: prefix each with its position.
         labels = [label if p is None else f"{_letter(i)}:{label}" for i, (label, p) in enumerate(zip(labels, parts))]

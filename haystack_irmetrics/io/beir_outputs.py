@@ -227,4 +227,35 @@ def shared_qrels(datasets: Sequence[RunDataset], hashes: dict[Path, str | None] 
     )
 
 
-__all__ = ["RunDataset", "dataset_differences", "read_json_object", "read_run_dataset", "shared_qrels"]
+def tell_apart(names: Sequence[str], parents: Sequence[tuple[str, ...] | None]) -> list[str]:
+    """Each run's name with as many of its parent folders as tell apart runs whose names clash
+    (``bm25/scifact`` and ``dense/scifact``, both ``scifact``), as ``irmetrics compare`` and
+    ``irmetrics report`` label runs. ``parents[i]`` is the folder parts of run ``i``'s path, or ``None``
+    for a run not named after a path (kept as it is); one path given twice still clashes (each caller
+    says what then).
+
+        >>> tell_apart(["scifact", "scifact", "x"], [("runs", "bm25"), ("runs", "dense"), None])
+        ['bm25/scifact', 'dense/scifact', 'x']
+    """
+    depth = [0] * len(names)
+    while True:
+        labels = [
+            "/".join((*p[len(p) - d :], n)) if p and d else n for n, p, d in zip(names, parents, depth, strict=True)
+        ]
+        groups: dict[str, list[int]] = {}
+        for i, label in enumerate(labels):
+            groups.setdefault(label, []).append(i)
+        grow = [
+            i
+            for group in groups.values()
+            if len(group) > 1 and len({(parents[j], names[j]) for j in group}) > 1
+            for i in group
+            if parents[i] and depth[i] < len(parents[i])
+        ]
+        if not grow:
+            return labels
+        for i in grow:
+            depth[i] += 1
+
+
+__all__ = ["RunDataset", "dataset_differences", "read_json_object", "read_run_dataset", "shared_qrels", "tell_apart"]

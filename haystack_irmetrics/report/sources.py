@@ -24,7 +24,7 @@ from typing import Any
 from ..errors import InvalidArgumentError, ParseError
 from ..io.beir_data import ID_KEYS
 from ..io.beir_data import read_jsonl as io_read_jsonl
-from ..io.beir_outputs import read_run_dataset
+from ..io.beir_outputs import read_run_dataset, tell_apart
 from ..io.text import text_lines
 
 RunSource = Any
@@ -165,24 +165,8 @@ def _tell_apart(sources: list[Source], paths: list[RunSource | None]) -> None:
     ``paths[i]`` is the file or folder of ``sources[i]`` when it was named after it, else ``None``; one
     path given twice still clashes (and is refused by the caller)."""
     parents = [Path(p).parent.parts if isinstance(p, str | os.PathLike) else None for p in paths]
-    base = [s.name for s in sources]
-    depth = [0] * len(sources)
-    while True:
-        groups: dict[str, list[int]] = {}
-        for i, s in enumerate(sources):
-            groups.setdefault(s.name, []).append(i)
-        grow = [
-            i
-            for group in groups.values()
-            if len(group) > 1 and len({(parents[j], base[j]) for j in group}) > 1
-            for i in group
-            if parents[i] and depth[i] < len(parents[i])
-        ]
-        if not grow:
-            return
-        for i in grow:
-            depth[i] += 1
-            sources[i].name = "/".join((*parents[i][len(parents[i]) - depth[i] :], base[i]))
+    for s, name in zip(sources, tell_apart([s.name for s in sources], parents), strict=True):
+        s.name = name
 
 
 def read_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict]]:
