@@ -197,6 +197,11 @@ class StatsInputError(IRMetricsError):
     """Per-query values that cannot be tested: different lengths, too few queries, NaN or infinities."""
 
 
+class FusionError(IRMetricsError):
+    """A fusion cannot be done as asked: an unknown method or normalisation, weights that do not fit the
+    runs, a trained method without qrels, or a tuned fusion Haystack's ``DocumentJoiner`` cannot reproduce."""
+
+
 class NoRelevantJudgmentWarning(UserWarning):
     """No judgment of the log reaches the relevance threshold: every binary metric (P, Recall, MAP, MRR,
     R_cap, ...) is 0 for every system. The message says what it takes to reach the threshold."""
@@ -225,6 +230,7 @@ __all__ = [
     "EmptyQueryError",
     "FeedbackError",
     "FeedbackSchemaError",
+    "FusionError",
     "IRMetricsError",
     "InvalidArgumentError",
     "InvalidCutoffError",
