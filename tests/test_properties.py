@@ -40,13 +40,16 @@ def registry(ks: list[int]) -> list[Measure]:
     out.extend(Measure("NDCG", k, gain=GAIN_MAP) for k in ks_top)
     out.extend(Measure("F", k, beta=0.5) for k in ks_top)
     out.append(Measure("F", beta=2.0))
+    out.extend(Measure("RBP", k, p=0.5, rel=1) for k in ks_top)
+    out.append(Measure("RBP_residual", rel=2))
+    out.append(Measure("Compat", p=0.5))
     return out
 
 
 def test_the_registry_suite_covers_every_family_and_variant():
     ms = registry([1, 10])
     assert {m.family for m in ms} == set(FAMILIES)
-    assert {m.variant for m in ms if m.family == "NDCG"} == {
+    assert {m.variant[:3] for m in ms if m.family == "NDCG"} == {  # (gain, discount, beta)
         (None, None, None),
         ("exp", None, None),
         (None, "jk", None),
@@ -127,9 +130,14 @@ def test_every_value_is_between_0_and_1(qrels, results, ks, preset):
                        for v in values.values()), name  # fmt: skip
             continue
         low = MIN_GEO_MEAN if name.startswith("GMAP") else 0.0
+        if parse_measure(name).spec.unit == "gain":  # graded RBP sums labels: up to the query's largest
+            assert all(low <= v <= max(1.0, *qrels[q].values()) for q, v in values.items()), name
+            continue
         assert all(low <= v <= 1.0 for v in values.values()), name
     for name, v in res.means.items():
-        if name in counts:
+        if parse_measure(name).spec.unit == "gain":
+            assert v >= 0.0
+        elif name in counts:
             assert v == sum(res.per_query[name].values()), name
         elif name.startswith("Hole") and preset == "beir":
             # BEIR sums Hole over every results query but divides by len(qrels): it can pass 1.
@@ -138,8 +146,10 @@ def test_every_value_is_between_0_and_1(qrels, results, ks, preset):
             assert 0.0 <= v <= 1.0, name
 
 
-def _ideal_value(m: Measure, R: int, n_judged: int) -> float:
-    """What measure m must score on a run that lists every judged document, best label first."""
+def _ideal_value(m: Measure, R: int, n_judged: int) -> float | None:
+    """What measure m must score on a run that lists every judged document, best label first (None: no claim)."""
+    if m.spec.ideal_is_one is not None:  # the families that state it in their Family entry
+        return 1.0 if m.spec.ideal_is_one else None
     k = m.cutoff
     hits = R if k is None else min(R, k)
     if m.family in ("NDCG", "MRR", "R_cap", "Success", "Rprec", "bpref", "iP", "iP_avg"):
@@ -182,12 +192,14 @@ def test_ideal_ranking_scores_what_the_measure_can_reach(qrels, ks, preset):
             value = res.per_query[m.name][q]
             if R == 0:
                 expected = {"GMAP": MIN_GEO_MEAN, "Judged": None, "Hole": 0.0, "num_q": 1.0, "num_ret": None}.get(
-                    m.family, 0.0
+                    m.family, 0.0 if m.spec.zero_without_relevant else None
                 )
                 if expected is not None:
                     assert value == expected, m
                 continue
-            assert value == pytest.approx(_ideal_value(m, R, len(results[q])), abs=1e-12), m
+            ideal = _ideal_value(m, R, len(results[q]))
+            if ideal is not None:
+                assert value == pytest.approx(ideal, abs=1e-12), m
 
 
 @given(S.qrels(), S.runs(), S.k_values, st.sampled_from(PRESETS), st.randoms(use_true_random=False))

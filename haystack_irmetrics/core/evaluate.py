@@ -22,6 +22,7 @@ from .kernels import (
     gain_kernel,
     iprec_kernel,
 )
+from .kernels_user import JudgedRanking
 from .measures import BEIR_FAMILIES, FAMILIES, Family, GainMap, Measure, resolve_measures
 from .plausibility import Overlap
 from .prepare import Prepared, prepare
@@ -385,13 +386,16 @@ class _Evaluation:
 
     def _gain_overflow(self, i: int, m: Measure) -> InvalidLabelError:
         """The error for judgment ``i`` (flat, qrels order), whose exponential gain overflows."""
+        return self._label_error(
+            i, f"its gain 2**label - 1 in {m.name} is beyond any float (exponential gains take labels below 1024)"
+        )
+
+    def _label_error(self, i: int, why: str) -> InvalidLabelError:
+        """The error for judgment ``i`` (flat, qrels order), naming its query, document and label."""
         q = int(self.label_owner[i])
         qid = self.prep.qids[q]
         doc = next(islice(iter(self.qrels.data[qid]), i - int(self.prep.judged_offsets[q]), None))
-        return InvalidLabelError(
-            f"label {self.qrels.data[qid][doc]!r} of document {doc!r} in query {qid!r}: its gain 2**label - 1 in "
-            f"{m.name} is beyond any float (exponential gains take labels below 1024)"
-        )
+        return InvalidLabelError(f"label {self.qrels.data[qid][doc]!r} of document {doc!r} in query {qid!r}: {why}")
 
     def _gain(self, spec: Family, policy: FamilyPolicy, ms: list[Measure]) -> _Block:
         n = len(self.prep.qids)
@@ -458,6 +462,21 @@ class _Evaluation:
             total += table[row]
         return _Block((total / float(len(levels)))[None, :], n_rel > 0)
 
+    def _judged(self, spec: Family, policy: FamilyPolicy, ms: list[Measure]) -> _Block:
+        """The user-model families (ERR, RBP, infAP, ...): ``spec.judged`` over every judged retrieved document."""
+        n = len(self.prep.qids)
+        params = ms[0].params
+        if spec.label_check is not None and (bad := spec.label_check(self.labels, params)) is not None:
+            raise self._label_error(bad[0], f"in {ms[0].name} it {bad[1]}")
+        order, ranks = self.ranked(policy.ties)
+        owner = self.prep.pair_query[order]
+        relevant = lambda labels: self.is_relevant(labels, policy)  # noqa: E731
+        ranking = JudgedRanking(owner, ranks, self.prep.pair_label[order], _offsets(owner, n), self.label_owner,
+                                self.labels, self.prep.judged_offsets, self.n_retrieved(), relevant)  # fmt: skip
+        table = spec.judged(ranking, [m.cutoff for m in ms], params)  # type: ignore[misc]
+        positive = spec.positive(self.labels, params, relevant)  # type: ignore[misc]
+        return _Block(table, np.bincount(self.label_owner[positive], minlength=n) > 0)
+
     def _coverage(self, spec: Family, policy: FamilyPolicy, ms: list[Measure]) -> _Block:
         n = len(self.prep.qids)
         cutoffs = [m.cutoff for m in ms]
@@ -516,6 +535,11 @@ def _any_relevant(judgments: Mapping[str, float], m: Measure, policy: FamilyPoli
     return any(v >= threshold for v in judgments.values())
 
 
+def _any_positive(judgments: Mapping[str, float], m: Measure, policy: FamilyPolicy, threshold: float) -> bool:
+    labels = np.fromiter(judgments.values(), np.float64, count=len(judgments))
+    return bool(m.spec.positive(labels, m.params, lambda x: relevant_labels(x, policy, threshold)).any())  # type: ignore[misc]
+
+
 def _any_gain(judgments: Mapping[str, float], m: Measure, policy: FamilyPolicy, threshold: float) -> bool:
     labels = np.fromiter(judgments.values(), np.float64, count=len(judgments))
     return bool((gain_values(labels, m.gain) > 0).any())
@@ -528,6 +552,7 @@ _KINDS: dict[str, _Kind] = {
     "bpref": _Kind(_Evaluation._bpref, _any_relevant),
     "iprec": _Kind(_Evaluation._iprec, _any_relevant),
     "coverage": _Kind(_Evaluation._coverage, _any_relevant),
+    "judged": _Kind(_Evaluation._judged, _any_positive),
 }
 
 

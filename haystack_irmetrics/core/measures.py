@@ -31,248 +31,29 @@ import difflib
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache, cached_property
-from typing import Any, Literal
+from typing import Any
 
 from ..errors import DuplicateCutoffError, InvalidCutoffError, UnknownMeasureError
-from . import kernels
-from .kernels import MIN_GEO_MEAN, BinaryValue  # MIN_GEO_MEAN: trec_eval's gm_map floor, kept importable here
+from .families import BEIR_FAMILIES, FAMILIES, STANDARD_LEVELS, Family  # the registry, re-exported here
+from .kernels import MIN_GEO_MEAN  # trec_eval's gm_map floor, kept importable here
 
-KernelKind = Literal["gain", "binary", "bpref", "iprec", "coverage", "count"]
-BeirPath = Literal["pytrec", "custom"]
-AtKind = Literal["required", "optional", "none", "level"]
-Aggregate = Literal["mean", "geometric", "sum"]
-Unit = Literal["rate", "count"]
+__all__ = [
+    "BEIR_FAMILIES",
+    "FAMILIES",
+    "MIN_GEO_MEAN",
+    "STANDARD_LEVELS",
+    "Family",
+    "Measure",
+    "check_cutoff",
+    "check_k_values",
+    "check_level",
+    "family_of",
+    "parse_measure",
+    "resolve_measures",
+]  # fmt: skip
 
-# trec_eval's iprec_at_recall / 11pt_avg levels, as the C literals (0.1 * 3 != 0.3).
-STANDARD_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
-# The families BEIR's EvaluateRetrieval reports, in its order: the default measure set.
-BEIR_FAMILIES = ("NDCG", "MAP", "Recall", "P", "MRR", "R_cap")
-
-
-@dataclass(frozen=True)
-class Family:
-    """A metric family: one kernel, with the cutoff and the variants as parameters.
-
-    ``at``: what follows ``@`` -- a cutoff k that must be given (``"required"``) or may be left out for
-    the full ranking (``"optional"``), nothing (``"none"``), or a recall level (``"level"``).
-    ``beir_path``: in the BEIR preset, ``"pytrec"`` families rank like pytrec_eval (float32, ties by
-    doc id) and average the queries present in the run; ``"custom"`` ones follow
-    ``beir/retrieval/custom_metrics.py`` (float64 stable order, ``> 0`` relevant, divide by
-    ``len(qrels)``). ``params``: the variant parameters the family takes.
-
-    ``uncut_names``: exact spellings (case matters) that name the measure on the whole ranking when
-    written without a cutoff: trec_eval's ``map``, ``ndcg`` and ``recip_rank``. Any other bare name of
-    such a family (``NDCG``, ``MAP``, ``MRR``) is crossed with ``k_values``, BEIR's way; a bare name of
-    an ``"optional"`` family without ``uncut_names`` (``F``, ``GMAP``) is the whole ranking.
-    ``unit``: ``"rate"`` (a value in [0, 1] per query) or ``"count"`` (trec_eval's ``num_*`` counts,
-    summed over the queries rather than averaged: ``aggregate="sum"``).
-
-    The rest is how the family computes, read by the core instead of its name (a new family of an
-    existing kernel kind is one entry here). ``value`` (kinds ``"binary"`` and ``"count"``): the
-    per-query value at a cutoff from the arrays binary families share (:class:`.kernels.BinaryRanking`);
-    ``needs_counts``: it reads the relevant documents counted above each cutoff, which the families of
-    one relevance rule share; ``needs_retrieved``: it reads each query's ranking length.
-    ``averaged_levels`` (kind ``"iprec"``): fixed recall levels averaged into one value (``iP_avg``),
-    ``None`` for the measure's own level. ``counts_unjudged`` (kind ``"coverage"``): the top-k share of
-    documents judged for no query at all (``Hole``) instead of those judged for the query (``Judged``).
-    ``beir_sums_unjudged``: on BEIR's custom path, results queries nobody judged add to the sum (BEIR's hole).
-    """
-
-    name: str
-    kernel: KernelKind
-    beir_path: BeirPath
-    formula: str
-    aliases: tuple[str, ...] = ()
-    at: AtKind = "required"
-    params: frozenset[str] = frozenset()
-    reference: str = ""
-    higher_is_better: bool = True
-    aggregate: Aggregate = "mean"
-    # Value of a query the run does not answer (averaged as that under missing_queries="zero").
-    missing_value: float = 0.0
-    # Variants reachable by name only: alias -> fixed parameters (e.g. nDCG_exp -> gain="exp").
-    variant_aliases: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    uncut_names: tuple[str, ...] = ()
-    unit: Unit = "rate"
-    value: BinaryValue | None = None
-    needs_counts: bool = False
-    needs_retrieved: bool = False
-    averaged_levels: tuple[float, ...] | None = None
-    counts_unjudged: bool = False
-    beir_sums_unjudged: bool = False
-
-    @property
-    def crossed(self) -> bool:
-        """Whether a bare name of this family is crossed with ``k_values`` (``NDCG`` -> ``NDCG@10``, ...)."""
-        return self.at == "required" or bool(self.uncut_names)
-
-
-FAMILIES: dict[str, Family] = {
-    f.name: f
-    for f in (
-        Family(
-            "NDCG",
-            "gain",
-            "pytrec",
-            "DCG@k / IDCG@k, DCG = sum_{i<k} gain_i / log2(i+2); IDCG over all judged docs sorted, cut at k",
-            ("ndcg", "ndcg_cut"),
-            at="optional",
-            params=frozenset({"gain", "discount"}),
-            reference="pytrec_eval ndcg_cut.k; uncut: trec_eval ndcg (with gains: ndcg.g=v)",
-            variant_aliases={
-                "ndcg_exp": {"gain": "exp"},
-                "ndcg_burges": {"gain": "exp"},
-                "ndcg_jk": {"discount": "jk"},
-                "ndcg_exp_jk": {"gain": "exp", "discount": "jk"},
-            },
-            uncut_names=("ndcg",),
-        ),
-        Family(
-            "MAP",
-            "binary",
-            "pytrec",
-            "sum_{i<k, rel} hits_i/(i+1) / R",
-            ("map", "map_cut", "ap", "ap_cut"),
-            at="optional",
-            reference="pytrec_eval map_cut.k; uncut: trec_eval map",
-            uncut_names=("map",),
-            value=kernels.average_precision,
-            needs_counts=True,
-        ),
-        Family("Recall", "binary", "pytrec", "hits@k / R", ("recall", "r"), reference="pytrec_eval recall.k",
-               value=kernels.recall, needs_counts=True),
-        Family("P", "binary", "pytrec", "hits@k / k", ("p", "precision", "prec"), reference="pytrec_eval P.k",
-               value=kernels.precision, needs_counts=True),
-        Family(
-            "MRR",
-            "binary",
-            "custom",
-            "1/(i+1) for the first relevant i < k",
-            ("mrr", "rr", "recip_rank", "mrr_cut", "mrr@k"),
-            at="optional",
-            reference="beir custom_metrics.mrr; trec: recip_rank on the top k; uncut: trec_eval recip_rank",
-            uncut_names=("recip_rank",),
-            value=kernels.reciprocal_rank,
-        ),
-        Family(
-            "R_cap",
-            "binary",
-            "custom",
-            "hits@k / min(R, k)",
-            ("r_cap", "recall_cap", "rcap", "capped_recall"),
-            reference="beir custom_metrics.recall_cap",
-            value=kernels.capped_recall,
-            needs_counts=True,
-        ),
-        Family(
-            "Success",
-            "binary",
-            "custom",
-            "1 if a relevant document is in the top k, else 0",
-            # Not "hits": ranx's hits@k is the number of relevant documents retrieved, not a rate.
-            ("success", "hit", "hit_rate", "hitrate", "accuracy", "acc", "top_k_acc", "top_k_accuracy"),
-            reference="pytrec_eval success.k (trec); beir custom_metrics.top_k_accuracy (beir)",
-            value=kernels.success,
-            needs_counts=True,
-        ),
-        Family(
-            "Rprec",
-            "binary",
-            "pytrec",
-            "hits@R / R (precision at rank R = number of relevant documents)",
-            ("rprec", "r_prec", "rprecision", "r_precision"),
-            at="none",
-            reference="pytrec_eval Rprec",
-            value=kernels.r_precision,
-        ),
-        Family(
-            "F",
-            "binary",
-            "pytrec",
-            "(x+1) P R / (x P + R), x = beta^2, P = hits/min(k, retrieved), R = hits/R; 0 if no hit",
-            ("f", "f1", "set_f", "f_measure", "fmeasure"),
-            at="optional",
-            params=frozenset({"beta"}),
-            reference="pytrec_eval set_F.x (x = beta^2) on the run cut at k",
-            value=kernels.f_measure,
-            needs_counts=True,
-            needs_retrieved=True,
-        ),
-        Family(
-            "GMAP",
-            "binary",
-            "pytrec",
-            "exp(mean_q log(max(AP_q, 0.00001))); per query max(AP, 0.00001)",
-            ("gmap", "gm_map", "gm_ap", "gmap_cut"),
-            at="optional",
-            reference="pytrec_eval gm_map (per query: log of this value)",
-            aggregate="geometric",
-            missing_value=MIN_GEO_MEAN,
-            value=kernels.geometric_average_precision,
-            needs_counts=True,
-        ),
-        Family(
-            "bpref",
-            "bpref",
-            "pytrec",
-            "sum_{rel retrieved} (1 - min(nonrel above, R) / min(N, R)) / R, N = judged nonrelevant",
-            ("bpref",),
-            at="none",
-            reference="pytrec_eval bpref",
-        ),
-        Family(
-            "iP",
-            "iprec",
-            "pytrec",
-            "max precision at ranks at or below the c-th relevant doc, c = int(level * R + 0.9)",
-            ("ip", "iprec", "iprec_at_recall", "interpolated_precision"),
-            at="level",
-            reference="pytrec_eval iprec_at_recall.level",
-        ),
-        Family(
-            "iP_avg",
-            "iprec",
-            "pytrec",
-            "mean of iP at the 11 standard recall levels 0.0, 0.1, ..., 1.0",
-            ("ip_avg", "11pt_avg", "11pt", "iprec_avg"),
-            at="none",
-            reference="pytrec_eval 11pt_avg",
-            averaged_levels=STANDARD_LEVELS,
-        ),
-        Family(
-            "Judged",
-            "coverage",
-            "pytrec",
-            "judged (any label) in the top k / k",
-            ("judged", "judged_at"),
-            reference="ir_measures Judged@k (= P@k with every judged doc relevant)",
-        ),
-        Family(
-            "Hole",
-            "coverage",
-            "custom",
-            "top-k docs judged for no query at all / k",
-            ("hole", "holes"),
-            reference="beir custom_metrics.hole",
-            higher_is_better=False,
-            counts_unjudged=True,
-            beir_sums_unjudged=True,
-        ),
-        # trec_eval's counts, summed over the queries (its summary line), as it prints them first.
-        Family("num_q", "count", "pytrec", "1 per evaluated query (summed: the number of queries)", ("numq",),
-               at="none", reference="trec_eval num_q", aggregate="sum", unit="count", value=kernels.num_q),
-        Family("num_ret", "count", "pytrec", "documents retrieved (summed over queries)", ("numret",),
-               at="none", reference="trec_eval num_ret", aggregate="sum", unit="count", value=kernels.num_ret,
-               needs_retrieved=True),
-        Family("num_rel", "count", "pytrec", "relevant judged documents, R (summed over queries)", ("numrel",),
-               at="none", reference="trec_eval num_rel", aggregate="sum", unit="count", value=kernels.num_rel),
-        Family("num_rel_ret", "count", "pytrec", "relevant documents retrieved (summed over queries)",
-               ("numrelret",), at="none", reference="trec_eval num_rel_ret", aggregate="sum", unit="count",
-               value=kernels.num_rel_ret),
-    )
-}  # fmt: skip
 
 _ALIASES: dict[str, tuple[str, Mapping[str, Any]]] = {}
 for _family in FAMILIES.values():
@@ -310,6 +91,9 @@ class Measure:
         ranks 1 and 2 undiscounted, then ``log2(rank)``).
     :param level: iP only: the recall level in [0, 1].
     :param beta: F only: weight of recall (``None`` = 1).
+    :param p: RBP, RBP_residual and Compat: the persistence, in (0, 1) (``None``: 0.8; Compat 0.95).
+    :param rel: RBP and RBP_residual: labels ``>= rel`` count as relevant, gain 1 (``None``: the label is the gain).
+    :param max_rel: ERR and nERR: the top grade of the scale (``None``: gdeval's 4).
 
     ``Measure("NDCG", 10)`` is ``NDCG@10``; ``Measure("NDCG", 10, gain="exp")`` is ``nDCG_exp@10``;
     ``Measure("iP", level=0.3)`` is ``iP@0.3``; ``Measure("Rprec")`` is ``Rprec``.
@@ -321,18 +105,26 @@ class Measure:
     discount: str | None = None
     level: float | None = None
     beta: float | None = None
+    p: float | None = None
+    rel: float | None = None
+    max_rel: float | None = None
 
     def __post_init__(self) -> None:
         if self.family not in FAMILIES:
             raise UnknownMeasureError(f"unknown measure family {self.family!r}; known: {sorted(FAMILIES)}")
         spec = FAMILIES[self.family]
-        given = {p for p, v in (("gain", self.gain), ("discount", self.discount), ("beta", self.beta)) if v is not None}
+        given = {p for p in ("gain", "discount", "beta", *_NUMBER_PARAMS) if getattr(self, p) is not None}
         if given - spec.params:
             raise UnknownMeasureError(
                 f"{self.family} takes no parameter {sorted(given - spec.params)}; "
                 f"it takes {sorted(spec.params) or 'none'}"
             )
         set_ = object.__setattr__
+        for name, check in _NUMBER_PARAMS.items():
+            value = getattr(self, name)
+            if value is not None:
+                value = check(name, value)
+                set_(self, name, None if value == spec.param_defaults.get(name) else value)
         if spec.at == "level":
             level = self.level
             if level is None and self.cutoff is not None:
@@ -382,7 +174,8 @@ class Measure:
             return out
         if self.beta is not None:
             return f"{self.family}(beta={_num(self.beta)})"
-        return self.family
+        given = [f"{p}={_num(getattr(self, p))}" for p in sorted(_NUMBER_PARAMS) if getattr(self, p) is not None]
+        return f"{self.family}({','.join(given)})" if given else self.family
 
     @cached_property
     def at(self) -> str | None:
@@ -398,7 +191,13 @@ class Measure:
     @property
     def variant(self) -> tuple:
         """The parameters other than the cutoff/level: measures sharing it share one kernel call."""
-        return (self.gain, self.discount, self.beta)
+        return (self.gain, self.discount, self.beta, self.p, self.rel, self.max_rel)
+
+    @property
+    def params(self) -> dict[str, float | None]:
+        """The numeric parameters (``p``, ``rel``, ``max_rel``) with the family's defaults filled in."""
+        defaults = self.spec.param_defaults
+        return {p: defaults.get(p) if getattr(self, p) is None else getattr(self, p) for p in _NUMBER_PARAMS}
 
     def _key(self) -> tuple:
         return (self.family, -1 if self.cutoff is None else self.cutoff, -1.0 if self.level is None else self.level,
@@ -411,6 +210,30 @@ class Measure:
 
     def __str__(self) -> str:
         return self.name
+
+
+def _number(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | _np_number()) or not math.isfinite(value):
+        raise UnknownMeasureError(f"{name} must be a finite number, got {value!r}")
+    return float(value) + 0.0
+
+
+def _persistence(name: str, value: object) -> float:
+    p = _number(name, value)
+    if not 0.0 < p < 1.0:
+        raise UnknownMeasureError(f"the persistence {name} must be between 0 and 1 (exclusive), got {value!r}")
+    return p
+
+
+def _top_grade(name: str, value: object) -> float:
+    top = _number(name, value)
+    if not 0.0 < top <= 1000.0:  # 2**max_rel must stay a finite float
+        raise UnknownMeasureError(f"{name} (the top grade) must be above 0 and at most 1000, got {value!r}")
+    return top
+
+
+#: The numeric parameters of the families that take them, each with its check.
+_NUMBER_PARAMS = {"p": _persistence, "rel": _number, "max_rel": _top_grade}
 
 
 def _check_gain(gain: object) -> str | GainMap:
@@ -540,7 +363,7 @@ def _parse_params(text: str | None, where: str) -> dict[str, Any]:
         key, value = key.strip().lower(), value.strip()
         if not eq or not value:
             raise UnknownMeasureError(f"cannot parse parameter {part!r} in {where!r}; expected key=value")
-        if ("gain" if key == "gains" else key) in out:  # gains={...} and gain=exp set one thing
+        if {"gains": "gain", "max_grade": "max_rel"}.get(key, key) in out:  # gains={...} and gain=exp set one thing
             raise UnknownMeasureError(f"{where!r} sets {key!r} twice")
         if key in ("gains", "gain") and value.startswith("{"):
             if not value.endswith("}"):
@@ -557,10 +380,12 @@ def _parse_params(text: str | None, where: str) -> dict[str, Any]:
             out["gain"] = pairs
         elif key in ("gain", "discount"):
             out[key] = value
-        elif key == "beta":
-            out["beta"] = _to_number(value, where)
+        elif key in ("beta", *_NUMBER_PARAMS, "max_grade"):
+            out["max_rel" if key == "max_grade" else key] = _to_number(value, where)
         else:
-            raise UnknownMeasureError(f"unknown parameter {key!r} in {where!r}; known: gains, gain, discount, beta")
+            raise UnknownMeasureError(
+                f"unknown parameter {key!r} in {where!r}; known: gains, gain, discount, beta, p, rel, max_rel"
+            )
     return out
 
 

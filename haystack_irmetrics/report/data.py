@@ -81,11 +81,11 @@ class ReportData:
         return [n for n in self.names if n != self.baseline]
 
     def best(self, measure: str) -> float:
-        """The best mean of ``measure`` over the runs (higher is better for every measure but Hole)."""
+        """The best mean of ``measure`` over the runs (the lowest where lower is better: Hole, RBP_residual)."""
         values = [self.means[n][measure] for n in self.names if self.means[n][measure] == self.means[n][measure]]
         if not values:
             return float("nan")
-        return min(values) if _lower_is_better(measure) else max(values)
+        return min(values) if lower_is_better(measure) else max(values)
 
     def judgment(self, qid: str, doc: str) -> str:
         """The qrels label of ``doc`` for ``qid`` as written (``"2"``, ``"0.5"``), or ``"unjudged"``."""
@@ -99,8 +99,10 @@ def label_text(label: Any) -> str:
     return str(int(value)) if value.is_integer() and abs(value) < 2**53 else repr(value)
 
 
-def _lower_is_better(measure: str) -> bool:
-    return measure.split("@")[0].lower() == "hole"
+def lower_is_better(measure: str) -> bool:
+    """Whether a lower mean of ``measure`` is better (its family says so: Hole, the RBP residual)."""
+    spec = family_of(measure)
+    return spec is not None and not spec.higher_is_better
 
 
 def family_of(measure: str) -> Any:

@@ -20,7 +20,7 @@ import string
 from ..io.output import printable
 from ..io.tables import csv_cell, markdown_cell
 from ..stats.compare import format_p
-from .data import ReportData
+from .data import ReportData, lower_is_better
 
 CSV_FIELDS = (
     "run",
@@ -46,8 +46,8 @@ def _letters(data: ReportData) -> dict[str, str]:
 
 
 def _beats(data: ReportData, run: str, measure: str, level: float) -> list[str]:
-    """The runs ``run`` is significantly better than on ``measure`` (a Hole mean is better when lower)."""
-    lower = measure.split("@")[0].lower() == "hole"
+    """The runs ``run`` is significantly better than on ``measure`` (a Hole or RBP_residual mean is better when lower)."""
+    lower = lower_is_better(measure)
     out = []
     for other in data.others:
         c = data.comparisons.get(other, {}).get(measure)
