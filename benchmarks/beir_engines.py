@@ -73,9 +73,9 @@ STORES = {
     ),
     "faiss-cpu": (
         "haystack-irmetrics",
-        "haystack_irmetrics.beir.faiss_store.FaissDocumentStore",
+        "haystack_irmetrics.integration.stores.faiss_store.FaissDocumentStore",
         {"index": "beir", "shared": True, "similarity": "cosine"},
-        "haystack_irmetrics.beir.faiss_store.FaissEmbeddingRetriever",
+        "haystack_irmetrics.integration.stores.faiss_store.FaissEmbeddingRetriever",
         {},
     ),
     "milvus-lite": (

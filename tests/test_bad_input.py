@@ -266,7 +266,7 @@ def test_a_bad_label_before_a_byte_that_is_not_utf8_is_reported_by_every_qrels_r
     beir = tmp_path / "test.tsv"
     beir.write_bytes(b"query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\thigh\nq1\td\xff3\t1\n")
     for path, line in ((trec, 2), (beir, 3)):
-        with pytest.raises(ParseError, match=rf"{path.name}:{line}: label 'high'"):
+        with pytest.raises(ParseError, match=rf"{path.name}:{line}: (label|score) 'high'"):
             read_qrels(path)
     header = tmp_path / "bad_header.tsv"
     header.write_bytes(b"query-id\tcorpus-id\tsc\xffore\nq1\td1\t1\n")
@@ -296,7 +296,7 @@ def test_gzip_run_and_qrels_are_read(tmp_path):
 
 def test_beir_tsv_with_float_label_raises_like_beirs_int_parsing(tmp_path):
     tsv = _write(tmp_path, "test.tsv", "query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\t0.5\n")
-    with pytest.raises(ParseError, match=r"test.tsv:3: label 0.5 is not an integer"):
+    with pytest.raises(ParseError, match=r"test.tsv:3: score '0.5' is not an integer"):
         read_qrels(tsv)
 
 

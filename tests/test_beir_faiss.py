@@ -17,7 +17,7 @@ from haystack.components.writers import DocumentWriter
 from haystack.document_stores.errors import DuplicateDocumentError
 from haystack.document_stores.types import DuplicatePolicy
 
-from haystack_irmetrics.beir.faiss_store import FaissDocumentStore, FaissEmbeddingRetriever
+from haystack_irmetrics.integration.stores.faiss_store import FaissDocumentStore, FaissEmbeddingRetriever
 from haystack_irmetrics.components.loading import load_pipeline
 from haystack_irmetrics.errors import MissingDependencyError, PipelineError
 
@@ -148,7 +148,7 @@ def test_scores_are_the_same_bits_alone_and_in_batches_of_1_7_64_and_1000_ties_i
 
 
 def test_a_tie_longer_than_the_candidates_faiss_proposes_is_cut_in_writing_order(monkeypatch):
-    from haystack_irmetrics.beir import faiss_store
+    from haystack_irmetrics.integration.stores import faiss_store
 
     # 100 copies of one vector among 5,000 others: the cut at top_k=10 falls inside the tie, beyond the
     # 26 candidates FAISS proposes first; the store fetches more until no left-out copy can reach the cut.

@@ -17,14 +17,15 @@ import pytest
 from haystack import Document, Pipeline, component
 
 from haystack_irmetrics.beir import PipelineError, load_beir_pipelines, run_beir
-from haystack_irmetrics.beir.fastpath import DirectRun, in_trec_order, long_lived_objects_frozen
 from haystack_irmetrics.beir.pipelines import BeirPipelines
 from haystack_irmetrics.beir.runner import _best_per_corpus_id
+from haystack_irmetrics.integration.fastpath import DirectRun, in_trec_order, long_lived_objects_frozen
+from haystack_irmetrics.integration.queries import QueryRunner
 
 from .conftest import ROOT
 from .test_beir_pipelines import needs_dense, small_sample
 
-BM25S = "haystack_irmetrics.beir.bm25s_store"
+BM25S = "haystack_irmetrics.integration.stores.bm25s_store"
 THIS = "tests.test_beir_fastpath"
 
 
@@ -102,7 +103,7 @@ def both_paths(tmp_path, monkeypatch, dataset, retriever, **kwargs) -> tuple[dic
     run_beir(dataset, retriever, progress=False, output_dir=tmp_path / "direct", **kwargs)
     direct_calls = len(calls)
     with monkeypatch.context() as m:
-        m.setattr(BeirPipelines, "_direct_run", lambda self: None)
+        m.setattr(QueryRunner, "_direct_plan", lambda self: None)
         run_beir(dataset, retriever, progress=False, output_dir=tmp_path / "pipeline", **kwargs)
 
     def files(folder: Path) -> dict[str, bytes]:
@@ -145,12 +146,12 @@ def test_a_component_that_leaves_out_an_output_sends_the_query_through_pipeline_
     pipes = load_beir_pipelines(path, progress=False, allowed_modules=["tests.*"])
     pipes.index([Document(id=c, content=c, meta={"beir_id": c}) for c in ("apple pie", "apple tart", "pear")])
     pipes.finish_indexing()
-    assert isinstance(pipes._direct_run(), DirectRun)
+    assert isinstance(pipes.runner._direct_plan(), DirectRun)
     assert [d.id for d in pipes.retrieve("pear", 10)] == ["pear"]  # one hit: passed on
     # Two hits: Haystack does not run the passthrough, so there is no output (a default [] would be wrong).
     with pytest.raises(PipelineError, match=r"produced no passthrough\.documents"):
         pipes.retrieve("apple", 10)
-    assert pipes._direct is False
+    assert pipes.runner._direct is False
     assert [d.id for d in pipes.retrieve("pear", 10)] == ["pear"]
 
 

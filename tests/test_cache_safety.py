@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 from haystack import Document
 
-from haystack_irmetrics.beir import cache_entry as entry_module
+from haystack_irmetrics.integration import cache_entry as entry_module
 from haystack_irmetrics.beir import run_beir
-from haystack_irmetrics.beir.bm25s_store import BM25sDocumentStore
+from haystack_irmetrics.integration.stores.bm25s_store import BM25sDocumentStore
 from haystack_irmetrics.beir.cache import (
     CacheWarning,
     CachingEmbeddingBackend,
@@ -27,7 +27,7 @@ from haystack_irmetrics.beir.cache import (
     clear_cache,
     clear_cache_report,
 )
-from haystack_irmetrics.beir.cache_entry import payload_sha256
+from haystack_irmetrics.integration.cache_entry import payload_sha256
 from haystack_irmetrics.cli import main
 
 from .test_beir_cache import DENSE, FakeBackend, _tiny
@@ -449,7 +449,7 @@ def test_the_cache_commands_on_a_hostile_cache_exit_0_or_2_without_a_traceback(t
 def test_bm25s_index_keys_tell_apart_ids_and_texts_that_differ_only_in_where_a_nul_falls():
     from haystack import Document
 
-    from haystack_irmetrics.beir.bm25s_store import _index_key
+    from haystack_irmetrics.integration.stores.bm25s_store import _index_key
 
     params = {"k1": 0.9, "b": 0.4}
     a = _index_key(params, [Document(id="a\0b", content="c")])

@@ -19,7 +19,7 @@ pytest.importorskip("Stemmer")
 
 from haystack import Document
 
-from haystack_irmetrics.beir.bm25s_store import BM25sDocumentStore, BM25sRetriever
+from haystack_irmetrics.integration.stores.bm25s_store import BM25sDocumentStore, BM25sRetriever
 from haystack_irmetrics.beir.pipelines import pipelines_dir
 from haystack_irmetrics.errors import PipelineError
 
@@ -34,7 +34,7 @@ def cache_dir(tmp_path, monkeypatch):
 
 def _faiss():
     pytest.importorskip("faiss")
-    from haystack_irmetrics.beir.faiss_store import FaissDocumentStore, FaissEmbeddingRetriever
+    from haystack_irmetrics.integration.stores.faiss_store import FaissDocumentStore, FaissEmbeddingRetriever
 
     return FaissDocumentStore, FaissEmbeddingRetriever
 

@@ -22,8 +22,9 @@ from .compare import CompareResult, RunsComparison, compare_many, compare_runs
 from .dataset import BEIR_DATASETS, BeirDataset, default_data_dir, load_beir, resolve_dataset, sample_path
 from .leaderboard import Leaderboard, build_leaderboard
 from .pipelines import BeirPipelines, corpus_documents, load_beir_pipelines, pipelines_dir, resolve_model
-from .runner import DEFAULT_TOP_K, BeirRun, run_beir
-from .suite import SuiteResult, run_beir_suite
+from .runner import DEFAULT_TOP_K, BeirRun, run_beir, run_dataset
+from .settings import BeirSettings
+from .suite import SuiteResult, SuiteSteps, run_beir_suite, run_suite
 from .suite_compare import SuiteComparison, compare_suites
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "BeirDataset",
     "BeirPipelines",
     "BeirRun",
+    "BeirSettings",
     "CheckpointError",
     "CompareResult",
     "ConfigurationChangedError",
@@ -45,6 +47,7 @@ __all__ = [
     "RunsComparison",
     "SuiteComparison",
     "SuiteResult",
+    "SuiteSteps",
     "build_leaderboard",
     "compare_many",
     "compare_runs",
@@ -58,5 +61,7 @@ __all__ = [
     "resolve_model",
     "run_beir",
     "run_beir_suite",
+    "run_dataset",
+    "run_suite",
     "sample_path",
 ]

@@ -15,7 +15,7 @@ live there (named BEIR datasets, in ``$IRMETRICS_BEIR_DIR``, are not cache entri
   model. The vectors read back are the float32 values the model produced, so a run from the cache
   gives the same numbers. The folder and its ``model.json`` are written with the first batch, so a
   model that fails to load leaves nothing behind.
-- ``bm25s/<key>/``: a bm25s index (:mod:`haystack_irmetrics.beir.bm25s_store`), keyed by the
+- ``bm25s/<key>/``: a bm25s index (:mod:`haystack_irmetrics.integration.stores.bm25s_store`), keyed by the
   documents' ids and contents and the analysis and BM25 parameters, with the checksum of its files in
   ``entry.json``.
 
@@ -41,8 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from .cache_admin import CacheClearing, CacheEntry, LeftAlone, cache_entries, clear_cache, clear_cache_report
-from .cache_entry import (
+from ..integration.cache_entry import (
     FORMAT,
     KINDS,
     WRITER,
@@ -55,6 +54,7 @@ from .cache_entry import (
     write_atomic,
     write_entry,
 )
+from .cache_admin import CacheClearing, CacheEntry, LeftAlone, cache_entries, clear_cache, clear_cache_report
 from .models import LazyModel
 
 

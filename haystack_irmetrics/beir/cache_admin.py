@@ -17,7 +17,16 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from .cache_entry import KEY, KINDS, META_FILE, TMP, cache_root, layout_problem, meta_problem, read_json_object
+from ..integration.cache_entry import (
+    KEY,
+    KINDS,
+    META_FILE,
+    TMP,
+    cache_root,
+    layout_problem,
+    meta_problem,
+    read_json_object,
+)
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@
   stops at once with an :class:`~haystack_irmetrics.errors.OutputError` naming the folder, instead
   of the two interleaving files. The lock file stays (empty): deleting it would race with a run
   that opened it.
-- **Whole files.** :func:`write_file` writes through a temporary file of a unique name in the same
+- **Whole files.** :func:`writing` writes through a temporary file of a unique name in the same
   folder and renames it over the target (``os.replace``; :mod:`haystack_irmetrics.io.output`, the
   one way the package writes a file whole), so a reader, a kill or a second writer never sees half a file.
 - **Named failures.** An ``OSError`` while writing (a full disk, a read-only folder) removes the
@@ -21,12 +21,12 @@ import errno
 import logging
 import os
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import OutputError
-from ..io.output import write_path, write_text
+from ..io.output import replacing_path, write_text
 
 #: The lock file a run holds in each folder it writes (``DIR`` and ``DIR/<name>``).
 LOCK_FILE = ".irmetrics.lock"
@@ -46,20 +46,22 @@ def make_folder(folder: Path) -> None:
         raise OutputError(f"cannot create the output folder {folder}: {_reason(e)}") from None
 
 
-def write_file(path: Path, write: Callable[[Path], None]) -> None:
-    """Write ``path`` whole or not at all: ``write(tmp)`` fills a new temporary file of the same folder,
-    then it is renamed to ``path`` (:func:`~haystack_irmetrics.io.output.write_path`; a link at ``path``
-    is replaced, never written through).
+@contextmanager
+def writing(path: Path) -> Iterator[Path]:
+    """Write ``path`` whole or not at all: the block fills the temporary file of the same folder it gets,
+    which is then renamed to ``path`` (:func:`~haystack_irmetrics.io.output.replacing_path`; a link at
+    ``path`` is replaced, never written through).
 
     :raises OutputError: on an ``OSError`` (disk full, no permission...), naming ``path``; the
         temporary file is removed first.
     """
     make_folder(path.parent)
-    write_path(path, write, follow_link=False)
+    with replacing_path(path, follow_link=False) as tmp:
+        yield tmp
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` through :func:`write_file`."""
+    """Write ``text`` (UTF-8) to ``path`` whole or not at all, as :func:`writing` does."""
     make_folder(path.parent)
     write_text(path, text, follow_link=False)
 
@@ -159,5 +161,5 @@ __all__ = [
     "remove_file",
     "remove_tree",
     "write_atomic",
-    "write_file",
+    "writing",
 ]

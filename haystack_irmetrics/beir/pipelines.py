@@ -30,9 +30,12 @@ from typing import TYPE_CHECKING, Any
 
 from .._extras import require
 from ..errors import PipelineError
+from ..integration.corpus import corpus_documents
+from ..integration.queries import QueryRunner
+from ..integration.sockets import BEIR_NAMING, PipelineSockets, find_sockets, nest, parse_sockets
+from ..integration.sockets import document_inputs as find_document_inputs
+from ..integration.stores import BM25S_HINT, BM25S_MODULES, FAISS_MODULES, store_attribute, stores_of, unique_stores
 from ._builtin import BUILTIN_PIPELINES, DEFAULT_MODEL, builtin_pipeline
-from .documents import corpus_documents
-from .fastpath import DirectRun, NotProduced
 from .models import LazyModel, embedding_dim, model_hint, model_loading_bars, resolve_model
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -46,10 +49,6 @@ _QDRANT_MODULES = (
     "haystack_integrations.document_stores.qdrant",
     "haystack_integrations.components.retrievers.qdrant",
 )
-_BM25S_MODULE = "haystack_irmetrics.beir.bm25s_store"
-_FAISS_MODULE = "haystack_irmetrics.beir.faiss_store"
-#: Where to go without the bm25 extra.
-BM25S_HINT = "Without it, --retriever haystack-bm25 (Haystack's InMemoryBM25Retriever) needs no extra"
 
 
 def pipelines_dir() -> Path:
@@ -64,34 +63,54 @@ class BeirPipelines:
     :ivar retrieval: the query pipeline.
     :ivar indexing: the indexing pipeline.
     :ivar source: where the retrieval pipeline came from (YAML path or ``builtin:<name>``).
-    :ivar query_inputs: ``(component, socket)`` pairs that receive the query text.
-    :ivar top_k_inputs: ``(component, socket)`` pairs that receive ``top_k``.
-    :ivar output: ``(component, socket)`` of the ranked documents.
+    :ivar sockets: where the query text and ``top_k`` go and where the ranked documents come out
+        (:class:`~haystack_irmetrics.integration.sockets.PipelineSockets`: the rules every pipeline caller shares).
     :ivar document_inputs: ``(component, socket)`` pairs of the indexing pipeline that receive documents.
     :ivar models: the embedding models the pipelines load (after :func:`resolve_model`).
     :ivar progress: show progress bars (the embedders' and the model loader's).
     :ivar direct_run: run a retrieval pipeline whose components form one chain by calling them in order
-        (:class:`~haystack_irmetrics.beir.fastpath.DirectRun`: the same outputs without ``Pipeline.run``'s
+        (:class:`~haystack_irmetrics.integration.fastpath.DirectRun`: the same outputs without ``Pipeline.run``'s
         bookkeeping); ``False`` runs every query through ``Pipeline.run``.
+    :ivar runner: the queries -> ranked Documents loop (:class:`~haystack_irmetrics.integration.queries.QueryRunner`).
     """
 
     retrieval: Pipeline
     indexing: Pipeline
     source: str
-    query_inputs: list[tuple[str, str]]
-    top_k_inputs: list[tuple[str, str]]
-    output: tuple[str, str]
+    sockets: PipelineSockets
     document_inputs: list[tuple[str, str]]
     models: list[str] = field(default_factory=list)
     progress: bool = True
-    include_outputs_from: set[str] | None = None
     cache: bool = True
     _retrieval_stores: list[Any] = field(default_factory=list, repr=False)
     _private_stores: list[Any] = field(default_factory=list, repr=False)
     _warm: bool = field(default=False, repr=False)
     direct_run: bool = True
-    #: The planned DirectRun; None until planned, False when the pipeline is not a chain.
-    _direct: Any = field(default=None, repr=False)
+    runner: QueryRunner = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.runner = QueryRunner(
+            self.retrieval,
+            self.sockets,
+            source=self.source,
+            direct_run=self.direct_run,
+            output_hint="name the retriever's documents output with metadata.irmetrics.output: 'component.socket'",
+        )
+
+    @property
+    def query_inputs(self) -> list[tuple[str, str]]:
+        """``(component, socket)`` pairs that receive the query text."""
+        return list(self.sockets.query)
+
+    @property
+    def top_k_inputs(self) -> list[tuple[str, str]]:
+        """``(component, socket)`` pairs that receive ``top_k``."""
+        return list(self.sockets.top_k)
+
+    @property
+    def output(self) -> tuple[str, str]:
+        """``(component, socket)`` of the ranked documents."""
+        return self.sockets.output
 
     def warm_up(self) -> None:
         """Load models (embedders) of both pipelines.
@@ -141,13 +160,12 @@ class BeirPipelines:
         """Work on ``queries`` in batches before they run one by one through the pipeline: every
         SentenceTransformers text embedder embeds them (the one-query runs read the vectors back) and
         hands the vectors to the components it feeds that have a ``prefetch_embeddings(vectors, top_k)``
-        method (:class:`~haystack_irmetrics.beir.faiss_store.FaissEmbeddingRetriever`), and every component
-        with a ``prefetch(queries, top_k)`` method (:class:`~haystack_irmetrics.beir.bm25s_store.BM25sRetriever`)
+        method (:class:`~haystack_irmetrics.integration.stores.faiss_store.FaissEmbeddingRetriever`), and every component
+        with a ``prefetch(queries, top_k)`` method (:class:`~haystack_irmetrics.integration.stores.bm25s_store.BM25sRetriever`)
         scores them, when the query goes straight to it."""
         from .cache import embed_queries_in_batches
 
         self.warm_up()
-        fed = {comp for comp, _ in self.query_inputs}
         for name, comp in self.retrieval.walk():
             if type(comp).__name__ == _ST_EMBEDDERS[1] and getattr(comp, "embedding_backend", None) is not None:
                 vectors = embed_queries_in_batches(comp, queries)
@@ -155,8 +173,7 @@ class BeirPipelines:
                     prefetch = getattr(self.retrieval.get_component(receiver), "prefetch_embeddings", None)
                     if callable(prefetch):
                         prefetch(vectors, top_k)
-            elif name in fed and callable(getattr(comp, "prefetch", None)):
-                comp.prefetch(queries, top_k)
+        self.runner.prefetch(queries, top_k)
 
     def count_indexed(self) -> int:
         """How many documents the retrieval pipeline's document stores hold (the largest count)."""
@@ -183,7 +200,7 @@ class BeirPipelines:
         first, most of the indexing time of a large corpus.
         """
         self.warm_up()
-        data = _nest(self.document_inputs, documents)
+        data = nest(self.document_inputs, documents)
         try:
             if self.indexing.graph.number_of_edges() == 0:
                 for comp, inputs in data.items():
@@ -203,45 +220,8 @@ class BeirPipelines:
 
     def retrieve(self, query: str, top_k: int | None) -> list[Document]:
         """Run the retrieval pipeline for one query; returns the ranked documents of :attr:`output`."""
-        data = _nest(self.query_inputs, query)
-        if top_k is not None:
-            for comp, socket in self.top_k_inputs:
-                data.setdefault(comp, {})[socket] = top_k
-        comp, socket = self.output
-        direct = self._direct_run()
-        try:
-            if direct is not None:
-                try:
-                    out = {comp: direct.run(data)}
-                except NotProduced:  # a router-like component: Pipeline.run decides what runs next, from now on
-                    self._direct = False
-                    out = self.retrieval.run(data, include_outputs_from=self.include_outputs_from)
-            else:
-                out = self.retrieval.run(data, include_outputs_from=self.include_outputs_from)
-        except Exception as e:
-            raise PipelineError(f"the retrieval pipeline of {self.source} failed on query {query!r}: {e}") from e
-        try:
-            docs = out[comp][socket]
-        except KeyError:
-            raise PipelineError(f"the retrieval pipeline of {self.source} produced no {comp}.{socket}") from None
-        if not isinstance(docs, list | tuple):
-            raise PipelineError(
-                f"{self.source} returned {type(docs).__name__} for query {query!r} where a list of Documents was "
-                "expected: name the retriever's documents output with metadata.irmetrics.output: 'component.socket'"
-            )
-        return list(docs)
-
-    def _direct_run(self) -> DirectRun | None:
-        """The :class:`DirectRun` of the retrieval pipeline, when it has one and it may be used for this query."""
-        from haystack import tracing
-
-        if not self.direct_run or tracing.is_tracing_enabled():  # spans are Pipeline.run's
-            return None
-        if self._direct is None:
-            self.warm_up()  # as Pipeline.run does before its first query
-            fed = [*self.query_inputs, *self.top_k_inputs]
-            self._direct = DirectRun.plan(self.retrieval, fed, self.output) or False
-        return self._direct or None
+        self.warm_up()  # the embedding cache goes in first; done once
+        return self.runner.run(query, top_k)
 
     def close(self) -> None:
         """Empty the run's private in-memory document stores (frees the corpus and its embeddings).
@@ -295,7 +275,7 @@ def load_beir_pipelines(
 
     allowed = list(allowed_modules)
     retrieval = _load(spec, source, allowed)
-    stores = _stores_of(retrieval)
+    stores = stores_of(retrieval)
     if indexing_spec is not None:
         indexing = _load(indexing_spec, f"{source} (metadata.irmetrics.indexing)", allowed)
         _share_stores(indexing, stores)
@@ -308,28 +288,34 @@ def load_beir_pipelines(
     private = set((index_map or {}).values())
     private_stores = [
         store
-        for store in _unique_stores([*stores, *_stores_of(indexing)])
+        for store in unique_stores([*stores, *stores_of(indexing)])
         if type(store).__name__ in _PRIVATE_STORES and getattr(store, "index", None) in private
     ]
     if not cache:  # --no-cache: stores that cache their own index (BM25sDocumentStore) neither read nor write it
-        for store in _unique_stores([*stores, *_stores_of(indexing)]):
+        for store in unique_stores([*stores, *stores_of(indexing)]):
             if type(store).__name__ == "BM25sDocumentStore":
                 store.cache = False
-    query_inputs, top_k_inputs = _query_inputs(retrieval, config, source)
-    output = _output(retrieval, config, source)
-    socket_is_output = output[1] in retrieval.outputs().get(output[0], {})
-    document_inputs = [] if no_index else _document_inputs(indexing, source)
+    named = {key: config[key] for key in ("query_inputs", "top_k_inputs", "output") if key in config}
+    for key, value in named.items():
+        if value is None:  # written but empty: refused, not read as "use the default"
+            parse_sockets(value, f"metadata.irmetrics.{key}", source)
+    sockets = find_sockets(
+        retrieval,
+        query=named.get("query_inputs"),
+        top_k=named.get("top_k_inputs"),
+        output=named.get("output"),
+        source=source,
+        naming=BEIR_NAMING,
+    )
+    document_inputs = [] if no_index else find_document_inputs(indexing, source)
     return BeirPipelines(
         retrieval=retrieval,
         indexing=indexing,
         source=source,
-        query_inputs=query_inputs,
-        top_k_inputs=top_k_inputs,
-        output=output,
+        sockets=sockets,
         document_inputs=document_inputs,
         models=list(dict.fromkeys(models)),
         progress=show,
-        include_outputs_from=None if socket_is_output else {output[0]},
         cache=cache,
         _retrieval_stores=stores,
         _private_stores=private_stores,
@@ -461,9 +447,9 @@ def _load(spec: dict[str, Any], source: str, allowed_modules: list[str]) -> Pipe
         require(_ST_MODULE, purpose=f"{source} (SentenceTransformers embedders)", extra="dense")
     if any(isinstance(t, str) and t.startswith(_QDRANT_MODULES) for t in types):
         require(_QDRANT_MODULES[0], purpose=f"{source} (the Qdrant vector store)", extra="dense")
-    if any(isinstance(t, str) and t.startswith(_BM25S_MODULE) for t in types):
+    if any(isinstance(t, str) and t.startswith(BM25S_MODULES) for t in types):
         require("bm25s", "Stemmer", purpose=f"{source} (the bm25s BM25 engine)", extra="bm25", hint=BM25S_HINT)
-    if any(isinstance(t, str) and t.startswith(_FAISS_MODULE) for t in types):
+    if any(isinstance(t, str) and t.startswith(FAISS_MODULES) for t in types):
         require("faiss", purpose=f"{source} (FAISS vector search)", extra="dense")
     try:
         return load_pipeline(YamlMarshaller().marshal(spec), allowed_modules=allowed_modules)
@@ -486,31 +472,6 @@ def _one_line(error: Exception) -> str:
     return " ".join(text.split())
 
 
-def _store_attribute(component: Any) -> str | None:
-    """The attribute holding a component's document store (Haystack's ``document_store``; some integrations,
-    Qdrant's, keep it as ``_document_store``)."""
-    for name in ("document_store", "_document_store"):
-        if getattr(component, name, None) is not None:
-            return name
-    return None
-
-
-def _stores_of(pipeline: Pipeline) -> list[Any]:
-    return _unique_stores(
-        getattr(component, attr) for _, component in pipeline.walk() if (attr := _store_attribute(component))
-    )
-
-
-def _unique_stores(stores: Iterable[Any]) -> list[Any]:
-    seen: dict[Any, Any] = {}
-    for store in stores:
-        if store is None or not hasattr(store, "count_documents"):
-            continue
-        key = getattr(store, "index", id(store))
-        seen.setdefault(key, store)
-    return list(seen.values())
-
-
 def _share_stores(indexing: Pipeline, stores: list[Any]) -> None:
     """Give the indexing pipeline's components the retrieval pipeline's store instance wherever both name
     the same store (equal ``to_dict()``): an embedded store in memory (Qdrant ``:memory:``, Chroma without
@@ -527,7 +488,7 @@ def _share_stores(indexing: Pipeline, stores: list[Any]) -> None:
     by_key = {key(store): store for store in stores}
     by_key.pop(None, None)
     for _, comp in indexing.walk():
-        attr = _store_attribute(comp)
+        attr = store_attribute(comp)
         store = getattr(comp, attr) if attr else None
         if store is not None and not any(store is s for s in stores):
             twin = by_key.get(key(store))
@@ -554,105 +515,6 @@ def _writer_pipeline(retrieval: Pipeline, stores: list[Any], source: str) -> Pip
     for i, store in enumerate(stores):
         pipe.add_component(f"writer_{i}", DocumentWriter(document_store=store))
     return pipe
-
-
-def _parse_sockets(values: Any, what: str, source: str) -> list[tuple[str, str]]:
-    if isinstance(values, str):
-        values = [values]
-    if not isinstance(values, list | tuple):
-        raise PipelineError(
-            f"metadata.irmetrics.{what} of {source}: expected 'component.socket' or a list of them, got {values!r}"
-        )
-    out = []
-    for value in values:
-        comp, dot, socket = str(value).partition(".")
-        if not dot or not comp or not socket:
-            raise PipelineError(f"metadata.irmetrics.{what} of {source}: expected 'component.socket', got {value!r}")
-        out.append((comp, socket))
-    return out
-
-
-def _query_inputs(
-    pipe: Pipeline, config: Mapping[str, Any], source: str
-) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-    inputs = pipe.inputs()
-    if "query_inputs" in config:
-        query = _parse_sockets(config["query_inputs"], "query_inputs", source)
-    else:
-        query = [
-            (comp, name)
-            for comp, sockets in inputs.items()
-            for name, info in sockets.items()
-            if name in ("query", "text") and info["type"] is str
-        ]
-    if not query:
-        raise PipelineError(
-            f"{source} has no open input named 'query' or 'text' to send the query to; "
-            "name it with metadata.irmetrics.query_inputs: ['component.socket']"
-        )
-    for comp, socket in query:
-        if socket not in inputs.get(comp, {}):
-            raise PipelineError(f"{source}: {comp}.{socket} is not an open input of the pipeline")
-    if "top_k_inputs" in config:
-        top_k = _parse_sockets(config["top_k_inputs"], "top_k_inputs", source)
-    else:
-        top_k = [(comp, "top_k") for comp, sockets in inputs.items() if "top_k" in sockets]
-    fed = set(query) | set(top_k)
-    unfed = [
-        f"{comp}.{name}"
-        for comp, sockets in inputs.items()
-        for name, info in sockets.items()
-        if info["is_mandatory"] and (comp, name) not in fed
-    ]
-    if unfed:
-        raise PipelineError(f"{source} has mandatory inputs that a BEIR run does not fill: {', '.join(unfed)}")
-    return query, top_k
-
-
-def _output(pipe: Pipeline, config: Mapping[str, Any], source: str) -> tuple[str, str]:
-    if "output" in config:
-        sockets = _parse_sockets(config["output"], "output", source)
-        if len(sockets) != 1:
-            raise PipelineError(f"metadata.irmetrics.output of {source} must name one socket, got {config['output']!r}")
-        (comp, socket) = sockets[0]
-        try:
-            pipe.get_component(comp)
-        except ValueError:
-            raise PipelineError(f"metadata.irmetrics.output of {source} names unknown component {comp!r}") from None
-        return comp, socket
-    candidates = [(comp, name) for comp, sockets in pipe.outputs().items() for name in sockets if name == "documents"]
-    if len(candidates) != 1:
-        found = ", ".join(f"{c}.{s}" for c, s in candidates) or "none"
-        raise PipelineError(
-            f"{source} must have exactly one unconnected output named 'documents' (found: {found}); "
-            "name it with metadata.irmetrics.output: 'component.socket'"
-        )
-    return candidates[0]
-
-
-def _document_inputs(pipe: Pipeline, source: str) -> list[tuple[str, str]]:
-    inputs = pipe.inputs()
-    found = [(comp, "documents") for comp, sockets in inputs.items() if "documents" in sockets]
-    if not found:
-        raise PipelineError(f"the indexing pipeline of {source} has no open input named 'documents'")
-    unfed = [
-        f"{comp}.{name}"
-        for comp, sockets in inputs.items()
-        for name, info in sockets.items()
-        if info["is_mandatory"] and name != "documents"
-    ]
-    if unfed:
-        raise PipelineError(
-            f"the indexing pipeline of {source} has mandatory inputs besides documents: {', '.join(unfed)}"
-        )
-    return found
-
-
-def _nest(targets: list[tuple[str, str]], value: Any) -> dict[str, dict[str, Any]]:
-    data: dict[str, dict[str, Any]] = {}
-    for comp, socket in targets:
-        data.setdefault(comp, {})[socket] = value
-    return data
 
 
 __all__ = [

@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import DEFAULT_K_VALUES, EvaluationResult, evaluate
 from ..errors import ConfigurationChangedError, OutputError, PipelineError
+from ..integration.fastpath import in_trec_order, long_lived_objects_frozen
 from ..io.trec import check_trec_ids, write_trec_run
 from .checkpoint import PARTIAL, START_OVER, Checkpoint, QueryRecord, differences
 from .dataset import BeirDataset, check_documents, load_beir, resolve_dataset, strict_docs_setting
-from .fastpath import in_trec_order, long_lived_objects_frozen
-from .outputs import make_folder, output_lock, write_atomic, write_file
+from .outputs import make_folder, output_lock, write_atomic, writing
 from .pipelines import BeirPipelines, corpus_documents, load_beir_pipelines, pipeline_digest
 from .progress import Phases, bar
 from .settings import DEFAULT_TOP_K, BeirSettings
@@ -109,7 +109,8 @@ class BeirRun:
         write_atomic(paths["metrics"], self.evaluation.to_json(indent=2) + "\n")
         write_atomic(paths["per_query"], json.dumps(dict(self.evaluation.per_query.items()), indent=1) + "\n")
         tag = _tag(self.info.get("pipeline", "haystack"))
-        write_file(paths["run"], lambda tmp: write_trec_run(self.results, tmp, tag=tag))
+        with writing(paths["run"]) as tmp:
+            write_trec_run(self.results, tmp, tag=tag)
         write_atomic(paths["table"], self.markdown() + "\n")
         write_atomic(paths["summary"], json.dumps(self.summary(), indent=2) + "\n")
         return paths

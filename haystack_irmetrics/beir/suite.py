@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -173,33 +173,63 @@ def run_suite(
     """:func:`run_beir_suite` with its configuration as one value: every dataset is run with ``settings``
     (:func:`~haystack_irmetrics.beir.runner.run_dataset`), checkpointed every ``settings.checkpoint_every``
     queries when ``output_dir`` is given."""
-    out = check_output_dir(output_dir) if output_dir is not None else None
-    # DIR is locked for the whole suite: a second run on it stops at once instead of interleaving files
-    with output_lock(out) if out is not None else nullcontext():
-        entries = expand_datasets(datasets, data_dir=settings.data_dir, download=settings.download)
-        finished: dict[str, dict[str, Any]] = {}
-        if out is not None:
-            finished = _plan(entries, out, settings)
-        result = SuiteResult(datasets=entries, summaries={})
-        with bar(len(entries), "datasets", "dataset", settings.progress) as suite_bar:
-            for entry in entries:
-                if entry.name in finished:
-                    summary = finished[entry.name]
-                    result.skipped.append(entry.name)
-                    run = None
-                else:
-                    run = run_dataset(entry.folder, settings, None if out is None else out / entry.name)
-                    summary = run.summary()
-                    result.runs[entry.name] = run
-                result.summaries[entry.name] = summary
-                if on_dataset is not None:
-                    on_dataset(entry, run, summary)
-                suite_bar.update()
-        result.leaderboard = build_leaderboard(result.summaries, result.groups)
-        if out is not None:
-            write_atomic(out / "leaderboard.json", result.leaderboard.to_json())
-            write_atomic(out / "leaderboard.md", result.leaderboard.markdown())
-        return result
+    steps = SuiteSteps(datasets, settings, output_dir=output_dir)
+    for entry, run, summary in steps:
+        if on_dataset is not None:
+            on_dataset(entry, run, summary)
+    assert steps.result is not None
+    return steps.result
+
+
+class SuiteSteps:
+    """A suite run, dataset by dataset: iterating runs each dataset (or skips a finished one) and yields
+    ``(entry, run, summary)`` (``run`` is ``None`` for a skipped dataset); when the iteration ends, the
+    leaderboard is built and written and :attr:`result` holds the :class:`SuiteResult`.
+
+    The caller keeps control between datasets (``irmetrics beir`` prints each table as it comes) without
+    handing the runner a callback.
+    """
+
+    def __init__(
+        self,
+        datasets: Sequence[str | os.PathLike[str] | None],
+        settings: BeirSettings,
+        *,
+        output_dir: str | os.PathLike[str] | None = None,
+    ) -> None:
+        self.datasets = datasets
+        self.settings = settings
+        self.output_dir = output_dir
+        self.result: SuiteResult | None = None
+
+    def __iter__(self) -> Iterator[tuple[SuiteDataset, BeirRun | None, dict[str, Any]]]:
+        settings = self.settings
+        out = check_output_dir(self.output_dir) if self.output_dir is not None else None
+        # DIR is locked for the whole suite: a second run on it stops at once instead of interleaving files
+        with output_lock(out) if out is not None else nullcontext():
+            entries = expand_datasets(self.datasets, data_dir=settings.data_dir, download=settings.download)
+            finished: dict[str, dict[str, Any]] = {}
+            if out is not None:
+                finished = _plan(entries, out, settings)
+            result = SuiteResult(datasets=entries, summaries={})
+            with bar(len(entries), "datasets", "dataset", settings.progress) as suite_bar:
+                for entry in entries:
+                    if entry.name in finished:
+                        summary = finished[entry.name]
+                        result.skipped.append(entry.name)
+                        run = None
+                    else:
+                        run = run_dataset(entry.folder, settings, None if out is None else out / entry.name)
+                        summary = run.summary()
+                        result.runs[entry.name] = run
+                    result.summaries[entry.name] = summary
+                    yield entry, run, summary
+                    suite_bar.update()
+            result.leaderboard = build_leaderboard(result.summaries, result.groups)
+            if out is not None:
+                write_atomic(out / "leaderboard.json", result.leaderboard.to_json())
+                write_atomic(out / "leaderboard.md", result.leaderboard.markdown())
+            self.result = result
 
 
 def _plan(entries: list[SuiteDataset], out: Path, settings: BeirSettings) -> dict[str, dict[str, Any]]:
@@ -311,6 +341,7 @@ __all__ = [
     "OUTPUT_FILES",
     "SuiteDataset",
     "SuiteResult",
+    "SuiteSteps",
     "expand_datasets",
     "run_beir_suite",
     "run_suite",

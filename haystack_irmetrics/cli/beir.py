@@ -135,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
     """Run ``irmetrics beir``: every dataset (resumable with ``--output``), its table, the leaderboard."""
     from ..beir.lazy_torch import import_haystack_without_torch
     from ..beir.settings import BeirSettings
-    from ..beir.suite import run_suite
+    from ..beir.suite import SuiteSteps
 
     import_haystack_without_torch()  # this process's torch is loaded by a component that uses it, if any
 
@@ -186,8 +186,11 @@ def run(args: argparse.Namespace) -> int:
         no_index=args.no_index,
         cache=not args.no_cache,
     )
-    result = run_suite(args.dataset, settings, output_dir=args.output, on_dataset=show)
-    assert result.leaderboard is not None
+    steps = SuiteSteps(args.dataset, settings, output_dir=args.output)
+    for entry, run, summary in steps:
+        show(entry, run, summary)
+    result = steps.result
+    assert result is not None and result.leaderboard is not None
     if args.format == "json":
         if len(result.summaries) == 1:
             print(json.dumps(next(iter(result.summaries.values())), indent=2))

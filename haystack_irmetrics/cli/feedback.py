@@ -142,28 +142,6 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return p
 
 
-def _corpus_documents(path: str) -> list[Any]:
-    from haystack import Document
-
-    from ..io.beir_data import ID_KEYS, read_jsonl
-
-    docs = []
-    for _, obj in read_jsonl(path, ids=ID_KEYS):
-        text = " ".join(x for x in (obj.get("title"), obj.get("text")) if x)
-        docs.append(Document(id=str(obj.get("_id", obj.get("id"))), content=text))
-    return docs
-
-
-def _index(pipe: Any, docs: list[Any]) -> None:
-    stores = {id(s): s for _, comp in pipe.walk() if (s := getattr(comp, "document_store", None)) is not None}
-    if not stores:
-        from ..feedback import FeedbackError
-
-        raise FeedbackError("--corpus: the pipeline has no component with a document_store to write into")
-    for store in stores.values():
-        store.write_documents(docs)
-
-
 def run(args: argparse.Namespace) -> int:
     """Run ``irmetrics feedback``: aggregate, score, compare; print markdown or JSON, write ``--report``."""
     from ..feedback import (
@@ -217,12 +195,17 @@ def run(args: argparse.Namespace) -> int:
         from ..feedback import replay_pipeline
         from ..integration.loading import load_pipeline
 
-        corpus = _corpus_documents(args.corpus) if args.corpus else None
+        corpus = None
+        if args.corpus:
+            from ..integration.corpus import corpus_documents, write_into_stores
+            from ..io.beir_data import read_beir_corpus
+
+            corpus = corpus_documents(read_beir_corpus(args.corpus))
         for value in args.pipeline:
             name, path = _named(value)
             pipe = load_pipeline(path)
             if corpus is not None:
-                _index(pipe, corpus)
+                write_into_stores(pipe, corpus, source=f"--corpus: the pipeline {path}")
             add(
                 name or Path(path).name.split(".")[0],
                 replay_pipeline(

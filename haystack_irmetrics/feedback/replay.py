@@ -57,42 +57,6 @@ def gold_documents(
     return [by_query.get(q, []) for q in query_ids]
 
 
-def _sockets(value: str | Sequence[str], what: str) -> list[tuple[str, str]]:
-    out = []
-    for item in [value] if isinstance(value, str) else value:
-        comp, dot, socket = str(item).partition(".")
-        if not dot or not comp or not socket:
-            raise FeedbackError(f"{what} must name 'component.socket', got {item!r}")
-        out.append((comp, socket))
-    return out
-
-
-def _query_inputs(pipe: Any, query_input: str | Sequence[str] | None) -> list[tuple[str, str]]:
-    inputs = pipe.inputs()
-    if query_input is not None:
-        found = _sockets(query_input, "query_input")
-        for comp, socket in found:
-            if socket not in inputs.get(comp, {}):
-                raise FeedbackError(f"{comp}.{socket} is not an open input of the pipeline")
-        return found
-    found = [(c, s) for c, sockets in inputs.items() for s in sockets if s in ("query", "text")]
-    if not found:
-        raise FeedbackError(
-            "the pipeline has no open input named 'query' or 'text'; pass query_input='component.socket'"
-        )
-    return found
-
-
-def _output(pipe: Any, output: str | None) -> tuple[str, str]:
-    if output is not None:
-        return _sockets(output, "output")[0]
-    found = [(c, s) for c, sockets in pipe.outputs().items() for s in sockets if s == "documents"]
-    if len(found) != 1:
-        names = ", ".join(f"{c}.{s}" for c, s in found) or "none"
-        raise FeedbackError(f"the pipeline needs exactly one open 'documents' output (found: {names}); pass output=")
-    return found[0]
-
-
 def replay_pipeline(
     pipeline: Any,
     feedback: AggregatedFeedback,
@@ -120,45 +84,33 @@ def replay_pipeline(
     from haystack import Pipeline
 
     from ..integration.documents import DocumentPath
+    from ..integration.queries import QueryRunner
+    from ..integration.sockets import REPLAY_NAMING, find_sockets
 
     pipe = pipeline
+    source = "the pipeline"
     if not isinstance(pipe, Pipeline):
         if not isinstance(pipe, str | os.PathLike):
             raise FeedbackError(f"pipeline must be a haystack Pipeline or a YAML path, got {type(pipe).__name__}")
         from ..integration.loading import load_pipeline
 
+        if "\n" not in os.fspath(pipe):  # a path, not the YAML text itself
+            source = f"the pipeline {os.fspath(pipe)}"
         pipe = load_pipeline(pipe)
     path = DocumentPath(document_comparison_field=document_comparison_field, rank_by=rank_by)
-    targets = _query_inputs(pipe, query_input)
-    comp, socket = _output(pipe, output)
-    include = None if socket in pipe.outputs().get(comp, {}) else {comp}
+    extra = {c: dict(v) for c, v in (run_kwargs or {}).items()}
+    filled = [(c, s) for c, values in extra.items() for s in values]
+    # top_k goes to every open top_k input when given; without it each keeps its own default.
+    sockets = find_sockets(pipe, query=query_input, output=output, source=source, naming=REPLAY_NAMING, filled=filled)
+    runner = QueryRunner(pipe, sockets, source=source, extra_inputs=extra)
     texts = feedback.query_text()
     judged = feedback.judgments["query"].unique(maintain_order=True).to_list()
     qids = list(queries) if queries is not None else judged
-    retrieved = []
     for qid in qids:
         if qid not in texts:
             raise FeedbackError(f"query {qid!r} is not in the log")
-        data: dict[str, dict[str, Any]] = {}
-        for c, s in targets:
-            data.setdefault(c, {})[s] = texts[qid]
-        if top_k is not None:
-            for c, sockets in pipe.inputs().items():
-                if "top_k" in sockets:
-                    data.setdefault(c, {})["top_k"] = top_k
-        for c, extra in (run_kwargs or {}).items():
-            data.setdefault(c, {}).update(extra)
-        try:
-            out = pipe.run(data, include_outputs_from=include)
-        except Exception as e:
-            raise FeedbackError(f"the pipeline failed on query {qid!r} ({texts[qid]!r}): {e}") from e
-        try:
-            retrieved.append(list(out[comp][socket]))
-        except KeyError:
-            raise FeedbackError(f"the pipeline produced no {comp}.{socket} for query {qid!r}") from None
-    id_field = "id" if document_comparison_field == "id" else document_comparison_field
-    gold = gold_documents(feedback.judgments, qids, id_field=id_field)
-    results = path.convert(gold, retrieved, qids).results
+    retrieved = list(runner.rankings([texts[q] for q in qids], top_k))
+    results = path.rankings(retrieved, qids)
     # rank_by="order" gives ranked lists: as a dict they are the scores n, n - 1, ..., 1 per query.
     return results if isinstance(results, dict) else results.data
 

@@ -308,7 +308,7 @@ def score_segment(
         compared = compare_with_baseline(
             values,
             baseline,
-            holm_scope=lambda system, key: (system, key[0]),  # each system's list variant
+            holm_scope="system_group",  # each system's list variant: keys are (variant, metric)
             n_resamples=n_resamples,
             seed=seed,
             intervals=False,  # from the shared resamples above

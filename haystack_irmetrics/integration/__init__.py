@@ -1,15 +1,41 @@
 """The Haystack integration layer: what every part of the package that runs Haystack shares.
 
-``DocumentPath`` (:mod:`.documents`) turns lists of Haystack ``Document`` objects into judgments and runs,
-once, for the evaluator components and for the feedback replay; ``load_pipeline`` (:mod:`.loading`)
-loads a pipeline YAML with the allowlist of trusted modules and a bounded YAML reader, for
-``irmetrics beir``, ``irmetrics feedback --pipeline`` and users. It sits below ``components/``,
-``beir/`` and ``feedback/`` and imports none of them.
+- :mod:`.loading`: ``load_pipeline``, a pipeline YAML with the allowlist of trusted modules and a bounded
+  YAML reader;
+- :mod:`.sockets`: one set of rules that finds, checks and explains a pipeline's query inputs, ``top_k``
+  inputs, ranked-documents output and documents inputs;
+- :mod:`.queries`: queries -> ranked Documents through any pipeline (``QueryRunner``), in batches, with the
+  direct run of a chain of components (:mod:`.fastpath`);
+- :mod:`.documents`: ``DocumentPath``, Document lists -> judgments and runs, once;
+- :mod:`.corpus`: a corpus -> Documents, whole or chunked;
+- :mod:`.stores`: the document stores and retrievers this package ships;
+- :mod:`.cache_entry`: the content-keyed on-disk cache entries the stores and the embedding cache use.
+
+It sits below ``components/``, ``beir/`` and ``feedback/`` and imports none of them. Importing this package
+imports no Haystack: each name below is loaded on first use (``irmetrics beir`` imports Haystack its own way,
+without torch, before anything else does).
 """
 
 from __future__ import annotations
 
-from .documents import DocumentPath
-from .loading import load_pipeline
+from importlib import import_module
+from typing import Any
 
-__all__ = ["DocumentPath", "load_pipeline"]
+_HOMES = {
+    "DocumentPath": ".documents",
+    "load_pipeline": ".loading",
+    "QueryRunner": ".queries",
+    "PipelineSockets": ".sockets",
+    "find_sockets": ".sockets",
+    "corpus_documents": ".corpus",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(home, __name__), name)
+
+
+__all__ = sorted(_HOMES)

@@ -201,6 +201,25 @@ class DocumentPath:
             matched = any(map(_overlaps, qrels.values(), scored.values()))
         return self._checked(Converted(qids, qrels, results), matched)
 
+    def rankings(
+        self, retrieved_documents: Sequence[Sequence[Document]], query_ids: Sequence[str] | None = None
+    ) -> RankedRun | dict[str, dict[str, float]]:
+        """The rankings alone, by the same rules as :meth:`convert` (matching key, ``rank_by``, a repeated key
+        once), for a caller that has no ground truth to pair them with (the feedback replay).
+
+        :returns: a :class:`~haystack_irmetrics.core.inputs.RankedRun` with ``rank_by="order"``, else
+            ``{qid: {key: score}}``.
+        """
+        _check_lists("retrieved_documents", retrieved_documents)
+        _check_query_ids(query_ids, len(retrieved_documents))
+        qids = list(map(str, range(len(retrieved_documents)))) if query_ids is None else list(query_ids)
+        if self.rank_by == "order":
+            return self._ranked(retrieved_documents, qids)
+        scored = self._fast_scored(retrieved_documents, qids)
+        if scored is None:
+            scored = {qid: self._ranking(i, qid, docs) for i, (qid, docs) in enumerate(zip(qids, retrieved_documents))}
+        return scored
+
     def _checked(self, batch: Converted, matched: bool) -> Converted:
         """The batch, once it has a judgment; with a warning when no retrieved document ``matched`` one."""
         n = len(batch.query_ids)
@@ -395,43 +414,51 @@ def _check_batch(
     retrieved_documents: Sequence[Sequence[Document]],
     query_ids: Sequence[str] | None,
 ) -> int:
-    for name, value in (
-        ("ground_truth_documents", ground_truth_documents),
-        ("retrieved_documents", retrieved_documents),
-    ):
-        if not isinstance(value, Sequence) or isinstance(value, _NOT_LISTS):
-            raise InvalidDocumentsError(
-                f"{name} must be a list of Document lists (one per query), got {type(value).__name__}"
-            )
-        if len(value) == 0:
-            raise EmptyInputError(f"{name} is empty: give one list of Documents per query")
-        if set(map(type, value)) <= {list}:
-            continue  # lists of lists (what pipelines pass): nothing to name
-        for i, docs in enumerate(value):
-            if isinstance(docs, Document) or not isinstance(docs, Sequence) or isinstance(docs, _NOT_LISTS):
-                raise InvalidDocumentsError(
-                    f"{name}[{i}] is {type(docs).__name__}, not a list of Documents; "
-                    f"{name} holds one list per query (wrap a single query's documents as [docs])"
-                )
+    _check_lists("ground_truth_documents", ground_truth_documents)
+    _check_lists("retrieved_documents", retrieved_documents)
     n = len(ground_truth_documents)
     if len(retrieved_documents) != n:
         raise LengthMismatchError(
             f"ground_truth_documents has {n} queries but retrieved_documents has {len(retrieved_documents)}; "
             "they must have one list per query each, in the same order"
         )
-    if query_ids is not None:
-        if isinstance(query_ids, _NOT_LISTS) or not isinstance(query_ids, Sequence):
-            raise InvalidIdError(f"query_ids must be a list of str, got {type(query_ids).__name__}")
-        if len(query_ids) != n:
-            raise LengthMismatchError(f"query_ids has {len(query_ids)} ids for {n} queries; give one id per query")
-        seen: dict[str, int] = {}
-        for i, qid in enumerate(query_ids):
-            if not isinstance(qid, str):
-                raise InvalidIdError(f"query_ids[{i}] {qid!r} is {type(qid).__name__}; ids must be str")
-            if qid in seen:
-                raise InvalidIdError(f"query_ids[{i}] {qid!r} repeats query_ids[{seen[qid]}]; query ids must be unique")
-            seen[qid] = i
+    _check_query_ids(query_ids, n)
     return n
+
+
+def _check_lists(name: str, value: Sequence[Sequence[Document]]) -> None:
+    """``value`` is a non-empty list of Document lists, one per query."""
+    if not isinstance(value, Sequence) or isinstance(value, _NOT_LISTS):
+        raise InvalidDocumentsError(
+            f"{name} must be a list of Document lists (one per query), got {type(value).__name__}"
+        )
+    if len(value) == 0:
+        raise EmptyInputError(f"{name} is empty: give one list of Documents per query")
+    if set(map(type, value)) <= {list}:
+        return  # lists of lists (what pipelines pass): nothing to name
+    for i, docs in enumerate(value):
+        if isinstance(docs, Document) or not isinstance(docs, Sequence) or isinstance(docs, _NOT_LISTS):
+            raise InvalidDocumentsError(
+                f"{name}[{i}] is {type(docs).__name__}, not a list of Documents; "
+                f"{name} holds one list per query (wrap a single query's documents as [docs])"
+            )
+
+
+def _check_query_ids(query_ids: Sequence[str] | None, n: int) -> None:
+    """``query_ids`` is None or ``n`` distinct str."""
+    if query_ids is None:
+        return
+    if isinstance(query_ids, _NOT_LISTS) or not isinstance(query_ids, Sequence):
+        raise InvalidIdError(f"query_ids must be a list of str, got {type(query_ids).__name__}")
+    if len(query_ids) != n:
+        raise LengthMismatchError(f"query_ids has {len(query_ids)} ids for {n} queries; give one id per query")
+    seen: dict[str, int] = {}
+    for i, qid in enumerate(query_ids):
+        if not isinstance(qid, str):
+            raise InvalidIdError(f"query_ids[{i}] {qid!r} is {type(qid).__name__}; ids must be str")
+        if qid in seen:
+            raise InvalidIdError(f"query_ids[{i}] {qid!r} repeats query_ids[{seen[qid]}]; query ids must be unique")
+        seen[qid] = i
 
 
 def _all_finite(values: list[int | float]) -> bool:

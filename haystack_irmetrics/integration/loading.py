@@ -34,8 +34,11 @@ TRUSTED_MODULES = (
     "haystack_irmetrics.components.evaluators",
     "haystack_irmetrics.components.feedback",
     # The bm25s BM25 store and retriever of the BEIR pipelines (pipelines/beir_bm25.yaml).
-    "haystack_irmetrics.beir.bm25s_store",
+    "haystack_irmetrics.integration.stores.bm25s_store",
     # The FAISS vector store and retriever of the dense and hybrid BEIR pipelines (pipelines/beir_dense.yaml).
+    "haystack_irmetrics.integration.stores.faiss_store",
+    # Their paths before they moved, which pipeline YAMLs written then still name.
+    "haystack_irmetrics.beir.bm25s_store",
     "haystack_irmetrics.beir.faiss_store",
 )
 

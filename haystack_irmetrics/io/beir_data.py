@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import DatasetError, ParseError
-from .text import checked_lines, not_utf8_error, open_text, text_lines, undecodable_line
+from .text import text_lines
 
 PathLike = str | os.PathLike
 
@@ -146,59 +146,56 @@ def beir_label(text: str) -> int | None:
     return int(value) if math.isfinite(value) and value == round(value) else None
 
 
-def read_beir_qrels_tsv(path: PathLike) -> dict[str, dict[str, int]]:
+def read_beir_qrels_tsv(path: PathLike, *, decompress: bool = False) -> dict[str, dict[str, int]]:
     """``{query_id: {doc_id: label}}`` of a BEIR ``qrels/<split>.tsv`` (tab-separated CSV, as BEIR's loader
     reads it: its header row skipped), in file order; labels by :func:`beir_label`.
 
     :raises ParseError: naming the file and line: a first line that is a judgment, not a header; a line with
         fewer than 3 fields; a label that is not a whole number; a document judged twice for one query.
+    :param decompress: read a gzip file too (``irmetrics evaluate``; BEIR's loader reads plain text only).
     :raises DatasetError: if the file has a header but no judgments.
     """
     qrels: dict[str, dict[str, int]] = {}
     lines: dict[tuple[str, str], int] = {}
-    with open_text(path, decompress=False) as f:  # utf-8-sig, line-capped, no gzip (as BEIR's loader)
-        reader = csv.reader(checked_lines(f, path), delimiter="\t", quoting=csv.QUOTE_MINIMAL)
-        try:
-            header = next(reader)
-        except StopIteration:
-            raise ParseError("empty file (expected a header row 'query-id corpus-id score')", path=str(path)) from None
-        except UnicodeDecodeError as e:
-            raise not_utf8_error(e.reason, path, undecodable_line(path)) from None
-        if len(header) >= 3 and beir_label(header[2]) is not None:
+    # Line by line (utf-8-sig, line-capped; no gzip by default, as BEIR's loader): a bad line before a byte
+    # that is not UTF-8 is reported first, as every reader of the package does.
+    reader = csv.reader(
+        (line for _, line in text_lines(path, decompress=decompress)), delimiter="\t", quoting=csv.QUOTE_MINIMAL
+    )
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise ParseError("empty file (expected a header row 'query-id corpus-id score')", path=str(path)) from None
+    if len(header) >= 3 and beir_label(header[2]) is not None:
+        raise ParseError(
+            "the first line is a judgment, not a header; BEIR's loader skips the first line, "
+            "so add the header 'query-id<TAB>corpus-id<TAB>score'",
+            path=str(path),
+            line=1,
+        )
+    for row in reader:
+        lineno = reader.line_num
+        if not row or not "".join(row).strip():
+            continue
+        if len(row) < 3:
             raise ParseError(
-                "the first line is a judgment, not a header; BEIR's loader skips the first line, "
-                "so add the header 'query-id<TAB>corpus-id<TAB>score'",
+                f"expected 3 tab-separated fields (query-id, corpus-id, score), found {len(row)}: {row!r}",
                 path=str(path),
-                line=1,
+                line=lineno,
             )
-        try:
-            for row in reader:
-                lineno = reader.line_num
-                if not row or not "".join(row).strip():
-                    continue
-                if len(row) < 3:
-                    raise ParseError(
-                        f"expected 3 tab-separated fields (query-id, corpus-id, score), found {len(row)}: {row!r}",
-                        path=str(path),
-                        line=lineno,
-                    )
-                query_id, corpus_id, score = row[0], row[1], row[2]
-                label = beir_label(score)
-                if label is None:
-                    raise ParseError(
-                        f"score {score!r} is not an integer (BEIR reads int(score))", path=str(path), line=lineno
-                    )
-                key = (query_id, corpus_id)
-                if key in lines:
-                    raise ParseError(
-                        f"document {corpus_id!r} is judged twice for query {query_id!r} (first on line {lines[key]})",
-                        path=str(path),
-                        line=lineno,
-                    )
-                lines[key] = lineno
-                qrels.setdefault(query_id, {})[corpus_id] = label
-        except UnicodeDecodeError as e:
-            raise not_utf8_error(e.reason, path, undecodable_line(path)) from None
+        query_id, corpus_id, score = row[0], row[1], row[2]
+        label = beir_label(score)
+        if label is None:
+            raise ParseError(f"score {score!r} is not an integer (BEIR reads int(score))", path=str(path), line=lineno)
+        key = (query_id, corpus_id)
+        if key in lines:
+            raise ParseError(
+                f"document {corpus_id!r} is judged twice for query {query_id!r} (first on line {lines[key]})",
+                path=str(path),
+                line=lineno,
+            )
+        lines[key] = lineno
+        qrels.setdefault(query_id, {})[corpus_id] = label
     if not qrels:
         raise DatasetError(f"{Path(path)} has a header but no judgments")
     return qrels

@@ -84,6 +84,40 @@ def _replacing(path: PathLike, follow_link: bool) -> Iterator[tuple[int, Path]]:
         raise
 
 
+@contextmanager
+def replacing_file(path: PathLike, *, follow_link: bool = True) -> Iterator[BinaryIO]:
+    """The block writes a temporary file of ``path``'s folder, opened in binary mode; when it ends without an
+    error the file is flushed to disk and renamed to ``path`` (its folders are created), else removed.
+    The caller writes inside its own block (no callback: control stays with the caller). A ``path`` that is
+    a symbolic link is written where it points, or with ``follow_link=False`` replaced by the file.
+
+    :raises OutputError: on an ``OSError`` (disk full, no permission, ``path`` is a folder...), naming
+        ``path``; the temporary file is removed first. Anything else the block raises is raised as it is,
+        after the temporary file is removed.
+    """
+    with _replacing(path, follow_link) as (fd, _tmp), os.fdopen(fd, "wb") as f:
+        yield f
+        f.flush()
+        os.fsync(f.fileno())  # a full disk can surface only here (delayed allocation, network mounts)
+
+
+@contextmanager
+def replacing_path(path: PathLike, *, follow_link: bool = True) -> Iterator[Path]:
+    """:func:`replacing_file` for a writer that fills a file by its path: the block writes the temporary
+    file whose path it gets, which is then flushed to disk and renamed to ``path``.
+
+    :raises OutputError: as :func:`replacing_file`.
+    """
+    with _replacing(path, follow_link) as (fd, tmp):
+        os.close(fd)
+        yield tmp
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
 def write_file(path: PathLike, write: Callable[[BinaryIO], None], *, follow_link: bool = True) -> Path:
     """Write ``path`` whole or not at all: ``write(f)`` fills ``f``, a temporary file of the same folder
     opened in binary mode, which is then flushed to disk and renamed to ``path`` (its folders are
@@ -94,10 +128,8 @@ def write_file(path: PathLike, write: Callable[[BinaryIO], None], *, follow_link
         ``path``; the temporary file is removed first. Anything else ``write`` raises is raised as it is,
         after the temporary file is removed.
     """
-    with _replacing(path, follow_link) as (fd, _tmp), os.fdopen(fd, "wb") as f:
+    with replacing_file(path, follow_link=follow_link) as f:
         write(f)
-        f.flush()
-        os.fsync(f.fileno())  # a full disk can surface only here (delayed allocation, network mounts)
     return Path(path)
 
 
@@ -107,14 +139,8 @@ def write_path(path: PathLike, fill: Callable[[Path], None], *, follow_link: boo
 
     :raises OutputError: as :func:`write_file`.
     """
-    with _replacing(path, follow_link) as (fd, tmp):
-        os.close(fd)
+    with replacing_path(path, follow_link=follow_link) as tmp:
         fill(tmp)
-        fd = os.open(tmp, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
     return Path(path)
 
 
@@ -125,7 +151,9 @@ def write_text(path: PathLike, text: str, *, follow_link: bool = True) -> Path:
     :raises OutputError: as :func:`write_file`.
     """
     data = text.encode("utf-8", "backslashreplace")
-    return write_file(path, lambda f: f.write(data), follow_link=follow_link)
+    with replacing_file(path, follow_link=follow_link) as f:
+        f.write(data)
+    return Path(path)
 
 
-__all__ = ["printable", "write_file", "write_path", "write_text"]
+__all__ = ["printable", "replacing_file", "replacing_path", "write_file", "write_path", "write_text"]

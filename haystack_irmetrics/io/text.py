@@ -112,8 +112,9 @@ def first_line(path: PathLike) -> str:
         raise not_utf8_error(e.reason, path, 1) from None
 
 
-def text_lines(path: PathLike) -> Iterator[tuple[int, str]]:
-    """``(line number, line)`` of a UTF-8 text file, not decompressed (a byte order mark opening it dropped;
+def text_lines(path: PathLike, *, decompress: bool = False) -> Iterator[tuple[int, str]]:
+    """``(line number, line)`` of a UTF-8 text file, not decompressed unless ``decompress`` (a byte order
+    mark opening it dropped;
     ``\\n``, ``\\r\\n`` and ``\\r`` end a line, read as ``\\n``), under the line limit of :mod:`.limits`.
 
     :raises ParseError: naming the file (and line) when it cannot be opened, holds a line over the limit
@@ -122,7 +123,10 @@ def text_lines(path: PathLike) -> Iterator[tuple[int, str]]:
     where = os.fspath(path)
     # The capped stream ends early (as at the end of the file) at a line over the limit or a byte that
     # is not UTF-8, before the text reader sees it: memory stays bounded and the line is known.
-    with reading(path), io.TextIOWrapper(open_binary(path, decompress=False, utf8=True), encoding="utf-8-sig") as f:
+    with (
+        reading(path),
+        io.TextIOWrapper(open_binary(path, decompress=decompress, utf8=True), encoding="utf-8-sig") as f,
+    ):
         stream = f.buffer.raw
         lineno = 0
         for lineno, line in enumerate(f, 1):

@@ -272,26 +272,15 @@ def read_trec_qrels(path: PathLike) -> Qrels:
 
 
 def read_beir_qrels(path: PathLike) -> Qrels:
-    """Read BEIR's ``qrels/<split>.tsv`` (header row, then ``query-id corpus-id score``).
+    """Read BEIR's ``qrels/<split>.tsv`` (header row, then ``query-id corpus-id score``, tab-separated).
 
-    Like ``GenericDataLoader``, labels are integers; a non-integer label raises.
+    The one BEIR qrels reader, :func:`~haystack_irmetrics.io.beir_data.read_beir_qrels_tsv` (fields split on
+    tabs only, as ``GenericDataLoader`` reads them, so an id may hold a space; a label must be a whole
+    number, ``1.0`` reading as 1), here also for a gzip file.
     """
-    header = _fields(first_line(path))
-    if len(header) != 3 or header[0].lower() != "query-id":
-        raise ParseError(
-            f"expected a header 'query-id corpus-id score', found {shorten(repr(header))}", path=str(path), line=1
-        )
-    qids, docs, labels, lines = _columns(path, 3, (0, 1, 2), "label", skip_header=True)
-    frac = np.flatnonzero(labels != np.round(labels))
-    if frac.size:
-        i = int(frac[0])
-        raise ParseError(
-            f"label {float(labels[i])!r} is not an integer (BEIR reads int(score))",
-            path=str(path),
-            line=int(lines[i]) if lines is not None else i + 2,
-        )
-    # Integers stay int; beyond 2**53 they stay float (an int64 could wrap; BEIR's int() would not).
-    return Qrels.from_columns(qids, docs, _int_if_integral(labels), source=str(path), line_numbers=lines)
+    from .beir_data import read_beir_qrels_tsv
+
+    return Qrels.from_dict(read_beir_qrels_tsv(path, decompress=True))
 
 
 def read_qrels(path: PathLike) -> Qrels:

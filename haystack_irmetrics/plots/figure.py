@@ -2,7 +2,7 @@
 
 A figure is exactly ``figsize * dpi`` pixels (no tight bounding box); the file format follows the
 path's suffix (:data:`FORMATS`: PNG, SVG or PDF) for every plot, and the file is written whole or not at
-all (:func:`~haystack_irmetrics.io.output.write_file`). matplotlib (the ``plots`` extra) is imported on
+all (:func:`~haystack_irmetrics.io.output.replacing_file`). matplotlib (the ``plots`` extra) is imported on
 the first figure, so importing :mod:`haystack_irmetrics.plots` does not load it.
 
 Every text a figure shows from its input (system names, metric names, the baseline's name) goes through
@@ -20,7 +20,7 @@ import numpy as np
 
 from .._extras import require
 from ..errors import InvalidArgumentError
-from ..io.output import printable, write_file
+from ..io.output import printable, replacing_file
 
 DEFAULT_SIZE = (6.4, 4.0)
 DEFAULT_DPI = 100
@@ -89,11 +89,13 @@ def figure(path: str | os.PathLike[str], figsize: tuple[float, float] = DEFAULT_
 
 def save(fig: Any, path: str | os.PathLike[str]) -> Path:
     """Write ``fig`` to ``path`` (its folders created) in the format of its suffix, whole or not at all
-    (:func:`~haystack_irmetrics.io.output.write_file`: an ``OSError`` raises
+    (:func:`~haystack_irmetrics.io.output.replacing_file`: an ``OSError`` raises
     :class:`~haystack_irmetrics.errors.OutputError` naming the path); returns the path."""
     fmt = image_format(path)
     # no tight bounding box: the size is figsize * dpi
-    return write_file(path, lambda f: fig.savefig(f, format=fmt, dpi=fig.dpi))
+    with replacing_file(path) as f:
+        fig.savefig(f, format=fmt, dpi=fig.dpi)
+    return Path(path)
 
 
 __all__ = [

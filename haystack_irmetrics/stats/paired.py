@@ -18,7 +18,7 @@ from .compare import Comparison, compare_paired
 from .significance import StatsInputError, check_bootstrap_size, holm
 
 #: The named Holm scopes of :func:`compare_with_baseline` (a callable names any other family).
-HOLM_SCOPES = ("all", "system")
+HOLM_SCOPES = ("all", "system", "system_group")
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,13 @@ def paired_arrays(
     return queries, x, y
 
 
+def _system_group(system: Any, measure: Any) -> Hashable:
+    """The ``"system_group"`` family: a system and its measure's group (the first item of a tuple key)."""
+    if not isinstance(measure, tuple) or not measure:
+        raise StatsInputError(f"holm_scope='system_group' needs measures written (group, ...), got {measure!r}")
+    return system, measure[0]
+
+
 def _scope(holm_scope: str | Callable[[Any, Any], Hashable]) -> Callable[[Any, Any], Hashable]:
     if callable(holm_scope):
         return holm_scope
@@ -67,6 +74,8 @@ def _scope(holm_scope: str | Callable[[Any, Any], Hashable]) -> Callable[[Any, A
         return lambda system, measure: None
     if holm_scope == "system":
         return lambda system, measure: system
+    if holm_scope == "system_group":
+        return _system_group
     raise StatsInputError(
         f"holm_scope must be one of {HOLM_SCOPES} or a callable (system, measure), got {holm_scope!r}"
     )
@@ -93,8 +102,9 @@ def compare_with_baseline(
     :param baseline: the system the others are compared with (a key of ``values``).
     :param measures: the measures compared, in this order (default: the baseline's).
     :param holm_scope: the family Holm's correction runs over: ``"all"`` (every system × measure tested,
-        the default), ``"system"`` (each system's measures), or a callable ``(system, measure) -> family``
-        (the feedback evaluation: each system and list variant).
+        the default), ``"system"`` (each system's measures), ``"system_group"`` (each system and group of
+        measures, a measure being a tuple ``(group, ...)``: the feedback evaluation's list variants), or a
+        callable ``(system, measure) -> family``.
     :param fill: the value of a query a system has no value for, per measure (``{measure: value}``) or for all.
     :param log: measures compared on the log of their values (geometric means: ``delta`` is the log ratio).
     :param n_resamples: sign patterns and bootstrap resamples; ``seed``: their seed; ``confidence``: the level

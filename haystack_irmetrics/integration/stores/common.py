@@ -11,7 +11,7 @@ from typing import Any, ClassVar, TypeVar
 
 from haystack import Document, default_from_dict
 
-from ..errors import PipelineError, shorten
+from ...errors import PipelineError, shorten
 
 T = TypeVar("T")
 
@@ -92,8 +92,8 @@ class InProcessStore:
 
     @classmethod
     def from_dict(cls: type[T], data: dict[str, Any]) -> T:
-        """Build a store from its ``to_dict()`` output."""
-        return default_from_dict(cls, data)
+        """Build a store from its ``to_dict()`` output (written under its module path, now or before the move)."""
+        return default_from_dict(cls, current_type(cls, data))
 
     def count_documents(self) -> int:
         """How many documents the store holds."""
@@ -112,7 +112,23 @@ def retriever_from_dict(cls: type[T], store_class: type[InProcessStore], data: d
     store = params.get("document_store")
     if isinstance(store, dict):
         params["document_store"] = store_class.from_dict(store)
-    return default_from_dict(cls, {**data, "init_parameters": params})
+    return default_from_dict(cls, current_type(cls, {**data, "init_parameters": params}))
+
+
+#: Where the stores were defined before they moved here (pipeline YAMLs written then name these).
+OLD_MODULES = {
+    "haystack_irmetrics.integration.stores.bm25s_store": "haystack_irmetrics.beir.bm25s_store",
+    "haystack_irmetrics.integration.stores.faiss_store": "haystack_irmetrics.beir.faiss_store",
+}
+
+
+def current_type(cls: type, data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with its ``type`` the class's own qualified name when it names the class's old path
+    (Haystack's ``default_from_dict`` accepts only the current one); a copy, never the caller's dict."""
+    old = OLD_MODULES.get(cls.__module__)
+    if old is not None and data.get("type") == f"{old}.{cls.__name__}":
+        return {**data, "type": f"{cls.__module__}.{cls.__qualname__}"}
+    return data
 
 
 __all__ = [

@@ -1,11 +1,14 @@
-"""The corpus as Haystack Documents: one per BEIR document, or per chunk of its text."""
+"""A corpus as Haystack Documents (one per document, or per chunk of its text), and written into a
+pipeline's document stores: the one place ``irmetrics beir`` and ``irmetrics feedback --corpus`` turn a
+corpus into Documents."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..errors import PipelineError
+from .stores import stores_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from haystack import Document
@@ -24,7 +27,8 @@ def corpus_documents(
     words (Haystack's ``DocumentSplitter``, ``split_by="word"``), each chunk is prefixed with the title,
     and chunk ``i`` of document ``d`` gets id ``d#i`` and ``meta["chunk"] = i``.
 
-    :param corpus: ``{doc_id: {"title": ..., "text": ...}}`` as :func:`~haystack_irmetrics.beir.load_beir` returns.
+    :param corpus: ``{doc_id: {"title": ..., "text": ...}}`` as :func:`~haystack_irmetrics.beir.load_beir` and
+        :func:`~haystack_irmetrics.io.beir_data.read_beir_corpus` return.
     :param chunk_words: words per chunk, or ``None`` for whole documents.
     :param chunk_overlap: words shared by consecutive chunks.
     :returns: the documents, in corpus order.
@@ -72,4 +76,21 @@ def corpus_documents(
     return out
 
 
-__all__ = ["corpus_documents"]
+def write_into_stores(pipeline: Any, documents: Sequence[Document], source: str = "the pipeline") -> int:
+    """Write ``documents`` into every document store of ``pipeline``'s components (each index once);
+    returns how many stores were written.
+
+    For a retrieval pipeline whose stores are filled by hand (``irmetrics feedback --corpus``); a BEIR
+    run indexes through its indexing pipeline instead.
+
+    :raises PipelineError: when no component of the pipeline has a document store.
+    """
+    stores = stores_of(pipeline)
+    if not stores:
+        raise PipelineError(f"{source} has no component with a document_store to write the corpus into")
+    for store in stores:
+        store.write_documents(list(documents))
+    return len(stores)
+
+
+__all__ = ["corpus_documents", "write_into_stores"]
