@@ -284,7 +284,7 @@ def test_readme_measures_section_examples_print_what_they_show():
 def test_columnar_runs_from_the_fast_reader_score_every_new_measure_as_dict_runs(data_dir, tmp_path):
     from haystack_irmetrics.core.inputs import ColumnarRun
     from haystack_irmetrics.io import _fast, read_qrels, read_run
-    from tests.test_properties import registry
+    from tests.test_properties import judgments, registry
 
     if not _fast.available():
         pytest.skip("polars (extra 'columnar') is not installed")
@@ -296,9 +296,10 @@ def test_columnar_runs_from_the_fast_reader_score_every_new_measure_as_dict_runs
     run = read_run(path)
     assert isinstance(run, ColumnarRun)
     ms = registry([1, 10, 100])
+    every = judgments(dict(qrels.data))  # the families reading subtopics read one per query
     for preset in ("beir", "trec"):
-        a = evaluate(qrels, run, None, measures=ms, preset=preset)
-        b = evaluate(qrels, dict(run.data), None, measures=ms, preset=preset)
+        a = evaluate(every, run, None, measures=ms, preset=preset)
+        b = evaluate(every, dict(run.data), None, measures=ms, preset=preset)
         assert a.per_query == b.per_query and a.raw_means == b.raw_means
     beir = evaluate(qrels, run, [1], measures=["Hole"])
     assert beir.per_query["Hole@1"]["unjudged"] == 1.0  # BEIR sums it (FBIS3-1 is judged for no topic)

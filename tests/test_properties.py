@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from haystack_irmetrics import evaluate
 from haystack_irmetrics.core.measures import FAMILIES, MIN_GEO_MEAN, Measure, parse_measure
+from haystack_irmetrics.core.subtopics import SubtopicQrels
 from tests import strategies as S
 from tests.oracles import pytrec_per_query
 
@@ -44,6 +45,14 @@ def registry(ks: list[int]) -> list[Measure]:
     out.append(Measure("RBP_residual", rel=2))
     out.append(Measure("Compat", p=0.5))
     return out
+
+
+def judgments(qrels: dict) -> object:
+    """The qrels every family of the registry reads: one subtopic per query, which the families that need
+    subtopics read as such (``Family.needs_subtopics``) and the others as these qrels."""
+    if not qrels or not any(f.needs_subtopics for f in FAMILIES.values()):
+        return qrels
+    return SubtopicQrels.from_dict({q: {"0": docs} for q, docs in qrels.items()})
 
 
 def test_the_registry_suite_covers_every_family_and_variant():
@@ -122,7 +131,7 @@ def test_beir_six_print_exactly_their_beir_keys():
 @given(S.qrels(), S.runs(), S.k_values, st.sampled_from(PRESETS))
 def test_every_value_is_between_0_and_1(qrels, results, ks, preset):
     assume(_scored(qrels, results))
-    res = evaluate(qrels, results, ks, measures=registry(ks), preset=preset)
+    res = evaluate(judgments(qrels), results, ks, measures=registry(ks), preset=preset)
     counts = {m.name for m in res.measures if m.spec.unit == "count"}
     for name, values in res.per_query.items():
         if name in counts:  # whole numbers, up to the ranking's length
@@ -185,7 +194,7 @@ def test_ideal_ranking_scores_what_the_measure_can_reach(qrels, ks, preset):
     }
     assume(results)
     ms = registry(ks)
-    res = evaluate(qrels, results, ks, measures=ms, preset=preset, ignore_identical_ids=False)
+    res = evaluate(judgments(qrels), results, ks, measures=ms, preset=preset, ignore_identical_ids=False)
     for q in results:
         R = sum(1 for v in qrels[q].values() if v >= 1)
         for m in ms:
@@ -207,8 +216,8 @@ def test_query_order_does_not_change_per_query_values(qrels, results, ks, preset
     assume(_scored(qrels, results))
     items = list(results.items())
     rnd.shuffle(items)
-    a = evaluate(qrels, results, ks, measures=registry(ks), preset=preset)
-    b = evaluate(qrels, dict(items), ks, measures=registry(ks), preset=preset)
+    a = evaluate(judgments(qrels), results, ks, measures=registry(ks), preset=preset)
+    b = evaluate(judgments(qrels), dict(items), ks, measures=registry(ks), preset=preset)
     assert a.per_query == b.per_query
     for name, v in a.raw_means.items():
         assert b.raw_means[name] == pytest.approx(v, abs=1e-12)
@@ -220,8 +229,8 @@ def test_order_preserving_relabelling_of_ids_changes_nothing(qrels, results, ks,
     # Prefixing keeps byte order, so trec ties resolve the same; query-id equality is kept too.
     qr = {"x" + q: {"x" + d: v for d, v in docs.items()} for q, docs in qrels.items()}
     rr = {"x" + q: {"x" + d: v for d, v in docs.items()} for q, docs in results.items()}
-    a = evaluate(qrels, results, ks, measures=registry(ks), preset=preset)
-    b = evaluate(qr, rr, ks, measures=registry(ks), preset=preset)
+    a = evaluate(judgments(qrels), results, ks, measures=registry(ks), preset=preset)
+    b = evaluate(judgments(qr), rr, ks, measures=registry(ks), preset=preset)
     assert a.raw_means == b.raw_means
     assert {m: {"x" + q: v for q, v in pq.items()} for m, pq in a.per_query.items()} == b.per_query
 
@@ -242,8 +251,8 @@ def test_raising_a_relevant_documents_score_never_lowers_any_measure(qrels, resu
     d = data.draw(st.sampled_from(relevant))
     better = {**results, q: {**results[q], d: 10.0}}
     ms = registry(ks)
-    a = evaluate(qrels, results, ks, measures=ms, preset=preset)
-    b = evaluate(qrels, better, ks, measures=ms, preset=preset)
+    a = evaluate(judgments(qrels), results, ks, measures=ms, preset=preset)
+    b = evaluate(judgments(qrels), better, ks, measures=ms, preset=preset)
     for m in ms:
         before, after = a.per_query[m.name][q], b.per_query[m.name][q]
         if m.spec.higher_is_better:

@@ -78,11 +78,16 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def evaluate_files(args: argparse.Namespace) -> Any:
     """The :class:`~haystack_irmetrics.core.evaluate.EvaluationResult` of ``args.run`` against ``args.qrels``
     under the options of the command line."""
+    from ..core.measures import resolve_measures
     from ..errors import ParseError
-    from ..io import evaluate_run_file, read_qrels
+    from ..io import evaluate_run_file, read_qrels, read_subtopic_qrels
 
     try:
-        qrels = read_qrels(args.qrels)
+        # A diversity measure reads QRELS' second column as the subtopic, as ndeval does (the others then
+        # read each document's highest label over its subtopics).
+        wanted = resolve_measures(args.measures, args.k)
+        diverse = any(m.spec.needs_subtopics for m in wanted)
+        qrels = read_subtopic_qrels(args.qrels) if diverse else read_qrels(args.qrels)
     except ParseError as e:
         hint = swapped_hint(args.qrels, args.run)
         if hint:

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from itertools import chain, islice, repeat
+from dataclasses import dataclass
+from itertools import chain, islice
 from typing import NamedTuple
 
 import numpy as np
 
-from ..errors import EmptyInputError, InvalidLabelError, NoOverlapError, SplitQueryError
+from ..errors import EmptyInputError, InvalidArgumentError, InvalidLabelError, NoOverlapError, SplitQueryError
 from .inputs import ArrayRun, Qrels, QrelsDict, Run, RunDict, as_run
 from .kernels import (
     BinaryRanking,
@@ -23,115 +22,19 @@ from .kernels import (
     iprec_kernel,
 )
 from .kernels_user import JudgedRanking
-from .measures import BEIR_FAMILIES, FAMILIES, Family, GainMap, Measure, resolve_measures
+from .measures import FAMILIES, Family, GainMap, Measure, resolve_measures
 from .plausibility import Overlap
 from .prepare import Prepared, prepare
 from .presets import FamilyPolicy, MissingQueries, NoRelevant, Preset, Ties, resolve_preset
 from .ranking import Counted, count_f32, judged_ranks
+from .results import REPR_ITEMS, REPR_MAX, EvaluationResult, PerQuery, bounded, short_list  # noqa: F401 - re-exported
+from .subtopics import SubtopicQrels
 
 DEFAULT_K_VALUES = (1, 3, 5, 10, 100, 1000)
 
 
-#: Items a result's ``repr`` shows of each list (measures, means, systems) and its longest length.
-REPR_ITEMS = 4
-REPR_MAX = 400
-
-
-def short_list(items: Sequence[str], n: int = REPR_ITEMS) -> str:
-    """``[a, b, c, d, ... (+12)]``: the first ``n`` items and how many more (for short reprs)."""
-    more = f", ... (+{len(items) - n})" if len(items) > n else ""
-    return "[" + ", ".join(str(x) for x in items[:n]) + more + "]"
-
-
-def bounded(text: str, limit: int = REPR_MAX) -> str:
-    """``text`` cut to ``limit`` characters (long measure names or ids), marked with ``...)``."""
-    return text if len(text) <= limit else text[: limit - 4] + "...)"
-
-
-class PerQuery(Mapping):
-    """``{measure: {qid: value}}``, each inner dict built on first access (most callers read means only)."""
-
-    def __init__(self) -> None:
-        # name -> (scored query ids, their values, queries averaged at the missing value, that value)
-        self.parts: dict[str, tuple[list[str], np.ndarray, list[str], float]] = {}
-        self._built: dict[str, dict[str, float]] = {}
-        self._keys: tuple[list[str], dict[str, None]] | None = None
-
-    def __getitem__(self, name: str) -> dict[str, float]:
-        built = self._built.get(name)
-        if built is None:
-            names, values, extra, value = self.parts[name]
-            # Measures usually share one list of query ids: a copy of its keys, sized already, only
-            # has its values replaced (no insertion or resize per query).
-            if self._keys is None or self._keys[0] is not names:
-                self._keys = (names, dict.fromkeys(names))
-            built = self._keys[1].copy()
-            built.update(zip(names, values.tolist()))
-            if extra:
-                built.update(zip(extra, repeat(value)))
-            self._built[name] = built
-        return built
-
-    def __iter__(self):
-        return iter(self.parts)
-
-    def __len__(self) -> int:
-        return len(self.parts)
-
-    def __repr__(self) -> str:
-        return repr(dict(self.items()))
-
-
-@dataclass(frozen=True)
-class EvaluationResult:
-    """Means and per-query values of an evaluation.
-
-    ``means`` are rounded as the preset says (BEIR: Python ``round(x, 5)``), ``raw_means`` are
-    not. ``per_query[measure][qid]`` holds unrounded values of exactly the queries averaged in
-    that measure's mean (so the mean of ``per_query[m]`` is ``raw_means[m]``); ``n_queries[m]`` is
-    their count. Three documented exceptions: GMAP's mean is geometric (``exp`` of the mean ``log``),
-    trec_eval's counts (``num_q``, ``num_ret``, ``num_rel``, ``num_rel_ret``) are summed, not averaged,
-    and BEIR's ``Hole@k`` also lists results queries nobody judged, which it sums but does not count
-    (it divides by ``len(qrels)``). A measure no query counts in (``no_relevant="skip"`` and no query
-    has a relevant document) has the mean ``nan`` and ``n_queries`` 0.
-    """
-
-    means: dict[str, float]
-    raw_means: dict[str, float]
-    per_query: Mapping[str, dict[str, float]]
-    n_queries: dict[str, int]
-    measures: tuple[Measure, ...]
-    preset: Preset = field(repr=False)
-
-    def __repr__(self) -> str:
-        """Short whatever the size: the preset, query count, first measures and means (``str`` is the same)."""
-        names = [m.name for m in self.measures]
-        means = ", ".join(f"{n!r}: {self.means[n]!r}" for n in names[:REPR_ITEMS])
-        text = (
-            f"EvaluationResult(preset={self.preset.name!r}, queries={max(self.n_queries.values(), default=0)}, "
-            f"measures={short_list(names)}, means={{{means}{', ...' if len(names) > REPR_ITEMS else ''}}})"
-        )
-        return bounded(text)
-
-    def to_dict(self, per_query: bool = False) -> dict:
-        out: dict = dict(self.means)
-        if per_query:
-            out["per_query"] = dict(self.per_query.items())
-        return out
-
-    def to_json(self, per_query: bool = False, indent: int | None = None) -> str:
-        return json.dumps(self.to_dict(per_query), indent=indent)
-
-    def as_beir(self) -> tuple[dict[str, float], ...]:
-        """``(ndcg, _map, recall, precision, mrr, r_cap)`` dicts keyed like BEIR's return values."""
-        groups: dict[str, dict[str, float]] = {f: {} for f in BEIR_FAMILIES}
-        for m in self.measures:
-            groups.setdefault(m.family, {})[m.name] = self.means[m.name]
-        return tuple(groups.values())
-
-
 def evaluate(
-    qrels: QrelsDict | Qrels,
+    qrels: QrelsDict | Qrels | SubtopicQrels,
     results: RunDict | Run | ArrayRun,
     k_values: Sequence[int] | None = DEFAULT_K_VALUES,
     *,
@@ -146,7 +49,9 @@ def evaluate(
     """Evaluate a run against qrels.
 
     :param qrels: ``{qid: {docid: label}}`` (int or float labels; negative = not relevant), or a
-        :class:`~haystack_irmetrics.core.inputs.Qrels`.
+        :class:`~haystack_irmetrics.core.inputs.Qrels`; or judgments per subtopic, a
+        :class:`~haystack_irmetrics.core.subtopics.SubtopicQrels`, which the diversity measures need
+        (``alpha_nDCG@k``, ``ERR_IA@k``, ``NRBP``, ``StRecall@k``; the others read its topical view).
     :param results: ``{qid: {docid: score}}`` (higher = better); or ``{qid: [docid, ...]}``, ranked
         lists best first with no scores (every query a list or tuple; see
         :class:`~haystack_irmetrics.core.inputs.RankedRun`); or a
@@ -183,7 +88,7 @@ def evaluate(
 
 
 def evaluate_chunks(
-    qrels: QrelsDict | Qrels,
+    qrels: QrelsDict | Qrels | SubtopicQrels,
     chunks: Iterable[RunDict | Mapping[str, Sequence[str]] | Run | ArrayRun],
     k_values: Sequence[int] | None = DEFAULT_K_VALUES,
     *,
@@ -222,7 +127,8 @@ def evaluate_chunks(
         no_relevant=no_relevant,
     )
     wanted = resolve_measures(measures, k_values)
-    q = Qrels.from_dict(qrels)
+    sub = qrels if isinstance(qrels, SubtopicQrels) else None
+    q = Qrels.from_dict(sub.topical if sub is not None else qrels)  # type: ignore[arg-type]
     if isinstance(chunks, Mapping | str | bytes) or not isinstance(chunks, Iterable):
         raise EmptyInputError(
             f"chunks must be a list (or any iterable) of run pieces, e.g. [results], got {type(chunks).__name__}"
@@ -255,7 +161,7 @@ def evaluate_chunks(
         n_run += len(qids)
         prep = prepare(run, q, policy.ignore_identical_ids)
         overlap.add(prep)
-        rows = _Evaluation(q, prep, policy, run).compute(wanted)
+        rows = _Evaluation(q, prep, policy, run, sub).compute(wanted)
         scored.extend(prep.qids)
         for m, (block, row) in rows.items():
             parts[m].append((block, row, prep.qids))
@@ -318,7 +224,11 @@ class _Block:
 class _Evaluation:
     """One evaluation: computes each (ranking order, relevance rule) once and shares it."""
 
-    def __init__(self, qrels: Qrels, prep: Prepared, preset: Preset, run: Run | ArrayRun | None = None) -> None:
+    def __init__(
+        self, qrels: Qrels, prep: Prepared, preset: Preset, run: Run | ArrayRun | None = None,
+        subtopics: SubtopicQrels | None = None,
+    ) -> None:  # fmt: skip
+        self.subtopics = subtopics
         self.qrels = qrels
         self.prep = prep
         self.preset = preset
@@ -477,6 +387,28 @@ class _Evaluation:
         positive = spec.positive(self.labels, params, relevant)  # type: ignore[misc]
         return _Block(table, np.bincount(self.label_owner[positive], minlength=n) > 0)
 
+    def _diversity(self, spec: Family, policy: FamilyPolicy, ms: list[Measure]) -> _Block:
+        """The diversity families (alpha_nDCG, ERR_IA, NRBP, StRecall): ``spec.diversity``, query by query."""
+        if self.subtopics is None:
+            raise InvalidArgumentError(
+                f"{ms[0].name} reads judgments per subtopic: give SubtopicQrels as the qrels "
+                "(SubtopicQrels.from_dict, io.read_subtopic_qrels; irmetrics evaluate reads QRELS so)"
+            )
+        order, ranks = self.ranked(policy.ties)
+        owner, docs = self.prep.pair_query[order].tolist(), [self.prep.pair_doc[i] for i in order.tolist()]
+        by_query: list[list[tuple[int, str]]] = [[] for _ in self.prep.qids]
+        for q, rank, doc in zip(owner, ranks.tolist(), docs, strict=True):
+            by_query[q].append((rank, doc))
+        params = ms[0].params
+        table = np.zeros((len(ms), len(self.prep.qids)), np.float64)
+        rel_any = np.zeros(len(self.prep.qids), bool)
+        for i, qid in enumerate(self.prep.qids):
+            sets, n, judged = self.subtopics.relevant_sets(qid, float(params["rel"]))  # type: ignore[arg-type]
+            rel_any[i] = n > 0
+            if n:
+                table[:, i] = spec.diversity(by_query[i], sets, n, judged, [m.cutoff for m in ms], params)  # type: ignore[misc]
+        return _Block(table, rel_any)
+
     def _coverage(self, spec: Family, policy: FamilyPolicy, ms: list[Measure]) -> _Block:
         n = len(self.prep.qids)
         cutoffs = [m.cutoff for m in ms]
@@ -553,6 +485,7 @@ _KINDS: dict[str, _Kind] = {
     "iprec": _Kind(_Evaluation._iprec, _any_relevant),
     "coverage": _Kind(_Evaluation._coverage, _any_relevant),
     "judged": _Kind(_Evaluation._judged, _any_positive),
+    "diversity": _Kind(_Evaluation._diversity, _any_positive),
 }
 
 

@@ -10,11 +10,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from . import kernels, kernels_user
+from . import kernels, kernels_diversity, kernels_user
 from .kernels import MIN_GEO_MEAN, BinaryValue
+from .kernels_diversity import DiversityValue
 from .kernels_user import JudgedValue, LabelCheck, PositiveRule
 
-KernelKind = Literal["gain", "binary", "bpref", "iprec", "coverage", "count", "judged"]
+KernelKind = Literal["gain", "binary", "bpref", "iprec", "coverage", "count", "judged", "diversity"]
 BeirPath = Literal["pytrec", "custom"]
 AtKind = Literal["required", "optional", "none", "level"]
 Aggregate = Literal["mean", "geometric", "sum"]
@@ -64,6 +65,9 @@ class Family:
     a relevant document (``None``: the property tests' own table, for the families before these fields).
     ``zero_without_relevant``: False where a query without a relevant document still has a value (the
     RBP residual: the weight no judgment fixes stays open whatever the labels).
+    Kind ``"diversity"`` (:mod:`.kernels_diversity`): ``diversity`` scores one query from its ranked
+    judged documents and its judgments per subtopic; such a family needs
+    :class:`~.subtopics.SubtopicQrels` as the qrels.
     """
 
     name: str
@@ -94,6 +98,12 @@ class Family:
     param_defaults: Mapping[str, float] = field(default_factory=dict)
     ideal_is_one: bool | None = None
     zero_without_relevant: bool = True
+    diversity: DiversityValue | None = None
+
+    @property
+    def needs_subtopics(self) -> bool:
+        """Whether the family reads judgments per subtopic (:class:`~.subtopics.SubtopicQrels`)."""
+        return self.kernel == "diversity"
 
     @property
     def crossed(self) -> bool:
@@ -347,6 +357,60 @@ FAMILIES: dict[str, Family] = {
             judged=kernels_user.compat,
             positive=kernels_user.positive_label,
             param_defaults={"p": 0.95},
+            ideal_is_one=True,
+        ),
+        # Diversity (kernels_diversity.py): judgments per subtopic, as ndeval reads TREC Web's diversity qrels.
+        Family(
+            "alpha_nDCG",
+            "diversity",
+            "pytrec",
+            "sum_{i<k} G_i/log2(i+2) / the same for ndeval's greedy ideal; G_i = sum_{s} [d_i rel to s] (1-alpha)^{c_s(i)}",
+            ("alpha_ndcg", "alpha-ndcg"),
+            params=frozenset({"alpha", "rel"}),
+            reference="pyndeval alpha-nDCG@k (ndeval, TREC Web 2009-14; Clarke et al. 2008); ir_measures alpha_nDCG",
+            diversity=kernels_diversity.alpha_ndcg,
+            positive=kernels_diversity.at_level,
+            param_defaults={"alpha": 0.5, "rel": 1.0},
+            ideal_is_one=True,
+        ),
+        Family(
+            "ERR_IA",
+            "diversity",
+            "pytrec",
+            "sum_{i<k} G_i/(i+1) / sum_{i<k} N (1-alpha)^i/(i+1), N = subtopics with a relevant document",
+            ("err_ia", "err-ia"),
+            params=frozenset({"alpha", "rel"}),
+            reference="pyndeval ERR-IA@k (ndeval's ERR-IA; Chapelle et al. 2011); ir_measures ERR_IA",
+            diversity=kernels_diversity.err_ia,
+            positive=kernels_diversity.at_level,
+            param_defaults={"alpha": 0.5, "rel": 1.0},
+            ideal_is_one=False,
+        ),
+        Family(
+            "NRBP",
+            "diversity",
+            "pytrec",
+            "(1 - (1-alpha) beta)/N sum_i beta^i G_i over the whole ranking",
+            ("nrbp",),
+            at="none",
+            params=frozenset({"alpha", "beta", "rel"}),
+            reference="pyndeval NRBP (Clarke, Kolla & Vechtomova 2009); ir_measures NRBP",
+            diversity=kernels_diversity.nrbp,
+            positive=kernels_diversity.at_level,
+            param_defaults={"alpha": 0.5, "beta": 0.5, "rel": 1.0},
+            ideal_is_one=False,
+        ),
+        Family(
+            "StRecall",
+            "diversity",
+            "pytrec",
+            "subtopics with a relevant document in the top k / N",
+            ("strecall", "strec", "s_recall", "subtopic_recall"),
+            params=frozenset({"rel"}),
+            reference="pyndeval strec@k (Zhai, Cohen & Lafferty 2003); ir_measures StRecall",
+            diversity=kernels_diversity.subtopic_recall,
+            positive=kernels_diversity.at_level,
+            param_defaults={"rel": 1.0},
             ideal_is_one=True,
         ),
     )

@@ -66,7 +66,7 @@ for _family in FAMILIES.values():
 _NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)"
 # "NDCG@10", "ndcg_cut_10", "ndcg_cut.10", "P_5", "R_cap@100", "iP@0.3", "nDCG(gains={0:0,1:2})@5"
 _NAME_RE = re.compile(
-    r"^\s*(?P<family>[A-Za-z0-9][A-Za-z0-9_]*?)\s*(?:\((?P<params>[^()]*)\))?"
+    r"^\s*(?P<family>[A-Za-z0-9][A-Za-z0-9_-]*?)\s*(?:\((?P<params>[^()]*)\))?"
     rf"(?:\s*(?:@|\.|_)\s*(?P<k>{_NUM}))?\s*$"
 )
 _GAIN_FORMS = {"linear": None, "lin": None, "exp": "exp", "exponential": "exp", "burges": "exp"}
@@ -94,6 +94,9 @@ class Measure:
     :param p: RBP, RBP_residual and Compat: the persistence, in (0, 1) (``None``: 0.8; Compat 0.95).
     :param rel: RBP and RBP_residual: labels ``>= rel`` count as relevant, gain 1 (``None``: the label is the gain).
     :param max_rel: ERR and nERR: the top grade of the scale (``None``: gdeval's 4).
+    :param alpha: alpha_nDCG and NRBP: ndeval's redundancy penalty in [0, 1] (``None``: 0.5); NRBP's
+        ``beta`` is its patience in (0, 1) (``None``: 0.5). The diversity families' ``rel`` is their
+        relevance level (``None``: 1).
 
     ``Measure("NDCG", 10)`` is ``NDCG@10``; ``Measure("NDCG", 10, gain="exp")`` is ``nDCG_exp@10``;
     ``Measure("iP", level=0.3)`` is ``iP@0.3``; ``Measure("Rprec")`` is ``Rprec``.
@@ -108,6 +111,7 @@ class Measure:
     p: float | None = None
     rel: float | None = None
     max_rel: float | None = None
+    alpha: float | None = None
 
     def __post_init__(self) -> None:
         if self.family not in FAMILIES:
@@ -154,7 +158,9 @@ class Measure:
                 raise UnknownMeasureError(f"beta must be a positive finite number, got {beta!r}")
             if not 1e-150 < beta < 1e150:  # beta**2 must stay a finite, non-zero float (F would be NaN)
                 raise UnknownMeasureError(f"beta must be between 1e-150 and 1e150, got {beta!r}")
-            set_(self, "beta", None if beta == 1 else float(beta))
+            if "beta" in spec.param_defaults:  # NRBP's patience, not F's weight
+                beta = _persistence("beta", beta)
+            set_(self, "beta", None if beta == spec.param_defaults.get("beta", 1.0) else float(beta))
 
     @property
     def spec(self) -> Family:
@@ -172,9 +178,8 @@ class Measure:
             if isinstance(self.gain, tuple):
                 out += "(gains={" + ",".join(f"{_num(g)}:{_num(v)}" for g, v in self.gain) + "})"
             return out
-        if self.beta is not None:
-            return f"{self.family}(beta={_num(self.beta)})"
-        given = [f"{p}={_num(getattr(self, p))}" for p in sorted(_NUMBER_PARAMS) if getattr(self, p) is not None]
+        names = sorted((*_NUMBER_PARAMS, "beta"))
+        given = [f"{p}={_num(getattr(self, p))}" for p in names if getattr(self, p) is not None]
         return f"{self.family}({','.join(given)})" if given else self.family
 
     @cached_property
@@ -191,13 +196,13 @@ class Measure:
     @property
     def variant(self) -> tuple:
         """The parameters other than the cutoff/level: measures sharing it share one kernel call."""
-        return (self.gain, self.discount, self.beta, self.p, self.rel, self.max_rel)
+        return (self.gain, self.discount, self.beta, self.p, self.rel, self.max_rel, self.alpha)
 
     @property
     def params(self) -> dict[str, float | None]:
-        """The numeric parameters (``p``, ``rel``, ``max_rel``) with the family's defaults filled in."""
+        """The numeric parameters (``p``, ``rel``, ``max_rel``, ``alpha``, ``beta``) with the family's defaults filled in."""
         defaults = self.spec.param_defaults
-        return {p: defaults.get(p) if getattr(self, p) is None else getattr(self, p) for p in _NUMBER_PARAMS}
+        return {p: defaults.get(p) if getattr(self, p) is None else getattr(self, p) for p in (*_NUMBER_PARAMS, "beta")}
 
     def _key(self) -> tuple:
         return (self.family, -1 if self.cutoff is None else self.cutoff, -1.0 if self.level is None else self.level,
@@ -225,6 +230,13 @@ def _persistence(name: str, value: object) -> float:
     return p
 
 
+def _share(name: str, value: object) -> float:
+    x = _number(name, value)
+    if not 0.0 <= x <= 1.0:
+        raise UnknownMeasureError(f"{name} must be between 0 and 1, got {value!r}")
+    return x
+
+
 def _top_grade(name: str, value: object) -> float:
     top = _number(name, value)
     if not 0.0 < top <= 1000.0:  # 2**max_rel must stay a finite float
@@ -233,7 +245,7 @@ def _top_grade(name: str, value: object) -> float:
 
 
 #: The numeric parameters of the families that take them, each with its check.
-_NUMBER_PARAMS = {"p": _persistence, "rel": _number, "max_rel": _top_grade}
+_NUMBER_PARAMS = {"p": _persistence, "rel": _number, "max_rel": _top_grade, "alpha": _share}
 
 
 def _check_gain(gain: object) -> str | GainMap:
@@ -384,7 +396,7 @@ def _parse_params(text: str | None, where: str) -> dict[str, Any]:
             out["max_rel" if key == "max_grade" else key] = _to_number(value, where)
         else:
             raise UnknownMeasureError(
-                f"unknown parameter {key!r} in {where!r}; known: gains, gain, discount, beta, p, rel, max_rel"
+                f"unknown parameter {key!r} in {where!r}; known: gains, gain, discount, beta, p, rel, max_rel, alpha"
             )
     return out
 

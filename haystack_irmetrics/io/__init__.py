@@ -1,5 +1,6 @@
 """Readers and writers for TREC and BEIR files."""
 
+from .diversity import read_subtopic_qrels
 from .trec import (
     evaluate_run_file,
     read_beir_qrels,
@@ -15,6 +16,7 @@ __all__ = [
     "read_beir_qrels",
     "read_qrels",
     "read_run",
+    "read_subtopic_qrels",
     "read_trec_qrels",
     "read_trec_run",
     "write_trec_run",

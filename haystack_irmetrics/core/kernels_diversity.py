@@ -1,0 +1,158 @@
+"""Kernels of the diversity measures, as ndeval (TREC Web 2009-2014; pyndeval) computes them.
+
+Each query is scored alone from its ranked documents and its judgments per subtopic
+(:meth:`.subtopics.SubtopicQrels.relevant_sets`): a document is relevant to a subtopic when its label
+there is at least the relevance level ``rel`` (ndeval binarises every judgment). N, the number of
+subtopics, counts those with a relevant document; a query with none scores 0. The novelty gain of the
+document at rank i (0-based) is ``G_i = sum_{s: d_i relevant to s} (1 - alpha)^{c_s(i)}``, c_s(i) the
+documents above i relevant to s. A family's value (``Family.diversity`` in :mod:`.families`) is
+``value(ranked, sets, n_subtopics, judged, cutoffs, params)`` -> one value per cutoff.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+Params = Mapping[str, float | None]
+#: ``ranked``: the query's judged documents as ``(rank, doc id)`` in rank order; ``sets``: doc -> subtopics;
+#: ``n``: subtopics with a relevant document; ``judged``: every document judged for the query.
+DiversityValue = Callable[
+    [list[tuple[int, str]], Mapping[str, list[int]], int, list[str], Sequence[int | None], Params], list[float]
+]
+
+
+def at_level(labels: Any, params: Params, relevant: Callable[[Any], Any]) -> Any:
+    """A query has a relevant document when a label reaches the diversity family's ``rel`` (default 1)."""
+    return labels >= params["rel"]
+
+
+def novelty_gains(ranked: list[tuple[int, str]], sets: Mapping[str, list[int]], alpha: float) -> list[float]:
+    """``G_i`` of each ranked document, walking down the ranking as ndeval's loops do."""
+    remaining: dict[int, float] = {}
+    out = []
+    for _, doc in ranked:
+        score = 0.0
+        for s in sets.get(doc, ()):
+            gain = remaining.get(s, 1.0)
+            score += gain
+            remaining[s] = gain * (1.0 - alpha)
+        out.append(score)
+    return out
+
+
+def _discount(rank: int) -> float:
+    """ndeval's ``log(2) / log(rank + 2)`` (natural logs, as its C)."""
+    return math.log(2.0) / math.log(rank + 2.0)
+
+
+def _ideal(sets: Mapping[str, list[int]], judged: list[str], alpha: float, depth: int) -> list[float]:
+    """ndeval's greedy ideal ranking: at each rank the judged document of highest novelty gain (ties: the
+    greatest doc id), to ``depth`` ranks; its gains."""
+    left = sorted(judged)
+    remaining: dict[int, float] = {}
+    out: list[float] = []
+    for _ in range(min(depth, len(left))):
+        best, best_score = -1, 0.0
+        for i, doc in enumerate(left):
+            score = 0.0
+            for s in sets.get(doc, ()):
+                score += remaining.get(s, 1.0)
+            if best == -1 or score > best_score or (score == best_score and doc > left[best]):
+                best, best_score = i, score
+        doc = left.pop(best)
+        for s in sets.get(doc, ()):
+            remaining[s] = remaining.get(s, 1.0) * (1.0 - alpha)
+        out.append(best_score)
+    return out
+
+
+def _depth(cutoffs: Sequence[int | None], n: int) -> int:
+    return max(n if k is None else min(k, n) for k in cutoffs) if cutoffs else 0
+
+
+def alpha_ndcg(
+    ranked: list[tuple[int, str]],
+    sets: Mapping[str, list[int]],
+    n: int,
+    judged: list[str],
+    cutoffs: Sequence[int | None],
+    params: Params,
+) -> list[float]:
+    """alpha-nDCG@k: ``sum_{i<k} G_i log(2)/log(i+2)`` over the same sum for the greedy ideal ranking."""
+    alpha = float(params["alpha"])  # type: ignore[arg-type]
+    gains = novelty_gains(ranked, sets, alpha)
+    ideal = _ideal(sets, judged, alpha, _depth(cutoffs, len(judged)))
+    out = []
+    for k in cutoffs:
+        dcg = 0.0
+        for (rank, _), g in zip(ranked, gains, strict=True):
+            if k is None or rank < k:
+                dcg += g * _discount(rank)
+        best = 0.0
+        for rank, g in enumerate(ideal if k is None else ideal[:k]):
+            best += g * _discount(rank)
+        out.append(dcg / best if dcg and best > 0 else 0.0)
+    return out
+
+
+def err_ia(
+    ranked: list[tuple[int, str]],
+    sets: Mapping[str, list[int]],
+    n: int,
+    judged: list[str],
+    cutoffs: Sequence[int | None],
+    params: Params,
+) -> list[float]:
+    """ERR-IA@k: ``sum_{i<k} G_i / (i+1)`` over ``sum_{i<k} N (1 - alpha)^i / (i+1)`` (ndeval's "ideal ideal")."""
+    alpha = float(params["alpha"])  # type: ignore[arg-type]
+    gains = novelty_gains(ranked, sets, alpha)
+    out = []
+    for k in cutoffs:
+        total = 0.0
+        for (rank, _), g in zip(ranked, gains, strict=True):
+            if k is None or rank < k:
+                total += g / (rank + 1.0)
+        norm, gain = 0.0, float(n)
+        for i in range(k if k is not None else max((r for r, _ in ranked), default=0) + 1):
+            norm += gain / (i + 1.0)
+            gain *= 1.0 - alpha
+        out.append(total / norm if norm > 0 else 0.0)
+    return out
+
+
+def nrbp(
+    ranked: list[tuple[int, str]],
+    sets: Mapping[str, list[int]],
+    n: int,
+    judged: list[str],
+    cutoffs: Sequence[int | None],
+    params: Params,
+) -> list[float]:
+    """NRBP: ``(1 - (1 - alpha) beta) / N * sum_i beta^i G_i`` over the whole ranking."""
+    alpha, beta = float(params["alpha"]), float(params["beta"])  # type: ignore[arg-type]
+    total = 0.0
+    for (rank, _), g in zip(ranked, novelty_gains(ranked, sets, alpha), strict=True):
+        total += g * beta**rank
+    value = total * (1 - (1 - alpha) * beta) / n if n else 0.0
+    return [value for _ in cutoffs]
+
+
+def subtopic_recall(
+    ranked: list[tuple[int, str]],
+    sets: Mapping[str, list[int]],
+    n: int,
+    judged: list[str],
+    cutoffs: Sequence[int | None],
+    params: Params,
+) -> list[float]:
+    """StRecall@k (ndeval's strec): the subtopics with a relevant document in the top k, over N."""
+    out = []
+    for k in cutoffs:
+        seen: set[int] = set()
+        for rank, doc in ranked:
+            if k is None or rank < k:
+                seen.update(sets.get(doc, ()))
+        out.append(len(seen) / n if n else 0.0)
+    return out
