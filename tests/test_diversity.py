@@ -199,3 +199,22 @@ def test_bad_diversity_parameters_are_typed_errors(bad):
 
     with pytest.raises((UnknownMeasureError, InvalidCutoffError)):
         parse_measure(bad)
+
+
+def test_the_report_reads_diversity_qrels_when_a_diversity_measure_is_asked(tmp_path):
+    from haystack_irmetrics.report.data import build_report
+
+    (tmp_path / "qrels").write_text("1 1 a 1\n1 2 b 1\n1 2 a 0\n1 3 c 1\n")
+    runs = {"first": {"1": {"a": 3.0, "x": 2.0, "b": 1.0}}, "second": {"1": {"c": 3.0, "b": 2.0}}}
+    data = build_report(runs, tmp_path / "qrels", measures=["alpha_nDCG@5", "StRecall@2", "P@2"], significance=False)
+    assert data.means["first"]["StRecall@2"] == 1 / 3 and data.means["second"]["StRecall@2"] == 2 / 3
+    assert data.best("alpha_nDCG@5") == data.means["second"]["alpha_nDCG@5"]
+    assert data.judgment("1", "a") == "1"  # the page shows each document's highest label
+
+
+def test_the_evaluator_component_refuses_a_diversity_measure_at_init_naming_why():
+    from haystack_irmetrics.components import IRMetricsEvaluator
+    from haystack_irmetrics.errors import UnknownMeasureError
+
+    with pytest.raises(UnknownMeasureError, match="alpha_nDCG@10 reads judgments per subtopic, which ground-truth"):
+        IRMetricsEvaluator(metrics=["NDCG", "alpha_nDCG"], k_values=[10])

@@ -74,7 +74,7 @@ from haystack import Document, component, default_from_dict, default_to_dict
 
 from ..core import DEFAULT_K_VALUES, EvaluationResult, Measure, evaluate, resolve_preset
 from ..core.measures import check_cutoff, check_k_values, resolve_measures
-from ..errors import InvalidPolicyError
+from ..errors import InvalidPolicyError, UnknownMeasureError
 from ..integration.documents import DocumentPath
 
 _NAN = float("nan")
@@ -364,7 +364,7 @@ class IRMetricsEvaluator(_DocumentEvaluator):
         :param ignore_identical_ids: see :class:`NDCGEvaluator`.
         :param no_relevant: see :class:`NDCGEvaluator`.
         :raises UnknownMeasureError: (or InvalidCutoffError, DuplicateCutoffError, InvalidPolicyError) on a bad
-            parameter.
+            parameter; also for a diversity measure (``alpha_nDCG``, ...), which needs judgments per subtopic.
         """
         # Kept as plain JSON values (the YAML stores them): a bare name is one measure, numpy ints are ints.
         if isinstance(metrics, str):
@@ -374,6 +374,11 @@ class IRMetricsEvaluator(_DocumentEvaluator):
         )
         self.k_values = None if k_values is None else check_k_values(k_values)
         self._measures = resolve_measures(self.metrics, list(DEFAULT_K_VALUES) if k_values is None else self.k_values)
+        if diverse := [m.name for m in self._measures if m.spec.needs_subtopics]:
+            raise UnknownMeasureError(
+                f"{diverse[0]} reads judgments per subtopic, which ground-truth Documents do not carry: "
+                "score it with evaluate() and SubtopicQrels, or irmetrics evaluate"
+            )
         self._setup(
             document_comparison_field=document_comparison_field,
             relevance_field=relevance_field,

@@ -19,7 +19,8 @@ import numpy as np
 
 from ..core import DEFAULT_K_VALUES, EvaluationResult, Preset, Qrels, evaluate, resolve_preset
 from ..core.inputs import ArrayRun, as_run
-from ..core.measures import FAMILIES, parse_measure
+from ..core.measures import FAMILIES, parse_measure, resolve_measures
+from ..core.subtopics import SubtopicQrels
 from ..errors import InvalidArgumentError, IRMetricsError, NoOverlapError
 from ..stats import Comparison, compare_with_baseline, paired_arrays
 from ..stats.significance import check_confidence, check_resamples, check_seed
@@ -151,7 +152,10 @@ def build_report(
     policy_obj = resolve_preset(preset, **{k: v for k, v in policy.items() if v is not None})
     dataset = _dataset_files(sources, corpus)
     all_scored = all(s.scored is not None for s in sources)
-    judgments = _qrels(qrels, dataset, sources, optional=all_scored)
+    judgments = _qrels(qrels, dataset, sources, optional=all_scored, measures=measures, k_values=k_values)
+    subtopics = judgments if isinstance(judgments, SubtopicQrels) else None
+    if subtopics is not None:  # the diversity measures read the subtopics; the page shows the topical labels
+        judgments = subtopics.topical
     notes: list[str] = []
     evaluations: dict[str, EvaluationResult] = {}
     values: dict[str, dict[str, dict[str, float]]] = {}
@@ -163,7 +167,7 @@ def build_report(
             means[s.name] = dict(given_means)
         elif s.scored is None:
             try:
-                ev = evaluate(judgments, s.run, k_values, measures=measures, preset=policy_obj)
+                ev = evaluate(subtopics or judgments, s.run, k_values, measures=measures, preset=policy_obj)
             except NoOverlapError as e:
                 raise NoOverlapError(f"run {s.name!r}: {e}") from None
             evaluations[s.name] = ev
@@ -238,8 +242,19 @@ def _dataset_files(sources: list[Source], corpus: str | os.PathLike[str] | None)
     return {}
 
 
-def _qrels(qrels: Any, dataset: dict[str, Path], sources: list[Source], optional: bool) -> Qrels | None:
-    from ..io import read_qrels
+def _qrels(
+    qrels: Any,
+    dataset: dict[str, Path],
+    sources: list[Source],
+    optional: bool,
+    measures: Any = None,
+    k_values: Any = None,
+) -> Qrels | SubtopicQrels | None:
+    """The judgments; read as TREC diversity qrels (the second column the subtopic) when a measure needs them."""
+    from ..io import read_qrels, read_subtopic_qrels
+
+    if isinstance(qrels, SubtopicQrels):
+        return qrels
 
     if qrels is None:
         if "qrels" not in dataset and optional:  # per-query values only: no drill-down judgments
@@ -251,6 +266,8 @@ def _qrels(qrels: Any, dataset: dict[str, Path], sources: list[Source], optional
             )
         qrels = dataset["qrels"]
     if isinstance(qrels, str | os.PathLike):
+        if measures is not None and any(m.spec.needs_subtopics for m in resolve_measures(measures, k_values)):
+            return read_subtopic_qrels(qrels)
         return read_qrels(qrels)
     return qrels if isinstance(qrels, Qrels) else Qrels.from_dict(qrels)
 
