@@ -229,6 +229,7 @@ class _Evaluation:
         subtopics: SubtopicQrels | None = None,
     ) -> None:  # fmt: skip
         self.subtopics = subtopics
+        self._subtopic_views: dict[tuple, list] = {}
         self.qrels = qrels
         self.prep = prep
         self.preset = preset
@@ -394,19 +395,23 @@ class _Evaluation:
                 f"{ms[0].name} reads judgments per subtopic: give SubtopicQrels as the qrels "
                 "(SubtopicQrels.from_dict, io.read_subtopic_qrels; irmetrics evaluate reads QRELS so)"
             )
-        order, ranks = self.ranked(policy.ties)
-        owner, docs = self.prep.pair_query[order].tolist(), [self.prep.pair_doc[i] for i in order.tolist()]
-        by_query: list[list[tuple[int, str]]] = [[] for _ in self.prep.qids]
-        for q, rank, doc in zip(owner, ranks.tolist(), docs, strict=True):
-            by_query[q].append((rank, doc))
         params = ms[0].params
+        key = (policy.ties, params["rel"])  # the families of one tie order and level share these
+        if key not in self._subtopic_views:
+            order, ranks = self.ranked(policy.ties)
+            owner, docs = self.prep.pair_query[order].tolist(), [self.prep.pair_doc[i] for i in order.tolist()]
+            by_query: list[list[tuple[int, str]]] = [[] for _ in self.prep.qids]
+            for q, rank, doc in zip(owner, ranks.tolist(), docs, strict=True):
+                by_query[q].append((rank, doc))
+            level = float(params["rel"])  # type: ignore[arg-type]
+            self._subtopic_views[key] = [(by_query[i], *self.subtopics.relevant_sets(qid, level))
+                                         for i, qid in enumerate(self.prep.qids)]  # fmt: skip
         table = np.zeros((len(ms), len(self.prep.qids)), np.float64)
         rel_any = np.zeros(len(self.prep.qids), bool)
-        for i, qid in enumerate(self.prep.qids):
-            sets, n, judged = self.subtopics.relevant_sets(qid, float(params["rel"]))  # type: ignore[arg-type]
+        for i, (ranked, sets, n, judged) in enumerate(self._subtopic_views[key]):
             rel_any[i] = n > 0
             if n:
-                table[:, i] = spec.diversity(by_query[i], sets, n, judged, [m.cutoff for m in ms], params)  # type: ignore[misc]
+                table[:, i] = spec.diversity(ranked, sets, n, judged, [m.cutoff for m in ms], params)  # type: ignore[misc]
         return _Block(table, rel_any)
 
     def _coverage(self, spec: Family, policy: FamilyPolicy, ms: list[Measure]) -> _Block:

@@ -15,6 +15,8 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 Params = Mapping[str, float | None]
 #: ``ranked``: the query's judged documents as ``(rank, doc id)`` in rank order; ``sets``: doc -> subtopics;
 #: ``n``: subtopics with a relevant document; ``judged``: every document judged for the query.
@@ -49,22 +51,27 @@ def _discount(rank: int) -> float:
 
 def _ideal(sets: Mapping[str, list[int]], judged: list[str], alpha: float, depth: int) -> list[float]:
     """ndeval's greedy ideal ranking: at each rank the judged document of highest novelty gain (ties: the
-    greatest doc id), to ``depth`` ranks; its gains."""
-    left = sorted(judged)
-    remaining: dict[int, float] = {}
+    greatest doc id), to ``depth`` ranks; its gains. Each document's gain is summed over its subtopics in
+    index order, as ndeval adds them (adding 0.0 for the others changes no bit)."""
+    docs = sorted(judged)
+    n_sub = 1 + max((s for doc in docs for s in sets.get(doc, ())), default=-1)
+    member = np.zeros((len(docs), n_sub), bool)
+    pairs = [(i, sub) for i, doc in enumerate(docs) if doc in sets for sub in sets[doc]]
+    if pairs:
+        rows, cols = zip(*pairs, strict=True)
+        member[list(rows), list(cols)] = True
+    remaining = np.ones(n_sub, np.float64)
+    left = np.ones(len(docs), bool)
     out: list[float] = []
-    for _ in range(min(depth, len(left))):
-        best, best_score = -1, 0.0
-        for i, doc in enumerate(left):
-            score = 0.0
-            for s in sets.get(doc, ()):
-                score += remaining.get(s, 1.0)
-            if best == -1 or score > best_score or (score == best_score and doc > left[best]):
-                best, best_score = i, score
-        doc = left.pop(best)
-        for s in sets.get(doc, ()):
-            remaining[s] = remaining.get(s, 1.0) * (1.0 - alpha)
-        out.append(best_score)
+    for _ in range(min(depth, len(docs))):
+        score = np.zeros(len(docs), np.float64)
+        for s in range(n_sub):
+            score += np.where(member[:, s], remaining[s], 0.0)
+        score[~left] = -1.0
+        best = len(docs) - 1 - int(np.argmax(score[::-1]))  # the last maximum: the greatest doc id
+        left[best] = False
+        remaining[member[best]] *= 1.0 - alpha
+        out.append(float(score[best]))
     return out
 
 
