@@ -218,3 +218,18 @@ def test_the_evaluator_component_refuses_a_diversity_measure_at_init_naming_why(
 
     with pytest.raises(UnknownMeasureError, match="alpha_nDCG@10 reads judgments per subtopic, which ground-truth"):
         IRMetricsEvaluator(metrics=["NDCG", "alpha_nDCG"], k_values=[10])
+
+
+def test_compare_reads_diversity_qrels_when_a_diversity_measure_is_asked(tmp_path, capsys):
+    from haystack_irmetrics.cli.app import main
+
+    (tmp_path / "qrels").write_text("1 1 a 1\n1 2 b 1\n1 3 c 1\n2 1 x 1\n2 2 y 1\n")
+    (tmp_path / "a.trec").write_text("1 Q0 a 1 3.0 r\n1 Q0 b 2 2.0 r\n2 Q0 x 1 1.0 r\n")
+    (tmp_path / "b.trec").write_text("1 Q0 a 1 3.0 s\n1 Q0 z 2 2.0 s\n2 Q0 z 1 1.0 s\n")
+    argv = ["compare", str(tmp_path / "a.trec"), str(tmp_path / "b.trec"), "--qrels", str(tmp_path / "qrels"),
+            "-m", "StRecall@2,alpha_nDCG@5", "--no-stats", "--preset", "trec"]  # fmt: skip
+    assert main(argv) in (0, None)
+    out = capsys.readouterr().out
+    # q1: a, b cover 2 of 3 subtopics; q2: x covers 1 of 2. The other run: a alone, then nothing.
+    assert "| StRecall@2 | 0.58333 | 0.16667 | -0.41667 |" in out
+    assert "| alpha_nDCG@5 |" in out

@@ -16,7 +16,8 @@ import numpy as np
 
 from .._extras import require
 from ..core import DEFAULT_K_VALUES, EvaluationResult, Qrels, Run, evaluate
-from ..core.measures import FAMILIES, parse_measure
+from ..core.measures import FAMILIES, parse_measure, resolve_measures
+from ..core.subtopics import SubtopicQrels
 from ..errors import InvalidArgumentError, InvalidPolicyError
 from ..io.beir_outputs import read_run_dataset, shared_qrels, tell_apart
 from ..stats import Comparison, compare_with_baseline
@@ -271,7 +272,7 @@ def compare_many(
     :param confidence: the level of the bootstrap intervals.
     :returns: a :class:`RunsComparison`.
     """
-    from ..io import read_qrels, read_run
+    from ..io import read_qrels, read_run, read_subtopic_qrels
 
     if isinstance(runs, str | os.PathLike | Mapping) or not isinstance(runs, Sequence):
         raise InvalidArgumentError(f"runs must be a list of runs, got {type(runs).__name__}")
@@ -292,7 +293,11 @@ def compare_many(
                 "names their dataset"
             )
         qrels = shared_qrels(datasets)
-    q = read_qrels(qrels) if isinstance(qrels, str | os.PathLike) else qrels
+    if isinstance(qrels, str | os.PathLike):  # a diversity measure reads the second column as the subtopic
+        diverse = any(m.spec.needs_subtopics for m in resolve_measures(measures, k_values))
+        q = read_subtopic_qrels(qrels) if diverse else read_qrels(qrels)
+    else:
+        q = qrels
     notes: list[str] = []
     if significance is None:
         significance = _scipy_installed()
@@ -419,7 +424,7 @@ def _answered(run: Any) -> set[str]:
 
 
 def _judged(qrels: Any) -> set[str]:
-    q = Qrels.from_dict(qrels)
+    q = qrels.topical if isinstance(qrels, SubtopicQrels) else Qrels.from_dict(qrels)
     return {qid for qid in q.qids if q.judged(qid)}
 
 
