@@ -156,6 +156,38 @@ class UnknownStrategyError(FeedbackError):
     """An aggregation strategy, de-duplication mode or error policy is not one of the documented names."""
 
 
+class SessionError(FeedbackError):
+    """A session of a click log cannot be used: its positions repeat or skip, or it mixes queries.
+
+    The message names the source, the session and the rows (1-based data rows) it is about.
+    """
+
+    def __init__(
+        self, message: str, *, source: str | None = None, session: str | None = None, rows: list[int] | None = None
+    ) -> None:
+        where = f"{source}: " if source else ""
+        if session is not None:
+            where += f"session {shorten(repr(session))}"
+            if rows:
+                shown = ", ".join(map(str, rows[:10])) + (", ..." if len(rows) > 10 else "")
+                where += f" (rows {shown})"
+            where += ": "
+        super().__init__(where + message)
+        self.source = source
+        self.session = session
+        self.rows = rows
+
+
+class ClickModelError(FeedbackError):
+    """A click model cannot be fitted or scored as asked: an unknown model, no session to fit on or to
+    test, a test fraction outside (0, 1), parameters that do not belong to the model."""
+
+
+class InterleavingError(FeedbackError):
+    """Interleaving cannot run or be credited: an unknown method, a team other than ``a``/``b``, a
+    session without teams, a document shown twice in one interleaved list."""
+
+
 # -- the BEIR runner ---------------------------------------------------------------------------------
 
 
@@ -221,6 +253,7 @@ __all__ = [
     "MESSAGE_LIMIT",
     "CacheWarning",
     "CheckpointError",
+    "ClickModelError",
     "ConfigurationChangedError",
     "DatasetError",
     "DatasetNotFoundError",
@@ -232,6 +265,7 @@ __all__ = [
     "FeedbackSchemaError",
     "FusionError",
     "IRMetricsError",
+    "InterleavingError",
     "InvalidArgumentError",
     "InvalidCutoffError",
     "InvalidDocumentsError",
@@ -248,6 +282,7 @@ __all__ = [
     "OutputError",
     "ParseError",
     "PipelineError",
+    "SessionError",
     "SplitQueryError",
     "StatsInputError",
     "SuspiciousInputWarning",

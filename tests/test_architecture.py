@@ -231,6 +231,7 @@ LAYERS = [
     ("plots",),
     ("integration", "compare"),
     ("beir", "feedback"),
+    ("judges",),  # beside beir/ and feedback/: the model judge under components/judge.py
     ("components",),
     ("report",),
     ("cli",),

@@ -424,7 +424,8 @@ class FeedbackLog:
         text by extension or magic bytes), or a table: list of row dicts, dict of columns, polars or
         pandas frame, pyarrow Table.
     :param columns: :class:`FeedbackColumns` or a dict ``{role: column name}`` (roles: ``query``, ``doc``,
-        ``position``, ``vote``, ``user``, ``session``, ``timestamp``, ``segment``, ``query_text``).
+        ``position``, ``vote``, ``user``, ``session``, ``timestamp``, ``segment``, ``query_text``, and a
+        click log's ``click``, ``team``, ``propensity``).
     :param fmt: ``"jsonl"``, ``"csv"``, ``"tsv"`` or ``"parquet"``; default from the file name.
     :param on_error: ``"raise"`` (default) or ``"skip"`` (count and list malformed rows, see module docs).
     :param vote_map: words accepted as votes, ``{word: value}``; default ``up``/``down``, ``like``/``dislike``, ...

@@ -21,6 +21,9 @@ name            type        meaning
 ``timestamp``   float64     epoch microseconds or any numeric order (optional; orders a user's votes)
 ``segment``     str         a breakdown key such as locale or device (optional)
 ``query_text``  str         the text to replay through a pipeline (optional; default the query id)
+``click``       float64     a click log's click: 1.0 or 0.0 (optional; :mod:`haystack_irmetrics.clicks`)
+``team``        str         the interleaving team that placed the document (optional)
+``propensity``  float64     the logging policy's probability of what it showed, in (0, 1] (optional)
 ==============  ==========  ===================================================================
 
 :func:`normalize_frame` turns raw log columns into these in one vectorised pass per batch (polars).
@@ -39,7 +42,10 @@ Rules, per canonical field (see above):
   error. NaN, infinities and unknown words are malformed.
 * ``timestamp``: a datetime/date column, a number, numeric text or ISO 8601 text; becomes a float
   (epoch microseconds for dates). Only the order matters (it orders a user's votes).
-* ``user``, ``session``, ``segment``, ``query_text``: any scalar, read as text; blank is null.
+* ``click``: 0 or 1, a boolean, or one of ``yes``/``no``, ``true``/``false`` (case-insensitive);
+  missing, another number or another word is malformed.
+* ``propensity``: a number in (0, 1]; missing or outside is malformed.
+* ``user``, ``session``, ``segment``, ``query_text``, ``team``: any scalar, read as text; blank is null.
 """
 
 from __future__ import annotations
@@ -62,7 +68,20 @@ if TYPE_CHECKING:  # pragma: no cover
 else:
     from ._deps import pa, pl
 
-CANONICAL = ("query", "doc", "position", "vote", "user", "session", "timestamp", "segment", "query_text")
+CANONICAL = (
+    "query",
+    "doc",
+    "position",
+    "vote",
+    "user",
+    "session",
+    "timestamp",
+    "segment",
+    "query_text",
+    "click",
+    "team",
+    "propensity",
+)
 REQUIRED = ("query", "doc")
 
 #: Spelled-out votes understood by default (case-insensitive, surrounding blanks ignored). Numbers,
@@ -105,6 +124,9 @@ class FeedbackColumns:
     timestamp: str | None = None
     segment: str | None = None
     query_text: str | None = None
+    click: str | None = None
+    team: str | None = None
+    propensity: str | None = None
 
     def __post_init__(self) -> None:
         seen: dict[str, str] = {}
@@ -146,7 +168,9 @@ class FeedbackColumns:
         raise FeedbackSchemaError(f"columns must be a FeedbackColumns or a dict, got {type(value).__name__}")
 
 
-TEXT_FIELDS = ("user", "session", "segment", "query_text")
+TEXT_FIELDS = ("user", "session", "segment", "query_text", "team")
+#: Words a click column may hold besides 0/1 and booleans (case-insensitive).
+CLICK_WORDS: Mapping[str, float] = {"yes": 1.0, "no": 0.0, "true": 1.0, "false": 0.0}
 #: Columns the readers attach to raw rows: the data row (1-based) and the physical line of text files.
 ROW_IN = "__row__"
 LINE_IN = "__line__"
@@ -172,6 +196,9 @@ def canonical_schema() -> pa.Schema:
             ("timestamp", pa.float64()),
             ("segment", pa.string()),
             ("query_text", pa.string()),
+            ("click", pa.float64()),
+            ("team", pa.string()),
+            ("propensity", pa.float64()),
             ("error", pa.string()),
             ("error_column", pa.string()),
             ("error_value", pa.string()),
@@ -347,6 +374,29 @@ def normalize_frame(
     else:
         values["timestamp"] = pl.lit(None, pl.Float64)
 
+    if "click" in wanted:
+        src = wanted["click"]
+        number, unparsable = _number(src, kinds[src], "click", dict(CLICK_WORDS))
+        raw = _raw(src, kinds[src])
+        checks.append((src, number.is_null() & ~unparsable, "click is missing", raw))
+        checks.append((src, unparsable, "click is neither 0/1 nor yes/no or true/false", raw))
+        binary = (number == 0.0) | (number == 1.0)
+        checks.append((src, number.is_not_null() & ~binary.fill_null(False), "click is not 0 or 1", raw))
+        values["click"] = pl.when(binary).then(number)
+    else:
+        values["click"] = pl.lit(None, pl.Float64)
+
+    if "propensity" in wanted:
+        src = wanted["propensity"]
+        number, unparsable = _number(src, kinds[src], "propensity")
+        raw = _raw(src, kinds[src])
+        inside = number.is_finite() & (number > 0.0) & (number <= 1.0)
+        checks.append((src, number.is_null() & ~unparsable, "propensity is missing", raw))
+        checks.append((src, unparsable | (number.is_not_null() & ~inside), "propensity is not a number in (0, 1]", raw))
+        values["propensity"] = pl.when(inside).then(number)
+    else:
+        values["propensity"] = pl.lit(None, pl.Float64)
+
     for field in TEXT_FIELDS:
         src = wanted.get(field)
         values[field] = pl.lit(None, pl.String) if src is None else _text(src, kinds[src], field)
@@ -362,6 +412,9 @@ def normalize_frame(
             *(values[f].alias(f) for f in ("query", "doc", "position", "vote", "user", "session", "timestamp")),
             values["segment"].alias("segment"),
             values["query_text"].alias("query_text"),
+            values["click"].alias("click"),
+            values["team"].alias("team"),
+            values["propensity"].alias("propensity"),
             error.alias("error"),
             error_column.alias("error_column"),
             error_value.alias("error_value"),
@@ -492,6 +545,7 @@ def _cell_text(v: Any) -> str:
 
 __all__ = [
     "CANONICAL",
+    "CLICK_WORDS",
     "DEFAULT_VOTE_MAP",
     "LINE_IN",
     "REQUIRED",

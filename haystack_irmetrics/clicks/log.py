@@ -1,0 +1,390 @@
+"""The click log: a feedback log with click columns, read into sessions (one impression each).
+
+A click log is a feedback log (:class:`~haystack_irmetrics.feedback.FeedbackLog`: the same readers,
+formats, column options, line limits and bad-input rules) whose rows carry a click instead of a vote:
+one row per (session, position), where a *session* is one impression, a result list shown once.
+
+Default column names (each configurable, as the feedback log's): ``query_id``, ``doc_id``,
+``session``, ``position`` and ``click`` (0/1, a boolean, ``yes``/``no``); optionally ``team`` (which
+interleaving team placed the document) and ``propensity`` (the logging policy's probability of what
+it showed), and the feedback log's ``segment``.
+
+Rows are checked by the feedback readers (a malformed row names its row, line and column). Sessions
+are checked here: a session's positions must run 1, 2, ..., n (a position shown twice, or a missing
+one, is a :class:`~haystack_irmetrics.errors.SessionError` naming the session and its rows), and a
+session shows one query. With ``on_error="skip"`` such sessions are left out and listed
+(:attr:`ClickLog.skipped_sessions`), as malformed rows are (:attr:`ClickLog.skipped`).
+
+:meth:`ClickLog.sessions` reads the log once into :class:`Sessions`: numpy arrays of one row per
+session (the documents, as codes of distinct (query, document) pairs, and the clicks by rank). The
+strings are read once, in one column per field; the arrays hold 6 bytes a row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import ClickModelError, FeedbackSchemaError, SessionError
+from ..feedback.reading import DEFAULT_BATCH_ROWS, FeedbackLog
+from ..feedback.schema import FeedbackColumns
+
+if TYPE_CHECKING:  # pragma: no cover
+    import polars as pl
+
+#: The roles a click log reads by default, and their column names.
+CLICK_COLUMNS: Mapping[str, str | None] = {
+    "query": "query_id",
+    "doc": "doc_id",
+    "position": "position",
+    "vote": None,
+    "session": "session",
+    "click": "click",
+}
+#: Team codes in :attr:`Sessions.team`: ``a``, ``b``, no team given, another word.
+TEAM_A, TEAM_B, TEAM_NONE, TEAM_OTHER = 0, 1, -1, -2
+
+
+def click_columns(
+    columns: FeedbackColumns | Mapping[str, str | None] | None = None, *, team: bool = False, propensity: bool = False
+) -> FeedbackColumns:
+    """The columns of a click log: :data:`CLICK_COLUMNS`, ``team``/``propensity`` when asked, then ``columns``.
+
+    :raises FeedbackSchemaError: the result has no ``click`` or no ``session`` column.
+    """
+    if isinstance(columns, FeedbackColumns):
+        out = columns
+    else:
+        base: dict[str, str | None] = dict(CLICK_COLUMNS)
+        if team:
+            base["team"] = "team"
+        if propensity:
+            base["propensity"] = "propensity"
+        if columns is not None and not isinstance(columns, Mapping):
+            raise FeedbackSchemaError(f"columns must be a FeedbackColumns or a dict, got {type(columns).__name__}")
+        base.update(columns or {})
+        out = FeedbackColumns.coerce(base)
+    for role in ("click", "session", "position"):
+        if getattr(out, role) is None:
+            raise FeedbackSchemaError(f"a click log needs a {role!r} column; give its name")
+    return out
+
+
+@dataclass(frozen=True)
+class Sessions:
+    """Sessions as arrays: ``S`` sessions of at most ``R`` ranks over ``P`` distinct (query, document) pairs.
+
+    ``pairs[s, r]`` is the pair shown at rank ``r + 1`` of session ``s`` (``-1`` beyond its ``length``),
+    ``clicks[s, r]`` whether it was clicked. ``pair_query``/``pair_doc`` index ``query_names``/``doc_names``.
+    """
+
+    query: np.ndarray
+    pairs: np.ndarray
+    clicks: np.ndarray
+    length: np.ndarray
+    pair_query: np.ndarray
+    pair_doc: np.ndarray
+    query_names: np.ndarray
+    doc_names: np.ndarray
+    first_row: np.ndarray
+    team: np.ndarray | None = None
+    propensity: np.ndarray | None = None
+    segment: np.ndarray | None = None
+    shown: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "shown", self.pairs >= 0)
+
+    @property
+    def n_sessions(self) -> int:
+        return int(self.pairs.shape[0])
+
+    @property
+    def n_ranks(self) -> int:
+        return int(self.pairs.shape[1])
+
+    @property
+    def n_pairs(self) -> int:
+        return int(self.pair_query.shape[0])
+
+    def subset(self, index: np.ndarray) -> Sessions:
+        """The sessions at ``index`` (positions or a mask), over the same pair table."""
+        take = np.asarray(index)
+
+        def pick(a: np.ndarray | None) -> np.ndarray | None:
+            return None if a is None else a[take]
+
+        return replace(
+            self,
+            query=self.query[take],
+            pairs=self.pairs[take],
+            clicks=self.clicks[take],
+            length=self.length[take],
+            first_row=self.first_row[take],
+            team=pick(self.team),
+            propensity=pick(self.propensity),
+            segment=pick(self.segment),
+        )
+
+    def split(self, test_fraction: float, seed: int = 0) -> tuple[Sessions, Sessions]:
+        """(train, test): a seeded random ``test_fraction`` of the sessions held out, over the same pairs.
+
+        :raises ClickModelError: ``test_fraction`` is not in (0, 1), or a side would hold no session.
+        """
+        if isinstance(test_fraction, bool) or not isinstance(test_fraction, int | float) or not 0 < test_fraction < 1:
+            raise ClickModelError(f"the test fraction must be a number in (0, 1), got {test_fraction!r}")
+        n_test = round(self.n_sessions * test_fraction)
+        if n_test == 0 or n_test == self.n_sessions:
+            raise ClickModelError(
+                f"a test fraction of {test_fraction} of {self.n_sessions} sessions leaves no session on one side"
+            )
+        order = np.random.default_rng(seed).permutation(self.n_sessions)
+        test = np.sort(order[:n_test])
+        train = np.sort(order[n_test:])
+        return self.subset(train), self.subset(test)
+
+    def aligned_to(self, other: Sessions) -> Sessions:
+        """These sessions over ``other``'s pair table: a pair ``other`` lacks gets a code from ``other.n_pairs`` up."""
+        from ..feedback._deps import pl
+
+        mine = pl.DataFrame(
+            {"q": self.query_names[self.pair_query].astype(str), "d": self.doc_names[self.pair_doc].astype(str)}
+        ).with_row_index("mine")
+        theirs = pl.DataFrame(
+            {"q": other.query_names[other.pair_query].astype(str), "d": other.doc_names[other.pair_doc].astype(str)}
+        ).with_row_index("theirs")
+        joined = mine.join(theirs, on=["q", "d"], how="left").sort("mine")
+        code = joined["theirs"].to_numpy(allow_copy=True).astype(np.float64)
+        unknown = np.isnan(code)
+        code[unknown] = other.n_pairs + np.arange(int(unknown.sum()))
+        remap = code.astype(np.int64)
+        pairs = np.where(self.shown, remap[np.maximum(self.pairs, 0)], -1).astype(np.int32)
+        extra = np.flatnonzero(unknown)
+        return replace(
+            self,
+            pairs=pairs,
+            pair_query=np.concatenate([other.pair_query, np.full(extra.size, -1, np.int32)]),
+            pair_doc=np.concatenate([other.pair_doc, np.full(extra.size, -1, np.int32)]),
+            query_names=other.query_names,
+            doc_names=other.doc_names,
+        )
+
+    def pair_names(self) -> tuple[list[str], list[str]]:
+        """(query id, document id) of every pair, in pair-code order."""
+        return (
+            self.query_names[self.pair_query].astype(str).tolist(),
+            self.doc_names[self.pair_doc].astype(str).tolist(),
+        )
+
+
+class ClickLog:
+    """A click log (path or table) read into :class:`Sessions`.
+
+    :param source: as :class:`~haystack_irmetrics.feedback.FeedbackLog` (JSONL, CSV/TSV, Parquet, a table).
+    :param columns: ``{role: column}`` over :data:`CLICK_COLUMNS` (roles as the feedback log's, plus
+        ``click``, ``team``, ``propensity``), or a complete :class:`FeedbackColumns`.
+    :param team: read the ``team`` column (interleaving); :param propensity: read ``propensity``.
+    :param on_error: ``"raise"`` (default: the first malformed row or session is an error) or ``"skip"``.
+    :param max_rank: keep the first ``max_rank`` positions of each session (default: all).
+
+    Usage::
+
+        >>> log = ClickLog([
+        ...     {"session": "s1", "query_id": "q1", "doc_id": "d1", "position": 1, "click": 1},
+        ...     {"session": "s1", "query_id": "q1", "doc_id": "d2", "position": 2, "click": 0},
+        ...     {"session": "s2", "query_id": "q1", "doc_id": "d2", "position": 1, "click": "no"},
+        ...     {"session": "s2", "query_id": "q1", "doc_id": "d1", "position": 3, "click": "yes"},
+        ... ], on_error="skip")
+        >>> log.sessions().clicks.tolist()
+        [[True, False]]
+        >>> log.skipped_sessions.rows()
+        [('s2', [3, 4], 'position 2 is missing (positions run 1, 3)')]
+    """
+
+    def __init__(
+        self,
+        source: Any,
+        *,
+        columns: FeedbackColumns | Mapping[str, str | None] | None = None,
+        team: bool = False,
+        propensity: bool = False,
+        fmt: str | None = None,
+        on_error: str = "raise",
+        position_base: int = 1,
+        batch_rows: int = DEFAULT_BATCH_ROWS,
+        max_rank: int | None = None,
+    ) -> None:
+        if max_rank is not None and (isinstance(max_rank, bool) or not isinstance(max_rank, int) or max_rank < 1):
+            raise ClickModelError(f"max_rank must be a positive int, got {max_rank!r}")
+        self.feedback = FeedbackLog(
+            source,
+            columns=click_columns(columns, team=team, propensity=propensity),
+            fmt=fmt,
+            on_error=on_error,
+            position_base=position_base,
+            batch_rows=batch_rows,
+        )
+        self.name = self.feedback.name
+        self.max_rank = max_rank
+        self._sessions: Sessions | None = None
+        self._skipped_sessions: pl.DataFrame | None = None
+
+    def __repr__(self) -> str:
+        return f"ClickLog({self.name!r}, on_error={self.feedback.on_error!r})"
+
+    @property
+    def skipped(self) -> pl.DataFrame:
+        """Malformed rows (as :attr:`FeedbackLog.skipped`): ``row``, ``line``, ``column``, ``value``, ``reason``."""
+        self.sessions()
+        return self.feedback.skipped
+
+    @property
+    def skipped_sessions(self) -> pl.DataFrame:
+        """Sessions left out (``on_error="skip"``): ``session``, ``rows`` (their data rows), ``reason``."""
+        self.sessions()
+        assert self._skipped_sessions is not None
+        return self._skipped_sessions
+
+    def sessions(self) -> Sessions:
+        """Every usable session, read once (see :class:`Sessions`)."""
+        if self._sessions is None:
+            self._sessions, self._skipped_sessions = _read_sessions(self)
+        return self._sessions
+
+
+def _read_sessions(log: ClickLog) -> tuple[Sessions, pl.DataFrame]:
+    from ..feedback._deps import pl
+
+    cols = log.feedback.columns
+    keep = ["row", "session", "query", "doc", "position", "click"]
+    keep += [c for c in ("team", "propensity", "segment") if getattr(cols, c) is not None]
+    parts = [
+        b.select(keep).with_columns(pl.col("position").cast(pl.Int32), pl.col("click").cast(pl.Boolean))
+        for b in log.feedback.batches()
+    ]
+    if not parts:
+        raise ClickModelError(f"{log.name}: the click log has no rows")
+    df = pl.concat(parts, rechunk=True)
+    del parts
+    # Sessions in the order of their first row, each by position: the same order in every process.
+    df = df.with_columns(pl.col("row").min().over("session").alias("first")).sort(["first", "position"])
+    first = df["first"].to_numpy()
+    position = df["position"].to_numpy()
+    qcode = df["query"].cast(pl.Categorical).to_physical().to_numpy().astype(np.int64)
+    starts = np.flatnonzero(np.r_[True, first[1:] != first[:-1]])
+    n_rows = first.size
+    session_of_row = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, n_rows]))
+    within = np.arange(n_rows) - starts[session_of_row]
+
+    bad = (position != within + 1) | (qcode != qcode[starts[session_of_row]])
+    skipped_rows: list[tuple[str, list[int], str]] = []
+    if bad.any():
+        bad_sessions = np.unique(session_of_row[bad])
+        rows = df["row"].to_numpy()
+        for s in bad_sessions[: 1 if log.feedback.on_error == "raise" else None].tolist():
+            lo = starts[s]
+            hi = starts[s + 1] if s + 1 < starts.size else n_rows
+            name = str(df["session"][int(lo)])
+            reason = _session_problem(position[lo:hi], df["query"][int(lo) : int(hi)].to_list())
+            session_rows = sorted(rows[lo:hi].tolist())
+            if log.feedback.on_error == "raise":
+                raise SessionError(
+                    f"{reason} (on_error='skip', or --on-error skip, lists such sessions and leaves them out)",
+                    source=log.name,
+                    session=name,
+                    rows=session_rows,
+                )
+            skipped_rows.append((name, session_rows, reason))
+        drop = np.isin(session_of_row, bad_sessions)
+        df = df.filter(pl.Series(~drop))
+        first, position, qcode = first[~drop], position[~drop], qcode[~drop]
+        starts = np.flatnonzero(np.r_[True, first[1:] != first[:-1]]) if first.size else np.zeros(0, np.int64)
+        n_rows = first.size
+        session_of_row = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, n_rows]))
+        within = np.arange(n_rows) - starts[session_of_row]
+    skipped = pl.DataFrame(
+        {
+            "session": [s for s, _, _ in skipped_rows],
+            "rows": [r for _, r, _ in skipped_rows],
+            "reason": [r for _, _, r in skipped_rows],
+        },
+        schema={"session": pl.String, "rows": pl.List(pl.Int64), "reason": pl.String},
+    )
+    if n_rows == 0:
+        raise ClickModelError(f"{log.name}: no usable session in the click log")
+
+    dcode = df["doc"].cast(pl.Categorical).to_physical().to_numpy().astype(np.int64)
+    key = (qcode << 32) | dcode
+    _, pair_first, pair_of_row = np.unique(key, return_index=True, return_inverse=True)
+    qnames, qfirst, qinv = np.unique(qcode[pair_first], return_index=True, return_inverse=True)
+    dnames, dfirst, dinv = np.unique(dcode[pair_first], return_index=True, return_inverse=True)
+    query_names = df["query"].gather(pair_first[qfirst]).to_numpy().astype(object)
+    doc_names = df["doc"].gather(pair_first[dfirst]).to_numpy().astype(object)
+    del qnames, dnames
+
+    kept = within < log.max_rank if log.max_rank is not None else np.ones(n_rows, dtype=bool)
+    length = np.minimum(np.diff(np.r_[starts, n_rows]), log.max_rank or np.iinfo(np.int64).max)
+    n_s, n_r = starts.size, int(length.max())
+    pairs = np.full((n_s, n_r), -1, dtype=np.int32)
+    clicks = np.zeros((n_s, n_r), dtype=bool)
+    at = (session_of_row[kept], within[kept])
+    pairs[at] = pair_of_row[kept]
+    clicks[at] = df["click"].to_numpy()[kept]
+    team = propensity = segment = None
+    if "team" in df.columns:
+        words = df["team"].str.to_lowercase()
+        code = (
+            pl.select(
+                pl.when(words.is_null())
+                .then(TEAM_NONE)
+                .when(words == "a")
+                .then(TEAM_A)
+                .when(words == "b")
+                .then(TEAM_B)
+                .otherwise(TEAM_OTHER)
+            )
+            .to_series()
+            .to_numpy()
+        )
+        team = np.full((n_s, n_r), TEAM_NONE, dtype=np.int8)
+        team[at] = code[kept]
+    if "propensity" in df.columns:
+        propensity = np.full((n_s, n_r), np.nan)
+        propensity[at] = df["propensity"].to_numpy()[kept]
+    if "segment" in df.columns:
+        segment = df["segment"].gather(starts).to_numpy().astype(object)
+    sessions = Sessions(
+        query=qinv[pair_of_row[starts]].astype(np.int32),
+        pairs=pairs,
+        clicks=clicks,
+        length=length.astype(np.int32),
+        pair_query=qinv.astype(np.int32),
+        pair_doc=dinv.astype(np.int32),
+        query_names=query_names,
+        doc_names=doc_names,
+        first_row=first[starts],
+        team=team,
+        propensity=propensity,
+        segment=segment,
+    )
+    return sessions, skipped
+
+
+def _session_problem(position: np.ndarray, queries: list[str]) -> str:
+    """Why a session's rows (sorted by position) are not one impression: a query change, a repeat, a gap."""
+    if len(set(queries)) > 1:
+        shown = ", ".join(repr(q) for q in dict.fromkeys(queries))
+        return f"the session holds more than one query ({shown})"
+    runs = ", ".join(map(str, position.tolist()[:12])) + (", ..." if position.size > 12 else "")
+    repeated = position[1:][position[1:] == position[:-1]]
+    if repeated.size:
+        return f"position {int(repeated[0])} is shown twice (positions run {runs})"
+    expected = np.arange(1, position.size + 1)
+    missing = int(expected[np.flatnonzero(position != expected)[0]])
+    return f"position {missing} is missing (positions run {runs})"
+
+
+__all__ = ["CLICK_COLUMNS", "ClickLog", "Sessions", "click_columns"]
