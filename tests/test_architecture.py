@@ -229,8 +229,8 @@ LAYERS = [
     ("io",),
     ("stats",),
     ("plots",),
-    ("integration", "compare"),
-    ("beir", "feedback"),
+    ("integration", "compare", "fusion"),
+    ("beir", "feedback", "clicks"),
     ("judges",),  # beside beir/ and feedback/: the model judge under components/judge.py
     ("components",),
     ("report",),
