@@ -234,6 +234,11 @@ class FusionError(IRMetricsError):
     runs, a trained method without qrels, or a tuned fusion Haystack's ``DocumentJoiner`` cannot reproduce."""
 
 
+class JudgeError(IRMetricsError):
+    """A model judge cannot judge as asked: no generator or scorer, a server that cannot be reached or keeps
+    failing after its retries, a query or document without its text, cut points that cannot be learned."""
+
+
 class NoRelevantJudgmentWarning(UserWarning):
     """No judgment of the log reaches the relevance threshold: every binary metric (P, Recall, MAP, MRR,
     R_cap, ...) is 0 for every system. The message says what it takes to reach the threshold."""
@@ -273,6 +278,7 @@ __all__ = [
     "InvalidLabelError",
     "InvalidPolicyError",
     "InvalidScoreError",
+    "JudgeError",
     "LengthMismatchError",
     "MalformedRowError",
     "MissingDependencyError",

@@ -15,6 +15,7 @@ from .evaluators import (
     RecallEvaluator,
     to_evaluation_run_result,
 )
+from .judge import RelevanceJudge
 
 __all__ = [
     "IRMetricsEvaluator",
@@ -25,6 +26,7 @@ __all__ = [
     "PrecisionEvaluator",
     "RCapEvaluator",
     "RecallEvaluator",
+    "RelevanceJudge",
     "load_pipeline",
     "to_evaluation_run_result",
 ]

@@ -33,6 +33,9 @@ MAX_YAML_DEPTH = 100
 TRUSTED_MODULES = (
     "haystack_irmetrics.components.evaluators",
     "haystack_irmetrics.components.feedback",
+    # RelevanceJudge: the model judge (its generator's or scorer's own module must be trusted as well; Haystack's
+    # own components are).
+    "haystack_irmetrics.components.judge",
     # The bm25s BM25 store and retriever of the BEIR pipelines (pipelines/beir_bm25.yaml).
     "haystack_irmetrics.integration.stores.bm25s_store",
     # The FAISS vector store and retriever of the dense and hybrid BEIR pipelines (pipelines/beir_dense.yaml).

@@ -210,4 +210,40 @@ def system_correlation(a: Mapping[str, float], b: Mapping[str, float], method: M
     return rank_correlation(a, b, method)
 
 
-__all__ = ["Correlation", "per_query_correlation", "rank_correlation", "system_correlation"]
+def tau_ap(truth: Mapping[str, float], estimate: Mapping[str, float]) -> float:
+    """Yilmaz, Aslam and Robertson's AP rank correlation (SIGIR 2008) of the systems' order by ``estimate``
+    against their order by ``truth`` (higher = better in both): swaps near the top cost more than swaps
+    near the bottom, and the measure is not symmetric.
+
+    ``tau_AP = 2 / (N - 1) * sum(C(i) / (i - 1) for i = 2..N) - 1``, with ``C(i)`` the systems above rank
+    ``i`` of the estimated order that are above it in the truth too. Systems tied in ``estimate`` are ordered
+    by their ``truth`` score, worst first (the pessimistic order); a pair tied in ``truth`` counts one half.
+
+    Usage::
+
+        >>> tau_ap({"a": 3, "b": 2, "c": 1}, {"a": 0.9, "b": 0.5, "c": 0.1})
+        1.0
+        >>> round(tau_ap({"a": 3, "b": 2, "c": 1}, {"a": 0.1, "b": 0.5, "c": 0.9}), 4)
+        -1.0
+        >>> tau_ap({"a": 3, "b": 2, "c": 1}, {"a": 0.9, "b": 0.1, "c": 0.5})
+        0.5
+
+    :raises InvalidIdError: the two mappings do not hold the same systems.
+    :raises EmptyInputError: fewer than two systems.
+    """
+    if set(truth) != set(estimate):
+        raise InvalidIdError("tau_AP needs the same systems on both sides")
+    if len(truth) < 2:
+        raise EmptyInputError("tau_AP needs at least two systems")
+    t = _scores(truth, "truth")
+    e = _scores(estimate, "estimate")
+    order = sorted(t, key=lambda s: (-e[s], t[s]))
+    total = 0.0
+    for i in range(1, len(order)):
+        below = t[order[i]]
+        correct = sum(1.0 if t[s] > below else 0.5 if t[s] == below else 0.0 for s in order[:i])
+        total += correct / i
+    return 2.0 * total / (len(order) - 1) - 1.0
+
+
+__all__ = ["Correlation", "per_query_correlation", "rank_correlation", "system_correlation", "tau_ap"]

@@ -1,0 +1,178 @@
+"""``irmetrics judge RUN [RUN ...] --qrels QRELS --queries QUERIES --corpus CORPUS --depth K
+(--llm MODEL --api-base-url URL | --judge JUDGE.yaml) -o DIR``: fill the holes of the runs' top K with a model's
+labels (:mod:`haystack_irmetrics.judges`), the human labels kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+#: The environment variable the API key is read from by default (as Haystack's OpenAI generators read it).
+API_KEY_ENV = "OPENAI_API_KEY"
+#: What a local server that needs no key is sent as the key when the key's variable is unset.
+NO_KEY = "no-key"
+
+
+def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add ``judge`` to the ``irmetrics`` subcommands."""
+    p = sub.add_parser(
+        "judge",
+        help="label the unjudged documents of runs' top K with a model (an LLM server or a judge YAML)",
+        description="Judge exactly the unjudged (query, document) pairs of the runs' top K, pooled and "
+        "deduplicated, with a chat model on an OpenAI-compatible server (--llm, --api-base-url) or the "
+        "RelevanceJudge of a pipeline YAML (--judge). Writes DIR/judgments.jsonl, DIR/qrels.tsv (the human "
+        "qrels plus the model's labels for the holes), DIR/summary.json and, with --agreement, "
+        "DIR/agreement.json. Judgments are cached by the judge's fingerprint and the exact texts: a second run "
+        "makes no request, a killed run resumes.",
+    )
+    p.add_argument("runs", nargs="+", metavar="[NAME=]RUN", help="TREC run files; NAME= labels a run")
+    p.add_argument("--qrels", required=True, help="the human qrels: TREC or BEIR TSV (gzip ok)")
+    p.add_argument("--queries", required=True, help="BEIR queries.jsonl, or a BEIR folder")
+    p.add_argument("--corpus", required=True, help="BEIR corpus.jsonl, or a BEIR folder")
+    p.add_argument("--depth", type=int, default=10, help="judge each run's top K")
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--llm", metavar="MODEL", help="the chat model's name on the server")
+    which.add_argument("--judge", metavar="JUDGE.yaml", help="a pipeline YAML holding one RelevanceJudge")
+    p.add_argument("--api-base-url", metavar="URL", help="the OpenAI-compatible server, e.g. http://localhost:8000/v1")
+    p.add_argument(
+        "--api-key-env",
+        default=API_KEY_ENV,
+        metavar="VAR",
+        help="the environment variable holding the API key (never written anywhere; a server at "
+        "--api-base-url is sent a placeholder when it is unset)",
+    )
+    p.add_argument("-o", "--output", required=True, metavar="DIR", help="the output folder")
+    p.add_argument("--concurrency", type=int, default=8, help="requests in flight")
+    p.add_argument("--retries", type=int, default=4, help="further attempts after a 429, 5xx, time-out or refusal")
+    p.add_argument("--backoff", type=float, default=0.5, help="seconds before the first retry (doubling)")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds one request may take (--llm)")
+    p.add_argument("--max-grade", type=int, default=3, help="the top grade (--llm)")
+    p.add_argument("--system-prompt", metavar="FILE", help="replace the default system prompt (--llm)")
+    p.add_argument("--template", metavar="FILE", help="replace the user message; holds {query} and {document}")
+    p.add_argument("--agreement", type=int, default=0, metavar="N", help="also judge N human-labelled pairs")
+    p.add_argument("--fit", type=int, default=200, metavar="N", help="learn a scorer's cut points on N pairs")
+    p.add_argument("--threshold", type=int, default=1, help="relevant = grade >= threshold (agreement's kappa)")
+    p.add_argument("--measure", default=None, help="the systems' order for --agreement (default NDCG@K)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the agreement and fit samples")
+    p.add_argument("--no-cache", action="store_true", help="ask for every pair, keep nothing")
+    p.set_defaults(func=run)
+    return p
+
+
+def _jsonl(path: str, name: str) -> Path:
+    p = Path(path)
+    return p / f"{name}.jsonl" if p.is_dir() else p
+
+
+def _read_text(path: str | None) -> str | None:
+    return None if path is None else Path(path).read_text(encoding="utf-8")
+
+
+def _llm_judge(args: argparse.Namespace) -> Any:
+    from haystack.components.generators.chat import OpenAIChatGenerator
+    from haystack.utils import Secret
+
+    from ..errors import JudgeError
+    from ..judges.judge import ChatJudge
+
+    variable = args.api_key_env
+    if not os.environ.get(variable) and not args.api_base_url:
+        raise JudgeError(f"no API key: set {variable} (or point --api-base-url at a server that needs none)")
+    key = Secret.from_env_var(variable) if os.environ.get(variable) else Secret.from_token(NO_KEY)
+    generator = OpenAIChatGenerator(
+        api_key=key,
+        model=args.llm,
+        api_base_url=args.api_base_url,
+        timeout=args.timeout,
+        max_retries=0,  # the judge retries, counted and bounded
+    )
+    return ChatJudge(
+        generator,
+        system_prompt=_read_text(args.system_prompt),
+        user_template=_read_text(args.template),
+        max_grade=args.max_grade,
+    )
+
+
+def _yaml_judge(path: str) -> Any:
+    from ..components.judge import RelevanceJudge
+    from ..errors import JudgeError
+    from ..integration.loading import load_pipeline
+
+    try:
+        pipeline = load_pipeline(path)
+    except Exception as e:  # Haystack wraps a component's own error; the CLI says it on one line
+        from ..errors import IRMetricsError
+
+        cause: BaseException = e
+        while cause.__cause__ is not None and not isinstance(cause, IRMetricsError):
+            cause = cause.__cause__
+        if isinstance(e, OSError):
+            raise
+        text = " ".join(str(cause).split())
+        raise JudgeError(f"cannot load the judge {path}: {text}") from None
+    judges = [c for _, c in pipeline.walk() if isinstance(c, RelevanceJudge)]
+    if len(judges) != 1:
+        raise JudgeError(f"the judge YAML {path} must hold one RelevanceJudge component, it holds {len(judges)}")
+    return judges[0].judge
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``irmetrics judge``: judge, write the folder, print one line of what it did."""
+    from ..errors import JudgeError
+    from ..io import read_qrels
+    from ..io.beir_data import read_beir_corpus, read_beir_queries
+    from ..judges.cache import JudgmentCache
+    from ..judges.runs import judge_runs
+    from .plot import read_runs
+
+    if args.llm is not None and not args.api_base_url and not os.environ.get(args.api_key_env):
+        raise JudgeError(f"no API key: set {args.api_key_env} (or point --api-base-url at a server that needs none)")
+    queries_path, corpus_path = _jsonl(args.queries, "queries"), _jsonl(args.corpus, "corpus")
+    qrels = read_qrels(args.qrels).data
+    runs = {name: run.data for name, run in read_runs(args.runs).items()}
+    queries = read_beir_queries(queries_path)
+    corpus = read_beir_corpus(corpus_path)
+    judge = _llm_judge(args) if args.llm is not None else _yaml_judge(args.judge)
+    cache = JudgmentCache(enabled=not args.no_cache)
+    try:
+        result = judge_runs(
+            judge,
+            runs,
+            qrels,
+            queries,
+            corpus,
+            args.output,
+            depth=args.depth,
+            concurrency=args.concurrency,
+            retries=args.retries,
+            backoff=args.backoff,
+            cache=cache,
+            agreement=args.agreement,
+            seed=args.seed,
+            threshold=args.threshold,
+            measure=args.measure,
+            fit=args.fit,
+            sources=(str(queries_path), str(corpus_path)),
+        )
+    finally:
+        cache.close()
+    s = result.summary
+    print(
+        f"judged {s['pairs']} pairs ({s['requests']} requests, {s['cache_hits']} cached, "
+        f"{s['unparseable']} unparseable) -> {args.output}"
+    )
+    if result.agreement and result.agreement["labels"]:
+        labels, systems = result.agreement["labels"], result.agreement["systems"]
+        tau = "n/a" if systems["tau"] is None else f"{systems['tau']:.3f}"
+        print(
+            f"agreement on {labels['pairs']} pairs: kappa {labels['kappa']:.3f}, weighted kappa "
+            f"{labels['weighted_kappa']:.3f}, alpha {labels['alpha']:.3f}; systems' tau {tau}"
+        )
+    return 0
+
+
+__all__ = ["add_subcommand", "run"]

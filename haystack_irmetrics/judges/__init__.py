@@ -1,0 +1,12 @@
+"""Model judges for the holes: relevance labels from a model where no person judged.
+
+- :mod:`.prompt`: the default graded prompt (0..3) and the parsing of an answer into a grade;
+- :mod:`.judge`: the chat judge and the score judge (cut points learned on human labels), their fingerprints;
+- :mod:`.cache`: the judgment cache, keyed by the judge's fingerprint and the exact texts;
+- :mod:`.pool`: the unjudged pairs of runs' top k, pooled, and hole@k;
+- :mod:`.batch`: judging many pairs (concurrency, bounded retries, the cache) and writing the output folder;
+- :mod:`.agreement`: the judge against people: kappa, weighted kappa, Krippendorff's alpha, system rankings.
+
+The component is :class:`haystack_irmetrics.components.RelevanceJudge`; the command ``irmetrics judge``.
+Importing this package imports no Haystack.
+"""

@@ -1,0 +1,239 @@
+"""Judging many pairs: through the cache, ``concurrency`` requests in flight, bounded retries with backoff on
+429s, server errors, time-outs and refused connections; and the output folder of ``irmetrics judge``.
+
+Every judgment is kept the moment it is made: committed to the cache and appended to ``judgments.jsonl``.
+When the judge fails for good (its retries spent, or an error no retry mends), no new request starts, the
+requests in flight finish and are kept, and a :class:`~haystack_irmetrics.errors.JudgeError` names the pair and
+the reason; the run started again asks only for what is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import JudgeError
+from .cache import JudgmentCache, judgment_key
+from .judge import ChatJudge, ScoreJudge, Verdict
+
+#: Longest wait between two attempts, in seconds (and the most of a server's Retry-After that is honoured).
+MAX_BACKOFF = 30.0
+
+
+@dataclass
+class Counts:
+    """What judging cost: requests sent (retries included), retries, cache hits, unparseable answers, and the
+    tokens the server reported (``{}`` when it reported none)."""
+
+    requests: int = 0
+    retries: int = 0
+    cache_hits: int = 0
+    unparseable: int = 0
+    tokens: dict[str, int] = field(default_factory=dict)
+
+    def add(self, verdict: Verdict) -> None:
+        if verdict.label is None:
+            self.unparseable += 1
+        for name, n in verdict.tokens.items():
+            self.tokens[name] = self.tokens.get(name, 0) + n
+
+
+class _Failed(Exception):
+    """A pair the judge could not judge (retries spent, or an error no retry mends)."""
+
+
+def _names(error: BaseException) -> set[str]:
+    return {cls.__name__ for cls in type(error).__mro__}
+
+
+def retry_reason(error: BaseException) -> str | None:
+    """Why ``error`` is worth another attempt (``"429 (rate limited)"``, ``"server error 503"``, ``"time-out"``,
+    ``"connection failed"``), or ``None`` when it is not (a bad request, a wrong key)."""
+    status = getattr(error, "status_code", None)
+    if status == 429:
+        return "429 (rate limited)"
+    if isinstance(status, int) and status >= 500:
+        return f"server error {status}"
+    names = _names(error)
+    if isinstance(error, TimeoutError) or names & {"APITimeoutError", "TimeoutException"}:
+        return "time-out"
+    if isinstance(error, ConnectionError) or names & {"APIConnectionError", "ConnectError", "TransportError"}:
+        return "connection failed"
+    return None
+
+
+def _retry_after(error: BaseException) -> float | None:
+    headers = getattr(getattr(error, "response", None), "headers", None)
+    value = headers.get("retry-after") if headers is not None else None
+    try:
+        return min(max(float(value), 0.0), MAX_BACKOFF) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _one_line(error: BaseException) -> str:
+    text = " ".join(str(error).split()) or type(error).__name__
+    return text[:300]
+
+
+def _where(judge: ChatJudge) -> str:
+    url = getattr(judge.generator, "api_base_url", None)
+    if not url:
+        client = getattr(judge.generator, "client", None)
+        url = getattr(client, "base_url", None)
+    return f" at {url}" if url else ""
+
+
+def judge_texts(
+    judge: ChatJudge | ScoreJudge,
+    texts: Sequence[tuple[str, str]],
+    *,
+    cache: JudgmentCache,
+    on_verdict: Callable[[int, Verdict, bool], None],
+    names: Sequence[tuple[str, str]] | None = None,
+    concurrency: int = 8,
+    retries: int = 4,
+    backoff: float = 0.5,
+) -> Counts:
+    """Judge each ``(query text, document text)`` of ``texts``: the cached ones from the cache, the others by
+    the judge, ``on_verdict(index, verdict, cached)`` called (in this thread) as each is known.
+
+    :param names: the ``(query id, doc id)`` of each pair, for messages.
+    :param concurrency: requests in flight (a chat judge; a score judge scores in this thread).
+    :param retries: further attempts of a request that failed with a 429, a 5xx, a time-out or a refused
+        connection; the wait before attempt ``n`` is ``backoff * 2**(n-1)`` seconds (jittered, at most
+        :data:`MAX_BACKOFF`), or the server's Retry-After.
+    :raises JudgeError: a pair the judge could not judge; every verdict known before is passed on first.
+    """
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise JudgeError(f"concurrency must be a whole number of at least 1, got {concurrency!r}")
+    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+        raise JudgeError(f"retries must be a whole number of at least 0, got {retries!r}")
+    counts = Counts()
+    fingerprint = judge.fingerprint()
+    keys = [judgment_key(fingerprint, q, d) for q, d in texts]
+    cached = cache.get_many(set(keys))
+    todo: list[int] = []
+    first: dict[str, int] = {}
+    repeats: list[tuple[int, int]] = []
+    for i, key in enumerate(keys):
+        verdict = cached.get(key)
+        if verdict is not None:
+            counts.cache_hits += 1
+            counts.add(verdict)
+            on_verdict(i, verdict, True)
+        elif key in first:
+            repeats.append((i, first[key]))  # the same texts twice (two ids, one text): asked once
+        else:
+            first[key] = i
+            todo.append(i)
+    done: dict[int, Verdict] = {}
+
+    def keep(i: int, verdict: Verdict) -> None:
+        cache.put(keys[i], verdict)
+        counts.add(verdict)
+        done[i] = verdict
+        on_verdict(i, verdict, False)
+
+    def name(i: int) -> str:
+        return f"query {names[i][0]!r}, document {names[i][1]!r}" if names else f"pair {i}"
+
+    if isinstance(judge, ScoreJudge):
+        if todo:
+            verdicts = judge.judge_pairs([texts[i] for i in todo])
+            counts.requests += len(todo)
+            for i, verdict in zip(todo, verdicts):
+                keep(i, verdict)
+    elif todo:
+        _ask_all(judge, texts, todo, keep, name, counts, concurrency, retries, backoff)
+    for i, source in repeats:
+        verdict = done.get(source) or cached.get(keys[source])
+        if verdict is not None:
+            on_verdict(i, verdict, True)
+    return counts
+
+
+def _ask_all(
+    judge: ChatJudge,
+    texts: Sequence[tuple[str, str]],
+    todo: list[int],
+    keep: Callable[[int, Verdict], None],
+    name: Callable[[int], str],
+    counts: Counts,
+    concurrency: int,
+    retries: int,
+    backoff: float,
+) -> None:
+    stop = threading.Event()
+    lock = threading.Lock()
+    judge.warm_up()
+
+    def ask(i: int) -> Verdict | None:
+        attempt = 0
+        while True:
+            if stop.is_set():
+                return None
+            with lock:
+                counts.requests += 1
+                counts.retries += attempt > 0
+            try:
+                return judge.ask(*texts[i])
+            except Exception as e:
+                reason = retry_reason(e)
+                if reason is None:
+                    raise _Failed(f"the judge failed on {name(i)}: {type(e).__name__}: {_one_line(e)}") from e
+                if attempt >= retries:
+                    if reason == "connection failed":
+                        raise _Failed(
+                            f"cannot reach the judge{_where(judge)} ({_one_line(e)}) after {attempt + 1} attempts"
+                        ) from e
+                    raise _Failed(
+                        f"the judge failed on {name(i)}: {reason} ({_one_line(e)}) after {attempt + 1} attempts"
+                    ) from e
+                attempt += 1
+                wait = _retry_after(e)
+                if wait is None:
+                    wait = min(backoff * 2 ** (attempt - 1), MAX_BACKOFF) * random.uniform(0.5, 1.0)
+                stop.wait(wait)
+
+    failure: str | None = None
+    with ThreadPoolExecutor(max_workers=min(concurrency, len(todo))) as pool:
+        futures = {pool.submit(ask, i): i for i in todo}
+        try:
+            for future in as_completed(futures):
+                try:
+                    verdict = future.result()
+                except _Failed as e:
+                    stop.set()
+                    failure = failure or str(e)
+                    continue
+                if verdict is not None:
+                    keep(futures[future], verdict)
+        except BaseException:  # Ctrl-C: start nothing more; the finished ones are kept already
+            stop.set()
+            for future in futures:
+                future.cancel()
+            raise
+    if failure is not None:
+        raise JudgeError(failure + "; the judgments made so far are kept (run again to go on)")
+
+
+def wait_seconds(started: float) -> float:
+    """Seconds since ``started`` (``time.perf_counter``), rounded to 3 decimals."""
+    return round(time.perf_counter() - started, 3)
+
+
+def jsonl_line(query_id: str, doc_id: str, verdict: Verdict, fingerprint: str, **extra: Any) -> str:
+    """One line of ``judgments.jsonl``."""
+    row = {"query_id": query_id, "doc_id": doc_id, "label": verdict.label, "judge": fingerprint, "raw": verdict.raw}
+    row.update(extra)
+    return json.dumps(row, ensure_ascii=False) + "\n"
+
+
+__all__ = ["MAX_BACKOFF", "Counts", "jsonl_line", "judge_texts", "retry_reason"]

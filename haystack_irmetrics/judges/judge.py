@@ -1,0 +1,368 @@
+"""The two kinds of model judge: a chat model asked for a grade (:class:`ChatJudge`), and a component that
+scores (query, document) pairs, its scores turned into grades by cut points learned on pairs people labelled
+(:class:`ScoreJudge`, :func:`learn_cut_points`).
+
+Each judge has a ``fingerprint``: the SHA-256 of its settings (the generator's or scorer's serialized
+parameters but its API key, its server's URL and its client's time-out and retries, the prompt, the grade scale, the
+temperature, the cut points). The judgment cache is keyed by it, so a changed prompt or model misses.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import JudgeError
+from .prompt import SYSTEM_PROMPT, USER_TEMPLATE, fill, parse_grade
+
+#: Bumped when the parsing of answers changes what a cached answer reads as.
+PARSER_VERSION = 1
+#: A chat generator's parameters that change how it is reached, not what it answers: left out of the
+#: fingerprint (the API key is never written anywhere; the server's URL is left out so that a server moved to
+#: another port or host keeps its cache: the model's name says which model answers).
+NOT_IN_FINGERPRINT = frozenset(
+    {"api_key", "api_base_url", "timeout", "max_retries", "http_client_kwargs", "streaming_callback"}
+)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One judgment: the grade (``None`` when the answer held none), the raw answer and the tokens the server
+    reported (``{"prompt": .., "completion": ..}``, empty when it reported none)."""
+
+    label: int | None
+    raw: str | None
+    tokens: dict[str, int] = field(default_factory=dict)
+
+
+def serialized(component: Any, name: str) -> dict[str, Any]:
+    """``component`` as Haystack serializes it (``type`` and ``init_parameters``). A key given as a token
+    (which Haystack refuses to serialize) is serialized as an unset variable: settings never hold a key."""
+    import copy
+
+    from haystack.core.serialization import component_to_dict
+    from haystack.utils import Secret
+
+    try:
+        return component_to_dict(component, name)
+    except ValueError:
+        if not isinstance(getattr(component, "api_key", None), Secret):
+            raise
+        shown = copy.copy(component)
+        shown.api_key = Secret.from_env_var("IRMETRICS_JUDGE_KEY_NOT_SHOWN", strict=False)
+        return component_to_dict(shown, name)
+
+
+def fingerprint_of(settings: dict[str, Any]) -> str:
+    """SHA-256 (hex) of ``settings`` as canonical JSON."""
+    text = json.dumps(settings, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _check_grade_scale(max_grade: Any) -> int:
+    if isinstance(max_grade, bool) or not isinstance(max_grade, int) or not 1 <= max_grade <= 9:
+        raise JudgeError(f"max_grade must be a whole number from 1 to 9, got {max_grade!r}")
+    return max_grade
+
+
+class ChatJudge:
+    """Ask a Haystack chat generator for a grade of each pair, one request per pair.
+
+    :param generator: any chat generator (``run(messages=...)`` returning ``replies``), e.g. Haystack's
+        ``OpenAIChatGenerator`` with ``api_base_url`` for an OpenAI-compatible server.
+    :param system_prompt: the system message (default :data:`~.prompt.SYSTEM_PROMPT`).
+    :param user_template: the user message with ``{query}`` and ``{document}`` (default
+        :data:`~.prompt.USER_TEMPLATE`).
+    :param max_grade: the top grade (answers above it are unparseable).
+    :param temperature: passed as ``generation_kwargs={"temperature": ...}`` on each call when the generator
+        takes ``generation_kwargs``; ``None`` leaves the generator's own.
+    """
+
+    kind = "chat"
+
+    def __init__(
+        self,
+        generator: Any,
+        *,
+        system_prompt: str | None = None,
+        user_template: str | None = None,
+        max_grade: int = 3,
+        temperature: float | None = 0.0,
+    ) -> None:
+        if not callable(getattr(generator, "run", None)):
+            raise JudgeError(f"the judge's generator must be a Haystack chat generator, got {type(generator).__name__}")
+        self.generator = generator
+        self.system_prompt = SYSTEM_PROMPT if system_prompt is None else system_prompt
+        self.user_template = USER_TEMPLATE if user_template is None else user_template
+        for placeholder in ("{query}", "{document}"):
+            if placeholder not in self.user_template:
+                raise JudgeError(f"the judge's user template has no {placeholder} placeholder")
+        self.max_grade = _check_grade_scale(max_grade)
+        self.temperature = temperature
+        self._takes_kwargs = "generation_kwargs" in inspect.signature(generator.run).parameters
+        self._warm = False
+
+    def settings(self) -> dict[str, Any]:
+        """What the fingerprint is made of (no API key)."""
+        data = serialized(self.generator, "generator")
+        params = {k: v for k, v in (data.get("init_parameters") or {}).items() if k not in NOT_IN_FINGERPRINT}
+        return {
+            "kind": self.kind,
+            "generator": {"type": data.get("type"), "init_parameters": params},
+            "system_prompt": self.system_prompt,
+            "user_template": self.user_template,
+            "max_grade": self.max_grade,
+            "temperature": self.temperature,
+            "parser": PARSER_VERSION,
+        }
+
+    def fingerprint(self) -> str:
+        """The SHA-256 of :meth:`settings`."""
+        return fingerprint_of(self.settings())
+
+    def warm_up(self) -> None:
+        """Warm the generator up once (Haystack components that load a model do it here)."""
+        if not self._warm:
+            if callable(getattr(self.generator, "warm_up", None)):
+                self.generator.warm_up()
+            self._warm = True
+
+    def ask(self, query: str, document: str) -> Verdict:
+        """One request: the grade of ``document`` for ``query``. Errors of the generator (a refused
+        connection, a 429, a time-out) are raised as they come; the batch runner retries them."""
+        from haystack.dataclasses import ChatMessage
+
+        messages = [
+            ChatMessage.from_system(self.system_prompt),
+            ChatMessage.from_user(fill(self.user_template, query, document)),
+        ]
+        kwargs: dict[str, Any] = {}
+        if self._takes_kwargs and self.temperature is not None:
+            kwargs["generation_kwargs"] = {"temperature": self.temperature}
+        self.warm_up()
+        replies = self.generator.run(messages=messages, **kwargs).get("replies") or []
+        if not replies:
+            return Verdict(None, None)
+        reply = replies[0]
+        text = getattr(reply, "text", None) if not isinstance(reply, str) else reply
+        usage = (getattr(reply, "meta", None) or {}).get("usage") or {}
+        tokens = {
+            name: usage[key]
+            for name, key in (("prompt", "prompt_tokens"), ("completion", "completion_tokens"))
+            if isinstance(usage.get(key), int)
+        }
+        return Verdict(parse_grade(text, self.max_grade), text, tokens)
+
+
+def learn_cut_points(scores: Sequence[float], labels: Sequence[int], max_grade: int = 3) -> list[float]:
+    """Cut points ``t_1 <= ... <= t_max_grade`` that turn a score into a grade (``grade = #{j: score >= t_j}``),
+    chosen to agree with the most human labels (exact matches), by dynamic programming over the distinct
+    scores in order (equal scores always get one grade). A cut sits halfway between the two scores it
+    separates; a grade no score reaches gets ``inf``, a grade every score reaches ``-inf``.
+
+    :raises JudgeError: fewer than two pairs, lengths that differ, a score that is not finite, a label that is
+        not a whole number in ``0..max_grade``.
+
+    Usage::
+
+        >>> learn_cut_points([0.1, 0.2, 0.5, 0.6, 0.9], [0, 0, 1, 1, 3])
+        [0.35, 0.75, 0.75]
+    """
+    max_grade = _check_grade_scale(max_grade)
+    if len(scores) != len(labels):
+        raise JudgeError(f"{len(scores)} scores but {len(labels)} labels to learn cut points from")
+    if len(scores) < 2:
+        raise JudgeError("cut points need at least two human-labelled pairs")
+    pairs = []
+    for i, (s, g) in enumerate(zip(scores, labels)):
+        if isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s):
+            raise JudgeError(f"score {s!r} of labelled pair {i} is not a finite number")
+        if isinstance(g, bool) or not isinstance(g, int) or not 0 <= g <= max_grade:
+            raise JudgeError(f"label {g!r} of labelled pair {i} is not a grade from 0 to {max_grade}")
+        pairs.append((float(s), g))
+    pairs.sort()
+    values: list[float] = []
+    counts: list[list[int]] = []
+    for s, g in pairs:
+        if not values or s != values[-1]:
+            values.append(s)
+            counts.append([0] * (max_grade + 1))
+        counts[-1][g] += 1
+    grades = range(max_grade + 1)
+    best = [list(counts[0])]
+    for row in counts[1:]:
+        prev, run_max = best[-1], -1
+        cur = []
+        for g in grades:
+            run_max = max(run_max, prev[g])
+            cur.append(run_max + row[g])
+        best.append(cur)
+    # Walk back: the grade of each distinct score, the highest best grade last (ties: the lower grade).
+    assigned = [0] * len(values)
+    g = max(grades, key=lambda x: (best[-1][x], -x))
+    for i in range(len(values) - 1, -1, -1):
+        assigned[i] = g
+        if i:
+            g = max(range(g + 1), key=lambda x: (best[i - 1][x], -x))
+    cuts = []
+    for grade in range(1, max_grade + 1):
+        first = next((i for i, a in enumerate(assigned) if a >= grade), None)
+        if first is None:
+            cuts.append(math.inf)
+        elif first == 0:
+            cuts.append(-math.inf)
+        else:
+            cuts.append((values[first - 1] + values[first]) / 2)
+    return cuts
+
+
+def grade_of(score: float, cut_points: Sequence[float]) -> int:
+    """The grade of ``score``: how many cut points it reaches."""
+    return sum(1 for t in cut_points if score >= t)
+
+
+def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    import numpy as np
+
+    x, y = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    norm = float(np.linalg.norm(x) * np.linalg.norm(y))
+    return float(x @ y / norm) if norm else 0.0
+
+
+class ScoreJudge:
+    """Grade pairs with a component that scores them: a Haystack ranker (``run(query, documents)``, the
+    documents' ``score``), a document embedder (``run(documents)``: the query embedded as a Document too) or a
+    text embedder (``run(text)``); an embedder's score is the cosine of the two embeddings. Scores become
+    grades through ``cut_points`` (:func:`learn_cut_points`, or :meth:`fit`).
+    """
+
+    kind = "scores"
+
+    def __init__(self, scorer: Any, *, cut_points: Sequence[float] | None = None, max_grade: int = 3) -> None:
+        run = getattr(scorer, "run", None)
+        if not callable(run):
+            raise JudgeError(f"the judge's scorer must be a Haystack component, got {type(scorer).__name__}")
+        params = inspect.signature(run).parameters
+        if "query" in params and "documents" in params:
+            self.mode = "ranker"
+        elif "documents" in params:
+            self.mode = "document_embedder"
+        elif "text" in params:
+            self.mode = "text_embedder"
+        else:
+            raise JudgeError(
+                f"{type(scorer).__name__} scores no (query, document) pair: it is neither a ranker "
+                "(run(query, documents)) nor an embedder (run(documents) or run(text))"
+            )
+        self._top_k = "top_k" in params
+        self.scorer = scorer
+        self.max_grade = _check_grade_scale(max_grade)
+        self.cut_points = None if cut_points is None else [float(t) for t in cut_points]
+        if self.cut_points is not None and (
+            len(self.cut_points) != self.max_grade or self.cut_points != sorted(self.cut_points)
+        ):
+            raise JudgeError(f"cut_points must be {self.max_grade} numbers in increasing order, got {cut_points!r}")
+        self._warm = False
+
+    def settings(self) -> dict[str, Any]:
+        """What the fingerprint is made of."""
+        data = serialized(self.scorer, "scorer")
+        return {
+            "kind": self.kind,
+            "scorer": data,
+            "cut_points": [repr(t) for t in self.cut_points or []],
+            "max_grade": self.max_grade,
+        }
+
+    def fingerprint(self) -> str:
+        """The SHA-256 of :meth:`settings`."""
+        return fingerprint_of(self.settings())
+
+    def warm_up(self) -> None:
+        """Warm the scorer up once (loads its model)."""
+        if not self._warm:
+            if callable(getattr(self.scorer, "warm_up", None)):
+                self.scorer.warm_up()
+            self._warm = True
+
+    def score(self, query: str, documents: Sequence[str]) -> list[float]:
+        """The scorer's score of each document for ``query``."""
+        from haystack import Document
+
+        self.warm_up()
+        docs = [Document(id=str(i), content=text) for i, text in enumerate(documents)]
+        if self.mode == "ranker":
+            kwargs = {"top_k": len(docs)} if self._top_k else {}
+            out = self.scorer.run(query=query, documents=docs, **kwargs)["documents"]
+            by_id = {d.id: d.score for d in out}
+            missing = [i for i in range(len(docs)) if by_id.get(str(i)) is None]
+            if missing:
+                raise JudgeError(f"{type(self.scorer).__name__} gave no score to {len(missing)} of the documents")
+            return [float(by_id[str(i)]) for i in range(len(docs))]
+        if self.mode == "document_embedder":
+            out = self.scorer.run(documents=[Document(id="query", content=query), *docs])["documents"]
+            vectors = {d.id: d.embedding for d in out}
+            return [_cosine(vectors["query"], vectors[str(i)]) for i in range(len(docs))]
+        q = self.scorer.run(text=query)["embedding"]
+        return [_cosine(q, self.scorer.run(text=text)["embedding"]) for text in documents]
+
+    def fit(self, pairs: Sequence[tuple[str, str]], labels: Sequence[int]) -> list[float]:
+        """Learn the cut points from human-labelled ``(query text, document text)`` pairs; returns them."""
+        scores = self.score_pairs(pairs)
+        self.cut_points = learn_cut_points(scores, labels, self.max_grade)
+        return self.cut_points
+
+    def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """The score of each ``(query text, document text)`` pair, the pairs of one query scored together."""
+        by_query: dict[str, list[int]] = {}
+        for i, (q, _) in enumerate(pairs):
+            by_query.setdefault(q, []).append(i)
+        out = [0.0] * len(pairs)
+        for q, rows in by_query.items():
+            for row, value in zip(rows, self.score(q, [pairs[r][1] for r in rows])):
+                out[row] = value
+        return out
+
+    def judge_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[Verdict]:
+        """A verdict per pair: its grade, and its score as the raw answer."""
+        if self.cut_points is None:
+            raise JudgeError("the score judge has no cut points: learn them on human-labelled pairs first (fit)")
+        return [Verdict(grade_of(s, self.cut_points), repr(s)) for s in self.score_pairs(pairs)]
+
+
+def make_judge(
+    generator: Any = None,
+    scorer: Any = None,
+    *,
+    cut_points: Sequence[float] | None = None,
+    max_grade: int = 3,
+    system_prompt: str | None = None,
+    user_template: str | None = None,
+    temperature: float | None = 0.0,
+) -> ChatJudge | ScoreJudge:
+    """The judge of a generator or a scorer (exactly one of them).
+
+    :raises JudgeError: both or neither given.
+    """
+    if (generator is None) == (scorer is None):
+        raise JudgeError(
+            "a RelevanceJudge needs exactly one of 'generator' (a chat generator) and 'scorer' (a ranker or "
+            f"embedder), got {'both' if generator is not None else 'neither'}"
+        )
+    if generator is not None:
+        return ChatJudge(
+            generator,
+            system_prompt=system_prompt,
+            user_template=user_template,
+            max_grade=max_grade,
+            temperature=temperature,
+        )
+    return ScoreJudge(scorer, cut_points=cut_points, max_grade=max_grade)
+
+
+__all__ = ["ChatJudge", "ScoreJudge", "Verdict", "grade_of", "learn_cut_points", "make_judge"]

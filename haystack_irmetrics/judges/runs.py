@@ -1,0 +1,265 @@
+"""The whole job of ``irmetrics judge``: the unjudged pairs of the runs' top k judged by a model, the human
+labels kept, an agreement sample on request, and the output folder.
+
+``DIR/judgments.jsonl`` (one line per judged pair, appended as each is made: ``query_id``, ``doc_id``,
+``label`` or null when the answer held no grade, ``judge`` the fingerprint, ``raw`` the answer; a pair of the
+agreement sample has ``human``, its human label, too), ``DIR/qrels.tsv`` (BEIR's layout: the human qrels and
+the model's labels for the holes), ``DIR/summary.json`` and, with an agreement sample, ``DIR/agreement.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import JudgeError, OutputError
+from ..io.output import write_text
+from .agreement import label_agreement, sample_labelled, system_agreement
+from .batch import Counts, jsonl_line, judge_texts
+from .cache import JudgmentCache
+from .judge import ChatJudge, ScoreJudge, Verdict
+from .pool import hole_at, unjudged_pairs
+
+QrelsDict = Mapping[str, Mapping[str, int]]
+RunDict = Mapping[str, Mapping[str, float]]
+
+
+@dataclass
+class JudgeResult:
+    """What a judging run made: the human qrels and the model's labels apart (``filled`` is both), the
+    verdict of every judged pair, the summary and the agreement (or ``None``)."""
+
+    human: dict[str, dict[str, int]]
+    model: dict[str, dict[str, int]]
+    verdicts: dict[tuple[str, str], Verdict]
+    summary: dict[str, Any]
+    agreement: dict[str, Any] | None = None
+    filled: dict[str, dict[str, int]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.filled = {q: dict(d) for q, d in self.human.items()}
+        for q, docs in self.model.items():
+            self.filled.setdefault(q, {}).update(docs)
+
+
+def _texts(
+    pairs: list[tuple[str, str]],
+    queries: Mapping[str, str | None],
+    corpus: Mapping[str, Mapping[str, str | None]],
+    depth: int,
+    where: tuple[str, str],
+) -> list[tuple[str, str]]:
+    """The ``(query text, document text)`` of each pair, the document's as the pipelines index it (title and
+    text); a query or document without text raises before any request."""
+    from ..integration.corpus import corpus_documents
+
+    needed = {}
+    for qid, doc in pairs:
+        if not queries.get(qid):
+            raise JudgeError(f"query {qid!r} (in the runs' top {depth}) has no text in {where[0]}")
+        if doc not in corpus:
+            raise JudgeError(f"document {doc!r} (query {qid!r}'s top {depth}) is not in the corpus {where[1]}")
+        needed[doc] = corpus[doc]
+    content = {d.id: d.content or "" for d in corpus_documents(needed)}
+    for qid, doc in pairs:
+        if not content[doc]:
+            raise JudgeError(f"document {doc!r} (query {qid!r}'s top {depth}) has no text in the corpus {where[1]}")
+    return [(queries[q] or "", content[d]) for q, d in pairs]
+
+
+def _scores(qrels: QrelsDict, runs: Mapping[str, RunDict], measure: str) -> dict[str, float]:
+    from .. import evaluate
+
+    return {
+        name: float(evaluate(qrels, run, None, measures=[measure]).raw_means[measure]) for name, run in runs.items()
+    }
+
+
+def judge_runs(
+    judge: ChatJudge | ScoreJudge,
+    runs: Mapping[str, RunDict],
+    qrels: QrelsDict,
+    queries: Mapping[str, str | None],
+    corpus: Mapping[str, Mapping[str, str | None]],
+    output: str | os.PathLike[str],
+    *,
+    depth: int = 10,
+    concurrency: int = 8,
+    retries: int = 4,
+    backoff: float = 0.5,
+    cache: JudgmentCache | None = None,
+    agreement: int = 0,
+    seed: int = 0,
+    threshold: int = 1,
+    measure: str | None = None,
+    fit: int = 0,
+    sources: tuple[str, str] = ("the queries", "the corpus"),
+) -> JudgeResult:
+    """Judge the unjudged pairs of each run's top ``depth`` and write the output folder ``output``.
+
+    :param runs: ``{name: {qid: {doc: score}}}``.
+    :param qrels: the human judgments (never replaced).
+    :param agreement: also judge this many human-labelled pairs (seeded by ``seed``, stratified by grade) and
+        write ``agreement.json``: the labels' agreement at ``threshold`` and the systems' order by ``measure``
+        (default ``NDCG@depth``) with the human qrels alone and filled.
+    :param fit: a score judge without cut points learns them on this many human-labelled pairs (seeded by
+        ``seed + 1``, stratified by grade, none of them in the agreement sample).
+    :param sources: what to call the queries and the corpus in messages (their files).
+    :raises JudgeError: a query or document without text (before any request), a judge that fails for good
+        (the judgments made are kept in the cache and ``judgments.jsonl``).
+    """
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
+        raise JudgeError(f"depth must be a whole number of at least 1, got {depth!r}")
+    started = time.perf_counter()
+    human = {q: dict(d) for q, d in qrels.items()}
+    pairs = unjudged_pairs(runs, human, depth)
+    sample = sample_labelled(_with_texts(human, queries, corpus), agreement, seed) if agreement else []
+    asked = pairs + sample
+    texts = _texts(asked, queries, corpus, depth, sources)
+    fitted = _fit(judge, human, queries, corpus, fit, seed, set(sample), depth, sources)
+    out = Path(output)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise OutputError(f"cannot create the output folder {out}: {e.strerror or e}") from None
+    cache = cache if cache is not None else JudgmentCache()
+    fingerprint = judge.fingerprint()
+    verdicts: dict[tuple[str, str], Verdict] = {}
+    n_pairs = len(pairs)
+    with open(out / "judgments.jsonl", "w", encoding="utf-8") as log:
+
+        def on_verdict(i: int, verdict: Verdict, cached: bool) -> None:
+            qid, doc = asked[i]
+            extra = {"human": human[qid][doc]} if i >= n_pairs else {}
+            verdicts[asked[i]] = verdict
+            log.write(jsonl_line(qid, doc, verdict, fingerprint, **extra))
+            log.flush()
+
+        counts = judge_texts(
+            judge,
+            texts,
+            cache=cache,
+            on_verdict=on_verdict,
+            names=asked,
+            concurrency=concurrency,
+            retries=retries,
+            backoff=backoff,
+        )
+    model: dict[str, dict[str, int]] = {}
+    for qid, doc in pairs:
+        label = verdicts[qid, doc].label
+        if label is not None:
+            model.setdefault(qid, {})[doc] = label
+    result = JudgeResult(human, model, verdicts, {})
+    agreement_out = None
+    if sample:
+        agreement_out = _agreement(result, sample, runs, threshold, measure or f"NDCG@{depth}")
+        result.agreement = agreement_out
+        write_text(out / "agreement.json", json.dumps(agreement_out, indent=2) + "\n")
+    result.summary = _summary(judge, fingerprint, runs, result, counts, depth, n_pairs, len(sample), started)
+    if fitted:
+        result.summary["cut_points_learned_on"] = fitted
+    write_text(out / "qrels.tsv", qrels_tsv(result.filled))
+    write_text(out / "summary.json", json.dumps(result.summary, indent=2) + "\n")
+    return result
+
+
+def _fit(
+    judge: ChatJudge | ScoreJudge,
+    human: QrelsDict,
+    queries: Mapping[str, str | None],
+    corpus: Mapping[str, Mapping[str, str | None]],
+    fit: int,
+    seed: int,
+    held_out: set[tuple[str, str]],
+    depth: int,
+    sources: tuple[str, str],
+) -> int:
+    """Learn a score judge's missing cut points on ``fit`` human-labelled pairs; how many it learned on."""
+    if not isinstance(judge, ScoreJudge) or judge.cut_points is not None:
+        return 0
+    if not fit:
+        raise JudgeError(
+            "the judge's scorer has no cut points: give them in the judge YAML, or learn them on human-labelled "
+            "pairs (--fit N)"
+        )
+    pool = _with_texts(human, queries, corpus)
+    pool = {q: {d: g for d, g in docs.items() if (q, d) not in held_out} for q, docs in pool.items()}
+    chosen = sample_labelled(pool, fit, seed + 1)
+    judge.fit(_texts(chosen, queries, corpus, depth, sources), [int(human[q][d]) for q, d in chosen])
+    return len(chosen)
+
+
+def _with_texts(human: QrelsDict, queries: Mapping[str, Any], corpus: Mapping[str, Any]) -> dict[str, dict[str, int]]:
+    """The human qrels the judge can be asked about: the query has text and the document is in the corpus."""
+    return {
+        q: {d: label for d, label in docs.items() if d in corpus}
+        for q, docs in human.items()
+        if queries.get(q) and any(d in corpus for d in docs)
+    }
+
+
+def _agreement(
+    result: JudgeResult, sample: list[tuple[str, str]], runs: Mapping[str, RunDict], threshold: int, measure: str
+) -> dict[str, Any]:
+    both = [(result.human[q][d], result.verdicts[q, d].label) for q, d in sample]
+    parsed = [(h, m) for h, m in both if m is not None]
+    labels = label_agreement([h for h, _ in parsed], [m for _, m in parsed], threshold) if parsed else None
+    human_scores = _scores(result.human, runs, measure)
+    filled_scores = _scores(result.filled, runs, measure)
+    return {
+        "sampled": len(sample),
+        "unparseable": len(both) - len(parsed),
+        "labels": labels,
+        "systems": {
+            "measure": measure,
+            "human": human_scores,
+            "filled": filled_scores,
+            **system_agreement(human_scores, filled_scores),
+        },
+    }
+
+
+def _summary(
+    judge: ChatJudge | ScoreJudge,
+    fingerprint: str,
+    runs: Mapping[str, RunDict],
+    result: JudgeResult,
+    counts: Counts,
+    depth: int,
+    n_pairs: int,
+    n_sample: int,
+    started: float,
+) -> dict[str, Any]:
+    return {
+        "pairs": n_pairs,
+        "agreement_pairs": n_sample,
+        "requests": counts.requests,
+        "retries": counts.retries,
+        "cache_hits": counts.cache_hits,
+        "unparseable": counts.unparseable,
+        "tokens": dict(counts.tokens) or None,
+        "depth": depth,
+        f"hole@{depth}": {
+            name: {"before": hole_at(run, result.human, depth), "after": hole_at(run, result.filled, depth)}
+            for name, run in runs.items()
+        },
+        "judge": {"fingerprint": fingerprint, **judge.settings()},
+        "server": getattr(getattr(judge, "generator", None), "api_base_url", None),
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+
+
+def qrels_tsv(qrels: QrelsDict) -> str:
+    """``qrels`` in BEIR's ``qrels/<split>.tsv`` layout (header, then ``query-id``, ``corpus-id``, ``score``)."""
+    lines = ["query-id\tcorpus-id\tscore"]
+    lines.extend(f"{q}\t{d}\t{label}" for q, docs in qrels.items() for d, label in docs.items())
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["JudgeResult", "judge_runs", "qrels_tsv"]
