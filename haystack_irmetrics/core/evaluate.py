@@ -21,6 +21,7 @@ from .kernels import (
     gain_kernel,
     iprec_kernel,
 )
+from .kernels_diversity import QueryView
 from .kernels_user import JudgedRanking
 from .measures import FAMILIES, Family, GainMap, Measure, resolve_measures
 from .plausibility import Overlap
@@ -229,7 +230,7 @@ class _Evaluation:
         subtopics: SubtopicQrels | None = None,
     ) -> None:  # fmt: skip
         self.subtopics = subtopics
-        self._subtopic_views: dict[tuple, list] = {}
+        self._subtopic_views: dict[tuple, list[QueryView]] = {}
         self.qrels = qrels
         self.prep = prep
         self.preset = preset
@@ -404,14 +405,14 @@ class _Evaluation:
             for q, rank, doc in zip(owner, ranks.tolist(), docs, strict=True):
                 by_query[q].append((rank, doc))
             level = float(params["rel"])  # type: ignore[arg-type]
-            self._subtopic_views[key] = [(by_query[i], *self.subtopics.relevant_sets(qid, level))
+            self._subtopic_views[key] = [QueryView(by_query[i], *self.subtopics.relevant_sets(qid, level))
                                          for i, qid in enumerate(self.prep.qids)]  # fmt: skip
         table = np.zeros((len(ms), len(self.prep.qids)), np.float64)
         rel_any = np.zeros(len(self.prep.qids), bool)
-        for i, (ranked, sets, n, judged) in enumerate(self._subtopic_views[key]):
-            rel_any[i] = n > 0
-            if n:
-                table[:, i] = spec.diversity(ranked, sets, n, judged, [m.cutoff for m in ms], params)  # type: ignore[misc]
+        for i, query in enumerate(self._subtopic_views[key]):
+            rel_any[i] = query.n > 0
+            if query.n:
+                table[:, i] = spec.diversity(query, [m.cutoff for m in ms], params)  # type: ignore[misc]
         return _Block(table, rel_any)
 
     def _coverage(self, spec: Family, policy: FamilyPolicy, ms: list[Measure]) -> _Block:

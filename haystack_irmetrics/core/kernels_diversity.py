@@ -6,7 +6,7 @@ there is at least the relevance level ``rel`` (ndeval binarises every judgment).
 subtopics, counts those with a relevant document; a query with none scores 0. The novelty gain of the
 document at rank i (0-based) is ``G_i = sum_{s: d_i relevant to s} (1 - alpha)^{c_s(i)}``, c_s(i) the
 documents above i relevant to s. A family's value (``Family.diversity`` in :mod:`.families`) is
-``value(ranked, sets, n_subtopics, judged, cutoffs, params)`` -> one value per cutoff.
+``value(query, cutoffs, params)`` -> one value per cutoff, ``query`` a :class:`QueryView`.
 """
 
 from __future__ import annotations
@@ -18,11 +18,31 @@ from typing import Any
 import numpy as np
 
 Params = Mapping[str, float | None]
-#: ``ranked``: the query's judged documents as ``(rank, doc id)`` in rank order; ``sets``: doc -> subtopics;
-#: ``n``: subtopics with a relevant document; ``judged``: every document judged for the query.
-DiversityValue = Callable[
-    [list[tuple[int, str]], Mapping[str, list[int]], int, list[str], Sequence[int | None], Params], list[float]
-]
+
+
+class QueryView:
+    """One query as the diversity families read it, shared by those of one tie order and level.
+
+    ``ranked``: its retrieved documents relevant to some subtopic, ``(rank, doc id)`` in rank order (the
+    others gain nothing, whatever the measure); ``sets``: doc -> indices of the subtopics it is relevant
+    to; ``n``: the subtopics with a relevant document; ``judged``: every document judged for the query.
+    """
+
+    __slots__ = ("_gains", "judged", "n", "ranked", "sets")
+
+    def __init__(self, ranked: list[tuple[int, str]], sets: Mapping[str, list[int]], n: int, judged: list[str]) -> None:
+        self.ranked = [(rank, doc) for rank, doc in ranked if doc in sets]
+        self.sets, self.n, self.judged = sets, n, judged
+        self._gains: dict[float, list[float]] = {}
+
+    def gains(self, alpha: float) -> list[float]:
+        """:func:`novelty_gains` of the ranked documents (computed once per alpha)."""
+        if alpha not in self._gains:
+            self._gains[alpha] = novelty_gains(self.ranked, self.sets, alpha)
+        return self._gains[alpha]
+
+
+DiversityValue = Callable[[QueryView, Sequence[int | None], Params], list[float]]
 
 
 def at_level(labels: Any, params: Params, relevant: Callable[[Any], Any]) -> Any:
@@ -52,45 +72,37 @@ def _discount(rank: int) -> float:
 def _ideal(sets: Mapping[str, list[int]], judged: list[str], alpha: float, depth: int) -> list[float]:
     """ndeval's greedy ideal ranking: at each rank the judged document of highest novelty gain (ties: the
     greatest doc id), to ``depth`` ranks; its gains. Each document's gain is summed over its subtopics in
-    index order, as ndeval adds them (adding 0.0 for the others changes no bit)."""
-    docs = sorted(judged)
-    n_sub = 1 + max((s for doc in docs for s in sets.get(doc, ())), default=-1)
-    member = np.zeros((len(docs), n_sub), bool)
-    pairs = [(i, sub) for i, doc in enumerate(docs) if doc in sets for sub in sets[doc]]
-    if pairs:
-        rows, cols = zip(*pairs, strict=True)
-        member[list(rows), list(cols)] = True
-    remaining = np.ones(n_sub, np.float64)
-    left = np.ones(len(docs), bool)
+    index order, as ndeval adds them (adding 0.0 for the others changes no bit). Documents relevant to no
+    subtopic gain 0 wherever they stand, so the greedy walks the others and the rest of the ranks gain 0."""
+    docs = sorted(sets)
     out: list[float] = []
-    for _ in range(min(depth, len(docs))):
-        score = np.zeros(len(docs), np.float64)
-        for s in range(n_sub):
-            score += np.where(member[:, s], remaining[s], 0.0)
-        score[~left] = -1.0
-        best = len(docs) - 1 - int(np.argmax(score[::-1]))  # the last maximum: the greatest doc id
-        left[best] = False
-        remaining[member[best]] *= 1.0 - alpha
-        out.append(float(score[best]))
-    return out
+    if docs:
+        n_sub = 1 + max(s for doc in docs for s in sets[doc])
+        member = np.zeros((len(docs), n_sub), bool)
+        rows, cols = zip(*[(i, sub) for i, doc in enumerate(docs) for sub in sets[doc]], strict=True)
+        member[list(rows), list(cols)] = True
+        remaining = np.ones(n_sub, np.float64)
+        left = np.ones(len(docs), bool)
+        for _ in range(min(depth, len(docs))):
+            # Running sums along the subtopics, in index order: one addition at a time, as ndeval adds.
+            score = np.cumsum(np.where(member, remaining, 0.0), axis=1)[:, -1]
+            score[~left] = -1.0
+            best = len(docs) - 1 - int(np.argmax(score[::-1]))  # the last maximum: the greatest doc id
+            left[best] = False
+            remaining[member[best]] *= 1.0 - alpha
+            out.append(float(score[best]))
+    return out + [0.0] * (min(depth, len(judged)) - len(out))
 
 
 def _depth(cutoffs: Sequence[int | None], n: int) -> int:
     return max(n if k is None else min(k, n) for k in cutoffs) if cutoffs else 0
 
 
-def alpha_ndcg(
-    ranked: list[tuple[int, str]],
-    sets: Mapping[str, list[int]],
-    n: int,
-    judged: list[str],
-    cutoffs: Sequence[int | None],
-    params: Params,
-) -> list[float]:
+def alpha_ndcg(query: QueryView, cutoffs: Sequence[int | None], params: Params) -> list[float]:
     """alpha-nDCG@k: ``sum_{i<k} G_i log(2)/log(i+2)`` over the same sum for the greedy ideal ranking."""
     alpha = float(params["alpha"])  # type: ignore[arg-type]
-    gains = novelty_gains(ranked, sets, alpha)
-    ideal = _ideal(sets, judged, alpha, _depth(cutoffs, len(judged)))
+    ranked, gains = query.ranked, query.gains(alpha)
+    ideal = _ideal(query.sets, query.judged, alpha, _depth(cutoffs, len(query.judged)))
     out = []
     for k in cutoffs:
         dcg = 0.0
@@ -104,24 +116,17 @@ def alpha_ndcg(
     return out
 
 
-def err_ia(
-    ranked: list[tuple[int, str]],
-    sets: Mapping[str, list[int]],
-    n: int,
-    judged: list[str],
-    cutoffs: Sequence[int | None],
-    params: Params,
-) -> list[float]:
+def err_ia(query: QueryView, cutoffs: Sequence[int | None], params: Params) -> list[float]:
     """ERR-IA@k: ``sum_{i<k} G_i / (i+1)`` over ``sum_{i<k} N (1 - alpha)^i / (i+1)`` (ndeval's "ideal ideal")."""
     alpha = float(params["alpha"])  # type: ignore[arg-type]
-    gains = novelty_gains(ranked, sets, alpha)
+    ranked, gains = query.ranked, query.gains(alpha)
     out = []
     for k in cutoffs:
         total = 0.0
         for (rank, _), g in zip(ranked, gains, strict=True):
             if k is None or rank < k:
                 total += g / (rank + 1.0)
-        norm, gain = 0.0, float(n)
+        norm, gain = 0.0, float(query.n)
         for i in range(k if k is not None else max((r for r, _ in ranked), default=0) + 1):
             norm += gain / (i + 1.0)
             gain *= 1.0 - alpha
@@ -129,37 +134,23 @@ def err_ia(
     return out
 
 
-def nrbp(
-    ranked: list[tuple[int, str]],
-    sets: Mapping[str, list[int]],
-    n: int,
-    judged: list[str],
-    cutoffs: Sequence[int | None],
-    params: Params,
-) -> list[float]:
+def nrbp(query: QueryView, cutoffs: Sequence[int | None], params: Params) -> list[float]:
     """NRBP: ``(1 - (1 - alpha) beta) / N * sum_i beta^i G_i`` over the whole ranking."""
     alpha, beta = float(params["alpha"]), float(params["beta"])  # type: ignore[arg-type]
     total = 0.0
-    for (rank, _), g in zip(ranked, novelty_gains(ranked, sets, alpha), strict=True):
+    for (rank, _), g in zip(query.ranked, query.gains(alpha), strict=True):
         total += g * beta**rank
-    value = total * (1 - (1 - alpha) * beta) / n if n else 0.0
+    value = total * (1 - (1 - alpha) * beta) / query.n if query.n else 0.0
     return [value for _ in cutoffs]
 
 
-def subtopic_recall(
-    ranked: list[tuple[int, str]],
-    sets: Mapping[str, list[int]],
-    n: int,
-    judged: list[str],
-    cutoffs: Sequence[int | None],
-    params: Params,
-) -> list[float]:
+def subtopic_recall(query: QueryView, cutoffs: Sequence[int | None], params: Params) -> list[float]:
     """StRecall@k (ndeval's strec): the subtopics with a relevant document in the top k, over N."""
     out = []
     for k in cutoffs:
         seen: set[int] = set()
-        for rank, doc in ranked:
+        for rank, doc in query.ranked:
             if k is None or rank < k:
-                seen.update(sets.get(doc, ()))
-        out.append(len(seen) / n if n else 0.0)
+                seen.update(query.sets[doc])
+        out.append(len(seen) / query.n if query.n else 0.0)
     return out

@@ -19,11 +19,23 @@ import math
 from collections.abc import Mapping
 from functools import cached_property
 
+import numpy as np
+
 from ..errors import EmptyInputError, InvalidIdError, InvalidLabelError
 from .inputs import Qrels
 from .validation import is_finite_number, is_mapping, shown
 
 SubtopicQrelsDict = Mapping[str, Mapping[str, Mapping[str, float]]]
+
+
+def _plain(docs: Mapping) -> bool:
+    """Whether every id of ``docs`` is a str and every label a finite int or float (checked at C speed)."""
+    if not set(map(type, docs)) <= {str} or not set(map(type, docs.values())) <= {int, float}:
+        return False
+    try:
+        return bool(np.isfinite(np.fromiter(docs.values(), np.float64, count=len(docs))).all())
+    except OverflowError:  # an int beyond any float: the slow check names it
+        return False
 
 
 class SubtopicQrels:
@@ -70,6 +82,9 @@ class SubtopicQrels:
                     raise InvalidLabelError(
                         f"subtopic qrels[{qid!r}][{key!r}] must be a dict {{docid: label}}, got {type(docs).__name__}"
                     )
+                if _plain(docs):
+                    inner[key] = dict(docs)
+                    continue
                 for doc, label in docs.items():
                     if not isinstance(doc, str):
                         raise InvalidIdError(
