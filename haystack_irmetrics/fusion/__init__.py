@@ -1,0 +1,24 @@
+"""Rank fusion: several runs into one, with ranx's methods and normalisations (:func:`fuse`), the
+fusion's parameters tuned on judgments by cross-validation (:func:`optimize_fusion`), and the Haystack
+``DocumentJoiner`` that reproduces a fusion inside a pipeline (:func:`joiner_parameters`).
+
+numpy only; above the core, ``io/`` and ``stats/``, beside ``compare/``.
+"""
+
+from .api import check_method, fuse
+from .methods import METHODS, PARAMETERS, TRAINED, WEIGHTED
+from .norms import NORMALIZATIONS
+from .packed import PackedRuns, RunRows, pack_runs
+
+__all__ = [
+    "METHODS",
+    "NORMALIZATIONS",
+    "PARAMETERS",
+    "TRAINED",
+    "WEIGHTED",
+    "PackedRuns",
+    "RunRows",
+    "check_method",
+    "fuse",
+    "pack_runs",
+]

@@ -1,0 +1,156 @@
+"""``fuse``: several runs into one, by any of ranx's fusion methods and normalisations."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..core.inputs import ColumnarRun, Qrels
+from ..core.validation import shown
+from ..errors import FusionError
+from .methods import METHODS, PARAMETERS, TRAINED, WEIGHTED, fused_scores, learn
+from .norms import norm_name, normalize
+from .packed import PackedRuns, RunInput, pack_runs
+from .trained import training_labels
+
+
+def check_method(
+    method: str, n_runs: int, weights: Sequence[float] | None, params: Mapping[str, Any] | None
+) -> tuple[list[float] | None, dict[str, Any]]:
+    """``(weights, params)`` checked and completed for ``method`` over ``n_runs`` runs.
+
+    :raises FusionError: an unknown method, weights for a method that takes none or not one per run, a
+        parameter the method does not take or is missing.
+    """
+    if method not in METHODS:
+        raise FusionError(f"unknown fusion method {method!r}; choose one of {', '.join(METHODS)}")
+    if weights is not None:
+        if method not in WEIGHTED:
+            raise FusionError(f"{method} takes no weights (the weighted methods: {', '.join(WEIGHTED)})")
+        weights = [float(w) for w in weights]
+        if len(weights) != n_runs:
+            raise FusionError(f"{len(weights)} weights for {n_runs} runs: give one weight per run")
+        if not all(map(math.isfinite, weights)):
+            raise FusionError(f"weights must be finite numbers, got {weights}")
+    elif method in WEIGHTED:
+        weights = [1.0 / n_runs] * n_runs
+    wanted = PARAMETERS.get(method, {})
+    given = dict(params or {})
+    unknown = sorted(set(given) - set(wanted))
+    if unknown:
+        takes = ", ".join(wanted) or "none"
+        raise FusionError(f"{method} takes no parameter {', '.join(unknown)} (its parameters: {takes})")
+    full = {**wanted, **given}
+    for key, value in full.items():
+        if value is None:
+            raise FusionError(f"{method} needs the parameter {key} (params={{{key!r}: ...}})")
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            raise FusionError(f"{method}'s parameter {key} must be a finite number, got {shown(value)}")
+    if method == "logn_isr" and not 0.0 <= full["sigma"] <= 1.0:
+        raise FusionError(f"logn_isr's sigma must be in [0, 1], got {full['sigma']}")
+    for key in ("n_segments", "w"):
+        if key in full and (int(full[key]) != full[key] or full[key] < (1 if key == "n_segments" else 0)):
+            raise FusionError(f"{method}'s parameter {key} must be a whole number >= 1, got {full[key]}")
+        if key in full:
+            full[key] = int(full[key])
+    return weights, full
+
+
+def fused_run(packed: PackedRuns, scores: np.ndarray) -> ColumnarRun:
+    """The fused run: per query, candidates by fused score descending, ties in candidate order; queries
+    with no candidate left out."""
+    cand_query = packed.candidate_query
+    order = np.lexsort((-scores, cand_query))
+    lengths = np.diff(packed.offsets)
+    kept = [i for i, n in enumerate(lengths.tolist()) if n]
+    qids = [packed.qids[i] for i in kept]
+    offsets = np.zeros(len(kept) + 1, np.int64)
+    np.cumsum(lengths[kept], out=offsets[1:])
+    ids = np.asarray(packed.doc_ids, dtype=object)[order] if packed.doc_ids else np.zeros(0, object)
+    values = scores[order]
+    where: dict[str, list[int]] = {}
+
+    def ids_at(rows: np.ndarray) -> list[str]:
+        return ids[np.asarray(rows, dtype=np.int64)].tolist()
+
+    def find(candidates: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        if not where:
+            for row, d in enumerate(ids.tolist()):
+                where.setdefault(d, []).append(row)
+        index = {d: i for i, d in enumerate(candidates)}
+        pairs = sorted((row, i) for d, i in index.items() for row in where.get(d, ()))
+        rows = np.fromiter((p[0] for p in pairs), np.int64, count=len(pairs))
+        which = np.fromiter((p[1] for p in pairs), np.int64, count=len(pairs))
+        return rows, which
+
+    return ColumnarRun(qids, offsets, values, ids_at, find, source="fused")
+
+
+def fuse(
+    runs: Sequence[RunInput] | PackedRuns,
+    method: str = "rrf",
+    *,
+    norm: str | None = "min-max",
+    weights: Sequence[float] | None = None,
+    rrf_k: int | None = None,
+    depth: int | None = None,
+    qrels: Mapping[str, Mapping[str, float]] | Qrels | None = None,
+    params: Mapping[str, Any] | None = None,
+    names: Sequence[str] | None = None,
+) -> ColumnarRun:
+    """Fuse two or more runs into one, with ranx 0.3.21's method and normalisation (``ranx.fuse``).
+
+    :param runs: ``{qid: {docid: score}}`` dicts, ranked lists, :class:`~haystack_irmetrics.core.inputs.Run`
+        or ``ColumnarRun`` values, TREC run file paths, or a :class:`~.packed.PackedRuns` (packed once for
+        many fusions). Never modified. A query a run lacks counts as retrieved nothing there.
+    :param method: one of :data:`~.methods.METHODS` (ranx's names).
+    :param norm: the score normalisation applied to every run first (ranx's default ``"min-max"``; see
+        :data:`~.norms.NORMALIZATIONS`), or None.
+    :param weights: one per run, for ``wsum``, ``wmnz``, ``mixed``, ``w_bordafuse``, ``w_condorcet``
+        (default: equal weights).
+    :param rrf_k: RRF's constant (default 60), ``params={"k": ...}`` for short.
+    :param depth: each run's top ``depth`` documents per query are fused (default: all).
+    :param qrels: judgments, for the trained methods (``bayesfuse``, ``posfuse``, ``probfuse``,
+        ``segfuse``, ``slidefuse``, ``mapfuse``), which learn from the fused queries they judge.
+    :param params: the method's other parameters (:data:`~.methods.PARAMETERS`: ``gamma``, ``phi``,
+        ``sigma``, ``n_segments``, ``w``).
+    :param names: run names for messages (default ``run1``, ``run2``, ...).
+    :returns: the fused run as a :class:`~haystack_irmetrics.core.inputs.ColumnarRun` (``.data`` is the
+        ``{qid: {docid: score}}`` dict), each query's documents by fused score descending.
+    :raises FusionError: unknown method or normalisation, weights that do not fit, a missing parameter,
+        a trained method without ``qrels``.
+
+    Each run ranks its documents by score descending, ties in its own order; the fused ranking breaks
+    ties by first appearance over the runs in their order. Usage::
+
+        >>> from haystack_irmetrics.fusion import fuse
+        >>> bm25 = {"q1": {"d1": 12.0, "d2": 9.5, "d3": 7.0}}
+        >>> dense = {"q1": {"d3": 0.92, "d1": 0.80, "d4": 0.75}}
+        >>> fuse([bm25, dense], "rrf").data
+        {'q1': {'d1': 0.03252247488101534, 'd3': 0.032266458495966696, 'd2': 0.016129032258064516, 'd4': 0.015873015873015872}}
+        >>> fuse([bm25, dense], "wsum", norm="min-max", weights=[0.3, 0.7]).data["q1"]["d3"]
+        0.7
+    """
+    packed = runs if isinstance(runs, PackedRuns) else pack_runs(runs, names=names, depth=depth)
+    if isinstance(runs, PackedRuns) and depth is not None:
+        raise FusionError("depth applies when packing: pass it to pack_runs")
+    all_params = dict(params or {})
+    if rrf_k is not None:
+        if method != "rrf":
+            raise FusionError(f"rrf_k is RRF's constant; {method} does not take it")
+        all_params["k"] = rrf_k
+    weights, all_params = check_method(method, len(packed.runs), weights, all_params)
+    if method in TRAINED and qrels is None:
+        raise FusionError(f"{method} is trained on judgments: pass qrels")
+    normed = normalize(packed, norm_name(norm))
+    learned = None
+    if method in TRAINED:
+        labels = training_labels(packed, qrels if isinstance(qrels, Qrels) else Qrels.from_dict(qrels))
+        if not any(lab is not None for lab in labels):
+            raise FusionError(f"{method} is trained on judgments, but the qrels judge none of the fused queries")
+        learned = learn(packed, normed, method, labels, all_params)
+    scores = fused_scores(packed, normed, method, weights, all_params, learned)
+    return fused_run(packed, scores)
