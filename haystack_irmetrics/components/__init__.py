@@ -15,10 +15,12 @@ from .evaluators import (
     RecallEvaluator,
     to_evaluation_run_result,
 )
+from .interleaving import InterleavingJoiner
 from .judge import RelevanceJudge
 
 __all__ = [
     "IRMetricsEvaluator",
+    "InterleavingJoiner",
     "InvalidDocumentsError",
     "MAPEvaluator",
     "MRREvaluator",

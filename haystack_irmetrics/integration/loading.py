@@ -33,6 +33,8 @@ MAX_YAML_DEPTH = 100
 TRUSTED_MODULES = (
     "haystack_irmetrics.components.evaluators",
     "haystack_irmetrics.components.feedback",
+    # InterleavingJoiner: two retrievers' results as one interleaved list.
+    "haystack_irmetrics.components.interleaving",
     # RelevanceJudge: the model judge (its generator's or scorer's own module must be trusted as well; Haystack's
     # own components are).
     "haystack_irmetrics.components.judge",
