@@ -18,7 +18,7 @@ from . import beir, cache, compare, evaluate, feedback, judge, plot, report
 from .args import show_defaults
 
 #: The subcommands in the order ``irmetrics --help`` lists them; each module has ``add_subcommand`` and ``run``.
-SUBCOMMANDS = (evaluate, beir, cache, compare, report, feedback, plot, judge)
+SUBCOMMANDS = (evaluate, beir, cache, compare, report, feedback, plot, judge, fuse)
 
 
 def package_version() -> str:
