@@ -6,6 +6,8 @@ numpy only; above the core, ``io/`` and ``stats/``, beside ``compare/``.
 """
 
 from .api import check_method, fuse
+from .joiner import joiner_component, joiner_parameters, joiner_yaml
+from .optimize import FusionTuning, optimize_fusion
 from .methods import METHODS, PARAMETERS, TRAINED, WEIGHTED
 from .norms import NORMALIZATIONS
 from .packed import PackedRuns, RunRows, pack_runs
@@ -18,7 +20,12 @@ __all__ = [
     "WEIGHTED",
     "PackedRuns",
     "RunRows",
+    "FusionTuning",
     "check_method",
+    "optimize_fusion",
     "fuse",
+    "joiner_component",
+    "joiner_parameters",
+    "joiner_yaml",
     "pack_runs",
 ]

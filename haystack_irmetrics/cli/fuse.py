@@ -1,0 +1,156 @@
+"""``irmetrics fuse``: fuse TREC runs into one with ranx's methods; tune the fusion on judgments by
+cross-validation (``--optimize``); write the Haystack ``DocumentJoiner`` that reproduces it (``--joiner-yaml``).
+
+Imports only the standard library until it runs (then :mod:`haystack_irmetrics.fusion`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from .args import floats, names
+
+_METHODS = (
+    "rrf sum mnz anz gmnz max min med wsum wmnz isr log_isr logn_isr bordafuse w_bordafuse condorcet "
+    "w_condorcet rbc mixed bayesfuse posfuse probfuse segfuse slidefuse mapfuse"
+).split()
+_NORMS = ("min-max", "min-max-inverted", "max", "sum", "zmuv", "rank", "borda", "none")
+
+
+def _param(text: str) -> tuple[str, float]:
+    name, sep, value = text.partition("=")
+    try:
+        if not sep:
+            raise ValueError
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected NAME=NUMBER, e.g. gamma=0.5, got {text!r}") from None
+    return name.strip(), int(number) if number.is_integer() and name.strip() in ("n_segments", "w") else number
+
+
+def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add ``fuse`` to the ``irmetrics`` subcommands."""
+    p = sub.add_parser(
+        "fuse",
+        help="fuse runs into one (ranx's methods); tune the fusion on qrels; write a Haystack DocumentJoiner",
+        description="Fuse two or more TREC runs into one with ranx 0.3.21's fusion methods and normalisations "
+        "(the same scores). With --optimize, tune the weights (or the method's parameter) on qrels by "
+        "cross-validation over queries and compare the held-out fused run with each input.",
+    )
+    p.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files (two or more)")
+    p.add_argument("--method", choices=_METHODS, default="rrf", help="fusion method (ranx's names; default rrf)")
+    p.add_argument(
+        "--norm", choices=_NORMS, default="min-max", help="score normalisation before fusing (default min-max)"
+    )
+    p.add_argument("--weights", type=floats, default=None, help="one weight per run, e.g. 0.3,0.7 (weighted methods)")
+    p.add_argument("--rrf-k", type=int, default=None, help="RRF's constant k (default 60)")
+    p.add_argument("--depth", type=int, default=None, help="fuse each run's top D documents per query")
+    p.add_argument(
+        "--param",
+        type=_param,
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="another parameter of the method: gamma (gmnz), phi (rbc), sigma (logn_isr), n_segments (probfuse), "
+        "w (slidefuse)",
+    )
+    p.add_argument("--qrels", default=None, help="qrels (TREC or BEIR TSV): trained methods and --optimize")
+    p.add_argument("--names", type=names, default=None, help="labels of the runs (default: file names)")
+    p.add_argument("-o", "--output", default=None, help="write the fused run here (TREC format)")
+    p.add_argument("--tag", default="fused", help="run tag of the written run (default fused)")
+    tune = p.add_argument_group("tuning (--optimize)")
+    tune.add_argument("--optimize", action="store_true", help="tune on --qrels by cross-validation over queries")
+    tune.add_argument("--metric", default="NDCG@10", help="measure maximised (default NDCG@10)")
+    tune.add_argument("--folds", type=int, default=5, help="cross-validation folds (default 5)")
+    tune.add_argument(
+        "--grid",
+        type=floats,
+        default=None,
+        help="weighted methods: the weight step (ranx's 0.1); others: the values of the parameter, e.g. 20,60,100",
+    )
+    tune.add_argument("--seed", type=int, default=0, help="seed of the folds and the randomization test")
+    tune.add_argument("--preset", choices=["beir", "trec"], default="beir", help="conventions of the measure")
+    tune.add_argument("--json", action="store_true", help="print the tuning as JSON")
+    p.add_argument(
+        "--joiner-yaml",
+        default=None,
+        metavar="OUT.yaml",
+        help="write the Haystack DocumentJoiner reproducing the (tuned) fusion, where a join mode can",
+    )
+    p.set_defaults(func=run)
+    return p
+
+
+def _table(tuning: Any) -> str:
+    lines = [
+        f"{tuning.method} (norm {tuning.norm or 'none'}), tuned on {tuning.metric} by {len(tuning.folds)}-fold "
+        f"cross-validation over {tuning.n_queries} queries ({tuning.n_configurations} configurations)",
+        f"chosen on all queries: {json.dumps(tuning.params)}",
+        "",
+        f"| run | {tuning.metric} | fused − run | p (randomization, Holm) |",
+        "|---|---:|---:|---:|",
+        f"| fused (held-out) | {tuning.held_out:.4f} | | |",
+    ]
+    for name, score in tuning.inputs.items():
+        c = tuning.comparisons.get(name)
+        mark = " (best input)" if name == tuning.best_input else ""
+        delta = f"{-c.delta:+.4f}" if c else ""
+        p = f"{c.p_randomization_holm:.4g}" if c else "untested"
+        lines.append(f"| {name}{mark} | {score:.4f} | {delta} | {p} |")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``irmetrics fuse``: write the fused run, print the tuning, write the joiner."""
+    from ..errors import FusionError
+    from ..fusion import fuse, joiner_parameters, joiner_yaml, optimize_fusion, pack_runs
+    from ..fusion.optimize import grid_from_values
+    from ..io.output import write_text
+    from ..io.trec import read_qrels, write_trec_run
+
+    if len(args.runs) < 2:
+        raise FusionError(f"fuse needs two runs or more, got {len(args.runs)}: {args.runs}")
+    if not (args.output or args.optimize or args.joiner_yaml):
+        raise FusionError("nothing to do: give -o FUSED.trec, --optimize or --joiner-yaml OUT.yaml")
+    if args.optimize and not args.qrels:
+        raise FusionError("--optimize tunes on judgments: give --qrels")
+    norm = None if args.norm == "none" else args.norm
+    params = dict(args.param)
+    if args.rrf_k is not None:
+        if args.method != "rrf":
+            raise FusionError(f"--rrf-k is RRF's constant; {args.method} does not take it")
+        params["k"] = args.rrf_k
+    qrels = read_qrels(args.qrels) if args.qrels else None
+    packed = pack_runs(args.runs, names=args.names, depth=args.depth)
+    weights = args.weights
+    if args.optimize:
+        grid = grid_from_values(args.method, len(packed.runs), args.grid) if args.grid else None
+        tuning = optimize_fusion(
+            packed,
+            qrels,
+            method=args.method,
+            norm=norm,
+            metric=args.metric,
+            folds=args.folds,
+            grid=grid,
+            seed=args.seed,
+            preset=args.preset,
+            params=params,
+        )
+        chosen = dict(tuning.params)
+        weights = chosen.pop("weights", weights)
+        params = chosen
+        print(json.dumps(tuning.to_dict(), indent=2) if args.json else _table(tuning))
+    if args.output:
+        fused = fuse(packed, args.method, norm=norm, weights=weights, qrels=qrels, params=params)
+        write_trec_run(fused, Path(args.output), tag=args.tag)
+        print(f"wrote {args.output}: {len(fused.qids)} queries", file=sys.stderr)
+    if args.joiner_yaml:
+        found = joiner_parameters(args.method, norm=norm, weights=weights, params=params, n_runs=len(packed.runs))
+        write_text(Path(args.joiner_yaml), joiner_yaml(found))
+        print(f"wrote {args.joiner_yaml}: DocumentJoiner {found['join_mode']}", file=sys.stderr)
+    return 0
