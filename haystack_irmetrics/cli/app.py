@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import IRMetricsError
-from . import beir, cache, compare, evaluate, feedback, judge, plot, report
+from . import beir, cache, compare, evaluate, feedback, fuse, judge, plot, report
 from .args import show_defaults
 
 #: The subcommands in the order ``irmetrics --help`` lists them; each module has ``add_subcommand`` and ``run``.
