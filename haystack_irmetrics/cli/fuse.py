@@ -14,10 +14,33 @@ from typing import Any
 
 from .args import floats, names
 
-_METHODS = (
-    "rrf sum mnz anz gmnz max min med wsum wmnz isr log_isr logn_isr bordafuse w_bordafuse condorcet "
-    "w_condorcet rbc mixed bayesfuse posfuse probfuse segfuse slidefuse mapfuse"
-).split()
+_METHODS = [
+    "rrf",
+    "sum",
+    "mnz",
+    "anz",
+    "gmnz",
+    "max",
+    "min",
+    "med",
+    "wsum",
+    "wmnz",
+    "isr",
+    "log_isr",
+    "logn_isr",
+    "bordafuse",
+    "w_bordafuse",
+    "condorcet",
+    "w_condorcet",
+    "rbc",
+    "mixed",
+    "bayesfuse",
+    "posfuse",
+    "probfuse",
+    "segfuse",
+    "slidefuse",
+    "mapfuse",
+]
 _NORMS = ("min-max", "min-max-inverted", "max", "sum", "zmuv", "rank", "borda", "none")
 
 

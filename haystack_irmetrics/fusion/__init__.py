@@ -7,9 +7,9 @@ numpy only; above the core, ``io/`` and ``stats/``, beside ``compare/``.
 
 from .api import check_method, fuse
 from .joiner import joiner_component, joiner_parameters, joiner_yaml
-from .optimize import FusionTuning, optimize_fusion
 from .methods import METHODS, PARAMETERS, TRAINED, WEIGHTED
 from .norms import NORMALIZATIONS
+from .optimize import FusionTuning, optimize_fusion
 from .packed import PackedRuns, RunRows, pack_runs
 
 __all__ = [
@@ -18,14 +18,14 @@ __all__ = [
     "PARAMETERS",
     "TRAINED",
     "WEIGHTED",
+    "FusionTuning",
     "PackedRuns",
     "RunRows",
-    "FusionTuning",
     "check_method",
-    "optimize_fusion",
     "fuse",
     "joiner_component",
     "joiner_parameters",
     "joiner_yaml",
+    "optimize_fusion",
     "pack_runs",
 ]
