@@ -149,10 +149,11 @@ def test_the_core_imports_numpy_and_the_standard_library_only():
 
 def test_nothing_but_the_interface_layer_imports_it():
     for name in MODULES:
-        if name.startswith("haystack_irmetrics.cli"):
+        if name == "haystack_irmetrics.cli" or name.startswith("haystack_irmetrics.cli."):
             continue
         for target, line in _imports(name):
-            assert not target.startswith("haystack_irmetrics.cli"), f"{name} line {line} imports {target}"
+            interface = target == "haystack_irmetrics.cli" or target.startswith("haystack_irmetrics.cli.")
+            assert not interface, f"{name} line {line} imports {target}"
 
 
 def test_plots_and_stats_stay_below_the_integrations():
@@ -230,7 +231,8 @@ LAYERS = [
     ("stats",),
     ("plots",),
     ("integration", "compare", "fusion"),
-    ("beir", "feedback", "clicks"),
+    ("beir", "feedback"),
+    ("clicks",),  # above feedback/: its readers read click logs
     ("judges",),  # beside beir/ and feedback/: the model judge under components/judge.py
     ("components",),
     ("report",),

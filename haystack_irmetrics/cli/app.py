@@ -14,11 +14,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import IRMetricsError
-from . import beir, cache, compare, evaluate, feedback, fuse, judge, plot, report
+from . import beir, cache, clicks, compare, evaluate, feedback, fuse, interleave, judge, plot, report
 from .args import show_defaults
 
 #: The subcommands in the order ``irmetrics --help`` lists them; each module has ``add_subcommand`` and ``run``.
-SUBCOMMANDS = (evaluate, beir, cache, compare, report, feedback, plot, judge, fuse)
+SUBCOMMANDS = (evaluate, beir, cache, compare, report, feedback, plot, judge, fuse, clicks, interleave)
 
 
 def package_version() -> str:

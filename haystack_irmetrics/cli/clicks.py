@@ -1,0 +1,189 @@
+"""``irmetrics clicks fit|compare``: click models on a click log from the command line.
+
+    irmetrics clicks fit LOG --model {ctr,gctr,rctr,dctr,pbm,cascade,dcm,ubm,dbn,sdbn}
+                         [--test LOG2 | --test-fraction F --seed S] -o DIR [--min-impressions N]
+    irmetrics clicks compare LOG --models ctr,pbm,dbn,... [--test LOG2 | --test-fraction F --seed S] [--json]
+
+``fit`` writes ``DIR/qrels.tsv`` (TREC qrels, float labels in [0, 1]) and ``DIR/model.json``; ``compare``
+prints held-out log-likelihood and perplexity per model. Registered by :func:`add_subcommand`, which only imports the standard library: the work
+(:mod:`haystack_irmetrics.clicks`) is imported when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from .args import names
+
+MODEL_NAMES = ("ctr", "gctr", "rctr", "dctr", "pbm", "cascade", "dcm", "ubm", "dbn", "sdbn")
+
+
+def log_options(p: argparse.ArgumentParser, *, team: bool = False) -> None:
+    c = p.add_argument_group("log columns")
+    c.add_argument(
+        "--format", dest="fmt", choices=["jsonl", "csv", "tsv", "parquet"], default=None, help="default: file name"
+    )
+    c.add_argument("--query-col", default="query_id", help="column of the query ids")
+    c.add_argument("--doc-col", default="doc_id", help="column of the document ids")
+    c.add_argument("--session-col", default="session", help="column of the session (impression) ids")
+    c.add_argument("--position-col", default="position", help="column of the positions shown")
+    c.add_argument("--click-col", default="click", help="column of the clicks (0/1, true/false, yes/no)")
+    if team:
+        c.add_argument("--team-col", default="team", help="column of the interleaving team (a or b)")
+        c.add_argument("--segment", default=None, metavar="COL", help="column to break the outcome down by")
+    c.add_argument("--position-base", type=int, default=1, help="first position in the log (1, or 0)")
+    c.add_argument("--max-rank", type=int, default=None, help="keep each session's first N positions")
+    c.add_argument(
+        "--on-error",
+        choices=["raise", "skip"],
+        default="raise",
+        help="malformed rows and sessions: stop at the first (raise) or skip, count and list them",
+    )
+
+
+def _held_out_options(p: argparse.ArgumentParser, default_fraction: float | None) -> None:
+    h = p.add_argument_group("held-out sessions")
+    g = h.add_mutually_exclusive_group()
+    g.add_argument("--test", default=None, metavar="LOG2", help="a second click log to test on")
+    g.add_argument(
+        "--test-fraction",
+        type=float,
+        default=default_fraction,
+        metavar="F",
+        help="the share of LOG's sessions held out for the test",
+    )
+    h.add_argument("--seed", type=int, default=0, help="seed of the held-out draw")
+    h.add_argument("--max-iter", type=int, default=200, help="EM iterations at most")
+    h.add_argument("--tol", type=float, default=1e-6, help="EM stops when no parameter moves more")
+
+
+def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add ``clicks`` (with ``fit`` and ``compare``) to the ``irmetrics`` subcommands."""
+    p = sub.add_parser(
+        "clicks",
+        help="click models on a click log: fit one (qrels from clicks), compare several on held-out sessions",
+        description="Click models as Chuklin, Markov & de Rijke (2015) define them, fitted on a click log "
+        "(JSONL, CSV/TSV or Parquet; one row per session, position, document and click).",
+    )
+    verbs = p.add_subparsers(dest="clicks_command", required=True)
+    fit = verbs.add_parser(
+        "fit",
+        help="fit a click model; write DIR/qrels.tsv and DIR/model.json",
+        description="Fit a click model on LOG and write its click-derived qrels (a float label in [0, 1] per "
+        "query and document: the attractiveness, or for dbn/sdbn attractiveness x satisfaction) and "
+        "DIR/model.json (parameters, training log-likelihood, held-out log-likelihood and perplexity).",
+    )
+    fit.add_argument("log", help="click log: .jsonl/.ndjson/.json, .csv/.tsv (optionally .gz) or .parquet")
+    fit.add_argument("--model", required=True, choices=MODEL_NAMES, help="ctr is dctr: a click rate per document")
+    fit.add_argument("-o", "--output", required=True, metavar="DIR", help="folder for qrels.tsv and model.json")
+    fit.add_argument("--min-impressions", type=int, default=1, help="judge pairs shown at least this often")
+    _held_out_options(fit, None)
+    log_options(fit)
+    fit.set_defaults(func=run_fit)
+
+    cmp = verbs.add_parser(
+        "compare",
+        help="held-out log-likelihood and perplexity of several click models",
+        description="Fit each model on the same training sessions and score it on the same held-out ones "
+        "(--test LOG2, or --test-fraction of LOG's sessions, 0.2 by default).",
+    )
+    cmp.add_argument("log", help="click log: .jsonl/.ndjson/.json, .csv/.tsv (optionally .gz) or .parquet")
+    cmp.add_argument("--models", type=names, required=True, help="comma-separated: " + ",".join(MODEL_NAMES))
+    cmp.add_argument("--json", action="store_true", help="print JSON instead of markdown")
+    _held_out_options(cmp, 0.2)
+    log_options(cmp)
+    cmp.set_defaults(func=run_compare)
+    return p
+
+
+def read_log(args: argparse.Namespace, path: str, *, team: bool = False) -> Any:
+    from ..clicks import ClickLog
+    from ..feedback import detect_format
+
+    columns: dict[str, str | None] = {
+        "query": args.query_col,
+        "doc": args.doc_col,
+        "session": args.session_col,
+        "position": args.position_col,
+        "click": args.click_col,
+    }
+    if team:
+        columns["team"] = args.team_col
+        columns["segment"] = args.segment
+    fmt = args.fmt
+    if fmt is None and Path(path).is_file():
+        fmt = detect_format(path, option="--format")
+    log = ClickLog(
+        path,
+        columns=columns,
+        fmt=fmt,
+        on_error=args.on_error,
+        position_base=args.position_base,
+        max_rank=args.max_rank,
+    )
+    sessions = log.sessions()
+    rows, bad = log.skipped.height, log.skipped_sessions
+    if rows or bad.height:
+        listed = "; ".join(f"{s!r}: {reason}" for s, _, reason in bad.head(5).rows())
+        more = f" (first: {listed})" if listed else ""
+        print(
+            f"irmetrics: warning: {path}: skipped {rows} malformed rows and {bad.height} sessions{more}",
+            file=sys.stderr,
+        )
+    return log, sessions
+
+
+def _split(args: argparse.Namespace) -> dict[str, Any]:
+    test = read_log(args, args.test)[1] if args.test else None
+    return {"test": test, "test_fraction": None if test is not None else args.test_fraction, "seed": args.seed}
+
+
+def run_fit(args: argparse.Namespace) -> int:
+    """Run ``irmetrics clicks fit``."""
+    from ..clicks import fit_model
+
+    log, sessions = read_log(args, args.log)
+    fit = fit_model(args.model, sessions, max_iter=args.max_iter, tol=args.tol, **_split(args))
+    qrels_path, model_path = fit.write(args.output, min_impressions=args.min_impressions)
+    out = Path(args.output)
+    if log.skipped.height:
+        log.skipped.write_csv(out / "skipped_rows.csv")
+    if log.skipped_sessions.height:
+        bad = log.skipped_sessions.with_columns(log.skipped_sessions["rows"].list.eval(_as_text()).list.join(" "))
+        bad.write_csv(out / "skipped_sessions.csv")
+    judged = sum(len(d) for d in fit.judgments(args.min_impressions).values())
+    line = f"{fit.model.name}: {fit.train.n_sessions} training sessions, log-likelihood {fit.train_log_likelihood:.4f}"
+    if fit.test is not None:
+        line += f"; {fit.test.sessions} test sessions, log-likelihood {fit.test.log_likelihood:.4f}, "
+        line += f"perplexity {fit.test.perplexity:.4f}"
+    print(line)
+    print(f"wrote {qrels_path} ({judged} judgments) and {model_path}")
+    return 0
+
+
+def _as_text() -> Any:
+    from ..feedback._deps import pl
+
+    return pl.element().cast(pl.String)
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    """Run ``irmetrics clicks compare``."""
+    from ..clicks import compare_models, comparison_json, comparison_table
+
+    _, sessions = read_log(args, args.log)
+    scores = compare_models(args.models, sessions, max_iter=args.max_iter, tol=args.tol, **_split(args))
+    if args.json:
+        print(json.dumps(comparison_json(scores), indent=2))
+    else:
+        n = next(iter(scores.values())).sessions
+        print(f"held out: {n} sessions\n")
+        print(comparison_table(scores))
+    return 0
+
+
+__all__ = ["MODEL_NAMES", "add_subcommand", "log_options", "read_log", "run_compare", "run_fit"]

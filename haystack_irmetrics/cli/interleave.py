@@ -1,0 +1,60 @@
+"""``irmetrics interleave LOG [--segment COL] [--json]``: which of two interleaved rankers users prefer.
+
+Credits each impression's clicks to teams ``a`` and ``b`` (the log's team column, as
+:class:`~haystack_irmetrics.components.interleaving.InterleavingJoiner` marks the Documents) and prints
+wins, losses, ties, delta (Chapelle et al. 2012), the sign test's p-value and a bootstrap interval
+(:mod:`haystack_irmetrics.clicks.interleaving`, imported when it runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from .clicks import log_options, read_log
+
+
+def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add ``interleave`` to the ``irmetrics`` subcommands."""
+    p = sub.add_parser(
+        "interleave",
+        help="which of two interleaved rankers users prefer: wins, losses, ties, delta, p-value, interval",
+        description="Credit each impression's clicks to the teams of an interleaved log (the team column: a "
+        "or b, as InterleavingJoiner marks them) and compare a with b: wins (a credited more), losses, ties, "
+        "delta = (wins + ties/2) / (wins + losses + ties) - 0.5 (Chapelle et al. 2012; impressions with a "
+        "click), a two-sided sign test and a percentile bootstrap interval of delta.",
+    )
+    p.add_argument("log", help="click log with a team column: .jsonl/.ndjson/.json, .csv/.tsv or .parquet")
+    p.add_argument("--json", action="store_true", help="print JSON instead of markdown")
+    p.add_argument("--confidence", type=float, default=0.95, help="bootstrap interval level")
+    p.add_argument("--n-resamples", type=int, default=10_000, help="bootstrap resamples")
+    p.add_argument("--seed", type=int, default=0, help="seed of the resamples")
+    log_options(p, team=True)
+    p.set_defaults(func=run)
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``irmetrics interleave``."""
+    from ..clicks.interleaving import outcome
+
+    _, sessions = read_log(args, args.log, team=True)
+    options = {"confidence": args.confidence, "n_resamples": args.n_resamples, "seed": args.seed}
+    result = outcome(sessions, by_segment=args.segment is not None, **options)
+    table = result if isinstance(result, dict) else {"all": result}
+    if args.json:
+        data: Any = {k: v.to_dict() for k, v in table.items()} if isinstance(result, dict) else result.to_dict()
+        print(json.dumps(data, indent=2))
+        return 0
+    head = ["segment", "impressions", "wins", "losses", "ties", "delta", "p_value", "ci_low", "ci_high"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for name, o in table.items():
+        cells = [name, str(o.impressions), str(o.wins), str(o.losses), str(o.ties)]
+        cells += [f"{x:.4f}" for x in (o.delta, o.p_value, o.ci_low, o.ci_high)]
+        print("| " + " | ".join(cells) + " |")
+    return 0
+
+
+__all__ = ["add_subcommand", "run"]

@@ -1,0 +1,121 @@
+"""``irmetrics clicks fit|compare`` and ``irmetrics interleave``: files written, JSON keys, bad input exits 2."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import polars as pl
+import pytest
+
+from haystack_irmetrics import evaluate
+from haystack_irmetrics.cli import main
+from haystack_irmetrics.clicks.interleaving import interleave, query_rng
+from haystack_irmetrics.clicks.simulate import log_rows
+from haystack_irmetrics.io import read_qrels
+from tests.test_clicks_models import QRELS, RUNS, simulated
+
+
+@pytest.fixture(scope="module")
+def click_csv(tmp_path_factory):
+    path = tmp_path_factory.mktemp("clicks") / "log.csv"
+    pl.DataFrame(log_rows(simulated("dbn", 3000))).write_csv(path)
+    return path
+
+
+def test_fit_writes_float_qrels_that_evaluate_reads_and_model_json_as_the_issue_specifies(click_csv, tmp_path, capsys):
+    out = tmp_path / "dbn"
+    assert main(["clicks", "fit", str(click_csv), "--model", "dbn", "--test-fraction", "0.2", "-o", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("dbn: 2400 training sessions") and "600 test sessions" in printed
+    model = json.loads((out / "model.json").read_text())
+    assert list(model) == ["model", "params", "train", "test"]
+    assert model["model"] == "dbn" and set(model["params"]) == {"continuation", "attractiveness", "satisfaction"}
+    assert list(model["train"]) == ["sessions", "log_likelihood"] and model["train"]["sessions"] == 2400
+    assert list(model["test"]) == ["sessions", "log_likelihood", "perplexity", "perplexity_at"]
+    assert list(model["test"]["perplexity_at"])[:2] == ["1", "2"]
+    lines = (out / "qrels.tsv").read_text().splitlines()
+    assert all(len(line.split("\t")) == 4 for line in lines)
+    labels = [float(line.split("\t")[3]) for line in lines]
+    assert labels and all(0 <= v <= 1 for v in labels)
+    run = {q: {d: float(10 - r) for r, d in enumerate(docs)} for q, docs in RUNS[0].items()}
+    assert 0 < evaluate(read_qrels(out / "qrels.tsv"), run, [10]).means["NDCG@10"] <= 1
+
+
+def test_pbm_model_json_keys_examination_by_rank(click_csv, tmp_path):
+    assert main(["clicks", "fit", str(click_csv), "--model", "pbm", "-o", str(tmp_path)]) == 0
+    model = json.loads((tmp_path / "model.json").read_text())
+    assert list(model["params"]["examination"])[:3] == ["1", "2", "3"]
+    assert model["test"] is None
+
+
+def test_compare_prints_one_row_per_model_and_json_with_the_issues_keys(click_csv, capsys):
+    assert main(["clicks", "compare", str(click_csv), "--models", "ctr,pbm,dbn", "--json", "--seed", "1"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert list(data) == ["models", "test_sessions"] and data["test_sessions"] == 600
+    assert list(data["models"]) == ["ctr", "pbm", "dbn"]
+    assert set(data["models"]["dbn"]) == {"log_likelihood", "perplexity", "perplexity_at"}
+    assert main(["clicks", "compare", str(click_csv), "--models", "ctr,dbn"]) == 0
+    table = capsys.readouterr().out
+    assert "| model | log-likelihood | perplexity |" in table and "| dbn |" in table
+
+
+def test_interleave_prints_the_issues_json_keys(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    rows = []
+    for s in range(300):
+        q = sorted(QRELS)[s % len(QRELS)]
+        for r, (d, team, _) in enumerate(interleave(RUNS[0][q], RUNS[3][q], rng=query_rng(s, q), length=10)):
+            click = rng.random() < (0.8 if QRELS[q][d] == 2 else 0.1) / (r + 1)
+            rows.append({"session": s, "query_id": q, "doc_id": d, "position": r + 1, "click": click, "team": team})
+    path = tmp_path / "log.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["interleave", str(path), "--json", "--n-resamples", "500"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert list(data) == ["wins", "losses", "ties", "delta", "p_value", "ci_low", "ci_high", "impressions"]
+    assert data["impressions"] == 300 and data["delta"] > 0
+
+
+def test_a_bad_click_exits_2_naming_file_row_line_and_column(tmp_path, capsys):
+    path = tmp_path / "log.csv"
+    path.write_text("session,query_id,doc_id,position,click\ns1,q,a,1,1\ns1,q,b,2,often\n")
+    assert main(["clicks", "fit", str(path), "--model", "pbm", "-o", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "log.csv: row 2 (line 3): column 'click'" in err
+
+
+def test_a_session_that_skips_a_position_exits_2_or_is_skipped_and_listed(tmp_path, capsys):
+    path = tmp_path / "log.csv"
+    path.write_text("session,query_id,doc_id,position,click\ns1,q,a,1,1\ns1,q,b,2,0\ns2,q,a,1,0\ns2,q,b,3,1\n")
+    assert main(["clicks", "fit", str(path), "--model", "ctr", "-o", str(tmp_path / "o")]) == 2
+    assert "session 's2' (rows 3, 4): position 2 is missing" in capsys.readouterr().err
+    out = tmp_path / "skip"
+    assert main(["clicks", "fit", str(path), "--model", "ctr", "-o", str(out), "--on-error", "skip"]) == 0
+    assert "skipped 0 malformed rows and 1 sessions (first: 's2': position 2 is missing" in capsys.readouterr().err
+    assert (out / "skipped_sessions.csv").read_text().splitlines()[1].startswith('s2,3 4,"position 2 is missing')
+
+
+def test_configured_column_names_are_read(tmp_path):
+    path = tmp_path / "log.jsonl"
+    rows = [{"imp": "x", "qid": "q", "pid": "a", "rank": 1, "clicked": "yes"}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    args = ["--session-col", "imp", "--query-col", "qid", "--doc-col", "pid", "--position-col", "rank"]
+    assert (
+        main(["clicks", "fit", str(path), "--model", "ctr", "-o", str(tmp_path / "o"), *args, "--click-col", "clicked"])
+        == 0
+    )
+    assert (tmp_path / "o" / "qrels.tsv").read_text() == "q\t0\ta\t1.0\n"
+
+
+def test_simulated_rows_round_trip_through_the_reader():
+    s = simulated("pbm", 50)
+    from haystack_irmetrics.clicks import ClickLog
+
+    again = ClickLog(log_rows(s)).sessions()
+    assert again.clicks.tolist() == s.clicks.tolist()
+
+    def shown(x):
+        queries, docs = x.pair_names()
+        return [[(queries[p], docs[p]) for p in row if p >= 0] for row in x.pairs.tolist()]
+
+    assert shown(again) == shown(s)
