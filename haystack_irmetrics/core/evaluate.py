@@ -399,12 +399,15 @@ class _Evaluation:
         params = ms[0].params
         key = (policy.ties, params["rel"])  # the families of one tie order and level share these
         if key not in self._subtopic_views:
+            level = float(params["rel"])  # type: ignore[arg-type]
             order, ranks = self.ranked(policy.ties)
+            # A document is relevant to some subtopic exactly when its topical label (the highest) reaches rel.
+            keep = self.prep.pair_label[order] >= level
+            order, ranks = order[keep], ranks[keep]
             owner, docs = self.prep.pair_query[order].tolist(), [self.prep.pair_doc[i] for i in order.tolist()]
             by_query: list[list[tuple[int, str]]] = [[] for _ in self.prep.qids]
             for q, rank, doc in zip(owner, ranks.tolist(), docs, strict=True):
                 by_query[q].append((rank, doc))
-            level = float(params["rel"])  # type: ignore[arg-type]
             self._subtopic_views[key] = [QueryView(by_query[i], *self.subtopics.relevant_sets(qid, level))
                                          for i, qid in enumerate(self.prep.qids)]  # fmt: skip
         table = np.zeros((len(ms), len(self.prep.qids)), np.float64)

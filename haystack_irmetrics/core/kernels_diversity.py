@@ -25,14 +25,13 @@ class QueryView:
 
     ``ranked``: its retrieved documents relevant to some subtopic, ``(rank, doc id)`` in rank order (the
     others gain nothing, whatever the measure); ``sets``: doc -> indices of the subtopics it is relevant
-    to; ``n``: the subtopics with a relevant document; ``judged``: every document judged for the query.
+    to; ``n``: the subtopics with a relevant document; ``n_judged``: the documents judged for the query.
     """
 
-    __slots__ = ("_gains", "judged", "n", "ranked", "sets")
+    __slots__ = ("_gains", "n", "n_judged", "ranked", "sets")
 
-    def __init__(self, ranked: list[tuple[int, str]], sets: Mapping[str, list[int]], n: int, judged: list[str]) -> None:
-        self.ranked = [(rank, doc) for rank, doc in ranked if doc in sets]
-        self.sets, self.n, self.judged = sets, n, judged
+    def __init__(self, ranked: list[tuple[int, str]], sets: Mapping[str, list[int]], n: int, n_judged: int) -> None:
+        self.ranked, self.sets, self.n, self.n_judged = ranked, sets, n, n_judged
         self._gains: dict[float, list[float]] = {}
 
     def gains(self, alpha: float) -> list[float]:
@@ -69,7 +68,7 @@ def _discount(rank: int) -> float:
     return math.log(2.0) / math.log(rank + 2.0)
 
 
-def _ideal(sets: Mapping[str, list[int]], judged: list[str], alpha: float, depth: int) -> list[float]:
+def _ideal(sets: Mapping[str, list[int]], n_judged: int, alpha: float, depth: int) -> list[float]:
     """ndeval's greedy ideal ranking: at each rank the judged document of highest novelty gain (ties: the
     greatest doc id), to ``depth`` ranks; its gains. Each document's gain is summed over its subtopics in
     index order, as ndeval adds them (adding 0.0 for the others changes no bit). Documents relevant to no
@@ -91,7 +90,7 @@ def _ideal(sets: Mapping[str, list[int]], judged: list[str], alpha: float, depth
             left[best] = False
             remaining[member[best]] *= 1.0 - alpha
             out.append(float(score[best]))
-    return out + [0.0] * (min(depth, len(judged)) - len(out))
+    return out + [0.0] * (min(depth, n_judged) - len(out))
 
 
 def _depth(cutoffs: Sequence[int | None], n: int) -> int:
@@ -102,7 +101,7 @@ def alpha_ndcg(query: QueryView, cutoffs: Sequence[int | None], params: Params) 
     """alpha-nDCG@k: ``sum_{i<k} G_i log(2)/log(i+2)`` over the same sum for the greedy ideal ranking."""
     alpha = float(params["alpha"])  # type: ignore[arg-type]
     ranked, gains = query.ranked, query.gains(alpha)
-    ideal = _ideal(query.sets, query.judged, alpha, _depth(cutoffs, len(query.judged)))
+    ideal = _ideal(query.sets, query.n_judged, alpha, _depth(cutoffs, query.n_judged))
     out = []
     for k in cutoffs:
         dcg = 0.0

@@ -15,7 +15,6 @@ document relevant to any subtopic is relevant to the topic (ndeval's own MAP rea
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from functools import cached_property
 
@@ -113,21 +112,20 @@ class SubtopicQrels:
             out[qid] = docs
         return Qrels.from_dict(out)
 
-    def relevant_sets(self, qid: str, level: float) -> tuple[dict[str, list[int]], int, list[str]]:
+    def relevant_sets(self, qid: str, level: float) -> tuple[dict[str, list[int]], int, int]:
         """``(doc -> indices of the subtopics it is relevant to (label >= level), number of subtopics with a
-        relevant document, every judged document of the query)``; subtopics numbered in first-seen order."""
+        relevant document, number of documents judged for the query)``; subtopics numbered in first-seen order."""
         sets: dict[str, list[int]] = {}
-        judged: dict[str, None] = {}
+        judged: set[str] = set()
         actual = 0
         for index, docs in enumerate(self.data.get(qid, {}).values()):
-            any_relevant = False
-            for doc, label in docs.items():
-                judged[doc] = None
-                if label >= level and not math.isnan(label):
+            judged.update(docs)
+            relevant = [doc for doc, label in docs.items() if label >= level]
+            if relevant:
+                actual += 1
+                for doc in relevant:
                     sets.setdefault(doc, []).append(index)
-                    any_relevant = True
-            actual += any_relevant
-        return sets, actual, list(judged)
+        return sets, actual, len(judged)
 
     def __repr__(self) -> str:
         n = sum(len(s) for s in self.data.values())
