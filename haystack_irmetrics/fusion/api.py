@@ -59,26 +59,38 @@ def check_method(
     return weights, full
 
 
+def _rank_within(scores: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Per query (``offsets``), positions by score descending, ties in position order: two sorts (a global
+    rank of the scores, then the query and that rank as one int64 key, stable), far faster than lexsort."""
+    if scores.size == 0:
+        return np.zeros(0, np.int64)
+    by_score = np.argsort(-scores)
+    ordered = -scores[by_score]
+    dense = np.empty(scores.size, np.int64)
+    dense[by_score] = np.cumsum(np.concatenate([[0], ordered[1:] != ordered[:-1]]))
+    query = np.repeat(np.arange(offsets.size - 1, dtype=np.int64), np.diff(offsets))
+    return np.argsort(query * np.int64(scores.size) + dense, kind="stable")
+
+
 def fused_run(packed: PackedRuns, scores: np.ndarray) -> ColumnarRun:
     """The fused run: per query, candidates by fused score descending, ties in candidate order; queries
-    with no candidate left out."""
-    cand_query = packed.candidate_query
-    order = np.lexsort((-scores, cand_query))
+    with no candidate left out. Document ids become strings only when asked for (``ids_at``, ``.data``)."""
+    order = _rank_within(scores, packed.offsets)
     lengths = np.diff(packed.offsets)
     kept = [i for i, n in enumerate(lengths.tolist()) if n]
     qids = [packed.qids[i] for i in kept]
     offsets = np.zeros(len(kept) + 1, np.int64)
     np.cumsum(lengths[kept], out=offsets[1:])
-    ids = np.asarray(packed.doc_ids, dtype=object)[order] if packed.doc_ids else np.zeros(0, object)
+    doc_ids = packed.doc_ids
     values = scores[order]
     where: dict[str, list[int]] = {}
 
     def ids_at(rows: np.ndarray) -> list[str]:
-        return ids[np.asarray(rows, dtype=np.int64)].tolist()
+        return list(map(doc_ids.__getitem__, order[np.asarray(rows, dtype=np.int64)].tolist()))
 
     def find(candidates: list[str]) -> tuple[np.ndarray, np.ndarray]:
         if not where:
-            for row, d in enumerate(ids.tolist()):
+            for row, d in enumerate(map(doc_ids.__getitem__, order.tolist())):
                 where.setdefault(d, []).append(row)
         index = {d: i for i, d in enumerate(candidates)}
         pairs = sorted((row, i) for d, i in index.items() for row in where.get(d, ()))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, compress
 from os import PathLike
 from pathlib import Path
 from typing import Any
@@ -80,8 +80,9 @@ class PackedRuns:
         return PackedRuns(self.qids, self.offsets, self.doc_ids, tuple(names), tuple(self.runs[i] for i in picked))
 
 
-def _lists(run: RunInput, name: str) -> tuple[list[str], Any]:
-    """``(qids, get)``: the run's queries, and ``get(qid) -> (doc ids, float64 scores) | None``."""
+def _source(run: RunInput, name: str) -> tuple[list[str], Any]:
+    """``(qids, flat)``: the run's queries, and ``flat(qids) -> (doc ids, float64 scores, sizes)`` over the
+    given queries in that order (a query the run lacks: size 0)."""
     if isinstance(run, str | PathLike):
         from ..io.trec import read_run
 
@@ -90,36 +91,34 @@ def _lists(run: RunInput, name: str) -> tuple[list[str], Any]:
         raise EmptyInputError(f"run {name!r} is empty: it retrieved nothing for any query")
     run = as_run(run)
     if isinstance(run, ArrayRun):
-        total = int(run.offsets[-1])
-        ids = run.ids_at(np.arange(total))
-        scores = np.asarray(run.scores, dtype=np.float64)
-        bounds = run.offsets.tolist()
-        where = {q: i for i, q in enumerate(run.qids)}
+        array_run = run
 
-        def get_array(q: str) -> tuple[list[str], np.ndarray] | None:
-            i = where.get(q)
-            if i is None:
-                return None
-            a, b = bounds[i], bounds[i + 1]
-            return ids[a:b], scores[a:b]
+        def flat_array(qids: list[str]) -> tuple[list[str], np.ndarray, list[int]]:
+            where = {q: i for i, q in enumerate(array_run.qids)}
+            bounds = array_run.offsets
+            picked = [where.get(q) for q in qids]
+            sizes = [0 if i is None else int(bounds[i + 1] - bounds[i]) for i in picked]
+            parts = [np.arange(bounds[i], bounds[i + 1]) for i in picked if i is not None]
+            rows = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+            return array_run.ids_at(rows), np.asarray(array_run.scores, dtype=np.float64)[rows], sizes
 
-        return list(run.qids), get_array
+        return list(run.qids), flat_array
     data = run.data
 
-    def get_dict(q: str) -> tuple[list[str], np.ndarray] | None:
-        docs = data.get(q)
-        if docs is None:
-            return None
+    def flat_dict(qids: list[str]) -> tuple[list[str], np.ndarray, list[int]]:
+        empty: dict[str, float] = {}
+        dicts = [data.get(q, empty) for q in qids]
+        sizes = list(map(len, dicts))
         try:
-            values = np.fromiter(docs.values(), dtype=np.float64, count=len(docs))
+            values = np.fromiter(chain.from_iterable(map(dict.values, dicts)), dtype=np.float64, count=sum(sizes))
         except (TypeError, ValueError, OverflowError):
-            bad = next(d for d, s in docs.items() if not _number(s))
+            q, bad = next((q, d) for q, docs in zip(qids, dicts) for d, v in docs.items() if not _number(v))
             raise InvalidScoreError(
-                f"run {name!r}: score {shown(docs[bad])} of document {bad!r} in query {q!r} is not a number"
+                f"run {name!r}: score {shown(data[q][bad])} of document {bad!r} in query {q!r} is not a number"
             ) from None
-        return list(docs), values
+        return list(chain.from_iterable(dicts)), values, sizes
 
-    return list(run.qids), get_dict
+    return list(run.qids), flat_dict
 
 
 def _number(value: object) -> bool:
@@ -130,11 +129,18 @@ def _number(value: object) -> bool:
     return not isinstance(value, str | bytes)
 
 
-def _rank_order(scores: np.ndarray) -> np.ndarray | None:
-    """Positions in rank order (score descending, ties in given order), or None when already so."""
-    if scores.size < 2 or bool((scores[:-1] >= scores[1:]).all()):
+def _rank_order(scores: np.ndarray, offsets: np.ndarray) -> np.ndarray | None:
+    """Rows in rank order (per query: score descending, ties in given order), or None when already so."""
+    rises = np.flatnonzero(scores[1:] > scores[:-1]) + 1  # a row scored above the one before it
+    if rises.size:
+        rises = rises[~np.isin(rises, offsets)]  # ... in the same query
+    if rises.size == 0:
         return None
-    return np.argsort(-scores, kind="stable")
+    order = np.arange(scores.size)
+    for qi in np.unique(np.searchsorted(offsets, rises, side="right") - 1).tolist():
+        a, b = int(offsets[qi]), int(offsets[qi + 1])
+        order[a:b] = a + np.argsort(-scores[a:b], kind="stable")
+    return order
 
 
 def pack_runs(runs: Sequence[RunInput], names: Sequence[str] | None = None, depth: int | None = None) -> PackedRuns:
@@ -160,29 +166,44 @@ def pack_runs(runs: Sequence[RunInput], names: Sequence[str] | None = None, dept
         names = [f"{n}#{i + 1}" for i, n in enumerate(names)]
     if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
         raise FusionError(f"depth must be a positive integer, got {depth!r}")
-    sources = [_lists(run, name) for run, name in zip(runs, names)]
+    sources = [_source(run, name) for run, name in zip(runs, names)]
     qids = list(dict.fromkeys(chain.from_iterable(q for q, _ in sources)))
-    gets = [get for _, get in sources]
-    n_runs = len(runs)
+    flats = []
+    for (_, flat), name in zip(sources, names):
+        ids, scores, sizes = flat(qids)
+        if not ids:
+            raise EmptyInputError(f"run {name!r} is empty: it retrieved nothing for any query")
+        offsets = np.zeros(len(sizes) + 1, np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        bad = np.flatnonzero(~np.isfinite(scores))
+        if bad.size:
+            row = int(bad[0])
+            qi = int(np.searchsorted(offsets, row, side="right") - 1)
+            raise InvalidScoreError(
+                f"run {name!r}: score {float(scores[row])!r} of document {ids[row]!r} in query {qids[qi]!r} "
+                "is not a finite number"
+            )
+        order = _rank_order(scores, offsets)
+        if order is not None:
+            ids = list(map(ids.__getitem__, order.tolist()))
+            scores = scores[order]
+        if depth is not None:
+            rank = np.arange(scores.size) - np.repeat(offsets[:-1], sizes)
+            keep = rank < depth
+            if not keep.all():
+                ids = list(compress(ids, keep.tolist()))
+                scores = scores[keep]
+                sizes = np.minimum(np.asarray(sizes), depth).tolist()
+                offsets = np.zeros(len(sizes) + 1, np.int64)
+                np.cumsum(sizes, out=offsets[1:])
+        flats.append((ids, scores, offsets))
     doc_ids: list[str] = []
     q_offsets = [0]
-    per_run: list[tuple[list[np.ndarray], list[np.ndarray], list[int]]] = [([], [], []) for _ in range(n_runs)]
-    for q in qids:
-        ranked = []
-        for get in gets:
-            found = get(q)
-            if found is None or not found[0]:
-                ranked.append(None)
-                continue
-            ids, scores = found
-            order = _rank_order(scores)
-            if order is not None:
-                ids = [ids[i] for i in order.tolist()]
-                scores = scores[order]
-            if depth is not None and len(ids) > depth:
-                ids, scores = ids[:depth], scores[:depth]
-            ranked.append((ids, scores))
-        union = dict.fromkeys(chain.from_iterable(found[0] for found in ranked if found is not None))
+    codes: list[list[int]] = [[] for _ in runs]
+    bounds = [f[2].tolist() for f in flats]
+    for qi, q in enumerate(qids):
+        pieces = [ids[b[qi] : b[qi + 1]] for (ids, _, _), b in zip(flats, bounds)]
+        union = dict.fromkeys(chain.from_iterable(pieces))
         if not set(map(type, union)) <= {str}:
             bad = next(d for d in union if not isinstance(d, str))
             raise InvalidIdError(f"document id {shown(bad)} of query {q!r} is not a string")
@@ -190,31 +211,10 @@ def pack_runs(runs: Sequence[RunInput], names: Sequence[str] | None = None, dept
         index = dict(zip(union, range(base, base + len(union))))
         doc_ids.extend(union)
         q_offsets.append(len(doc_ids))
-        for r, found in enumerate(ranked):
-            cands, scores, sizes = per_run[r]
-            if found is None:
-                sizes.append(0)
-                continue
-            ids, values = found
-            cands.append(np.fromiter(map(index.__getitem__, ids), dtype=np.int64, count=len(ids)))
-            scores.append(values)
-            sizes.append(len(ids))
+        for out, piece in zip(codes, pieces):
+            out.extend(map(index.__getitem__, piece))
     packed = []
-    for r, (cands, scores, sizes) in enumerate(per_run):
-        if not cands:
-            raise EmptyInputError(f"run {names[r]!r} is empty: it retrieved nothing for any query")
-        score = np.concatenate(scores)
-        bad = np.flatnonzero(~np.isfinite(score))
-        offsets = np.zeros(len(sizes) + 1, np.int64)
-        np.cumsum(sizes, out=offsets[1:])
-        candidate = np.concatenate(cands)
-        if bad.size:
-            row = int(bad[0])
-            qi = int(np.searchsorted(offsets, row, side="right") - 1)
-            raise InvalidScoreError(
-                f"run {names[r]!r}: score {float(score[row])!r} of document {doc_ids[int(candidate[row])]!r} "
-                f"in query {qids[qi]!r} is not a finite number"
-            )
-        rank = np.arange(score.size, dtype=np.int64) - np.repeat(offsets[:-1], sizes)
-        packed.append(RunRows(offsets, candidate, score, rank))
+    for (_, scores, offsets), cands in zip(flats, codes):
+        rank = np.arange(scores.size, dtype=np.int64) - np.repeat(offsets[:-1], np.diff(offsets))
+        packed.append(RunRows(offsets, np.fromiter(cands, dtype=np.int64, count=len(cands)), scores, rank))
     return PackedRuns(qids, np.asarray(q_offsets, dtype=np.int64), doc_ids, tuple(names), tuple(packed))
