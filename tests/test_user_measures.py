@@ -345,3 +345,25 @@ def test_the_report_lists_the_user_measures_and_the_lowest_residual_is_best():
         == pytest.approx((0.8**2 + 0.8) / 2)
     )
     assert data.best("RBP(rel=1)") == data.means["judged"]["RBP(rel=1)"]
+
+
+def test_the_benchmark_runs_beside_every_reference_tool_with_equal_values(tmp_path):
+    import sys
+
+    from tests.conftest import ROOT
+
+    out = tmp_path / "user_measures.md"
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "user_measures.py"), "--quick", "--repeat", "1", "--out", str(out)]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    rows = [
+        line.split("|")[1:-1] for line in out.read_text().splitlines() if line.startswith("| ") and "---" not in line
+    ]
+    rows = rows[1:]  # the header
+    assert {r[2].strip() for r in rows} >= {
+        "gdeval.pl (perl, files)",
+        "cwl_eval RBPCWLMetric",
+        "pytrec_eval",
+        "pyndeval",
+    }
+    assert all(float(r[-1]) <= TOL for r in rows), rows  # max |diff| per query, every workload
