@@ -241,6 +241,7 @@ def load_beir_pipelines(
     allowed_modules: Iterable[str] = (),
     no_index: bool = False,
     cache: bool = True,
+    joiner: Mapping[str, Any] | None = None,
 ) -> BeirPipelines:
     """Load a built-in (``bm25``, ``haystack-bm25``, ``dense``, ``dense-qdrant``, ``hybrid``) or user YAML pipeline for a BEIR run.
 
@@ -252,10 +253,13 @@ def load_beir_pipelines(
     :param no_index: the retrievers' stores are filled already: keep their index names as the YAML gives
         them (no private index) and never write into them.
     :param cache: read and write corpus and query embeddings in the cache (:mod:`haystack_irmetrics.beir.cache`).
+    :param joiner: ``DocumentJoiner`` init parameters for the pipeline's one joiner (a tuned fusion:
+        :func:`read_joiner` reads ``irmetrics fuse --joiner-yaml``'s file); its weights follow the order in
+        which the joiner receives the lists (the built-in ``hybrid``: BM25, then dense).
     :returns: :class:`BeirPipelines`, with private document stores (call :meth:`BeirPipelines.close`).
     :raises PipelineError: if the YAML cannot be read or loaded, or its inputs and outputs are unclear.
     """
-    spec, source, base = _read_spec(retriever)
+    spec, source, base = _read_spec(retriever, joiner)
     metadata = spec.get("metadata") or {}
     if not isinstance(metadata, Mapping):
         raise PipelineError(f"metadata of {source} must be a mapping, got {type(metadata).__name__}")
@@ -322,7 +326,7 @@ def load_beir_pipelines(
     )
 
 
-def pipeline_digest(retriever: str | os.PathLike[str] = "bm25") -> str:
+def pipeline_digest(retriever: str | os.PathLike[str] = "bm25", joiner: Mapping[str, Any] | None = None) -> str:
     """SHA-256 of a pipeline's content: the retrieval YAML (or built-in dict) and its indexing pipeline.
 
     Part of a run's configuration fingerprint (:mod:`haystack_irmetrics.beir.checkpoint`): editing the
@@ -333,7 +337,7 @@ def pipeline_digest(retriever: str | os.PathLike[str] = "bm25") -> str:
     import hashlib
     import json
 
-    spec, source, base = _read_spec(retriever)
+    spec, source, base = _read_spec(retriever, joiner)
     config = (spec.get("metadata") or {}).get("irmetrics") if isinstance(spec.get("metadata"), Mapping) else None
     indexing = config.get("indexing") if isinstance(config, Mapping) else None
     indexing_spec = _indexing_spec(indexing, base, source) if isinstance(indexing, str) else None
@@ -341,7 +345,16 @@ def pipeline_digest(retriever: str | os.PathLike[str] = "bm25") -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _read_spec(retriever: str | os.PathLike[str]) -> tuple[dict[str, Any], str, Path | None]:
+def _read_spec(
+    retriever: str | os.PathLike[str], joiner: Mapping[str, Any] | None = None
+) -> tuple[dict[str, Any], str, Path | None]:
+    spec, source, base = _read_retrieval_spec(retriever)
+    if joiner is not None:
+        spec = with_joiner(spec, joiner, source)
+    return spec, source, base
+
+
+def _read_retrieval_spec(retriever: str | os.PathLike[str]) -> tuple[dict[str, Any], str, Path | None]:
     name = os.fspath(retriever)
     if name in BUILTIN_PIPELINES:
         path = pipelines_dir() / f"beir_{name}.yaml"
@@ -358,6 +371,93 @@ def _read_spec(retriever: str | os.PathLike[str]) -> tuple[dict[str, Any], str, 
     if not isinstance(spec, dict) or not isinstance(spec.get("components"), dict):
         raise PipelineError(f"{path} is not a Haystack pipeline YAML (no 'components' mapping)")
     return spec, str(path), path.parent
+
+
+#: What a tuned joiner may set: ``DocumentJoiner``'s init parameters.
+JOINER_PARAMETERS = frozenset({"join_mode", "weights", "top_k", "sort_by_score"})
+JOINER_MODES = ("concatenate", "merge", "reciprocal_rank_fusion", "distribution_based_rank_fusion")
+_JOINER_TYPE = "haystack.components.joiners.document_joiner.DocumentJoiner"
+
+
+def read_joiner(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The ``DocumentJoiner`` init parameters of a joiner YAML (as ``irmetrics fuse --joiner-yaml`` writes it:
+    ``type`` and ``init_parameters``; a bare mapping of init parameters is read too).
+
+    :raises PipelineError: naming the file, when it cannot be read or is not a ``DocumentJoiner``.
+    """
+    data = _read_yaml(Path(path), os.fspath(path))
+    if isinstance(data, Mapping) and "init_parameters" in data:
+        if data.get("type", _JOINER_TYPE) != _JOINER_TYPE:
+            raise PipelineError(
+                f"{os.fspath(path)} holds a {data.get('type')!r}, not a DocumentJoiner ({_JOINER_TYPE})"
+            )
+        data = data["init_parameters"]
+    return check_joiner(data, os.fspath(path))
+
+
+def check_joiner(parameters: Any, source: str = "joiner") -> dict[str, Any]:
+    """``parameters`` as a ``DocumentJoiner``'s init parameters, checked (a copy).
+
+    :raises PipelineError: for anything else than a mapping of ``join_mode``, ``weights``, ``top_k`` and
+        ``sort_by_score`` with values ``DocumentJoiner`` takes.
+    """
+    if not isinstance(parameters, Mapping):
+        raise PipelineError(
+            f"{source}: expected DocumentJoiner init parameters (a mapping), got {type(parameters).__name__}"
+        )
+    unknown = sorted(set(map(str, parameters)) - JOINER_PARAMETERS)
+    if unknown:
+        raise PipelineError(
+            f"{source}: {', '.join(map(repr, unknown))} is no DocumentJoiner parameter ({', '.join(sorted(JOINER_PARAMETERS))})"
+        )
+    out = dict(parameters)
+    mode = out.get("join_mode", "concatenate")
+    if mode not in JOINER_MODES:
+        raise PipelineError(f"{source}: join_mode {mode!r} is not one of {', '.join(JOINER_MODES)}")
+    weights = out.get("weights")
+    if weights is not None and (
+        not isinstance(weights, list | tuple)
+        or not weights
+        or not all(isinstance(w, int | float) and not isinstance(w, bool) and w >= 0 for w in weights)
+    ):
+        raise PipelineError(f"{source}: weights must be a list of non-negative numbers, got {weights!r}")
+    top_k = out.get("top_k")
+    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
+        raise PipelineError(f"{source}: top_k must be a positive integer or null, got {top_k!r}")
+    return out
+
+
+def with_joiner(spec: dict[str, Any], joiner: Mapping[str, Any], source: str) -> dict[str, Any]:
+    """A copy of the retrieval ``spec`` whose one ``DocumentJoiner`` takes ``joiner``'s parameters (a tuned
+    fusion, ``irmetrics fuse --joiner-yaml``); a ``top_k`` the joiner leaves unset keeps the pipeline's.
+
+    :raises PipelineError: when the pipeline has no ``DocumentJoiner`` or several, or the weights do not
+        match the number of lists it joins.
+    """
+    joiner = check_joiner(joiner, f"the joiner for {source}")
+    found = [
+        name
+        for name, comp in spec["components"].items()
+        if isinstance(comp, Mapping) and comp.get("type") == _JOINER_TYPE
+    ]
+    if len(found) != 1:
+        raise PipelineError(
+            f"a tuned joiner needs a pipeline with exactly one DocumentJoiner; {source} has {len(found)} "
+            "(the built-in hybrid pipeline has one)"
+        )
+    name = found[0]
+    senders = [c for c in spec.get("connections") or [] if str(c.get("receiver", "")).split(".")[0] == name]
+    weights = joiner.get("weights")
+    if weights is not None and len(weights) != len(senders):
+        raise PipelineError(
+            f"the joiner's {len(weights)} weights do not match the {len(senders)} lists {name} of {source} joins"
+        )
+    out = copy.deepcopy(spec)
+    component = out["components"][name]
+    params = dict(component.get("init_parameters") or {})
+    top_k = joiner.get("top_k") if joiner.get("top_k") is not None else params.get("top_k")
+    component["init_parameters"] = {**params, **joiner, "top_k": top_k}
+    return out
 
 
 def _indexing_spec(value: Any, base: Path | None, source: str) -> dict[str, Any] | None:

@@ -7,7 +7,7 @@ import math
 import operator
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from numbers import Real
@@ -23,7 +23,7 @@ from .dataset import BeirDataset, check_documents, load_beir, resolve_dataset, s
 from .outputs import make_folder, output_lock, write_atomic, writing
 from .pipelines import BeirPipelines, corpus_documents, load_beir_pipelines, pipeline_digest
 from .progress import Phases, bar
-from .settings import DEFAULT_TOP_K, BeirSettings
+from .settings import DEFAULT_TOP_K, BeirSettings, joiner_setting
 
 if TYPE_CHECKING:  # pragma: no cover
     from haystack import Document
@@ -155,6 +155,7 @@ def run_beir(
     overwrite: bool = False,
     no_index: bool = False,
     cache: bool = True,
+    joiner: Mapping[str, Any] | str | os.PathLike[str] | None = None,
 ) -> BeirRun:
     """Index a BEIR corpus with a Haystack pipeline, run every query, and evaluate as BEIR does.
 
@@ -187,6 +188,11 @@ def run_beir(
         beforehand (an Elasticsearch, OpenSearch, Qdrant, pgvector store...): nothing is indexed or written.
     :param cache: reuse and store corpus and query embeddings and bm25s indexes in ``$IRMETRICS_CACHE_DIR``
         (:mod:`~haystack_irmetrics.beir.cache`).
+    :param joiner: a tuned fusion for the pipeline's one ``DocumentJoiner`` (the built-in ``hybrid`` has one):
+        its init parameters, or the YAML file ``irmetrics fuse --joiner-yaml`` writes; the weights follow the
+        order in which the joiner receives the lists, the order Haystack runs the retrievers in (``hybrid``:
+        BM25, then dense: fuse the two runs in that order). The run is
+        labelled ``<pipeline>+joiner`` and ``summary.json`` records the parameters.
     :returns: a :class:`BeirRun`.
     :raises IRMetricsError: on bad data (:mod:`haystack_irmetrics.errors`, ``ParseError``), a
         pipeline that cannot be used (:class:`~haystack_irmetrics.errors.PipelineError`) or an
@@ -204,6 +210,7 @@ def run_beir(
         (0.76977, 40)
     """
     strict_docs = strict_docs_setting(strict_docs, allow_missing_docs)  # the deprecated spelling, read here
+    joiner = joiner_setting(joiner)
     return run_dataset(dataset, BeirSettings.from_arguments(locals()), output_dir)
 
 
@@ -292,7 +299,7 @@ def _load(
     configuration = settings.configuration(
         ds.path,
         ds.split,
-        pipeline_digest(settings.retriever),
+        pipeline_digest(settings.retriever, settings.joiner),
         queries_sha256=_queries_digest(ds) if isinstance(dataset, BeirDataset) else None,
         previous=Checkpoint(partial, {}).recorded_configuration() if partial is not None else None,
     )
@@ -311,6 +318,7 @@ def _load(
             allowed_modules=settings.allowed_modules,
             no_index=settings.no_index,
             cache=settings.cache,
+            joiner=settings.joiner,
         )
     return _Loaded(ds, configuration, checkpoint, done, state, pipes)
 
@@ -380,7 +388,8 @@ def _outcome(
         "dataset": ds.name,
         "dataset_path": str(ds.path) if ds.path is not None else None,
         "split": ds.split,
-        "pipeline": str(settings.retriever),
+        "pipeline": str(settings.retriever) + ("+joiner" if settings.joiner is not None else ""),
+        "joiner": settings.joiner,
         "pipeline_source": state["pipeline_source"],
         "models": state["models"],
         "top_k": top_k,

@@ -50,6 +50,8 @@ class BeirSettings:
     overwrite: bool = False
     no_index: bool = False
     cache: bool = True
+    #: ``DocumentJoiner`` init parameters for the pipeline's one joiner (a tuned fusion), or None.
+    joiner: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         for name, value in (("top_k", self.top_k), ("chunk_words", self.chunk_words)):
@@ -59,6 +61,10 @@ class BeirSettings:
             raise PipelineError(f"chunk_overlap must be an int, got {self.chunk_overlap!r}")
         object.__setattr__(self, "k_values", tuple(self.k_values))
         object.__setattr__(self, "allowed_modules", tuple(self.allowed_modules))
+        if self.joiner is not None:
+            from .pipelines import check_joiner
+
+            object.__setattr__(self, "joiner", check_joiner(self.joiner, "joiner"))
 
     @classmethod
     def from_arguments(cls, arguments: Mapping[str, Any]) -> BeirSettings:
@@ -95,4 +101,13 @@ class BeirSettings:
         )
 
 
-__all__ = ["DEFAULT_TOP_K", "BeirSettings"]
+def joiner_setting(joiner: Mapping[str, Any] | str | os.PathLike[str] | None) -> dict[str, Any] | None:
+    """A ``joiner`` argument as ``DocumentJoiner`` init parameters: a path is read as a joiner YAML."""
+    if joiner is None or isinstance(joiner, Mapping):
+        return None if joiner is None else dict(joiner)
+    from .pipelines import read_joiner
+
+    return read_joiner(joiner)
+
+
+__all__ = ["DEFAULT_TOP_K", "BeirSettings", "joiner_setting"]

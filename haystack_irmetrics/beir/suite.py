@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +33,7 @@ from .outputs import check_not_linked, output_lock, remove_file, write_atomic
 from .pipelines import pipeline_digest
 from .progress import bar
 from .runner import BeirRun, check_output_dir, run_dataset
-from .settings import DEFAULT_TOP_K, BeirSettings
+from .settings import DEFAULT_TOP_K, BeirSettings, joiner_setting
 
 #: The files :meth:`BeirRun.write` puts in a dataset folder (``--overwrite`` deletes these and ``.partial``).
 OUTPUT_FILES = ("metrics.json", "per_query.json", "run.trec", "summary.json", "metrics.md")
@@ -135,6 +135,7 @@ def run_beir_suite(
     allowed_modules: Sequence[str] = (),
     no_index: bool = False,
     cache: bool = True,
+    joiner: Mapping[str, Any] | str | os.PathLike[str] | None = None,
     on_dataset: Callable[[SuiteDataset, BeirRun | None, dict[str, Any]], None] | None = None,
 ) -> SuiteResult:
     """Run :func:`~haystack_irmetrics.beir.runner.run_beir` over several datasets, resumably, and build the leaderboard.
@@ -160,6 +161,7 @@ def run_beir_suite(
     The other parameters are :func:`~haystack_irmetrics.beir.runner.run_beir`'s.
     """
     strict_docs = strict_docs_setting(strict_docs, allow_missing_docs)  # the deprecated spelling, read here
+    joiner = joiner_setting(joiner)
     return run_suite(datasets, BeirSettings.from_arguments(locals()), output_dir=output_dir, on_dataset=on_dataset)
 
 
@@ -248,7 +250,7 @@ def _plan(entries: list[SuiteDataset], out: Path, settings: BeirSettings) -> dic
 
     def configuration(entry: SuiteDataset, previous: dict[str, Any] | None) -> dict[str, Any]:
         if not digest:
-            digest.append(pipeline_digest(settings.retriever))
+            digest.append(pipeline_digest(settings.retriever, settings.joiner))
         return settings.configuration(entry.folder, settings.split, digest[0], previous=previous)
 
     finished: dict[str, dict[str, Any]] = {}

@@ -66,6 +66,12 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         action="store_true",
         help="neither read nor write corpus and query embeddings and bm25s indexes in $IRMETRICS_CACHE_DIR",
     )
+    beir.add_argument(
+        "--joiner",
+        metavar="JOINER.yaml",
+        help="a tuned fusion for the pipeline's one DocumentJoiner (irmetrics fuse --joiner-yaml writes it; "
+        "weights in the order the joiner receives the lists: for hybrid, bm25 then dense)",
+    )
     beir.add_argument("--split", default="test", help="qrels split")
     beir.add_argument("-k", type=ints, default=list(DEFAULT_K_VALUES), help="cutoffs")
     beir.add_argument(
@@ -134,7 +140,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """Run ``irmetrics beir``: every dataset (resumable with ``--output``), its table, the leaderboard."""
     from ..beir.lazy_torch import import_haystack_without_torch
-    from ..beir.settings import BeirSettings
+    from ..beir.settings import BeirSettings, joiner_setting
     from ..beir.suite import SuiteSteps
 
     import_haystack_without_torch()  # this process's torch is loaded by a component that uses it, if any
@@ -185,6 +191,7 @@ def run(args: argparse.Namespace) -> int:
         overwrite=args.overwrite,
         no_index=args.no_index,
         cache=not args.no_cache,
+        joiner=joiner_setting(args.joiner),
     )
     steps = SuiteSteps(args.dataset, settings, output_dir=args.output)
     for entry, run, summary in steps:
