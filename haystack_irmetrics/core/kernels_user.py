@@ -16,7 +16,6 @@ parameters with their defaults filled in. Sums run in rank order, one addition a
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from functools import cached_property
 
 import numpy as np
 
@@ -58,11 +57,6 @@ class JudgedRanking:
     def counts(self, cutoffs: Sequence[int | None]) -> np.ndarray:
         """Per cutoff (rows) and query, the judged retrieved documents ranked above the cutoff."""
         return counts_below(self.ranks, self.owner, self.n, cutoffs)
-
-    @cached_property
-    def position(self) -> np.ndarray:
-        """Each judged retrieved document's 0-based position among its query's judged retrieved ones."""
-        return np.arange(self.ranks.size) - self.offsets[:-1][self.owner]
 
 
 #: A family's per-query values: ``value(ranking, cutoffs, params)``, one row per cutoff.
