@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import socket
 import sys
 import threading
 import time
@@ -78,6 +79,12 @@ class JudgeServer:
 
             def log_message(self, *args: object) -> None:  # quiet
                 pass
+
+            def setup(self) -> None:
+                super().setup()
+                # Headers and body go out in two writes: without this, Nagle's algorithm and the client's
+                # delayed ACK hold every answer ~40 ms.
+                self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")

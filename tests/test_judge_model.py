@@ -80,3 +80,37 @@ def test_a_minilm_judge_learns_cut_points_on_human_pairs_and_agrees_on_held_out_
     data = judge.to_dict()
     assert data["init_parameters"]["cut_points"] == cuts
     assert json.loads(json.dumps(data)) == data
+
+
+#: The command docs/judging.md shows (tabled in tests/test_docs_commands.py: it loads a model).
+DOCS_COMMAND = (
+    "irmetrics judge examples/data/good.trec examples/data/poor.trec --qrels examples/data/half_qrels.tsv "
+    "--queries haystack_irmetrics/datasets/sample --corpus haystack_irmetrics/datasets/sample --depth 10 "
+    "--judge pipelines/judge_minilm.yaml --fit 80 --agreement 40 -o judged"
+)
+
+
+@needs_dense
+@pytest.mark.slow  # loads MiniLM and embeds ~400 pairs (a minute on two busy cores)
+def test_the_documented_minilm_judge_command_learns_cut_points_fills_the_holes_and_measures_agreement(
+    tmp_path, monkeypatch, capsys
+):
+    from haystack_irmetrics.cli.app import main
+
+    from .conftest import ROOT
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("IRMETRICS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    argv = DOCS_COMMAND.split()[1:]
+    argv[argv.index("judged")] = str(tmp_path / "judged")
+    assert main(argv) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0].startswith("cut points ") and printed[0].endswith(" learned on 80 human-labelled pairs")
+    summary = json.loads((tmp_path / "judged" / "summary.json").read_text())
+    agreement = json.loads((tmp_path / "judged" / "agreement.json").read_text())
+    assert summary["pairs"] == 46 and summary["unparseable"] == 0 and len(summary["cut_points"]) == 2
+    assert all(h["after"] == 0 for h in summary["hole@10"].values())
+    labels = agreement["labels"]
+    print(printed, labels, agreement["systems"])
+    assert agreement["sampled"] == 40 and labels["weighted_kappa"] > 0.3  # far from chance (0)

@@ -117,6 +117,11 @@ def _yaml_judge(path: str) -> Any:
     judges = [c for _, c in pipeline.walk() if isinstance(c, RelevanceJudge)]
     if len(judges) != 1:
         raise JudgeError(f"the judge YAML {path} must hold one RelevanceJudge component, it holds {len(judges)}")
+    scorer = judges[0].scorer
+    if isinstance(getattr(scorer, "model", None), str):  # MiniLM's name: the offline copy, as irmetrics beir does
+        from ..beir.models import resolve_model
+
+        scorer.model = resolve_model(scorer.model)
     return judges[0].judge
 
 
@@ -161,6 +166,9 @@ def run(args: argparse.Namespace) -> int:
     finally:
         cache.close()
     s = result.summary
+    if s.get("cut_points_learned_on"):
+        cuts = ", ".join(f"{c:.4g}" for c in judge.cut_points)
+        print(f"cut points {cuts} learned on {s['cut_points_learned_on']} human-labelled pairs")
     print(
         f"judged {s['pairs']} pairs ({s['requests']} requests, {s['cache_hits']} cached, "
         f"{s['unparseable']} unparseable) -> {args.output}"

@@ -2,9 +2,9 @@
 document id descending), pooled over the runs and deduplicated, less the pairs people judged; and hole@k.
 
 hole@k here is per pair: the share of a run's top k (or of fewer, when the query has fewer documents) that
-has no judgment *for that query*, averaged over the run's queries that have judgments. BEIR's
+has no judgment *for that query*, averaged over the run's queries (a query nobody judged is all hole). BEIR's
 ``evaluate_custom(..., "hole")`` counts a document judged for any query as judged and divides by the number of
-judged queries; the per-pair count is the one a judge fills.
+judged queries; the per-pair count over every query is the one a judge fills (a new corpus has no qrels).
 
 Usage::
 
@@ -47,13 +47,11 @@ def unjudged_pairs(runs: Mapping[str, RunDict], qrels: QrelsDict, depth: int) ->
 
 
 def hole_at(run: RunDict, qrels: QrelsDict, k: int) -> float | None:
-    """The mean share of the top ``k`` with no judgment for its query, over the run's queries that ``qrels``
-    judges (``None`` when there is none)."""
+    """The mean share of the top ``k`` with no judgment for its query, over the run's queries that retrieved
+    something (``None`` when there is none)."""
     shares = []
     for qid in run:
-        judged = qrels.get(qid)
-        if not judged:
-            continue
+        judged = qrels.get(qid) or {}
         top = top_k(run, qid, k)
         if top:
             shares.append(sum(doc not in judged for doc in top) / len(top))

@@ -138,7 +138,8 @@ def judge_runs(
             extra = {"human": human[qid][doc]} if i >= n_pairs else {}
             verdicts[asked[i]] = verdict
             log.write(jsonl_line(qid, doc, verdict, fingerprint, **extra))
-            log.flush()
+            if not cached:  # a new judgment is on disk at once; a cached one is safe in the cache already
+                log.flush()
 
         counts = judge_texts(
             judge,
@@ -164,6 +165,7 @@ def judge_runs(
     result.summary = _summary(judge, fingerprint, runs, result, counts, depth, n_pairs, len(sample), started)
     if fitted:
         result.summary["cut_points_learned_on"] = fitted
+        result.summary["cut_points"] = judge.cut_points
     write_text(out / "qrels.tsv", qrels_tsv(result.filled))
     write_text(out / "summary.json", json.dumps(result.summary, indent=2) + "\n")
     return result
