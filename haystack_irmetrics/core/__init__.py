@@ -14,6 +14,7 @@ from .evaluate import DEFAULT_K_VALUES, EvaluationResult, evaluate, evaluate_chu
 from .inputs import Qrels, Run
 from .measures import BEIR_FAMILIES, FAMILIES, STANDARD_LEVELS, Measure, parse_measure, resolve_measures
 from .presets import BEIR, PRESETS, TREC, Preset, resolve_preset
+from .subtopics import SubtopicQrels
 
 __all__ = [
     "BEIR",
@@ -32,6 +33,7 @@ __all__ = [
     "Preset",
     "Qrels",
     "Run",
+    "SubtopicQrels",
     "evaluate",
     "evaluate_chunks",
     "gain_curves",
