@@ -233,3 +233,11 @@ def test_compare_reads_diversity_qrels_when_a_diversity_measure_is_asked(tmp_pat
     # q1: a, b cover 2 of 3 subtopics; q2: x covers 1 of 2. The other run: a alone, then nothing.
     assert "| StRecall@2 | 0.58333 | 0.16667 | -0.41667 |" in out
     assert "| alpha_nDCG@5 |" in out
+
+
+def test_evaluating_leaves_the_callers_subtopic_judgments_and_run_untouched():
+    qrels = {"1": {"a": {"d1": 1, "d2": 0}, "b": {"d2": 2}}}
+    run = {"1": {"d2": 1.0, "d1": 1.0, "d3": 0.5}}
+    before = json.dumps([qrels, run])
+    evaluate(SubtopicQrels.from_dict(qrels), run, [1, 5], measures=["alpha_nDCG", "ERR_IA", "NRBP", "StRecall", "P"])
+    assert json.dumps([qrels, run]) == before

@@ -305,7 +305,21 @@ def test_names_as_ir_measures_spells_them_parse_to_one_canonical_name(written, n
 
 
 @pytest.mark.parametrize(
-    "bad", ["RBP(p=1)", "RBP(p=0)", "RBP(beta=2)", "ERR(max_rel=0)@5", "Compat(rel=1)", "infAP@10"]
+    "bad",
+    [
+        "RBP(p=1)",
+        "RBP(p=0)",
+        "RBP(p=nan)",
+        "RBP(rel=x)",
+        "RBP(p=0.5,p=0.6)",
+        "RBP(beta=2)",
+        "ERR(max_rel=0)@5",
+        "ERR(max_rel=inf)@5",
+        "ERR(max_rel=2000)@5",
+        "Compat(rel=1)",
+        "infAP@10",
+        "nERR",
+    ],
 )
 def test_bad_parameters_are_typed_errors(bad):
     from haystack_irmetrics.core.measures import parse_measure
