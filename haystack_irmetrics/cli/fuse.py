@@ -65,9 +65,19 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "cross-validation over queries and compare the held-out fused run with each input.",
     )
     p.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files (two or more)")
-    p.add_argument("--method", choices=_METHODS, default="rrf", help="fusion method (ranx's names; default rrf)")
     p.add_argument(
-        "--norm", choices=_NORMS, default="min-max", help="score normalisation before fusing (default min-max)"
+        "--method",
+        choices=_METHODS,
+        default="rrf",
+        metavar="METHOD",
+        help=f"fusion method, ranx's names: {', '.join(_METHODS)} (default rrf)",
+    )
+    p.add_argument(
+        "--norm",
+        choices=_NORMS,
+        default="min-max",
+        metavar="NORM",
+        help=f"score normalisation before fusing: {', '.join(_NORMS)} (default min-max)",
     )
     p.add_argument("--weights", type=floats, default=None, help="one weight per run, e.g. 0.3,0.7 (weighted methods)")
     p.add_argument("--rrf-k", type=int, default=None, help="RRF's constant k (default 60)")
@@ -121,7 +131,7 @@ def _table(tuning: Any) -> str:
     for name, score in tuning.inputs.items():
         c = tuning.comparisons.get(name)
         mark = " (best input)" if name == tuning.best_input else ""
-        delta = f"{-c.delta:+.4f}" if c else ""
+        delta = f"{round(-c.delta, 4) + 0.0:+.4f}" if c else ""
         p = f"{c.p_randomization_holm:.4g}" if c else "untested"
         lines.append(f"| {name}{mark} | {score:.4f} | {delta} | {p} |")
     return "\n".join(lines)
