@@ -119,3 +119,17 @@ def test_simulated_rows_round_trip_through_the_reader():
         return [[(queries[p], docs[p]) for p in row if p >= 0] for row in x.pairs.tolist()]
 
     assert shown(again) == shown(s)
+
+
+def test_the_shipped_click_logs_and_runs_are_what_make_click_data_writes(tmp_path):
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "make_click_data.py"), str(tmp_path)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    for name in ("click_log.csv", "interleaved_clicks.csv", "good.trec", "poor.trec"):
+        assert (tmp_path / name).read_bytes() == (ROOT / "examples" / "data" / name).read_bytes(), name

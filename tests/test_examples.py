@@ -31,6 +31,7 @@ TESTED_IN = {
     "feedback_report.py": "tests/test_feedback_examples.py",
     "plot_curves.py": "tests/test_plots.py",
     "make_feedback_data.py": "tests/test_docs_commands.py",  # writes examples/data/, which the docs' commands read
+    "make_click_data.py": "tests/test_clicks_cli.py",  # writes the click logs and runs of examples/data/
 }
 
 

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .args import names
+from .args import names, show_defaults
 
 MODEL_NAMES = ("ctr", "gctr", "rctr", "dctr", "pbm", "cascade", "dcm", "ubm", "dbn", "sdbn")
 
@@ -97,6 +97,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     _held_out_options(cmp, 0.2)
     log_options(cmp)
     cmp.set_defaults(func=run_compare)
+    show_defaults(p)  # fit's and compare's options
     return p
 
 

@@ -38,6 +38,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """Run ``irmetrics interleave``."""
     from ..clicks.interleaving import outcome
+    from ..stats.compare import format_p
 
     _, sessions = read_log(args, args.log, team=True)
     options = {"confidence": args.confidence, "n_resamples": args.n_resamples, "seed": args.seed}
@@ -52,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     print("|" + "---|" * len(head))
     for name, o in table.items():
         cells = [name, str(o.impressions), str(o.wins), str(o.losses), str(o.ties)]
-        cells += [f"{x:.4f}" for x in (o.delta, o.p_value, o.ci_low, o.ci_high)]
+        cells += [f"{o.delta:.4f}", format_p(o.p_value), f"{o.ci_low:.4f}", f"{o.ci_high:.4f}"]
         print("| " + " | ".join(cells) + " |")
     return 0
 

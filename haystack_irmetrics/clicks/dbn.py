@@ -4,10 +4,11 @@ The user examines rank 1. At an examined rank they click with the pair's attract
 click they are satisfied with the pair's satisfaction sigma and stop; unsatisfied (or without a
 click) they go on to the next rank with probability gamma, one value for every rank.
 
-EM works on the distinct sessions (documents and clicks), each with how many times it occurs. Given
-the clicks, every rank above the last click was examined and left unsatisfied; what is hidden is
-whether the user was satisfied at the last click and how far they read below it. Per distinct
-session, one backward pass gives Z_j = P(no click at ranks j.. | rank j examined) and one forward pass
+Given the clicks, every rank above the last click was examined and left unsatisfied: those counts
+are taken once. What is hidden is whether the user was satisfied at the last click and how far they
+read below it, which depends only on the last clicked pair and the pairs below it: EM works on the
+distinct such tails, each with how many sessions share it (far fewer than the sessions: a query's
+ranking and the rank of its last click). Per distinct tail, one backward pass gives Z_j = P(no click at ranks j.. | rank j examined) and one forward pass
 the probability that each rank below the last click was examined; the expected counts follow:
 
 * alpha: clicks, plus at each unclicked rank below the last click alpha (1 - P(examined));
@@ -28,18 +29,26 @@ from .models import DEFAULT, _by_pair, _CascadeFamily, _last_click, _ratio, _tak
 
 
 def distinct_sessions(pairs: np.ndarray, clicks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(index of one session per distinct (documents, clicks) row, how many sessions each stands for)."""
+    """(index of one row per distinct (pairs, clicks) row, how many rows each stands for).
+
+    Rows are hashed column by column into 64 bits (no copy of the matrix), grouped by hash, and every
+    row is checked against its group's first; on a collision the rows are grouped exactly instead.
+    """
     n_s, n_r = pairs.shape
     if n_s == 0:
         return np.zeros(0, np.int64), np.zeros(0)
-    rng = np.random.default_rng(0x5EED)
-    mult = rng.integers(1, 2**63 - 1, size=(2, n_r), dtype=np.uint64) | np.uint64(1)
+    h = np.zeros(n_s, dtype=np.uint64)
     with np.errstate(over="ignore"):
-        h = (pairs.astype(np.uint64) + np.uint64(1)) * mult[0] + clicks.astype(np.uint64) * mult[1]
-        h = np.bitwise_xor.reduce(h * np.uint64(0x9E3779B97F4A7C15) + np.arange(n_r, dtype=np.uint64), axis=1)
+        for j in range(n_r):
+            h *= np.uint64(0x100000001B3)
+            h ^= pairs[:, j].astype(np.uint64) + np.uint64(1)
+            h *= np.uint64(0x9E3779B97F4A7C15)
+            h ^= clicks[:, j].astype(np.uint64)
+            h ^= h >> np.uint64(29)
     _, first, inverse, counts = np.unique(h, return_index=True, return_inverse=True, return_counts=True)
     rep = first[inverse]
-    if not (np.array_equal(pairs, pairs[rep]) and np.array_equal(clicks, clicks[rep])):  # a hash collision
+    same = all(np.array_equal(pairs[:, j], pairs[rep, j]) for j in range(n_r))
+    if not (same and all(np.array_equal(clicks[:, j], clicks[rep, j]) for j in range(n_r))):  # a hash collision
         both = np.concatenate([pairs.astype(np.int64), clicks.astype(np.int64)], axis=1)
         _, first, counts = np.unique(both, axis=0, return_index=True, return_counts=True)
     return first, counts.astype(np.float64)
@@ -55,53 +64,65 @@ class DBN(_CascadeFamily):
     label_name = "relevance"
 
     def _fit(self, s: Sessions) -> None:
-        first, w = distinct_sessions(s.pairs, s.clicks)
-        pairs, clicks, shown = s.pairs[first], s.clicks[first], s.shown[first]
-        n_d, n_r = pairs.shape
-        rows = np.arange(n_d)
-        ranks = np.arange(n_r)[None, :]
-        length = shown.sum(axis=1)
-        last = _last_click(clicks)
+        n_s, n_r = s.pairs.shape
+        rows = np.arange(n_s)
+        length = s.length.astype(np.int64)
+        last = _last_click(s.clicks)
         has_click = last >= 0
-        start = last + 1  # the first rank below the last click (0 without a click)
-        tail = shown & (ranks >= start[:, None])
-        ww = np.broadcast_to(w[:, None], pairs.shape)
-        imp = np.bincount(pairs[shown], weights=ww[shown], minlength=s.n_pairs)
-        clicked = np.bincount(pairs[clicks], weights=ww[clicks], minlength=s.n_pairs)
-        last_pair = np.where(has_click, pairs[rows, np.maximum(last, 0)], 0)
-        # ranks above the last click: each a chance to go on, taken
-        fixed = float((w * np.maximum(last, 0)).sum())
-        # a chance at the last click and below it, except at a session's last rank
-        chance_at_last = has_click & (last < length - 1)
-        chance_tail = tail & (ranks < (length - 1)[:, None])
+        # What the log fixes, counted once: every rank above the last click was examined and left
+        # unsatisfied (its click, if any, counts for attractiveness; its continuation for gamma).
+        imp = np.bincount(s.pairs[s.shown], minlength=s.n_pairs).astype(float)
+        clicked = np.bincount(s.pairs[s.clicks], minlength=s.n_pairs).astype(float)
+        fixed = float(np.maximum(last, 0).sum())
+        # What is hidden depends only on the last clicked pair and the pairs below it: one row per
+        # distinct (last clicked pair, pairs below), the tail shifted to column 0, with its count.
+        at = (last[:, None] + 1 + np.arange(n_r)[None, :]).astype(np.int32)
+        tail_all = np.take_along_axis(s.pairs, np.minimum(at, n_r - 1), axis=1)
+        tail_all[at >= length[:, None]] = -1
+        last_all = np.where(has_click, s.pairs[rows, np.maximum(last, 0)], -1)
+        key = np.concatenate([last_all[:, None], tail_all], axis=1)
+        first, w = distinct_sessions(key, np.zeros(key.shape, dtype=bool))
+        del key
+        tail, lastp = tail_all[first], last_all[first]
+        del tail_all, at
+        n_d = tail.shape[0]
+        shown = tail >= 0
+        tlen = shown.sum(axis=1)
+        clicked_last = lastp >= 0
+        chance_last = clicked_last & (tlen > 0)  # a next rank the user could go on to
+        chance_tail = shown & (np.arange(n_r)[None, :] < (tlen - 1)[:, None])  # all but the session's last rank
+        ww = np.broadcast_to(w[:, None], tail.shape)
+        tail_pairs = tail[shown]
+        tail_w = ww[shown]
 
         alpha = np.full(s.n_pairs, DEFAULT)
         sigma = np.full(s.n_pairs, DEFAULT)
         gamma = DEFAULT
+        clicks_sum = clicked.copy()  # attractiveness: every click counts 1
         iterations = 0
         for iterations in range(1, self.max_iter + 1):  # noqa: B007 - the count is kept
-            a = _take(alpha, pairs)
-            sig_last = np.where(has_click, sigma[last_pair], 0.0)
-            z = np.ones((n_d, n_r + 1))
-            for r in range(n_r - 1, -1, -1):
-                z[:, r] = np.where(shown[:, r], (1.0 - a[:, r]) * ((1.0 - gamma) + gamma * z[:, r + 1]), 1.0)
-            e0 = np.where(has_click, gamma * (1.0 - sig_last), 1.0)
-            z_start = z[rows, start]
-            total = 1.0 - e0 + e0 * z_start  # P(no click below the last click)
-            f = np.zeros((n_d, n_r + 1))
-            for r in range(n_r + 1):
-                carried = f[:, r - 1] * (1.0 - a[:, r - 1]) * gamma if r else 0.0
-                f[:, r] = np.where(start == r, e0, np.where(start < r, carried, 0.0))
-            p_exam = f * z / total[:, None]  # P(rank examined | clicks), below the last click
-            num_a = np.where(clicks, 1.0, 0.0) + np.where(tail, a * (1.0 - p_exam[:, :n_r]), 0.0)
-            new_alpha = _ratio(np.bincount(pairs[shown], weights=(ww * num_a)[shown], minlength=s.n_pairs), imp, alpha)
-            p_sat = np.where(has_click, sig_last / total, 0.0)
-            sat = np.bincount(last_pair[has_click], weights=(w * p_sat)[has_click], minlength=s.n_pairs)
+            a = np.where(shown, alpha[np.maximum(tail, 0)], 0.0)
+            sig = np.where(clicked_last, sigma[np.maximum(lastp, 0)], 0.0)
+            z = np.ones((n_d, n_r + 1))  # P(no click at ranks j.. | rank j examined)
+            for j in range(n_r - 1, -1, -1):
+                z[:, j] = np.where(shown[:, j], (1.0 - a[:, j]) * ((1.0 - gamma) + gamma * z[:, j + 1]), 1.0)
+            e0 = np.where(clicked_last, gamma * (1.0 - sig), 1.0)  # P(the first tail rank is examined)
+            total = 1.0 - e0 + e0 * z[:, 0]  # P(no click below the last click)
+            f = np.empty((n_d, n_r))
+            f[:, 0] = e0
+            for j in range(1, n_r):
+                f[:, j] = f[:, j - 1] * (1.0 - a[:, j - 1]) * gamma
+            p_exam = np.where(shown, f * z[:, :n_r] / total[:, None], 0.0)
+            unseen = (a * (1.0 - p_exam))[shown]
+            num_a = clicks_sum + np.bincount(tail_pairs, weights=tail_w * unseen, minlength=s.n_pairs)
+            new_alpha = _ratio(num_a, imp, alpha)
+            p_sat = np.where(clicked_last, sig / total, 0.0)
+            sat = np.bincount(lastp[clicked_last], weights=(w * p_sat)[clicked_last], minlength=s.n_pairs)
             new_sigma = _ratio(sat, clicked, sigma)
-            chances = fixed + float((w * np.where(chance_at_last, 1.0 - p_sat, 0.0)).sum())
-            taken = fixed + float((w * np.where(chance_at_last, p_exam[rows, start], 0.0)).sum())
-            chances += float((ww * np.where(chance_tail, p_exam[:, :n_r], 0.0)).sum())
-            taken += float((ww * np.where(chance_tail, p_exam[:, 1:], 0.0)).sum())
+            chances = fixed + float((w * np.where(chance_last, 1.0 - p_sat, 0.0)).sum())
+            taken = fixed + float((w * np.where(chance_last, p_exam[:, 0], 0.0)).sum())
+            chances += float((ww * np.where(chance_tail, p_exam, 0.0)).sum())
+            taken += float((ww[:, :-1] * np.where(chance_tail[:, :-1], p_exam[:, 1:], 0.0)).sum())
             new_gamma = taken / chances if chances > 0 else gamma
             moved = max(
                 np.abs(new_alpha - alpha).max(initial=0.0),

@@ -270,10 +270,13 @@ def _read_sessions(log: ClickLog) -> tuple[Sessions, pl.DataFrame]:
     df = pl.concat(parts, rechunk=True)
     del parts
     # Sessions in the order of their first row, each by position: the same order in every process.
-    df = df.with_columns(pl.col("row").min().over("session").alias("first")).sort(["first", "position"])
-    first = df["first"].to_numpy()
-    position = df["position"].to_numpy()
-    qcode = df["query"].cast(pl.Categorical).to_physical().to_numpy().astype(np.int64)
+    # The rows are not moved: one permutation, and the columns read through it.
+    first_all = df.select(pl.col("row").min().over("session")).to_series().to_numpy()
+    order = np.lexsort((df["position"].to_numpy(), first_all))
+    first = first_all[order]
+    del first_all
+    position = df["position"].to_numpy()[order]
+    qcode = df["query"].cast(pl.Categorical).to_physical().to_numpy()[order].astype(np.int64)
     starts = np.flatnonzero(np.r_[True, first[1:] != first[:-1]])
     n_rows = first.size
     session_of_row = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, n_rows]))
@@ -283,12 +286,12 @@ def _read_sessions(log: ClickLog) -> tuple[Sessions, pl.DataFrame]:
     skipped_rows: list[tuple[str, list[int], str]] = []
     if bad.any():
         bad_sessions = np.unique(session_of_row[bad])
-        rows = df["row"].to_numpy()
+        rows = df["row"].to_numpy()[order]
         for s in bad_sessions[: 1 if log.feedback.on_error == "raise" else None].tolist():
             lo = starts[s]
             hi = starts[s + 1] if s + 1 < starts.size else n_rows
-            name = str(df["session"][int(lo)])
-            reason = _session_problem(position[lo:hi], df["query"][int(lo) : int(hi)].to_list())
+            name = str(df["session"][int(order[lo])])
+            reason = _session_problem(position[lo:hi], df["query"].gather(order[lo:hi]).to_list())
             session_rows = sorted(rows[lo:hi].tolist())
             if log.feedback.on_error == "raise":
                 raise SessionError(
@@ -299,8 +302,7 @@ def _read_sessions(log: ClickLog) -> tuple[Sessions, pl.DataFrame]:
                 )
             skipped_rows.append((name, session_rows, reason))
         drop = np.isin(session_of_row, bad_sessions)
-        df = df.filter(pl.Series(~drop))
-        first, position, qcode = first[~drop], position[~drop], qcode[~drop]
+        order, first, position, qcode = order[~drop], first[~drop], position[~drop], qcode[~drop]
         starts = np.flatnonzero(np.r_[True, first[1:] != first[:-1]]) if first.size else np.zeros(0, np.int64)
         n_rows = first.size
         session_of_row = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, n_rows]))
@@ -316,13 +318,13 @@ def _read_sessions(log: ClickLog) -> tuple[Sessions, pl.DataFrame]:
     if n_rows == 0:
         raise ClickModelError(f"{log.name}: no usable session in the click log")
 
-    dcode = df["doc"].cast(pl.Categorical).to_physical().to_numpy().astype(np.int64)
+    dcode = df["doc"].cast(pl.Categorical).to_physical().to_numpy()[order].astype(np.int64)
     key = (qcode << 32) | dcode
     _, pair_first, pair_of_row = np.unique(key, return_index=True, return_inverse=True)
     qnames, qfirst, qinv = np.unique(qcode[pair_first], return_index=True, return_inverse=True)
     dnames, dfirst, dinv = np.unique(dcode[pair_first], return_index=True, return_inverse=True)
-    query_names = df["query"].gather(pair_first[qfirst]).to_numpy().astype(object)
-    doc_names = df["doc"].gather(pair_first[dfirst]).to_numpy().astype(object)
+    query_names = df["query"].gather(order[pair_first[qfirst]]).to_numpy().astype(object)
+    doc_names = df["doc"].gather(order[pair_first[dfirst]]).to_numpy().astype(object)
     del qnames, dnames
 
     kept = within < log.max_rank if log.max_rank is not None else np.ones(n_rows, dtype=bool)
@@ -332,7 +334,7 @@ def _read_sessions(log: ClickLog) -> tuple[Sessions, pl.DataFrame]:
     clicks = np.zeros((n_s, n_r), dtype=bool)
     at = (session_of_row[kept], within[kept])
     pairs[at] = pair_of_row[kept]
-    clicks[at] = df["click"].to_numpy()[kept]
+    clicks[at] = df["click"].to_numpy()[order][kept]
     team = propensity = segment = None
     if "team" in df.columns:
         words = df["team"].str.to_lowercase()
@@ -350,12 +352,12 @@ def _read_sessions(log: ClickLog) -> tuple[Sessions, pl.DataFrame]:
             .to_numpy()
         )
         team = np.full((n_s, n_r), TEAM_NONE, dtype=np.int8)
-        team[at] = code[kept]
+        team[at] = code[order][kept]
     if "propensity" in df.columns:
         propensity = np.full((n_s, n_r), np.nan)
-        propensity[at] = df["propensity"].to_numpy()[kept]
+        propensity[at] = df["propensity"].to_numpy()[order][kept]
     if "segment" in df.columns:
-        segment = df["segment"].gather(starts).to_numpy().astype(object)
+        segment = df["segment"].gather(order[starts]).to_numpy().astype(object)
     sessions = Sessions(
         query=qinv[pair_of_row[starts]].astype(np.int32),
         pairs=pairs,

@@ -60,12 +60,24 @@ def _by_pair(sessions: Sessions, values: np.ndarray) -> dict[str, dict[str, floa
     return out
 
 
-def _counts(keys: list[np.ndarray], weights: np.ndarray | None = None) -> tuple[list[np.ndarray], np.ndarray]:
-    """Distinct rows of ``keys`` (columns of equal length) and how many times (or how much weight) each."""
-    stacked = np.stack([k.astype(np.int64) for k in keys], axis=1)
-    uniq, inverse = np.unique(stacked, axis=0, return_inverse=True)
-    counts = np.bincount(inverse.ravel(), weights=weights, minlength=uniq.shape[0])
-    return [uniq[:, i] for i in range(uniq.shape[1])], counts
+def slot_counts(pairs: np.ndarray, slots: np.ndarray, clicks: np.ndarray, n_slots: int) -> tuple[np.ndarray, ...]:
+    """Distinct (pair, slot) combinations of the shown cells: (pair, slot, clicks, skips) of each.
+
+    One int64 key per cell (pair x n_slots + slot); counted with ``bincount`` when the keys are dense
+    enough, else through ``unique``. Memory: the distinct combinations, not the cells.
+    """
+    key = pairs.astype(np.int64) * n_slots + slots
+    top = int(key.max(initial=-1)) + 1
+    if top <= 4 * key.size + 1024:
+        shown = np.bincount(key, minlength=top)
+        hit = np.bincount(key[clicks], minlength=top)
+        distinct = np.flatnonzero(shown)
+        shown, hit = shown[distinct], hit[distinct]
+    else:
+        distinct, inverse = np.unique(key, return_inverse=True)
+        shown = np.bincount(inverse, minlength=distinct.size)
+        hit = np.bincount(inverse[clicks], minlength=distinct.size)
+    return distinct // n_slots, distinct % n_slots, hit.astype(float), (shown - hit).astype(float)
 
 
 class ClickModel:
@@ -217,31 +229,31 @@ class DocumentCTR(ClickModel):
 def examination_em(
     pair: np.ndarray,
     slot: np.ndarray,
-    click: np.ndarray,
-    n: np.ndarray,
+    clicked: np.ndarray,
+    skipped: np.ndarray,
     n_pairs: int,
     n_slots: int,
     *,
     max_iter: int,
     tol: float,
 ) -> tuple[np.ndarray, np.ndarray, int]:
-    """EM of P(click) = alpha[pair] x gamma[slot] on distinct (pair, slot, click) rows seen ``n`` times each.
+    """EM of P(click) = alpha[pair] x gamma[slot] on distinct (pair, slot) rows with their click and skip counts.
 
     Returns (alpha, gamma, iterations). A click means both examined and attracted; a skip splits
     into (attracted, not examined) and (examined, not attracted) by the current parameters.
     """
     alpha = np.full(n_pairs, DEFAULT)
     gamma = np.full(n_slots, DEFAULT)
+    n = clicked + skipped
     imp_pair = np.bincount(pair, weights=n, minlength=n_pairs)
     imp_slot = np.bincount(slot, weights=n, minlength=n_slots)
-    clicked = n * click
-    skipped = n * ~click
     iterations = 0
     for iterations in range(1, max_iter + 1):  # noqa: B007 - the count is returned
         a, g = alpha[pair], gamma[slot]
-        rest = 1.0 - a * g
-        num_a = clicked + skipped * (a * (1.0 - g) / rest)
-        num_g = clicked + skipped * (g * (1.0 - a) / rest)
+        rest = 1.0 - a * g  # 0 only for a skip the parameters call impossible: it then counts for neither
+        share = skipped / np.where(rest > 0, rest, 1.0)
+        num_a = clicked + share * (a * (1.0 - g))
+        num_g = clicked + share * (g * (1.0 - a))
         new_alpha = _ratio(np.bincount(pair, weights=num_a, minlength=n_pairs), imp_pair, alpha)
         new_gamma = _ratio(np.bincount(slot, weights=num_g, minlength=n_slots), imp_slot, gamma)
         moved = max(np.abs(new_alpha - alpha).max(initial=0.0), np.abs(new_gamma - gamma).max(initial=0.0))
@@ -256,14 +268,11 @@ class PBM(ClickModel):
 
     name = "pbm"
 
-    def _stats(self, s: Sessions) -> tuple[list[np.ndarray], np.ndarray]:
-        rank = np.broadcast_to(np.arange(s.n_ranks), s.pairs.shape)
-        return _counts([s.pairs[s.shown], rank[s.shown], s.clicks[s.shown]])
-
     def _fit(self, s: Sessions) -> None:
-        (pair, rank, click), n = self._stats(s)
+        rank = np.broadcast_to(np.arange(s.n_ranks, dtype=np.int64), s.pairs.shape)
+        pair, slot, clicked, skipped = slot_counts(s.pairs[s.shown], rank[s.shown], s.clicks[s.shown], s.n_ranks)
         self.alpha, self.gamma, self.iterations = examination_em(
-            pair, rank, click.astype(bool), n, s.n_pairs, s.n_ranks, max_iter=self.max_iter, tol=self.tol
+            pair, slot, clicked, skipped, s.n_pairs, s.n_ranks, max_iter=self.max_iter, tol=self.tol
         )
 
     def _probabilities(self, s: Sessions) -> tuple[np.ndarray, np.ndarray]:
@@ -300,13 +309,13 @@ class UBM(ClickModel):
         rank = np.broadcast_to(np.arange(s.n_ranks), s.pairs.shape)
         prev = previous_click(s.clicks)
         slot = rank * s.n_ranks + prev  # prev < rank + 1 <= n_ranks
-        (pair, slot_u, click), n = _counts([s.pairs[s.shown], slot[s.shown], s.clicks[s.shown]])
+        n_slots = s.n_ranks * s.n_ranks
+        pair, slot_u, clicked, skipped = slot_counts(s.pairs[s.shown], slot[s.shown], s.clicks[s.shown], n_slots)
         self.alpha, gamma, self.iterations = examination_em(
-            pair, slot_u, click.astype(bool), n, s.n_pairs, s.n_ranks * s.n_ranks, max_iter=self.max_iter, tol=self.tol
+            pair, slot_u, clicked, skipped, s.n_pairs, n_slots, max_iter=self.max_iter, tol=self.tol
         )
         self.gamma = gamma.reshape(s.n_ranks, s.n_ranks)
-        seen = np.bincount(slot_u, weights=n, minlength=s.n_ranks * s.n_ranks).reshape(s.n_ranks, s.n_ranks) > 0
-        self._seen = seen
+        self._seen = np.bincount(slot_u, minlength=n_slots).reshape(s.n_ranks, s.n_ranks) > 0
 
     def _gamma(self, n_ranks: int) -> np.ndarray:
         out = np.full((n_ranks, n_ranks), DEFAULT)
@@ -520,4 +529,5 @@ __all__ = [
     "cascade_simulate",
     "examination_em",
     "previous_click",
+    "slot_counts",
 ]

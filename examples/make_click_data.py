@@ -1,0 +1,96 @@
+"""Write the click logs and runs of examples/data/ that the docs' `irmetrics clicks` and `interleave` commands read.
+
+A seeded simulation over the shipped sample dataset (its test qrels as the true relevance): two rankers
+of the judged documents, ``good`` (label + a little noise) and ``poor`` (label + much noise), each a TREC
+run of 10 documents a query.
+
+* ``click_log.csv``: 1,500 impressions of the first 12 test queries, each a query and one of the two rankers drawn at random; clicks
+  drawn from a DBN (attractiveness 0.1 / 0.5 / 0.85 and satisfaction 0.1 / 0.4 / 0.8 by label 0 / 1 / 2,
+  continuation 0.9);
+* ``interleaved_clicks.csv``: 600 impressions (the same queries) of the two rankers team-draft interleaved (``good`` is
+  team a), clicks from the same DBN, each row with its team.
+
+    python examples/make_click_data.py [FOLDER]     # default: examples/data
+
+The same seed gives the same bytes (tests/test_clicks_cli.py checks the committed files against a fresh run).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+import haystack_irmetrics
+from haystack_irmetrics.clicks.interleaving import interleave, query_rng
+from haystack_irmetrics.clicks.simulate import model_with, sessions_from_rankings, simulate
+
+QRELS_PATH = Path(haystack_irmetrics.__file__).parent / "datasets" / "sample" / "qrels" / "test.tsv"
+ATTRACT = {0: 0.1, 1: 0.5, 2: 0.85}
+SATISFY = {0: 0.1, 1: 0.4, 2: 0.8}
+
+
+def qrels() -> dict[str, dict[str, int]]:
+    out: dict[str, dict[str, int]] = {}
+    for line in QRELS_PATH.read_text().splitlines()[1:]:
+        q, d, label = line.split("\t")
+        out.setdefault(q, {})[d] = int(label)
+    return out
+
+
+def rankers(judged: dict[str, dict[str, int]], seed: int = 33) -> dict[str, dict[str, list[str]]]:
+    rng = np.random.default_rng(seed)
+    out = {}
+    for name, noise in (("good", 0.4), ("poor", 2.5)):
+        run = {}
+        for q in sorted(judged):
+            scores = {d: judged[q][d] + noise * rng.standard_normal() for d in sorted(judged[q])}
+            run[q] = sorted(scores, key=lambda d: -scores[d])[:10]
+        out[name] = run
+    return out
+
+
+def clicks(judged, shown, seed: int):
+    model = model_with(
+        "dbn",
+        shown,
+        attractiveness=lambda q, d: ATTRACT[judged[q][d]],
+        satisfaction=lambda q, d: SATISFY[judged[q][d]],
+        continuation=0.9,
+    )
+    return simulate(model, shown, seed).clicks
+
+
+def main(folder: Path) -> None:
+    judged = qrels()
+    runs = rankers(judged)
+    queries = sorted(judged)[:12]
+    rng = np.random.default_rng(34)
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, run in runs.items():
+        lines = [f"{q} Q0 {d} {r + 1} {10 - r} {name}\n" for q in queries for r, d in enumerate(run[q])]
+        (folder / f"{name}.trec").write_text("".join(lines))
+
+    picks = [(queries[rng.integers(len(queries))], ("good", "poor")[rng.integers(2)]) for _ in range(1500)]
+    shown = sessions_from_rankings([(q, runs[k][q]) for q, k in picks])
+    drawn = clicks(judged, shown, 35)
+    rows = ["session,query_id,doc_id,position,click\n"]
+    for s, (q, k) in enumerate(picks):
+        rows += [f"s{s:03d},{q},{d},{r + 1},{int(drawn[s, r])}\n" for r, d in enumerate(runs[k][q])]
+    (folder / "click_log.csv").write_text("".join(rows))
+
+    impressions = []
+    for s in range(600):
+        q = queries[rng.integers(len(queries))]
+        impressions.append((q, interleave(runs["good"][q], runs["poor"][q], rng=query_rng(s, q), length=10)))
+    shown = sessions_from_rankings([(q, [d for d, _, _ in merged]) for q, merged in impressions])
+    drawn = clicks(judged, shown, 36)
+    rows = ["session,query_id,doc_id,position,click,team\n"]
+    for s, (q, merged) in enumerate(impressions):
+        rows += [f"i{s:03d},{q},{d},{r + 1},{int(drawn[s, r])},{t}\n" for r, (d, t, _) in enumerate(merged)]
+    (folder / "interleaved_clicks.csv").write_text("".join(rows))
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parent / "data")
