@@ -342,6 +342,34 @@ CACHE_STATE = Covered(
     "tests/test_cache_safety.py::test_clear_deletes_only_entries_this_package_wrote_and_says_what_it_left_alone",
 )
 
+JUDGE_SERVER = Covered(
+    "needs a model server (Ollama, vLLM, llama.cpp, OpenAI); the same path runs against a real OpenAI-compatible "
+    "server the test starts on 127.0.0.1",
+    "tests/test_judge_cli.py::test_judge_fills_exactly_the_holes_of_the_top_k_and_keeps_the_human_labels",
+)
+_JUDGE = (
+    "irmetrics judge bm25.trec dense.trec --qrels scifact/qrels/test.tsv --queries scifact --corpus scifact --depth 10"
+)
+JUDGE_COMMANDS = {
+    "irmetrics judge examples/data/good.trec examples/data/poor.trec --qrels examples/data/half_qrels.tsv "
+    "--queries haystack_irmetrics/datasets/sample --corpus haystack_irmetrics/datasets/sample --depth 10 "
+    "--judge pipelines/judge_minilm.yaml --fit 80 --agreement 40 -o judged": Covered(
+        "loads MiniLM and embeds ~400 pairs (a minute); run as written, its printed lines compared with the page",
+        "tests/test_judge_model.py::test_the_documented_minilm_judge_command_learns_cut_points_fills_the_holes_and_"
+        "measures_agreement",
+        _files("pipelines/judge_minilm.yaml", "examples/data/half_qrels.tsv"),
+    ),
+    "ollama pull qwen2.5:7b-instruct": JUDGE_SERVER,
+    "vllm serve Qwen/Qwen2.5-7B-Instruct --port 8000": JUDGE_SERVER,
+    "llama-server -m qwen2.5-7b-instruct-q4_k_m.gguf --port 8080 --parallel 4": JUDGE_SERVER,
+    f"{_JUDGE} --llm qwen2.5:7b-instruct --api-base-url http://localhost:11434/v1 --concurrency 4 -o judged": JUDGE_SERVER,
+    f"{_JUDGE} --llm Qwen/Qwen2.5-7B-Instruct --api-base-url http://localhost:8000/v1 --concurrency 32 -o judged": (
+        JUDGE_SERVER
+    ),
+    f"{_JUDGE} --llm qwen2.5-7b-instruct --api-base-url http://localhost:8080/v1 --concurrency 4 -o judged": JUDGE_SERVER,
+    f"{_JUDGE} --llm gpt-4o-mini --concurrency 16 -o judged": JUDGE_SERVER,
+}
+
 TABLED: dict[tuple[str, str], Covered] = {
     ("README.md", "make demo"): DEMO,
     ("README.md", "make test"): TEST,
@@ -393,6 +421,7 @@ TABLED: dict[tuple[str, str], Covered] = {
     ),
     ("docs/cli.md", "irmetrics cache list"): CACHE_STATE,
     ("docs/cli.md", "irmetrics cache clear --kind bm25s"): CACHE_STATE,
+    **{("docs/judging.md", command): covered for command, covered in JUDGE_COMMANDS.items()},
 }
 
 # Markdown tables of a page that are the printed table of one of its commands (what it prints up to

@@ -105,7 +105,10 @@ def test_the_documented_minilm_judge_command_learns_cut_points_fills_the_holes_a
     argv = DOCS_COMMAND.split()[1:]
     argv[argv.index("judged")] = str(tmp_path / "judged")
     assert main(argv) == 0
-    printed = capsys.readouterr().out.splitlines()
+    printed = capsys.readouterr().out.replace(str(tmp_path / "judged"), "judged").splitlines()
+    page = (ROOT / "docs" / "judging.md").read_text()
+    shown = page.split(DOCS_COMMAND, 1)[1].split("```text\n", 1)[1].split("```", 1)[0].splitlines()
+    assert printed == shown  # what docs/judging.md shows is what the command prints
     assert printed[0].startswith("cut points ") and printed[0].endswith(" learned on 80 human-labelled pairs")
     summary = json.loads((tmp_path / "judged" / "summary.json").read_text())
     agreement = json.loads((tmp_path / "judged" / "agreement.json").read_text())
