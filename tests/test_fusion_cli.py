@@ -185,3 +185,33 @@ def test_the_held_out_score_is_each_folds_queries_scored_by_the_choice_made_with
         held.update({q: per_config[best][1][q] for q in test})
     assert tuned.held_out == pytest.approx(np.mean(list(held.values())), abs=1e-12)
     assert tuned.per_query["fused"] == pytest.approx(held)
+
+
+@pytest.mark.parametrize(
+    ("method", "metric", "ranx_metric"), [("rrf", "P@10", "precision@10"), ("wsum", "NDCG@10", "ndcg@10")]
+)
+def test_the_choice_on_all_queries_is_ranx_optimize_fusions_on_real_runs(method, metric, ranx_metric):
+    """ranx scores each configuration with its own measures (its tie order inside the fused run differs
+    from trec_eval's, so means can differ in the 3rd decimal); the configuration chosen is the same."""
+    import warnings
+
+    import ranx
+
+    from .test_fusion import _real_runs
+
+    runs, qrels = _real_runs()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = ranx.optimize_fusion(
+            ranx.Qrels(qrels),
+            [ranx.Run(r) for r in runs],
+            norm="min-max",
+            method=method,
+            metric=ranx_metric,
+            show_progress=False,
+        )
+    tuned = optimize_fusion(runs, qrels, method=method, metric=metric, folds=2, preset="trec")
+    if method == "wsum":
+        assert tuned.params["weights"] == [float(w) for w in expected["weights"]]
+    else:
+        assert tuned.params == expected
