@@ -115,6 +115,7 @@ def test_optimize_writes_the_tuned_run_and_its_joiner(files, capsys):
     tuned = optimize_fusion([A, B], QRELS, method="wsum", norm=None, metric="P@1", folds=2)
     total = sum(tuned.params["weights"])
     assert joiner.weights == pytest.approx([w / total for w in tuned.params["weights"]])
+    assert component["init_parameters"] == tuned.joiner_parameters()
     assert read_run(out).data["q0"] == pytest.approx(
         fuse([A, B], "wsum", norm=None, weights=tuned.params["weights"]).data["q0"]
     )

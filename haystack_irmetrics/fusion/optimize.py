@@ -106,6 +106,17 @@ class FusionTuning:
     n_queries: int = 0
     n_configurations: int = 0
 
+    def joiner_parameters(self, top_k: int | None = None) -> dict[str, Any]:
+        """The Haystack ``DocumentJoiner`` init parameters reproducing the tuned fusion
+        (:func:`~.joiner.joiner_parameters`; raises ``FusionError`` where no join mode can)."""
+        from .joiner import joiner_parameters
+
+        weights = self.params.get("weights")
+        params = {k: v for k, v in self.params.items() if k != "weights"}
+        return joiner_parameters(
+            self.method, norm=self.norm, weights=weights, params=params, n_runs=len(self.inputs), top_k=top_k
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready summary (no per-query values)."""
         return {
