@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -83,20 +84,19 @@ def fused_run(packed: PackedRuns, scores: np.ndarray) -> ColumnarRun:
     np.cumsum(lengths[kept], out=offsets[1:])
     doc_ids = packed.doc_ids
     values = scores[order]
-    where: dict[str, list[int]] = {}
 
     def ids_at(rows: np.ndarray) -> list[str]:
         return list(map(doc_ids.__getitem__, order[np.asarray(rows, dtype=np.int64)].tolist()))
 
     def find(candidates: list[str]) -> tuple[np.ndarray, np.ndarray]:
-        if not where:
-            for row, d in enumerate(map(doc_ids.__getitem__, order.tolist())):
-                where.setdefault(d, []).append(row)
-        index = {d: i for i, d in enumerate(candidates)}
-        pairs = sorted((row, i) for d, i in index.items() for row in where.get(d, ()))
-        rows = np.fromiter((p[0] for p in pairs), np.int64, count=len(pairs))
-        which = np.fromiter((p[1] for p in pairs), np.int64, count=len(pairs))
-        return rows, which
+        index = dict(zip(candidates, range(len(candidates))))
+        which = np.fromiter(map(index.get, doc_ids, repeat(-1)), dtype=np.int64, count=len(doc_ids))
+        hit = np.flatnonzero(which >= 0)
+        position = np.empty(order.size, dtype=np.int64)
+        position[order] = np.arange(order.size)
+        rows = position[hit]
+        by_row = np.argsort(rows)
+        return rows[by_row], which[hit][by_row]
 
     return ColumnarRun(qids, offsets, values, ids_at, find, source="fused")
 
