@@ -381,3 +381,11 @@ def test_the_benchmark_runs_beside_every_reference_tool_with_equal_values(tmp_pa
         "pyndeval",
     }
     assert all(float(r[-1]) <= TOL for r in rows), rows  # max |diff| per query, every workload
+
+
+def test_an_unanswered_query_averaged_in_leaves_the_whole_rbp_residual_open():
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
+    res = evaluate(qrels, {"q1": {"a": 1.0}}, None, measures=["RBP", "RBP_residual"], missing_queries="zero")
+    assert res.per_query["RBP_residual"] == {"q1": 0.8, "q2": 1.0}
+    assert res.per_query["RBP"] == {"q1": pytest.approx(0.2), "q2": 0.0}
+    assert res.raw_means["RBP_residual"] == 0.9

@@ -327,6 +327,7 @@ FAMILIES: dict[str, Family] = {
             params=frozenset({"p", "rel"}),
             reference="rbp_eval's residual; cwl_eval -r: upper minus lower bound (unjudged = gain 1)",
             higher_is_better=False,
+            missing_value=1.0,  # nothing ranked: every weight is still open
             zero_without_relevant=False,
             judged=kernels_user.rbp_residual,
             positive=kernels_user.rbp_positive,
