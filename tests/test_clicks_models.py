@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.stats import kendalltau
 
 import haystack_irmetrics
@@ -220,7 +222,7 @@ def test_click_derived_qrels_rank_the_runs_as_the_true_qrels_do(name):
     true_scores = [evaluate(QRELS, run, [10]).means["NDCG@10"] for run in runs.values()]
     click_scores = [evaluate(derived, run, [10]).means["NDCG@10"] for run in runs.values()]
     tau = kendalltau(true_scores, click_scores).statistic
-    assert tau == 1.0, (true_scores, click_scores)
+    assert tau == pytest.approx(1.0), (true_scores, click_scores)
 
 
 def test_held_out_sessions_of_another_log_are_scored_over_the_fitted_pairs_and_new_pairs_take_the_default():
@@ -247,3 +249,36 @@ def test_unknown_model_bad_fraction_and_both_test_options_are_typed_errors():
         fit_model("pbm", s, test=s, test_fraction=0.2)
     with pytest.raises(ClickModelError, match="max_iter"):
         make_model("dbn", max_iter=0)
+
+
+@st.composite
+def click_logs(draw):
+    """Sessions of 1-4 results over 2 queries and 5 documents (many repeats, all-click and no-click sessions)."""
+    sessions = []
+    for _ in range(draw(st.integers(1, 25))):
+        q = draw(st.sampled_from(["q1", "q2"]))
+        docs = draw(st.lists(st.sampled_from(["a", "b", "c", "d", "e"]), min_size=1, max_size=4, unique=True))
+        clicks = draw(st.lists(st.booleans(), min_size=len(docs), max_size=len(docs)))
+        sessions.append((q, docs, [int(c) for c in clicks]))
+    return sessions
+
+
+@settings(max_examples=40, deadline=None)
+@given(click_logs())
+def test_pbm_and_dbn_equal_the_per_session_em_on_any_small_log(plain):
+    rows = [
+        {"session": f"s{i}", "query_id": q, "doc_id": d, "position": r + 1, "click": c}
+        for i, (q, docs, clicks) in enumerate(plain)
+        for r, (d, c) in enumerate(zip(docs, clicks, strict=True))
+    ]
+    s = ClickLog(rows).sessions()
+    queries, docs = s.pair_names()
+    pbm = make_model("pbm", max_iter=8, tol=0).fit(s)
+    alpha, gamma = pbm_em(plain, 8)
+    assert max(abs(pbm.alpha[i] - alpha[q, d]) for i, (q, d) in enumerate(zip(queries, docs))) < 1e-12
+    assert max(abs(pbm.gamma[r] - g) for r, g in gamma.items()) < 1e-12
+    dbn = make_model("dbn", max_iter=8, tol=0).fit(s)
+    alpha, sigma, gamma = dbn_em(plain, 8)
+    assert max(abs(dbn.alpha[i] - alpha[q, d]) for i, (q, d) in enumerate(zip(queries, docs))) < 1e-12
+    assert max(abs(dbn.sigma[i] - sigma[q, d]) for i, (q, d) in enumerate(zip(queries, docs))) < 1e-12
+    assert abs(dbn.gamma - gamma) < 1e-12
