@@ -389,3 +389,18 @@ def test_an_unanswered_query_averaged_in_leaves_the_whole_rbp_residual_open():
     assert res.per_query["RBP_residual"] == {"q1": 0.8, "q2": 1.0}
     assert res.per_query["RBP"] == {"q1": pytest.approx(0.2), "q2": 0.0}
     assert res.raw_means["RBP_residual"] == 0.9
+
+
+def test_the_evaluator_component_scores_the_user_measures_as_evaluate_does():
+    from haystack import Document
+
+    from haystack_irmetrics.components import IRMetricsEvaluator
+
+    gold = [[Document(id="d1", score=1.0), Document(id="d3", score=2.0)], [Document(id="d2", score=1.0)]]
+    retrieved = [[Document(id="d1"), Document(id="d2"), Document(id="d3")], [Document(id="d4"), Document(id="d2")]]
+    names = ["ERR", "nERR", "RBP(rel=1)", "RBP_residual(rel=1)", "infAP", "Compat"]
+    out = IRMetricsEvaluator(metrics=names, k_values=[3], preset="trec").run(gold, retrieved)
+    ranked = {"0": ["d1", "d2", "d3"], "1": ["d4", "d2"]}
+    expected = evaluate({"0": {"d1": 1, "d3": 2}, "1": {"d2": 1}}, ranked, [3], measures=names, preset="trec")
+    assert out["means"] == expected.means
+    assert out["means"]["ERR@3"] == pytest.approx((1 / 16 + (15 / 16) * (3 / 16) / 3) / 2 + (1 / 16 / 2) / 2)
