@@ -57,6 +57,13 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--threshold", type=int, default=1, help="relevant = grade >= threshold (agreement's kappa)")
     p.add_argument("--measure", default=None, help="the systems' order for --agreement (default NDCG@K)")
     p.add_argument("--seed", type=int, default=0, help="seed of the agreement and fit samples")
+    p.add_argument(
+        "--ppi",
+        action="store_true",
+        help="also judge the pool pairs people judged and write DIR/ppi.json: prediction-powered intervals of "
+        "each run's --measure and of each difference, the queries people judged in full as the labelled set",
+    )
+    p.add_argument("--alpha", type=float, default=0.05, help="--ppi intervals at level 1 - alpha")
     p.add_argument("--no-cache", action="store_true", help="ask for every pair, keep nothing")
     p.set_defaults(func=run)
     return p
@@ -161,6 +168,8 @@ def run(args: argparse.Namespace) -> int:
             threshold=args.threshold,
             measure=args.measure,
             fit=args.fit,
+            ppi=args.ppi,
+            alpha=args.alpha,
             sources=(str(queries_path), str(corpus_path)),
         )
     finally:
@@ -180,6 +189,12 @@ def run(args: argparse.Namespace) -> int:
             f"agreement on {labels['pairs']} pairs: kappa {labels['kappa']:.3f}, weighted kappa "
             f"{labels['weighted_kappa']:.3f}, alpha {labels['alpha']:.3f}; systems' tau {tau}"
         )
+    if result.ppi:
+        for name, row in result.ppi["runs"].items():
+            print(
+                f"{name}: {result.ppi['measure']} {row['estimate']:.4f} [{row['low']:.4f}, {row['high']:.4f}] "
+                f"(PPI, {row['n']} labelled + {row['N']} queries); filled qrels {row['filled']:.4f}"
+            )
     return 0
 
 

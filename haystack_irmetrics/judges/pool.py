@@ -30,6 +30,19 @@ def top_k(run: RunDict, qid: str, k: int) -> list[str]:
     return trec_order(run.get(qid) or {})[:k]
 
 
+def pooled_pairs(runs: Mapping[str, RunDict], depth: int) -> list[tuple[str, str]]:
+    """Every ``(query id, doc id)`` in some run's top ``depth``, each once, in the order first met."""
+    seen: set[tuple[str, str]] = set()
+    out: list[tuple[str, str]] = []
+    for run in runs.values():
+        for qid in run:
+            for doc in top_k(run, qid, depth):
+                if (qid, doc) not in seen:
+                    seen.add((qid, doc))
+                    out.append((qid, doc))
+    return out
+
+
 def unjudged_pairs(runs: Mapping[str, RunDict], qrels: QrelsDict, depth: int) -> list[tuple[str, str]]:
     """Every ``(query id, doc id)`` in some run's top ``depth`` that ``qrels`` does not judge, each once, in
     the order first met (runs in order, queries in run order, ranks in order)."""
@@ -58,4 +71,4 @@ def hole_at(run: RunDict, qrels: QrelsDict, k: int) -> float | None:
     return sum(shares) / len(shares) if shares else None
 
 
-__all__ = ["hole_at", "top_k", "unjudged_pairs"]
+__all__ = ["hole_at", "pooled_pairs", "top_k", "unjudged_pairs"]

@@ -23,7 +23,7 @@ from .agreement import label_agreement, sample_labelled, system_agreement
 from .batch import Counts, jsonl_line, judge_texts
 from .cache import JudgmentCache
 from .judge import ChatJudge, ScoreJudge, Verdict
-from .pool import hole_at, unjudged_pairs
+from .pool import hole_at, pooled_pairs, unjudged_pairs
 
 QrelsDict = Mapping[str, Mapping[str, int]]
 RunDict = Mapping[str, Mapping[str, float]]
@@ -39,6 +39,7 @@ class JudgeResult:
     verdicts: dict[tuple[str, str], Verdict]
     summary: dict[str, Any]
     agreement: dict[str, Any] | None = None
+    ppi: dict[str, Any] | None = None
     filled: dict[str, dict[str, int]] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -98,6 +99,8 @@ def judge_runs(
     threshold: int = 1,
     measure: str | None = None,
     fit: int = 0,
+    ppi: bool = False,
+    alpha: float = 0.05,
     sources: tuple[str, str] = ("the queries", "the corpus"),
 ) -> JudgeResult:
     """Judge the unjudged pairs of each run's top ``depth`` and write the output folder ``output``.
@@ -109,6 +112,10 @@ def judge_runs(
         (default ``NDCG@depth``) with the human qrels alone and filled.
     :param fit: a score judge without cut points learns them on this many human-labelled pairs (seeded by
         ``seed + 1``, stratified by grade, none of them in the agreement sample).
+    :param ppi: also judge the pool pairs people judged, and write ``ppi.json``: each run's prediction-powered
+        estimate and interval (level ``1 - alpha``) of ``measure``'s mean and of each difference between two runs
+        (:mod:`.ppi`), the queries whose pool people judged in full as the labelled set; and ``model_qrels.tsv``,
+        the model's labels for every pool pair.
     :param sources: what to call the queries and the corpus in messages (their files).
     :raises JudgeError: a query or document without text (before any request), a judge that fails for good
         (the judgments made are kept in the cache and ``judgments.jsonl``).
@@ -119,7 +126,11 @@ def judge_runs(
     human = {q: dict(d) for q, d in qrels.items()}
     pairs = unjudged_pairs(runs, human, depth)
     sample = sample_labelled(_with_texts(human, queries, corpus), agreement, seed) if agreement else []
-    asked = pairs + sample
+    in_sample = set(sample)
+    judged_pool = (
+        [p for p in pooled_pairs(runs, depth) if p[1] in human.get(p[0], {}) and p not in in_sample] if ppi else []
+    )
+    asked = pairs + sample + judged_pool
     texts = _texts(asked, queries, corpus, depth, sources)
     fitted = _fit(judge, human, queries, corpus, fit, seed, set(sample), depth, sources)
     out = Path(output)
@@ -135,7 +146,7 @@ def judge_runs(
 
         def on_verdict(i: int, verdict: Verdict, cached: bool) -> None:
             qid, doc = asked[i]
-            extra = {"human": human[qid][doc]} if i >= n_pairs else {}
+            extra = {"human": human[qid][doc]} if i >= n_pairs else {}  # the agreement sample, the PPI pool
             verdicts[asked[i]] = verdict
             log.write(jsonl_line(qid, doc, verdict, fingerprint, **extra))
             if not cached:  # a new judgment is on disk at once; a cached one is safe in the cache already
@@ -162,6 +173,8 @@ def judge_runs(
         agreement_out = _agreement(result, sample, runs, threshold, measure or f"NDCG@{depth}")
         result.agreement = agreement_out
         write_text(out / "agreement.json", json.dumps(agreement_out, indent=2) + "\n")
+    if ppi:
+        result.ppi = _ppi(result, runs, pairs, depth, measure or f"NDCG@{depth}", alpha, out)
     result.summary = _summary(judge, fingerprint, runs, result, counts, depth, n_pairs, len(sample), started)
     if fitted:
         result.summary["cut_points_learned_on"] = fitted
@@ -169,6 +182,34 @@ def judge_runs(
     write_text(out / "qrels.tsv", qrels_tsv(result.filled))
     write_text(out / "summary.json", json.dumps(result.summary, indent=2) + "\n")
     return result
+
+
+def _ppi(
+    result: JudgeResult,
+    runs: Mapping[str, RunDict],
+    unjudged: list[tuple[str, str]],
+    depth: int,
+    measure: str,
+    alpha: float,
+    out: Path,
+) -> dict[str, Any]:
+    """The model's qrels (its labels for every pool pair, an unparseable answer left unjudged; human labels
+    outside the pool), written to ``model_qrels.tsv``, and the PPI report, written to ``ppi.json``."""
+    from .ppi import ppi_report
+
+    model = {q: dict(d) for q, d in result.human.items()}
+    for qid, doc in pooled_pairs(runs, depth):
+        label = result.verdicts[qid, doc].label
+        if label is None:
+            model.get(qid, {}).pop(doc, None)
+        else:
+            model.setdefault(qid, {})[doc] = label
+    holes = {q for q, _ in unjudged}
+    labelled = [q for run in runs.values() for q in run if q not in holes and result.human.get(q)]
+    report = ppi_report(runs, result.human, model, result.filled, list(dict.fromkeys(labelled)), measure, alpha=alpha)
+    write_text(out / "model_qrels.tsv", qrels_tsv(model))
+    write_text(out / "ppi.json", json.dumps(report, indent=2) + "\n")
+    return report
 
 
 def _fit(
