@@ -133,3 +133,26 @@ def test_the_shipped_click_logs_and_runs_are_what_make_click_data_writes(tmp_pat
     assert done.returncode == 0, done.stderr
     for name in ("click_log.csv", "interleaved_clicks.csv", "good.trec", "poor.trec"):
         assert (tmp_path / name).read_bytes() == (ROOT / "examples" / "data" / name).read_bytes(), name
+
+
+def test_interleave_breaks_the_outcome_down_by_segment(tmp_path, capsys):
+    rows = ["session,query_id,doc_id,position,click,team,device"]
+    for s in range(40):
+        device = "mobile" if s % 2 else "desktop"
+        rows += [f"s{s},q,a,1,{int(s % 4 == 1)},a,{device}", f"s{s},q,b,2,{int(s % 4 == 0)},b,{device}"]
+    path = tmp_path / "log.csv"
+    path.write_text("\n".join(rows) + "\n")
+    assert main(["interleave", str(path), "--segment", "device", "--json", "--n-resamples", "200"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert list(data) == ["desktop", "mobile"]
+    assert (data["mobile"]["wins"], data["mobile"]["losses"]) == (10, 0)
+    assert (data["desktop"]["wins"], data["desktop"]["losses"]) == (0, 10)
+
+
+def test_document_ids_with_whitespace_cannot_be_written_as_qrels(tmp_path, capsys):
+    path = tmp_path / "log.jsonl"
+    path.write_text(
+        json.dumps({"session": "s", "query_id": "q", "doc_id": "two words", "position": 1, "click": 1}) + "\n"
+    )
+    assert main(["clicks", "fit", str(path), "--model", "ctr", "-o", str(tmp_path / "o")]) == 2
+    assert "document id 'two words' of query 'q' cannot be written to a TREC file" in capsys.readouterr().err

@@ -135,3 +135,13 @@ def test_team_and_propensity_columns_are_read_when_asked():
     assert s.propensity.tolist() == [[0.5, 1.0]]
     with pytest.raises(MalformedRowError, match="propensity is not a number in"):
         ClickLog([{**data[0], "propensity": 0}], propensity=True).sessions()
+
+
+def test_a_session_too_long_for_the_arrays_is_a_typed_error_that_names_max_rank(monkeypatch):
+    import haystack_irmetrics.clicks.log as log_module
+
+    monkeypatch.setattr(log_module, "MAX_CELLS", 10)
+    data = rows(("s1", "q", [(f"d{i}", 0) for i in range(6)]), ("s2", "q", [("a", 1)]))
+    with pytest.raises(ClickModelError, match=r"session 's1'.*max_rank"):
+        ClickLog(data).sessions()
+    assert ClickLog(data, max_rank=3).sessions().n_ranks == 3

@@ -141,11 +141,13 @@ class ClickFit:
     def write(self, folder: str | Path, *, min_impressions: int = 1) -> tuple[Path, Path]:
         """Write ``folder/qrels.tsv`` (TREC qrels, float labels) and ``folder/model.json``; returns both paths."""
         from ..io.output import replacing_file
+        from ..io.trec import check_trec_ids
 
         out = Path(folder)
         out.mkdir(parents=True, exist_ok=True)
         qrels_path, model_path = out / "qrels.tsv", out / "model.json"
         judged = self.judgments(min_impressions)
+        check_trec_ids(judged, "0")
         lines = [f"{q}\t0\t{d}\t{judged[q][d][0]!r}\n" for q in sorted(judged) for d in sorted(judged[q])]
         with replacing_file(qrels_path) as f:
             f.write("".join(lines).encode("utf-8"))

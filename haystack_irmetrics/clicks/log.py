@@ -44,6 +44,8 @@ CLICK_COLUMNS: Mapping[str, str | None] = {
     "session": "session",
     "click": "click",
 }
+#: The most cells (sessions x longest session) :class:`Sessions` may hold without ``max_rank``: 5 bytes each.
+MAX_CELLS = 200_000_000
 #: Team codes in :attr:`Sessions.team`: ``a``, ``b``, no team given, another word.
 TEAM_A, TEAM_B, TEAM_NONE, TEAM_OTHER = 0, 1, -1, -2
 
@@ -330,6 +332,13 @@ def _read_sessions(log: ClickLog) -> tuple[Sessions, pl.DataFrame]:
     kept = within < log.max_rank if log.max_rank is not None else np.ones(n_rows, dtype=bool)
     length = np.minimum(np.diff(np.r_[starts, n_rows]), log.max_rank or np.iinfo(np.int64).max)
     n_s, n_r = starts.size, int(length.max())
+    if n_s * n_r > MAX_CELLS:
+        longest = int(np.argmax(length))
+        raise ClickModelError(
+            f"{log.name}: {n_s:,} sessions up to {n_r:,} results long (session "
+            f"{str(df['session'][int(order[starts[longest]])])!r}) would take {n_s * n_r:,} cells; keep the first "
+            f"positions of each with max_rank= (--max-rank N), as click models look at the top of a list"
+        )
     pairs = np.full((n_s, n_r), -1, dtype=np.int32)
     clicks = np.zeros((n_s, n_r), dtype=bool)
     at = (session_of_row[kept], within[kept])
