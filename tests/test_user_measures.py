@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import pkgutil
+import shutil
 import subprocess
 
 import numpy as np
@@ -38,6 +39,8 @@ QIDS = ["1", "2", "9", "10", "301"]
 DOCS = ["d1", "d2", "d3", "d10", "d9", "D1", "10", "9", "é", "x-1"]
 SCORES = st.sampled_from([0.0, -0.0, 1.0, 0.5, 0.25, 2.0, -1.0, 7.0]) | st.floats(-5, 5, width=32)
 SLOW = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# gdeval.pl is a perl script (as ir_measures runs it).
+needs_perl = pytest.mark.skipif(shutil.which("perl") is None, reason="perl is not installed: gdeval.pl cannot run")
 
 
 def _runs(scores=SCORES):
@@ -102,6 +105,7 @@ def _check_err(tmp_path, qrels, run, ks, max_rel=4) -> int:
     return checked
 
 
+@needs_perl
 @SLOW
 @given(
     _qrels(st.sampled_from([-1, 0, 0, 1, 2, 3, 4])),
@@ -113,6 +117,7 @@ def test_err_and_nerr_equal_gdeval_per_query(tmp_path_factory, qrels, run, ks):
     _check_err(tmp_path_factory.mktemp("gd"), qrels, run, ks)
 
 
+@needs_perl
 @SLOW
 @given(_qrels(st.sampled_from([0, 1, 3, 5, 6])), _runs())
 def test_err_with_a_larger_top_grade_equals_gdeval_with_that_max_judgment(tmp_path_factory, qrels, run):
@@ -120,6 +125,7 @@ def test_err_with_a_larger_top_grade_equals_gdeval_with_that_max_judgment(tmp_pa
     _check_err(tmp_path_factory.mktemp("gd"), qrels, run, [5, 20], max_rel=6)
 
 
+@needs_perl
 def test_err_equals_ir_measures_gdeval_provider_to_its_five_printed_decimals():
     import ir_measures
 
@@ -240,6 +246,7 @@ def _seeded(seed, labels=3, n_queries=12, n_docs=300):
     return qrels, run
 
 
+@needs_perl
 def test_seeded_tie_heavy_runs_equal_every_oracle(tmp_path):
     checked = 0
     for seed in range(8):
@@ -259,6 +266,7 @@ def test_seeded_tie_heavy_runs_equal_every_oracle(tmp_path):
     assert checked > 8 * 12 * 3
 
 
+@needs_perl
 def test_robust03_run_equals_gdeval_cwl_eval_pytrec_eval_and_ir_measures(data_dir, tmp_path):
     d = data_dir / "robust03"
     if not d.is_dir():
@@ -361,6 +369,7 @@ def test_the_report_lists_the_user_measures_and_the_lowest_residual_is_best():
     assert data.best("RBP(rel=1)") == data.means["judged"]["RBP(rel=1)"]
 
 
+@needs_perl
 def test_the_benchmark_runs_beside_every_reference_tool_with_equal_values(tmp_path):
     import sys
 
