@@ -85,7 +85,8 @@ def test_irmetrics_judge_ppi_equals_ppi_python_on_the_per_query_values(tmp_path,
     human = read_qrels(case.qrels).data
     model = read_qrels(out / "model_qrels.tsv").data
     filled = read_qrels(out / "qrels.tsv").data
-    # The model's qrels: its label for every pool pair, the human one elsewhere.
+    # The model's qrels: its label for every pool pair, and nothing else.
+    assert sum(len(v) for v in model.values()) == len(pooled_pairs(runs, 5))
     for q, d in pooled_pairs(runs, 5):
         text_key = next(k for k in labels if k[0].endswith(f"number {q[1:]}") and k[1].startswith(f"T{d[1:]} "))
         assert model[q][d] == labels[text_key]

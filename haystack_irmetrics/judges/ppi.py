@@ -3,9 +3,9 @@
 runs, with queries as the items.
 
 The labelled set is the queries whose pool (every run's top k) people judged in full: there ``Y`` is the
-measure with the human qrels. ``Yhat`` is the measure with the model's labels for every pool pair (human labels
-outside the pool), on every query; the model judges the human-judged pool pairs too, so that ``Yhat`` is the
-same function of the query on both sets. PPI's guarantee needs the labelled queries to be a random sample of
+measure with the human qrels. ``Yhat`` is the measure with the model's labels for every pool pair and no human
+label, on every query; the model judges the human-judged pool pairs too, so that ``Yhat`` is the same function
+of the query on both sets. PPI's guarantee needs the labelled queries to be a random sample of
 all queries: people judged a random subset of the queries in full (TREC-style pooling of a sample of topics).
 """
 
@@ -43,7 +43,7 @@ def ppi_report(
     and the same for the difference of each pair of runs.
 
     :param human: the human qrels (``Y`` on the ``labelled`` queries).
-    :param model: the model's labels for every pool pair, human labels outside the pool (``Yhat``).
+    :param model: the model's labels for every pool pair (``Yhat``).
     :param filled: the human qrels with the holes filled by the model (the naive value).
     :param labelled: the queries whose pool people judged in full.
     :raises JudgeError: fewer than two labelled or unlabelled queries.

@@ -115,7 +115,7 @@ def judge_runs(
     :param ppi: also judge the pool pairs people judged, and write ``ppi.json``: each run's prediction-powered
         estimate and interval (level ``1 - alpha``) of ``measure``'s mean and of each difference between two runs
         (:mod:`.ppi`), the queries whose pool people judged in full as the labelled set; and ``model_qrels.tsv``,
-        the model's labels for every pool pair.
+        the model's labels for every pool pair (and no human label).
     :param sources: what to call the queries and the corpus in messages (their files).
     :raises JudgeError: a query or document without text (before any request), a judge that fails for good
         (the judgments made are kept in the cache and ``judgments.jsonl``).
@@ -193,16 +193,15 @@ def _ppi(
     alpha: float,
     out: Path,
 ) -> dict[str, Any]:
-    """The model's qrels (its labels for every pool pair, an unparseable answer left unjudged; human labels
-    outside the pool), written to ``model_qrels.tsv``, and the PPI report, written to ``ppi.json``."""
+    """The model's qrels (its labels for every pool pair and nothing else, an unparseable answer left
+    unjudged: no human label reaches ``Yhat``), written to ``model_qrels.tsv``, and the PPI report, written to
+    ``ppi.json``."""
     from .ppi import ppi_report
 
-    model = {q: dict(d) for q, d in result.human.items()}
+    model: dict[str, dict[str, int]] = {}
     for qid, doc in pooled_pairs(runs, depth):
         label = result.verdicts[qid, doc].label
-        if label is None:
-            model.get(qid, {}).pop(doc, None)
-        else:
+        if label is not None:
             model.setdefault(qid, {})[doc] = label
     holes = {q for q, _ in unjudged}
     labelled = [q for run in runs.values() for q in run if q not in holes and result.human.get(q)]
