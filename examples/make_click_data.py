@@ -7,6 +7,8 @@ run of 10 documents a query.
 * ``click_log.csv``: 1,500 impressions of the first 12 test queries, each a query and one of the two rankers drawn at random; clicks
   drawn from a DBN (attractiveness 0.1 / 0.5 / 0.85 and satisfaction 0.1 / 0.4 / 0.8 by label 0 / 1 / 2,
   continuation 0.9);
+* ``randomized_clicks.csv``: 1,000 impressions of ``good``'s top 5 in a uniformly random order (so every
+  document's propensity at every position is 0.2, the ``propensity`` column), clicks from a PBM;
 * ``interleaved_clicks.csv``: 600 impressions (the same queries) of the two rankers team-draft interleaved (``good`` is
   team a), clicks from the same DBN, each row with its team.
 
@@ -90,6 +92,18 @@ def main(folder: Path) -> None:
     for s, (q, merged) in enumerate(impressions):
         rows += [f"i{s:03d},{q},{d},{r + 1},{int(drawn[s, r])},{t}\n" for r, (d, t, _) in enumerate(merged)]
     (folder / "interleaved_clicks.csv").write_text("".join(rows))
+
+    picks = [queries[rng.integers(len(queries))] for _ in range(1000)]
+    orders = [[runs["good"][q][i] for i in rng.permutation(5)] for q in picks]
+    shown = sessions_from_rankings(list(zip(picks, orders, strict=True)))
+    pbm = model_with(
+        "pbm", shown, attractiveness=lambda q, d: ATTRACT[judged[q][d]], examination=[1.0, 0.7, 0.5, 0.35, 0.25]
+    )
+    drawn = simulate(pbm, shown, 37).clicks
+    rows = ["session,query_id,doc_id,position,click,propensity\n"]
+    for s, (q, docs) in enumerate(zip(picks, orders, strict=True)):
+        rows += [f"r{s:03d},{q},{d},{r + 1},{int(drawn[s, r])},0.2\n" for r, d in enumerate(docs)]
+    (folder / "randomized_clicks.csv").write_text("".join(rows))
 
 
 if __name__ == "__main__":

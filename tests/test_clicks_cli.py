@@ -131,7 +131,7 @@ def test_the_shipped_click_logs_and_runs_are_what_make_click_data_writes(tmp_pat
         [sys.executable, str(ROOT / "examples" / "make_click_data.py"), str(tmp_path)], capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
-    for name in ("click_log.csv", "interleaved_clicks.csv", "good.trec", "poor.trec"):
+    for name in ("click_log.csv", "interleaved_clicks.csv", "randomized_clicks.csv", "good.trec", "poor.trec"):
         assert (tmp_path / name).read_bytes() == (ROOT / "examples" / "data" / name).read_bytes(), name
 
 
@@ -156,3 +156,19 @@ def test_document_ids_with_whitespace_cannot_be_written_as_qrels(tmp_path, capsy
     )
     assert main(["clicks", "fit", str(path), "--model", "ctr", "-o", str(tmp_path / "o")]) == 2
     assert "document id 'two words' of query 'q' cannot be written to a TREC file" in capsys.readouterr().err
+
+
+def test_estimate_prints_ips_snips_and_dr_of_a_run_from_a_randomised_log(capsys):
+    from tests.conftest import ROOT
+
+    data = ROOT / "examples" / "data"
+    args = ["clicks", "estimate", str(data / "randomized_clicks.csv"), "-k", "5", "--json", "--n-resamples", "500"]
+    assert main([*args, "--run", str(data / "good.trec")]) == 0
+    good = json.loads(capsys.readouterr().out)
+    assert list(good) == ["ips", "snips", "dr", "impressions"] and good["impressions"] == 1000
+    assert list(good["ips"]) == ["value", "ci_low", "ci_high"]
+    assert main([*args, "--run", str(data / "poor.trec")]) == 0
+    poor = json.loads(capsys.readouterr().out)
+    assert all(poor[k]["value"] < good[k]["value"] for k in ("ips", "snips", "dr"))
+    assert main(["clicks", "estimate", str(data / "click_log.csv"), "--run", str(data / "good.trec")]) == 2
+    assert "propensity" in capsys.readouterr().err

@@ -22,7 +22,7 @@ from .args import names, show_defaults
 MODEL_NAMES = ("ctr", "gctr", "rctr", "dctr", "pbm", "cascade", "dcm", "ubm", "dbn", "sdbn")
 
 
-def log_options(p: argparse.ArgumentParser, *, team: bool = False) -> None:
+def log_options(p: argparse.ArgumentParser, *, team: bool = False, propensity: bool = False) -> None:
     c = p.add_argument_group("log columns")
     c.add_argument(
         "--format", dest="fmt", choices=["jsonl", "csv", "tsv", "parquet"], default=None, help="default: file name"
@@ -35,6 +35,8 @@ def log_options(p: argparse.ArgumentParser, *, team: bool = False) -> None:
     if team:
         c.add_argument("--team-col", default="team", help="column of the interleaving team (a or b)")
         c.add_argument("--segment", default=None, metavar="COL", help="column to break the outcome down by")
+    if propensity:
+        c.add_argument("--propensity-col", default="propensity", help="column of the logging propensities")
     c.add_argument("--position-base", type=int, default=1, help="first position in the log (1, or 0)")
     c.add_argument("--max-rank", type=int, default=None, help="keep each session's first N positions")
     c.add_argument(
@@ -97,11 +99,29 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     _held_out_options(cmp, 0.2)
     log_options(cmp)
     cmp.set_defaults(func=run_compare)
-    show_defaults(p)  # fit's and compare's options
+    est = verbs.add_parser(
+        "estimate",
+        help="IPS, SNIPS and DR estimates of a new ranking's expected clicks from a randomised ranker's log",
+        description="Estimate the expected clicks per impression of a new ranking (a TREC run: its top k per "
+        "query) from a log whose propensity column holds the logging policy's probability of each shown "
+        "document at its position: IPS, SNIPS (self-normalised per rank) and doubly robust (a PBM fitted on "
+        "the log), each with a percentile bootstrap interval over impressions.",
+    )
+    est.add_argument("log", help="click log with a propensity column: .jsonl/.ndjson/.json, .csv/.tsv or .parquet")
+    est.add_argument("--run", required=True, help="the new ranking: a TREC run file (its top k per query)")
+    est.add_argument("-k", type=int, default=10, help="ranks estimated")
+    est.add_argument("--clip", type=float, default=None, help="largest inverse-propensity weight (none: unclipped)")
+    est.add_argument("--json", action="store_true", help="print JSON instead of markdown")
+    est.add_argument("--confidence", type=float, default=0.95, help="bootstrap interval level")
+    est.add_argument("--n-resamples", type=int, default=10_000, help="bootstrap resamples")
+    est.add_argument("--seed", type=int, default=0, help="seed of the resamples")
+    log_options(est, propensity=True)
+    est.set_defaults(func=run_estimate)
+    show_defaults(p)  # the verbs' options
     return p
 
 
-def read_log(args: argparse.Namespace, path: str, *, team: bool = False) -> Any:
+def read_log(args: argparse.Namespace, path: str, *, team: bool = False, propensity: bool = False) -> Any:
     from ..clicks import ClickLog
     from ..feedback import detect_format
 
@@ -115,6 +135,8 @@ def read_log(args: argparse.Namespace, path: str, *, team: bool = False) -> Any:
     if team:
         columns["team"] = args.team_col
         columns["segment"] = args.segment
+    if propensity:
+        columns["propensity"] = args.propensity_col
     fmt = args.fmt
     if fmt is None and Path(path).is_file():
         fmt = detect_format(path, option="--format")
@@ -187,4 +209,25 @@ def run_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["MODEL_NAMES", "add_subcommand", "log_options", "read_log", "run_compare", "run_fit"]
+def run_estimate(args: argparse.Namespace) -> int:
+    """Run ``irmetrics clicks estimate``."""
+    from ..clicks.counterfactual import estimate_clicks
+    from ..io.trec import read_trec_run, trec_order
+
+    _, sessions = read_log(args, args.log, propensity=True)
+    run = read_trec_run(args.run, fast=False).data
+    ranking = {q: trec_order(docs)[: args.k] for q, docs in run.items()}
+    options = {"confidence": args.confidence, "n_resamples": args.n_resamples, "seed": args.seed}
+    got = estimate_clicks(sessions, ranking, k=args.k, clip=args.clip, **options)
+    if args.json:
+        print(json.dumps({**{k: v.to_dict() for k, v in got.items()}, "impressions": sessions.n_sessions}, indent=2))
+        return 0
+    print(f"expected clicks per impression of {args.run} (top {args.k}), {sessions.n_sessions} impressions\n")
+    print("| estimator | value | ci_low | ci_high |")
+    print("|---|---|---|---|")
+    for name, e in got.items():
+        print(f"| {name} | {e.value:.4f} | {e.ci_low:.4f} | {e.ci_high:.4f} |")
+    return 0
+
+
+__all__ = ["MODEL_NAMES", "add_subcommand", "log_options", "read_log", "run_compare", "run_estimate", "run_fit"]

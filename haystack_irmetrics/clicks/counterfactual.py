@@ -1,0 +1,134 @@
+"""Offline estimates of a new ranking's expected clicks from a log of a stochastic ranker (issue 33.4).
+
+The log must hold, for every shown result, the logging policy's propensity: the probability that it
+placed that document at that position (the ``propensity`` column). The new ranking is deterministic:
+``{query: [doc at rank 1, ...]}``. Per impression i and rank r (the first ``k``), with c the logged click,
+a the logged document, p its propensity and w = 1[the new ranking puts a at r] / p (at most ``clip``
+when given), the item-position estimators (Li, Kim & Zitouni 2018) are:
+
+* **IPS**: the mean over impressions of sum_r c w: unbiased when every propensity is right and positive;
+* **SNIPS**: sum_r (sum_i c w) / (sum_i w): self-normalised per rank (lower variance, a little bias);
+* **DR** (doubly robust): the mean over impressions of sum_r [m(q, new doc at r, r) + w (c - m(q, a, r))],
+  with m a click model's probability of a click (a PBM fitted on the log: attractiveness x examination);
+  unbiased when either the propensities or the model are right.
+
+A query the new ranking does not cover shows nothing: its impressions count 0 clicks. Each estimate
+comes with a percentile bootstrap interval over impressions (SNIPS's ratio recomputed per resample).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ClickModelError
+from .log import Sessions
+from .models import PBM, ClickModel, _rank_values, _take
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """An estimate of the expected clicks per impression with its bootstrap interval."""
+
+    value: float
+    ci_low: float
+    ci_high: float
+
+    def to_dict(self) -> dict[str, float]:
+        return {"value": self.value, "ci_low": self.ci_low, "ci_high": self.ci_high}
+
+
+def _new_pairs(sessions: Sessions, ranking: Mapping[str, Sequence[str]], k: int) -> np.ndarray:
+    """Per session, the pair codes the new ranking shows at ranks 1..k (-1: nothing; -2: a pair the log lacks)."""
+    queries, docs = sessions.pair_names()
+    code = {(q, d): i for i, (q, d) in enumerate(zip(queries, docs, strict=True))}
+    by_query = {}
+    for qi, q in enumerate(sessions.query_names.astype(str).tolist()):
+        shown = list(ranking.get(q, []))[:k]
+        by_query[qi] = [code.get((q, str(d)), -2) for d in shown] + [-1] * (k - len(shown))
+    table = np.array([by_query[qi] for qi in range(len(sessions.query_names))], dtype=np.int64).reshape(-1, k)
+    return table[sessions.query]
+
+
+def estimate_clicks(
+    sessions: Sessions,
+    ranking: Mapping[str, Sequence[str]],
+    *,
+    k: int = 10,
+    clip: float | None = None,
+    model: ClickModel | None = None,
+    confidence: float = 0.95,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+) -> dict[str, Estimate]:
+    """``{"ips", "snips", "dr"}``: the new ranking's expected clicks per impression (see module docs).
+
+    :param model: the DR's click model, fitted on ``sessions`` (default: a PBM fitted here).
+    :raises ClickModelError: the log has no propensities, ``k`` or ``clip`` out of range, a model of
+        another pair table.
+    """
+    from ..stats.significance import bootstrap_means, percentile_interval
+
+    if sessions.propensity is None:
+        raise ClickModelError("the click log has no propensity column (name it with --propensity-col)")
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ClickModelError(f"k must be a positive int, got {k!r}")
+    if clip is not None and (isinstance(clip, bool) or not isinstance(clip, int | float) or not clip > 0):
+        raise ClickModelError(f"clip must be a number > 0, got {clip!r}")
+    if not isinstance(ranking, Mapping):
+        raise ClickModelError(f"the new ranking must be a dict {{query: [doc, ...]}}, got {type(ranking).__name__}")
+    if model is None:
+        model = PBM().fit(sessions)
+    elif model.fitted.pair_query is not sessions.pair_query:
+        raise ClickModelError("the DR's model must be fitted on these sessions (the same pair table)")
+    depth = min(k, sessions.n_ranks)
+    logged = sessions.pairs[:, :depth]
+    shown = logged >= 0
+    clicks = (sessions.clicks[:, :depth] & shown).astype(float)
+    new = _new_pairs(sessions, ranking, k)[:, :depth]
+    match = shown & (logged == new)
+    with np.errstate(divide="ignore"):
+        w = np.where(match, 1.0 / sessions.propensity[:, :depth], 0.0)
+    if clip is not None:
+        w = np.minimum(w, float(clip))
+    gamma = _rank_values_of(model, depth)
+    predicted_logged = np.where(shown, _take(_attractiveness(model), logged) * gamma, 0.0)
+    predicted_new = np.where(new >= 0, _take(_attractiveness(model), np.maximum(new, 0)) * gamma, 0.0)
+    predicted_new = np.where(new == -2, 0.5 * gamma, predicted_new)  # a pair the log never showed: the default
+
+    ips = (clicks * w).sum(axis=1)
+    dr = predicted_new.sum(axis=1) + (w * (clicks - predicted_logged)).sum(axis=1)
+    columns = np.column_stack([ips, dr, clicks * w, w])  # SNIPS: per rank, numerators then denominators
+    means = bootstrap_means(columns, n_resamples=n_resamples, seed=seed)
+    point = columns.mean(axis=0)
+
+    def snips(m: np.ndarray) -> np.ndarray:
+        num, den = m[..., 2 : 2 + depth], m[..., 2 + depth :]
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0).sum(axis=-1)
+
+    out = {}
+    for name, values, at in (("ips", means[:, 0], point[0]), ("dr", means[:, 1], point[1])):
+        low, high = percentile_interval(values, confidence)
+        out[name] = Estimate(float(at), float(low), float(high))
+    low, high = percentile_interval(snips(means), confidence)
+    out["snips"] = Estimate(float(snips(point)), float(low), float(high))
+    return {name: out[name] for name in ("ips", "snips", "dr")}
+
+
+def _attractiveness(model: ClickModel) -> np.ndarray:
+    alpha = getattr(model, "alpha", None)
+    if alpha is None:
+        raise ClickModelError(f"the DR's model needs attractiveness per document; {model.name} has none")
+    return alpha
+
+
+def _rank_values_of(model: ClickModel, depth: int) -> np.ndarray:
+    gamma = getattr(model, "gamma", None)
+    if isinstance(gamma, np.ndarray) and gamma.ndim == 1:
+        return _rank_values(gamma, depth)
+    return np.ones(depth)  # a model without examination by rank: attractiveness alone
+
+
+__all__ = ["Estimate", "estimate_clicks"]
