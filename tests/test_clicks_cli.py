@@ -172,3 +172,15 @@ def test_estimate_prints_ips_snips_and_dr_of_a_run_from_a_randomised_log(capsys)
     assert all(poor[k]["value"] < good[k]["value"] for k in ("ips", "snips", "dr"))
     assert main(["clicks", "estimate", str(data / "click_log.csv"), "--run", str(data / "good.trec")]) == 2
     assert "propensity" in capsys.readouterr().err
+
+
+def test_fit_and_compare_take_a_second_log_as_the_test_sessions(click_csv, tmp_path, capsys):
+    test_log = tmp_path / "test.csv"
+    pl.DataFrame(log_rows(simulated("dbn", 400), prefix="t")).write_csv(test_log)
+    out = tmp_path / "o"
+    assert main(["clicks", "fit", str(click_csv), "--model", "pbm", "--test", str(test_log), "-o", str(out)]) == 0
+    model = json.loads((out / "model.json").read_text())
+    assert model["train"]["sessions"] == 3000 and model["test"]["sessions"] == 400
+    capsys.readouterr()
+    assert main(["clicks", "compare", str(click_csv), "--models", "ctr,pbm", "--test", str(test_log), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["test_sessions"] == 400
