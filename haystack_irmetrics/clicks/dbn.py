@@ -85,7 +85,21 @@ class DBN(_CascadeFamily):
         del key
         tail, lastp = tail_all[first], last_all[first]
         del tail_all, at
-        n_d = tail.shape[0]
+        self._em(tail, lastp, w, imp, clicked, fixed, s.n_pairs)
+
+    def _em(
+        self,
+        tail: np.ndarray,
+        lastp: np.ndarray,
+        w: np.ndarray,
+        imp: np.ndarray,
+        clicked: np.ndarray,
+        fixed: float,
+        n_pairs: int,
+    ) -> None:
+        """EM on the sufficient statistics: distinct (last clicked pair, pairs below it) rows with their
+        counts ``w``, each pair's impressions and clicks, and the continuations the log shows (``fixed``)."""
+        n_d, n_r = tail.shape
         shown = tail >= 0
         tlen = shown.sum(axis=1)
         clicked_last = lastp >= 0
@@ -95,8 +109,8 @@ class DBN(_CascadeFamily):
         tail_pairs = tail[shown]
         tail_w = ww[shown]
 
-        alpha = np.full(s.n_pairs, DEFAULT)
-        sigma = np.full(s.n_pairs, DEFAULT)
+        alpha = np.full(n_pairs, DEFAULT)
+        sigma = np.full(n_pairs, DEFAULT)
         gamma = DEFAULT
         clicks_sum = clicked.copy()  # attractiveness: every click counts 1
         iterations = 0
@@ -114,10 +128,10 @@ class DBN(_CascadeFamily):
                 f[:, j] = f[:, j - 1] * (1.0 - a[:, j - 1]) * gamma
             p_exam = np.where(shown, f * z[:, :n_r] / total[:, None], 0.0)
             unseen = (a * (1.0 - p_exam))[shown]
-            num_a = clicks_sum + np.bincount(tail_pairs, weights=tail_w * unseen, minlength=s.n_pairs)
+            num_a = clicks_sum + np.bincount(tail_pairs, weights=tail_w * unseen, minlength=n_pairs)
             new_alpha = _ratio(num_a, imp, alpha)
             p_sat = np.where(clicked_last, sig / total, 0.0)
-            sat = np.bincount(lastp[clicked_last], weights=(w * p_sat)[clicked_last], minlength=s.n_pairs)
+            sat = np.bincount(lastp[clicked_last], weights=(w * p_sat)[clicked_last], minlength=n_pairs)
             new_sigma = _ratio(sat, clicked, sigma)
             chances = fixed + float((w * np.where(chance_last, 1.0 - p_sat, 0.0)).sum())
             taken = fixed + float((w * np.where(chance_last, p_exam[:, 0], 0.0)).sum())
