@@ -318,7 +318,10 @@ class ScoreJudge:
         return self.cut_points
 
     def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
-        """The score of each ``(query text, document text)`` pair, the pairs of one query scored together."""
+        """The score of each ``(query text, document text)`` pair: a ranker scores the pairs of one query
+        together; an embedder embeds each distinct text once."""
+        if self.mode != "ranker" and pairs:
+            return self._cosines(pairs)
         by_query: dict[str, list[int]] = {}
         for i, (q, _) in enumerate(pairs):
             by_query.setdefault(q, []).append(i)
@@ -327,6 +330,20 @@ class ScoreJudge:
             for row, value in zip(rows, self.score(q, [pairs[r][1] for r in rows])):
                 out[row] = value
         return out
+
+    def _cosines(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        from haystack import Document
+
+        self.warm_up()
+        texts = list(dict.fromkeys(text for pair in pairs for text in pair))
+        if self.mode == "document_embedder":
+            docs = [Document(id=str(i), content=text) for i, text in enumerate(texts)]
+            out = self.scorer.run(documents=docs)["documents"]
+            by_id = {d.id: d.embedding for d in out}
+            vectors = {text: by_id[str(i)] for i, text in enumerate(texts)}
+        else:
+            vectors = {text: self.scorer.run(text=text)["embedding"] for text in texts}
+        return [_cosine(vectors[q], vectors[d]) for q, d in pairs]
 
     def judge_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[Verdict]:
         """A verdict per pair: its grade, and its score as the raw answer."""
