@@ -184,3 +184,15 @@ def test_fit_and_compare_take_a_second_log_as_the_test_sessions(click_csv, tmp_p
     capsys.readouterr()
     assert main(["clicks", "compare", str(click_csv), "--models", "ctr,pbm", "--test", str(test_log), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["test_sessions"] == 400
+
+
+def test_measure_scores_a_better_run_higher_from_the_same_clicks(capsys):
+    from tests.conftest import ROOT
+
+    data = ROOT / "examples" / "data"
+    args = ["clicks", "measure", str(data / "click_log.csv"), "-k", "5", "--json", "--n-resamples", "300"]
+    assert main([*args, "--run", str(data / "good.trec")]) == 0
+    good = json.loads(capsys.readouterr().out)
+    assert list(good) == ["ips", "clipped", "snips", "impressions"]
+    assert main([*args, "--run", str(data / "poor.trec"), "--measure", "dcg"]) == 0
+    assert json.loads(capsys.readouterr().out)["ips"]["value"] < good["ips"]["value"]

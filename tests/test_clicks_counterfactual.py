@@ -43,7 +43,7 @@ def test_ips_snips_and_dr_estimate_the_exact_expected_clicks_of_a_new_ranking():
     }
     queries = log.query_names[log.query].astype(str).tolist()
     truth = expected_clicks(best, attract, queries)
-    got = estimate_clicks(log, best, k=5, n_resamples=2000)
+    got = estimate_clicks(log, best, k=5, n_resamples=1000)
     assert list(got) == ["ips", "snips", "dr"]
     for name, e in got.items():
         assert abs(e.value - truth) < 0.03 * truth, (name, e, truth)
@@ -80,3 +80,30 @@ def test_a_log_without_propensities_or_a_bad_k_is_a_typed_error():
         estimate_clicks(log, {}, k=0)
     with pytest.raises(ClickModelError, match="clip must be"):
         estimate_clicks(log, {}, clip=-1)
+
+
+def test_ips_dcg_of_a_run_estimates_its_exact_expected_value_with_examination_propensities():
+    from haystack_irmetrics.clicks.counterfactual import ips_measure
+
+    log, attract = uniform_log(20_000, seed=4)
+    log = replace(log, propensity=np.broadcast_to(EXAM, log.pairs.shape).copy())  # examination by position
+    best = {
+        f"q{q}": sorted((d for qq, d in attract if qq == f"q{q}"), key=lambda d: -attract[f"q{q}", d])
+        for q in range(30)
+    }
+    queries = log.query_names[log.query].astype(str).tolist()
+    per_query = {q: sum(attract[q, d] / np.log2(2 + r) for r, d in enumerate(docs)) for q, docs in best.items()}
+    truth = float(np.mean([per_query[q] for q in queries]))
+    for propensities in ("log", "pbm"):
+        got = ips_measure(log, best, k=5, propensities=propensities, n_resamples=1000)
+        assert abs(got["ips"].value - truth) < 0.03 * truth, (propensities, got["ips"], truth)
+        assert got["ips"].ci_low < truth < got["ips"].ci_high
+        assert got["clipped"].value <= got["ips"].value + 1e-12
+        assert 0 < got["snips"].value <= 1
+    worst = {q: docs[::-1] for q, docs in best.items()}
+    assert (
+        ips_measure(log, worst, k=3, n_resamples=200)["ips"].value
+        < ips_measure(log, best, k=3, n_resamples=200)["ips"].value
+    )
+    with pytest.raises(ClickModelError, match="measure must be"):
+        ips_measure(log, best, measure="ndcg")

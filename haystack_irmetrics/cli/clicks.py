@@ -117,6 +117,29 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     est.add_argument("--seed", type=int, default=0, help="seed of the resamples")
     log_options(est, propensity=True)
     est.set_defaults(func=run_estimate)
+    ms = verbs.add_parser(
+        "measure",
+        help="a run's DCG (or clicks) at k from logged clicks, position bias removed by examination propensities",
+        description="Estimate a run's utility from logged clicks (Joachims et al. 2017): per impression, each "
+        "click counts 1/log2(1 + its rank in the run) within the run's top k (dcg) or 1 (clicks), divided by "
+        "the probability that its logged position was examined (a PBM fitted on the log, relative to rank 1; "
+        "or the log's propensity column). Prints IPS, clipped IPS and self-normalised IPS with bootstrap "
+        "intervals over impressions.",
+    )
+    ms.add_argument("log", help="click log: .jsonl/.ndjson/.json, .csv/.tsv (optionally .gz) or .parquet")
+    ms.add_argument("--run", required=True, help="the run: a TREC run file (its top k per query)")
+    ms.add_argument("-k", type=int, default=10, help="the run's ranks counted")
+    ms.add_argument("--measure", choices=["dcg", "clicks"], default="dcg", help="what a click at rank r counts")
+    ms.add_argument(
+        "--propensities", choices=["pbm", "log"], default="pbm", help="examination: a fitted PBM or the log's column"
+    )
+    ms.add_argument("--clip", type=float, default=None, help="largest weight of the clipped estimate (default 10)")
+    ms.add_argument("--json", action="store_true", help="print JSON instead of markdown")
+    ms.add_argument("--confidence", type=float, default=0.95, help="bootstrap interval level")
+    ms.add_argument("--n-resamples", type=int, default=10_000, help="bootstrap resamples")
+    ms.add_argument("--seed", type=int, default=0, help="seed of the resamples")
+    log_options(ms, propensity=True)
+    ms.set_defaults(func=run_measure)
     show_defaults(p)  # the verbs' options
     return p
 
@@ -209,6 +232,33 @@ def run_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_measure(args: argparse.Namespace) -> int:
+    """Run ``irmetrics clicks measure``."""
+    from ..clicks.counterfactual import ips_measure
+    from ..io.trec import read_trec_run, trec_order
+
+    _, sessions = read_log(args, args.log, propensity=args.propensities == "log")
+    run = read_trec_run(args.run, fast=False).data
+    ranking = {q: trec_order(docs)[: args.k] for q, docs in run.items()}
+    options = {"confidence": args.confidence, "n_resamples": args.n_resamples, "seed": args.seed}
+    got = ips_measure(
+        sessions, ranking, k=args.k, measure=args.measure, propensities=args.propensities, clip=args.clip, **options
+    )
+    return _print_estimates(args, got, sessions.n_sessions, f"{args.measure}@{args.k} of {args.run} from clicks")
+
+
+def _print_estimates(args: argparse.Namespace, got: dict[str, Any], impressions: int, title: str) -> int:
+    if args.json:
+        print(json.dumps({**{k: v.to_dict() for k, v in got.items()}, "impressions": impressions}, indent=2))
+        return 0
+    print(f"{title}, {impressions} impressions\n")
+    print("| estimator | value | ci_low | ci_high |")
+    print("|---|---|---|---|")
+    for name, e in got.items():
+        print(f"| {name} | {e.value:.4f} | {e.ci_low:.4f} | {e.ci_high:.4f} |")
+    return 0
+
+
 def run_estimate(args: argparse.Namespace) -> int:
     """Run ``irmetrics clicks estimate``."""
     from ..clicks.counterfactual import estimate_clicks
@@ -219,15 +269,17 @@ def run_estimate(args: argparse.Namespace) -> int:
     ranking = {q: trec_order(docs)[: args.k] for q, docs in run.items()}
     options = {"confidence": args.confidence, "n_resamples": args.n_resamples, "seed": args.seed}
     got = estimate_clicks(sessions, ranking, k=args.k, clip=args.clip, **options)
-    if args.json:
-        print(json.dumps({**{k: v.to_dict() for k, v in got.items()}, "impressions": sessions.n_sessions}, indent=2))
-        return 0
-    print(f"expected clicks per impression of {args.run} (top {args.k}), {sessions.n_sessions} impressions\n")
-    print("| estimator | value | ci_low | ci_high |")
-    print("|---|---|---|---|")
-    for name, e in got.items():
-        print(f"| {name} | {e.value:.4f} | {e.ci_low:.4f} | {e.ci_high:.4f} |")
-    return 0
+    title = f"expected clicks per impression of {args.run} (top {args.k})"
+    return _print_estimates(args, got, sessions.n_sessions, title)
 
 
-__all__ = ["MODEL_NAMES", "add_subcommand", "log_options", "read_log", "run_compare", "run_estimate", "run_fit"]
+__all__ = [
+    "MODEL_NAMES",
+    "add_subcommand",
+    "log_options",
+    "read_log",
+    "run_compare",
+    "run_estimate",
+    "run_fit",
+    "run_measure",
+]

@@ -131,4 +131,82 @@ def _rank_values_of(model: ClickModel, depth: int) -> np.ndarray:
     return np.ones(depth)  # a model without examination by rank: attractiveness alone
 
 
-__all__ = ["Estimate", "estimate_clicks"]
+# -- a run's measure from clicks, position bias removed by examination propensities -----------------
+
+MEASURES = ("dcg", "clicks")
+
+
+def ips_measure(
+    sessions: Sessions,
+    ranking: Mapping[str, Sequence[str]],
+    *,
+    k: int = 10,
+    measure: str = "dcg",
+    propensities: str = "pbm",
+    clip: float | None = None,
+    confidence: float = 0.95,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+) -> dict[str, Estimate]:
+    """A run's utility from logged clicks with inverse examination propensities (Joachims et al. 2017).
+
+    Per impression i, with p the probability that the user examined a clicked document's logged position:
+    ``sum over clicked d of lambda(rank of d in the run) / p``, lambda = 1 / log2(1 + rank) (``dcg``) or 1
+    (``clicks``) within the run's top ``k``, 0 below. Returns ``{"ips", "clipped", "snips"}``: the mean over
+    impressions; the same with every weight at most ``clip`` (default 10); and the self-normalised
+    estimate, the IPS sum divided by the sum of the clicks' weights (the mean lambda of a debiased click,
+    in [0, 1]).
+
+    :param propensities: ``"pbm"``: examination by rank from a PBM fitted on the sessions, relative to rank
+        1 (examined for sure); ``"log"``: the log's ``propensity`` column holds each shown position's
+        examination probability (from randomisation or intervention harvesting).
+    """
+    from ..stats.significance import bootstrap_means, percentile_interval
+
+    if measure not in MEASURES:
+        raise ClickModelError(f"measure must be one of {MEASURES}, got {measure!r}")
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ClickModelError(f"k must be a positive int, got {k!r}")
+    if clip is not None and (isinstance(clip, bool) or not isinstance(clip, int | float) or not clip >= 1):
+        raise ClickModelError(f"clip must be a number >= 1, got {clip!r}")
+    if propensities == "log":
+        if sessions.propensity is None:
+            raise ClickModelError("the click log has no propensity column (name it with --propensity-col)")
+        exam = sessions.propensity
+    elif propensities == "pbm":
+        gamma = PBM().fit(sessions).gamma
+        exam = np.broadcast_to(np.clip(gamma / gamma[0], 1e-6, 1.0), sessions.pairs.shape)
+    else:
+        raise ClickModelError(f"propensities must be 'pbm' or 'log', got {propensities!r}")
+    if not isinstance(ranking, Mapping):
+        raise ClickModelError(f"the run must be a dict {{query: [doc, ...]}}, got {type(ranking).__name__}")
+    queries, docs = sessions.pair_names()
+    rank_of = np.zeros(sessions.n_pairs, dtype=np.int64)  # 0: not in the run's top k
+    code = {(q, d): i for i, (q, d) in enumerate(zip(queries, docs, strict=True))}
+    for q, shown in ranking.items():
+        for r, d in enumerate(list(shown)[:k]):
+            i = code.get((str(q), str(d)))
+            if i is not None:
+                rank_of[i] = r + 1
+    ranks = np.where(sessions.shown, rank_of[np.maximum(sessions.pairs, 0)], 0)
+    gain = (
+        np.where(ranks > 0, 1.0 / np.log2(1.0 + np.maximum(ranks, 1)), 0.0) if measure == "dcg" else (ranks > 0) * 1.0
+    )
+    clicked = sessions.clicks & sessions.shown
+    with np.errstate(divide="ignore"):
+        weight = np.where(clicked, 1.0 / exam, 0.0)
+    capped = np.minimum(weight, 10.0 if clip is None else float(clip))
+    columns = np.column_stack([(gain * weight).sum(axis=1), (gain * capped).sum(axis=1), weight.sum(axis=1)])
+    means = bootstrap_means(columns, n_resamples=n_resamples, seed=seed)
+    point = columns.mean(axis=0)
+    out = {}
+    for name, col in (("ips", 0), ("clipped", 1)):
+        low, high = percentile_interval(means[:, col], confidence)
+        out[name] = Estimate(float(point[col]), float(low), float(high))
+    ratio = np.where(means[:, 2] > 0, means[:, 0] / np.where(means[:, 2] > 0, means[:, 2], 1.0), 0.0)
+    low, high = percentile_interval(ratio, confidence)
+    out["snips"] = Estimate(float(point[0] / point[2]) if point[2] > 0 else 0.0, float(low), float(high))
+    return out
+
+
+__all__ = ["MEASURES", "Estimate", "estimate_clicks", "ips_measure"]
