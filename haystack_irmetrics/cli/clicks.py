@@ -140,6 +140,30 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     ms.add_argument("--seed", type=int, default=0, help="seed of the resamples")
     log_options(ms, propensity=True)
     ms.set_defaults(func=run_measure)
+    win = verbs.add_parser(
+        "windows",
+        help="a click measure per time window with its interval; windows that dropped significantly flagged",
+        description="Split the impressions into time windows (by their earliest row's timestamp; windows "
+        "aligned to the epoch, days at midnight UTC), print a measure per window (mean per impression with a "
+        "bootstrap interval) and compare each window with the previous one (or --baseline) by Welch's t-test, "
+        "Holm-adjusted across windows: a window worse than its reference at adjusted p < --alpha is flagged.",
+    )
+    win.add_argument("log", help="click log with a timestamp column: .jsonl/.ndjson/.json, .csv/.tsv or .parquet")
+    win.add_argument("--window", default="1d", help="window width: a whole number and m, h, d or w (1d, 7d, 12h)")
+    win.add_argument(
+        "--measure", choices=["clicks", "ctr@1", "mrr", "abandonment"], default="clicks", help="per impression"
+    )
+    win.add_argument("--baseline", default=None, help="compare every window with the one starting then (a date)")
+    win.add_argument("--timestamp-col", default="timestamp", help="column of the times (ISO 8601 or numbers)")
+    win.add_argument("--unit", choices=["us", "ms", "s"], default="us", help="unit of numeric timestamps")
+    win.add_argument("--alpha", type=float, default=0.05, help="flag at Holm-adjusted p below this")
+    win.add_argument("--plot", default=None, metavar="PATH", help="write the trend plot (.png, .svg or .pdf)")
+    win.add_argument("--json", action="store_true", help="print JSON instead of markdown")
+    win.add_argument("--confidence", type=float, default=0.95, help="bootstrap interval level")
+    win.add_argument("--n-resamples", type=int, default=10_000, help="bootstrap resamples")
+    win.add_argument("--seed", type=int, default=0, help="seed of the resamples")
+    log_options(win)
+    win.set_defaults(func=run_windows)
     show_defaults(p)  # the verbs' options
     return p
 
@@ -160,6 +184,8 @@ def read_log(args: argparse.Namespace, path: str, *, team: bool = False, propens
         columns["segment"] = args.segment
     if propensity:
         columns["propensity"] = args.propensity_col
+    if getattr(args, "timestamp_col", None):
+        columns["timestamp"] = args.timestamp_col
     fmt = args.fmt
     if fmt is None and Path(path).is_file():
         fmt = detect_format(path, option="--format")
@@ -256,6 +282,40 @@ def _print_estimates(args: argparse.Namespace, got: dict[str, Any], impressions:
     print("|---|---|---|---|")
     for name, e in got.items():
         print(f"| {name} | {e.value:.4f} | {e.ci_low:.4f} | {e.ci_high:.4f} |")
+    return 0
+
+
+def run_windows(args: argparse.Namespace) -> int:
+    """Run ``irmetrics clicks windows``."""
+    from ..clicks.windows import plot_windows, windows
+
+    _, sessions = read_log(args, args.log)
+    rows = windows(
+        sessions,
+        width=args.window,
+        measure=args.measure,
+        baseline=args.baseline,
+        unit=args.unit,
+        alpha=args.alpha,
+        confidence=args.confidence,
+        n_resamples=args.n_resamples,
+        seed=args.seed,
+    )
+    if args.plot:
+        plot_windows(rows, args.plot, measure=args.measure)
+    if args.json:
+        print(json.dumps({"measure": args.measure, "windows": [r.to_dict() for r in rows]}, indent=2))
+        return 0
+    from ..stats.compare import format_p
+
+    print(f"{args.measure} per impression, {args.window} windows\n")
+    print("| window | impressions | mean | ci_low | ci_high | delta | p (Holm) | flagged |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        delta = "" if r.delta is None else f"{r.delta:+.4f}"
+        p = "" if r.p_holm is None else format_p(r.p_holm)
+        cells = [r.start, str(r.impressions), f"{r.mean:.4f}", f"{r.ci_low:.4f}", f"{r.ci_high:.4f}", delta, p]
+        print("| " + " | ".join([*cells, "drop" if r.flagged else ""]) + " |")
     return 0
 
 

@@ -7,7 +7,7 @@ one row per (session, position), where a *session* is one impression, a result l
 Default column names (each configurable, as the feedback log's): ``query_id``, ``doc_id``,
 ``session``, ``position`` and ``click`` (0/1, a boolean, ``yes``/``no``); optionally ``team`` (which
 interleaving team placed the document) and ``propensity`` (the logging policy's probability of what
-it showed), and the feedback log's ``segment``.
+it showed), and the feedback log's ``segment`` and ``timestamp``.
 
 Rows are checked by the feedback readers (a malformed row names its row, line and column). Sessions
 are checked here: a session's positions must run 1, 2, ..., n (a position shown twice, or a missing
@@ -95,6 +95,7 @@ class Sessions:
     team: np.ndarray | None = None
     propensity: np.ndarray | None = None
     segment: np.ndarray | None = None
+    timestamp: np.ndarray | None = None
     shown: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -129,6 +130,7 @@ class Sessions:
             team=pick(self.team),
             propensity=pick(self.propensity),
             segment=pick(self.segment),
+            timestamp=pick(self.timestamp),
         )
 
     def split(self, test_fraction: float, seed: int = 0) -> tuple[Sessions, Sessions]:
@@ -262,7 +264,7 @@ def _read_sessions(log: ClickLog) -> tuple[Sessions, pl.DataFrame]:
 
     cols = log.feedback.columns
     keep = ["row", "session", "query", "doc", "position", "click"]
-    keep += [c for c in ("team", "propensity", "segment") if getattr(cols, c) is not None]
+    keep += [c for c in ("team", "propensity", "segment", "timestamp") if getattr(cols, c) is not None]
     parts = [
         b.select(keep).with_columns(pl.col("position").cast(pl.Int32), pl.col("click").cast(pl.Boolean))
         for b in log.feedback.batches()
@@ -367,6 +369,10 @@ def _read_sessions(log: ClickLog) -> tuple[Sessions, pl.DataFrame]:
         propensity[at] = df["propensity"].to_numpy()[order][kept]
     if "segment" in df.columns:
         segment = df["segment"].gather(order[starts]).to_numpy().astype(object)
+    timestamp = None
+    if "timestamp" in df.columns:  # a session's time: its earliest row's (NaN: none given)
+        stamps = df["timestamp"].fill_null(float("nan")).to_numpy()[order]
+        timestamp = np.fmin.reduceat(stamps, starts) if stamps.size else stamps
     sessions = Sessions(
         query=qinv[pair_of_row[starts]].astype(np.int32),
         pairs=pairs,
@@ -380,6 +386,7 @@ def _read_sessions(log: ClickLog) -> tuple[Sessions, pl.DataFrame]:
         team=team,
         propensity=propensity,
         segment=segment,
+        timestamp=timestamp,
     )
     return sessions, skipped
 
