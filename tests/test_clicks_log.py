@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from haystack_irmetrics.clicks import ClickLog
 from haystack_irmetrics.errors import ClickModelError, FeedbackSchemaError, MalformedRowError, SessionError
@@ -145,3 +147,40 @@ def test_a_session_too_long_for_the_arrays_is_a_typed_error_that_names_max_rank(
     with pytest.raises(ClickModelError, match=r"session 's1'.*max_rank"):
         ClickLog(data).sessions()
     assert ClickLog(data, max_rank=3).sessions().n_ranks == 3
+
+
+CELLS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 5),
+    st.sampled_from(["", " ", "yes", "no", "1", "0", "2", "x", "1.0", "nan", "é", "a b", "[1]"]),
+    st.floats(allow_nan=True, allow_infinity=True),
+)
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.lists(
+        st.fixed_dictionaries(
+            {
+                "session": st.sampled_from(["s1", "s2", "s3", 7, None, ""]),
+                "query_id": st.sampled_from(["q1", "q2", 3, None]),
+                "doc_id": st.sampled_from(["a", "b", "c", None, 1.5]),
+                "position": CELLS,
+                "click": CELLS,
+            }
+        ),
+        max_size=12,
+    ),
+    st.sampled_from(["raise", "skip"]),
+)
+def test_any_rows_give_sessions_or_a_typed_error_never_a_crash(rows, on_error):
+    from haystack_irmetrics.errors import IRMetricsError
+
+    try:
+        s = ClickLog(rows, on_error=on_error).sessions()
+    except IRMetricsError:
+        return
+    assert s.n_sessions >= 1
+    assert ((s.pairs >= 0).sum(axis=1) == s.length).all()
+    assert not (s.clicks & ~s.shown).any()
