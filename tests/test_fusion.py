@@ -306,3 +306,22 @@ def test_a_packing_serves_many_fusions_with_the_same_result():
     packed = pack_runs([a, b])
     for method in ("rrf", "wsum", "mnz"):
         assert fuse(packed, method).data == fuse([a, b], method).data
+
+
+def test_every_kind_of_run_input_fuses_the_same():
+    from haystack_irmetrics.core.inputs import Run
+
+    a = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}, "q2": {"d4": 1.0}}
+    b = {"q1": {"d3": 0.9, "d1": 0.5}, "q2": {"d5": 0.7, "d4": 0.1}}
+    expected = fuse([a, b], "rrf").data
+    ranked = {q: sorted(docs, key=lambda d, docs=docs: -docs[d]) for q, docs in b.items()}
+    assert fuse([Run.from_dict(a), ranked], "rrf").data == expected
+    before = repr(a)
+    fuse([a, b], "wsum", norm="zmuv")
+    assert repr(a) == before
+
+
+def test_depth_belongs_to_the_packing():
+    packed = pack_runs([{"q1": {"d1": 1.0}}, {"q1": {"d2": 1.0}}])
+    with pytest.raises(FusionError, match="pack_runs"):
+        fuse(packed, "rrf", depth=1)
