@@ -9,7 +9,7 @@ import pytest
 
 from haystack_irmetrics.clicks import ClickLog
 from haystack_irmetrics.clicks.windows import parse_window, per_impression, plot_windows, windows
-from haystack_irmetrics.errors import ClickModelError
+from haystack_irmetrics.errors import ClickModelError, StatsInputError
 
 
 def week(drop_day: int | None = 5, per_day: int = 400, seed: int = 0):
@@ -76,10 +76,10 @@ def test_per_impression_measures_on_a_hand_made_session():
 
 
 def test_bad_windows_units_baselines_and_missing_timestamps_are_typed_errors():
-    with pytest.raises(ClickModelError, match="positive whole number and a unit"):
+    with pytest.raises(StatsInputError, match="positive whole number and a unit"):
         parse_window("1 fortnight")
     s = week(per_day=5)
-    with pytest.raises(ClickModelError, match="no window starts at"):
+    with pytest.raises(StatsInputError, match="no window starts at"):
         windows(s, baseline="1999-01-01")
     with pytest.raises(ClickModelError, match="no timestamp column"):
         windows(ClickLog([{"session": "s", "query_id": "q", "doc_id": "a", "position": 1, "click": 1}]).sessions())
@@ -114,3 +114,19 @@ def test_the_windows_command_flags_day_5_prints_json_and_writes_the_plot(tmp_pat
     assert plot.exists()
     assert main(["clicks", "windows", str(path), "--timestamp-col", "ts", "--n-resamples", "300"]) == 0
     assert "| 2026-03-05T00:00:00Z | 400 |" in capsys.readouterr().out
+
+
+def test_compare_windows_is_welchs_test_with_holm_across_the_windows():
+    from scipy.stats import ttest_ind
+
+    from haystack_irmetrics.stats.significance import holm
+    from haystack_irmetrics.stats.windows import compare_windows, references
+
+    rng = np.random.default_rng(1)
+    groups = [rng.normal(m, 1.0, 50) for m in (1.0, 1.1, 0.2, 1.0)]
+    changes = compare_windows(groups, references(4))
+    raw = [ttest_ind(groups[i], groups[i - 1], equal_var=False).pvalue for i in (1, 2, 3)]
+    assert [c.p_value for c in changes[1:]] == pytest.approx(raw)
+    assert [c.p_holm for c in changes[1:]] == pytest.approx(holm(raw).tolist())
+    assert [c.flagged for c in changes] == [False, False, True, False]  # window 3 rises back: no drop
+    assert [c.flagged for c in compare_windows(groups, references(4), lower_is_better=True)] == [False] * 3 + [True]

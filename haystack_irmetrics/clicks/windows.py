@@ -19,8 +19,6 @@ in ``unit`` (``"us"`` by default, or ``"ms"``, ``"s"``).
 
 from __future__ import annotations
 
-import datetime
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,26 +26,12 @@ from typing import Any
 import numpy as np
 
 from ..errors import ClickModelError
+from ..stats.windows import baseline_index, compare_windows, parse_window, references, window_of
 from .log import Sessions
 
 MEASURES = ("clicks", "ctr@1", "mrr", "abandonment")
 #: Measures where a lower value is better (a rise is the drop).
 LOWER_IS_BETTER = ("abandonment",)
-_UNITS = {"m": 60, "h": 3600, "d": 86_400, "w": 604_800}
-_SCALE = {"us": 1.0, "ms": 1e3, "s": 1e6}
-
-
-def parse_window(text: str) -> int:
-    """``"1d"`` -> the width in microseconds (units ``m``, ``h``, ``d``, ``w``).
-
-    :raises ClickModelError: not a positive whole number and a unit.
-    """
-    match = re.fullmatch(r"\s*(\d+)\s*([mhdw])\s*", text) if isinstance(text, str) else None
-    if not match or int(match.group(1)) == 0:
-        raise ClickModelError(
-            f"a window is a positive whole number and a unit (m, h, d, w), e.g. 1d or 7d; got {text!r}"
-        )
-    return int(match.group(1)) * _UNITS[match.group(2)] * 1_000_000
 
 
 def per_impression(sessions: Sessions, measure: str) -> np.ndarray:
@@ -85,11 +69,6 @@ class Window:
         return dict(self.__dict__)
 
 
-def _iso(us: int) -> str:
-    when = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc) + datetime.timedelta(microseconds=us)
-    return when.isoformat().replace("+00:00", "Z")
-
-
 def windows(
     sessions: Sessions,
     *,
@@ -106,73 +85,41 @@ def windows(
 
     :param baseline: the start of the window every other is compared with (as printed, e.g.
         ``"2026-03-01T00:00:00Z"``, or its date ``"2026-03-01"``); default: each with the previous.
-    :raises ClickModelError: no timestamp column, an impression without a timestamp, an unknown unit,
-        measure or baseline.
+    :raises ClickModelError: no timestamp column, an impression without a timestamp, an unknown measure.
+    :raises StatsInputError: an unknown unit, width or baseline.
     """
-    from scipy.stats import ttest_ind
-
-    from ..stats.significance import bootstrap_ci, holm
+    from ..stats.significance import bootstrap_ci
 
     if sessions.timestamp is None:
         raise ClickModelError("the click log has no timestamp column (name it with --timestamp-col)")
-    if unit not in _SCALE:
-        raise ClickModelError(f"unit must be one of {list(_SCALE)}, got {unit!r}")
-    step = parse_window(width)
     values = per_impression(sessions, measure)
     missing = np.isnan(sessions.timestamp)
     if missing.any():
         row = int(sessions.first_row[int(np.argmax(missing))])
         raise ClickModelError(f"the session starting at row {row} has no timestamp; windows need one per impression")
-    stamps = np.floor(sessions.timestamp * _SCALE[unit]).astype(np.int64)
-    index = stamps // step
-    bins = np.unique(index)
-    starts = [_iso(int(b * step)) for b in bins]
-    groups = [values[index == b] for b in bins]
-    ref_of: list[int | None] = [None, *range(len(bins) - 1)]
-    if baseline is not None:
-        names = {s: i for i, s in enumerate(starts)} | {s[:10]: i for i, s in enumerate(starts)}
-        if baseline not in names:
-            raise ClickModelError(f"no window starts at {baseline!r}; windows start at {', '.join(starts[:5])}, ...")
-        base = names[baseline]
-        ref_of = [None if i == base else base for i in range(len(bins))]
-    worse = -1.0 if measure in LOWER_IS_BETTER else 1.0
-    p_raw: list[float] = []
-    compared: list[int] = []
-    for i, ref in enumerate(ref_of):
-        if ref is None or groups[i].size < 2 or groups[ref].size < 2:
-            continue
-        a, b = groups[i], groups[ref]
-        if np.ptp(np.concatenate([a, b])) == 0:  # no variation at all: nothing to test
-            p = 1.0
-        else:
-            p = float(ttest_ind(a, b, equal_var=False).pvalue)
-            p = 1.0 if np.isnan(p) else p
-        p_raw.append(p)
-        compared.append(i)
-    adjusted = dict(zip(compared, holm(p_raw).tolist() if p_raw else [], strict=True))
-    raw = dict(zip(compared, p_raw, strict=True))
+    index, starts, ends = window_of(sessions.timestamp, width, unit)
+    groups = [values[index == i] for i in range(len(starts))]
+    refs = references(len(groups), baseline_index(starts, baseline))
+    changes = compare_windows(groups, refs, lower_is_better=measure in LOWER_IS_BETTER, alpha=alpha)
     out = []
-    for i, g in enumerate(groups):
+    for i, (g, change) in enumerate(zip(groups, changes, strict=True)):
         if g.size >= 2:
             low, high = bootstrap_ci(g, confidence=confidence, n_resamples=n_resamples, seed=seed)
         else:
             low = high = float(g.mean())
-        ref = ref_of[i]
-        delta = None if ref is None else float(g.mean() - groups[ref].mean())
-        flagged = i in adjusted and adjusted[i] < alpha and delta is not None and worse * delta < 0
         out.append(
             Window(
                 start=starts[i],
-                end=_iso(int((bins[i] + 1) * step)),
+                end=ends[i],
                 impressions=int(g.size),
                 mean=float(g.mean()),
                 ci_low=float(low),
                 ci_high=float(high),
-                reference=None if ref is None else starts[ref],
-                delta=delta,
-                p_value=raw.get(i),
-                p_holm=adjusted.get(i),
-                flagged=bool(flagged),
+                reference=None if change.reference is None else starts[change.reference],
+                delta=change.delta,
+                p_value=change.p_value,
+                p_holm=change.p_holm,
+                flagged=change.flagged,
             )
         )
     return out

@@ -1,0 +1,141 @@
+"""Time windows over a feedback log: the logged system's measures per window, and the windows that dropped.
+
+The judgments come from the whole log (every vote, the strategy's labels); per window (``"1d"``, ``"7d"``,
+... aligned to the epoch, days at midnight UTC), the rankings users saw in that window (per query,
+documents by mean logged position, then best position, then id, as the logged run is made) are scored
+against them, query by query, with the feedback preset. Per measure and window: the mean over the
+window's judged queries with a percentile bootstrap interval; each window against the previous one (or
+one ``baseline`` window) by Welch's two-sample t-test, Holm-adjusted across windows
+(:func:`~haystack_irmetrics.stats.windows.compare_windows`): a window worse than its reference at an
+adjusted p below ``alpha`` is flagged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import FeedbackSchemaError
+from ..stats.windows import baseline_index, compare_windows, references, window_of
+from .judgments import Strategy
+from .reading import FeedbackLog
+
+if TYPE_CHECKING:  # pragma: no cover
+    import polars as pl
+
+
+@dataclass(frozen=True)
+class FeedbackWindow:
+    """One window of one measure: span, queries scored, mean and interval, and the change against its reference."""
+
+    measure: str
+    start: str
+    end: str
+    queries: int
+    mean: float
+    ci_low: float
+    ci_high: float
+    reference: str | None
+    delta: float | None
+    p_value: float | None
+    p_holm: float | None
+    flagged: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def _ranked(frame: pl.DataFrame) -> dict[str, list[str]]:
+    from ._deps import pl
+
+    shown = (
+        frame.filter(pl.col("position").is_not_null())
+        .group_by("query", "doc")
+        .agg(pl.col("position").mean().alias("mean"), pl.col("position").min().alias("best"))
+        .sort("query", "mean", "best", "doc")
+    )
+    out: dict[str, list[str]] = {}
+    for q, d in shown.select("query", "doc").iter_rows():
+        out.setdefault(q, []).append(d)
+    return out
+
+
+def feedback_windows(
+    log: FeedbackLog,
+    strategy: Strategy | str = "mean",
+    *,
+    width: str = "1d",
+    k_values: Sequence[int] = (10,),
+    measures: Sequence[str] | None = ("NDCG",),
+    threshold: float = 0.5,
+    preset: str = "beir",
+    unit: str = "us",
+    baseline: str | None = None,
+    alpha: float = 0.05,
+    confidence: float = 0.95,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+) -> list[FeedbackWindow]:
+    """Every measure per window for the logged system (see the module docs), measure by measure in time order.
+
+    :raises FeedbackSchemaError: the log has no timestamp or position column, or a row has no timestamp.
+    """
+    from ..stats.significance import bootstrap_ci
+    from ._deps import pl
+    from .aggregate import aggregate_feedback
+    from .scoring import score_system
+
+    if log.columns.timestamp is None:
+        raise FeedbackSchemaError(f"{log.name}: windows need the log's timestamp column (--timestamp-col)")
+    if log.columns.position is None:
+        raise FeedbackSchemaError(f"{log.name}: windows score the logged rankings, which need positions")
+    strat = Strategy.parse(strategy) if isinstance(strategy, str) else strategy
+    qrels = aggregate_feedback(log, strat).qrels()
+    frame = log.to_frame()
+    missing = frame.filter(pl.col("timestamp").is_null())
+    if missing.height:
+        raise FeedbackSchemaError(f"{log.name}: row {missing['row'][0]} has no timestamp; windows need one per row")
+    index, starts, ends = window_of(frame["timestamp"].to_numpy(), width, unit)
+    frame = frame.with_columns(pl.Series("window", index))
+    per_window: list[dict[str, np.ndarray]] = []
+    names: list[str] = []
+    for w in range(len(starts)):
+        ranked = _ranked(frame.filter(pl.col("window") == w))
+        scores = score_system("logged", ranked, qrels, k_values=k_values, measures=measures, threshold=threshold,
+                              preset=preset, condensed=False)  # fmt: skip
+        keep = np.array([q in ranked for q in scores.queries], dtype=bool)  # the queries shown in the window
+        names = list(scores.values["full"])
+        per_window.append({m: v[keep] for m, v in scores.values["full"].items()})
+    refs = references(len(starts), baseline_index(starts, baseline))
+    out = []
+    for m in names:
+        groups = [values[m] for values in per_window]
+        changes = compare_windows(groups, refs, alpha=alpha)
+        for i, (g, change) in enumerate(zip(groups, changes, strict=True)):
+            if g.size >= 2:
+                low, high = bootstrap_ci(g, confidence=confidence, n_resamples=n_resamples, seed=seed)
+            else:
+                low = high = float(g.mean()) if g.size else float("nan")
+            out.append(
+                FeedbackWindow(
+                    measure=m,
+                    start=starts[i],
+                    end=ends[i],
+                    queries=int(g.size),
+                    mean=float(g.mean()) if g.size else float("nan"),
+                    ci_low=float(low),
+                    ci_high=float(high),
+                    reference=None if change.reference is None else starts[change.reference],
+                    delta=change.delta,
+                    p_value=change.p_value,
+                    p_holm=change.p_holm,
+                    flagged=change.flagged,
+                )
+            )
+    return out
+
+
+__all__ = ["FeedbackWindow", "feedback_windows"]
