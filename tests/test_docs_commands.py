@@ -359,6 +359,12 @@ JUDGE_COMMANDS = {
         "measures_agreement",
         _files("pipelines/judge_minilm.yaml", "examples/data/half_qrels.tsv"),
     ),
+    "python examples/judge_experiment.py runs": Covered(
+        "embeds SciFact's pools with MiniLM (minutes); its parts are tested: PPI against ppi_py on judged runs, the "
+        "agreement figures against scikit-learn, scipy and krippendorff",
+        "tests/test_judge_ppi.py::test_irmetrics_judge_ppi_equals_ppi_python_on_the_per_query_values",
+        _files("examples/judge_experiment.py"),
+    ),
     "ollama pull qwen2.5:7b-instruct": JUDGE_SERVER,
     "vllm serve Qwen/Qwen2.5-7B-Instruct --port 8000": JUDGE_SERVER,
     "llama-server -m qwen2.5-7b-instruct-q4_k_m.gguf --port 8080 --parallel 4": JUDGE_SERVER,
