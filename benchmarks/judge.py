@@ -113,7 +113,7 @@ def cached_rerun(n_queries: int, depth: int, folder: Path) -> dict:
         for docs in run.values():
             for d in docs:
                 corpus[d] = {"title": d, "text": f"passage {d} on the matter of things"}
-    qrels = {f"q{q}": {f"d{q}_0_0": 1} for q in range(n_queries)}
+    qrels = {f"q{q}": {f"judged{q}": 1} for q in range(n_queries)}  # judged, never retrieved: 100,000 holes
     judge = ChatJudge(Instant())
     cache_file = folder / "rerun.sqlite"
     first = time.perf_counter()
