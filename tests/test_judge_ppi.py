@@ -113,3 +113,37 @@ def test_irmetrics_judge_ppi_equals_ppi_python_on_the_per_query_values(tmp_path,
     worst = max(worst, *(abs(x - r) for x, r in zip((row["estimate"], row["low"], row["high"]), ref)))
     assert worst < 1e-12, worst
     assert "(PPI, 7 labelled + 7 queries)" in capsys.readouterr().out
+    # irmetrics evaluate QRELS RUN --judged DIR: the same interval beside the human and the filled value.
+    name = next(iter(runs))
+    run_file = next(p for p in case.runs if p.name == name)
+    capsys.readouterr()
+    assert (
+        main(["evaluate", str(case.qrels), str(run_file), "-m", "NDCG@5", "--judged", str(out), "--format", "json"])
+        == 0
+    )
+    shown = json.loads(capsys.readouterr().out)
+    judged = shown["judged"]["NDCG@5"]
+    assert judged["estimate"] == report["runs"][name]["estimate"] and judged["filled"] == report["runs"][name]["filled"]
+    y = values(human, runs[name])
+    assert judged["human"] == pytest.approx(sum(y.values()) / len(y), abs=1e-15)
+    assert "NDCG@5" in json.dumps(shown["evaluation"])  # the usual result, kept whole
+    assert (
+        main(["evaluate", str(case.qrels), str(run_file), "-m", "NDCG@5", "--judged", str(out), "--format", "markdown"])
+        == 0
+    )
+    assert "| NDCG@5 |" in capsys.readouterr().out.split("PPI 90% interval |", 1)[1]
+
+
+def test_evaluate_judged_refuses_a_run_the_judge_was_not_asked_about(tmp_path, capsys):
+    from haystack_irmetrics.cli.app import main
+
+    (tmp_path / "judged").mkdir()
+    for name, text in (("ppi.json", '{"labelled": [], "alpha": 0.05}'), ("summary.json", '{"depth": 5}')):
+        (tmp_path / "judged" / name).write_text(text)
+    (tmp_path / "judged" / "judgments.jsonl").write_text('{"query_id": "q1", "doc_id": "d1", "label": 1}\n')
+    (tmp_path / "qrels.tsv").write_text("q1 0 d9 1\n")
+    (tmp_path / "run.trec").write_text("q1 Q0 d1 1 2.0 x\nq1 Q0 d2 2 1.0 x\n")
+    argv = ["evaluate", str(tmp_path / "qrels.tsv"), str(tmp_path / "run.trec"), "--judged", str(tmp_path / "judged")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "holds 1 pairs the judge" in err[0] and "'d2'" in err[0], err

@@ -71,6 +71,13 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="round every printed value to N decimals (default: JSON exact; tables "
         f"{TABLE_DIGITS['beir']} for beir, {TABLE_DIGITS['trec']} for trec)",
     )
+    ev.add_argument(
+        "--judged",
+        metavar="DIR",
+        default=None,
+        help="the output folder of irmetrics judge ... --ppi: also print each measure with the filled qrels and "
+        "its prediction-powered estimate and interval (QRELS: the human qrels)",
+    )
     ev.set_defaults(func=run)
     return ev
 
@@ -125,8 +132,37 @@ def swapped_hint(qrels: str, run: str) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``irmetrics evaluate``: print the result in ``args.format``."""
-    print(format_result(evaluate_files(args), args.format, args.per_query, args.digits))
+    result = evaluate_files(args)
+    text = format_result(result, args.format, args.per_query, args.digits)
+    if args.judged is not None:
+        text = _with_judged(text, result, args)
+    print(text)
     return 0
+
+
+def _with_judged(text: str, result: Any, args: argparse.Namespace) -> str:
+    """The printed result with the PPI table of ``--judged`` (JSON: one object with both)."""
+    import json
+
+    from ..io import read_qrels, read_run
+    from ..judges.ppi import judged_ppi
+
+    measures = list(result.means)
+    rows = judged_ppi(read_run(args.run).data, read_qrels(args.qrels).data, args.judged, measures, policy(args))
+    if args.format == "json":
+        return json.dumps({"evaluation": json.loads(text), "judged": rows}, indent=2)
+    n = args.digits if args.digits is not None else 4
+    lines = [
+        "",
+        f"| measure | human qrels | filled qrels | PPI estimate | PPI {1 - next(iter(rows.values()))['alpha']:.0%} interval |",
+        "|---|---|---|---|---|",
+    ]
+    for name, row in rows.items():
+        lines.append(
+            f"| {name} | {row['human']:.{n}f} | {row['filled']:.{n}f} | {row['estimate']:.{n}f} | "
+            f"[{row['low']:.{n}f}, {row['high']:.{n}f}] |"
+        )
+    return text + "\n" + "\n".join(lines)
 
 
 __all__ = ["add_subcommand", "evaluate_files", "run", "swapped_hint"]

@@ -11,7 +11,9 @@ all queries: people judged a random subset of the queries in full (TREC-style po
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from ..errors import JudgeError
@@ -21,11 +23,11 @@ QrelsDict = Mapping[str, Mapping[str, int]]
 RunDict = Mapping[str, Mapping[str, float]]
 
 
-def per_query(qrels: QrelsDict, run: RunDict, measure: str) -> dict[str, float]:
+def per_query(qrels: QrelsDict, run: RunDict, measure: str, preset: Any = "beir") -> dict[str, float]:
     """``{query: value}`` of ``measure`` for the run's queries that ``qrels`` judges."""
     from .. import evaluate
 
-    return dict(evaluate(qrels, run, None, measures=[measure]).per_query[measure])
+    return dict(evaluate(qrels, run, None, measures=[measure], preset=preset).per_query[measure])
 
 
 def ppi_report(
@@ -70,6 +72,7 @@ def ppi_report(
         "alpha": alpha,
         "labelled_queries": len(lab),
         "unlabelled_queries": len(unl),
+        "labelled": lab,
         "runs": {},
         "differences": {},
     }
@@ -85,4 +88,59 @@ def ppi_report(
     return out
 
 
-__all__ = ["per_query", "ppi_report"]
+def judged_ppi(
+    run: RunDict, human: QrelsDict, folder: str | os.PathLike[str], measures: Sequence[str], preset: Any = "beir"
+) -> dict:
+    """Each measure's value of ``run`` with the human qrels, with the filled qrels of ``irmetrics judge --ppi``'s
+    output ``folder``, and its prediction-powered estimate and interval (the folder's labelled queries and
+    alpha).
+
+    :raises JudgeError: the folder was not written with ``--ppi``, or the run's top k holds pairs the judge was
+        not asked about (it was not among the judged runs).
+    """
+    import json
+
+    from ..io import read_qrels
+    from .pool import pooled_pairs
+
+    base = Path(folder)
+    try:
+        report = json.loads((base / "ppi.json").read_text(encoding="utf-8"))
+        summary = json.loads((base / "summary.json").read_text(encoding="utf-8"))
+        judged = {
+            (row["query_id"], row["doc_id"])
+            for row in map(json.loads, (base / "judgments.jsonl").read_text(encoding="utf-8").splitlines())
+        }
+    except FileNotFoundError as e:
+        raise JudgeError(
+            f"{base} holds no {Path(e.filename).name}: judge with irmetrics judge ... --ppi -o {base}"
+        ) from None
+    except (ValueError, KeyError, TypeError) as e:
+        raise JudgeError(f"{base}: its ppi.json, summary.json or judgments.jsonl is damaged ({e})") from None
+    depth = summary["depth"]
+    missing = [p for p in pooled_pairs({"run": run}, depth) if p not in judged and p[1] not in human.get(p[0], {})]
+    if missing:
+        raise JudgeError(
+            f"the run's top {depth} holds {len(missing)} pairs the judge of {base} was not asked about (e.g. query "
+            f"{missing[0][0]!r}, document {missing[0][1]!r}): judge it with the other runs first"
+        )
+    model = read_qrels(base / "model_qrels.tsv").data
+    filled = read_qrels(base / "qrels.tsv").data
+    labelled = set(report["labelled"])
+    out = {}
+    for measure in measures:
+        y, yhat, naive = (per_query(q, run, measure, preset) for q in (human, model, filled))
+        lab = [q for q in yhat if q in labelled and q in y]
+        unl = [q for q in yhat if q not in labelled]
+        if len(lab) < 2 or len(unl) < 2:
+            raise JudgeError(f"{measure}: {len(lab)} labelled and {len(unl)} unlabelled queries; PPI needs two of each")
+        r = ppi_mean([y[q] for q in lab], [yhat[q] for q in lab], [yhat[q] for q in unl], alpha=report["alpha"])
+        out[measure] = {
+            "human": sum(y.values()) / len(y) if y else None,
+            "filled": sum(naive.values()) / len(naive) if naive else None,
+            **r.to_dict(),
+        }
+    return out
+
+
+__all__ = ["judged_ppi", "per_query", "ppi_report"]
