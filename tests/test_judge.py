@@ -286,3 +286,16 @@ def test_a_relevance_judge_with_neither_generator_nor_scorer_is_refused(params):
 
     with pytest.raises(JudgeError, match="exactly one of 'generator'"):
         RelevanceJudge(**params)
+
+
+def test_max_document_chars_cuts_what_is_sent_and_is_part_of_the_fingerprint(tmp_path):
+    texts = [("query 0", "x" * 50 + " the rest")]
+    labels = {("query 0", "x" * 20): 2}
+    with JudgeServer(labels) as server:
+        judge = ChatJudge(_generator(server.url), max_document_chars=20)
+        out = _Recorder()
+        judge_texts(judge, texts, cache=JudgmentCache(enabled=False), on_verdict=out)
+        assert server.requests == [("query 0", "x" * 20, 0)] and out.verdicts[0][0].label == 2
+        assert judge.fingerprint() != ChatJudge(_generator(server.url)).fingerprint()
+    with pytest.raises(JudgeError, match="max_document_chars must be"):
+        ChatJudge(_generator("http://127.0.0.1:9/v1"), max_document_chars=0)

@@ -52,6 +52,9 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--max-grade", type=int, default=3, help="the top grade (--llm)")
     p.add_argument("--system-prompt", metavar="FILE", help="replace the default system prompt (--llm)")
     p.add_argument("--template", metavar="FILE", help="replace the user message; holds {query} and {document}")
+    p.add_argument(
+        "--max-chars", type=int, default=None, metavar="N", help="send at most N characters of a document (--llm)"
+    )
     p.add_argument("--agreement", type=int, default=0, metavar="N", help="also judge N human-labelled pairs")
     p.add_argument("--fit", type=int, default=200, metavar="N", help="learn a scorer's cut points on N pairs")
     p.add_argument("--threshold", type=int, default=1, help="relevant = grade >= threshold (agreement's kappa)")
@@ -101,6 +104,7 @@ def _llm_judge(args: argparse.Namespace) -> Any:
         system_prompt=_read_text(args.system_prompt),
         user_template=_read_text(args.template),
         max_grade=args.max_grade,
+        max_document_chars=args.max_chars,
     )
 
 

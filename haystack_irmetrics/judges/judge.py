@@ -81,6 +81,8 @@ class ChatJudge:
     :param max_grade: the top grade (answers above it are unparseable).
     :param temperature: passed as ``generation_kwargs={"temperature": ...}`` on each call when the generator
         takes ``generation_kwargs``; ``None`` leaves the generator's own.
+    :param max_document_chars: a longer document is cut to its first this many characters before it is sent
+        (a server with a short context refuses the whole request otherwise); ``None`` sends it whole.
     """
 
     kind = "chat"
@@ -93,6 +95,7 @@ class ChatJudge:
         user_template: str | None = None,
         max_grade: int = 3,
         temperature: float | None = 0.0,
+        max_document_chars: int | None = None,
     ) -> None:
         if not callable(getattr(generator, "run", None)):
             raise JudgeError(f"the judge's generator must be a Haystack chat generator, got {type(generator).__name__}")
@@ -104,6 +107,11 @@ class ChatJudge:
                 raise JudgeError(f"the judge's user template has no {placeholder} placeholder")
         self.max_grade = _check_grade_scale(max_grade)
         self.temperature = temperature
+        if max_document_chars is not None and (
+            isinstance(max_document_chars, bool) or not isinstance(max_document_chars, int) or max_document_chars < 1
+        ):
+            raise JudgeError(f"max_document_chars must be a whole number of at least 1, got {max_document_chars!r}")
+        self.max_document_chars = max_document_chars
         self._takes_kwargs = "generation_kwargs" in inspect.signature(generator.run).parameters
         self._warm = False
 
@@ -118,6 +126,7 @@ class ChatJudge:
             "user_template": self.user_template,
             "max_grade": self.max_grade,
             "temperature": self.temperature,
+            "max_document_chars": self.max_document_chars,
             "parser": PARSER_VERSION,
         }
 
@@ -139,7 +148,7 @@ class ChatJudge:
 
         messages = [
             ChatMessage.from_system(self.system_prompt),
-            ChatMessage.from_user(fill(self.user_template, query, document)),
+            ChatMessage.from_user(fill(self.user_template, query, document[: self.max_document_chars])),
         ]
         kwargs: dict[str, Any] = {}
         if self._takes_kwargs and self.temperature is not None:
