@@ -12,36 +12,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..fusion.methods import METHODS
+from ..fusion.norms import NORMALIZATIONS
 from .args import floats, names
 
-_METHODS = [
-    "rrf",
-    "sum",
-    "mnz",
-    "anz",
-    "gmnz",
-    "max",
-    "min",
-    "med",
-    "wsum",
-    "wmnz",
-    "isr",
-    "log_isr",
-    "logn_isr",
-    "bordafuse",
-    "w_bordafuse",
-    "condorcet",
-    "w_condorcet",
-    "rbc",
-    "mixed",
-    "bayesfuse",
-    "posfuse",
-    "probfuse",
-    "segfuse",
-    "slidefuse",
-    "mapfuse",
-]
-_NORMS = ("min-max", "min-max-inverted", "max", "sum", "zmuv", "rank", "borda", "none")
+# Names only: importing them loads numpy and the core, nothing heavier (the parser stays fast).
+_METHODS = list(METHODS)
+_NORMS = (*NORMALIZATIONS, "none")
 
 
 def _param(text: str) -> tuple[str, float]:
