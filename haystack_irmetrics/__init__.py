@@ -10,6 +10,7 @@ from .core import (
     PRESETS,
     TREC,
     EvaluationResult,
+    HoleBounds,
     Measure,
     Preset,
     Qrels,
@@ -17,6 +18,7 @@ from .core import (
     SubtopicQrels,
     evaluate,
     evaluate_chunks,
+    hole_bounds,
     parse_measure,
 )
 from .errors import (
@@ -50,6 +52,7 @@ __all__ = [
     "DuplicateDocumentError",
     "EmptyInputError",
     "EvaluationResult",
+    "HoleBounds",
     "IRMetricsError",
     "InvalidArgumentError",
     "InvalidCutoffError",
@@ -72,5 +75,6 @@ __all__ = [
     "__version__",
     "evaluate",
     "evaluate_chunks",
+    "hole_bounds",
     "parse_measure",
 ]

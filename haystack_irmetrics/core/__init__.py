@@ -1,5 +1,6 @@
 """The pure-numpy metric core: inputs, ranking, kernels, aggregation. Imports numpy and the standard library only."""
 
+from .bounds import HoleBounds, bounded_families, hole_bounds
 from .curves import (
     GainCurves,
     GainVectors,
@@ -27,6 +28,7 @@ __all__ = [
     "EvaluationResult",
     "GainCurves",
     "GainVectors",
+    "HoleBounds",
     "Measure",
     "MeasureCurve",
     "PRCurve",
@@ -34,10 +36,12 @@ __all__ = [
     "Qrels",
     "Run",
     "SubtopicQrels",
+    "bounded_families",
     "evaluate",
     "evaluate_chunks",
     "gain_curves",
     "gain_vectors",
+    "hole_bounds",
     "interpolated_pr",
     "measure_at_k",
     "parse_measure",

@@ -19,6 +19,7 @@ KernelKind = Literal["gain", "binary", "bpref", "iprec", "coverage", "count", "j
 BeirPath = Literal["pytrec", "custom"]
 AtKind = Literal["required", "optional", "none", "level"]
 Aggregate = Literal["mean", "geometric", "sum"]
+HoleBounds = Literal["monotone", "scan"]
 Unit = Literal["rate", "count", "gain"]
 
 # trec_eval's iprec_at_recall / 11pt_avg levels, as the C literals (0.1 * 3 != 0.3).
@@ -65,6 +66,13 @@ class Family:
     a relevant document (``None``: the property tests' own table, for the families before these fields).
     ``zero_without_relevant``: False where a query without a relevant document still has a value (the
     RBP residual: the weight no judgment fixes stays open whatever the labels).
+    ``hole_bounds`` (read by :mod:`.bounds`): how the extremes of the value over every way of judging the
+    holes of the top k (each 0 or one grade) are found. ``"monotone"``: judging a hole relevant never
+    lowers the value, so the extremes are "no hole relevant" and "every hole relevant". ``"scan"``: the
+    value's normaliser depends only on how many holes are relevant, and moving a relevant document up
+    never lowers it, so for each count s the extremes are the s first and the s last holes (2h + 1
+    labellings instead of 2^h). ``None``: no bounds (the family reads which documents are judged, or
+    is not a per-query mean). The property tests check both claims against every subset.
     Kind ``"diversity"`` (:mod:`.kernels_diversity`): ``diversity`` scores one query from its ranked
     judged documents and its judgments per subtopic; such a family needs
     :class:`~.subtopics.SubtopicQrels` as the qrels.
@@ -99,6 +107,7 @@ class Family:
     ideal_is_one: bool | None = None
     zero_without_relevant: bool = True
     diversity: DiversityValue | None = None
+    hole_bounds: HoleBounds | None = None
 
     @property
     def needs_subtopics(self) -> bool:
@@ -123,6 +132,7 @@ FAMILIES: dict[str, Family] = {
             at="optional",
             params=frozenset({"gain", "discount"}),
             reference="pytrec_eval ndcg_cut.k; uncut: trec_eval ndcg (with gains: ndcg.g=v)",
+            hole_bounds="scan",
             variant_aliases={
                 "ndcg_exp": {"gain": "exp"},
                 "ndcg_burges": {"gain": "exp"},
@@ -139,14 +149,15 @@ FAMILIES: dict[str, Family] = {
             ("map", "map_cut", "ap", "ap_cut"),
             at="optional",
             reference="pytrec_eval map_cut.k; uncut: trec_eval map",
+            hole_bounds="scan",
             uncut_names=("map",),
             value=kernels.average_precision,
             needs_counts=True,
         ),
         Family("Recall", "binary", "pytrec", "hits@k / R", ("recall", "r"), reference="pytrec_eval recall.k",
-               value=kernels.recall, needs_counts=True),
+               value=kernels.recall, needs_counts=True, hole_bounds="monotone"),
         Family("P", "binary", "pytrec", "hits@k / k", ("p", "precision", "prec"), reference="pytrec_eval P.k",
-               value=kernels.precision, needs_counts=True),
+               value=kernels.precision, needs_counts=True, hole_bounds="monotone"),
         Family(
             "MRR",
             "binary",
@@ -155,6 +166,7 @@ FAMILIES: dict[str, Family] = {
             ("mrr", "rr", "recip_rank", "mrr_cut", "mrr@k"),
             at="optional",
             reference="beir custom_metrics.mrr; trec: recip_rank on the top k; uncut: trec_eval recip_rank",
+            hole_bounds="monotone",
             uncut_names=("recip_rank",),
             value=kernels.reciprocal_rank,
         ),
@@ -165,6 +177,7 @@ FAMILIES: dict[str, Family] = {
             "hits@k / min(R, k)",
             ("r_cap", "recall_cap", "rcap", "capped_recall"),
             reference="beir custom_metrics.recall_cap",
+            hole_bounds="monotone",
             value=kernels.capped_recall,
             needs_counts=True,
         ),
@@ -176,6 +189,7 @@ FAMILIES: dict[str, Family] = {
             # Not "hits": ranx's hits@k is the number of relevant documents retrieved, not a rate.
             ("success", "hit", "hit_rate", "hitrate", "accuracy", "acc", "top_k_acc", "top_k_accuracy"),
             reference="pytrec_eval success.k (trec); beir custom_metrics.top_k_accuracy (beir)",
+            hole_bounds="monotone",
             value=kernels.success,
             needs_counts=True,
         ),
@@ -187,6 +201,7 @@ FAMILIES: dict[str, Family] = {
             ("rprec", "r_prec", "rprecision", "r_precision"),
             at="none",
             reference="pytrec_eval Rprec",
+            hole_bounds="scan",
             value=kernels.r_precision,
         ),
         Family(
@@ -198,6 +213,7 @@ FAMILIES: dict[str, Family] = {
             at="optional",
             params=frozenset({"beta"}),
             reference="pytrec_eval set_F.x (x = beta^2) on the run cut at k",
+            hole_bounds="monotone",
             value=kernels.f_measure,
             needs_counts=True,
             needs_retrieved=True,
@@ -282,6 +298,7 @@ FAMILIES: dict[str, Family] = {
             ("err", "err_cut"),
             params=frozenset({"max_rel"}),
             reference="gdeval.pl (TREC Web 2010-14; ir_measures' gdeval provider) err@k; max_rel: its MAX_JUDGMENT",
+            hole_bounds="monotone",
             judged=kernels_user.err,
             positive=kernels_user.positive_label,
             label_check=kernels_user.check_max_rel,
@@ -296,6 +313,7 @@ FAMILIES: dict[str, Family] = {
             ("nerr", "nerr_cut"),
             params=frozenset({"max_rel"}),
             reference="gdeval.pl's err@k of the run over its err@k of the ideal run",
+            hole_bounds="scan",
             judged=kernels_user.normalized_err,
             positive=kernels_user.positive_label,
             label_check=kernels_user.check_max_rel,
@@ -311,6 +329,7 @@ FAMILIES: dict[str, Family] = {
             at="optional",
             params=frozenset({"p", "rel"}),
             reference="cwl_eval RBPCWLMetric / rbp_eval (Moffat & Zobel 2008); ir_measures RBP(rel=r, p=x)",
+            hole_bounds="monotone",
             judged=kernels_user.rbp,
             positive=kernels_user.rbp_positive,
             param_defaults={"p": 0.8},

@@ -1,0 +1,285 @@
+"""Bounds from the holes of a run: the interval a measure's value must lie in once its holes are judged.
+
+A hole of a measure at cutoff k is a document of the run's top k that the query has no judgment for
+(the whole ranking for a measure without a cutoff). Today's value counts every hole non-relevant. Once
+the holes are judged, each 0 or ``grade``, the value is one of ``2^h`` numbers; :func:`hole_bounds`
+returns their minimum and maximum per query (and the means of both), and the value with every hole
+relevant. That last one is *not* an upper bound for every measure: a hole judged relevant raises the
+ideal DCG of nDCG and the R of AP, so a run with its only relevant document at rank 1 and a hole at
+rank 10 scores nDCG@10 = 1 today and 0.906 with the hole relevant. Hence the scan below.
+
+How the extremes are found is the family's registry entry (``Family.hole_bounds``): for a monotone
+family two labellings suffice; for a ``"scan"`` family the s first and the s last holes, for every s
+(2h + 1 labellings). Each labelling is scored by the core itself, as a ranked list of the top k in the
+measure's own order (judged documents where they rank, a stand-in id for each hole) against the query's
+judgments plus the holes judged relevant: the same kernels, the same policy, so the labelling with no
+hole relevant gives today's value exactly.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ..errors import InvalidArgumentError, InvalidLabelError, SuspiciousInputWarning, UnknownMeasureError
+from .evaluate import DEFAULT_K_VALUES, build_evaluation, evaluate_chunks
+from .families import FAMILIES
+from .inputs import ArrayRun, Qrels, QrelsDict, RankedRun, Run, RunDict
+from .measures import Measure, resolve_measures
+from .presets import MissingQueries, NoRelevant, Preset, Ties, resolve_preset
+
+# Stand-in ids the labellings of one evaluation pass hold at most (bounded memory on deep runs).
+_CHUNK_IDS = 2_000_000
+
+
+@dataclass(frozen=True)
+class HoleBounds:
+    """What :func:`hole_bounds` returns.
+
+    ``value``: today's means (every hole non-relevant), as :func:`~.evaluate.evaluate` reports them.
+    ``low`` / ``high``: the means of each query's smallest and largest value over every judging of its
+    holes (each 0 or ``grade``): the fully-judged mean lies in ``[low, high]``. ``holes_relevant``: the
+    mean with every hole judged ``grade``. All rounded as the preset rounds (BEIR: ``round(x, 5)``);
+    ``per_query[measure][qid]`` is the unrounded ``(low, high)`` of each query the mean averages.
+    ``holes[measure]``: the mean number of holes in a query's top k.
+    """
+
+    grade: float
+    measures: tuple[Measure, ...]
+    value: dict[str, float]
+    low: dict[str, float]
+    high: dict[str, float]
+    holes_relevant: dict[str, float]
+    holes: dict[str, float]
+    per_query: Mapping[str, dict[str, tuple[float, float]]]
+
+    def to_dict(self) -> dict:
+        """``{measure: {"value", "low", "high", "holes_relevant", "holes"}}`` and the grade."""
+        return {
+            "grade": self.grade,
+            "measures": {
+                m.name: {
+                    "value": self.value[m.name],
+                    "low": self.low[m.name],
+                    "high": self.high[m.name],
+                    "holes_relevant": self.holes_relevant[m.name],
+                    "holes": self.holes[m.name],
+                }
+                for m in self.measures
+            },
+        }
+
+
+def bounded_families() -> list[str]:
+    """The families :func:`hole_bounds` can bound."""
+    return [f.name for f in FAMILIES.values() if f.hole_bounds is not None]
+
+
+def hole_bounds(
+    qrels: QrelsDict | Qrels,
+    results: RunDict | Run | ArrayRun,
+    k_values: Sequence[int] | None = DEFAULT_K_VALUES,
+    *,
+    measures: Sequence[str | Measure] | None = None,
+    grade: float = 1.0,
+    preset: str | Preset = "beir",
+    relevance_threshold: float | None = None,
+    ties: Ties | None = None,
+    missing_queries: MissingQueries | None = None,
+    ignore_identical_ids: bool | None = None,
+    no_relevant: NoRelevant | None = None,
+) -> HoleBounds:
+    """The interval each measure's value lies in once the run's holes are judged (each 0 or ``grade``).
+
+    Parameters as :func:`~.evaluate.evaluate`, and ``grade``, the label a hole judged relevant gets
+    (``> 0``; at or above ``relevance_threshold`` for the binary measures to count it). Every measure
+    must belong to a family with bounds (:func:`bounded_families`: nDCG, MAP, P, Recall, R_cap, MRR,
+    Success, Rprec, F, ERR, nERR, RBP); the others raise
+    :class:`~haystack_irmetrics.errors.UnknownMeasureError`. Cost: one extra evaluation per cutoff
+    for the monotone families, and ``2h + 1`` rankings of length k per query for the scan families
+    (h holes), so deep uncut nDCG or MAP on long runs is the expensive case.
+
+    Usage::
+
+        >>> from haystack_irmetrics.core.bounds import hole_bounds
+        >>> qrels = {"q1": {"d1": 1, "d3": 0}}
+        >>> run = {"q1": {"d1": 0.9, "d3": 0.8, "d2": 0.7}}
+        >>> b = hole_bounds(qrels, run, measures=["NDCG@3", "P@3"])
+        >>> b.value["NDCG@3"], b.low["NDCG@3"], b.high["NDCG@3"], b.holes_relevant["NDCG@3"]
+        (1.0, 0.91972, 1.0, 0.91972)
+        >>> b.value["P@3"], b.low["P@3"], b.high["P@3"]
+        (0.33333, 0.33333, 0.66667)
+    """
+    if isinstance(grade, bool) or not isinstance(grade, int | float) or not math.isfinite(grade) or grade <= 0:
+        raise InvalidArgumentError(
+            f"grade must be a finite number > 0 (the label of a hole judged relevant), got {grade!r}"
+        )
+    policy = resolve_preset(
+        preset,
+        ties=ties,
+        missing_queries=missing_queries,
+        ignore_identical_ids=ignore_identical_ids,
+        relevance_threshold=relevance_threshold,
+        no_relevant=no_relevant,
+    )
+    wanted = resolve_measures(measures, k_values)
+    unbounded = [m.name for m in wanted if FAMILIES[m.family].hole_bounds is None]
+    if unbounded:
+        raise UnknownMeasureError(
+            f"no hole bounds for {unbounded[:5]}: these families read which documents are judged or are not "
+            f"per-query means; bounded families: {bounded_families()}"
+        )
+    base = evaluate_chunks(qrels, [results], measures=wanted, preset=policy)
+    q = Qrels.from_dict(qrels)
+    ev = build_evaluation(q, results, policy)
+    scored = {qid: i for i, qid in enumerate(ev.prep.qids)}
+    n_ret = np.diff(ev.prep.offsets)
+    # The labellings are ranked lists already: no identical id to drop (the real ones are gone).
+    virtual = replace(policy, ignore_identical_ids=False)
+
+    groups: dict[tuple[str, int | None], list[Measure]] = {}
+    for m in wanted:
+        groups.setdefault((policy.policy(m.family).ties, m.cutoff), []).append(m)
+    folded: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
+    for (tie_order, cutoff), ms in groups.items():
+        scan = any(FAMILIES[m.family].hole_bounds == "scan" for m in ms)
+        folded.update(_fold_group(q, ev, tie_order, cutoff, ms, n_ret, scan, float(grade), virtual))
+
+    digits = policy.round_digits
+    out_low, out_high, out_all, out_value, out_holes = {}, {}, {}, {}, {}
+    per_query: dict[str, dict[str, tuple[float, float]]] = {}
+    for m in wanted:
+        low, high, every, n_holes = folded[m.name]
+        today = base.per_query[m.name]
+        rows: dict[str, tuple[float, float]] = {}
+        lows, highs, alls, counts = [], [], [], []
+        for qid, v in today.items():
+            i = scored.get(qid)
+            if i is None or np.isnan(low[i]):  # not ranked, or nothing to judge: the value stands
+                rows[qid] = (v, v)
+                alls.append(v)
+                counts.append(0 if i is None else n_holes[i])
+            else:
+                rows[qid] = (float(low[i]), float(high[i]))
+                alls.append(float(every[i]))
+                counts.append(n_holes[i])
+            lows.append(rows[qid][0])
+            highs.append(rows[qid][1])
+        per_query[m.name] = rows
+        out_value[m.name] = base.means[m.name]
+        out_low[m.name] = _mean(lows, digits)
+        out_high[m.name] = _mean(highs, digits)
+        out_all[m.name] = _mean(alls, digits)
+        out_holes[m.name] = _mean(counts, digits)
+    return HoleBounds(float(grade), tuple(wanted), out_value, out_low, out_high, out_all, out_holes, per_query)
+
+
+def _mean(values: list[float], digits: int | None) -> float:
+    if not values:
+        return float("nan")
+    x = float(np.mean(np.asarray(values, np.float64)))
+    return round(x, digits) if digits is not None else x
+
+
+def _fold_group(
+    q: Qrels,
+    ev,
+    tie_order: str,
+    cutoff: int | None,
+    ms: list[Measure],
+    n_ret: np.ndarray,
+    scan: bool,
+    grade: float,
+    virtual: Preset,
+) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """Per scored query: the smallest and largest value over the labellings, the all-relevant value and
+    the number of holes, for each measure of one (tie order, cutoff) group (``nan``: no hole)."""
+    prep = ev.prep
+    n = len(prep.qids)
+    order, ranks = ev.ranked(tie_order)
+    owner = prep.pair_query[order]
+    starts = np.searchsorted(owner, np.arange(n + 1))
+    depth = n_ret if cutoff is None else np.minimum(n_ret, cutoff)
+    low = {m.name: np.full(n, np.nan) for m in ms}
+    high = {m.name: np.full(n, np.nan) for m in ms}
+    every = {m.name: np.full(n, np.nan) for m in ms}
+    n_holes = np.zeros(n, np.int64)
+
+    vq: list[str] = []
+    vids: list[str] = []
+    vlen: list[int] = []
+    vqrels: dict[str, dict[str, float]] = {}
+    # virtual qid -> (query index, whether it is the all-relevant labelling)
+    where: list[tuple[int, bool]] = []
+
+    def flush() -> None:
+        if not vq:
+            return
+        try:
+            with warnings.catch_warnings():
+                # Today's evaluation has warned already; the labellings are the same inputs.
+                warnings.simplefilter("ignore", SuspiciousInputWarning)
+                run = RankedRun(list(vq), list(vids), list(vlen))
+                res = evaluate_chunks(vqrels, [run], measures=ms, preset=virtual)
+        except InvalidLabelError as err:
+            raise InvalidArgumentError(f"grade {grade} cannot be scored by {[m.name for m in ms]}: {err}") from None
+        for m in ms:
+            values = res.per_query[m.name]
+            lo, hi, al = low[m.name], high[m.name], every[m.name]
+            for name, (i, is_all) in zip(vq, where):
+                v = values.get(name)
+                if v is None:  # not counted (no relevant document under no_relevant="skip")
+                    continue
+                lo[i] = v if np.isnan(lo[i]) else min(lo[i], v)
+                hi[i] = v if np.isnan(hi[i]) else max(hi[i], v)
+                if is_all:
+                    al[i] = v
+        vq.clear()
+        vids.clear()
+        vlen.clear()
+        vqrels.clear()
+        where.clear()
+
+    pair_doc = prep.pair_doc
+    for i in range(n):
+        d = int(depth[i])
+        a, b = int(starts[i]), int(starts[i + 1])
+        slots: list[str | None] = [None] * d
+        for p, r in zip(order[a:b].tolist(), ranks[a:b].tolist()):
+            if r < d:
+                slots[r] = pair_doc[p]
+        holes = [r for r in range(d) if slots[r] is None]
+        n_holes[i] = len(holes)
+        if not holes:
+            continue
+        judged = q.data[prep.qids[i]]
+        stand_in = {}
+        for r in holes:
+            name = f"<hole at rank {r + 1}>"
+            while name in judged:
+                name += "'"
+            stand_in[r] = name
+            slots[r] = name
+        h = len(holes)
+        labellings = [holes[:s] for s in range(h + 1)]
+        if scan:
+            labellings += [holes[h - s :] for s in range(1, h)]
+        else:
+            labellings = [labellings[0], labellings[-1]]
+        for j, relevant in enumerate(labellings):
+            name = f"{i}:{j}"
+            vq.append(name)
+            vids.extend(slots)  # type: ignore[arg-type]
+            vlen.append(d)
+            labels = dict(judged)
+            labels.update((stand_in[r], grade) for r in relevant)
+            vqrels[name] = labels
+            where.append((i, len(relevant) == h))
+        if len(vids) >= _CHUNK_IDS:
+            flush()
+    flush()
+    return {m.name: (low[m.name], high[m.name], every[m.name], n_holes) for m in ms}
