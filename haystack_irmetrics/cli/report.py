@@ -47,6 +47,14 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "significance (each run against the baseline)",
         "paired t-test and randomization p-values (Holm over runs x measures), bootstrap intervals",
     )
+    holes = p.add_argument_group("holes: documents nobody judged")
+    holes.add_argument(
+        "--judged",
+        metavar="DIR",
+        default=None,
+        help="the output folder of irmetrics judge ... --ppi (--qrels: the human qrels): also show each measure "
+        "with the filled qrels and its prediction-powered estimate and interval",
+    )
     out = p.add_argument_group("exports of the summary (from the same numbers)")
     out.add_argument("--latex", default=None, metavar="FILE", help="LaTeX table (booktabs, ranx's superscripts)")
     out.add_argument("--csv", default=None, metavar="FILE", help="CSV: one row per run and measure")
@@ -80,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         confidence=args.confidence,
         title=args.title,
+        judged=args.judged,
     )
     written = [write_report(data, args.output)]
     for path, export in ((args.latex, to_latex), (args.csv, to_csv), (args.markdown, to_markdown)):

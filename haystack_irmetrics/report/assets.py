@@ -250,7 +250,7 @@ JS = r"""
     var chooser = document.getElementById("columns");
     if (!chooser) return;
     var boxes = Array.prototype.slice.call(chooser.querySelectorAll("input[data-column]"));
-    var cells = Array.prototype.slice.call(document.querySelectorAll("#means [data-measure], #comparisons tr[data-measure]"));
+    var cells = Array.prototype.slice.call(document.querySelectorAll("#means [data-measure], #comparisons tr[data-measure], #judged tr[data-measure]"));
     var note = chooser.querySelector(".notes");
     function apply() {
       var on = Object.create(null), n = 0;

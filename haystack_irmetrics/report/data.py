@@ -50,6 +50,11 @@ class ReportData:
     :ivar lists: ``{run: {qid: [doc, ...]}}``, the top ``depth`` in trec_eval's order; a run given as
         per-query values only has none.
     :ivar missed: ``{qid: [doc, ...]}``: the judged-relevant documents no run retrieved (at any depth).
+    :ivar coverage: ``{run: {"Judged@k": mean, "Hole@k": mean}}`` of each run with a ranking, at the report's
+        cutoffs (:mod:`.judged`).
+    :ivar judged: ``{run: {measure: row}}`` given the folder of ``irmetrics judge --ppi`` (``judged_folder``):
+        each measure with the human qrels (``human``), with the filled qrels (``filled``) and its
+        prediction-powered ``estimate`` and interval (``low``, ``high``, level ``1 - alpha``).
     """
 
     names: list[str]
@@ -74,6 +79,9 @@ class ReportData:
     evaluations: dict[str, EvaluationResult] = field(default_factory=dict)
     runs: dict[str, Any] = field(default_factory=dict, repr=False)
     notes: list[str] = field(default_factory=list)
+    coverage: dict[str, dict[str, float]] = field(default_factory=dict)
+    judged: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    judged_folder: str | None = None
     title: str = "Retrieval evaluation report"
 
     @property
@@ -132,12 +140,16 @@ def build_report(
     confidence: float = 0.95,
     title: str | None = None,
     scores: Mapping[str, tuple[Mapping[str, float], Mapping[str, Mapping[str, float]]]] | None = None,
+    judged: str | os.PathLike[str] | None = None,
     **policy: Any,
 ) -> ReportData:
     """Evaluate every run and collect what the report shows (see :func:`~haystack_irmetrics.report.write_report`).
 
     ``scores``: ``{run: (means, per-query values)}`` already computed with this preset and these measures (a
     feedback evaluation's own): those runs are not evaluated again, their ranked lists still shown.
+    ``judged``: the output folder of ``irmetrics judge --ppi`` (``qrels`` then the human qrels): each run's
+    measures with the filled qrels and their prediction-powered estimates and intervals
+    (:func:`.judged.judged_rows`).
     """
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
         raise InvalidArgumentError(f"depth must be a whole number >= 1, got {depth!r}")
@@ -221,6 +233,7 @@ def build_report(
             data.lists[s.name] = ranked_lists(as_run(s.run), qids, depth, policy_obj.ignore_identical_ids)
         else:
             notes.append(f"{s.name} was given as per-query values: the drill-down has no ranked list for it")
+    _judgments(data, judgments, judged)
     data.missed = _missed(data, sources)
     data.query_text = _query_text(queries, dataset)
     data.documents = _documents(data, corpus, docs, dataset)
@@ -361,6 +374,26 @@ def ranked_lists(run: Any, qids: Sequence[str], depth: int, drop_identical: bool
         scored = sorted(zip(s32[a:b].tolist(), ids[a:b]), reverse=True)  # score, then doc id, descending
         out[qid] = [d for _, d in scored if not (drop_identical and d == qid)][:depth]
     return out
+
+
+def _judgments(data: ReportData, judgments: Qrels | None, folder: str | os.PathLike[str] | None) -> None:
+    """Each ranked run's Judged@k and Hole@k and, given ``folder``, its PPI rows (:mod:`.judged`)."""
+    from .judged import coverage, coverage_ks, judged_rows
+
+    if judgments is None:
+        if folder is not None:
+            raise InvalidArgumentError("judged= needs the human qrels the judge filled (qrels=)")
+        return
+    ranked = {n: data.runs[n] for n in data.names if n in data.runs}
+    if ranked:
+        data.coverage = coverage(judgments, ranked, coverage_ks(data.measures), data.preset)
+    if folder is not None:
+        if not ranked:
+            raise InvalidArgumentError("judged= needs runs with rankings: per-query values have no holes to fill")
+        data.judged = judged_rows(folder, ranked, judgments.data, data.measures, data.preset)
+        data.judged_folder = str(folder)
+        unranked = [n for n in data.names if n not in ranked]
+        data.notes += [f"{n} was given as per-query values: no prediction-powered interval" for n in unranked]
 
 
 def _relevant(data: ReportData, qid: str) -> list[str]:

@@ -227,6 +227,76 @@ def _comparison_table(data: ReportData, shown: list[str]) -> str:
     return f'<table id="comparisons"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>'
 
 
+def _coverage_table(data: ReportData) -> str:
+    """Each ranked run's Judged@k and Hole@k (cells: ``data-run``, ``data-coverage``, ``data-value``)."""
+    if not data.coverage:
+        return ""
+    names = list(next(iter(data.coverage.values())))
+    head = "".join(f"<th>{_e(m)}</th>" for m in names)
+    rows = "".join(
+        f'<tr><td class="name">{_e(n)}</td>'
+        + "".join(
+            f'<td data-run="{_e(n)}" data-coverage="{_e(m)}" data-value="{v!r}">{v:.4f}</td>'
+            for m, v in data.coverage[n].items()
+        )
+        + "</tr>"
+        for n in data.coverage
+    )
+    return (
+        "<h3>Judgments under the numbers</h3><p class='notes'>Judged@k: the share of a run's top k judged for the "
+        "query; Hole@k: the share judged for no query at all (BEIR's hole). An unjudged document counts as "
+        "non-relevant in every measure above: where the holes are many, a system's value may be low only because "
+        "nobody judged what it found.</p>"
+        f'<table id="coverage"><thead><tr><th class="name">run</th>{head}</tr></thead><tbody>{rows}</tbody></table>'
+    )
+
+
+def _judged_table(data: ReportData, shown: list[str]) -> str:
+    """Each run's measures with the human qrels, with the filled qrels of ``irmetrics judge --ppi`` and their
+    prediction-powered estimate and interval (rows: ``data-run``, ``data-measure``, ``data-human``,
+    ``data-filled``, ``data-estimate``, ``data-low``, ``data-high``)."""
+    if not data.judged:
+        return ""
+    rows = []
+    level = ""
+    for n, measures in data.judged.items():
+        for m, row in measures.items():
+            level = f"{(1 - row['alpha']) * 100:g}%"
+            attrs = " ".join(
+                f'data-{key}="{_attr(row[key])}"' for key in ("human", "filled", "estimate", "low", "high")
+            )
+            rows.append(
+                f'<tr class="m{_off(m, shown)}" data-run="{_e(n)}" data-measure="{_e(m)}" {attrs}>'
+                f'<td class="name">{_e(n)}</td><td class="name">{_e(m)}</td><td>{_fmt(row["human"])}</td>'
+                f"<td>{_fmt(row['filled'])}</td><td>{_fmt(row['estimate'])}</td>"
+                f"<td>[{_fmt(row['low'])}, {_fmt(row['high'])}]</td><td>{row['n']} + {row['N']}</td></tr>"
+            )
+    note = (
+        f"Judged by a model: the folder {_e(data.judged_folder)} of irmetrics judge --ppi. Human: the measure with "
+        "the human qrels alone; filled: with the model's labels for the holes (the naive value); PPI: the "
+        "prediction-powered estimate and its interval (Angelopoulos et al., 2023), the queries whose pool people "
+        "judged in full as the labelled set (n labelled + N others). The interval holds if those queries are a "
+        "random sample of all of them."
+    )
+    head = (
+        "<tr><th class='name'>run</th><th class='name'>measure</th><th>human</th><th>filled</th>"
+        f"<th>PPI estimate</th><th>PPI {level} interval</th><th>queries</th></tr>"
+    )
+    return (
+        f"<h3>Model-judged holes: prediction-powered intervals</h3><p class='notes'>{note}</p>"
+        f'<table id="judged"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>'
+    )
+
+
+def _attr(x: float | None) -> str:
+    """A number as a ``data-*`` attribute: its repr (read back exactly), empty for none."""
+    return "" if x is None or x != x else repr(x)
+
+
+def _fmt(x: float | None) -> str:
+    return "—" if x is None or x != x else f"{x:.4f}"
+
+
 #: Measures that get a figure of per-query differences (the first ones, in the evaluation's order).
 MAX_DIFFERENCE_FIGURES = 12
 
@@ -323,6 +393,8 @@ generated {when} by haystack-irmetrics</p></header>
 <h3>Against the baseline</h3>
 <p class="notes">{sig}</p>
 {_comparison_table(data, shown)}
+{_coverage_table(data)}
+{_judged_table(data, shown)}
 {f'<ul class="notes">{notes}</ul>' if notes else ""}
 </section>
 <section id="curves"><h2>Curves</h2>{_curves(data)}</section>

@@ -36,7 +36,8 @@ def write_report(
         the first run), ``preset`` (``"beir"``, ``"trec"`` or a ``Preset``) and policy overrides,
         ``queries`` (file or ``{qid: text}``), ``corpus`` (a BEIR folder) or ``docs`` (JSONL or TSV) for
         titles and snippets, ``depth`` (documents per ranked list, 20), ``significance``, ``n_resamples``,
-        ``seed``, ``confidence``, ``title``.
+        ``seed``, ``confidence``, ``title``, ``judged`` (the output folder of ``irmetrics judge --ppi``:
+        prediction-powered intervals beside the filled-qrels values).
     :returns: the path written.
 
     Usage::

@@ -1,0 +1,103 @@
+"""What a report says about the judgments under its numbers: each run's Judged@k and Hole@k (the core's
+measures, BEIR's hole), and, given the output folder of ``irmetrics judge --ppi``, each measure's
+prediction-powered estimate and interval beside its value with the filled qrels
+(:func:`haystack_irmetrics.judges.ppi.judged_ppi`, as ``irmetrics evaluate --judged`` prints them).
+
+:func:`~.data.build_report` calls these; :mod:`.html` renders what they return.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..core import Preset, evaluate
+from ..core.inputs import as_run
+from ..core.measures import FAMILIES, parse_measure
+from ..errors import IRMetricsError, JudgeError, SuspiciousInputWarning
+
+#: The cutoffs of Judged@k and Hole@k when the report's measures have none.
+DEFAULT_COVERAGE_KS = (10,)
+
+
+def coverage_ks(measures: Sequence[str]) -> list[int]:
+    """The cutoffs the report's measures are evaluated at, in increasing order (:data:`DEFAULT_COVERAGE_KS`
+    when none has one).
+
+        >>> coverage_ks(["NDCG@10", "Recall@100", "MRR@10", "Rprec"])
+        [10, 100]
+    """
+    ks = set()
+    for m in measures:
+        try:
+            cutoff = parse_measure(m).cutoff
+        except IRMetricsError:
+            continue
+        if isinstance(cutoff, int):
+            ks.add(cutoff)
+    return sorted(ks) or list(DEFAULT_COVERAGE_KS)
+
+
+def coverage(judgments: Any, runs: Mapping[str, Any], ks: Sequence[int], preset: Preset) -> dict[str, dict[str, float]]:
+    """``{run: {"Judged@k": mean, "Hole@k": mean, ...}}`` of each run at each of ``ks``, by the core's
+    :func:`~haystack_irmetrics.evaluate` under the report's ``preset`` (Hole@k is BEIR's ``evaluate_custom(...,
+    "hole")``: the share of the top k judged for no query)."""
+    names = [f"{family}@{k}" for k in ks for family in ("Judged", "Hole")]
+    out = {}
+    with warnings.catch_warnings():  # the report's own evaluation has said anything suspicious already
+        warnings.simplefilter("ignore", SuspiciousInputWarning)
+        for name, run in runs.items():
+            means = evaluate(judgments, run, None, measures=names, preset=preset).raw_means
+            out[name] = {m: float(means[m]) for m in names}
+    return out
+
+
+def ppi_measures(measures: Sequence[str]) -> list[str]:
+    """The measures a prediction-powered interval is given for: each averaged per query (not Judged/Hole,
+    trec_eval's counts, GMAP's geometric mean or the diversity measures, which read subtopics).
+
+        >>> ppi_measures(["NDCG@10", "Judged@10", "Hole@10", "num_ret", "GMAP", "MRR@10"])
+        ['NDCG@10', 'MRR@10']
+    """
+    out = []
+    for m in measures:
+        try:
+            family = FAMILIES[parse_measure(m).family]
+        except (IRMetricsError, KeyError):
+            continue
+        if family.kernel == "coverage" or family.aggregate != "mean" or family.needs_subtopics:
+            continue
+        out.append(m)
+    return out
+
+
+def judged_rows(
+    folder: str | os.PathLike[str],
+    runs: Mapping[str, Any],
+    human: Mapping[str, Mapping[str, Any]],
+    measures: Sequence[str],
+    preset: Preset,
+) -> dict[str, dict[str, dict[str, Any]]]:
+    """``{run: {measure: row}}``: :func:`~haystack_irmetrics.judges.ppi.judged_ppi`'s row of each run (the
+    value with the human qrels, with the filled qrels of ``folder``, the PPI estimate and interval).
+
+    :raises JudgeError: the folder is not the output of ``irmetrics judge --ppi``, or a run's top k holds
+        pairs its judge was not asked about (named with the run).
+    """
+    from ..judges.ppi import judged_ppi
+
+    wanted = ppi_measures(measures)
+    if not wanted:
+        raise JudgeError(f"none of the report's measures {list(measures)[:6]} takes a prediction-powered interval")
+    out = {}
+    for name, run in runs.items():
+        try:
+            out[name] = judged_ppi(as_run(run).data, human, folder, wanted, preset)
+        except JudgeError as e:
+            raise JudgeError(f"run {name!r}: {e}") from None
+    return out
+
+
+__all__ = ["DEFAULT_COVERAGE_KS", "coverage", "coverage_ks", "judged_rows", "ppi_measures"]

@@ -1,0 +1,190 @@
+"""The report's holes: each run's Judged@k and Hole@k (against BEIR's ``evaluate_custom(..., "hole")`` and
+pytrec_eval's P@k with every judged document relevant), and, given the folder of ``irmetrics judge --ppi`` (``--judged``), the section that
+shows each measure with the human and the filled qrels and its prediction-powered estimate and interval: the
+numbers :func:`~haystack_irmetrics.judges.ppi.judged_ppi` returns, and ``ppi_py``'s."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from haystack_irmetrics import evaluate
+from haystack_irmetrics.cli import main
+from haystack_irmetrics.io import read_qrels, read_run
+from haystack_irmetrics.report import build_report, write_report
+
+from .report_fixtures import NAMES, QRELS, SAMPLE, sample_runs
+
+pytest.importorskip("haystack")
+
+K = [5, 10]
+MEASURES = ["NDCG", "MRR", "Recall"]
+
+
+@pytest.fixture(scope="module")
+def judged_case(tmp_path_factory):
+    """``(runs, human qrels path, judged folder)``: the three sample runs, the sample qrels with every pool pair
+    (top 10 of the runs) of half the queries judged by people (unjudged ones as 0), the holes of the others
+    filled by a word-overlap score judge through ``judge_runs(..., ppi=True)``."""
+    from haystack import Document, component
+
+    from haystack_irmetrics.io.beir_data import read_beir_corpus, read_beir_queries
+    from haystack_irmetrics.judges.cache import JudgmentCache
+    from haystack_irmetrics.judges.judge import ScoreJudge
+    from haystack_irmetrics.judges.pool import pooled_pairs
+    from haystack_irmetrics.judges.runs import judge_runs, qrels_tsv
+
+    @component
+    class WordOverlap:
+        @component.output_types(documents=list[Document])
+        def run(self, query: str, documents: list[Document]):
+            words = set(query.lower().split())
+            return {
+                "documents": [
+                    Document(
+                        id=d.id, content=d.content, score=float(len(words & set((d.content or "").lower().split())))
+                    )
+                    for d in documents
+                ]
+            }
+
+    folder = tmp_path_factory.mktemp("judged")
+    runs = sample_runs(folder)
+    dicts = {n: read_run(p).data for n, p in runs.items()}
+    human = {q: dict(d) for q, d in read_qrels(QRELS).data.items()}
+    full = set(sorted(human)[::2])
+    for q, d in pooled_pairs(dicts, 10):
+        if q in full:
+            human[q].setdefault(d, 0)
+    qrels = folder / "human.tsv"
+    qrels.write_text(qrels_tsv(human))
+    judge_runs(
+        ScoreJudge(WordOverlap(), cut_points=[1.0, 2.0, 3.0]),
+        dicts,
+        human,
+        read_beir_queries(SAMPLE / "queries.jsonl"),
+        read_beir_corpus(SAMPLE / "corpus.jsonl"),
+        folder / "out",
+        depth=10,
+        cache=JudgmentCache(enabled=False),
+        ppi=True,
+    )
+    return runs, qrels, folder / "out"
+
+
+@pytest.fixture(scope="module")
+def judged_page(judged_case):
+    runs, qrels, out = judged_case
+    data = build_report(list(runs.values()), qrels, k_values=K, measures=MEASURES, judged=out, n_resamples=200)
+    page = write_report(data, out.parent / "report.html").read_text(encoding="utf-8")
+    return data, page
+
+
+def _rows(page: str, table: str) -> list[dict[str, str]]:
+    body = re.search(rf'<table id="{table}">(.*?)</table>', page, re.S).group(1)
+    return [dict(re.findall(r'data-([a-z-]+)="([^"]*)"', tr)) for tr in re.findall(r"<tr ([^>]*data-run[^>]*)>", body)]
+
+
+def test_the_judged_section_shows_the_numbers_judged_ppi_returns(judged_case, judged_page):
+    from haystack_irmetrics.judges.ppi import judged_ppi
+
+    runs, qrels, out = judged_case
+    data, page = judged_page
+    rows = _rows(page, "judged")
+    measures = [f"{m}@{k}" for m in MEASURES for k in K]
+    assert len(rows) == len(NAMES) * len(measures)
+    human = read_qrels(qrels).data
+    for name in NAMES:
+        expected = judged_ppi(read_run(runs[name]).data, human, out, measures, "beir")
+        assert data.judged[name] == expected
+        for row in (r for r in rows if r["run"] == name):
+            want = expected[row["measure"]]
+            for key in ("human", "filled", "estimate", "low", "high"):
+                assert float(row[key]) == want[key], (name, row["measure"], key)
+    # Beside the naive value, visibly: the estimate and its interval as printed.
+    first = expected["NDCG@10"]
+    assert f"[{first['low']:.4f}, {first['high']:.4f}]" in page and "PPI 95% interval" in page
+
+
+def test_the_judged_intervals_are_ppi_pythons(judged_case, judged_page):
+    ppi_py = pytest.importorskip("ppi_py")
+    import json
+
+    runs, qrels, out = judged_case
+    data, _ = judged_page
+    labelled = set(json.loads((out / "ppi.json").read_text())["labelled"])
+    human, model = read_qrels(qrels), read_qrels(out / "model_qrels.tsv")
+    worst, cases = 0.0, 0
+    for name in NAMES:
+        run = read_run(runs[name])
+        for measure in ("NDCG@10", "MRR@5", "Recall@10"):
+            y = evaluate(human, run, None, measures=[measure]).per_query[measure]
+            yhat = evaluate(model, run, None, measures=[measure]).per_query[measure]
+            lab = [q for q in yhat if q in labelled and q in y]
+            unl = [q for q in yhat if q not in labelled]
+            args = (np.array([y[q] for q in lab]), np.array([yhat[q] for q in lab]), np.array([yhat[q] for q in unl]))
+            low, high = ppi_py.ppi_mean_ci(*args, alpha=0.05)
+            est = ppi_py.ppi_mean_pointestimate(*args)
+            row = data.judged[name][measure]
+            got = (row["estimate"], row["low"], row["high"])
+            ref = (float(np.ravel(est)[0]), float(np.ravel(low)[0]), float(np.ravel(high)[0]))
+            worst = max(worst, *(abs(a - b) for a, b in zip(got, ref)))
+            cases += 1
+    assert cases == 9 and worst < 1e-12, worst
+
+
+def test_judged_and_hole_per_run_are_beirs_hole_and_pytrec_evals_judged_precision(judged_case, judged_page):
+    import pytrec_eval
+    from beir.retrieval.evaluation import EvaluateRetrieval
+
+    runs, qrels, _ = judged_case
+    data, page = judged_page
+    cells = {(r["run"], r["coverage"]): float(r["value"]) for r in _coverage_cells(page)}
+    assert set(cells) == {(n, f"{m}@{k}") for n in NAMES for k in K for m in ("Judged", "Hole")}
+    human = read_qrels(qrels).data
+    for name in NAMES:
+        run = read_run(runs[name]).data
+        beir_hole = EvaluateRetrieval.evaluate_custom(human, run, K, "hole")
+        for k in K:
+            assert cells[name, f"Hole@{k}"] == pytest.approx(beir_hole[f"Hole@{k}"], abs=5e-6)  # BEIR rounds to 5
+            assert cells[name, f"Hole@{k}"] == data.coverage[name][f"Hole@{k}"]
+        # Judged@k is P@k with every judged document relevant (ir_measures' definition), in trec_eval's order.
+        every = {q: {d: 1 for d in docs} for q, docs in human.items()}
+        per_query = pytrec_eval.RelevanceEvaluator(every, {f"P.{k}" for k in K}).evaluate(run)
+        for k in K:
+            ref = np.mean([v[f"P_{k}"] for v in per_query.values()])
+            assert cells[name, f"Judged@{k}"] == pytest.approx(ref, abs=1e-12)
+
+
+def _coverage_cells(page: str) -> list[dict[str, str]]:
+    body = re.search(r'<table id="coverage">(.*?)</table>', page, re.S).group(1)
+    return [
+        dict(re.findall(r'data-([a-z-]+)="([^"]*)"', td)) for td in re.findall(r"<td ([^>]*data-coverage[^>]*)>", body)
+    ]
+
+
+def test_a_report_without_judged_still_counts_the_holes_and_has_no_ppi_section(tmp_path):
+    runs = sample_runs(tmp_path)
+    page = write_report(runs, tmp_path / "r.html", QRELS, k_values=[10], measures=["NDCG"], n_resamples=100)
+    text = page.read_text(encoding="utf-8")
+    assert 'data-coverage="Hole@10"' in text and 'id="judged"' not in text
+
+
+def test_cli_report_judged_writes_the_section_and_a_run_the_judge_never_saw_exits_2(judged_case, tmp_path, capsys):
+    runs, qrels, out = judged_case
+    page = tmp_path / "r.html"
+    argv = ["report", *map(str, runs.values()), "--qrels", str(qrels), "-k", "10", "-m", "NDCG", "--judged", str(out)]
+    assert main([*argv, "-o", str(page), "--n-resamples", "100"]) == 0
+    assert len(_rows(page.read_text(encoding="utf-8"), "judged")) == len(NAMES)
+    other = tmp_path / "other.trec"
+    other.write_text(
+        "".join(f"{q} Q0 never-judged-{i} {i} {10 - i} x\n" for q in read_qrels(qrels).qids for i in range(3))
+    )
+    capsys.readouterr()
+    assert main(["report", str(other), "--qrels", str(qrels), "-m", "NDCG", "--judged", str(out), "-o", str(page)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "run 'other'" in err[0] and "not asked about" in err[0], err
+    assert main(["report", str(other), "--qrels", str(qrels), "--judged", str(tmp_path), "-o", str(page)]) == 2
+    assert "irmetrics judge ... --ppi" in capsys.readouterr().err
