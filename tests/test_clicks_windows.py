@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from haystack_irmetrics.clicks import ClickLog
-from haystack_irmetrics.clicks.windows import parse_window, per_impression, plot_windows, windows
+from haystack_irmetrics.clicks.windows import parse_window, per_impression, windows
 from haystack_irmetrics.errors import ClickModelError, StatsInputError
+from haystack_irmetrics.plots.windows import plot_windows
 
 
 def week(drop_day: int | None = 5, per_day: int = 400, seed: int = 0):
@@ -42,13 +43,13 @@ def test_a_drop_planted_on_day_5_flags_day_5_and_nothing_else(measure):
     assert [r.start[:10] for r in rows] == [f"2026-03-0{d}" for d in range(1, 8)]
     assert [r.flagged for r in rows] == [False, False, False, False, True, False, False]
     assert rows[4].p_holm < 0.05 and rows[4].reference == rows[3].start
-    assert all(r.impressions == 400 for r in rows)
+    assert all(r.size == 400 for r in rows)
 
 
 def test_a_week_without_a_drop_flags_nothing_and_weekly_windows_hold_everything():
     assert not any(r.flagged for r in windows(week(drop_day=None), width="1d", n_resamples=200))
     weekly = windows(week(drop_day=None), width="1w", n_resamples=200)  # weeks from the epoch (a Thursday)
-    assert len(weekly) == 2 and sum(r.impressions for r in weekly) == 2800
+    assert len(weekly) == 2 and sum(r.size for r in weekly) == 2800
 
 
 def test_every_window_against_a_named_baseline_and_the_trend_plot(tmp_path):
@@ -130,3 +131,19 @@ def test_compare_windows_is_welchs_test_with_holm_across_the_windows():
     assert [c.p_holm for c in changes[1:]] == pytest.approx(holm(raw).tolist())
     assert [c.flagged for c in changes] == [False, False, True, False]  # window 3 rises back: no drop
     assert [c.flagged for c in compare_windows(groups, references(4), lower_is_better=True)] == [False] * 3 + [True]
+
+
+def test_clicks_and_feedback_windows_are_one_type_and_one_plot_refuses_mixed_measures(tmp_path):
+    from haystack_irmetrics.errors import InvalidArgumentError
+    from haystack_irmetrics.feedback.windows import Window as FeedbackSideWindow
+    from haystack_irmetrics.stats.windows import Window, window_series
+
+    rows = windows(week(per_day=20), width="1d", measure="mrr", n_resamples=50)
+    assert all(type(r) is Window for r in rows) and FeedbackSideWindow is Window
+    assert list(rows[0].to_dict())[:4] == ["measure", "start", "end", "impressions"]
+    ndcg = window_series([np.array([0.5, 0.7]), np.array([])], ["a", "b"], ["b", "c"], measure="NDCG@10")
+    assert ndcg[0].to_dict()["queries"] == 2 and ndcg[1].size == 0 and np.isnan(ndcg[1].mean)
+    with pytest.raises(InvalidArgumentError, match="one measure a trend plot"):
+        plot_windows([*rows, *ndcg], tmp_path / "mixed.png")
+    with pytest.raises(InvalidArgumentError, match="no windows"):
+        plot_windows([], tmp_path / "none.png")

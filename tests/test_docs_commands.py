@@ -450,6 +450,11 @@ WRITES = {
         "README.md",
         "irmetrics feedback examples/data/feedback_log.csv --run examples/data/new.trec --strategy wilson --report out/",
     ): ["out/report.html", "out/report.md"],
+    (
+        "docs/feedback.md",
+        "irmetrics feedback examples/data/feedback_log.csv --timestamp-col ts --window 7d -k 5 -m NDCG "
+        "--report feedback-windows",
+    ): ["feedback-windows/report.html", "feedback-windows/windows.csv", "feedback-windows/plots/windows_NDCG_5.png"],
     ("README.md", "irmetrics report bm25 bm25_top3 -o report.html"): ["report.html"],
     ("README.md", "irmetrics report runs/bm25/scifact runs/haystack/scifact runs/dense/scifact -o scifact.html"): [
         "scifact.html"

@@ -48,7 +48,7 @@ def test_a_drop_planted_on_day_5_flags_day_5_and_nothing_else():
         mine = [r for r in rows if r.measure == measure]
         assert [r.start[:10] for r in mine] == [f"2026-03-0{d}" for d in range(1, 8)]
         assert [r.flagged for r in mine] == [False, False, False, False, True, False, False], measure
-        assert all(r.queries == 40 for r in mine)
+        assert all(r.size == 40 for r in mine)
 
 
 def test_a_week_without_a_drop_flags_nothing_and_a_log_without_timestamps_is_a_typed_error():
@@ -69,3 +69,35 @@ def test_the_feedback_command_prints_the_windows_and_flags_day_5(tmp_path, capsy
     assert main([*args, "--n-resamples", "300"]) == 0
     out = capsys.readouterr().out
     assert "## Windows" in out and "| NDCG@5 | 2026-03-05T00:00:00Z |" in out
+
+
+def test_the_html_report_has_a_windows_section_with_day_5_flagged_and_nothing_else(tmp_path, capsys):
+    import base64
+    import re
+
+    path = tmp_path / "log.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in week_rows()))
+    out = tmp_path / "report"
+    args = ["feedback", str(path), "--timestamp-col", "ts", "--window", "1d", "-k", "5", "-m", "NDCG,P"]
+    assert main([*args, "--n-resamples", "300", "--report", str(out), "--no-condensed"]) == 0
+    capsys.readouterr()
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert '<a href="#windows">Windows</a></nav>' in page
+    section = page[
+        page.index('<section id="windows">') : page.index("</section>", page.index('<section id="windows">'))
+    ]
+    assert page.index('<section id="windows">') < page.index("</main>")
+    for measure in ("NDCG@5", "P@5"):
+        part = section[section.index(f"<h3>{measure}</h3>") :]
+        table = part[part.index("<tbody>") : part.index("</tbody>")]
+        rows = re.findall(r"<tr( class=\"flagged\")?><td class=\"name\">(\d{4}-\d\d-\d\d)", table)
+        assert [day for _, day in rows] == [f"2026-03-0{d}" for d in range(1, 8)]
+        assert [day for flagged, day in rows if flagged] == ["2026-03-05"], measure
+    figures = re.findall(r'src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"', section)
+    assert len(figures) == 2 and all(base64.b64decode(f).lstrip().startswith(b"<?xml") for f in figures)
+    assert section.count("<td>drop</td>") == 2  # one flagged window per measure, nothing else
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "## Windows (1d, the logged rankings)" in report and report.count("| drop |") == 2
+    csv = (out / "windows.csv").read_text(encoding="utf-8").splitlines()
+    assert csv[0].startswith("measure,start,end,queries,mean") and len(csv) == 15
+    assert {p.name for p in (out / "plots").glob("windows_*.png")} == {"windows_NDCG_5.png", "windows_P_5.png"}

@@ -47,6 +47,15 @@ def log_options(p: argparse.ArgumentParser, *, team: bool = False, propensity: b
     )
 
 
+def output_options(p: argparse.ArgumentParser) -> None:
+    """``--json`` and the bootstrap's ``--confidence``, ``--n-resamples`` and ``--seed`` (estimates, measures,
+    windows and ``irmetrics interleave``)."""
+    p.add_argument("--json", action="store_true", help="print JSON instead of markdown")
+    p.add_argument("--confidence", type=float, default=0.95, help="bootstrap interval level")
+    p.add_argument("--n-resamples", type=int, default=10_000, help="bootstrap resamples")
+    p.add_argument("--seed", type=int, default=0, help="seed of the resamples")
+
+
 def _held_out_options(p: argparse.ArgumentParser, default_fraction: float | None) -> None:
     h = p.add_argument_group("held-out sessions")
     g = h.add_mutually_exclusive_group()
@@ -111,10 +120,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     est.add_argument("--run", required=True, help="the new ranking: a TREC run file (its top k per query)")
     est.add_argument("-k", type=int, default=10, help="ranks estimated")
     est.add_argument("--clip", type=float, default=None, help="largest inverse-propensity weight (none: unclipped)")
-    est.add_argument("--json", action="store_true", help="print JSON instead of markdown")
-    est.add_argument("--confidence", type=float, default=0.95, help="bootstrap interval level")
-    est.add_argument("--n-resamples", type=int, default=10_000, help="bootstrap resamples")
-    est.add_argument("--seed", type=int, default=0, help="seed of the resamples")
+    output_options(est)
     log_options(est, propensity=True)
     est.set_defaults(func=run_estimate)
     ms = verbs.add_parser(
@@ -134,10 +140,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "--propensities", choices=["pbm", "log"], default="pbm", help="examination: a fitted PBM or the log's column"
     )
     ms.add_argument("--clip", type=float, default=None, help="largest weight of the clipped estimate (default 10)")
-    ms.add_argument("--json", action="store_true", help="print JSON instead of markdown")
-    ms.add_argument("--confidence", type=float, default=0.95, help="bootstrap interval level")
-    ms.add_argument("--n-resamples", type=int, default=10_000, help="bootstrap resamples")
-    ms.add_argument("--seed", type=int, default=0, help="seed of the resamples")
+    output_options(ms)
     log_options(ms, propensity=True)
     ms.set_defaults(func=run_measure)
     win = verbs.add_parser(
@@ -158,10 +161,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     win.add_argument("--unit", choices=["us", "ms", "s"], default="us", help="unit of numeric timestamps")
     win.add_argument("--alpha", type=float, default=0.05, help="flag at Holm-adjusted p below this")
     win.add_argument("--plot", default=None, metavar="PATH", help="write the trend plot (.png, .svg or .pdf)")
-    win.add_argument("--json", action="store_true", help="print JSON instead of markdown")
-    win.add_argument("--confidence", type=float, default=0.95, help="bootstrap interval level")
-    win.add_argument("--n-resamples", type=int, default=10_000, help="bootstrap resamples")
-    win.add_argument("--seed", type=int, default=0, help="seed of the resamples")
+    output_options(win)
     log_options(win)
     win.set_defaults(func=run_windows)
     show_defaults(p)  # the verbs' options
@@ -287,7 +287,8 @@ def _print_estimates(args: argparse.Namespace, got: dict[str, Any], impressions:
 
 def run_windows(args: argparse.Namespace) -> int:
     """Run ``irmetrics clicks windows``."""
-    from ..clicks.windows import plot_windows, windows
+    from ..clicks.windows import windows
+    from ..plots.windows import plot_windows
 
     _, sessions = read_log(args, args.log)
     rows = windows(
@@ -314,7 +315,7 @@ def run_windows(args: argparse.Namespace) -> int:
     for r in rows:
         delta = "" if r.delta is None else f"{r.delta:+.4f}"
         p = "" if r.p_holm is None else format_p(r.p_holm)
-        cells = [r.start, str(r.impressions), f"{r.mean:.4f}", f"{r.ci_low:.4f}", f"{r.ci_high:.4f}", delta, p]
+        cells = [r.start, str(r.size), f"{r.mean:.4f}", f"{r.ci_low:.4f}", f"{r.ci_high:.4f}", delta, p]
         print("| " + " | ".join([*cells, "drop" if r.flagged else ""]) + " |")
     return 0
 
@@ -337,6 +338,7 @@ __all__ = [
     "MODEL_NAMES",
     "add_subcommand",
     "log_options",
+    "output_options",
     "read_log",
     "run_compare",
     "run_estimate",

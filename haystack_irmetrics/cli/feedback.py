@@ -240,33 +240,30 @@ def run(args: argparse.Namespace) -> int:
             print(f"irmetrics: warning: {w.message}", file=sys.stderr)
         else:
             warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+    if args.window:
+        ev.windows, ev.window, ev.window_alpha = _windows(args, log, strategy), args.window, args.alpha
     if args.report:
+        from ..feedback.report import add_windows_section
         from ..report import feedback_report
 
         written = ev.write_report(args.report, plots=args.plots)
-        written.append(feedback_report(ev, runs, Path(args.report) / "report.html"))
+        page = feedback_report(ev, runs, Path(args.report) / "report.html")
+        written.append(add_windows_section(ev, page))
         print(f"report: {len(written)} files in {args.report}", file=sys.stderr)
-    windows = _windows(args, log, strategy) if args.window else None
     if args.json:
         from ..feedback import jsonable
 
-        data = ev.to_dict()
-        if windows is not None:
-            data["windows"] = [r.to_dict() for r in windows]
-        print(json.dumps(jsonable(data), indent=2, allow_nan=False))
+        print(json.dumps(jsonable(ev.to_dict()), indent=2, allow_nan=False))
     else:
         print(ev.to_markdown(), end="")
-        if windows is not None:
-            print(_windows_markdown(windows, args.window), end="")
     return 0
 
 
 def _windows(args: argparse.Namespace, log: Any, strategy: Any) -> Any:
-    """The logged system's measures per ``--window`` (:mod:`haystack_irmetrics.feedback.windows`), with
-    ``--report DIR``: ``DIR/windows.csv`` and a trend plot per measure in ``DIR/plots/``."""
+    """The logged system's measures per ``--window`` (:mod:`haystack_irmetrics.feedback.windows`)."""
     from ..feedback.windows import feedback_windows
 
-    rows = feedback_windows(
+    return feedback_windows(
         log,
         strategy,
         width=args.window,
@@ -281,45 +278,6 @@ def _windows(args: argparse.Namespace, log: Any, strategy: Any) -> Any:
         n_resamples=args.n_resamples,
         seed=args.seed,
     )
-    if args.report:
-        import csv
-        import io
-
-        from ..io.output import replacing_file
-
-        text = io.StringIO()
-        writer = csv.DictWriter(text, fieldnames=list(rows[0].to_dict()) if rows else ["measure"])
-        writer.writeheader()
-        writer.writerows(r.to_dict() for r in rows)
-        with replacing_file(Path(args.report) / "windows.csv") as f:
-            f.write(text.getvalue().encode("utf-8"))
-        if args.plots is not False:
-            from ..clicks.windows import Window, plot_windows
-
-            for measure in dict.fromkeys(r.measure for r in rows):
-                mine = [Window(r.start, r.end, r.queries, r.mean, r.ci_low, r.ci_high, r.reference, r.delta,
-                               r.p_value, r.p_holm, r.flagged) for r in rows if r.measure == measure]  # fmt: skip
-                safe = measure.replace("@", "_").replace("/", "_")
-                plot_windows(mine, Path(args.report) / "plots" / f"windows_{safe}.png", measure=measure)
-    return rows
-
-
-def _windows_markdown(rows: Any, width: str) -> str:
-    from ..stats.compare import format_p
-
-    lines = [
-        "",
-        f"## Windows ({width}, the logged rankings)",
-        "",
-        "| measure | window | queries | mean | ci_low | ci_high | delta | p (Holm) | flagged |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        delta = "" if r.delta is None else f"{r.delta:+.4f}"
-        p = "" if r.p_holm is None else format_p(r.p_holm)
-        cells = [r.measure, r.start, str(r.queries), f"{r.mean:.4f}", f"{r.ci_low:.4f}", f"{r.ci_high:.4f}", delta, p]
-        lines.append("| " + " | ".join([*cells, "drop" if r.flagged else ""]) + " |")
-    return "\n".join(lines) + "\n"
 
 
 __all__ = ["add_subcommand", "run"]

@@ -12,7 +12,7 @@ import argparse
 import json
 from typing import Any
 
-from .clicks import log_options, read_log
+from .clicks import log_options, output_options, read_log
 
 
 def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -26,10 +26,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "click), a two-sided sign test and a percentile bootstrap interval of delta.",
     )
     p.add_argument("log", help="click log with a team column: .jsonl/.ndjson/.json, .csv/.tsv or .parquet")
-    p.add_argument("--json", action="store_true", help="print JSON instead of markdown")
-    p.add_argument("--confidence", type=float, default=0.95, help="bootstrap interval level")
-    p.add_argument("--n-resamples", type=int, default=10_000, help="bootstrap resamples")
-    p.add_argument("--seed", type=int, default=0, help="seed of the resamples")
+    output_options(p)
     log_options(p, team=True)
     p.set_defaults(func=run)
     return p

@@ -22,6 +22,7 @@ from ..core import Preset
 from ..core.evaluate import bounded, short_list
 from ..io.tables import csv_cell, markdown_cell
 from ..stats.compare import format_p
+from ..stats.windows import Window
 from ._deps import pl
 from .judgments import ALL, AggregatedFeedback
 from .scoring import VARIANTS, SegmentResult, feedback_preset
@@ -40,6 +41,12 @@ class FeedbackEvaluation:
     metrics: list[str]
     overall: SegmentResult
     segments: list[SegmentResult] = field(default_factory=list)
+    #: The logged rankings' measures per time window (:func:`~.windows.feedback_windows`), when asked for;
+    #: ``window`` is their width (``"1d"``), ``window_alpha`` the adjusted p below which a drop is flagged.
+    #: The markdown, JSON, report files and :func:`add_windows_section` show them.
+    windows: list[Window] = field(default_factory=list)
+    window: str | None = None
+    window_alpha: float = 0.05
 
     def __repr__(self) -> str:
         """Short whatever the size of the log: source, strategy, queries, systems, metrics, segments."""
@@ -181,6 +188,8 @@ def to_markdown(ev: FeedbackEvaluation, *, intervals: bool = True, skipped: int 
                     for n in ev.systems
                 ]
                 out.append(f"| {markdown_cell(seg.label)} | {len(seg.queries):,} | {m} | " + " | ".join(cells) + " |")
+    if ev.windows:
+        out += windows_markdown(ev)
     if s["skipped_rows"]:
         sk = ev.feedback.skipped
         out += [
@@ -262,6 +271,7 @@ def to_dict(ev: FeedbackEvaluation) -> dict[str, Any]:
         "comparisons": comparison_rows(ev),
         "segments": [{"segment": seg.label, "queries": len(seg.queries)} for seg in ev.segments],
         "skipped_rows": sk.to_dicts(),
+        **({"windows": [w.to_dict() for w in ev.windows]} if ev.windows else {}),
     }
 
 
@@ -315,6 +325,8 @@ def write_report(
     written.append(
         _write_csv(out / "skipped_rows.csv", data["skipped_rows"], ["row", "line", "column", "value", "reason"])
     )
+    if ev.windows:
+        written.append(_write_csv(out / "windows.csv", data["windows"]))
     if per_query:
         written.append(_write_per_query(ev, out / "per_query.csv"))
     try:
@@ -331,6 +343,7 @@ def write_report(
                 raise
         else:
             written.extend(write_plots(ev, out / "plots"))
+            written.extend(write_window_plots(ev, out / "plots"))
     return written
 
 
@@ -395,14 +408,122 @@ def write_plots(ev: FeedbackEvaluation, directory: str | os.PathLike[str], metri
     return paths
 
 
+def _by_measure(ev: FeedbackEvaluation) -> dict[str, list[Window]]:
+    out: dict[str, list[Window]] = {}
+    for w in ev.windows:
+        out.setdefault(w.measure, []).append(w)
+    return out
+
+
+def windows_markdown(ev: FeedbackEvaluation) -> list[str]:
+    """The ``## Windows`` section: each measure per window with its interval, change and Holm p; ``drop``
+    marks a flagged window."""
+    lines = [
+        "",
+        f"## Windows ({ev.window or 'time windows'}, the logged rankings)",
+        "",
+        "| measure | window | queries | mean | ci_low | ci_high | delta | p (Holm) | flagged |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in ev.windows:
+        delta = "" if r.delta is None else f"{r.delta:+.4f}"
+        p = "" if r.p_holm is None else format_p(r.p_holm)
+        cells = [markdown_cell(r.measure), r.start, str(r.size), _fmt(r.mean), _fmt(r.ci_low), _fmt(r.ci_high)]
+        lines.append("| " + " | ".join([*cells, delta, p, "drop" if r.flagged else ""]) + " |")
+    return lines
+
+
+def write_window_plots(ev: FeedbackEvaluation, directory: str | os.PathLike[str]) -> list[Path]:
+    """One trend plot per measure of ``ev.windows`` (:func:`~haystack_irmetrics.plots.windows.plot_windows`):
+    ``windows_<measure>.png``."""
+    from ..plots.windows import plot_windows
+
+    out = Path(directory)
+    return [plot_windows(rows, out / f"windows_{_slug(m)}.png") for m, rows in _by_measure(ev).items()]
+
+
+def windows_html(ev: FeedbackEvaluation) -> str:
+    """The report page's ``<section id="windows">``: per measure, its trend plot (an inlined SVG, as the page
+    inlines its other figures; none without matplotlib) and its table, flagged windows marked ``drop``
+    (``<tr class="flagged">``)."""
+    import base64
+    import html
+    import importlib.util
+    import tempfile
+
+    e = html.escape
+    drawn = importlib.util.find_spec("matplotlib") is not None
+    pct = f"{ev.settings['confidence'] * 100:g}%"
+    parts = [
+        '<section id="windows"><h2>Windows</h2>',
+        "<style>#windows tr.flagged td { background: #ffebe9; font-weight: 600; }</style>",
+        f'<p class="notes">The rankings users saw, scored per {e(ev.window or "time window")} window (aligned to the '
+        f"epoch, UTC) against the judgments of the whole log: each measure's mean over the window's judged queries "
+        f"with its {pct} percentile bootstrap interval; each window against the previous one or the baseline window "
+        "by Welch's t-test, Holm-adjusted across the windows; <b>drop</b>: worse than its reference at an adjusted "
+        f"p below {ev.window_alpha:g}.</p>",
+    ]
+    with tempfile.TemporaryDirectory(prefix="irmetrics-windows-") as tmp:
+        for measure, rows in _by_measure(ev).items():
+            parts.append(f"<h3>{e(measure)}</h3>")
+            if drawn:
+                from ..plots.windows import plot_windows
+
+                svg = plot_windows(rows, Path(tmp) / f"{len(parts)}.svg").read_text(encoding="utf-8")
+                uri = "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")
+                caption = e(f"{measure} per window")
+                parts.append(
+                    f'<div class="curves"><figure><img alt="{caption}" src="{uri}">'
+                    f"<figcaption>{caption}</figcaption></figure></div>"
+                )
+            head = ["queries", "mean", f"{pct} CI", "delta", "p", "p Holm", "flagged"]
+            cells = '<th class="name">window</th><th class="name">end</th>' + "".join(f"<th>{h}</th>" for h in head)
+            parts.append(f'<table class="windows"><thead><tr>{cells}</tr></thead><tbody>')
+            for r in rows:
+                delta = "" if r.delta is None else f"{r.delta:+.4f}"
+                sign = "" if not r.delta else (' class="neg"' if r.delta < 0 else ' class="pos"')
+                cells = [
+                    f'<td class="name">{e(r.start)}</td><td class="name">{e(r.end)}</td><td>{r.size:,}</td>',
+                    f"<td>{_fmt(r.mean)}</td><td>[{_fmt(r.ci_low)}, {_fmt(r.ci_high)}]</td><td{sign}>{delta}</td>",
+                    f"<td>{'' if r.p_value is None else format_p(r.p_value)}</td>",
+                    f"<td>{'' if r.p_holm is None else format_p(r.p_holm)}</td><td>{'drop' if r.flagged else ''}</td>",
+                ]
+                row = '<tr class="flagged">' if r.flagged else "<tr>"
+                parts.append(row + "".join(cells) + "</tr>")
+            parts.append("</tbody></table>")
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+def add_windows_section(ev: FeedbackEvaluation, path: str | os.PathLike[str]) -> Path:
+    """Add :func:`windows_html` to the report page at ``path`` (written by
+    :func:`~haystack_irmetrics.report.feedback_report`), after its last section, with a link in its
+    navigation; the page is written again whole. Nothing to add without ``ev.windows``."""
+    from ..io.output import write_text
+
+    page = Path(path).read_text(encoding="utf-8")
+    if not ev.windows or '<section id="windows">' in page:
+        return Path(path)
+    section = windows_html(ev) + "\n"
+    cut = page.rfind("</main>")
+    cut = cut if cut >= 0 else page.rfind("</body>")
+    page = page[:cut] + section + page[cut:] if cut >= 0 else page + section
+    page = page.replace("</nav>", '<a href="#windows">Windows</a></nav>', 1)
+    return write_text(path, page)
+
+
 __all__ = [
     "FeedbackEvaluation",
+    "add_windows_section",
     "comparison_rows",
     "jsonable",
     "primary_metric",
     "score_rows",
     "to_dict",
     "to_markdown",
+    "windows_html",
+    "windows_markdown",
     "write_plots",
     "write_report",
+    "write_window_plots",
 ]

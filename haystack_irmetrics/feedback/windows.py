@@ -13,39 +13,17 @@ adjusted p below ``alpha`` is flagged.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import FeedbackSchemaError
-from ..stats.windows import baseline_index, compare_windows, references, window_of
+from ..stats.windows import Window, window_of, window_series
 from .judgments import Strategy
 from .reading import FeedbackLog
 
 if TYPE_CHECKING:  # pragma: no cover
     import polars as pl
-
-
-@dataclass(frozen=True)
-class FeedbackWindow:
-    """One window of one measure: span, queries scored, mean and interval, and the change against its reference."""
-
-    measure: str
-    start: str
-    end: str
-    queries: int
-    mean: float
-    ci_low: float
-    ci_high: float
-    reference: str | None
-    delta: float | None
-    p_value: float | None
-    p_holm: float | None
-    flagged: bool
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
 
 
 def _ranked(frame: pl.DataFrame) -> dict[str, list[str]]:
@@ -78,12 +56,11 @@ def feedback_windows(
     confidence: float = 0.95,
     n_resamples: int = 10_000,
     seed: int = 0,
-) -> list[FeedbackWindow]:
+) -> list[Window]:
     """Every measure per window for the logged system (see the module docs), measure by measure in time order.
 
     :raises FeedbackSchemaError: the log has no timestamp or position column, or a row has no timestamp.
     """
-    from ..stats.significance import bootstrap_ci
     from ._deps import pl
     from .aggregate import aggregate_feedback
     from .scoring import score_system
@@ -109,33 +86,12 @@ def feedback_windows(
         keep = np.array([q in ranked for q in scores.queries], dtype=bool)  # the queries shown in the window
         names = list(scores.values["full"])
         per_window.append({m: v[keep] for m, v in scores.values["full"].items()})
-    refs = references(len(starts), baseline_index(starts, baseline))
-    out = []
+    out: list[Window] = []
     for m in names:
         groups = [values[m] for values in per_window]
-        changes = compare_windows(groups, refs, alpha=alpha)
-        for i, (g, change) in enumerate(zip(groups, changes, strict=True)):
-            if g.size >= 2:
-                low, high = bootstrap_ci(g, confidence=confidence, n_resamples=n_resamples, seed=seed)
-            else:
-                low = high = float(g.mean()) if g.size else float("nan")
-            out.append(
-                FeedbackWindow(
-                    measure=m,
-                    start=starts[i],
-                    end=ends[i],
-                    queries=int(g.size),
-                    mean=float(g.mean()) if g.size else float("nan"),
-                    ci_low=float(low),
-                    ci_high=float(high),
-                    reference=None if change.reference is None else starts[change.reference],
-                    delta=change.delta,
-                    p_value=change.p_value,
-                    p_holm=change.p_holm,
-                    flagged=change.flagged,
-                )
-            )
+        out += window_series(groups, starts, ends, measure=m, counted="queries", baseline=baseline, alpha=alpha,
+                             confidence=confidence, n_resamples=n_resamples, seed=seed)  # fmt: skip
     return out
 
 
-__all__ = ["FeedbackWindow", "feedback_windows"]
+__all__ = ["Window", "feedback_windows"]

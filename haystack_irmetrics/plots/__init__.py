@@ -16,11 +16,15 @@ From runs and qrels (evaluated here; :mod:`.runs`):
 * :func:`plot_gain_curves` -- mean CG, DCG and NDCG against the rank, with the ideal CG/DCG;
 * :func:`plot_runs_metric_vs_k` -- a measure with a cutoff against k, one line per system;
 * :func:`plot_runs_score_distribution` -- per-query values of one measure, one box per system.
+
+Over time windows (:mod:`.windows`): :func:`plot_windows` -- a measure's mean per window with its interval,
+the flagged drops circled.
 """
 
 from .arrays import plot_delta_histogram, plot_metric_vs_k, plot_score_distribution, plot_sorted_differences
 from .figure import DEFAULT_DPI, DEFAULT_SIZE
 from .runs import DEFAULT_KS, plot_gain_curves, plot_pr_curves, plot_runs_metric_vs_k, plot_runs_score_distribution
+from .windows import plot_windows
 
 __all__ = [
     "DEFAULT_DPI",
@@ -34,4 +38,5 @@ __all__ = [
     "plot_runs_score_distribution",
     "plot_score_distribution",
     "plot_sorted_differences",
+    "plot_windows",
 ]

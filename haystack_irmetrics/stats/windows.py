@@ -5,7 +5,8 @@ as windows hold different ones) and, for each window with a reference (the previ
 baseline window), gives the change of the mean, Welch's two-sample t-test p-value and its Holm
 adjustment across the windows compared; a window is flagged when it is worse than its reference and
 its adjusted p-value is below ``alpha``. Used by ``irmetrics clicks windows`` and ``irmetrics feedback
---window``.
+--window``; :func:`window_series` turns the windows' values into one :class:`Window` each (mean,
+bootstrap interval and the comparison), the one result type of both.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -129,8 +131,94 @@ def compare_windows(
     return out
 
 
+@dataclass(frozen=True)
+class Window:
+    """One window of one measure: its span, how many values it averages (``size``, counting ``counted``:
+    ``"impressions"`` of a click log, ``"queries"`` of a feedback log), mean and interval, and the change
+    against its reference window (its start; None for a window compared with nothing)."""
+
+    measure: str
+    start: str
+    end: str
+    size: int
+    mean: float
+    ci_low: float
+    ci_high: float
+    reference: str | None
+    delta: float | None
+    p_value: float | None
+    p_holm: float | None
+    flagged: bool
+    counted: str = "queries"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``measure``, ``start``, ``end``, the size under its ``counted`` name, ``mean``, ...,
+        ``flagged``."""
+        out: dict[str, Any] = {"measure": self.measure, "start": self.start, "end": self.end, self.counted: self.size}
+        for key in ("mean", "ci_low", "ci_high", "reference", "delta", "p_value", "p_holm", "flagged"):
+            out[key] = getattr(self, key)
+        return out
+
+
+def window_series(
+    groups: Sequence[np.ndarray],
+    starts: Sequence[str],
+    ends: Sequence[str],
+    *,
+    measure: str,
+    counted: str = "queries",
+    baseline: str | None = None,
+    lower_is_better: bool = False,
+    alpha: float = 0.05,
+    confidence: float = 0.95,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+) -> list[Window]:
+    """One :class:`Window` per group of values (a window's per-impression or per-query values, in time
+    order): the mean with its percentile bootstrap interval (the value itself for one value, nan for none)
+    and :func:`compare_windows` against the previous window or the one starting at ``baseline``
+    (:func:`baseline_index`).
+
+    :raises StatsInputError: ``baseline`` starts no window; lengths differ.
+    """
+    from .significance import bootstrap_ci
+
+    if not len(groups) == len(starts) == len(ends):
+        raise StatsInputError(f"{len(groups)} windows but {len(starts)} starts and {len(ends)} ends")
+    arrays = [np.asarray(g, dtype=float) for g in groups]
+    refs = references(len(arrays), baseline_index(starts, baseline))
+    changes = compare_windows(arrays, refs, lower_is_better=lower_is_better, alpha=alpha)
+    out = []
+    for g, start, end, change in zip(arrays, starts, ends, changes, strict=True):
+        mean = float(g.mean()) if g.size else float("nan")
+        if g.size >= 2:
+            low, high = (float(x) for x in bootstrap_ci(g, confidence=confidence, n_resamples=n_resamples, seed=seed))
+        else:
+            low = high = mean
+        reference = None if change.reference is None else starts[change.reference]
+        out.append(
+            Window(
+                measure,
+                start,
+                end,
+                int(g.size),
+                mean,
+                low,
+                high,
+                reference,
+                change.delta,
+                change.p_value,
+                change.p_holm,
+                change.flagged,
+                counted,
+            )
+        )
+    return out
+
+
 __all__ = [
     "SCALE",
+    "Window",
     "WindowChange",
     "baseline_index",
     "compare_windows",
@@ -138,4 +226,5 @@ __all__ = [
     "parse_window",
     "references",
     "window_of",
+    "window_series",
 ]
