@@ -77,6 +77,39 @@ def test_sample_numbers_equal_beir_evaluate_and_evaluate_custom_exactly(sample_r
     assert sample_run.means == beir_reference(qrels, sample_run.results)
 
 
+def test_the_summary_reports_beirs_hole_judged_at_k_and_the_bounds_the_holes_leave(sample_run):
+    import pytrec_eval
+    from beir.retrieval.evaluation import EvaluateRetrieval
+
+    qrels = load_beir(sample_run.info["dataset_path"]).qrels
+    summary = sample_run.summary()
+    beir_hole = EvaluateRetrieval.evaluate_custom(qrels, copy.deepcopy(sample_run.results), K_VALUES, "hole")
+    assert {k: v for k, v in summary["holes"].items() if k.startswith("Hole@")} == beir_hole
+    # Judged@k is P@k with every judgment relevant, ranked as pytrec_eval ranks (ties by doc id; ir_measures'
+    # own Judged breaks the sample's one tie at rank 10 the other way), identical ids dropped as BEIR does.
+    run = {q: {d: s for d, s in docs.items() if d != q} for q, docs in sample_run.results.items()}
+    every = {q: dict.fromkeys(docs, 1) for q, docs in qrels.items()}
+    per_query = pytrec_eval.RelevanceEvaluator(every, {"P_10"}).evaluate(run)
+    assert summary["holes"]["Judged@10"] == round(sum(v["P_10"] for v in per_query.values()) / len(per_query), 5)
+    for name in ("NDCG@10", "Recall@100"):
+        b = summary["hole_bounds"][name]
+        assert b["low"] <= summary["metrics"][name] <= b["high"]
+    assert summary["hole_bounds"]["Recall@100"]["high"] > summary["metrics"]["Recall@100"]
+    text = main_output(["beir", "sample", "--no-progress", "-k", "10,100"])
+    assert f"Hole@10 {summary['holes']['Hole@10']:.5f}" in text
+    assert f"NDCG@10 in [{summary['hole_bounds']['NDCG@10']['low']:.5f}, " in text
+
+
+def main_output(argv):
+    import contextlib
+    import io
+
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        assert main(argv) == 0
+    return buffer.getvalue()
+
+
 def test_results_keep_the_pipeline_order_and_one_entry_per_corpus_id(sample_run):
     for docs in sample_run.results.values():
         scores = list(docs.values())

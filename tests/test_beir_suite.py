@@ -203,6 +203,16 @@ def test_sub_datasets_are_one_row_averaged_like_cqadupstack(tmp_path):
     assert board["datasets"]["forums"] == {m: round(v, 5) for m, v in group_raw.items()}
     sample_raw = result.summaries["sample"]["raw_metrics"]
     assert board["average"] == {m: round((group_raw[m] + sample_raw[m]) / 2, 5) for m in group_raw}
+    # The holes and their bounds: a group's are the means of its members'.
+    holes = [result.summaries[f"forums/{n}"]["holes"]["Hole@10"] for n in ("alpha", "beta")]
+    assert board["holes"]["forums"]["Hole@10"] == round((holes[0] + holes[1]) / 2, 5)
+    lows = [result.summaries[f"forums/{n}"]["hole_bounds"]["NDCG@10"]["low"] for n in ("alpha", "beta")]
+    assert board["hole_bounds"]["forums"]["NDCG@10"][0] == round((lows[0] + lows[1]) / 2, 5)
+    assert board["hole_bounds"]["sample"]["Recall@100"] == [
+        result.summaries["sample"]["hole_bounds"]["Recall@100"][key] for key in ("low", "high")
+    ]
+    table = (out / "leaderboard.md").read_text()
+    assert "| Hole@10 | Hole@100 | NDCG@10 if holes judged |" in table
 
 
 def _summary(ndcg: float, recall: float, pipeline: str = "bm25", models=()):

@@ -71,6 +71,10 @@ class Leaderboard:
     :ivar references: ``{source: {row: {measure: published value}}}`` for the retriever's family.
     :ivar missing_documents: ``{row: judged documents missing from its corpus}`` for the rows that have any
         (a group: the sum over its members).
+    :ivar holes: ``{row: {"Hole@10": share, ...}}``: BEIR's hole at the shown measures' k (a group: the mean
+        of its members); ``hole_bounds``: ``{row: {measure: [low, high]}}``, where the value lies once the
+        holes are judged 0 or 1 (a group: the means of its members' bounds). Rows of summaries written
+        before these existed have none.
     """
 
     datasets: dict[str, dict[str, float]]
@@ -79,6 +83,8 @@ class Leaderboard:
     configuration: dict[str, Any] = field(default_factory=dict)
     references: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
     missing_documents: dict[str, int] = field(default_factory=dict)
+    holes: dict[str, dict[str, float]] = field(default_factory=dict)
+    hole_bounds: dict[str, dict[str, list[float]]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         sources = load_references()["sources"]
@@ -93,6 +99,8 @@ class Leaderboard:
                 for key, values in self.references.items()
             },
             "judged_documents_missing_from_corpus": dict(self.missing_documents),
+            "holes": self.holes,
+            "hole_bounds": self.hole_bounds,
         }
 
     def to_json(self) -> str:
@@ -127,6 +135,10 @@ class Leaderboard:
                     columns.append((measure, key))
                     header += [sources[key]["label"], "Δ"]
                     align += ["---:", "---:"]
+        bounded = [m for m in LEADERBOARD_MEASURES if any(m in b for b in self.hole_bounds.values())]
+        hole_names = list(dict.fromkeys("Hole@" + m.split("@")[1] for m in bounded))
+        header += hole_names + [f"{m} if holes judged" for m in bounded]
+        align += ["---:"] * (len(hole_names) + len(bounded))
         lines += ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
         for row, values in [*self.datasets.items(), ("**average**", self.average)]:
             cells = [f"{row} †" if row in self.missing_documents else row]
@@ -140,6 +152,10 @@ class Leaderboard:
                     ref = self.references[key].get(row, {}).get(measure)
                 cells.append("—" if ref is None else f"{ref:g}")
                 cells.append("—" if ref is None or ours is None else f"{ours - ref:+.4f}")
+            holes = self._average_holes() if row == "**average**" else self.holes.get(row, {})
+            cells += ["—" if name not in holes else f"{holes[name]:.5f}" for name in hole_names]
+            bounds = self._average_bounds() if row == "**average**" else self.hole_bounds.get(row, {})
+            cells += ["—" if m not in bounds else f"[{bounds[m][0]:.5f}, {bounds[m][1]:.5f}]" for m in bounded]
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
         if self.missing_documents:
@@ -147,6 +163,13 @@ class Leaderboard:
             lines += [
                 f"† Judged documents missing from the corpus: {counts}. They count as relevant and unretrievable, "
                 "as in BEIR's evaluation and the published figures.",
+                "",
+            ]
+        if bounded:
+            lines += [
+                f"{', '.join(hole_names)}: the share of the top k that no query judged (BEIR's hole). "
+                '"If holes judged": the interval the value lies in once each unjudged document of a query\'s top k '
+                "is judged 0 or 1 (a hole judged relevant can also lower nDCG).",
                 "",
             ]
         if self.references:
@@ -161,6 +184,19 @@ class Leaderboard:
                 "and for dense models with published BEIR figures (Contriever, Contriever-msmarco, BGE-base-en-v1.5)."
             )
         return "\n".join(lines) + "\n"
+
+    def _average_holes(self) -> dict[str, float]:
+        rows = list(self.holes.values())
+        if len(rows) != len(self.datasets):
+            return {}
+        return {m: round(v, 5) for m, v in _mean(rows).items()} if rows else {}
+
+    def _average_bounds(self) -> dict[str, list[float]]:
+        rows = list(self.hole_bounds.values())
+        if not rows or len(rows) != len(self.datasets):
+            return {}
+        names = [m for m in rows[0] if all(m in r for r in rows)]
+        return {m: [round(math.fsum(r[m][i] for r in rows) / len(rows), 5) for i in (0, 1)] for m in names}
 
     def _reference_average(self, key: str, measure: str) -> float | None:
         values = [self.references[key].get(row, {}).get(measure) for row in self.datasets]
@@ -198,6 +234,19 @@ def build_leaderboard(
         if (n := sum(int(summaries[m].get("judged_documents_missing_from_corpus") or 0) for m in names))
     }
     average = {m: round(v, 5) for m, v in _mean(list(raw.values())).items()} if raw else {}
+    holes: dict[str, dict[str, float]] = {}
+    bounds: dict[str, dict[str, list[float]]] = {}
+    for row, names in rows.items():
+        found = [summaries[n].get("holes") for n in names]
+        if found and all(isinstance(h, dict) and h for h in found):
+            holes[row] = {m: round(v, 5) for m, v in _mean(found).items() if m.startswith("Hole@")}
+        pairs = [summaries[n].get("hole_bounds") for n in names]
+        if pairs and all(isinstance(b, dict) and b for b in pairs):
+            common = [m for m in pairs[0] if all(m in b for b in pairs)]
+            bounds[row] = {
+                m: [round(math.fsum(b[m][key] for b in pairs) / len(pairs), 5) for key in ("low", "high")]
+                for m in common
+            }
     first = next(iter(summaries.values()), {})
     recorded = first.get("configuration") or {}
     configuration = {
@@ -215,6 +264,8 @@ def build_leaderboard(
         configuration=configuration,
         references=_references(rows, groups or {}, str(first.get("pipeline")), first.get("models") or []),
         missing_documents=missing,
+        holes=holes,
+        hole_bounds=bounds,
     )
 
 

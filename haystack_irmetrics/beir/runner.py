@@ -14,7 +14,7 @@ from numbers import Real
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core import DEFAULT_K_VALUES, EvaluationResult, evaluate
+from ..core import DEFAULT_K_VALUES, EvaluationResult, evaluate, hole_bounds
 from ..errors import ConfigurationChangedError, OutputError, PipelineError
 from ..integration.fastpath import in_trec_order, long_lived_objects_frozen
 from ..io.trec import check_trec_ids, write_trec_run
@@ -27,6 +27,9 @@ from .settings import DEFAULT_TOP_K, BeirSettings, joiner_setting
 
 if TYPE_CHECKING:  # pragma: no cover
     from haystack import Document
+
+#: The measures ``summary.json`` bounds by the run's holes (the leaderboard's), where ``k_values`` hold their k.
+BOUNDED_MEASURES = ("NDCG@10", "Recall@100")
 
 
 @dataclass
@@ -45,6 +48,9 @@ class BeirRun:
         ``peak_rss_scope`` is ``"phase"`` (each phase's own peak) or ``"process"`` (the peak so far).
     :ivar queries_from_checkpoint: queries read from a checkpoint instead of retrieved by this process.
     :ivar finished_at: when the run ended, UTC (``2026-11-27T15:02:11Z``).
+    :ivar holes: the run's holes: ``{"Judged@k": mean, "Hole@k": mean}`` for every k (BEIR's ``Hole@k``:
+        the share of the top k that no query judged), and ``"bounds"``: for nDCG@10 and Recall@100, the
+        interval the value lies in once the holes are judged (each 0 or 1; :func:`~haystack_irmetrics.core.bounds.hole_bounds`).
     """
 
     results: dict[str, dict[str, float]]
@@ -56,6 +62,7 @@ class BeirRun:
     peak_rss_scope: str = "phase"
     queries_from_checkpoint: int = 0
     finished_at: str | None = None
+    holes: dict[str, Any] = field(default_factory=dict)
 
     @property
     def means(self) -> dict[str, float]:
@@ -79,6 +86,8 @@ class BeirRun:
             "metrics": dict(self.evaluation.means),
             "raw_metrics": dict(self.evaluation.raw_means),
             "n_queries_averaged": dict(self.evaluation.n_queries),
+            "holes": {k: v for k, v in self.holes.items() if k != "bounds"},
+            "hole_bounds": dict(self.holes.get("bounds", {})),
             "warnings": list(self.warnings),
         }
 
@@ -278,7 +287,9 @@ def _run(
         raise PipelineError(f"{state['pipeline_source']} retrieved no document for any of the {len(results)} queries")
     with phases.phase("evaluation"):
         evaluation = _evaluate(loaded.ds, retrieved, settings.k_values)
+        holes = run_holes(loaded.ds.qrels, retrieved.results, settings.k_values)
     run = _outcome(loaded, settings, state, top_k, retrieved, evaluation, phases, started)
+    run.holes = holes
     if output_dir is not None:
         run.write(output_dir)
         if loaded.checkpoint is not None:
@@ -368,6 +379,18 @@ def _evaluate(ds: BeirDataset, retrieved: _Retrieved, k_values: Sequence[int]) -
         as_ranked = evaluate(ds.qrels, retrieved.results, k_values, preset="beir", ties="stable")
         diagnostics["means_in_pipeline_order"] = {m: v for m, v in as_ranked.means.items() if v != evaluation.means[m]}
     return evaluation
+
+
+def run_holes(
+    qrels: Mapping[str, Mapping[str, float]], results: Mapping[str, Mapping[str, float]], k_values: Sequence[int]
+) -> dict[str, Any]:
+    """Judged@k and BEIR's Hole@k for every k, and the hole bounds of :data:`BOUNDED_MEASURES` (grade 1)."""
+    names = [f"{family}@{k}" for k in k_values for family in ("Judged", "Hole")]
+    out: dict[str, Any] = dict(evaluate(qrels, results, measures=names, preset="beir").means)
+    wanted = [m for m in BOUNDED_MEASURES if int(m.split("@")[1]) in k_values]
+    bounds = hole_bounds(qrels, results, measures=wanted, preset="beir") if wanted else None
+    out["bounds"] = bounds.to_dict()["measures"] if bounds is not None else {}
+    return out
 
 
 def _outcome(

@@ -252,8 +252,19 @@ def _describe(summary: dict, table: str, finished: str | None = None) -> str:
     return (
         f"{summary['dataset']} ({summary['split']}): {summary['n_queries']} queries, {summary['n_documents']} "
         f"documents ({summary['n_indexed']} indexed) | pipeline {summary['pipeline']} | top_k {top_k}\n\n"
-        f"{table}\n\n{cost}"
+        f"{table}\n\n{_holes_line(summary)}{cost}"
     )
+
+
+def _holes_line(summary: dict) -> str:
+    """What the run's holes leave open: Hole@k at the bounded measures' k, and their bounds ('' for an old summary)."""
+    holes, bounds = summary.get("holes") or {}, summary.get("hole_bounds") or {}
+    names = dict.fromkeys("Hole@" + m.split("@")[1] for m in bounds)
+    shown = [f"{name} {holes[name]:.5f}" for name in names if name in holes]
+    if not shown:
+        return ""
+    ranges = ", ".join(f"{m} in [{b['low']:.5f}, {b['high']:.5f}]" for m, b in bounds.items())
+    return f"Unjudged in the top k (BEIR's hole): {', '.join(shown)}. Judged 0 or 1, the holes would put {ranges}.\n\n"
 
 
 __all__ = ["add_subcommand", "run"]
