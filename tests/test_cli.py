@@ -102,3 +102,40 @@ def test_help_imports_no_heavy_package(command):
 def test_evaluate_imports_neither_haystack_matplotlib_nor_scipy(files):
     # polars may stream the run file (io.evaluate_run_file) when it is installed; nothing else is loaded.
     assert set(loaded_after(["evaluate", str(files[0]), str(files[1]), "-k", "3"])) <= {"polars", "pyarrow"}
+
+
+def test_holes_adds_judged_and_beirs_hole_at_every_k(capsys):
+    from beir.retrieval.evaluation import EvaluateRetrieval
+
+    from haystack_irmetrics.io import read_qrels, read_run
+
+    assert main(["evaluate", "examples/data/half_qrels.tsv", "examples/data/good.trec", "-k", "3,10", "--holes"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert list(out)[-4:] == ["Judged@3", "Judged@10", "Hole@3", "Hole@10"]
+    qrels, run = read_qrels("examples/data/half_qrels.tsv").data, read_run("examples/data/good.trec").data
+    assert {k: out[k] for k in ("Hole@3", "Hole@10")} == EvaluateRetrieval.evaluate_custom(qrels, run, [3, 10], "hole")
+
+
+def test_bounds_prints_each_bounded_measures_interval_as_hole_bounds_computes_it(capsys):
+    from haystack_irmetrics import hole_bounds
+    from haystack_irmetrics.io import read_qrels, read_run
+
+    args = ["evaluate", "examples/data/half_qrels.tsv", "examples/data/good.trec", "-k", "10", "-m", "NDCG,P"]
+    assert main([*args, "--bounds", "2"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    qrels, run = read_qrels("examples/data/half_qrels.tsv").data, read_run("examples/data/good.trec").data
+    want = hole_bounds(qrels, run, measures=["NDCG@10", "P@10"], grade=2)
+    assert out["evaluation"] == {"NDCG@10": want.value["NDCG@10"], "P@10": want.value["P@10"]}
+    assert out["bounds"] == json.loads(json.dumps(want.to_dict()))
+    assert out["bounds"]["measures"]["NDCG@10"]["low"] < out["evaluation"]["NDCG@10"]  # holes can lower nDCG
+    assert main([*args, "--bounds", "1", "--format", "markdown"]) == 0
+    table = capsys.readouterr().out
+    assert "| measure | value | low | high | holes judged 1 | holes per query |" in table
+
+
+def test_bounds_of_measures_without_them_or_a_bad_grade_exit_2_with_one_line(capsys):
+    args = ["evaluate", "examples/data/half_qrels.tsv", "examples/data/good.trec", "-k", "10"]
+    assert main([*args, "-m", "bpref", "--bounds", "1"]) == 2
+    assert "--bounds: none of the measures ['bpref'] has hole bounds" in capsys.readouterr().err
+    assert main([*args, "-m", "NDCG", "--bounds", "0"]) == 2
+    assert "grade must be a finite number > 0" in capsys.readouterr().err

@@ -78,6 +78,20 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="the output folder of irmetrics judge ... --ppi: also print each measure with the filled qrels and "
         "its prediction-powered estimate and interval (QRELS: the human qrels)",
     )
+    ev.add_argument(
+        "--holes",
+        action="store_true",
+        help="also print Judged@k (the share of the top k the query judged) and Hole@k (BEIR's: the share no "
+        "query judged) for every k",
+    )
+    ev.add_argument(
+        "--bounds",
+        type=float,
+        default=None,
+        metavar="GRADE",
+        help="also print, for each measure that has them (nDCG, MAP, P, Recall, R_cap, MRR, ...), the interval its "
+        "value lies in once each unjudged document of a query's top k is judged 0 or GRADE",
+    )
     ev.set_defaults(func=run)
     return ev
 
@@ -101,7 +115,16 @@ def evaluate_files(args: argparse.Namespace) -> Any:
             raise ParseError(f"{e}; {hint}") from e
         raise
     # Streamed in pieces of whole queries when the file allows it: bounded memory, same result.
-    return evaluate_run_file(qrels, args.run, args.k, measures=args.measures, preset=policy(args))
+    return evaluate_run_file(qrels, args.run, args.k, measures=_measures(args), preset=policy(args))
+
+
+def _measures(args: argparse.Namespace) -> list[str] | None:
+    """The measures asked for, with the Judged and Hole families under ``--holes``."""
+    if not getattr(args, "holes", False):
+        return args.measures
+    from ..core import BEIR_FAMILIES
+
+    return [*(args.measures or BEIR_FAMILIES), "Judged", "Hole"]
 
 
 def _first_fields(path: str) -> int | None:
@@ -134,23 +157,60 @@ def run(args: argparse.Namespace) -> int:
     """Run ``irmetrics evaluate``: print the result in ``args.format``."""
     result = evaluate_files(args)
     text = format_result(result, args.format, args.per_query, args.digits)
+    extras: dict[str, Any] = {}
+    tables: list[str] = []
     if args.judged is not None:
-        text = _with_judged(text, result, args)
+        extras["judged"], table = _judged(result, args)
+        tables.append(table)
+    if args.bounds is not None:
+        extras["bounds"], table = _bounds(result, args)
+        tables.append(table)
+    if extras and args.format == "json":
+        import json
+
+        text = json.dumps({"evaluation": json.loads(text), **extras}, indent=2)
+    elif tables:
+        text = "\n".join([text, *tables])
     print(text)
     return 0
 
 
-def _with_judged(text: str, result: Any, args: argparse.Namespace) -> str:
-    """The printed result with the PPI table of ``--judged`` (JSON: one object with both)."""
-    import json
+def _bounds(result: Any, args: argparse.Namespace) -> tuple[dict, str]:
+    """``--bounds GRADE``: each bounded measure's interval once the holes are judged, and its table."""
+    from ..core.bounds import hole_bounds
+    from ..errors import InvalidArgumentError
+    from ..io import read_qrels, read_run
 
+    wanted = [m for m in result.measures if m.spec.hole_bounds is not None]
+    if not wanted:
+        raise InvalidArgumentError(
+            f"--bounds: none of the measures {[m.name for m in result.measures][:5]} has hole bounds "
+            "(nDCG, MAP, P, Recall, R_cap, MRR, Success, Rprec, F, ERR, nERR and RBP have)"
+        )
+    b = hole_bounds(
+        read_qrels(args.qrels).data, read_run(args.run).data, measures=wanted, grade=args.bounds, preset=policy(args)
+    )
+    n = args.digits if args.digits is not None else 4
+    lines = [
+        "",
+        f"| measure | value | low | high | holes judged {b.grade:g} | holes per query |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, row in b.to_dict()["measures"].items():
+        lines.append(
+            f"| {name} | {row['value']:.{n}f} | {row['low']:.{n}f} | {row['high']:.{n}f} | "
+            f"{row['holes_relevant']:.{n}f} | {row['holes']:.2f} |"
+        )
+    return b.to_dict(), "\n".join(lines)
+
+
+def _judged(result: Any, args: argparse.Namespace) -> tuple[dict, str]:
+    """``--judged DIR``: the PPI rows of each measure and their table."""
     from ..io import read_qrels, read_run
     from ..judges.ppi import judged_ppi
 
     measures = list(result.means)
     rows = judged_ppi(read_run(args.run).data, read_qrels(args.qrels).data, args.judged, measures, policy(args))
-    if args.format == "json":
-        return json.dumps({"evaluation": json.loads(text), "judged": rows}, indent=2)
     n = args.digits if args.digits is not None else 4
     lines = [
         "",
@@ -162,7 +222,7 @@ def _with_judged(text: str, result: Any, args: argparse.Namespace) -> str:
             f"| {name} | {row['human']:.{n}f} | {row['filled']:.{n}f} | {row['estimate']:.{n}f} | "
             f"[{row['low']:.{n}f}, {row['high']:.{n}f}] |"
         )
-    return text + "\n" + "\n".join(lines)
+    return rows, "\n".join(lines)
 
 
 __all__ = ["add_subcommand", "evaluate_files", "run", "swapped_hint"]
