@@ -241,8 +241,9 @@ def test_a_server_error_that_persists_stops_the_run_and_keeps_every_finished_jud
         assert bad not in finished and finished
         served = {(q, d) for q, d, _ in server.requests}
         assert finished <= served
-    # The server mended: only what was not finished is asked.
-    with JudgeServer(labels) as server:
+        port = server.httpd.server_address[1]
+    # The server mended, at the same URL (part of the judge's fingerprint): only what was not finished is asked.
+    with JudgeServer(labels, port=port) as server:
         judge_texts(ChatJudge(_generator(server.url)), texts, cache=JudgmentCache(cache_file), on_verdict=_Recorder())
         asked = {(q, d) for q, d, _ in server.requests}
     assert asked == set(texts) - finished

@@ -12,26 +12,36 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add ``cache`` to the ``irmetrics`` subcommands."""
     cache = sub.add_parser(
         "cache",
-        help="list or clear the cached corpus and query embeddings and bm25s indexes of irmetrics beir",
+        help="list or clear the cached corpus and query embeddings and bm25s indexes of irmetrics beir, and the "
+        "judgments of irmetrics judge",
         description=(
             "irmetrics beir caches corpus and query embeddings (keyed by model, embedder settings and the exact texts, so by "
             "corpus content and chunking) and bm25s indexes (keyed by documents and BM25 parameters) under "
             "$IRMETRICS_CACHE_DIR (default ~/.cache/haystack_irmetrics). An entry is checked when read; a damaged one "
             "is recomputed. clear deletes only the entries irmetrics wrote (ok or damaged), follows no symbolic link "
             "and reports what it leaves alone. Named BEIR datasets ($IRMETRICS_BEIR_DIR) are not cache entries and "
-            "are never cleared."
+            "are never cleared. The judgments of irmetrics judge (one SQLite file, judgments/judgments.sqlite) are "
+            "listed by judge (fingerprint, model, pairs, size); only clear --kind judgments deletes them (--judge: one "
+            "judge's)."
         ),
     )
     actions = cache.add_subparsers(dest="action", required=True)
     listing = actions.add_parser(
-        "list", help="list the entries: kind, key, status (ok or damaged), size, items, what they hold"
+        "list",
+        help="list the entries: kind, key, status (ok or damaged), size, items, what they hold; the judgments by judge",
     )
     listing.add_argument("--format", choices=["markdown", "json"], default="markdown", help="what to print")
     clear = actions.add_parser(
         "clear",
         help="delete the entries (all, or one kind), ok or damaged; leave links and what irmetrics did not write alone",
     )
-    clear.add_argument("--kind", choices=["embeddings", "bm25s"], help="delete only this kind of entry")
+    clear.add_argument("--kind", choices=["embeddings", "bm25s", "judgments"], help="delete only this kind of entry")
+    clear.add_argument(
+        "--judge",
+        metavar="FINGERPRINT",
+        default=None,
+        help="delete only the judgments of this judge (its fingerprint or the start of it, as listed)",
+    )
     cache.set_defaults(func=run)
     return cache
 
@@ -47,8 +57,15 @@ def run(args: argparse.Namespace) -> int:
     """Run ``irmetrics cache list`` or ``irmetrics cache clear``."""
     from ..beir.cache import cache_root, clear_cache_report
     from ..beir.cache_admin import scan_cache, scan_json
+    from ..errors import InvalidArgumentError
+    from .judge import cache_clear_lines, cache_listing, cache_listing_lines
 
     root = cache_root()
+    if args.action == "clear" and (args.kind == "judgments" or args.judge is not None):
+        if args.kind not in (None, "judgments"):
+            raise InvalidArgumentError(f"--judge clears judgments, not --kind {args.kind}")
+        print("\n".join(cache_clear_lines(root, args.judge) or [f"no judgment cache under {root}"]))
+        return 0
     if args.action == "clear":
         done = clear_cache_report(args.kind, root)
         size = sum(e.size_bytes for e in done.removed)
@@ -62,10 +79,16 @@ def run(args: argparse.Namespace) -> int:
             print(f"left alone {len(done.left_alone)} item{'s' if len(done.left_alone) != 1 else ''}:")
             for item in done.left_alone:
                 print(f"  {_rel(item.path, root)}: {item.reason}")
+        kept = cache_listing(root)["judges"] if args.kind is None else []
+        if kept:  # judgments cost requests to a model: cleared only when asked for by name
+            print(f"kept {sum(e['pairs'] for e in kept)} judgments of irmetrics judge: --kind judgments clears them")
         return 0
     scan = scan_cache(root=root)
+    judgments = cache_listing(root)
     if args.format == "json":
-        print(scan_json(scan))
+        import json
+
+        print(json.dumps({**json.loads(scan_json(scan)), "judgments": judgments}, indent=2))
         return 0
     entries = scan.entries
     damaged = sum(e.status != "ok" for e in entries)
@@ -80,6 +103,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"\nnot cache entries ({len(scan.left_alone)}; irmetrics cache clear leaves them alone):")
         for item in scan.left_alone:
             print(f"  {_rel(item.path, root)}: {item.reason}")
+    for line in cache_listing_lines(judgments):
+        print(line)
     return 0
 
 

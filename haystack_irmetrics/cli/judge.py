@@ -202,4 +202,75 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["add_subcommand", "run"]
+def _judgment_cache(root: Path) -> Any:
+    """The judgment cache under ``root``, or ``None`` when there is none (nothing is created)."""
+    from ..errors import JudgeError
+    from ..judges.cache import CACHE_FILE, JudgmentCache
+
+    path = root / CACHE_FILE
+    if not path.is_file():
+        return None
+    cache = JudgmentCache(path)
+    if not cache.available:
+        raise JudgeError(f"the judgment cache {path} cannot be opened")
+    return cache
+
+
+def cache_listing(root: Path) -> dict[str, Any]:
+    """The judgment cache under ``root`` by judge, as JSON (``irmetrics cache list``): ``path``, ``judges``."""
+    from ..judges.cache import CACHE_FILE
+
+    cache = _judgment_cache(root)
+    if cache is None:
+        return {"path": str(root / CACHE_FILE), "judges": []}
+    try:
+        return {"path": str(cache.path), "judges": [e.to_dict() for e in cache.judges()]}
+    finally:
+        cache.close()
+
+
+def cache_listing_lines(listing: dict[str, Any]) -> list[str]:
+    """``irmetrics cache list``'s lines of the judgment cache (none when it holds nothing)."""
+    judges = listing["judges"]
+    if not judges:
+        return []
+    pairs = sum(e["pairs"] for e in judges)
+    size = sum(e["size_bytes"] for e in judges)
+    lines = [
+        f"\njudgments: {listing['path']} ({len(judges)} judge{'s' if len(judges) != 1 else ''}, {pairs} pairs, "
+        f"{size / 1e6:.1f} MB)",
+        "\n| judge | kind | model | pairs | unparseable | kB |\n|---|---|---|---:|---:|---:|",
+    ]
+    for e in judges:
+        judge = e["fingerprint"][:12] if e["fingerprint"] else "-"
+        lines.append(
+            f"| {judge} | {e['kind']} | {e['model']} | {e['pairs']} | {e['unparseable']} | {e['size_bytes'] / 1e3:.1f} |"
+        )
+    return lines
+
+
+def cache_clear_lines(root: Path, fingerprint: str | None) -> list[str]:
+    """Delete the judgments of the judge whose fingerprint starts with ``fingerprint`` (all, when ``None``);
+    what ``irmetrics cache clear`` prints of it.
+
+    :raises InvalidArgumentError: no judge, or several, match ``fingerprint``.
+    """
+    from ..errors import InvalidArgumentError
+    from ..judges.cache import CACHE_FILE
+
+    cache = _judgment_cache(root)
+    if cache is None:
+        if fingerprint is not None:
+            raise InvalidArgumentError(f"there is no judgment cache ({root / CACHE_FILE}): no judge {fingerprint!r}")
+        return []
+    try:
+        if fingerprint is None:
+            return [f"removed {cache.clear()} judgments (every judge) from {cache.path}"]
+        full = cache.resolve(fingerprint)
+        model = next(e.model for e in cache.judges() if e.fingerprint == full)
+        return [f"removed {cache.clear(full)} judgments of judge {full[:12]} ({model}) from {cache.path}"]
+    finally:
+        cache.close()
+
+
+__all__ = ["add_subcommand", "cache_clear_lines", "cache_listing", "cache_listing_lines", "run"]

@@ -117,6 +117,7 @@ def judge_texts(
         raise JudgeError(f"retries must be a whole number of at least 0, got {retries!r}")
     counts = Counts()
     fingerprint = judge.fingerprint()
+    cache.register(fingerprint, judge.settings())
     keys = [judgment_key(fingerprint, q, d) for q, d in texts]
     cached = cache.get_many(set(keys))
     todo: list[int] = []
@@ -136,7 +137,7 @@ def judge_texts(
     done: dict[int, Verdict] = {}
 
     def keep(i: int, verdict: Verdict) -> None:
-        cache.put(keys[i], verdict)
+        cache.put(keys[i], verdict, fingerprint)
         counts.add(verdict)
         done[i] = verdict
         on_verdict(i, verdict, False)

@@ -7,6 +7,12 @@ Each judgment is committed as soon as it is made, so a run killed midway keeps e
 the run started again asks only for the others; a changed prompt, model or text is another key and misses.
 SQLite's write-ahead log keeps a commit cheap and a killed writer harmless. A cache that cannot be opened or
 written (a read-only disk, a damaged file) warns once and the run goes on without it.
+
+Each row also keeps its judge's fingerprint, and the ``judges`` table each fingerprint's settings (model,
+prompt, ...; never an API key), so the cache can be listed by judge (:meth:`JudgmentCache.judges`, ``irmetrics
+cache list``) and one judge's judgments deleted (:meth:`JudgmentCache.clear`, ``irmetrics cache clear --kind
+judgments [--judge FINGERPRINT]``). Rows of a file written before the fingerprint was kept still answer their
+keys; they are listed under no judge (``fingerprint`` None).
 """
 
 from __future__ import annotations
@@ -16,8 +22,11 @@ import json
 import sqlite3
 import threading
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from ..errors import InvalidArgumentError, JudgeError
 from ..integration.cache_entry import add_text, cache_root, warn_once
 from .judge import Verdict
 
@@ -31,6 +40,43 @@ def judgment_key(fingerprint: str, query: str, document: str) -> str:
     for text in (fingerprint, query, document):
         add_text(digest, text)
     return digest.hexdigest()
+
+
+@dataclass
+class JudgeEntry:
+    """The judgments of one judge in the cache: its fingerprint (``None``: rows written before fingerprints
+    were kept), what it is (``kind``: ``chat`` or ``scores``; ``model``), how many pairs (``unparseable`` of
+    them without a grade), the bytes its rows hold, and its settings."""
+
+    fingerprint: str | None
+    kind: str
+    model: str
+    pairs: int
+    unparseable: int
+    size_bytes: int
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """As JSON (``irmetrics cache list --format json``)."""
+        return {
+            "fingerprint": self.fingerprint,
+            "kind": self.kind,
+            "model": self.model,
+            "pairs": self.pairs,
+            "unparseable": self.unparseable,
+            "size_bytes": self.size_bytes,
+            "settings": self.settings,
+        }
+
+
+def model_of(settings: dict[str, Any]) -> str:
+    """The model a judge's settings name: the chat generator's ``model`` (and its server, when the settings
+    hold one), the scorer's ``model``, else the component's type."""
+    part = settings.get("generator") or settings.get("scorer") or {}
+    params = part.get("init_parameters") or {}
+    name = params.get("model") or params.get("model_name_or_path") or part.get("type") or "?"
+    server = settings.get("server")
+    return f"{name} at {server}" if server else str(name)
 
 
 class JudgmentCache:
@@ -51,8 +97,13 @@ class JudgmentCache:
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=NORMAL")
                 db.execute(
-                    "CREATE TABLE IF NOT EXISTS judgments (key TEXT PRIMARY KEY, label INTEGER, raw TEXT, tokens TEXT)"
+                    "CREATE TABLE IF NOT EXISTS judgments "
+                    "(key TEXT PRIMARY KEY, label INTEGER, raw TEXT, tokens TEXT, judge TEXT)"
                 )
+                columns = {row[1] for row in db.execute("PRAGMA table_info(judgments)")}
+                if "judge" not in columns:  # a file of before the fingerprint was kept: its rows still answer
+                    db.execute("ALTER TABLE judgments ADD COLUMN judge TEXT")
+                db.execute("CREATE TABLE IF NOT EXISTS judges (fingerprint TEXT PRIMARY KEY, settings TEXT)")
                 self._db = db
             except (OSError, sqlite3.Error) as e:
                 self._warn(f"could not open ({e})")
@@ -82,18 +133,110 @@ class JudgmentCache:
             return {}
         return out
 
-    def put(self, key: str, verdict: Verdict) -> None:
-        """Keep one verdict (committed at once)."""
+    def register(self, fingerprint: str, settings: dict[str, Any]) -> None:
+        """Keep what a judge's fingerprint is made of (its settings, no API key), for listing."""
         if self._db is None:
             return
         try:
             with self._lock:
                 self._db.execute(
-                    "INSERT OR REPLACE INTO judgments VALUES (?, ?, ?, ?)",
-                    (key, verdict.label, verdict.raw, json.dumps(verdict.tokens) if verdict.tokens else None),
+                    "INSERT OR IGNORE INTO judges VALUES (?, ?)",
+                    (fingerprint, json.dumps(settings, sort_keys=True, default=str)),
                 )
         except sqlite3.Error as e:
             self._warn(f"cannot be written ({e})")
+
+    def put(self, key: str, verdict: Verdict, fingerprint: str | None = None) -> None:
+        """Keep one verdict (committed at once), under its judge's ``fingerprint``."""
+        if self._db is None:
+            return
+        try:
+            with self._lock:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO judgments (key, label, raw, tokens, judge) VALUES (?, ?, ?, ?, ?)",
+                    (
+                        key,
+                        verdict.label,
+                        verdict.raw,
+                        json.dumps(verdict.tokens) if verdict.tokens else None,
+                        fingerprint,
+                    ),
+                )
+        except sqlite3.Error as e:
+            self._warn(f"cannot be written ({e})")
+
+    @property
+    def available(self) -> bool:
+        """Whether the file is open (not disabled, not failed to open)."""
+        return self._db is not None
+
+    def judges(self) -> list[JudgeEntry]:
+        """The judges with judgments in the cache, the most pairs first.
+
+        :raises JudgeError: the file cannot be read.
+        """
+        if self._db is None:
+            return []
+        try:
+            rows, known = self._judge_rows()
+        except sqlite3.Error as e:
+            raise JudgeError(f"the judgment cache {self.path} cannot be read ({e})") from None
+        out = []
+        for fingerprint, pairs, unparseable, size in rows:
+            try:
+                settings = json.loads(known[fingerprint]) if fingerprint in known else {}
+            except ValueError:
+                settings = {}
+            kind = settings.get("kind", "?") if fingerprint else "?"
+            model = model_of(settings) if settings else "(written before judges were kept)"
+            out.append(JudgeEntry(fingerprint, kind, model, pairs, unparseable or 0, size or 0, settings))
+        return sorted(out, key=lambda e: (-e.pairs, e.fingerprint or ""))
+
+    def _judge_rows(self) -> tuple[list[tuple], dict[str, str]]:
+        assert self._db is not None
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT judge, COUNT(*), SUM(label IS NULL), SUM(LENGTH(key) + IFNULL(LENGTH(CAST(raw AS BLOB)), 0) "
+                "+ IFNULL(LENGTH(tokens), 0) + 8) FROM judgments GROUP BY judge"
+            ).fetchall()
+            known = dict(self._db.execute("SELECT fingerprint, settings FROM judges").fetchall())
+        return rows, known
+
+    def resolve(self, prefix: str) -> str:
+        """The one fingerprint in the cache that starts with ``prefix`` (a short one, as listed).
+
+        :raises InvalidArgumentError: none, or several, start with it.
+        """
+        matches = [e.fingerprint for e in self.judges() if e.fingerprint and e.fingerprint.startswith(prefix)]
+        if len(matches) != 1:
+            what = "no judge" if not matches else f"{len(matches)} judges ({', '.join(m[:12] for m in matches)})"
+            raise InvalidArgumentError(
+                f"{what} in the judgment cache {self.path} has a fingerprint starting {prefix!r}"
+            )
+        return matches[0]
+
+    def clear(self, fingerprint: str | None = None) -> int:
+        """Delete the judgments of the judge whose fingerprint starts with ``fingerprint`` (every judgment when
+        ``None``); how many were deleted.
+
+        :raises InvalidArgumentError: no judge, or several, match ``fingerprint``.
+        :raises JudgeError: the file cannot be written.
+        """
+        if self._db is None:
+            return 0
+        full = None if fingerprint is None else self.resolve(fingerprint)
+        try:
+            with self._lock:
+                if full is None:
+                    n = self._db.execute("DELETE FROM judgments").rowcount
+                    self._db.execute("DELETE FROM judges")
+                else:
+                    n = self._db.execute("DELETE FROM judgments WHERE judge = ?", (full,)).rowcount
+                    self._db.execute("DELETE FROM judges WHERE fingerprint = ?", (full,))
+                self._db.execute("VACUUM")  # give the space back
+        except sqlite3.Error as e:
+            raise JudgeError(f"the judgment cache {self.path} cannot be cleared ({e})") from None
+        return n
 
     def close(self) -> None:
         """Close the file."""
@@ -102,4 +245,4 @@ class JudgmentCache:
             self._db = None
 
 
-__all__ = ["CACHE_FILE", "JudgmentCache", "judgment_key"]
+__all__ = ["CACHE_FILE", "JudgeEntry", "JudgmentCache", "judgment_key", "model_of"]

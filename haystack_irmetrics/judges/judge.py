@@ -3,8 +3,9 @@ scores (query, document) pairs, its scores turned into grades by cut points lear
 (:class:`ScoreJudge`, :func:`learn_cut_points`).
 
 Each judge has a ``fingerprint``: the SHA-256 of its settings (the generator's or scorer's serialized
-parameters but its API key, its server's URL and its client's time-out and retries, the prompt, the grade scale, the
-temperature, the cut points). The judgment cache is keyed by it, so a changed prompt or model misses.
+parameters but its API key and its client's time-out and retries, the server's URL, the prompt, the grade scale,
+the temperature, the cut points). The judgment cache is keyed by it, so a changed prompt, model or server misses:
+two servers may serve different models under one name.
 """
 
 from __future__ import annotations
@@ -23,11 +24,21 @@ from .prompt import SYSTEM_PROMPT, USER_TEMPLATE, fill, parse_grade
 #: Bumped when the parsing of answers changes what a cached answer reads as.
 PARSER_VERSION = 1
 #: A chat generator's parameters that change how it is reached, not what it answers: left out of the
-#: fingerprint (the API key is never written anywhere; the server's URL is left out so that a server moved to
-#: another port or host keeps its cache: the model's name says which model answers).
+#: fingerprint (the API key is never written anywhere). The server's URL is in it, as ``server`` (see
+#: :func:`server_of`): two servers may serve different models under the same name.
 NOT_IN_FINGERPRINT = frozenset(
     {"api_key", "api_base_url", "timeout", "max_retries", "http_client_kwargs", "streaming_callback"}
 )
+
+
+def server_of(params: dict[str, Any]) -> str | None:
+    """The server a generator's parameters name (``api_base_url``, without a trailing ``/``), or ``None``.
+
+    >>> server_of({"api_base_url": "http://localhost:8000/v1/"}), server_of({"model": "gpt-4o-mini"})
+    ('http://localhost:8000/v1', None)
+    """
+    url = params.get("api_base_url")
+    return str(url).rstrip("/") if url else None
 
 
 @dataclass(frozen=True)
@@ -118,8 +129,13 @@ class ChatJudge:
     def settings(self) -> dict[str, Any]:
         """What the fingerprint is made of (no API key)."""
         data = serialized(self.generator, "generator")
-        params = {k: v for k, v in (data.get("init_parameters") or {}).items() if k not in NOT_IN_FINGERPRINT}
+        given = data.get("init_parameters") or {}
+        params = {k: v for k, v in given.items() if k not in NOT_IN_FINGERPRINT}
+        server = server_of(given)
+        # A generator with no server (OpenAI itself, a local model) has no "server" key: its fingerprint is the
+        # one it had before the server was in it, and its cached judgments still answer.
         return {
+            **({"server": server} if server else {}),
             "kind": self.kind,
             "generator": {"type": data.get("type"), "init_parameters": params},
             "system_prompt": self.system_prompt,
