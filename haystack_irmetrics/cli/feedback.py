@@ -80,6 +80,14 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     g.add_argument("--up-threshold", type=float, default=0.5, help="a vote >= this is an up vote (majority, wilson)")
     g.add_argument("--confidence-wilson", type=float, default=0.95, help="confidence of the Wilson bound")
     g.add_argument("--write-qrels", default=None, metavar="PATH", help="write the judgments as TREC qrels")
+    g.add_argument(
+        "--qrels",
+        default=None,
+        metavar="QRELS",
+        help="judgments from a qrels file instead of votes, e.g. the qrels.tsv of 'irmetrics clicks fit' on "
+        "this click log: each shown row of a judged pair votes its label (the log's vote column is not read)",
+    )
+    g.add_argument("--min-impressions", type=int, default=1, help="with --qrels: pairs shown fewer times stay unjudged")
 
     c = p.add_argument_group("log columns")
     c.add_argument(
@@ -163,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
         "query": args.query_col,
         "doc": args.doc_col,
         "position": args.position_col or None,
-        "vote": args.vote_col,
+        "vote": None if args.qrels else args.vote_col,
         "user": args.user_col,
         "session": args.session_col,
         "timestamp": args.timestamp_col,
@@ -174,6 +182,10 @@ def run(args: argparse.Namespace) -> int:
     if fmt is None and Path(args.log).is_file():  # a missing path is reported by the reader, as for --format
         fmt = detect_format(args.log, option="--format")  # the error names this command's option, not fmt=
     log = FeedbackLog(args.log, columns=columns, fmt=fmt, on_error=args.on_error, position_base=args.position_base)
+    if args.qrels:
+        from ..clicks.judged import JudgedLog
+
+        log = JudgedLog(log, args.qrels, min_impressions=args.min_impressions)
     strategy = Strategy.parse(
         args.strategy,
         min_votes=args.min_votes,

@@ -1,0 +1,138 @@
+"""Click-derived qrels as a feedback log's judgments: the feedback evaluation of runs on what clicks say.
+
+A click model turns clicks into a label in [0, 1] per (query, document) (:meth:`~.evaluation.ClickFit.qrels`,
+or the ``qrels.tsv`` of ``irmetrics clicks fit``). :class:`JudgedLog` reads a click log (or any feedback
+log with positions) as a :class:`~haystack_irmetrics.feedback.FeedbackLog` whose every shown row of a
+judged pair carries that pair's label as its vote: with the ``mean`` strategy (the default) the
+aggregated label is the click label itself (to 1e-12: the mean of equal votes, rounded as the strategy
+rounds), its votes are the pair's impressions in the log, and pairs shown fewer than
+``min_impressions`` times, or not in the qrels, stay unjudged. So
+:func:`~haystack_irmetrics.feedback.evaluate_feedback` (and ``irmetrics feedback LOG --qrels QRELS``)
+scores the rankings users saw and any new run against the click-derived judgments, with the feedback
+report's full and condensed lists, Judged@k, intervals and tests; the log's rows, skipped rows,
+timestamps and segments are the log's own.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ClickModelError
+from ..feedback.reading import FeedbackLog
+from .log import ClickLog
+
+if TYPE_CHECKING:  # pragma: no cover
+    import polars as pl
+
+
+def _labels(qrels: Any) -> dict[str, dict[str, float]]:
+    from ..core import Qrels
+    from .evaluation import ClickFit
+
+    if isinstance(qrels, ClickFit):
+        return qrels.qrels()
+    if isinstance(qrels, str | os.PathLike):
+        from ..io.trec import read_qrels
+
+        qrels = read_qrels(qrels)
+    if isinstance(qrels, Qrels):
+        qrels = qrels.data
+    if not isinstance(qrels, Mapping):
+        raise ClickModelError(
+            f"qrels must be a path, a ClickFit or {{query: {{doc: label}}}}, got {type(qrels).__name__}"
+        )
+    return {str(q): {str(d): float(label) for d, label in docs.items()} for q, docs in qrels.items()}
+
+
+class JudgedLog(FeedbackLog):
+    """``log`` (a :class:`~.log.ClickLog`, or a feedback log with positions) with the votes of ``qrels``
+    (a qrels path, ``{query: {doc: label}}``, a :class:`~haystack_irmetrics.core.Qrels` or a
+    :class:`~.evaluation.ClickFit`): see the module docs. Any vote the log itself holds is replaced.
+
+    :param min_impressions: pairs shown fewer times than this in the log stay unjudged.
+    :raises ClickModelError: ``min_impressions`` is not a positive int; the log has no positions.
+
+    Usage::
+
+        >>> from haystack_irmetrics.feedback import evaluate_feedback
+        >>> clicks = ClickLog([
+        ...     {"session": s, "query_id": "q1", "doc_id": d, "position": r + 1, "click": int(d == "good")}
+        ...     for s, shown in (("s1", ["bad", "good"]), ("s2", ["good", "bad"]), ("s3", ["bad", "good"]))
+        ...     for r, d in enumerate(shown)
+        ... ])
+        >>> log = JudgedLog(clicks, {"q1": {"good": 0.9, "bad": 0.1}}, min_impressions=2)
+        >>> ev = evaluate_feedback(log, {"new": {"q1": {"good": 2.0, "bad": 1.0}}}, k_values=[1], measures=["P"],
+        ...                        n_resamples=100)
+        >>> ev.means()
+        {'logged': {'P@1': 0.0}, 'new': {'P@1': 1.0}}
+        >>> ev.feedback.judgments.select("doc", "label", "votes").sort("doc").rows()
+        [('bad', 0.1, 3), ('good', 0.9, 3)]
+    """
+
+    def __init__(self, log: ClickLog | FeedbackLog, qrels: Any, *, min_impressions: int = 1) -> None:
+        base = log.feedback if isinstance(log, ClickLog) else log
+        if not isinstance(base, FeedbackLog):
+            raise ClickModelError(f"log must be a ClickLog or a FeedbackLog, got {type(log).__name__}")
+        if isinstance(min_impressions, bool) or not isinstance(min_impressions, int) or min_impressions < 1:
+            raise ClickModelError(f"min_impressions must be a positive int, got {min_impressions!r}")
+        if base.columns.position is None:
+            raise ClickModelError(f"{base.name}: click-derived judgments need the log's positions (its impressions)")
+        from dataclasses import replace
+
+        self.base = base
+        self.labels = _labels(qrels)
+        self.min_impressions = min_impressions
+        self.source, self.name, self.fmt, self.on_error = base.source, base.name, base.fmt, base.on_error
+        self.vote_map, self.position_base, self.batch_rows = base.vote_map, base.position_base, base.batch_rows
+        self.columns = replace(base.columns, vote=base.columns.vote or "vote")
+        self._skipped = None
+        self._stats = None
+        self._table: pl.DataFrame | None = None
+
+    def __repr__(self) -> str:
+        return f"JudgedLog({self.name!r}, min_impressions={self.min_impressions})"
+
+    def _judged(self) -> pl.DataFrame:
+        """``query, doc, judged_vote``: the labels of the pairs shown at least ``min_impressions`` times."""
+        if self._table is None:
+            from ..feedback._deps import pl
+
+            labels = pl.DataFrame(
+                [(q, d, v) for q, docs in self.labels.items() for d, v in docs.items()],
+                schema={"query": pl.String, "doc": pl.String, "judged_vote": pl.Float64},
+                orient="row",
+            )
+            counts = [
+                b.filter(pl.col("position").is_not_null()).group_by("query", "doc").len() for b in self.base.batches()
+            ]
+            shown = (
+                pl.concat(counts).group_by("query", "doc").agg(pl.col("len").sum())
+                if counts
+                else pl.DataFrame(schema={"query": pl.String, "doc": pl.String, "len": pl.UInt32})
+            )
+            keep = shown.filter(pl.col("len") >= self.min_impressions).select("query", "doc")
+            self._table = labels.join(keep, on=["query", "doc"], how="semi")
+        return self._table
+
+    def batches(self) -> Iterator[pl.DataFrame]:
+        """The log's batches, each shown row's ``vote`` the label of its pair (null when unjudged)."""
+        from ..feedback._deps import pl
+
+        judged = self._judged()
+        for batch in self.base.batches():
+            order = batch.columns
+            voted = (
+                batch.with_row_index("_order")
+                .join(judged, on=["query", "doc"], how="left")
+                .sort("_order")
+                .with_columns(
+                    pl.when(pl.col("position").is_not_null()).then(pl.col("judged_vote")).otherwise(None).alias("vote")
+                )
+            )
+            yield voted.select(order)
+        self._skipped, self._stats = self.base.skipped, self.base.stats
+
+
+__all__ = ["JudgedLog"]
