@@ -145,3 +145,72 @@ def test_a_log_without_teams_or_with_a_third_team_is_a_typed_error():
         credit(ClickLog(rows, team=True).sessions())
     with pytest.raises(InterleavingError, match="no team column"):
         credit(ClickLog(rows).sessions())
+
+
+# One query; ranker a = (x, y, z), ranker b = (y, w, x); balanced interleaving with a first shows
+# x (a), y (b), w (b), z (a). Four impressions of that list:
+#   s1 clicks y, z: by team 1-1, a tie; Joachims: lowest click z at depth 3 in a, absent from b (3): k = 3,
+#      a's top 3 holds y, z (2), b's top 3 holds y (1): a win;
+#   s2 clicks w: by team 0-1, a loss; Joachims: w absent from a (3), depth 2 in b: k = 2, a's x, y (0),
+#      b's y, w (1): a loss;
+#   s3 clicks x, y: by team 1-1; Joachims: y at depth 2 in a, 1 in b: k = 1, x (1) against y (1): ties;
+#   s4 no click: counted, not scored.
+HAND_SHOWN = [("x", "a"), ("y", "b"), ("w", "b"), ("z", "a")]
+HAND_CLICKS = {"s1": {"y", "z"}, "s2": {"w"}, "s3": {"x", "y"}, "s4": set()}
+
+
+def hand_log(tmp_path):
+    import polars as pl
+
+    rows = [
+        {"session": s, "query_id": "q1", "doc_id": d, "position": r + 1, "click": int(d in clicked), "team": t}
+        for s, clicked in HAND_CLICKS.items()
+        for r, (d, t) in enumerate(HAND_SHOWN)
+    ]
+    path = tmp_path / "hand.csv"
+    pl.DataFrame(rows).write_csv(path)
+    (tmp_path / "a.trec").write_text("q1 Q0 x 1 3 a\nq1 Q0 y 2 2 a\nq1 Q0 z 3 1 a\n")
+    (tmp_path / "b.trec").write_text("q1 Q0 y 1 3 b\nq1 Q0 w 2 2 b\nq1 Q0 x 3 1 b\n")
+    return path
+
+
+@pytest.mark.parametrize(
+    "method,expected",
+    [
+        ("team-draft", (0, 1, 2, (0 + 2 / 2) / 3 - 0.5)),  # clicks per team
+        ("probabilistic", (0, 1, 2, (0 + 2 / 2) / 3 - 0.5)),  # Hofmann et al.'s first rule: clicks per team
+        ("balanced", (1, 1, 1, (1 + 1 / 2) / 3 - 0.5)),  # Joachims's rule over the original rankings
+    ],
+)
+def test_irmetrics_interleave_credits_each_method_by_its_own_rule_on_a_hand_computed_log(
+    method, expected, tmp_path, capsys
+):
+    import json
+
+    from haystack_irmetrics.cli import main
+
+    path = hand_log(tmp_path)
+    lists = (interleave(["x", "y", "z"], ["y", "w", "x"], method="balanced", rng=query_rng(s, "q1")) for s in range(20))
+    merged = next(m for m in lists if m[0][1] == "a")
+    assert [(d, t) for d, t, _ in merged] == HAND_SHOWN  # the list balanced interleaving shows when a leads
+    args = ["interleave", str(path), "--method", method, "--json", "--n-resamples", "100"]
+    if method == "balanced":
+        args += ["--ranking-a", str(tmp_path / "a.trec"), "--ranking-b", str(tmp_path / "b.trec")]
+    assert main(args) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert (got["wins"], got["losses"], got["ties"]) == expected[:3] and got["impressions"] == 4
+    assert got["delta"] == pytest.approx(expected[3])
+
+
+def test_balanced_credit_without_both_rankings_or_rankings_for_another_method_exit_2(tmp_path, capsys):
+    from haystack_irmetrics.cli import main
+
+    path = hand_log(tmp_path)
+    assert main(["interleave", str(path), "--method", "balanced", "--ranking-a", str(tmp_path / "a.trec")]) == 2
+    assert "--ranking-b" in capsys.readouterr().err
+    assert main(["interleave", str(path), "--ranking-a", str(tmp_path / "a.trec")]) == 2
+    assert "credits by team" in capsys.readouterr().err
+    (tmp_path / "other.trec").write_text("q9 Q0 x 1 3 a\n")
+    args = ["interleave", str(path), "--method", "balanced", "--ranking-a", str(tmp_path / "other.trec")]
+    assert main([*args, "--ranking-b", str(tmp_path / "b.trec")]) == 2
+    assert "'q1', which ranking a does not hold" in capsys.readouterr().err

@@ -168,7 +168,9 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return p
 
 
-def read_log(args: argparse.Namespace, path: str, *, team: bool = False, propensity: bool = False) -> Any:
+def read_log(
+    args: argparse.Namespace, path: str, *, team: bool = False, propensity: bool = False, segment: bool = False
+) -> Any:
     from ..clicks import ClickLog
     from ..feedback import detect_format
 
@@ -181,6 +183,7 @@ def read_log(args: argparse.Namespace, path: str, *, team: bool = False, propens
     }
     if team:
         columns["team"] = args.team_col
+    if team or segment:
         columns["segment"] = args.segment
     if propensity:
         columns["propensity"] = args.propensity_col

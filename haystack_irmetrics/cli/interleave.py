@@ -1,7 +1,9 @@
-"""``irmetrics interleave LOG [--segment COL] [--json]``: which of two interleaved rankers users prefer.
+"""``irmetrics interleave LOG [--method M] [--segment COL] [--json]``: which of two interleaved rankers users prefer.
 
-Credits each impression's clicks to teams ``a`` and ``b`` (the log's team column, as
-:class:`~haystack_irmetrics.components.interleaving.InterleavingJoiner` marks the Documents) and prints
+Credits each impression's clicks to teams ``a`` and ``b`` by the method's own rule (team-draft and
+probabilistic: the log's team column, as
+:class:`~haystack_irmetrics.components.interleaving.InterleavingJoiner` marks the Documents; balanced:
+Joachims's rule over the two original rankings, ``--ranking-a`` and ``--ranking-b``) and prints
 wins, losses, ties, delta (Chapelle et al. 2012), the sign test's p-value and a bootstrap interval
 (:mod:`haystack_irmetrics.clicks.interleaving`, imported when it runs).
 """
@@ -20,12 +22,23 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "interleave",
         help="which of two interleaved rankers users prefer: wins, losses, ties, delta, p-value, interval",
-        description="Credit each impression's clicks to the teams of an interleaved log (the team column: a "
-        "or b, as InterleavingJoiner marks them) and compare a with b: wins (a credited more), losses, ties, "
+        description="Credit each impression's clicks to the two rankers of an interleaved log by the method's "
+        "own rule (team-draft and probabilistic: the clicks on each team's documents, the team column a or b as "
+        "InterleavingJoiner marks them; balanced: Joachims's rule over the original rankings, --ranking-a and "
+        "--ranking-b) and compare a with b: wins (a credited more), losses, ties, "
         "delta = (wins + ties/2) / (wins + losses + ties) - 0.5 (Chapelle et al. 2012; impressions with a "
         "click), a two-sided sign test and a percentile bootstrap interval of delta.",
     )
     p.add_argument("log", help="click log with a team column: .jsonl/.ndjson/.json, .csv/.tsv or .parquet")
+    p.add_argument(
+        "--method",
+        choices=["team-draft", "balanced", "probabilistic"],
+        default="team-draft",
+        help="how the log was interleaved: its credit rule (team-draft and probabilistic: clicks per team; "
+        "balanced: Joachims's rule over the two original rankings)",
+    )
+    p.add_argument("--ranking-a", default=None, metavar="RUN", help="balanced: ranker a's rankings, a TREC run")
+    p.add_argument("--ranking-b", default=None, metavar="RUN", help="balanced: ranker b's rankings, a TREC run")
     output_options(p)
     log_options(p, team=True)
     p.set_defaults(func=run)
@@ -35,11 +48,28 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """Run ``irmetrics interleave``."""
     from ..clicks.interleaving import outcome
+    from ..errors import InvalidArgumentError
     from ..stats.compare import format_p
 
-    _, sessions = read_log(args, args.log, team=True)
+    balanced = args.method == "balanced"
+    given = [x is not None for x in (args.ranking_a, args.ranking_b)]
+    if balanced and not all(given):
+        raise InvalidArgumentError(
+            "--method balanced credits by the two original rankings: give --ranking-a RUN and --ranking-b RUN"
+        )
+    if any(given) and not balanced:
+        raise InvalidArgumentError(
+            f"--ranking-a and --ranking-b are balanced interleaving's; {args.method} credits by team"
+        )
+    rankings = None
+    if balanced:
+        from ..io.trec import read_trec_run, trec_order
+
+        runs = (read_trec_run(args.ranking_a, fast=False).data, read_trec_run(args.ranking_b, fast=False).data)
+        rankings = tuple({q: trec_order(docs) for q, docs in run.items()} for run in runs)
+    _, sessions = read_log(args, args.log, team=not balanced, segment=True)
     options = {"confidence": args.confidence, "n_resamples": args.n_resamples, "seed": args.seed}
-    result = outcome(sessions, by_segment=args.segment is not None, **options)
+    result = outcome(sessions, method=args.method, rankings=rankings, by_segment=args.segment is not None, **options)
     table = result if isinstance(result, dict) else {"all": result}
     if args.json:
         data: Any = {k: v.to_dict() for k, v in table.items()} if isinstance(result, dict) else result.to_dict()

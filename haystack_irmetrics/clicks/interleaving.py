@@ -13,10 +13,13 @@ Methods (:func:`interleave`):
 
 The draws are reproducible: the random generator is seeded from (seed, query) (:func:`query_rng`).
 
-Credit (:func:`credit`): each impression's clicks are counted per team. This is team-draft's rule, and
-probabilistic interleaving's as Hofmann et al. (2011) first give it; balanced interleaving's own rule
-(:func:`balanced_credit`, which needs the two original rankings) is there for the Python API; a click log
-holds only the team of each shown document, so ``irmetrics interleave`` credits every method by team.
+Credit (:func:`credits`, each method its own rule): for ``team-draft`` and ``probabilistic`` each
+impression's clicks are counted per team (:func:`credit`: team-draft's rule, and probabilistic
+interleaving's as Hofmann et al. (2011) first give it); for ``balanced``, Joachims's rule
+(:func:`balanced_credit`): with k the smaller of the depths at which the two original rankings hold the
+lowest clicked document, the clicks among each ranking's top k. A click log holds only the team of each
+shown document, so the balanced rule takes the two original rankings per query (``irmetrics interleave
+--method balanced --ranking-a RUN --ranking-b RUN``).
 
 Outcome (:func:`outcome`), as Chapelle, Joachims, Radlinski & Yue (TOIS 2012): among impressions with at
 least one click, ``wins`` (team ``a`` credited more), ``losses`` (team ``b``), ``ties``; ``delta`` =
@@ -28,7 +31,7 @@ over impressions (:func:`~haystack_irmetrics.stats.significance.bootstrap_ci`).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -178,6 +181,45 @@ def balanced_credit(
     return sum(d in clicked_set for d in la[:depth]), sum(d in clicked_set for d in lb[:depth])
 
 
+def credits(
+    sessions: Sessions,
+    method: str = "team-draft",
+    rankings: tuple[Mapping[str, Sequence[Hashable]], Mapping[str, Sequence[Hashable]]] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per impression, team ``a``'s credit and team ``b``'s under ``method``'s own rule (see the module docs).
+
+    :param rankings: for ``balanced``: ``({query: ranking a}, {query: ranking b})``, the original rankings
+        the impressions interleaved (the team column is then not read).
+    :raises InterleavingError: an unknown method; ``balanced`` without rankings, or an impression whose
+        query one of them lacks; for the others, as :func:`credit`.
+    """
+    if method not in METHODS:
+        raise InterleavingError(f"unknown interleaving method {method!r}; known: {', '.join(METHODS)}")
+    if method != "balanced":
+        return credit(sessions)
+    if rankings is None:
+        raise InterleavingError(
+            "balanced interleaving's credit needs the two original rankings of each query "
+            "(rankings=(a, b); --ranking-a RUN --ranking-b RUN)"
+        )
+    queries, docs = sessions.pair_names()
+    out = np.zeros((2, sessions.n_sessions), dtype=np.int64)
+    for s in range(sessions.n_sessions):
+        n = int(sessions.length[s])
+        pairs = sessions.pairs[s, :n]
+        query = queries[int(pairs[0])]
+        missing = [name for name, r in zip("ab", rankings, strict=True) if query not in r]
+        if missing:
+            raise InterleavingError(
+                f"the session starting at row {int(sessions.first_row[s])} shows query {query!r}, which ranking "
+                f"{missing[0]} does not hold; balanced credit needs both original rankings of every query"
+            )
+        shown = [docs[int(p)] for p in pairs]
+        clicked = (sessions.clicks[s, :n] & sessions.shown[s, :n]).tolist()
+        out[:, s] = balanced_credit(shown, clicked, rankings[0][query], rankings[1][query])
+    return out[0], out[1]
+
+
 @dataclass(frozen=True)
 class Outcome:
     """Wins, losses and ties of team ``a`` against ``b`` with delta, its sign-test p-value and interval."""
@@ -237,13 +279,21 @@ def outcome_of(
 
 
 def outcome(
-    sessions: Sessions, *, by_segment: bool = False, confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0
+    sessions: Sessions,
+    *,
+    method: str = "team-draft",
+    rankings: tuple[Mapping[str, Sequence[Hashable]], Mapping[str, Sequence[Hashable]]] | None = None,
+    by_segment: bool = False,
+    confidence: float = 0.95,
+    n_resamples: int = 10_000,
+    seed: int = 0,
 ) -> Outcome | dict[str, Outcome]:
-    """Credit every impression of ``sessions`` by team and score team ``a`` against ``b`` (see module docs).
+    """Credit every impression of ``sessions`` by ``method``'s rule (:func:`credits`; ``rankings`` for
+    ``balanced``) and score team ``a`` against ``b`` (see module docs).
 
     :param by_segment: one :class:`Outcome` per value of the log's segment column (``{segment: Outcome}``).
     """
-    ca, cb = credit(sessions)
+    ca, cb = credits(sessions, method, rankings)
     options = {"confidence": confidence, "n_resamples": n_resamples, "seed": seed}
     if not by_segment:
         return outcome_of(ca, cb, **options)
@@ -259,6 +309,7 @@ __all__ = [
     "Outcome",
     "balanced_credit",
     "credit",
+    "credits",
     "interleave",
     "outcome",
     "outcome_of",
