@@ -188,3 +188,71 @@ def test_cli_report_judged_writes_the_section_and_a_run_the_judge_never_saw_exit
     assert len(err) == 1 and "run 'other'" in err[0] and "not asked about" in err[0], err
     assert main(["report", str(other), "--qrels", str(qrels), "--judged", str(tmp_path), "-o", str(page)]) == 2
     assert "irmetrics judge ... --ppi" in capsys.readouterr().err
+
+
+def _brute_force_bounds(qrels, run, k, grade):
+    """Per query, the smallest and largest nDCG@k and P@k over every judging of the holes of its top k (each 0
+    or ``grade``), by pytrec_eval: one virtual query per judging."""
+    import itertools
+
+    import pytrec_eval
+
+    vq, vr = {}, {}
+    owner = {}
+    for q, docs in run.items():
+        if q not in qrels:
+            continue
+        top = sorted(docs, key=lambda d: (docs[d], d), reverse=True)[:k]
+        holes = [d for d in top if d not in qrels[q]]
+        for i, labels in enumerate(itertools.product((0, grade), repeat=len(holes))):
+            name = f"{q}#{i}"
+            vq[name] = {**qrels[q], **dict(zip(holes, labels))}
+            vr[name] = docs
+            owner[name] = q
+    got = pytrec_eval.RelevanceEvaluator(vq, {f"ndcg_cut.{k}", f"P.{k}"}).evaluate(vr)
+    out = {}
+    for measure, key in ((f"NDCG@{k}", f"ndcg_cut_{k}"), (f"P@{k}", f"P_{k}")):
+        per = {}
+        for name, values in got.items():
+            lo, hi = per.get(owner[name], (np.inf, -np.inf))
+            per[owner[name]] = (min(lo, values[key]), max(hi, values[key]))
+        out[measure] = (np.mean([v[0] for v in per.values()]), np.mean([v[1] for v in per.values()]))
+    return out
+
+
+def test_bounds_beside_each_mean_are_the_extremes_over_every_judging_of_the_holes(tmp_path):
+    runs = sample_runs(tmp_path)
+    qrels = read_qrels(QRELS).data
+    data = build_report(list(runs.values()), QRELS, k_values=[5], measures=["NDCG", "P"], bounds=2, n_resamples=100)
+    page = write_report(data, tmp_path / "r.html").read_text(encoding="utf-8")
+    cells = re.findall(
+        r'data-run="([^"]+)" data-measure="([^"]+)" data-value="[^"]+">[^<]*(?:<sup[^>]*>[^<]*</sup>)?'
+        r' <span class="bounds" data-low="([^"]+)" data-high="([^"]+)"',
+        page,
+    )
+    assert len(cells) == len(NAMES) * 2  # every run has holes in its top 5
+    worst = 0.0
+    for name in NAMES:
+        truth = _brute_force_bounds(qrels, read_run(runs[name]).data, 5, 2)
+        for run, measure, low, high in cells:
+            if run == name:
+                worst = max(worst, abs(float(low) - truth[measure][0]), abs(float(high) - truth[measure][1]))
+                assert float(low) <= data.means[run][measure] <= float(high)
+    assert worst < 1e-12, worst
+    assert "each 0 or 2" in page
+
+
+def test_bounds_are_left_out_where_there_is_no_hole_and_a_bad_grade_exits_2(tmp_path, capsys):
+    qrels = tmp_path / "q.tsv"
+    qrels.write_text("q1 0 a 1\nq1 0 b 0\nq2 0 c 1\n")
+    run = tmp_path / "r.trec"
+    run.write_text("q1 Q0 a 1 2 x\nq1 Q0 b 2 1 x\nq2 Q0 c 1 1 x\n")
+    out = tmp_path / "r.html"
+    assert (
+        main(["report", str(run), "--qrels", str(qrels), "-k", "2", "-m", "NDCG", "--bounds", "1", "-o", str(out)]) == 0
+    )
+    assert 'class="bounds"' not in out.read_text(encoding="utf-8")
+    capsys.readouterr()
+    assert main(["report", str(run), "--qrels", str(qrels), "--bounds", "0", "-o", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "grade" in err[0], err

@@ -55,6 +55,14 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="the output folder of irmetrics judge ... --ppi (--qrels: the human qrels): also show each measure "
         "with the filled qrels and its prediction-powered estimate and interval",
     )
+    holes.add_argument(
+        "--bounds",
+        type=float,
+        default=None,
+        metavar="GRADE",
+        help="also show beside each mean the summary shows by default (nDCG, MAP, P, Recall, MRR, ...) the "
+        "interval it lies in once each unjudged document of a query's top k is judged 0 or GRADE",
+    )
     out = p.add_argument_group("exports of the summary (from the same numbers)")
     out.add_argument("--latex", default=None, metavar="FILE", help="LaTeX table (booktabs, ranx's superscripts)")
     out.add_argument("--csv", default=None, metavar="FILE", help="CSV: one row per run and measure")
@@ -89,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
         confidence=args.confidence,
         title=args.title,
         judged=args.judged,
+        bounds=args.bounds,
     )
     written = [write_report(data, args.output)]
     for path, export in ((args.latex, to_latex), (args.csv, to_csv), (args.markdown, to_markdown)):

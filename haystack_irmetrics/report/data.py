@@ -55,6 +55,8 @@ class ReportData:
     :ivar judged: ``{run: {measure: row}}`` given the folder of ``irmetrics judge --ppi`` (``judged_folder``):
         each measure with the human qrels (``human``), with the filled qrels (``filled``) and its
         prediction-powered ``estimate`` and interval (``low``, ``high``, level ``1 - alpha``).
+    :ivar bounds: ``{run: {measure: (low, high)}}`` given a grade (``bounds_grade``): the interval the mean lies
+        in once every hole of the top k is judged, each 0 or the grade (:func:`.judged.bounds`).
     """
 
     names: list[str]
@@ -82,6 +84,8 @@ class ReportData:
     coverage: dict[str, dict[str, float]] = field(default_factory=dict)
     judged: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
     judged_folder: str | None = None
+    bounds: dict[str, dict[str, tuple[float, float]]] = field(default_factory=dict)
+    bounds_grade: float | None = None
     title: str = "Retrieval evaluation report"
 
     @property
@@ -141,6 +145,7 @@ def build_report(
     title: str | None = None,
     scores: Mapping[str, tuple[Mapping[str, float], Mapping[str, Mapping[str, float]]]] | None = None,
     judged: str | os.PathLike[str] | None = None,
+    bounds: float | None = None,
     **policy: Any,
 ) -> ReportData:
     """Evaluate every run and collect what the report shows (see :func:`~haystack_irmetrics.report.write_report`).
@@ -149,7 +154,9 @@ def build_report(
     feedback evaluation's own): those runs are not evaluated again, their ranked lists still shown.
     ``judged``: the output folder of ``irmetrics judge --ppi`` (``qrels`` then the human qrels): each run's
     measures with the filled qrels and their prediction-powered estimates and intervals
-    (:func:`.judged.judged_rows`).
+    (:func:`.judged.judged_rows`). ``bounds``: a grade (> 0): each run's bounds of the measures the summary
+    shows by default, the interval the mean lies in once each unjudged document of the top k is judged 0 or
+    ``bounds`` (:func:`.judged.bounds`).
     """
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
         raise InvalidArgumentError(f"depth must be a whole number >= 1, got {depth!r}")
@@ -233,7 +240,7 @@ def build_report(
             data.lists[s.name] = ranked_lists(as_run(s.run), qids, depth, policy_obj.ignore_identical_ids)
         else:
             notes.append(f"{s.name} was given as per-query values: the drill-down has no ranked list for it")
-    _judgments(data, judgments, judged)
+    _judgments(data, judgments, judged, bounds)
     data.missed = _missed(data, sources)
     data.query_text = _query_text(queries, dataset)
     data.documents = _documents(data, corpus, docs, dataset)
@@ -376,17 +383,23 @@ def ranked_lists(run: Any, qids: Sequence[str], depth: int, drop_identical: bool
     return out
 
 
-def _judgments(data: ReportData, judgments: Qrels | None, folder: str | os.PathLike[str] | None) -> None:
-    """Each ranked run's Judged@k and Hole@k and, given ``folder``, its PPI rows (:mod:`.judged`)."""
-    from .judged import coverage, coverage_ks, judged_rows
+def _judgments(
+    data: ReportData, judgments: Qrels | None, folder: str | os.PathLike[str] | None, grade: float | None
+) -> None:
+    """Each ranked run's Judged@k and Hole@k, given ``folder`` its PPI rows, given ``grade`` its bounds
+    (:mod:`.judged`)."""
+    from .judged import bounds, coverage, coverage_ks, judged_rows
 
     if judgments is None:
-        if folder is not None:
-            raise InvalidArgumentError("judged= needs the human qrels the judge filled (qrels=)")
+        if folder is not None or grade is not None:
+            raise InvalidArgumentError("judged= and bounds= need the qrels (qrels=)")
         return
     ranked = {n: data.runs[n] for n in data.names if n in data.runs}
     if ranked:
         data.coverage = coverage(judgments, ranked, coverage_ks(data.measures), data.preset)
+    if grade is not None:
+        data.bounds = bounds(judgments, ranked, data.measures, grade, data.preset)
+        data.bounds_grade = float(grade)
     if folder is not None:
         if not ranked:
             raise InvalidArgumentError("judged= needs runs with rankings: per-query values have no holes to fill")

@@ -22,44 +22,14 @@ from typing import Any
 
 import numpy as np
 
-from ..core.measures import parse_measure
-from ..errors import IRMetricsError
 from ..stats.compare import format_p
 from .assets import CSS, JS
+from .columns import MAX_SUMMARY_COLUMNS, SUMMARY_CUTOFF, SUMMARY_EXTRA, summary_columns
+from .columns import parsed as _parsed
 from .data import ReportData, family_of, label_text, paired_values
 
 #: Cutoffs of the measure-against-k curves, besides the report's own.
 CURVE_KS = (1, 3, 5, 10, 20, 50, 100)
-#: Columns of means the summary shows before any is switched on or off: more scroll sideways at 1280 pixels.
-MAX_SUMMARY_COLUMNS = 8
-#: The cutoff each measure is shown at by default (the one nearest it when the report has no @10).
-SUMMARY_CUTOFF = 10
-#: Shown by default besides each measure at :data:`SUMMARY_CUTOFF`, as BEIR's tables report it.
-SUMMARY_EXTRA = ("Recall@100",)
-
-
-def summary_columns(measures: list[str]) -> list[str]:
-    """The measures the summary shows by default, in the evaluation's order: every one when at most
-    :data:`MAX_SUMMARY_COLUMNS`; else each measure at cutoff 10 (the nearest cutoff, the smaller of two,
-    when 10 is not evaluated), Recall@100 and each measure without a cutoff, the first
-    :data:`MAX_SUMMARY_COLUMNS` of them. The page switches any other column on in one click.
-
-        >>> summary_columns([f"{f}@{k}" for f in ("NDCG", "MAP", "Recall") for k in (1, 3, 5, 10, 100, 1000)])
-        ['NDCG@10', 'MAP@10', 'Recall@10', 'Recall@100']
-    """
-    if len(measures) <= MAX_SUMMARY_COLUMNS:
-        return list(measures)
-    cutoffs: dict[str, dict[int, str]] = {}  # {stem: {k: measure}}
-    for m in measures:
-        measure = _parsed(m)
-        if measure is not None and measure.cutoff is not None and "@" in m:
-            cutoffs.setdefault(m.rpartition("@")[0], {})[measure.cutoff] = m
-    chosen = {m for m in measures if m in SUMMARY_EXTRA or not any(m in ks.values() for ks in cutoffs.values())}
-    for ks in cutoffs.values():
-        chosen.add(ks[min(ks, key=lambda k: (abs(np.log(k / SUMMARY_CUTOFF)), k))])
-    return [m for m in measures if m in chosen][:MAX_SUMMARY_COLUMNS]
-
-
 # Inside <script>, the HTML parser reads "</script", "<!--" and "<script" in the JSON's strings as markup
 # (a query text "<!--<script>" makes the rest of the page script: it goes blank), and U+2028/U+2029
 # end a line in older JavaScript: each is written as its \u escape, which JSON.parse reads back as it was.
@@ -183,11 +153,23 @@ def _means_table(data: ReportData, shown: list[str]) -> str:
                   f'{0.05 if marker == "*" else 0.01} (randomization, Holm)">{marker}</sup>' if marker else ""  # fmt: skip
             cells.append(
                 f'<td class="{"best" if best else ""}{_off(m, shown)}" data-run="{_e(n)}" data-measure="{_e(m)}" '
-                f'data-value="{v!r}">{v:.4f}{sig}</td>'
+                f'data-value="{v!r}">{v:.4f}{sig}{_bounds(data, n, m)}</td>'
             )
         label = f"{_e(n)}{' (baseline)' if n == data.baseline else ''}"
         rows.append(f'<tr><td class="name">{label}</td>{"".join(cells)}</tr>')
     return f'<table id="means"><thead><tr><th class="name">run</th>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+
+
+def _bounds(data: ReportData, run: str, measure: str) -> str:
+    """The interval a mean lies in once its holes are judged, where there are holes (low < high)."""
+    low, high = data.bounds.get(run, {}).get(measure, (None, None))
+    if low is None or high is None or not low < high:
+        return ""
+    title = f"once every unjudged document of the top k is judged, each 0 or {data.bounds_grade:g}"
+    return (
+        f' <span class="bounds" data-low="{low!r}" data-high="{high!r}" title="{_e(title)}">'
+        f"[{low:.4f}, {high:.4f}]</span>"
+    )
 
 
 def _comparison_table(data: ReportData, shown: list[str]) -> str:
@@ -246,7 +228,14 @@ def _coverage_table(data: ReportData) -> str:
         "<h3>Judgments under the numbers</h3><p class='notes'>Judged@k: the share of a run's top k judged for the "
         "query; Hole@k: the share judged for no query at all (BEIR's hole). An unjudged document counts as "
         "non-relevant in every measure above: where the holes are many, a system's value may be low only because "
-        "nobody judged what it found.</p>"
+        "nobody judged what it found."
+        + (
+            f" Beside a mean, [low, high]: the interval it lies in once every unjudged document of each query's top "
+            f"k is judged, each 0 or {data.bounds_grade:g} (for the columns shown by default)."
+            if data.bounds_grade is not None
+            else ""
+        )
+        + "</p>"
         f'<table id="coverage"><thead><tr><th class="name">run</th>{head}</tr></thead><tbody>{rows}</tbody></table>'
     )
 
@@ -343,13 +332,6 @@ def curve_images(data: ReportData) -> list[tuple[str, str]]:
                 lambda p, d=diffs, m=m: plot_sorted_differences(d, p, metric=m, baseline=data.baseline),
             )
     return out
-
-
-def _parsed(name: str) -> Any:
-    try:
-        return parse_measure(name)
-    except IRMetricsError:  # a name of an evaluator output this package does not know: no curve
-        return None
 
 
 def _curves(data: ReportData) -> str:

@@ -1,7 +1,9 @@
 """What a report says about the judgments under its numbers: each run's Judged@k and Hole@k (the core's
 measures, BEIR's hole), and, given the output folder of ``irmetrics judge --ppi``, each measure's
 prediction-powered estimate and interval beside its value with the filled qrels
-(:func:`haystack_irmetrics.judges.ppi.judged_ppi`, as ``irmetrics evaluate --judged`` prints them).
+(:func:`haystack_irmetrics.judges.ppi.judged_ppi`, as ``irmetrics evaluate --judged`` prints them); and, given
+a grade, each measure's bounds: the interval its value lies in once the holes of each query's top k are judged,
+each 0 or the grade (:func:`haystack_irmetrics.core.bounds.hole_bounds`).
 
 :func:`~.data.build_report` calls these; :mod:`.html` renders what they return.
 """
@@ -73,6 +75,45 @@ def ppi_measures(measures: Sequence[str]) -> list[str]:
     return out
 
 
+def bounded_measures(measures: Sequence[str]) -> list[str]:
+    """The measures the report gives bounds for: those its summary shows by default
+    (:func:`.columns.summary_columns`; the bounds of a scan family cost ``2h + 1`` rankings of each query, so
+    not every cutoff to 1000) whose family has bounds.
+
+        >>> bounded_measures([f"{f}@{k}" for f in ("NDCG", "Judged", "Recall") for k in (1, 10, 100)])
+        ['NDCG@10', 'Recall@10', 'Recall@100']
+    """
+    from ..core.bounds import bounded_families
+    from .columns import parsed, summary_columns
+
+    families = set(bounded_families())
+    return [m for m in summary_columns(list(measures)) if (p := parsed(m)) is not None and p.family in families]
+
+
+def bounds(
+    judgments: Any, runs: Mapping[str, Any], measures: Sequence[str], grade: float, preset: Preset
+) -> dict[str, dict[str, tuple[float, float]]]:
+    """``{run: {measure: (low, high)}}``: the unrounded means over the queries of each query's smallest and
+    largest value once its holes are judged, each 0 or ``grade``
+    (:func:`~haystack_irmetrics.core.bounds.hole_bounds`' ``per_query``), for :func:`bounded_measures`."""
+    from ..core.bounds import hole_bounds
+
+    wanted = bounded_measures(measures)
+    out: dict[str, dict[str, tuple[float, float]]] = {}
+    if not wanted:
+        return out
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SuspiciousInputWarning)
+        for name, run in runs.items():
+            b = hole_bounds(judgments, run, None, measures=wanted, grade=grade, preset=preset)
+            out[name] = {}
+            for m in wanted:
+                rows = list(b.per_query[m].values())
+                if rows:
+                    out[name][m] = (sum(r[0] for r in rows) / len(rows), sum(r[1] for r in rows) / len(rows))
+    return out
+
+
 def judged_rows(
     folder: str | os.PathLike[str],
     runs: Mapping[str, Any],
@@ -100,4 +141,12 @@ def judged_rows(
     return out
 
 
-__all__ = ["DEFAULT_COVERAGE_KS", "coverage", "coverage_ks", "judged_rows", "ppi_measures"]
+__all__ = [
+    "DEFAULT_COVERAGE_KS",
+    "bounded_measures",
+    "bounds",
+    "coverage",
+    "coverage_ks",
+    "judged_rows",
+    "ppi_measures",
+]

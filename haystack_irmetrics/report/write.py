@@ -37,7 +37,8 @@ def write_report(
         ``queries`` (file or ``{qid: text}``), ``corpus`` (a BEIR folder) or ``docs`` (JSONL or TSV) for
         titles and snippets, ``depth`` (documents per ranked list, 20), ``significance``, ``n_resamples``,
         ``seed``, ``confidence``, ``title``, ``judged`` (the output folder of ``irmetrics judge --ppi``:
-        prediction-powered intervals beside the filled-qrels values).
+        prediction-powered intervals beside the filled-qrels values), ``bounds`` (a grade: each mean's interval
+        once its holes are judged 0 or that grade).
     :returns: the path written.
 
     Usage::
