@@ -112,7 +112,50 @@ def test_single_metric_component_outputs_score_and_individual_scores(cls):
 def test_multi_metric_component_outputs_means_raw_means_individual_scores_per_query_query_ids():
     pipe = Pipeline()
     pipe.add_component("ev", IRMetricsEvaluator())
-    assert set(pipe.outputs()["ev"]) == {"means", "raw_means", "individual_scores", "per_query", "query_ids"}
+    assert set(pipe.outputs()["ev"]) == {
+        "means", "raw_means", "individual_scores", "per_query", "query_ids", "holes", "bounds",
+    }  # fmt: skip
+
+
+def test_holes_and_bounds_are_reported_beside_the_means_as_beir_and_hole_bounds_compute_them():
+    from beir.retrieval.evaluation import EvaluateRetrieval
+
+    from haystack_irmetrics import evaluate, hole_bounds
+
+    gold = [[Document(id="d1", score=1), Document(id="d3", score=0)], [Document(id="d2", score=2)]]
+    retrieved = [
+        [Document(id="d1"), Document(id="d3"), Document(id="d2"), Document(id="d9")],
+        [Document(id="d7"), Document(id="d2"), Document(id="d1")],
+    ]
+    ev = IRMetricsEvaluator(metrics=["NDCG", "P"], k_values=[3], holes=True, bounds_grade=1)
+    out = ev.run(gold, retrieved)
+    assert list(out["means"]) == ["NDCG@3", "P@3"]  # the holes stay out of the means
+    qrels = {"0": {"d1": 1, "d3": 0}, "1": {"d2": 2}}
+    results = {"0": {"d1": 4.0, "d3": 3.0, "d2": 2.0, "d9": 1.0}, "1": {"d7": 3.0, "d2": 2.0, "d1": 1.0}}
+    assert out["holes"]["Hole@3"] == EvaluateRetrieval.evaluate_custom(qrels, results, [3], "hole")["Hole@3"]
+    assert out["holes"]["Judged@3"] == evaluate(qrels, results, measures=["Judged@3"]).means["Judged@3"]
+    want = hole_bounds(qrels, results, measures=["NDCG@3", "P@3"], grade=1)
+    assert out["bounds"] == want.to_dict()["measures"]
+    assert out["bounds"]["NDCG@3"]["low"] < out["means"]["NDCG@3"]  # d2 judged relevant in query 0 lowers it
+    again = IRMetricsEvaluator.from_dict(ev.to_dict())
+    assert (again.holes, again.bounds_grade) == (True, 1.0)
+    assert IRMetricsEvaluator(metrics=["NDCG"], k_values=[3]).run(gold, retrieved)["holes"] == {}
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "says"),
+    [
+        ({"holes": "yes"}, "holes must be true or false"),
+        ({"bounds_grade": 0}, "bounds_grade must be a number > 0"),
+        ({"bounds_grade": True}, "bounds_grade must be a number > 0"),
+        ({"metrics": ["bpref"], "bounds_grade": 1}, "none of the metrics"),
+    ],
+)
+def test_bad_hole_parameters_are_refused_at_init(kwargs, says):
+    from haystack_irmetrics.errors import IRMetricsError
+
+    with pytest.raises(IRMetricsError, match=says):
+        IRMetricsEvaluator(**kwargs)
 
 
 @pytest.mark.parametrize("cls", ALL, ids=lambda c: c.__name__)

@@ -72,9 +72,9 @@ from typing import Any, ClassVar
 
 from haystack import Document, component, default_from_dict, default_to_dict
 
-from ..core import DEFAULT_K_VALUES, EvaluationResult, Measure, evaluate, resolve_preset
+from ..core import DEFAULT_K_VALUES, EvaluationResult, HoleBounds, Measure, evaluate, hole_bounds, resolve_preset
 from ..core.measures import check_cutoff, check_k_values, resolve_measures
-from ..errors import InvalidPolicyError, UnknownMeasureError
+from ..errors import InvalidArgumentError, InvalidPolicyError, UnknownMeasureError
 from ..integration.documents import DocumentPath
 
 _NAN = float("nan")
@@ -138,20 +138,20 @@ class _DocumentEvaluator:
         retrieved_documents: list[list[Document]],
         query_ids: list[str] | None,
         measures: Sequence[Measure],
-    ) -> tuple[list[str], EvaluationResult]:
-        """The query ids used (input order) and the core's result."""
+        bounded: Sequence[Measure] = (),
+        grade: float | None = None,
+    ) -> tuple[list[str], EvaluationResult, HoleBounds | None]:
+        """The query ids used (input order), the core's result and, for ``bounded`` measures, their hole bounds."""
         with _no_cycle_collection():
             batch = self._path.convert(ground_truth_documents, retrieved_documents, query_ids)
-            result = evaluate(
-                batch.qrels if batch.judgments is None else batch.judgments,
-                batch.results,
-                None,
-                measures=measures,
-                preset=self._policy,
-            )
+            qrels = batch.qrels if batch.judgments is None else batch.judgments
+            result = evaluate(qrels, batch.results, None, measures=measures, preset=self._policy)
+            bounds = None
+            if bounded and grade is not None:
+                bounds = hole_bounds(qrels, batch.results, None, measures=bounded, grade=grade, preset=self._policy)
             ids = batch.query_ids
             del batch  # the rankings' key list goes before a collection could walk it
-        return ids, result
+        return ids, result, bounds
 
 
 @contextmanager
@@ -260,7 +260,7 @@ class _SingleMetricEvaluator(_DocumentEvaluator):
         :raises InvalidLabelError: on a ground-truth list mixing scored and unscored documents.
         :raises InvalidScoreError: with ``rank_by="score"`` when a retrieved document has no score.
         """
-        used_ids, result = self._evaluate(ground_truth_documents, retrieved_documents, query_ids, [self._measure])
+        used_ids, result, _ = self._evaluate(ground_truth_documents, retrieved_documents, query_ids, [self._measure])
         name = self._measure.name
         per_query = result.per_query[name]
         return {
@@ -348,6 +348,8 @@ class IRMetricsEvaluator(_DocumentEvaluator):
         relevance_threshold: float | None = None,
         ignore_identical_ids: bool = False,
         no_relevant: str = "zero",
+        holes: bool = False,
+        bounds_grade: float | None = None,
     ) -> None:
         """
         Create the evaluator. Every parameter is a plain JSON value.
@@ -363,6 +365,12 @@ class IRMetricsEvaluator(_DocumentEvaluator):
         :param relevance_threshold: see :class:`NDCGEvaluator`.
         :param ignore_identical_ids: see :class:`NDCGEvaluator`.
         :param no_relevant: see :class:`NDCGEvaluator`.
+        :param holes: also output ``holes``: ``Judged@k`` (the share of the top k with a ground-truth
+            Document, of any score) and BEIR's ``Hole@k`` (the share no query of the batch has) at every k.
+        :param bounds_grade: also output ``bounds``: for each metric with bounds (nDCG, MAP, P, Recall,
+            R_cap, MRR, ...), the interval its mean lies in once every retrieved document without a
+            ground-truth Document in a query's top k is judged 0 or this grade
+            (:func:`haystack_irmetrics.core.bounds.hole_bounds`).
         :raises UnknownMeasureError: (or InvalidCutoffError, DuplicateCutoffError, InvalidPolicyError) on a bad
             parameter; also for a diversity measure (``alpha_nDCG``, ...), which needs judgments per subtopic.
         """
@@ -388,10 +396,30 @@ class IRMetricsEvaluator(_DocumentEvaluator):
             ignore_identical_ids=ignore_identical_ids,
             no_relevant=no_relevant,
         )
+        if not isinstance(holes, bool):
+            raise InvalidArgumentError(f"holes must be true or false, got {holes!r}")
+        self.holes = holes
+        ks = list(DEFAULT_K_VALUES) if k_values is None else self.k_values
+        self._hole_measures = resolve_measures(["Judged", "Hole"], ks) if holes else []
+        self._bounded = [m for m in self._measures if m.spec.hole_bounds is not None]
+        if bounds_grade is not None:
+            if isinstance(bounds_grade, bool) or not isinstance(bounds_grade, int | float) or not bounds_grade > 0:
+                raise InvalidArgumentError(f"bounds_grade must be a number > 0 or None, got {bounds_grade!r}")
+            if not self._bounded:
+                raise UnknownMeasureError(f"bounds_grade: none of the metrics {self.metrics} has hole bounds")
+            bounds_grade = float(bounds_grade)
+        self.bounds_grade = bounds_grade
 
     def to_dict(self) -> dict[str, Any]:
         """Serialize the component to a dictionary (init parameters only)."""
-        return default_to_dict(self, metrics=self.metrics, k_values=self.k_values, **self._common_params())
+        return default_to_dict(
+            self,
+            metrics=self.metrics,
+            k_values=self.k_values,
+            **self._common_params(),
+            holes=self.holes,
+            bounds_grade=self.bounds_grade,
+        )
 
     @component.output_types(
         means=dict[str, float],
@@ -399,6 +427,8 @@ class IRMetricsEvaluator(_DocumentEvaluator):
         individual_scores=dict[str, list[float]],
         per_query=dict[str, dict[str, float]],
         query_ids=list[str],
+        holes=dict[str, float],
+        bounds=dict[str, dict[str, float]],
     )
     def run(
         self,
@@ -416,18 +446,30 @@ class IRMetricsEvaluator(_DocumentEvaluator):
             exactly :func:`haystack_irmetrics.evaluate`'s ``means``; ``raw_means``: unrounded;
             ``individual_scores``: ``{name: [value per query in input order]}`` (``nan`` for a query left
             out); ``per_query``: ``{name: {query_id: value}}`` for the scored queries; ``query_ids``: the ids
-            used, in input order.
+            used, in input order; ``holes``: ``{"Judged@k": mean, "Hole@k": mean}`` when ``holes=True``, else
+            ``{}``; ``bounds``: ``{name: {"value", "low", "high", "holes_relevant", "holes"}}`` when
+            ``bounds_grade`` is set, else ``{}``.
         :raises IRMetricsError: as the single-metric evaluators' ``run``.
         """
-        used_ids, result = self._evaluate(ground_truth_documents, retrieved_documents, query_ids, self._measures)
+        used_ids, result, bounds = self._evaluate(
+            ground_truth_documents,
+            retrieved_documents,
+            query_ids,
+            [*self._measures, *self._hole_measures],
+            self._bounded,
+            self.bounds_grade,
+        )
+        names = [m.name for m in self._measures]
         # Plain dicts (the core's are built lazily): pipeline snapshots and tracing serialize outputs.
-        per_query = {name: result.per_query[name] for name in result.per_query}
+        per_query = {name: result.per_query[name] for name in names}
         return {
-            "means": result.means,
-            "raw_means": result.raw_means,
+            "means": {name: result.means[name] for name in names},
+            "raw_means": {name: result.raw_means[name] for name in names},
             "individual_scores": {name: _aligned(result, name, used_ids) for name in per_query},
             "per_query": per_query,
             "query_ids": used_ids,
+            "holes": {m.name: result.means[m.name] for m in self._hole_measures},
+            "bounds": {} if bounds is None else bounds.to_dict()["measures"],
         }
 
 
