@@ -1,4 +1,4 @@
-"""The sufficient-statistics pass of the EM click models over Arrow batches: logs beyond one machine.
+"""The sufficient-statistics pass of the click models over Arrow batches: logs beyond one machine.
 
 :func:`session_statistics` has the signature of a Spark ``mapInArrow`` function (bind the options
 with :func:`functools.partial`): it reads the click-log rows of one partition, whose sessions must be
@@ -8,11 +8,17 @@ and document ids, so partitions add up:
 * ``pbm`` and ``ubm``: per (query, doc, rank, rank of the previous click) the clicks and the skips
   (``prev`` is 0 for PBM);
 * ``dbn``: per (query, last clicked doc or null, the docs below it) how many sessions end so, the
-  continuations the log shows above the last click, and per (query, doc) the impressions and clicks.
+  continuations the log shows above the last click, and per (query, doc) the impressions and clicks;
+* the CTR baselines ``gctr``, ``rctr`` and ``ctr``: PBM's (query, doc, rank) clicks and skips;
+* the closed forms ``cascade``, ``dcm`` and ``sdbn``: per (query, doc) the impressions and clicks at the
+  ranks the model takes as examined (up to the first click; up to the last, or all without a click), every
+  shown pair listed; the DCM also per rank the clicks and the sessions whose last click is there (every
+  rank up to the partition's longest session); the SDBN also per (query, doc) how often it was the last
+  click and its clicks.
 
-:func:`fit_statistics` merges any number of such tables (summing per key) and runs the same EM as a
-local fit (:class:`~.models.PBM`, :class:`~.models.UBM`, :class:`~.dbn.DBN`): the parameters are the
-local fit's, up to the order of floating-point sums.
+:func:`fit_statistics` merges any number of such tables (summing per key) and fits as a local fit does
+(the same EM for :class:`~.models.PBM`, :class:`~.models.UBM` and :class:`~.dbn.DBN`; the closed forms'
+ratios): the parameters are the local fit's, up to the order of floating-point sums.
 """
 
 from __future__ import annotations
@@ -26,13 +32,30 @@ from ..errors import ClickModelError
 from ..feedback.schema import FeedbackColumns, arrow_frame
 from .dbn import DBN
 from .log import ClickLog, Sessions
-from .models import PBM, UBM, ClickModel, _last_click, examination_em, previous_click
+from .models import (
+    DCM,
+    PBM,
+    SDBN,
+    UBM,
+    Cascade,
+    ClickModel,
+    DocumentCTR,
+    GlobalCTR,
+    RankCTR,
+    _first_click,
+    _last_click,
+    _ratio,
+    examination_em,
+    previous_click,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import polars as pl
     import pyarrow as pa
 
-MODELS = ("pbm", "ubm", "dbn")
+MODELS = ("gctr", "rctr", "ctr", "pbm", "ubm", "cascade", "dcm", "sdbn", "dbn")
+#: The models whose statistics are PBM's (query, doc, rank) clicks and skips.
+_SLOT_MODELS = ("gctr", "rctr", "ctr", "pbm", "ubm")
 
 
 def statistics_schema() -> pa.Schema:
@@ -41,21 +64,25 @@ def statistics_schema() -> pa.Schema:
 
     return pa.schema(
         [
-            ("kind", pa.string()),  # "slot" (pbm/ubm), "tail" or "pair" (dbn)
+            # "slot" (pbm, ubm, ctrs), "tail" or "pair" (dbn), "examined", "rank" (dcm), "satisfied" (sdbn)
+            ("kind", pa.string()),
             ("query", pa.string()),
             ("doc", pa.string()),  # the pair's doc, or the tail's last clicked doc (null: no click)
             ("tail", pa.list_(pa.string())),
             ("rank", pa.int64()),
             ("prev", pa.int64()),
-            ("a", pa.float64()),  # slot: clicks; tail: sessions; pair: impressions
-            ("b", pa.float64()),  # slot: skips; tail: continuations shown above the last click; pair: clicks
+            # slot: clicks; tail: sessions; pair, examined: impressions; rank: clicks; satisfied: last clicks
+            ("a", pa.float64()),
+            # slot: skips; tail: continuations shown above the last click; pair, examined, satisfied: clicks;
+            # rank: sessions whose last click is there
+            ("b", pa.float64()),
         ]
     )
 
 
 def _check_model(model: str) -> str:
     if model not in MODELS:
-        raise ClickModelError(f"statistics are for the EM models {MODELS}, got {model!r}")
+        raise ClickModelError(f"statistics are for the click models {MODELS}, got {model!r}")
     return model
 
 
@@ -82,7 +109,7 @@ def session_statistics(
     queries, docs = s.pair_names()
     q = np.asarray(queries, dtype=object)
     d = np.asarray(docs, dtype=object)
-    if model in ("pbm", "ubm"):
+    if model in _SLOT_MODELS:
         rank = np.broadcast_to(np.arange(s.n_ranks), s.pairs.shape)
         prev = previous_click(s.clicks) if model == "ubm" else np.zeros(s.pairs.shape, dtype=np.int64)
         frame = pl.DataFrame(
@@ -109,8 +136,10 @@ def session_statistics(
                 "b": grouped["b"],
             }
         )
-    else:
+    elif model == "dbn":
         out = _dbn_statistics(s, q, d)
+    else:
+        out = _closed_form_statistics(s, q, d, model)
     yield from out.to_arrow().cast(statistics_schema()).to_batches()
 
 
@@ -161,6 +190,111 @@ def _dbn_statistics(s: Sessions, q: np.ndarray, d: np.ndarray) -> pl.DataFrame:
     )
 
 
+def _rows(kind: str, query: list[Any], doc: list[Any], rank: Any, a: np.ndarray, b: np.ndarray) -> pl.DataFrame:
+    from ..feedback._deps import pl
+
+    n = len(a)
+    return pl.DataFrame(
+        {
+            "kind": [kind] * n,
+            "query": pl.Series(query, dtype=pl.String),
+            "doc": pl.Series(doc, dtype=pl.String),
+            "tail": pl.Series([None] * n, dtype=pl.List(pl.String)),
+            "rank": pl.Series(rank, dtype=pl.Int64),
+            "prev": pl.Series([None] * n, dtype=pl.Int64),
+            "a": pl.Series(a, dtype=pl.Float64),
+            "b": pl.Series(b, dtype=pl.Float64),
+        }
+    )
+
+
+def _closed_form_statistics(s: Sessions, q: np.ndarray, d: np.ndarray, model: str) -> pl.DataFrame:
+    """Cascade, DCM, SDBN: the counts their closed forms divide (see the module docs)."""
+    from ..feedback._deps import pl
+
+    last = _last_click(s.clicks)
+    no_click = last < 0
+    cut = _first_click(s.clicks) if model == "cascade" else np.where(no_click, s.n_ranks, last)
+    examined = s.shown & (np.arange(s.n_ranks)[None, :] <= cut[:, None])
+    imp = np.bincount(s.pairs[examined], minlength=s.n_pairs).astype(float)
+    clk = np.bincount(s.pairs[examined & s.clicks], minlength=s.n_pairs).astype(float)
+    seen = np.flatnonzero(np.bincount(s.pairs[s.shown], minlength=s.n_pairs))  # every shown pair, examined or not
+    none = [None] * seen.size
+    parts = [_rows("examined", q[seen].tolist(), d[seen].tolist(), none, imp[seen], clk[seen])]
+    if model == "dcm":
+        clicks_at = s.clicks.sum(axis=0).astype(float)
+        last_at = np.bincount(last[~no_click], minlength=s.n_ranks).astype(float)
+        ranks = list(range(s.n_ranks))
+        parts.append(_rows("rank", [None] * s.n_ranks, [None] * s.n_ranks, ranks, clicks_at, last_at))
+    if model == "sdbn":
+        rows = np.flatnonzero(~no_click)
+        last_count = np.bincount(s.pairs[rows, last[rows]], minlength=s.n_pairs).astype(float)
+        clicked = np.bincount(s.pairs[s.clicks], minlength=s.n_pairs).astype(float)
+        parts.append(_rows("satisfied", q[seen].tolist(), d[seen].tolist(), none, last_count[seen], clicked[seen]))
+    return pl.concat(parts)
+
+
+def _fit_slot_ctr(model: str, merged: pl.DataFrame, options: dict[str, Any]) -> ClickModel:
+    """GCTR, RCTR, DCTR from the merged (query, doc, rank) clicks (``a``) and skips (``b``)."""
+    from ..feedback._deps import pl
+
+    if model == "gctr":
+        fitted: ClickModel = GlobalCTR(**options)
+        clicks, shown = float(merged["a"].sum()), float((merged["a"] + merged["b"]).sum())
+        fitted.rho = clicks / shown  # type: ignore[attr-defined]
+        _, fitted._sessions = _pair_table(merged)
+        return fitted
+    if model == "rctr":
+        fitted = RankCTR(**options)
+        n_ranks = int(merged["rank"].max()) + 1
+        by_rank = merged.group_by("rank").agg(pl.col("a").sum(), (pl.col("a") + pl.col("b")).sum().alias("n"))
+        clicks, shown = np.zeros(n_ranks), np.zeros(n_ranks)
+        clicks[by_rank["rank"].to_numpy()] = by_rank["a"].to_numpy()
+        shown[by_rank["rank"].to_numpy()] = by_rank["n"].to_numpy()
+        fitted.rho = _ratio(clicks, shown)  # type: ignore[attr-defined]
+        _, fitted._sessions = _pair_table(merged)
+        return fitted
+    fitted = DocumentCTR(**options)
+    by_pair = merged.group_by("query", "doc").agg(pl.col("a").sum(), (pl.col("a") + pl.col("b")).sum().alias("n"))
+    codes, sessions = _pair_table(by_pair)
+    clicks, shown = np.zeros(sessions.n_pairs), np.zeros(sessions.n_pairs)
+    clicks[codes], shown[codes] = by_pair["a"].to_numpy(), by_pair["n"].to_numpy()
+    fitted.alpha = _ratio(clicks, shown)  # type: ignore[attr-defined]
+    fitted._sessions = sessions
+    return fitted
+
+
+def _fit_closed_form(model: str, stats: pl.DataFrame, options: dict[str, Any]) -> ClickModel:
+    """Cascade, DCM, SDBN from the merged counts, as their ``_fit`` divides them."""
+    from ..feedback._deps import pl
+
+    def per_pair(kind: str) -> pl.DataFrame:
+        return stats.filter(pl.col("kind") == kind).group_by("query", "doc").agg(pl.col("a").sum(), pl.col("b").sum())
+
+    examined = per_pair("examined")
+    codes, sessions = _pair_table(examined)
+    imp, clk = np.zeros(sessions.n_pairs), np.zeros(sessions.n_pairs)
+    imp[codes], clk[codes] = examined["a"].to_numpy(), examined["b"].to_numpy()
+    fitted: ClickModel = {"cascade": Cascade, "dcm": DCM, "sdbn": SDBN}[model](**options)
+    fitted.alpha = _ratio(clk, imp)  # type: ignore[attr-defined]
+    if model == "dcm":
+        ranks = stats.filter(pl.col("kind") == "rank").group_by("rank").agg(pl.col("a").sum(), pl.col("b").sum())
+        n_ranks = int(ranks["rank"].max()) + 1
+        clicks_at, last_at = np.zeros(n_ranks), np.zeros(n_ranks)
+        clicks_at[ranks["rank"].to_numpy()] = ranks["a"].to_numpy()
+        last_at[ranks["rank"].to_numpy()] = ranks["b"].to_numpy()
+        fitted.lam = _ratio(clicks_at - last_at, clicks_at)  # type: ignore[attr-defined]
+    if model == "sdbn":
+        satisfied = per_pair("satisfied")
+        index = {key: i for i, key in enumerate(zip(*sessions.pair_names(), strict=True))}
+        at = np.array([index[key] for key in satisfied.select("query", "doc").iter_rows()], dtype=np.int64)
+        last_count, clicked = np.zeros(sessions.n_pairs), np.zeros(sessions.n_pairs)
+        last_count[at], clicked[at] = satisfied["a"].to_numpy(), satisfied["b"].to_numpy()
+        fitted.sigma = _ratio(last_count, clicked)  # type: ignore[attr-defined]
+    fitted._sessions = sessions
+    return fitted
+
+
 def fit_statistics(model: str, tables: Iterable[Any], **options: Any) -> ClickModel:
     """Merge the statistics ``tables`` (Arrow tables or batches, any number of partitions) and fit ``model``.
 
@@ -174,12 +308,16 @@ def fit_statistics(model: str, tables: Iterable[Any], **options: Any) -> ClickMo
     if not parts or not sum(p.height for p in parts):
         raise ClickModelError(f"{model}: no statistics to fit on")
     stats = pl.concat(parts, how="vertical_relaxed")
-    if model in ("pbm", "ubm"):
+    if model in ("cascade", "dcm", "sdbn"):
+        return _fit_closed_form(model, stats, options)
+    if model in _SLOT_MODELS:
         merged = (
             stats.filter(pl.col("kind") == "slot")
             .group_by("query", "doc", "rank", "prev")
             .agg(pl.col("a").sum(), pl.col("b").sum())
         )
+        if model in ("gctr", "rctr", "ctr"):
+            return _fit_slot_ctr(model, merged, options)
         pairs, sessions = _pair_table(merged)
         n_ranks = int(merged["rank"].max()) + 1
         slot = (
