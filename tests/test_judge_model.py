@@ -113,7 +113,8 @@ def test_the_documented_minilm_judge_command_learns_cut_points_fills_the_holes_a
     summary = json.loads((tmp_path / "judged" / "summary.json").read_text())
     agreement = json.loads((tmp_path / "judged" / "agreement.json").read_text())
     assert summary["pairs"] == 46 and summary["unparseable"] == 0 and len(summary["cut_points"]) == 2
-    assert all(h["after"] == 0 for h in summary["hole@10"].values())
+    assert all(h["after"] == 0 for h in summary["unjudged_pairs@10"].values())
+    assert all(h["after"] == 0 < h["before"] for h in summary["Hole@10"].values())
     labels = agreement["labels"]
     print(printed, labels, agreement["systems"])
     assert agreement["sampled"] == 40 and labels["weighted_kappa"] > 0.3  # far from chance (0)

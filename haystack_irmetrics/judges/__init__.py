@@ -3,7 +3,7 @@
 - :mod:`.prompt`: the default graded prompt (0..3) and the parsing of an answer into a grade;
 - :mod:`.judge`: the chat judge and the score judge (cut points learned on human labels), their fingerprints;
 - :mod:`.cache`: the judgment cache, keyed by the judge's fingerprint and the exact texts;
-- :mod:`.pool`: the unjudged pairs of runs' top k, pooled, and hole@k;
+- :mod:`.pool`: the unjudged pairs of runs' top k, pooled, and the share of a top k a judge fills;
 - :mod:`.batch`: judging many pairs (concurrency, bounded retries, the cache) and writing the output folder;
 - :mod:`.agreement`: the judge against people: kappa, weighted kappa, Krippendorff's alpha, system rankings.
 

@@ -1,17 +1,19 @@
 """The pairs a judge is asked about: each run's top k per query (trec_eval's order: score descending, ties by
-document id descending), pooled over the runs and deduplicated, less the pairs people judged; and hole@k.
+document id descending), pooled over the runs and deduplicated, less the pairs people judged; and the share of
+a run's top k a judge would fill.
 
-hole@k here is per pair: the share of a run's top k (or of fewer, when the query has fewer documents) that
-has no judgment *for that query*, averaged over the run's queries (a query nobody judged is all hole). BEIR's
-``evaluate_custom(..., "hole")`` counts a document judged for any query as judged and divides by the number of
-judged queries; the per-pair count over every query is the one a judge fills (a new corpus has no qrels).
+:func:`unjudged_share` is per pair: the share of a run's top k (or of fewer, when the query has fewer
+documents) that has no judgment *for that query*, averaged over the run's queries (a query nobody judged is all
+unjudged): what a judge fills. It is not BEIR's hole: ``evaluate_custom(..., "hole")`` counts a document
+judged for any query as judged and divides by the number of judged queries; that is the core's ``Hole@k``,
+which ``summary.json`` reports as ``Hole@K`` beside this share (``unjudged_pairs@K``).
 
 Usage::
 
     >>> runs = {"a": {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}}, "b": {"q1": {"d4": 1.0, "d1": 0.5}}}
     >>> unjudged_pairs(runs, {"q1": {"d1": 1}}, depth=2)
     [('q1', 'd2'), ('q1', 'd4')]
-    >>> hole_at(runs["a"], {"q1": {"d1": 1}}, 2)
+    >>> unjudged_share(runs["a"], {"q1": {"d1": 1}}, 2)
     0.5
 """
 
@@ -59,7 +61,7 @@ def unjudged_pairs(runs: Mapping[str, RunDict], qrels: QrelsDict, depth: int) ->
     return out
 
 
-def hole_at(run: RunDict, qrels: QrelsDict, k: int) -> float | None:
+def unjudged_share(run: RunDict, qrels: QrelsDict, k: int) -> float | None:
     """The mean share of the top ``k`` with no judgment for its query, over the run's queries that retrieved
     something (``None`` when there is none)."""
     shares = []
@@ -71,4 +73,4 @@ def hole_at(run: RunDict, qrels: QrelsDict, k: int) -> float | None:
     return sum(shares) / len(shares) if shares else None
 
 
-__all__ = ["hole_at", "pooled_pairs", "top_k", "unjudged_pairs"]
+__all__ = ["pooled_pairs", "top_k", "unjudged_pairs", "unjudged_share"]

@@ -23,7 +23,7 @@ from .agreement import label_agreement, sample_labelled, system_agreement
 from .batch import Counts, jsonl_line, judge_texts
 from .cache import JudgmentCache
 from .judge import ChatJudge, ScoreJudge, Verdict
-from .pool import hole_at, pooled_pairs, unjudged_pairs
+from .pool import pooled_pairs, unjudged_pairs, unjudged_share
 
 QrelsDict = Mapping[str, Mapping[str, int]]
 RunDict = Mapping[str, Mapping[str, float]]
@@ -287,14 +287,38 @@ def _summary(
         "unparseable": counts.unparseable,
         "tokens": dict(counts.tokens) or None,
         "depth": depth,
-        f"hole@{depth}": {
-            name: {"before": hole_at(run, result.human, depth), "after": hole_at(run, result.filled, depth)}
+        f"Hole@{depth}": {
+            name: {"before": beir_hole(run, result.human, depth), "after": beir_hole(run, result.filled, depth)}
+            for name, run in runs.items()
+        },
+        f"unjudged_pairs@{depth}": {
+            name: {
+                "before": unjudged_share(run, result.human, depth),
+                "after": unjudged_share(run, result.filled, depth),
+            }
             for name, run in runs.items()
         },
         "judge": {"fingerprint": fingerprint, **judge.settings()},
         "server": getattr(getattr(judge, "generator", None), "api_base_url", None),
         "seconds": round(time.perf_counter() - started, 3),
     }
+
+
+def beir_hole(run: RunDict, qrels: QrelsDict, k: int) -> float | None:
+    """BEIR's hole at ``k`` (``evaluate_custom(..., "hole")``: the share of the top k judged for no query,
+    summed over the run's queries and divided by the number of judged queries), the core's unrounded
+    ``Hole@k``; ``None`` when the run and the qrels share nothing to count over (no qrels at all)."""
+    import warnings
+
+    from .. import evaluate
+    from ..errors import IRMetricsError, SuspiciousInputWarning
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SuspiciousInputWarning)
+            return float(evaluate(qrels, run, None, measures=[f"Hole@{k}"], preset="beir").raw_means[f"Hole@{k}"])
+    except IRMetricsError:
+        return None
 
 
 def qrels_tsv(qrels: QrelsDict) -> str:
@@ -304,4 +328,4 @@ def qrels_tsv(qrels: QrelsDict) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["JudgeResult", "judge_runs", "qrels_tsv"]
+__all__ = ["JudgeResult", "beir_hole", "judge_runs", "qrels_tsv"]
