@@ -85,7 +85,7 @@ def test_statistics_are_for_the_click_models_and_need_rows():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["pbm", "dbn", *CLOSED_FORMS])
+@pytest.mark.parametrize("name", ["pbm", "ubm", "dbn", *CLOSED_FORMS])
 def test_a_spark_job_gives_the_local_fit(name, tmp_path):
     pyspark = pytest.importorskip("pyspark")
     from pyspark.sql import SparkSession
@@ -103,7 +103,7 @@ def test_a_spark_job_gives_the_local_fit(name, tmp_path):
             .getOrCreate()
         )
         try:
-            rows = log_rows(simulated(name if name in ("pbm", "dbn") else "dbn", 1_500))
+            rows = log_rows(simulated(name if name in ("pbm", "ubm", "dbn") else "dbn", 1_500))
             table = pa.Table.from_pylist([{k: str(v) for k, v in r.items()} for r in rows])
             df = spark.createDataFrame(table).repartition(3, "session")
             stats = df.mapInArrow(

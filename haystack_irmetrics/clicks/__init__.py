@@ -3,8 +3,8 @@
 A click log (a feedback log with ``session``, ``position`` and ``click`` columns, :mod:`.log`) read into
 sessions; click models as Chuklin, Markov & de Rijke (2015) define them, fitted on sufficient statistics
 (:mod:`.models`, :mod:`.dbn`); their held-out log-likelihood and perplexity and the qrels they derive
-(:mod:`.evaluation`); logs simulated from known parameters (:mod:`.simulate`); interleaving and its
-credit (:mod:`.interleaving`).
+(:mod:`.evaluation`), and those qrels as a feedback log's judgments (:mod:`.judged`); logs simulated from
+known parameters (:mod:`.simulate`); interleaving and its credit (:mod:`.interleaving`).
 
 Usage::
 
@@ -31,6 +31,7 @@ from .evaluation import (
     make_model,
     score,
 )
+from .judged import JudgedLog
 from .log import CLICK_COLUMNS, ClickLog, Sessions, click_columns
 from .models import ClickModel
 
@@ -41,6 +42,7 @@ __all__ = [
     "ClickLog",
     "ClickModel",
     "HeldOut",
+    "JudgedLog",
     "Sessions",
     "click_columns",
     "compare_models",
