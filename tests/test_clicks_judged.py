@@ -1,9 +1,9 @@
 """Click-derived qrels into the feedback evaluation: ``irmetrics clicks fit`` then ``irmetrics feedback LOG --qrels``.
 
-A DBN log simulated over the shipped sample (its qrels the true relevance; four rankers of its judged
-documents, better to worse): the click qrels, through the feedback evaluation, rank the runs as the true
-qrels do (Kendall's tau = 1), each judgment is the click label, and --min-impressions leaves the rarely
-shown pairs unjudged.
+A DBN log simulated over the shipped sample as ``tests/test_clicks_models.py`` draws them (its qrels the
+true relevance; four rankers of its judged documents, better to worse): the click qrels, through the
+feedback evaluation, rank the runs as the true qrels do (Kendall's tau = 1), each judgment is the click
+label, and --min-impressions leaves the rarely shown pairs unjudged.
 """
 
 from __future__ import annotations
@@ -15,61 +15,16 @@ import numpy as np
 import pytest
 from scipy.stats import kendalltau
 
-import haystack_irmetrics
 from haystack_irmetrics import evaluate
 from haystack_irmetrics.cli import main
 from haystack_irmetrics.clicks import ClickLog, fit_model
 from haystack_irmetrics.clicks.judged import JudgedLog
-from haystack_irmetrics.clicks.simulate import log_rows, model_with, sessions_from_rankings, simulate
+from haystack_irmetrics.clicks.simulate import log_rows
 from haystack_irmetrics.errors import ClickModelError
 from haystack_irmetrics.feedback import FeedbackLog, evaluate_feedback
+from tests.test_clicks_models import QRELS, RUNS, simulated
 
-SAMPLE_QRELS = Path(haystack_irmetrics.__file__).parent / "datasets" / "sample" / "qrels" / "test.tsv"
-
-
-def sample_qrels() -> dict[str, dict[str, int]]:
-    out: dict[str, dict[str, int]] = {}
-    for line in SAMPLE_QRELS.read_text().splitlines()[1:]:
-        q, d, label = line.split("\t")
-        out.setdefault(q, {})[d] = int(label)
-    return out
-
-
-QRELS = sample_qrels()
-ATTRACT = {0: 0.1, 1: 0.5, 2: 0.85}
-SATISFY = {0: 0.1, 1: 0.4, 2: 0.8}
-
-
-def rankers() -> dict[str, dict[str, list[str]]]:
-    """Four rankers of the sample's judged documents, better to worse: label + seeded noise of growing size."""
-    rng = np.random.default_rng(7)
-    out = {}
-    for i, noise in enumerate((0.3, 0.8, 1.5, 3.0)):
-        run = {}
-        for q in sorted(QRELS):
-            scores = {d: QRELS[q][d] + noise * rng.standard_normal() for d in sorted(QRELS[q])}
-            run[q] = sorted(scores, key=lambda d: -scores[d])[:10]
-        out[f"r{i}"] = run
-    return out
-
-
-RANKERS = rankers()
-
-
-def click_rows(n: int, seed: int = 1) -> list[dict]:
-    """``n`` impressions, each a query and one of the rankers drawn at random; clicks from a DBN."""
-    rng = np.random.default_rng(seed)
-    queries, names = sorted(QRELS), sorted(RANKERS)
-    picks = zip(rng.integers(len(queries), size=n).tolist(), rng.integers(len(names), size=n).tolist(), strict=True)
-    shown = sessions_from_rankings([(queries[q], RANKERS[names[k]][queries[q]]) for q, k in picks])
-    truth = model_with(
-        "dbn",
-        shown,
-        attractiveness=lambda q, d: ATTRACT[QRELS[q][d]],
-        satisfaction=lambda q, d: SATISFY[QRELS[q][d]],
-        continuation=0.9,
-    )
-    return log_rows(simulate(truth, shown, seed=3))
+RANKERS = {f"r{i}": run for i, run in enumerate(RUNS)}  # better to worse: label + growing noise
 
 
 def write_trec(run: dict[str, list[str]], path: Path) -> Path:
@@ -82,7 +37,7 @@ def log_file(tmp_path_factory) -> Path:
     import polars as pl
 
     path = tmp_path_factory.mktemp("clicks") / "clicks.csv"
-    pl.DataFrame(click_rows(8_000)).write_csv(path)
+    pl.DataFrame(log_rows(simulated("dbn", 8_000))).write_csv(path)
     return path
 
 
