@@ -6,6 +6,7 @@ numbers :func:`~haystack_irmetrics.judges.ppi.judged_ppi` returns, and ``ppi_py`
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -256,3 +257,36 @@ def test_bounds_are_left_out_where_there_is_no_hole_and_a_bad_grade_exits_2(tmp_
     assert main(["report", str(run), "--qrels", str(qrels), "--bounds", "0", "-o", str(out)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "grade" in err[0], err
+
+
+def test_in_a_browser_the_judged_rows_follow_the_column_checkboxes_and_the_bounds_fit_a_1280_screen(
+    judged_case, tmp_path
+):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from haystack_irmetrics.report.browser import chromium, open_report
+
+    if chromium() is None:
+        pytest.skip("no chromium on PATH (Debian: apt-get install -y chromium; .ci/run installs it where apt works)")
+    pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    runs, qrels, out = judged_case
+    path = write_report(list(runs.values()), tmp_path / "r.html", qrels, judged=out, bounds=1, n_resamples=100)
+
+    def check() -> None:
+        with open_report(path, viewport=(1280, 800)) as opened:
+            page = opened.page
+            assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+            row = '#judged tr[data-run="dense"][data-measure="NDCG@100"]'
+            assert page.is_visible('#judged tr[data-run="dense"][data-measure="NDCG@10"]') and not page.is_visible(row)
+            page.check('#columns input[data-column="NDCG@100"]')
+            assert page.is_visible(row)
+            assert page.is_visible('#means td[data-run="dense"][data-measure="NDCG@10"] span.bounds')
+            artifacts = Path(__file__).resolve().parent / "artifacts"
+            page.screenshot(path=str(artifacts / "report-judged-summary.png"))  # the bounds under the means
+            page.evaluate("document.querySelector('#coverage').scrollIntoView()")
+            page.screenshot(path=str(artifacts / "report-judged.png"))  # Judged@k, Hole@k and the PPI table
+            assert opened.errors == [] and opened.external_requests() == []
+
+    (Path(__file__).resolve().parent / "artifacts").mkdir(exist_ok=True)
+    with ThreadPoolExecutor(1) as pool:  # Playwright's sync API in a thread of its own, as the browser tests do
+        pool.submit(check).result()

@@ -26,7 +26,7 @@ td.best { font-weight: 700; background: #dafbe1; }
 td.pos { color: var(--rel); } td.neg { color: var(--non); }
 sup.sig { color: #8250df; font-weight: 700; }
 sup.sig.worse { color: #cf222e; }
-span.bounds { color: #57606a; font-size: 11.5px; font-weight: 400; }
+span.bounds { display: block; color: #57606a; font-size: 11px; font-weight: 400; }
 .notes { color: #57606a; font-size: 13px; }
 .curves { display: flex; flex-wrap: wrap; gap: 12px; }
 .curves figure { margin: 0; border: 1px solid var(--line); padding: 4px; }
