@@ -82,6 +82,8 @@ def test_each_judgment_is_the_click_label_and_rare_pairs_stay_unjudged(log_file)
     assert set(judged) == expected and len(expected) < len(shown)
     assert max(abs(label - labels[q][d]) for (q, d), (label, _) in judged.items()) < 1e-12
     assert all(votes == shown[p] for p, (_, votes) in judged.items())  # the votes are the impressions
+    every = evaluate_feedback(JudgedLog(clicks, fit), k_values=[10], measures=["NDCG"], n_resamples=100)
+    assert every.feedback.judgments.height == len(shown) == sum(len(d) for d in labels.values())
 
 
 def test_a_log_without_positions_or_a_bad_minimum_is_a_typed_error():

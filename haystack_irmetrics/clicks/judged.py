@@ -104,6 +104,9 @@ class JudgedLog(FeedbackLog):
                 schema={"query": pl.String, "doc": pl.String, "judged_vote": pl.Float64},
                 orient="row",
             )
+            if self.min_impressions == 1:  # a pair that gets a vote is shown: no pass to count impressions
+                self._table = labels
+                return labels
             counts = [
                 b.filter(pl.col("position").is_not_null()).group_by("query", "doc").len() for b in self.base.batches()
             ]
