@@ -102,7 +102,11 @@ class JudgmentCache:
                 )
                 columns = {row[1] for row in db.execute("PRAGMA table_info(judgments)")}
                 if "judge" not in columns:  # a file of before the fingerprint was kept: its rows still answer
-                    db.execute("ALTER TABLE judgments ADD COLUMN judge TEXT")
+                    try:
+                        db.execute("ALTER TABLE judgments ADD COLUMN judge TEXT")
+                    except sqlite3.OperationalError:  # another process added it first
+                        if "judge" not in {row[1] for row in db.execute("PRAGMA table_info(judgments)")}:
+                            raise
                 db.execute("CREATE TABLE IF NOT EXISTS judges (fingerprint TEXT PRIMARY KEY, settings TEXT)")
                 self._db = db
             except (OSError, sqlite3.Error) as e:

@@ -3,6 +3,9 @@
 * :mod:`.sources` reads what a report is made of (runs and their names, qrels, query texts, documents);
 * :mod:`.data` evaluates every run with :func:`~haystack_irmetrics.evaluate` and compares each with the
   baseline (:mod:`haystack_irmetrics.stats`): :func:`build_report` returns a :class:`ReportData`;
+* :mod:`.judged` adds what the report says about the judgments under its numbers: each run's Judged@k and
+  Hole@k, the prediction-powered intervals of a folder of ``irmetrics judge --ppi`` and each mean's hole
+  bounds (the measures the summary shows by default, :mod:`.columns`);
 * :mod:`.html` renders the page (figures drawn by :mod:`haystack_irmetrics.plots`, style and script from
   :mod:`.assets`), :mod:`.exports` the tables, :mod:`.write` writes them.
 
