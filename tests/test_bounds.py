@@ -38,13 +38,13 @@ def _in_top(qrels_q, run_q, qid, doc, m, preset):
     if m.cutoff is None:
         return True
     probe = f"P@{m.cutoff}" if measure.beir_path == "pytrec" else f"Success@{m.cutoff}"
-    res = evaluate({qid: {doc: 1}}, {qid: run_q}, measures=[probe], preset=preset)
+    res = evaluate({qid: {doc: 10}}, {qid: run_q}, measures=[probe], preset=preset)
     return res.per_query[probe].get(qid, 0.0) > 0
 
 
-def brute_force(qrels, run, measures, grade, preset):
+def brute_force(qrels, run, measures, grade, preset, **policy):
     """``{measure: {qid: (min, max)}}`` over every judging of each query's holes, by full evaluations."""
-    parsed = hole_bounds(qrels, run, measures=measures, grade=grade, preset=preset).measures
+    parsed = hole_bounds(qrels, run, measures=measures, grade=grade, preset=preset, **policy).measures
     ignore = preset == "beir"
     out = {m.name: {} for m in parsed}
     for qid, run_q in run.items():
@@ -57,7 +57,7 @@ def brute_force(qrels, run, measures, grade, preset):
         for subset in _subsets(unjudged):
             filled = copy.deepcopy(judged)
             filled.update(dict.fromkeys(subset, grade))
-            res = evaluate({qid: filled}, {qid: run_q}, measures=list(parsed), preset=preset)
+            res = evaluate({qid: filled}, {qid: run_q}, measures=list(parsed), preset=preset, **policy)
             for m in parsed:
                 if set(subset) <= holes[m.name] and qid in res.per_query[m.name]:
                     values[m.name].append(res.per_query[m.name][qid])
@@ -76,23 +76,33 @@ def small_inputs(draw):
     return qrels, run
 
 
+POLICIES = [{}, {}, {"no_relevant": "skip"}, {"relevance_threshold": 2}, {"relevance_threshold": 0.5}]
+
+
 @settings(max_examples=25, deadline=None)
 @given(
     small_inputs(),
     st.sampled_from([1.0, 2.0, 0.5]),
     st.sampled_from(["beir", "trec"]),
     st.lists(st.sampled_from(MEASURES), min_size=1, max_size=4, unique=True),
+    st.sampled_from(POLICIES),
 )
-def test_bounds_are_the_extremes_over_every_judging_of_the_holes(inputs, grade, preset, measures):
+def test_bounds_are_the_extremes_over_every_judging_of_the_holes(inputs, grade, preset, measures, policy):
     qrels, run = inputs
     if preset == "beir":
         measures = [m for m in measures if m not in ("map", "ndcg")]  # BEIR names take a cutoff
         if not measures:
             measures = ["NDCG@3"]
-    got = hole_bounds(qrels, run, measures=measures, grade=grade, preset=preset)
-    want = brute_force(qrels, run, measures, grade, preset)
+    got = hole_bounds(qrels, run, measures=measures, grade=grade, preset=preset, **policy)
+    want = brute_force(qrels, run, measures, grade, preset, **policy)
+    today = evaluate(qrels, run, measures=list(got.measures), preset=preset, **policy).per_query
     for name, rows in want.items():
+        # The bounds cover the queries today's mean averages (under no_relevant="skip", a query without a
+        # relevant judgment stays out even where judging its holes would bring it in).
+        assert set(got.per_query[name]) == set(today[name])
         for qid, (lo, hi) in rows.items():
+            if qid not in today[name]:
+                continue
             assert got.per_query[name][qid] == pytest.approx((lo, hi), abs=1e-12), (name, qid)
 
 
@@ -163,7 +173,7 @@ def test_a_grade_that_is_not_a_positive_number_is_refused(grade):
 
 
 def test_a_grade_above_errs_top_grade_is_a_clear_error():
-    with pytest.raises(InvalidArgumentError, match=r"grade 5.0 cannot be scored by \['ERR@2'\]"):
+    with pytest.raises(InvalidArgumentError, match=r"grade 5.0 cannot be scored by ERR@2"):
         hole_bounds({"q1": {"d1": 1}}, {"q1": {"d1": 1.0, "d2": 0.5}}, measures=["ERR@2"], grade=5)
 
 
@@ -174,6 +184,8 @@ def test_a_grade_above_errs_top_grade_is_a_clear_error():
     st.sampled_from([1.0, 2.0, 0.5, 3.0]),
     st.sampled_from(["beir", "trec"]),
     st.lists(st.sampled_from(MEASURES), min_size=1, max_size=6, unique=True),
+    st.sampled_from(POLICIES),
 )
-def test_bounds_are_the_extremes_over_every_judging_of_the_holes_many(inputs, grade, preset, measures):
-    test_bounds_are_the_extremes_over_every_judging_of_the_holes.hypothesis.inner_test(inputs, grade, preset, measures)
+def test_bounds_are_the_extremes_over_every_judging_of_the_holes_many(inputs, grade, preset, measures, policy):
+    inner = test_bounds_are_the_extremes_over_every_judging_of_the_holes.hypothesis.inner_test
+    inner(inputs, grade, preset, measures, policy)

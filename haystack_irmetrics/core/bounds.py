@@ -19,21 +19,22 @@ hole relevant gives today's value exactly.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..errors import InvalidArgumentError, InvalidLabelError, SuspiciousInputWarning, UnknownMeasureError
-from .evaluate import DEFAULT_K_VALUES, build_evaluation, evaluate_chunks
+from ..errors import InvalidArgumentError, UnknownMeasureError
+from .evaluate import DEFAULT_K_VALUES, _Evaluation, build_evaluation, evaluate_chunks
 from .families import FAMILIES
-from .inputs import ArrayRun, Qrels, QrelsDict, RankedRun, Run, RunDict
+from .inputs import ArrayRun, Qrels, QrelsDict, Run, RunDict
 from .measures import Measure, resolve_measures
+from .packing import csr
+from .prepare import Prepared
 from .presets import MissingQueries, NoRelevant, Preset, Ties, resolve_preset
 
-# Stand-in ids the labellings of one evaluation pass hold at most (bounded memory on deep runs).
-_CHUNK_IDS = 2_000_000
+# Judged pairs the labellings of one evaluation pass hold at most (bounded memory on deep runs).
+_CHUNK_PAIRS = 4_000_000
 
 
 @dataclass(frozen=True)
@@ -133,6 +134,10 @@ def hole_bounds(
             f"no hole bounds for {unbounded[:5]}: these families read which documents are judged or are not "
             f"per-query means; bounded families: {bounded_families()}"
         )
+    for m in wanted:  # a grade the family cannot score (ERR's above max_rel) is said before any work
+        check = FAMILIES[m.family].label_check
+        if check is not None and (bad := check(np.asarray([float(grade)]), m.params)) is not None:
+            raise InvalidArgumentError(f"grade {float(grade)} cannot be scored by {m.name}: it {bad[1]}")
     base = evaluate_chunks(qrels, [results], measures=wanted, preset=policy)
     q = Qrels.from_dict(qrels)
     ev = build_evaluation(q, results, policy)
@@ -147,7 +152,7 @@ def hole_bounds(
     folded: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
     for (tie_order, cutoff), ms in groups.items():
         scan = any(FAMILIES[m.family].hole_bounds == "scan" for m in ms)
-        folded.update(_fold_group(q, ev, tie_order, cutoff, ms, n_ret, scan, float(grade), virtual))
+        folded.update(_fold_group(ev, tie_order, cutoff, ms, n_ret, scan, float(grade), virtual))
 
     digits = policy.round_digits
     out_low, out_high, out_all, out_value, out_holes = {}, {}, {}, {}, {}
@@ -186,8 +191,7 @@ def _mean(values: list[float], digits: int | None) -> float:
 
 
 def _fold_group(
-    q: Qrels,
-    ev,
+    ev: _Evaluation,
     tie_order: str,
     cutoff: int | None,
     ms: list[Measure],
@@ -197,89 +201,128 @@ def _fold_group(
     virtual: Preset,
 ) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
     """Per scored query: the smallest and largest value over the labellings, the all-relevant value and
-    the number of holes, for each measure of one (tie order, cutoff) group (``nan``: no hole)."""
+    the number of holes, for each measure of one (tie order, cutoff) group (``nan``: no hole).
+
+    Each labelling is one query of a prepared ranked run built here directly: its judged documents at
+    their ranks in the top d, the holes it judges at theirs, and every judgment that can count (the
+    ones in the list, and beyond it those that can be relevant: R and the ideal DCG read them).
+    """
     prep = ev.prep
     n = len(prep.qids)
     order, ranks = ev.ranked(tie_order)
     owner = prep.pair_query[order]
+    pair_label = prep.pair_label[order]
     starts = np.searchsorted(owner, np.arange(n + 1))
     depth = n_ret if cutoff is None else np.minimum(n_ret, cutoff)
     low = {m.name: np.full(n, np.nan) for m in ms}
     high = {m.name: np.full(n, np.nan) for m in ms}
     every = {m.name: np.full(n, np.nan) for m in ms}
     n_holes = np.zeros(n, np.int64)
+    threshold = virtual.relevance_threshold
+    skip = virtual.no_relevant == "skip"
+    grade_array = np.asarray([grade])
 
-    vq: list[str] = []
-    vids: list[str] = []
-    vlen: list[int] = []
-    vqrels: dict[str, dict[str, float]] = {}
-    # virtual qid -> (query index, whether it is the all-relevant labelling)
-    where: list[tuple[int, bool]] = []
+    parts: dict[str, list[np.ndarray]] = {"pos": [], "lab": [], "all": []}
+    pair_counts: list[int] = []
+    label_counts: list[int] = []
+    lengths: list[int] = []
+    where: list[tuple[int, bool]] = []  # per labelling: (query, whether it judges every hole relevant)
 
     def flush() -> None:
-        if not vq:
+        if not where:
             return
-        try:
-            with warnings.catch_warnings():
-                # Today's evaluation has warned already; the labellings are the same inputs.
-                warnings.simplefilter("ignore", SuspiciousInputWarning)
-                run = RankedRun(list(vq), list(vids), list(vlen))
-                res = evaluate_chunks(vqrels, [run], measures=ms, preset=virtual)
-        except InvalidLabelError as err:
-            raise InvalidArgumentError(f"grade {grade} cannot be scored by {[m.name for m in ms]}: {err}") from None
+        pos = np.concatenate(parts["pos"]).astype(np.int64)
+        n_virtual = len(where)
+        offsets = csr(np.asarray(lengths, np.int64))
+        pair_query = np.repeat(np.arange(n_virtual), pair_counts)
+        virtual_prep = Prepared(
+            qids=[str(j) for j in range(n_virtual)],
+            offsets=offsets,
+            scores=None,
+            ids_at=_unused,
+            exact_at=_unused,
+            pair_query=pair_query,
+            pair_score=(offsets[pair_query + 1] - offsets[pair_query] - pos).astype(np.float64),
+            pair_label=np.concatenate(parts["lab"]),
+            pair_doc=[],
+            judged_offsets=csr(np.asarray(label_counts, np.int64)),
+            judged_labels=np.concatenate(parts["all"]),
+            pair_ranks={"trec": pos, "stable": pos},
+        )
+        rows = _Evaluation(_NO_QRELS, virtual_prep, virtual).compute(ms)
+        owners = np.fromiter((i for i, _ in where), np.int64, count=n_virtual)
         for m in ms:
-            values = res.per_query[m.name]
+            block, row = rows[m]
+            values = block.table[row].astype(np.float64)
+            if skip:  # not counted: no relevant document in this labelling
+                values = np.where(block.rel_any, values, np.nan)
             lo, hi, al = low[m.name], high[m.name], every[m.name]
-            for name, (i, is_all) in zip(vq, where):
-                v = values.get(name)
-                if v is None:  # not counted (no relevant document under no_relevant="skip")
-                    continue
-                lo[i] = v if np.isnan(lo[i]) else min(lo[i], v)
-                hi[i] = v if np.isnan(hi[i]) else max(hi[i], v)
-                if is_all:
-                    al[i] = v
-        vq.clear()
-        vids.clear()
-        vlen.clear()
-        vqrels.clear()
+            np.fmin.at(lo, owners, values)
+            np.fmax.at(hi, owners, values)
+            is_all = np.fromiter((a for _, a in where), bool, count=n_virtual)
+            al[owners[is_all]] = values[is_all]
+        for key in parts:
+            parts[key].clear()
+        pair_counts.clear()
+        label_counts.clear()
+        lengths.clear()
         where.clear()
 
-    pair_doc = prep.pair_doc
+    size = 0
     for i in range(n):
         d = int(depth[i])
         a, b = int(starts[i]), int(starts[i + 1])
-        slots: list[str | None] = [None] * d
-        for p, r in zip(order[a:b].tolist(), ranks[a:b].tolist()):
-            if r < d:
-                slots[r] = pair_doc[p]
-        holes = [r for r in range(d) if slots[r] is None]
-        n_holes[i] = len(holes)
-        if not holes:
+        r = ranks[a:b]
+        in_list = r < d
+        j_pos, j_lab = r[in_list], pair_label[a:b][in_list]
+        taken = np.zeros(d, bool)
+        taken[j_pos] = True
+        holes = np.flatnonzero(~taken)
+        h = holes.size
+        n_holes[i] = h
+        if not h:
             continue
-        judged = q.data[prep.qids[i]]
-        stand_in = {}
-        for r in holes:
-            name = f"<hole at rank {r + 1}>"
-            while name in judged:
-                name += "'"
-            stand_in[r] = name
-            slots[r] = name
-        h = len(holes)
-        labellings = [holes[:s] for s in range(h + 1)]
-        if scan:
-            labellings += [holes[h - s :] for s in range(1, h)]
-        else:
-            labellings = [labellings[0], labellings[-1]]
-        for j, relevant in enumerate(labellings):
-            name = f"{i}:{j}"
-            vq.append(name)
-            vids.extend(slots)  # type: ignore[arg-type]
-            vlen.append(d)
-            labels = dict(judged)
-            labels.update((stand_in[r], grade) for r in relevant)
-            vqrels[name] = labels
-            where.append((i, len(relevant) == h))
-        if len(vids) >= _CHUNK_IDS:
+        # Judgments beyond the list that can count (R, the ideal DCG); judged non-relevant ones change nothing.
+        own = prep.judged_labels[prep.judged_offsets[i] : prep.judged_offsets[i + 1]]
+        # Their labels: every countable label of the query less those of the judged documents in the list.
+        out_labels = _minus(own[(own > 0) | (own >= threshold)], j_lab[(j_lab > 0) | (j_lab >= threshold)])
+        base_all = np.concatenate([j_lab, out_labels])
+        # Monotone: none and every hole; scan: the s first and the s last holes for every s.
+        slices = [(0, s) for s in range(h + 1)] + [(h - s, h) for s in range(1, h)] if scan else [(0, 0), (0, h)]
+        for lo_, hi_ in slices:
+            s_ = hi_ - lo_
+            parts["pos"].append(j_pos)
+            parts["pos"].append(holes[lo_:hi_])
+            parts["lab"].append(j_lab)
+            parts["lab"].append(np.repeat(grade_array, s_))
+            parts["all"].append(base_all)
+            parts["all"].append(np.repeat(grade_array, s_))
+            pair_counts.append(j_pos.size + s_)
+            label_counts.append(base_all.size + s_)
+            lengths.append(d)
+            where.append((i, s_ == h))
+            size += j_pos.size + s_
+        if size >= _CHUNK_PAIRS:
             flush()
+            size = 0
     flush()
     return {m.name: (low[m.name], high[m.name], every[m.name], n_holes) for m in ms}
+
+
+def _minus(items: np.ndarray, remove: np.ndarray) -> np.ndarray:
+    """``items`` less one occurrence of each value of ``remove`` (a multiset difference)."""
+    if remove.size == 0:
+        return items
+    values, counts = np.unique(items, return_counts=True)
+    drop_values, drop_counts = np.unique(remove, return_counts=True)
+    left = counts.copy()
+    left[np.searchsorted(values, drop_values)] -= drop_counts
+    return np.repeat(values, left)
+
+
+def _unused(*_args: object) -> object:  # pragma: no cover - ranked labellings never tie
+    raise AssertionError("a labelling's ranks are known: no document id is read")
+
+
+# The labellings' evaluation reads no judgment by id (labels are checked before, on the real qrels).
+_NO_QRELS = Qrels({}, [], np.zeros(1, np.int64), np.zeros(0))
