@@ -63,8 +63,8 @@ def in_process(data: Path, repeat: int) -> dict[str, Any]:
     import Stemmer
 
     from haystack_irmetrics.beir import corpus_documents, load_beir, load_beir_pipelines
-    from haystack_irmetrics.integration.stores.bm25s_store import TOKEN_PATTERN
     from haystack_irmetrics.beir.runner import _retrieve
+    from haystack_irmetrics.integration.stores.bm25s_store import TOKEN_PATTERN
 
     ds = load_beir(data, "test")
     doc_ids = list(ds.corpus)

@@ -14,12 +14,12 @@ from haystack import Document, Pipeline
 from haystack.components.writers import DocumentWriter
 
 from haystack_irmetrics.beir import load_beir, run_beir, sample_path
-from haystack_irmetrics.integration.stores.bm25s_store import BM25sDocumentStore, BM25sRetriever
 from haystack_irmetrics.beir.cache import cache_entries, clear_cache
 from haystack_irmetrics.beir.pipelines import pipelines_dir
 from haystack_irmetrics.cli import main
 from haystack_irmetrics.components.loading import load_pipeline
 from haystack_irmetrics.errors import MissingDependencyError
+from haystack_irmetrics.integration.stores.bm25s_store import BM25sDocumentStore, BM25sRetriever
 
 from .test_beir_run import beir_reference
 

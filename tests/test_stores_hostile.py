@@ -19,9 +19,9 @@ pytest.importorskip("Stemmer")
 
 from haystack import Document
 
-from haystack_irmetrics.integration.stores.bm25s_store import BM25sDocumentStore, BM25sRetriever
 from haystack_irmetrics.beir.pipelines import pipelines_dir
 from haystack_irmetrics.errors import PipelineError
+from haystack_irmetrics.integration.stores.bm25s_store import BM25sDocumentStore, BM25sRetriever
 
 BAD_TOP_K = [None, "3", math.nan, math.inf, True, 1.5, 0, -3, [5]]
 DOCS = [Document(id=f"d{i}", content=text, meta={"beir_id": f"d{i}"}) for i, text in enumerate(["cats", "dogs"])]
