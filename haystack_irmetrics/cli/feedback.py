@@ -255,12 +255,10 @@ def run(args: argparse.Namespace) -> int:
     if args.window:
         ev.windows, ev.window, ev.window_alpha = _windows(args, log, strategy), args.window, args.alpha
     if args.report:
-        from ..feedback.report import add_windows_section
         from ..report import feedback_report
 
         written = ev.write_report(args.report, plots=args.plots)
-        page = feedback_report(ev, runs, Path(args.report) / "report.html")
-        written.append(add_windows_section(ev, page))
+        written.append(feedback_report(ev, runs, Path(args.report) / "report.html"))
         print(f"report: {len(written)} files in {args.report}", file=sys.stderr)
     if args.json:
         from ..feedback import jsonable

@@ -43,7 +43,7 @@ class FeedbackEvaluation:
     segments: list[SegmentResult] = field(default_factory=list)
     #: The logged rankings' measures per time window (:func:`~.windows.feedback_windows`), when asked for;
     #: ``window`` is their width (``"1d"``), ``window_alpha`` the adjusted p below which a drop is flagged.
-    #: The markdown, JSON, report files and :func:`add_windows_section` show them.
+    #: The markdown, JSON, report files and :func:`~haystack_irmetrics.report.feedback_report` show them.
     windows: list[Window] = field(default_factory=list)
     window: str | None = None
     window_alpha: float = 0.05
@@ -495,26 +495,8 @@ def windows_html(ev: FeedbackEvaluation) -> str:
     return "\n".join(parts)
 
 
-def add_windows_section(ev: FeedbackEvaluation, path: str | os.PathLike[str]) -> Path:
-    """Add :func:`windows_html` to the report page at ``path`` (written by
-    :func:`~haystack_irmetrics.report.feedback_report`), after its last section, with a link in its
-    navigation; the page is written again whole. Nothing to add without ``ev.windows``."""
-    from ..io.output import write_text
-
-    page = Path(path).read_text(encoding="utf-8")
-    if not ev.windows or '<section id="windows">' in page:
-        return Path(path)
-    section = windows_html(ev) + "\n"
-    cut = page.rfind("</main>")
-    cut = cut if cut >= 0 else page.rfind("</body>")
-    page = page[:cut] + section + page[cut:] if cut >= 0 else page + section
-    page = page.replace("</nav>", '<a href="#windows">Windows</a></nav>', 1)
-    return write_text(path, page)
-
-
 __all__ = [
     "FeedbackEvaluation",
-    "add_windows_section",
     "comparison_rows",
     "jsonable",
     "primary_metric",

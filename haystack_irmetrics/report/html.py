@@ -16,6 +16,7 @@ import importlib.util
 import json
 import re
 import tempfile
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -344,8 +345,9 @@ def _curves(data: ReportData) -> str:
     return f'<div class="curves">{"".join(figures)}</div>'
 
 
-def render(data: ReportData) -> str:
-    """The page's HTML text."""
+def render(data: ReportData, sections: Sequence[tuple[str, str, str]] = ()) -> str:
+    """The page's HTML text; ``sections``: more ``(id, title, html)`` sections after the page's own, each
+    linked in the navigation (the feedback report's windows)."""
     blob = script_json(payload(data))
     shown = summary_columns(data.measures)
     when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -358,6 +360,8 @@ def render(data: ReportData) -> str:
         "<sup class='sig worse'>**</sup>: significantly worse than the baseline). Wins, ties and "
         "losses count queries. Bold: the best mean of each column."
     )
+    links = "".join(f'<a href="#{_e(key)}">{_e(title)}</a>' for key, title, _ in sections)
+    more = "\n".join(body for _, _, body in sections)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -367,7 +371,7 @@ def render(data: ReportData) -> str:
 <header><h1>{_e(data.title)}</h1>
 <p>{len(data.names)} runs · {len(data.qids):,} judged queries · preset {_e(data.preset.name)} · baseline {_e(data.baseline)} ·
 generated {when} by haystack-irmetrics</p></header>
-<nav><a href="#summary">Summary</a><a href="#curves">Curves</a><a href="#queries">Per query</a></nav>
+<nav><a href="#summary">Summary</a><a href="#curves">Curves</a><a href="#queries">Per query</a>{links}</nav>
 <main>
 <section id="summary"><h2>Summary</h2>
 {_column_chooser(data, shown)}
@@ -390,6 +394,7 @@ generated {when} by haystack-irmetrics</p></header>
 <span style="color:var(--unj)">■ unjudged</span>; hover a document to find it in the other runs.</p>
 <table id="pq"><thead></thead><tbody></tbody></table>
 </section>
+{more}
 </main>
 <script id="report-data" type="application/json">{blob}</script>
 <script>{JS}</script>

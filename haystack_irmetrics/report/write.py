@@ -39,6 +39,7 @@ def write_report(
         ``seed``, ``confidence``, ``title``, ``judged`` (the output folder of ``irmetrics judge --ppi``:
         prediction-powered intervals beside the filled-qrels values), ``bounds`` (a grade: each mean's interval
         once its holes are judged 0 or that grade).
+        ``sections``: more ``(id, title, html)`` sections after the page's own, linked in its navigation.
     :returns: the path written.
 
     Usage::
@@ -53,11 +54,12 @@ def write_report(
         >>> 'data-run="dense" data-measure="NDCG@10"' in text, "https://" in text
         (True, False)
     """
+    sections = options.pop("sections", ())
     data = runs if isinstance(runs, ReportData) else build_report(runs, qrels, **options)
     out = Path(path)
     if out.is_dir():
         raise InvalidArgumentError(f"{out} is a folder: give the report's file name, e.g. {out / 'report.html'}")
-    return write_text(out, render(data))
+    return write_text(out, render(data, sections))
 
 
 #: Options of :func:`feedback_report` that score differently from the feedback evaluation (it then evaluates again).
@@ -79,7 +81,9 @@ def feedback_report(evaluation: Any, runs: Mapping[str, Any], path: str | os.Pat
     """The report page of a feedback evaluation (:func:`~haystack_irmetrics.feedback.evaluate_feedback`):
     the rankings users saw (``logged``) and ``runs`` (the same ``{name: run}`` it scored) against the
     judgments aggregated from the log, with its settings (cutoffs, measures, threshold, preset, baseline,
-    resamples) and the logged query texts."""
+    resamples) and the logged query texts; with windows (``evaluation.windows``), their section too."""
+    from ..feedback.report import windows_html
+
     feedback, settings = evaluation.feedback, evaluation.settings
     systems: dict[str, Any] = {}
     for name in evaluation.systems:
@@ -106,6 +110,8 @@ def feedback_report(evaluation: Any, runs: Mapping[str, Any], path: str | os.Pat
             )
             for name in systems
         }
+    if getattr(evaluation, "windows", None):
+        options["sections"] = [("windows", "Windows", windows_html(evaluation))]
     with judgments_built_here():  # the judgments come from the log: they cannot be a run given as qrels
         return write_report(systems, path, feedback.qrels(), **options)
 
