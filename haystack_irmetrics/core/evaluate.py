@@ -601,11 +601,14 @@ def _run_subset(run: Run | ArrayRun, qids: list[str]) -> dict[str, Mapping[str, 
     """``{qid: {docid: score}}`` for these queries of the run (dict runs: the caller's own dicts)."""
     if isinstance(run, ArrayRun):
         where = {q: i for i, q in enumerate(run.qids)}
-        out: dict[str, Mapping[str, float]] = {}
-        for q in qids:
-            a, b = int(run.offsets[where[q]]), int(run.offsets[where[q] + 1])
-            out[q] = dict(zip(run.ids_at(np.arange(a, b)), run.scores[a:b].tolist()))
-        return out
+        index = np.fromiter((where[q] for q in qids), np.int64, count=len(qids))
+        starts, ends = run.offsets[index], run.offsets[index + 1]
+        sizes = ends - starts
+        # Every row wanted in one read (a columnar run reads its id column once, not once per query).
+        rows = np.repeat(starts - np.concatenate(([0], np.cumsum(sizes)[:-1])), sizes) + np.arange(int(sizes.sum()))
+        ids, scores = run.ids_at(rows), run.scores[rows].tolist()
+        bounds = np.concatenate(([0], np.cumsum(sizes))).tolist()
+        return {q: dict(zip(ids[a:b], scores[a:b])) for q, a, b in zip(qids, bounds[:-1], bounds[1:])}
     return {q: run.data[q] for q in qids}
 
 
