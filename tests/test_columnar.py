@@ -202,3 +202,25 @@ def test_a_hand_built_columnar_run_drops_a_documents_own_query_id_as_beir_does(c
     expected = beir_means(qrels, results, [1, 3, 10])
     assume(expected is not None)
     assert evaluate(qrels, _hand_built(results), [1, 3, 10]).means == expected
+
+
+def test_beirs_hole_of_a_columnar_run_whole_and_in_pieces_equals_evaluate_custom(tmp_path):
+    import copy
+
+    from beir.retrieval.evaluation import EvaluateRetrieval
+
+    from haystack_irmetrics import evaluate_chunks
+
+    rng = random.Random(3)
+    docs = [f"d{i}" for i in range(60)]
+    results = {f"q{i}": {d: float(rng.randint(0, 9)) for d in rng.sample(docs, 25)} for i in range(12)}
+    qrels = {f"q{i}": {d: rng.randint(0, 2) for d in rng.sample(docs, 6)} for i in range(8)}
+    path = tmp_path / "run.trec"
+    _write_run(path, results)
+    run = read_run(path)
+    assert isinstance(run, ColumnarRun)
+    want = EvaluateRetrieval.evaluate_custom(qrels, copy.deepcopy(results), [5, 10], "hole")
+    names = ["Hole@5", "Hole@10"]
+    assert evaluate(qrels, run, measures=names, ignore_identical_ids=False).means == want
+    pieces = [{q: results[q] for q in list(results)[a : a + 5]} for a in range(0, 12, 5)]
+    assert evaluate_chunks(qrels, pieces, measures=names, ignore_identical_ids=False).means == want
