@@ -20,6 +20,20 @@ os.environ["HAYSTACK_TELEMETRY_ENABLED"] = "False"
 # too late once another test has imported it; without it, a model name that is not a folder waits
 # for the network's retries (over a minute where there is no network).
 os.environ["HF_HUB_OFFLINE"] = "1"
+# One thread for the OpenMP and BLAS pools (FAISS, torch, numpy's OpenBLAS), read when each library loads,
+# so set before any is imported; the CLI subprocesses inherit it. The suite runs on one core beside other
+# work (CI: the other interpreters' tests on the second core), where these pools' spinning threads fight
+# over the core: FAISS's batch-search test took 30 s instead of 2 under one busy core. The results do
+# not depend on it (exact scores; FAISS's own are rescored). A value set by the caller is kept.
+for _pool in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_pool, "1")
+if os.environ["OPENBLAS_NUM_THREADS"] == "1":
+    try:  # numpy (and its OpenBLAS) may be loaded before this file: its pool is limited here
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        pass
+    else:
+        threadpool_limits(1)
 
 #: Set this to keep the tests' embedding and index cache between runs (faster dense tests).
 TEST_CACHE_VAR = "IRMETRICS_TEST_CACHE_DIR"
