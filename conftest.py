@@ -20,20 +20,31 @@ os.environ["HAYSTACK_TELEMETRY_ENABLED"] = "False"
 # too late once another test has imported it; without it, a model name that is not a folder waits
 # for the network's retries (over a minute where there is no network).
 os.environ["HF_HUB_OFFLINE"] = "1"
-# One thread for the OpenMP and BLAS pools (FAISS, torch, numpy's OpenBLAS), read when each library loads,
-# so set before any is imported; the CLI subprocesses inherit it. The suite runs on one core beside other
-# work (CI: the other interpreters' tests on the second core), where these pools' spinning threads fight
-# over the core: FAISS's batch-search test took 30 s instead of 2 under one busy core. The results do
-# not depend on it (exact scores; FAISS's own are rescored). A value set by the caller is kept.
-for _pool in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_pool, "1")
-if os.environ["OPENBLAS_NUM_THREADS"] == "1":
-    try:  # numpy (and its OpenBLAS) may be loaded before this file: its pool is limited here
-        from threadpoolctl import threadpool_limits
+# One OpenMP thread (FAISS's search and its BLAS, torch), read when each library loads, so set before
+# either is imported; the CLI subprocesses inherit it. The suite runs on one core beside other work (CI:
+# the other interpreters' tests on the second core), where OpenMP's spinning threads fight over the core:
+# FAISS's batch-search test took 30 s instead of 2 beside one busy core. The results do not depend on
+# it (the stores' scores are exact). A value set by the caller is kept.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+
+def _openblas_threads() -> int:
+    """How many threads numpy's OpenBLAS uses (by default one per core), read before OMP_NUM_THREADS counts."""
+    try:
+        from threadpoolctl import threadpool_info
+
+        counts = [p["num_threads"] for p in threadpool_info() if p["internal_api"] == "openblas"]
     except ImportError:
-        pass
-    else:
-        threadpool_limits(1)
+        counts = []
+    if counts:
+        return counts[0]
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+# OpenBLAS falls back to OMP_NUM_THREADS when OPENBLAS_NUM_THREADS is unset: numpy's and scipy's BLAS keep
+# their usual count instead, in subprocesses too, as outside the tests (the last digit of `irmetrics
+# compare`'s bootstrap bounds, which the docs show, changes with it).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", str(_openblas_threads()))
 
 #: Set this to keep the tests' embedding and index cache between runs (faster dense tests).
 TEST_CACHE_VAR = "IRMETRICS_TEST_CACHE_DIR"
