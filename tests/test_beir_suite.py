@@ -298,3 +298,14 @@ def test_compare_two_suites_dataset_by_dataset(suite, tmp_path, capsys):
     found = capsys.readouterr().out
     assert main([*pair, "--qrels", str(qrels)]) == 0
     assert capsys.readouterr().out == found
+
+
+def test_the_leaderboard_shows_holes_only_where_every_summary_has_them_well_formed():
+    good = {**_summary(0.5, 0.8), "holes": {"Hole@10": 0.2}, "hole_bounds": {"NDCG@10": {"low": 0.4, "high": 0.7}}}
+    odd = {**_summary(0.6, 0.9), "holes": {"Hole@10": "x"}, "hole_bounds": {"NDCG@10": {"low": None}}}
+    board = build_leaderboard({"a": good, "b": odd, "c": _summary(0.7, 0.9)})
+    assert board.holes == {"a": {"Hole@10": 0.2}, "b": {}}
+    assert board.hole_bounds == {"a": {"NDCG@10": [0.4, 0.7]}, "b": {}}
+    table = board.markdown()  # rows without holes show a dash; the average needs every row
+    assert "| a | 0.50000 | 0.80000 | 0.20000 | [0.40000, 0.70000] |" in table
+    assert "| **average** | 0.60000 | 0.86667 | — | — |" in table

@@ -239,10 +239,13 @@ def build_leaderboard(
     for row, names in rows.items():
         found = [summaries[n].get("holes") for n in names]
         if found and all(isinstance(h, dict) and h for h in found):
-            holes[row] = {m: round(v, 5) for m, v in _mean(found).items() if m.startswith("Hole@")}
+            numbers = [
+                {m: v for m, v in h.items() if isinstance(v, int | float) and not isinstance(v, bool)} for h in found
+            ]
+            holes[row] = {m: round(v, 5) for m, v in _mean(numbers).items() if m.startswith("Hole@")}
         pairs = [summaries[n].get("hole_bounds") for n in names]
         if pairs and all(isinstance(b, dict) and b for b in pairs):
-            common = [m for m in pairs[0] if all(m in b for b in pairs)]
+            common = [m for m in pairs[0] if all(_interval(b.get(m)) for b in pairs)]
             bounds[row] = {
                 m: [round(math.fsum(b[m][key] for b in pairs) / len(pairs), 5) for key in ("low", "high")]
                 for m in common
@@ -266,6 +269,13 @@ def build_leaderboard(
         missing_documents=missing,
         holes=holes,
         hole_bounds=bounds,
+    )
+
+
+def _interval(value: Any) -> bool:
+    """Whether a summary's bound is ``{"low": number, "high": number}`` (an older or edited file may differ)."""
+    return isinstance(value, Mapping) and all(
+        isinstance(value.get(key), int | float) and not isinstance(value.get(key), bool) for key in ("low", "high")
     )
 
 

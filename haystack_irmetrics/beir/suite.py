@@ -309,6 +309,8 @@ _OPTIONAL_FIELDS: dict[str, type] = {
     "queries_from_checkpoint": int,
     "judged_documents_missing_from_corpus": int,
     "finished_at": str,
+    "holes": dict,
+    "hole_bounds": dict,
 }
 
 
