@@ -101,3 +101,16 @@ def test_the_html_report_has_a_windows_section_with_day_5_flagged_and_nothing_el
     csv = (out / "windows.csv").read_text(encoding="utf-8").splitlines()
     assert csv[0].startswith("measure,start,end,queries,mean") and len(csv) == 15
     assert {p.name for p in (out / "plots").glob("windows_*.png")} == {"windows_NDCG_5.png", "windows_P_5.png"}
+
+
+def test_the_trend_plot_draws_an_interval_that_misses_the_mean_by_a_bit(tmp_path):
+    # Every value equal: the resampled means and numpy's mean differ in the last bit; the plot still draws.
+    from haystack_irmetrics.plots.windows import plot_windows
+    from haystack_irmetrics.stats.windows import Window
+
+    rows = [
+        Window("NDCG@5", "2026-03-01", "2026-03-02", 7, 0.7000000000000001, 0.7, 0.7, None, None, None, None, False),
+        Window("NDCG@5", "2026-03-02", "2026-03-03", 7, 0.5, 0.4, 0.6, "2026-03-01", -0.2, 0.01, 0.01, True),
+    ]
+    path = plot_windows(rows, tmp_path / "trend.png")
+    assert path.stat().st_size > 1000

@@ -48,8 +48,9 @@ def plot_windows(
     ax = fig.add_subplot()
     x = np.arange(len(rows))
     means = np.array([r.mean for r in rows], dtype=float)
-    low = means - np.array([r.ci_low for r in rows], dtype=float)
-    high = np.array([r.ci_high for r in rows], dtype=float) - means
+    # A percentile interval need not hold the mean (and, all values equal, differs from it in the last bit).
+    low = np.maximum(means - np.array([r.ci_low for r in rows], dtype=float), 0.0)
+    high = np.maximum(np.array([r.ci_high for r in rows], dtype=float) - means, 0.0)
     ax.errorbar(x, means, yerr=[low, high], marker="o", capsize=3, label=label(measure))
     flagged = [i for i, r in enumerate(rows) if r.flagged]
     if flagged:
