@@ -186,6 +186,10 @@ def run(args: argparse.Namespace) -> int:
         f"judged {s['pairs']} pairs ({s['requests']} requests, {s['cache_hits']} cached, "
         f"{s['unparseable']} unparseable) -> {args.output}"
     )
+    holes = s.get(f"Hole@{s['depth']}") or {}
+    shown = [f"{name} {_share(h['before'])} -> {_share(h['after'])}" for name, h in holes.items()]
+    if shown:
+        print(f"Hole@{s['depth']} (BEIR's, before -> after): " + ", ".join(shown))
     if result.agreement and result.agreement["labels"]:
         labels, systems = result.agreement["labels"], result.agreement["systems"]
         tau = "n/a" if systems["tau"] is None else f"{systems['tau']:.3f}"
@@ -200,6 +204,10 @@ def run(args: argparse.Namespace) -> int:
                 f"(PPI, {row['n']} labelled + {row['N']} queries); filled qrels {row['filled']:.4f}"
             )
     return 0
+
+
+def _share(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.4f}"
 
 
 def _judgment_cache(root: Path) -> Any:
