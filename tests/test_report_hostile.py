@@ -142,8 +142,10 @@ def test_markdown_export_escapes_pipes_and_line_ends_in_names():
     md = to_markdown(_report(("bm|25", "den\nse")))
     rows = [line for line in md.splitlines() if line.startswith("|")]
     assert {len(_cells(r)) for r in rows[:4]} == {5}  # run + 4 measures, header, rule and two runs
-    assert {len(_cells(r)) for r in rows[4:]} == {9}  # the comparisons table
-    assert "| bm\\|25 (baseline) |" in md and "| den<br>se |" in md
+    assert {len(_cells(r)) for r in rows[4:10]} == {9}  # the comparisons table: header, rule, 4 measures
+    holes = rows[10:]  # each run's Judged@k and Hole@k, names escaped there too
+    assert len({len(_cells(r)) for r in holes}) == 1 and len(holes) == 4
+    assert "| bm\\|25 (baseline) |" in md and "| den<br>se |" in md and holes[2].startswith("| bm\\|25 |")
 
 
 def test_markdown_tables_of_evaluate_escape_pipes_and_line_ends_in_query_ids():

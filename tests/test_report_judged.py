@@ -5,6 +5,8 @@ numbers :func:`~haystack_irmetrics.judges.ppi.judged_ppi` returns, and ``ppi_py`
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 from pathlib import Path
 
@@ -241,6 +243,32 @@ def test_bounds_beside_each_mean_are_the_extremes_over_every_judging_of_the_hole
                 assert float(low) <= data.means[run][measure] <= float(high)
     assert worst < 1e-12, worst
     assert "each 0 or 2" in page
+    # The exports carry the same bounds: CSV columns and a markdown table.
+    from haystack_irmetrics.report import to_csv, to_markdown
+
+    for row in csv.DictReader(io.StringIO(to_csv(data))):
+        b = data.bounds.get(row["run"], {}).get(row["measure"])
+        assert (row["bounds_low"], row["bounds_high"]) == (("", "") if b is None else tuple(map(repr, b)))
+    name = NAMES[0]
+    low, high = data.bounds[name]["NDCG@5"]
+    assert f"| {name} | NDCG@5 | {data.means[name]['NDCG@5']:.4f} | {low:.4f} | {high:.4f} |" in to_markdown(data)
+
+
+def test_the_exports_carry_the_ppi_rows_and_each_runs_holes(judged_page):
+    from haystack_irmetrics.report import to_csv, to_markdown
+
+    data, _ = judged_page
+    for row in csv.DictReader(io.StringIO(to_csv(data))):
+        want = data.judged[row["run"]].get(row["measure"])
+        if want is not None:
+            assert [float(row[k]) for k in ("filled", "ppi_estimate", "ppi_low", "ppi_high")] == [
+                want[k] for k in ("filled", "estimate", "low", "high")
+            ]
+    md = to_markdown(data)
+    r = data.judged[NAMES[0]]["NDCG@10"]
+    assert f"| {r['human']:.4f} | {r['filled']:.4f} | {r['estimate']:.4f} | [{r['low']:.4f}, {r['high']:.4f}] |" in md
+    hole = data.coverage[NAMES[0]]["Hole@10"]
+    assert f"| {NAMES[0]} | " in md and f"{hole:.4f}" in md
 
 
 def test_bounds_are_left_out_where_there_is_no_hole_and_a_bad_grade_exits_2(tmp_path, capsys):

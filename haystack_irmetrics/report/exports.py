@@ -37,6 +37,14 @@ CSV_FIELDS = (
     "wins",
     "ties",
     "losses",
+    # Given bounds (a grade): the interval the mean lies in once the run's holes are judged.
+    "bounds_low",
+    "bounds_high",
+    # Given judged qrels (irmetrics judge --ppi): the mean with the filled qrels and the PPI estimate.
+    "filled",
+    "ppi_estimate",
+    "ppi_low",
+    "ppi_high",
 )
 
 
@@ -131,6 +139,10 @@ def rows(data: ReportData) -> list[dict[str, object]]:
                 row["delta"] = data.means[n][m] - data.means[data.baseline][m]
             if n in data.wtl:
                 row["wins"], row["ties"], row["losses"] = data.wtl[n][m]
+            if (b := data.bounds.get(n, {}).get(m)) is not None:
+                row["bounds_low"], row["bounds_high"] = b
+            if (j := data.judged.get(n, {}).get(m)) is not None:
+                row.update(filled=j["filled"], ppi_estimate=j["estimate"], ppi_low=j["low"], ppi_high=j["high"])
             out.append(row)
     return out
 
@@ -183,7 +195,39 @@ def to_markdown(data: ReportData, *, digits: int = 4) -> str:
             )
         lines += ["", f"Against the baseline {md(data.baseline)}; p-values Holm-adjusted over runs × measures; "
                   "`*` p < 0.05, `**` p < 0.01 (randomization)."]  # fmt: skip
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + _holes_markdown(data, digits)) + "\n"
+
+
+def _holes_markdown(data: ReportData, digits: int) -> list[str]:
+    """The page's holes tables: each run's Judged@k and Hole@k, the bounds given a grade, the PPI rows."""
+    md = markdown_cell
+    lines: list[str] = []
+    names = list(dict.fromkeys(name for cov in data.coverage.values() for name in cov))
+    if names:
+        lines += ["", "| run | " + " | ".join(md(n) for n in names) + " |", "|---|" + "---:|" * len(names)]
+        for run, cov in data.coverage.items():
+            lines.append(
+                f"| {md(run)} | " + " | ".join(f"{cov[n]:.{digits}f}" if n in cov else "—" for n in names) + " |"
+            )
+        lines += ["", "Judged@k: the share of the top k the query judged; Hole@k (BEIR's): the share no query judged."]
+    if data.bounds:
+        lines += ["", "| run | measure | mean | low | high |", "|---|---|---:|---:|---:|"]
+        for run, per_measure in data.bounds.items():
+            for m, (low, high) in per_measure.items():
+                lines.append(
+                    f"| {md(run)} | {md(m)} | {data.means[run][m]:.{digits}f} | {low:.{digits}f} | {high:.{digits}f} |"
+                )
+        lines += ["", f"Low and high: the mean once every hole of the top k is judged 0 or {data.bounds_grade:g}."]
+    if data.judged:
+        lines += ["", "| run | measure | human qrels | filled qrels | PPI estimate | PPI interval |"]
+        lines.append("|---|---|---:|---:|---:|---:|")
+        for run, per_measure in data.judged.items():
+            for m, r in per_measure.items():
+                lines.append(
+                    f"| {md(run)} | {md(m)} | {r['human']:.{digits}f} | {r['filled']:.{digits}f} | "
+                    f"{r['estimate']:.{digits}f} | [{r['low']:.{digits}f}, {r['high']:.{digits}f}] |"
+                )
+    return lines
 
 
 __all__ = ["CSV_FIELDS", "rows", "to_csv", "to_latex", "to_markdown"]
