@@ -251,6 +251,7 @@ def _fold_group(
         )
         rows = _Evaluation(_NO_QRELS, virtual_prep, virtual).compute(ms)
         owners = np.fromiter((i for i, _ in where), np.int64, count=n_virtual)
+        is_all = np.fromiter((a for _, a in where), bool, count=n_virtual)
         for m in ms:
             block, row = rows[m]
             values = block.table[row].astype(np.float64)
@@ -259,7 +260,6 @@ def _fold_group(
             lo, hi, al = low[m.name], high[m.name], every[m.name]
             np.fmin.at(lo, owners, values)
             np.fmax.at(hi, owners, values)
-            is_all = np.fromiter((a for _, a in where), bool, count=n_virtual)
             al[owners[is_all]] = values[is_all]
         for key in parts:
             parts[key].clear()
