@@ -1,7 +1,6 @@
 """Progress bars and the cost of each phase of a BEIR run (wall time, peak resident memory).
 
-Bars are tqdm's (a Haystack dependency), with rate and ETA, on stderr, and only when asked for or,
-by default, when stderr is a terminal: tests and piped runs print nothing.
+Bars are :func:`haystack_irmetrics.io.progress.bar` (re-exported here), the one bar of every command.
 
 **Peak memory** of a phase is the highest resident set size (RSS) of the process during the phase,
 in MB (2^20 bytes). On Linux the kernel's high-water mark (``VmHWM``) is reset when a phase starts
@@ -20,21 +19,8 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
-
-def enabled(progress: bool | None) -> bool:
-    """Whether to show bars: ``progress``, or when stderr is a terminal if it is ``None``."""
-    if progress is None:
-        return bool(getattr(sys.stderr, "isatty", lambda: False)())
-    return progress
-
-
-def bar(total: int | None, desc: str, unit: str, progress: bool | None, **kwargs: Any):
-    """A tqdm bar on stderr (rate and ETA), disabled unless :func:`enabled`."""
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc=desc, unit=unit, disable=not enabled(progress), dynamic_ncols=True, **kwargs)
+from ..io.progress import bar, enabled
 
 
 def _reset_peak() -> bool:
