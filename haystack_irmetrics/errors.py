@@ -229,14 +229,35 @@ class StatsInputError(IRMetricsError):
     """Per-query values that cannot be tested: different lengths, too few queries, NaN or infinities."""
 
 
+class InvalidSeedError(InvalidArgumentError, StatsInputError):
+    """A seed that is not a whole number from 0 to 2**32 - 1 (``-1``, ``1.5``, ``True``, ``"7"``): one check
+    for every function and command that takes a seed. A :class:`StatsInputError` too, as the statistical
+    tests raised before."""
+
+
 class FusionError(IRMetricsError):
     """A fusion cannot be done as asked: an unknown method or normalisation, weights that do not fit the
     runs, a trained method without qrels, or a tuned fusion Haystack's ``DocumentJoiner`` cannot reproduce."""
 
 
+class PoolingError(IRMetricsError):
+    """A pool cannot be made or estimated as asked: an unknown strategy or parameter, a budget or depth out of
+    range, a label that is not a number, a sample that does not come from the runs and options it is read with."""
+
+
 class JudgeError(IRMetricsError):
     """A model judge cannot judge as asked: no generator or scorer, a server that cannot be reached or keeps
     failing after its retries, a query or document without its text, cut points that cannot be learned."""
+
+
+class NoAnswerError(JudgeError):
+    """A chat server's reply held no answer (no choices, or a choice with no text): a failed request, retried
+    like a 5xx and never cached, never an unparseable answer."""
+
+
+class AssessError(IRMetricsError):
+    """People's judging cannot go on as asked (``irmetrics assess``): a folder whose store holds another scale
+    or is not a store, a pair or label the page did not offer, a prelabels file that does not fit."""
 
 
 class NoRelevantJudgmentWarning(UserWarning):
@@ -248,6 +269,11 @@ class CacheWarning(UserWarning):
     """A cache entry could not be used (damaged: computed again) or written (the run goes on without it)."""
 
 
+class ConvergenceWarning(UserWarning):
+    """An iterative fit (a click model's EM) stopped at its iteration cap before converging: its parameters
+    were still moving by more than its tolerance. The message names the model, the cap and the last change."""
+
+
 class SuspiciousInputWarning(UserWarning):
     """Inputs that evaluate without an error but look wrong: qrels of another collection (no retrieved
     document is judged), or the qrels and the results passed the wrong way round."""
@@ -256,10 +282,12 @@ class SuspiciousInputWarning(UserWarning):
 __all__ = [
     "ECHO_LIMIT",
     "MESSAGE_LIMIT",
+    "AssessError",
     "CacheWarning",
     "CheckpointError",
     "ClickModelError",
     "ConfigurationChangedError",
+    "ConvergenceWarning",
     "DatasetError",
     "DatasetNotFoundError",
     "DuplicateCutoffError",
@@ -278,11 +306,13 @@ __all__ = [
     "InvalidLabelError",
     "InvalidPolicyError",
     "InvalidScoreError",
+    "InvalidSeedError",
     "JudgeError",
     "LengthMismatchError",
     "MalformedRowError",
     "MissingDependencyError",
     "MissingDocumentsError",
+    "NoAnswerError",
     "NoOverlapError",
     "NoRelevantJudgmentWarning",
     "OutputError",

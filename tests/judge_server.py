@@ -3,7 +3,8 @@ thread (or a process: ``python tests/judge_server.py PORT LABELS.json DELAY``), 
 ``POST /v1/chat/completions`` from known labels, with delays, 429s, 500s, time-outs and garbage mixed in as a
 fault plan says. Haystack's ``OpenAIChatGenerator`` reaches it over HTTP: the real client path.
 
-The server reads the pair back from the judge's default user message (``Query: ...\\n\\nPassage: ...``), so its
+The server reads the pair back from the judge's default user message (``<query>...</query>`` and
+``<passage>...</passage>``), so its
 labels are keyed by ``(query text, document text)``.
 """
 
@@ -19,7 +20,7 @@ import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-USER = re.compile(r"\AQuery: (.*?)\n\nPassage: (.*)\n\nGrade \(0, 1, 2 or 3\):\Z", re.S)
+USER = re.compile(r"\A<query>\n(.*?)\n</query>\n\n<passage>\n(.*)\n</passage>\n\nGrade \(0, 1, 2 or 3\):\Z", re.S)
 Fault = Callable[[str, str, int], str | None]
 
 

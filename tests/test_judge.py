@@ -77,7 +77,7 @@ def test_parsing_never_raises_and_gives_a_grade_in_range_or_none(text):
 
 def test_the_template_is_filled_in_one_pass_so_braces_in_the_texts_stay():
     assert fill(USER_TEMPLATE, "a {document} b", "{query}") == (
-        "Query: a {document} b\n\nPassage: {query}\n\nGrade (0, 1, 2 or 3):"
+        "<query>\na {document} b\n</query>\n\n<passage>\n{query}\n</passage>\n\nGrade (0, 1, 2 or 3):"
     )
 
 

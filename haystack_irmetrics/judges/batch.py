@@ -18,9 +18,9 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import JudgeError
+from ..errors import JudgeError, NoAnswerError
 from .cache import JudgmentCache, judgment_key
-from .judge import ChatJudge, ScoreJudge, Verdict
+from .judge import PARSER_VERSION, ChatJudge, ScoreJudge, Verdict, scrub
 
 #: Longest wait between two attempts, in seconds (and the most of a server's Retry-After that is honoured).
 MAX_BACKOFF = 30.0
@@ -54,7 +54,10 @@ def _names(error: BaseException) -> set[str]:
 
 def retry_reason(error: BaseException) -> str | None:
     """Why ``error`` is worth another attempt (``"429 (rate limited)"``, ``"server error 503"``, ``"time-out"``,
-    ``"connection failed"``), or ``None`` when it is not (a bad request, a wrong key)."""
+    ``"connection failed"``, ``"no answer"``: a reply with no choices or no text), or ``None`` when it is not (a
+    bad request, a wrong key)."""
+    if isinstance(error, NoAnswerError):
+        return "no answer"
     status = getattr(error, "status_code", None)
     if status == 429:
         return "429 (rate limited)"
@@ -77,17 +80,14 @@ def _retry_after(error: BaseException) -> float | None:
         return None
 
 
-def _one_line(error: BaseException) -> str:
-    text = " ".join(str(error).split()) or type(error).__name__
+def _one_line(error: BaseException, secrets: Sequence[str] = ()) -> str:
+    """The error on one line, at most 300 characters, without any of ``secrets`` (a URL's password or key)."""
+    text = scrub(" ".join(str(error).split()) or type(error).__name__, secrets)
     return text[:300]
 
 
 def _where(judge: ChatJudge) -> str:
-    url = getattr(judge.generator, "api_base_url", None)
-    if not url:
-        client = getattr(judge.generator, "client", None)
-        url = getattr(client, "base_url", None)
-    return f" at {url}" if url else ""
+    return f" at {judge.server}" if judge.server else ""
 
 
 def judge_texts(
@@ -100,26 +100,41 @@ def judge_texts(
     concurrency: int = 8,
     retries: int = 4,
     backoff: float = 0.5,
+    progress: bool | None = None,
 ) -> Counts:
-    """Judge each ``(query text, document text)`` of ``texts``: the cached ones from the cache, the others by
-    the judge, ``on_verdict(index, verdict, cached)`` called (in this thread) as each is known.
+    """Judge each ``(query text, document text)`` of ``texts``: the cached ones from the cache (an answer read
+    by an older parser is read again from its raw text, no request made), the others by the judge,
+    ``on_verdict(index, verdict, cached)`` called (in this thread) as each is known.
 
     :param names: the ``(query id, doc id)`` of each pair, for messages.
     :param concurrency: requests in flight (a chat judge; a score judge scores in this thread).
     :param retries: further attempts of a request that failed with a 429, a 5xx, a time-out or a refused
         connection; the wait before attempt ``n`` is ``backoff * 2**(n-1)`` seconds (jittered, at most
         :data:`MAX_BACKOFF`), or the server's Retry-After.
+    :param progress: a bar of the pairs judged (cached, unparseable, retries) on stderr: ``None`` when stderr is
+        a terminal (:mod:`haystack_irmetrics.io.progress`).
     :raises JudgeError: a pair the judge could not judge; every verdict known before is passed on first.
     """
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise JudgeError(f"concurrency must be a whole number of at least 1, got {concurrency!r}")
     if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
         raise JudgeError(f"retries must be a whole number of at least 0, got {retries!r}")
+    from ..io.progress import bar
+
     counts = Counts()
     fingerprint = judge.fingerprint()
     cache.register(fingerprint, judge.settings())
     keys = [judgment_key(fingerprint, q, d) for q, d in texts]
-    cached = cache.get_many(set(keys))
+    cached = _cached(judge, cache, texts, keys, fingerprint)
+    shown = bar(len(texts), "judging", "pair", progress)
+
+    def tell(i: int, verdict: Verdict, was_cached: bool) -> None:
+        on_verdict(i, verdict, was_cached)
+        shown.update(1)
+        shown.set_postfix(
+            cached=counts.cache_hits, unparseable=counts.unparseable, retries=counts.retries, refresh=False
+        )
+
     todo: list[int] = []
     first: dict[str, int] = {}
     repeats: list[tuple[int, int]] = []
@@ -128,7 +143,7 @@ def judge_texts(
         if verdict is not None:
             counts.cache_hits += 1
             counts.add(verdict)
-            on_verdict(i, verdict, True)
+            tell(i, verdict, True)
         elif key in first:
             repeats.append((i, first[key]))  # the same texts twice (two ids, one text): asked once
         else:
@@ -137,27 +152,53 @@ def judge_texts(
     done: dict[int, Verdict] = {}
 
     def keep(i: int, verdict: Verdict) -> None:
-        cache.put(keys[i], verdict, fingerprint)
+        cache.put(keys[i], verdict, fingerprint, PARSER_VERSION)
         counts.add(verdict)
         done[i] = verdict
-        on_verdict(i, verdict, False)
+        tell(i, verdict, False)
 
     def name(i: int) -> str:
         return f"query {names[i][0]!r}, document {names[i][1]!r}" if names else f"pair {i}"
 
-    if isinstance(judge, ScoreJudge):
-        if todo:
-            verdicts = judge.judge_pairs([texts[i] for i in todo])
-            counts.requests += len(todo)
-            for i, verdict in zip(todo, verdicts):
-                keep(i, verdict)
-    elif todo:
-        _ask_all(judge, texts, todo, keep, name, counts, concurrency, retries, backoff)
-    for i, source in repeats:
-        verdict = done.get(source) or cached.get(keys[source])
-        if verdict is not None:
-            on_verdict(i, verdict, True)
+    try:
+        if isinstance(judge, ScoreJudge):
+            if todo:
+                verdicts = judge.judge_pairs([texts[i] for i in todo])
+                counts.requests += len(todo)
+                for i, verdict in zip(todo, verdicts):
+                    keep(i, verdict)
+        elif todo:
+            _ask_all(judge, texts, todo, keep, name, counts, concurrency, retries, backoff)
+        for i, source in repeats:
+            verdict = done.get(source) or cached.get(keys[source])
+            if verdict is not None:
+                tell(i, verdict, True)
+    finally:
+        shown.close()
     return counts
+
+
+def _cached(
+    judge: ChatJudge | ScoreJudge,
+    cache: JudgmentCache,
+    texts: Sequence[tuple[str, str]],
+    keys: list[str],
+    fingerprint: str,
+) -> dict[str, Verdict]:
+    """The cached verdicts of ``keys``, each read by this parser; a pair cached under one of the judge's legacy
+    fingerprints (when the parser's version was part of it) is read again and kept under ``keys``."""
+    cached = cache.get_many(set(keys), reread=judge.read, parser=PARSER_VERSION)
+    for legacy in judge.legacy_fingerprints():
+        missing = {i: judgment_key(legacy, *texts[i]) for i, key in enumerate(keys) if key not in cached}
+        if not missing:
+            break
+        found = cache.get_many(set(missing.values()), reread=judge.read, parser=PARSER_VERSION)
+        for i, old in missing.items():
+            verdict = found.get(old)
+            if verdict is not None:
+                cached[keys[i]] = verdict
+                cache.put(keys[i], verdict, fingerprint, PARSER_VERSION)
+    return cached
 
 
 def _ask_all(
@@ -173,6 +214,7 @@ def _ask_all(
 ) -> None:
     stop = threading.Event()
     lock = threading.Lock()
+    secrets = judge.secrets
     judge.warm_up()
 
     def ask(i: int) -> Verdict | None:
@@ -188,14 +230,16 @@ def _ask_all(
             except Exception as e:
                 reason = retry_reason(e)
                 if reason is None:
-                    raise _Failed(f"the judge failed on {name(i)}: {type(e).__name__}: {_one_line(e)}") from e
+                    raise _Failed(f"the judge failed on {name(i)}: {type(e).__name__}: {_one_line(e, secrets)}") from e
                 if attempt >= retries:
                     if reason == "connection failed":
                         raise _Failed(
-                            f"cannot reach the judge{_where(judge)} ({_one_line(e)}) after {attempt + 1} attempts"
+                            f"cannot reach the judge{_where(judge)} ({_one_line(e, secrets)}) after {attempt + 1} "
+                            "attempts"
                         ) from e
                     raise _Failed(
-                        f"the judge failed on {name(i)}: {reason} ({_one_line(e)}) after {attempt + 1} attempts"
+                        f"the judge failed on {name(i)}: {reason} ({_one_line(e, secrets)}) after {attempt + 1} "
+                        "attempts"
                     ) from e
                 attempt += 1
                 wait = _retry_after(e)

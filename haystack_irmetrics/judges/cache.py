@@ -3,6 +3,11 @@
 the exact query and document texts (:func:`judgment_key`, each text length-prefixed by
 :func:`~haystack_irmetrics.integration.cache_entry.add_text`).
 
+Each row keeps the raw answer (at most :data:`~.grades.MAX_ANSWER_CHARS` characters of it) and the version of
+the parser that read it (``parser``): when the parser changes, a cached answer is read again from its raw text
+(:meth:`JudgmentCache.get_many` with ``reread``) and the row updated, with no new request. A row without a raw
+answer (a reply that held none, cached by an older version) is no judgment: it misses.
+
 Each judgment is committed as soon as it is made, so a run killed midway keeps every judgment it finished and
 the run started again asks only for the others; a changed prompt, model or text is another key and misses.
 SQLite's write-ahead log keeps a commit cheap and a killed writer harmless. A cache that cannot be opened or
@@ -21,14 +26,15 @@ import hashlib
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidArgumentError, JudgeError
 from ..integration.cache_entry import add_text, cache_root, warn_once
-from .judge import Verdict
+from .grades import MAX_ANSWER_CHARS
+from .judge import Verdict, redact_url, token_counts
 
 #: The cache file under the cache root.
 CACHE_FILE = Path("judgments") / "judgments.sqlite"
@@ -69,6 +75,17 @@ class JudgeEntry:
         }
 
 
+def _tokens(text: str | None) -> dict[str, int]:
+    """A row's token counts (``{"prompt": n, "completion": n}``), each kept only when a whole number >= 0."""
+    try:
+        value = json.loads(text) if text else {}
+    except ValueError:
+        return {}
+    if not isinstance(value, dict):
+        return {}
+    return token_counts({f"{name}_tokens": value.get(name) for name in ("prompt", "completion")})
+
+
 def model_of(settings: dict[str, Any]) -> str:
     """The model a judge's settings name: the chat generator's ``model`` (and its server, when the settings
     hold one), the scorer's ``model``, else the component's type."""
@@ -101,12 +118,13 @@ class JudgmentCache:
                     "(key TEXT PRIMARY KEY, label INTEGER, raw TEXT, tokens TEXT, judge TEXT)"
                 )
                 columns = {row[1] for row in db.execute("PRAGMA table_info(judgments)")}
-                if "judge" not in columns:  # a file of before the fingerprint was kept: its rows still answer
-                    try:
-                        db.execute("ALTER TABLE judgments ADD COLUMN judge TEXT")
-                    except sqlite3.OperationalError:  # another process added it first
-                        if "judge" not in {row[1] for row in db.execute("PRAGMA table_info(judgments)")}:
-                            raise
+                for column, kind in (("judge", "TEXT"), ("parser", "INTEGER")):
+                    if column not in columns:  # a file of an older version: its rows still answer
+                        try:
+                            db.execute(f"ALTER TABLE judgments ADD COLUMN {column} {kind}")
+                        except sqlite3.OperationalError:  # another process added it first
+                            if column not in {row[1] for row in db.execute("PRAGMA table_info(judgments)")}:
+                                raise
                 db.execute("CREATE TABLE IF NOT EXISTS judges (fingerprint TEXT PRIMARY KEY, settings TEXT)")
                 self._db = db
             except (OSError, sqlite3.Error) as e:
@@ -116,22 +134,35 @@ class JudgmentCache:
         warn_once(str(self.path), f"the judgment cache {self.path} {what}; judgments are not cached")
         self._db = None
 
-    def get_many(self, keys: Iterable[str]) -> dict[str, Verdict]:
-        """The cached verdict of each key that has one."""
+    def get_many(
+        self, keys: Iterable[str], *, reread: Callable[[str], int | None] | None = None, parser: int | None = None
+    ) -> dict[str, Verdict]:
+        """The cached verdict of each key that has one. A row without a raw answer misses. With ``reread`` (the
+        judge's :meth:`read`), a row read by a parser other than version ``parser`` is read again from its raw
+        answer, and the row updated."""
         keys = list(keys)
         out: dict[str, Verdict] = {}
         if self._db is None:
             return out
+        stale: list[tuple[int | None, int | None, str]] = []
         try:
             with self._lock:
                 for start in range(0, len(keys), 500):
                     chunk = keys[start : start + 500]
                     rows = self._db.execute(
-                        f"SELECT key, label, raw, tokens FROM judgments WHERE key IN ({','.join('?' * len(chunk))})",
+                        "SELECT key, label, raw, tokens, parser FROM judgments "
+                        f"WHERE key IN ({','.join('?' * len(chunk))})",
                         chunk,
                     ).fetchall()
-                    for key, label, raw, tokens in rows:
-                        out[key] = Verdict(label, raw, json.loads(tokens) if tokens else {})
+                    for key, label, raw, tokens, version in rows:
+                        if raw is None:
+                            continue
+                        if reread is not None and version != parser:
+                            label = reread(raw)
+                            stale.append((label, parser, key))
+                        out[key] = Verdict(label, raw, _tokens(tokens))
+                if stale:
+                    self._db.executemany("UPDATE judgments SET label = ?, parser = ? WHERE key = ?", stale)
         except (sqlite3.Error, ValueError) as e:
             self._warn(f"cannot be read ({e})")
             return {}
@@ -150,20 +181,22 @@ class JudgmentCache:
         except sqlite3.Error as e:
             self._warn(f"cannot be written ({e})")
 
-    def put(self, key: str, verdict: Verdict, fingerprint: str | None = None) -> None:
-        """Keep one verdict (committed at once), under its judge's ``fingerprint``."""
-        if self._db is None:
+    def put(self, key: str, verdict: Verdict, fingerprint: str | None = None, parser: int | None = None) -> None:
+        """Keep one verdict (committed at once), under its judge's ``fingerprint``, read by parser version
+        ``parser``. A verdict without a raw answer is not kept (it is no judgment)."""
+        if self._db is None or verdict.raw is None:
             return
         try:
             with self._lock:
                 self._db.execute(
-                    "INSERT OR REPLACE INTO judgments (key, label, raw, tokens, judge) VALUES (?, ?, ?, ?, ?)",
+                    "INSERT OR REPLACE INTO judgments (key, label, raw, tokens, judge, parser) VALUES (?, ?, ?, ?, ?, ?)",
                     (
                         key,
                         verdict.label,
-                        verdict.raw,
+                        verdict.raw[:MAX_ANSWER_CHARS],
                         json.dumps(verdict.tokens) if verdict.tokens else None,
                         fingerprint,
+                        parser,
                     ),
                 )
         except sqlite3.Error as e:
@@ -191,6 +224,10 @@ class JudgmentCache:
                 settings = json.loads(known[fingerprint]) if fingerprint in known else {}
             except ValueError:
                 settings = {}
+            if not isinstance(settings, dict):
+                settings = {}
+            if settings.get("server"):  # a file written before servers were recorded without credentials
+                settings["server"] = redact_url(str(settings["server"]))
             kind = settings.get("kind", "?") if fingerprint else "?"
             model = model_of(settings) if settings else "(written before judges were kept)"
             out.append(JudgeEntry(fingerprint, kind, model, pairs, unparseable or 0, size or 0, settings))

@@ -3,9 +3,11 @@ scores (query, document) pairs, its scores turned into grades by cut points lear
 (:class:`ScoreJudge`, :func:`learn_cut_points`).
 
 Each judge has a ``fingerprint``: the SHA-256 of its settings (the generator's or scorer's serialized
-parameters but its API key and its client's time-out and retries, the server's URL, the prompt, the grade scale,
-the temperature, the cut points). The judgment cache is keyed by it, so a changed prompt, model or server misses:
-two servers may serve different models under one name.
+parameters but its API key and its client's time-out and retries, the server's URL without credentials, the
+prompt, the grade scale, the temperature, the cut points). The judgment cache is keyed by it, so a changed prompt,
+model or server misses: two servers may serve different models under one name. How an answer is read is not in
+it: the cache keeps each raw answer, and a judge reads cached answers again (:meth:`ChatJudge.read`) when the
+parser changed (:data:`PARSER_VERSION`), with no new request.
 """
 
 from __future__ import annotations
@@ -16,13 +18,19 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from ..errors import JudgeError
+from ..errors import JudgeError, NoAnswerError
+from .grades import MAX_ANSWER_CHARS
 from .prompt import SYSTEM_PROMPT, USER_TEMPLATE, fill, parse_grade
 
-#: Bumped when the parsing of answers changes what a cached answer reads as.
-PARSER_VERSION = 1
+#: Bumped when the reading of answers changes what an answer reads as: cached answers of another version are
+#: read again from their raw text (version 2: the grammar of :mod:`.grades`).
+PARSER_VERSION = 2
+#: Query parameters of a server URL that are kept as they are when the URL is recorded (every other value may be
+#: a key, and is recorded as ``***``).
+PUBLIC_QUERY_PARAMETERS = frozenset({"api-version", "api_version", "version"})
 #: A chat generator's parameters that change how it is reached, not what it answers: left out of the
 #: fingerprint (the API key is never written anywhere). The server's URL is in it, as ``server`` (see
 #: :func:`server_of`): two servers may serve different models under the same name.
@@ -31,14 +39,61 @@ NOT_IN_FINGERPRINT = frozenset(
 )
 
 
+def redact_url(url: str) -> str:
+    """``url`` as it may be written anywhere: without a user name and password, each query value but the API
+    version as ``***``, no fragment.
+
+    >>> redact_url("http://user:pw@host:8000/v1?key=sk-1&api-version=2024-06-01#x")
+    'http://host:8000/v1?key=%2A%2A%2A&api-version=2024-06-01'
+    """
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = parts.port
+    except ValueError:  # not a URL one can take apart: nothing of it is written
+        return "(a server URL that cannot be read)"
+    netloc = f"[{host}]" if ":" in host else host
+    if port is not None:
+        netloc += f":{port}"
+    query = urlencode(
+        [(k, v if k.lower() in PUBLIC_QUERY_PARAMETERS else "***") for k, v in parse_qsl(parts.query, True)]
+    )
+    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+
+
+def url_secrets(url: str | None) -> list[str]:
+    """The parts of ``url`` that must never be written: its user name and password and its query values (but the
+    API version), longest first, so that :func:`scrub` removes each from a message."""
+    if not url:
+        return []
+    try:
+        parts = urlsplit(str(url))
+        found = [parts.username, parts.password, parts.netloc.rpartition("@")[0]]
+        found += [v for k, v in parse_qsl(parts.query, True) if k.lower() not in PUBLIC_QUERY_PARAMETERS]
+    except ValueError:
+        found = [str(url)]
+    return sorted({x for x in found if x}, key=len, reverse=True)
+
+
+def scrub(text: str, secrets: Sequence[str]) -> str:
+    """``text`` with each of ``secrets`` (and its URL-quoted form) replaced by ``***``."""
+    from urllib.parse import quote
+
+    for secret in secrets:
+        for form in {secret, quote(secret, safe="")}:
+            text = text.replace(form, "***")
+    return text
+
+
 def server_of(params: dict[str, Any]) -> str | None:
-    """The server a generator's parameters name (``api_base_url``, without a trailing ``/``), or ``None``.
+    """The server a generator's parameters name (``api_base_url`` without credentials and without a trailing
+    ``/``, :func:`redact_url`), or ``None``.
 
     >>> server_of({"api_base_url": "http://localhost:8000/v1/"}), server_of({"model": "gpt-4o-mini"})
     ('http://localhost:8000/v1', None)
     """
     url = params.get("api_base_url")
-    return str(url).rstrip("/") if url else None
+    return redact_url(str(url)).rstrip("/") if url else None
 
 
 @dataclass(frozen=True)
@@ -49,6 +104,19 @@ class Verdict:
     label: int | None
     raw: str | None
     tokens: dict[str, int] = field(default_factory=dict)
+
+
+def token_counts(usage: Any) -> dict[str, int]:
+    """The prompt and completion tokens a server reported, each kept only when it is a whole number >= 0 (a server
+    may send anything there)."""
+    if not isinstance(usage, dict):
+        return {}
+    out = {}
+    for name, key in (("prompt", "prompt_tokens"), ("completion", "completion_tokens")):
+        value = usage.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            out[name] = value
+    return out
 
 
 def serialized(component: Any, name: str) -> dict[str, Any]:
@@ -143,12 +211,31 @@ class ChatJudge:
             "max_grade": self.max_grade,
             "temperature": self.temperature,
             "max_document_chars": self.max_document_chars,
-            "parser": PARSER_VERSION,
         }
 
     def fingerprint(self) -> str:
         """The SHA-256 of :meth:`settings`."""
         return fingerprint_of(self.settings())
+
+    def legacy_fingerprints(self) -> list[str]:
+        """The fingerprints this judge had when the parser's version was part of them (judgments cached then are
+        found under them and read again)."""
+        return [fingerprint_of({**self.settings(), "parser": 1})]
+
+    def read(self, raw: str | None) -> int | None:
+        """The grade of an answer (:func:`~.prompt.parse_grade` on this judge's scale)."""
+        return parse_grade(raw, self.max_grade)
+
+    @property
+    def secrets(self) -> list[str]:
+        """What of the generator's server URL must never be written (:func:`url_secrets`)."""
+        return url_secrets(getattr(self.generator, "api_base_url", None))
+
+    @property
+    def server(self) -> str | None:
+        """The generator's server URL as it may be written (:func:`redact_url`), or ``None``."""
+        url = getattr(self.generator, "api_base_url", None)
+        return redact_url(str(url)) if url else None
 
     def warm_up(self) -> None:
         """Warm the generator up once (Haystack components that load a model do it here)."""
@@ -171,17 +258,15 @@ class ChatJudge:
             kwargs["generation_kwargs"] = {"temperature": self.temperature}
         self.warm_up()
         replies = self.generator.run(messages=messages, **kwargs).get("replies") or []
-        if not replies:
-            return Verdict(None, None)
-        reply = replies[0]
-        text = getattr(reply, "text", None) if not isinstance(reply, str) else reply
-        usage = (getattr(reply, "meta", None) or {}).get("usage") or {}
-        tokens = {
-            name: usage[key]
-            for name, key in (("prompt", "prompt_tokens"), ("completion", "completion_tokens"))
-            if isinstance(usage.get(key), int)
-        }
-        return Verdict(parse_grade(text, self.max_grade), text, tokens)
+        reply = replies[0] if replies else None
+        text = reply if isinstance(reply, str) else getattr(reply, "text", None)
+        if not isinstance(text, str) or not text.strip():
+            # A reply with no choices, or a choice with no content, is a failed request (retried), never an answer.
+            raise NoAnswerError("the server's reply held no answer" + ("" if replies else " (no choices)"))
+        meta = getattr(reply, "meta", None)
+        tokens = token_counts(meta.get("usage") if isinstance(meta, dict) else None)
+        text = text[:MAX_ANSWER_CHARS]
+        return Verdict(self.read(text), text, tokens)
 
 
 def learn_cut_points(scores: Sequence[float], labels: Sequence[int], max_grade: int = 3) -> list[float]:
@@ -246,9 +331,42 @@ def learn_cut_points(scores: Sequence[float], labels: Sequence[int], max_grade: 
     return cuts
 
 
-def grade_of(score: float, cut_points: Sequence[float]) -> int:
-    """The grade of ``score``: how many cut points it reaches."""
+def grade_of(score: float, cut_points: Sequence[float]) -> int | None:
+    """The grade of ``score``: how many cut points it reaches; ``None`` (unparseable) when the score is not a
+    number (NaN): a score that says nothing is never grade 0."""
+    if score != score:
+        return None
     return sum(1 for t in cut_points if score >= t)
+
+
+def check_cut_points(cut_points: Sequence[Any], max_grade: int) -> list[float]:
+    """``cut_points`` as floats: ``max_grade`` numbers, none NaN, in increasing order (a cut may equal the one
+    before it: that grade is skipped). ``inf`` is a grade no score reaches and ``-inf`` one every score reaches,
+    as :func:`learn_cut_points` gives them; they are written in JSON as the strings ``"inf"`` and ``"-inf"``,
+    which are read back here.
+
+    :raises JudgeError: otherwise, naming the first wrong cut point.
+    """
+    if isinstance(cut_points, (str, bytes)) or not isinstance(cut_points, Sequence):
+        raise JudgeError(f"cut_points must be a list of {max_grade} numbers, got {cut_points!r}")
+    if len(cut_points) != max_grade:
+        raise JudgeError(f"cut_points must be {max_grade} numbers (one per grade above 0), got {len(cut_points)}")
+    out: list[float] = []
+    for i, t in enumerate(cut_points):
+        value = t
+        if isinstance(t, str) and t.strip().lower() in ("inf", "+inf", "-inf"):
+            value = float(t)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+            raise JudgeError(f"cut point {i + 1} ({t!r}) is not a number")
+        if out and value < out[-1]:
+            raise JudgeError(f"cut point {i + 1} ({t!r}) is below the one before it ({out[-1]!r}): they must increase")
+        out.append(float(value))
+    return out
+
+
+def cut_points_json(cut_points: Sequence[float]) -> list[float | str]:
+    """Cut points as JSON holds them: a finite cut as a number, an infinite one as ``"inf"`` or ``"-inf"``."""
+    return [t if math.isfinite(t) else ("inf" if t > 0 else "-inf") for t in cut_points]
 
 
 def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
@@ -287,11 +405,7 @@ class ScoreJudge:
         self._top_k = "top_k" in params
         self.scorer = scorer
         self.max_grade = _check_grade_scale(max_grade)
-        self.cut_points = None if cut_points is None else [float(t) for t in cut_points]
-        if self.cut_points is not None and (
-            len(self.cut_points) != self.max_grade or self.cut_points != sorted(self.cut_points)
-        ):
-            raise JudgeError(f"cut_points must be {self.max_grade} numbers in increasing order, got {cut_points!r}")
+        self.cut_points = None if cut_points is None else check_cut_points(cut_points, self.max_grade)
         self._warm = False
 
     def settings(self) -> dict[str, Any]:
@@ -307,6 +421,23 @@ class ScoreJudge:
     def fingerprint(self) -> str:
         """The SHA-256 of :meth:`settings`."""
         return fingerprint_of(self.settings())
+
+    def legacy_fingerprints(self) -> list[str]:
+        """None: a score judge's fingerprint never held the parser's version."""
+        return []
+
+    def read(self, raw: str | None) -> int | None:
+        """The grade of a cached score (its ``repr``), by the cut points: ``None`` for a score that is not a
+        number."""
+        try:
+            score = float(raw) if raw is not None else math.nan
+        except ValueError:
+            return None
+        return grade_of(score, self.cut_points or [])
+
+    #: A scorer reaches no server: nothing to keep out of messages, no server to record.
+    secrets: ClassVar[list[str]] = []
+    server: ClassVar[str | None] = None
 
     def warm_up(self) -> None:
         """Warm the scorer up once (loads its model)."""
