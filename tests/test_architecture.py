@@ -230,7 +230,7 @@ LAYERS = [
     ("io",),
     ("stats",),
     ("plots",),
-    ("integration", "compare", "fusion"),
+    ("integration", "compare", "fusion", "pooling"),
     ("beir", "feedback"),
     ("clicks",),  # above feedback/: its readers read click logs
     ("judges",),  # beside beir/ and feedback/: the model judge under components/judge.py

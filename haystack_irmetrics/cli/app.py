@@ -14,11 +14,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import IRMetricsError
-from . import beir, cache, clicks, compare, evaluate, feedback, fuse, interleave, judge, plot, report
+from . import beir, cache, clicks, compare, evaluate, feedback, fuse, interleave, judge, plot, pool, report
 from .args import show_defaults
 
 #: The subcommands in the order ``irmetrics --help`` lists them; each module has ``add_subcommand`` and ``run``.
-SUBCOMMANDS = (evaluate, beir, cache, compare, report, feedback, plot, judge, fuse, clicks, interleave)
+SUBCOMMANDS = (evaluate, beir, cache, compare, report, feedback, plot, judge, fuse, pool, clicks, interleave)
 
 
 def package_version() -> str:

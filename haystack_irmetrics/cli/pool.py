@@ -1,0 +1,237 @@
+"""``irmetrics pool``: which pairs to judge for a budget, and how the strategies compare.
+
+    irmetrics pool RUN... --budget N --strategy S [--qrels EXISTING] [--depth K] [--seed S] [--param NAME=VALUE]
+                   -o pairs.tsv
+    irmetrics pool simulate RUN... --qrels FULL --budgets 500,1000,2000 [--strategies depth,mtf,maxmean,rbp]
+                   [--measure M] [--json]
+    irmetrics pool estimate RUN... --sample pairs.tsv --qrels JUDGED [--existing EXISTING] [--depth K]
+                   [--param edges=...] [--estimator statAP|xinfAP] [--json]
+
+The strategies and their parameters come from :data:`haystack_irmetrics.pooling.registry.STRATEGIES`.
+Registered by :func:`add_subcommand`, which imports the standard library and the registry's names only; the
+work is imported when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from ..pooling.registry import STRATEGIES
+from .args import ints, names, seed
+
+# The registry's names and parameters (importing it loads numpy and the core, nothing heavier).
+_PARAMS = "; ".join(
+    f"{p.name} ({spec.name}: {p.help}, {p._range()}, default {p.default if p.kind == 'float' else ','.join(map(str, p.default))})"
+    for spec in STRATEGIES.values()
+    for p in spec.params
+)
+
+
+def _param(text: str) -> tuple[str, str]:
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip():
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, e.g. p=0.9 or edges=10,30,100, got {text!r}")
+    return name.strip(), value.strip()
+
+
+class _PoolParser(argparse.ArgumentParser):
+    """``irmetrics pool``'s parser: ``simulate`` and ``estimate`` as a first word go to their own parsers, any
+    other first word is a run file of ``irmetrics pool`` itself."""
+
+    actions: dict[str, argparse.ArgumentParser]
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        args = list(sys.argv[1:] if args is None else args)
+        if args and args[0] in getattr(self, "actions", {}):
+            return self.actions[args[0]].parse_known_args(args[1:], namespace)
+        return super().parse_known_args(args, namespace)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files")
+    p.add_argument("--depth", type=int, default=None, help="each run's top K documents per query form the pool")
+
+
+def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add ``pool`` (with ``simulate`` and ``estimate``) to the ``irmetrics`` subcommands."""
+    p = sub.add_parser(
+        "pool",
+        help="which pairs to judge for a budget (depth, mtf, maxmean, rbp, stratified); simulate; estimate",
+        description="List the (query, document) pairs to judge for a budget, in the order to judge them, by a "
+        "pooling strategy of the literature; pairs --qrels already judges are never listed. For the adaptive "
+        "strategies (mtf, maxmean) the file is the first batch: what they ask before any new label. "
+        "'irmetrics pool simulate --help': replay strategies against complete qrels. "
+        "'irmetrics pool estimate --help': statAP/xinfAP from a stratified sample.",
+    )
+    p.__class__ = _PoolParser
+    _common(p)
+    p.add_argument("--budget", type=int, required=True, help="number of pairs to list")
+    p.add_argument("--strategy", choices=list(STRATEGIES), default="depth", help="pooling strategy")
+    p.add_argument("--qrels", default=None, metavar="EXISTING", help="judgments there are already (never listed)")
+    p.add_argument("--seed", type=seed, default=0, help="seed of a stratified sample")
+    p.add_argument(
+        "--param",
+        type=_param,
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help=f"a parameter of the strategy: {_PARAMS}",
+    )
+    p.add_argument("-o", "--output", required=True, help="write the pairs here (query_id, doc_id, probability)")
+    p.set_defaults(func=run, paths=paths)
+
+    sim = argparse.ArgumentParser(
+        prog="irmetrics pool simulate",
+        description="Replay pooling strategies against complete qrels (a pair is judged when the strategy asks "
+        "for it): per budget, the pairs judged, the relevant ones found, and Kendall's tau and tau_AP between "
+        "the systems' order by the measure under those judgments (unjudged = not relevant) and under all.",
+    )
+    _common(sim)
+    sim.add_argument("--qrels", required=True, metavar="FULL", help="the complete judgments")
+    sim.add_argument("--budgets", type=ints, required=True, help="numbers of judgments, e.g. 500,1000,2000")
+    sim.add_argument(
+        "--strategies", type=names, default=["depth", "mtf", "maxmean", "rbp"], help="default: depth,mtf,maxmean,rbp"
+    )
+    sim.add_argument("--measure", default="NDCG@10", help="the measure that orders the systems (default NDCG@10)")
+    sim.add_argument("--seed", type=seed, default=0, help="seed of a stratified sample (default 0)")
+    sim.add_argument("--json", action="store_true", help="print JSON instead of markdown")
+    sim.add_argument("--no-progress", dest="progress", action="store_false", default=None, help="no progress bar")
+    sim.set_defaults(func=run_simulate, paths=simulate_paths)
+
+    est = argparse.ArgumentParser(
+        prog="irmetrics pool estimate",
+        description="Each run's AP estimated from a stratified sample's judgments (statAP or xinfAP). Give the "
+        "runs, --depth, --param edges=... and --existing the sample was drawn with: its strata are rebuilt from "
+        "them and checked against the sample's probabilities.",
+    )
+    _common(est)
+    est.add_argument("--sample", required=True, help="the pairs file of 'irmetrics pool --strategy stratified'")
+    est.add_argument("--qrels", required=True, metavar="JUDGED", help="the sample's judgments")
+    est.add_argument("--existing", default=None, help="the judgments there were before the sample (its --qrels)")
+    est.add_argument(
+        "--param", type=_param, action="append", default=[], metavar="NAME=VALUE", help="edges=... as sampled"
+    )
+    est.add_argument("--estimator", choices=["statAP", "xinfAP"], default="statAP", help="default statAP")
+    est.add_argument("--json", action="store_true", help="print JSON instead of markdown")
+    est.set_defaults(func=run_estimate, paths=estimate_paths)
+    p.actions = {"simulate": sim, "estimate": est}
+    return p
+
+
+def paths(args: argparse.Namespace) -> Any:
+    """What ``irmetrics pool`` reads (the runs, the qrels) and writes (the pairs)."""
+    from ..io.output import Paths
+
+    return Paths(reads=(*args.runs, args.qrels), writes=(args.output,))
+
+
+def simulate_paths(args: argparse.Namespace) -> Any:
+    from ..io.output import Paths
+
+    return Paths(reads=(*args.runs, args.qrels))
+
+
+def estimate_paths(args: argparse.Namespace) -> Any:
+    from ..io.output import Paths
+
+    return Paths(reads=(*args.runs, args.sample, args.qrels, args.existing))
+
+
+def _params(strategy: str, given: list[tuple[str, str]]) -> dict[str, Any]:
+    from ..pooling.registry import strategy_spec
+
+    spec = strategy_spec(strategy)
+    known = {p.name: p for p in spec.params}
+    out = {}
+    for name, text in given:
+        if name not in known:
+            from ..errors import PoolingError
+
+            takes = ", ".join(known) or "no parameter"
+            raise PoolingError(f"strategy {strategy} has no parameter {name!r} (it takes {takes})")
+        out[name] = known[name].parse(text)
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``irmetrics pool``: write the pairs to judge."""
+    from ..io.trec import read_qrels
+    from ..pooling import pool, write_pairs
+
+    existing = read_qrels(args.qrels).data if args.qrels else None
+    pairs = pool(
+        args.runs,
+        args.budget,
+        args.strategy,
+        judged=existing,
+        depth=args.depth,
+        seed=args.seed,
+        **_params(args.strategy, args.param),
+    )
+    n = write_pairs(pairs, args.output)
+    queries = len({p.query for p in pairs})
+    print(f"wrote {args.output}: {n} pairs of {queries} queries ({args.strategy})", file=sys.stderr)
+    return 0
+
+
+def _markdown(out: dict[str, Any]) -> str:
+    lines = [
+        f"relevant documents in the complete judgments: {out['relevant_total']}",
+        "",
+        "| strategy | budget | judged | relevant found | tau | tau_AP |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for name, rows in out["strategies"].items():
+        for budget, row in rows.items():
+            tau = "n/a" if row["tau"] is None else f"{row['tau']:.4f}"
+            lines.append(
+                f"| {name} | {budget} | {row['judged']} | {row['relevant_found']} | {tau} | {row['tau_ap']:.4f} |"
+            )
+    return "\n".join(lines)
+
+
+def run_simulate(args: argparse.Namespace) -> int:
+    """Run ``irmetrics pool simulate``: print each strategy's judged, found, tau and tau_AP per budget."""
+    from ..io.trec import read_qrels
+    from ..pooling import simulate
+
+    out = simulate(
+        args.runs,
+        read_qrels(args.qrels).data,
+        args.budgets,
+        args.strategies,
+        measure=args.measure,
+        depth=args.depth,
+        seed=args.seed,
+        progress=args.progress,
+    )
+    print(json.dumps(out, indent=2) if args.json else _markdown(out))
+    return 0
+
+
+def run_estimate(args: argparse.Namespace) -> int:
+    """Run ``irmetrics pool estimate``: print each run's estimated MAP."""
+    from ..io.trec import read_qrels
+    from ..pooling import design_from_sample, estimate, pool_runs, read_pairs
+
+    params = _params("stratified", args.param)
+    params.pop("decay", None)  # how the sample was allocated; its probabilities are in the file
+    existing = read_qrels(args.existing).data if args.existing else None
+    pooled = pool_runs(args.runs, depth=args.depth)
+    design = design_from_sample(pooled, read_pairs(args.sample), judged=existing, **params)
+    judged = {q: dict(docs) for q, docs in read_qrels(args.qrels).data.items()}
+    for q, docs in (existing or {}).items():
+        for d, label in docs.items():
+            judged.setdefault(q, {}).setdefault(d, label)
+    result = estimate(args.runs, design, judged, estimator=args.estimator)
+    if args.json:
+        payload = {name: {"mean": e.mean, "per_query": e.per_query} for name, e in result.items()}
+        print(json.dumps({"estimator": args.estimator, "runs": payload}, indent=2))
+    else:
+        lines = [f"| run | {args.estimator} (mean over {len(design.strata)} queries) |", "|---|---:|"]
+        lines += [f"| {name} | {e.mean:.4f} |" for name, e in result.items()]
+        print("\n".join(lines))
+    return 0

@@ -1,0 +1,205 @@
+"""The registry of pooling strategies: each strategy's class, source and parameters with their ranges, as data
+(what :mod:`haystack_irmetrics.core.families` is for measures). The CLI's ``--strategy`` choices and
+``--param`` checks read it; :func:`make_strategy` builds a strategy by name, :func:`pool` lists a budget's pairs.
+
+    >>> sorted(STRATEGIES)
+    ['depth', 'maxmean', 'mtf', 'rbp', 'stratified']
+    >>> STRATEGIES["rbp"].params[0].parse("0.95")
+    0.95
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..core.inputs import Qrels
+from ..errors import PoolingError
+from ..stats.significance import seed_value
+from .runs import PoolRuns, RunInput, check_depth, pool_runs
+from .sampling import Stratified, check_edges
+from .strategies import Depth, MaxMean, MoveToFront, PoolPair, RBPWeighted, Strategy
+
+
+@dataclass(frozen=True)
+class Param:
+    """A strategy parameter: its kind (``"float"`` or ``"ints"``, a comma-separated list of whole numbers),
+    default and range (``low`` < value <= ``high``, or < ``high`` when ``high_open``, for floats; increasing
+    whole numbers >= 1 for ``"ints"``)."""
+
+    name: str
+    kind: str
+    default: Any
+    low: float
+    high: float | None
+    help: str
+    high_open: bool = False
+
+    def parse(self, text: str) -> Any:
+        """The value of ``text`` (the CLI's ``--param NAME=VALUE``), checked."""
+        try:
+            value: Any = float(text) if self.kind == "float" else tuple(int(x) for x in text.split(",") if x.strip())
+        except ValueError:
+            raise PoolingError(f"parameter {self.name} takes {self._range()}, got {text!r}") from None
+        return self.check(value)
+
+    def check(self, value: Any) -> Any:
+        if self.kind == "float":
+            ok = not isinstance(value, bool) and isinstance(value, int | float) and self.low < value
+            ok = ok and (self.high is None or value < self.high or (value == self.high and not self.high_open))
+            if not ok:
+                raise PoolingError(f"parameter {self.name} takes {self._range()}, got {value!r}")
+            return float(value)
+        try:
+            return check_edges(value)
+        except PoolingError:
+            raise PoolingError(f"parameter {self.name} takes {self._range()}, got {value!r}") from None
+
+    def _range(self) -> str:
+        if self.kind == "float":
+            if self.high is None:
+                return f"a number > {self.low:g}"
+            return f"a number in ({self.low:g}, {self.high:g}{')' if self.high_open else ']'}"
+        return "increasing whole numbers >= 1, e.g. 10,30,100"
+
+
+@dataclass(frozen=True)
+class StrategySpec:
+    """A strategy by name: its class, a one-line summary, its source, its parameters."""
+
+    name: str
+    cls: type[Strategy]
+    summary: str
+    reference: str
+    params: tuple[Param, ...] = ()
+
+    @property
+    def adaptive(self) -> bool:
+        return self.cls.adaptive
+
+    @property
+    def sampled(self) -> bool:
+        """Whether the pairs are a sample with inclusion probabilities below 1."""
+        return self.cls is Stratified
+
+
+STRATEGIES: dict[str, StrategySpec] = {
+    spec.name: spec
+    for spec in (
+        StrategySpec(
+            "depth",
+            Depth,
+            "every run's top k, rank by rank over all queries",
+            "TREC's pooling (Harman 1992; Voorhees & Harman 2005)",
+        ),
+        StrategySpec(
+            "mtf",
+            MoveToFront,
+            "per query, read the run of highest priority while it finds relevant documents",
+            "Cormack, Palmer & Clarke 1998, SIGIR",
+        ),
+        StrategySpec(
+            "maxmean",
+            MaxMean,
+            "per query, the run whose Beta posterior mean of relevance is largest",
+            "Losada, Parapar & Barreiro 2016 (ACM SAC), 2017 (IP&M)",
+        ),
+        StrategySpec(
+            "rbp",
+            RBPWeighted,
+            "documents by summed RBP weight (1 - p) p^(k-1) over the runs",
+            "Moffat, Webber & Zobel 2007, SIGIR",
+            (Param("p", "float", 0.8, 0.0, 1.0, "RBP persistence", high_open=True),),
+        ),
+        StrategySpec(
+            "stratified",
+            Stratified,
+            "a stratified random sample by best rank, with inclusion probabilities",
+            "Yilmaz, Kanoulas & Aslam 2008, SIGIR",
+            (
+                Param("edges", "ints", (10, 30, 100), 1, None, "the strata's last best ranks"),
+                Param("decay", "float", 0.5, 0.0, 1.0, "stratum h's sampling rate is proportional to decay^h"),
+            ),
+        ),
+    )
+}
+
+
+def strategy_spec(name: str) -> StrategySpec:
+    """The registry entry of ``name``; :raises PoolingError: an unknown name (the known ones listed)."""
+    if name not in STRATEGIES:
+        raise PoolingError(f"unknown pooling strategy {name!r}: {', '.join(STRATEGIES)}")
+    return STRATEGIES[name]
+
+
+def make_strategy(
+    name: str,
+    runs: Sequence[RunInput] | PoolRuns,
+    *,
+    budget: int | None = None,
+    judged: Mapping[str, Mapping[str, Any]] | Qrels | None = None,
+    depth: int | None = None,
+    seed: int = 0,
+    relevance_threshold: float = 1.0,
+    **params: Any,
+) -> Strategy:
+    """A strategy by its registry name, its parameters checked against their ranges.
+
+    :param budget: the number of judgments to spend (``stratified`` needs it: its sample is drawn now; the
+        others stop where their caller stops).
+    :param judged: judgments there are already (never asked again).
+    :param depth: each run's top ``depth`` documents per query form the pool (``None``: whole runs).
+    :param seed: seed of a sample's draw (the other strategies are deterministic).
+    :raises PoolingError: an unknown strategy or parameter, a value out of range, a missing budget.
+    """
+    spec = strategy_spec(name)
+    known = {p.name: p for p in spec.params}
+    unknown = sorted(set(params) - set(known))
+    if unknown:
+        takes = ", ".join(known) or "no parameter"
+        raise PoolingError(f"strategy {name} has no parameter {unknown[0]!r} (it takes {takes})")
+    values = {k: known[k].check(v) for k, v in params.items()}
+    seed = seed_value(seed)
+    pooled = pool_runs(runs, depth=check_depth(depth)) if not isinstance(runs, PoolRuns) else pool_runs(runs)
+    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 0):
+        raise PoolingError(f"the budget is a whole number of judgments >= 0, got {budget!r}")
+    common = {"judged": judged, "relevance_threshold": relevance_threshold}
+    if spec.sampled:
+        if budget is None:
+            raise PoolingError("a stratified sample is drawn for a budget: give budget")
+        return spec.cls(pooled, budget=budget, seed=seed, **values, **common)
+    return spec.cls(pooled, **values, **common)
+
+
+def pool(
+    runs: Sequence[RunInput] | PoolRuns,
+    budget: int,
+    strategy: str = "depth",
+    *,
+    judged: Mapping[str, Mapping[str, Any]] | Qrels | None = None,
+    depth: int | None = None,
+    seed: int = 0,
+    **params: Any,
+) -> list[PoolPair]:
+    """The first ``budget`` pairs a strategy asks for, in order, none of them in ``judged``.
+
+    For an adaptive strategy this is its first batch: what it asks before any new label (it learns from
+    ``judged``); drive :meth:`~.strategies.Strategy.next` and :meth:`~.strategies.Strategy.record` to judge
+    adaptively.
+
+        >>> runs = [{"q1": {"a": 2, "b": 1}, "q2": {"c": 1}}, {"q1": {"b": 2, "d": 1}}]
+        >>> [(p.query, p.doc) for p in pool(runs, 3)]
+        [('q1', 'a'), ('q1', 'b'), ('q2', 'c')]
+    """
+    s = make_strategy(strategy, runs, budget=budget, judged=judged, depth=depth, seed=seed, **params)
+    out = []
+    while len(out) < budget:
+        pair = s.next()
+        if pair is None:
+            break
+        out.append(pair)
+    return out
+
+
+__all__ = ["STRATEGIES", "Param", "StrategySpec", "make_strategy", "pool", "strategy_spec"]

@@ -1,0 +1,162 @@
+"""The runs a pool is drawn from: each run's ranking of each query in trec_eval's order (score descending,
+ties by document id descending: :func:`haystack_irmetrics.io.trec.trec_order`, the one ordering function),
+cut at the pool depth, and the judgments a pool starts from.
+
+Every strategy reads :class:`PoolRuns`; :func:`pool_runs` builds it from run dicts, run objects or TREC
+run files, and :func:`judged_labels` checks the judgments (``{qid: {docid: label}}``) a pool starts from.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from os import PathLike
+from pathlib import Path
+from typing import Any
+
+from ..core.inputs import ArrayRun, Qrels, Run, as_run
+from ..core.validation import is_finite_number, shown
+from ..errors import EmptyInputError, InvalidIdError, InvalidLabelError, PoolingError
+from ..io.trec import trec_order
+
+#: What :func:`pool_runs` takes for one run: ``{qid: {docid: score}}``, ranked lists ``{qid: [docid, ...]}``,
+#: a :class:`~haystack_irmetrics.core.inputs.Run` or ``ArrayRun``, or the path of a TREC run file.
+RunInput = Mapping[str, Any] | Run | ArrayRun | str | PathLike
+#: Labels by query and document: ``{qid: {docid: label}}``.
+Labels = dict[str, dict[str, float]]
+
+
+@dataclass(frozen=True)
+class PoolRuns:
+    """Runs ready to pool.
+
+    :ivar names: one name per run.
+    :ivar qids: the queries, in first appearance over the runs.
+    :ivar rankings: ``rankings[r][i]``: run ``r``'s documents for query ``qids[i]``, best first, at most
+        ``depth`` of them (an empty tuple where the run has no document for the query).
+    :ivar depth: the pool depth (``None``: whole runs).
+    """
+
+    names: tuple[str, ...]
+    qids: tuple[str, ...]
+    rankings: tuple[tuple[tuple[str, ...], ...], ...]
+    depth: int | None
+
+    def query_rankings(self, i: int) -> list[tuple[str, ...]]:
+        """Every run's ranking of query ``qids[i]``, in run order."""
+        return [run[i] for run in self.rankings]
+
+    def layered(self, i: int) -> list[str]:
+        """Query ``qids[i]``'s pool: its distinct documents by their best rank over the runs, a rank's documents
+        in run order (the order a depth-k pool grows in)."""
+        seen: dict[str, None] = {}
+        lists = self.query_rankings(i)
+        for rank in range(max(map(len, lists), default=0)):
+            for ranking in lists:
+                if rank < len(ranking):
+                    seen.setdefault(ranking[rank])
+        return list(seen)
+
+    @property
+    def n_pairs(self) -> int:
+        """The pool's size: distinct (query, document) pairs over all runs."""
+        return sum(len({d for run in self.rankings for d in run[i]}) for i in range(len(self.qids)))
+
+
+def check_depth(depth: Any) -> int | None:
+    """``depth`` checked: ``None`` (whole runs) or a whole number >= 1."""
+    if depth is None:
+        return None
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
+        raise PoolingError(f"the pool depth must be a whole number >= 1 (or None for whole runs), got {shown(depth)}")
+    return int(depth)
+
+
+def _ranked(run: RunInput, name: str) -> dict[str, list[str]]:
+    if isinstance(run, str | PathLike):
+        from ..io.trec import read_run
+
+        run = read_run(Path(run))
+    if isinstance(run, Mapping) and not run:
+        raise EmptyInputError(f"run {name!r} is empty: it retrieved nothing for any query")
+    data = as_run(run).data
+    out = {}
+    for q, docs in data.items():
+        if not all(map(is_finite_number, docs.values())):
+            d, s = next((d, s) for d, s in docs.items() if not is_finite_number(s))
+            raise PoolingError(
+                f"run {name!r}: score {shown(s)} of document {d!r} in query {q!r} is not a finite number"
+            )
+        out[q] = trec_order(docs)
+    return out
+
+
+def pool_runs(
+    runs: Sequence[RunInput] | PoolRuns, names: Sequence[str] | None = None, depth: int | None = None
+) -> PoolRuns:
+    """Read runs for pooling; the inputs are never modified.
+
+    :param runs: one run or more (see :data:`RunInput`); a :class:`PoolRuns` is returned as it is (``depth``
+        and ``names`` must then be left out).
+    :param names: one name per run (default: a file's name, else ``run1``, ``run2``, ...).
+    :param depth: keep each run's top ``depth`` documents per query (``None``: whole runs).
+    :raises PoolingError: no run, names that do not fit, a depth below 1, a score that is not a finite number.
+    :raises EmptyInputError: a run with no document.
+    """
+    if isinstance(runs, PoolRuns):
+        if names is not None or depth is not None:
+            raise PoolingError("runs already pooled: give names and depth when pooling them, not again")
+        return runs
+    if isinstance(runs, str | PathLike | Mapping | Run | ArrayRun):
+        raise PoolingError("give the runs as a list (one run is [run])")
+    runs = list(runs)
+    depth = check_depth(depth)
+    if not runs:
+        raise PoolingError("a pool needs at least one run")
+    if names is None:
+        names = [Path(r).name if isinstance(r, str | PathLike) else f"run{i + 1}" for i, r in enumerate(runs)]
+    names = [str(n) for n in names]
+    if len(names) != len(runs):
+        raise PoolingError(f"{len(names)} names for {len(runs)} runs")
+    if len(set(names)) != len(names):
+        names = [f"{n}#{i + 1}" for i, n in enumerate(names)]
+    ranked = [_ranked(run, name) for run, name in zip(runs, names)]
+    qids = tuple(dict.fromkeys(q for r in ranked for q in r))
+    rankings = tuple(tuple(tuple(r.get(q, ())[:depth]) for q in qids) for r in ranked)
+    return PoolRuns(tuple(names), qids, rankings, depth)
+
+
+def judged_labels(qrels: Mapping[str, Mapping[str, Any]] | Qrels | None) -> Labels:
+    """A copy of ``qrels`` as ``{qid: {docid: float label}}``, each id and label checked (``None``: empty).
+
+    :raises InvalidIdError: an id that is not a string. :raises InvalidLabelError: a label that is not a finite number.
+    """
+    if qrels is None:
+        return {}
+    if isinstance(qrels, Qrels):
+        qrels = qrels.data
+    out: Labels = {}
+    for q, docs in qrels.items():
+        if not isinstance(q, str):
+            raise InvalidIdError(f"query id {shown(q)} of the judgments is not a string")
+        if not isinstance(docs, Mapping):
+            raise InvalidLabelError(f"judgments of query {q!r} must be {{docid: label}}, got {type(docs).__name__}")
+        inner = out.setdefault(q, {})
+        for d, label in docs.items():
+            check_label(q, d, label)
+            inner[d] = float(label)
+    return out
+
+
+def check_label(query: Any, doc: Any, label: Any) -> float:
+    """``label`` as a float, checked: ids are strings, the label a finite number (no bool, no string)."""
+    if not isinstance(query, str) or not isinstance(doc, str):
+        bad = query if not isinstance(query, str) else doc
+        raise InvalidIdError(f"ids are strings: got {shown(bad)} in the pair ({shown(query)}, {shown(doc)})")
+    if not is_finite_number(label) or not math.isfinite(float(label)):
+        raise InvalidLabelError(f"label {shown(label)} of document {doc!r} in query {query!r} is not a finite number")
+    return float(label)
+
+
+__all__ = ["Labels", "PoolRuns", "RunInput", "check_depth", "check_label", "judged_labels", "pool_runs"]
