@@ -13,7 +13,7 @@ from haystack import Document, component, default_from_dict, default_to_dict
 from haystack.core.serialization import component_to_dict
 from haystack.utils import deserialize_component_inplace
 
-from ..judges.judge import ChatJudge, ScoreJudge, make_judge
+from ..judges.judge import ChatJudge, ScoreJudge, cut_points_json, make_judge
 
 #: The meta field a judged Document carries its grade in (``None`` when the answer held no grade).
 GRADE_FIELD = "relevance_grade"
@@ -138,7 +138,7 @@ class RelevanceJudge:
             self,
             generator=component_to_dict(self.generator, "generator") if self.generator is not None else None,
             scorer=component_to_dict(self.scorer, "scorer") if self.scorer is not None else None,
-            cut_points=self.cut_points,
+            cut_points=None if self.cut_points is None else cut_points_json(self.cut_points),
             max_grade=self.max_grade,
             system_prompt=self.system_prompt,
             user_template=self.user_template,

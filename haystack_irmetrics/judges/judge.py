@@ -23,7 +23,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ..errors import JudgeError, NoAnswerError
 from .grades import MAX_ANSWER_CHARS
-from .prompt import SYSTEM_PROMPT, USER_TEMPLATE, fill, parse_grade
+from .prompt import SYSTEM_PROMPT, USER_TEMPLATE, fill, parse_grade, sendable
 
 #: Bumped when the reading of answers changes what an answer reads as: cached answers of another version are
 #: read again from their raw text (version 2: the grammar of :mod:`.grades`).
@@ -121,12 +121,17 @@ def token_counts(usage: Any) -> dict[str, int]:
 
 def serialized(component: Any, name: str) -> dict[str, Any]:
     """``component`` as Haystack serializes it (``type`` and ``init_parameters``). A key given as a token
-    (which Haystack refuses to serialize) is serialized as an unset variable: settings never hold a key."""
+    (which Haystack refuses to serialize) is serialized as an unset variable: settings never hold a key; the HTTP
+    client's settings are left out (they say how the server is reached, not what it answers)."""
     import copy
 
     from haystack.core.serialization import component_to_dict
     from haystack.utils import Secret
 
+    if getattr(component, "http_client_kwargs", None):
+        # How the server is reached (a transport object Haystack cannot serialize), never part of the settings.
+        component = copy.copy(component)
+        component.http_client_kwargs = None
     try:
         return component_to_dict(component, name)
     except ValueError:
@@ -250,8 +255,8 @@ class ChatJudge:
         from haystack.dataclasses import ChatMessage
 
         messages = [
-            ChatMessage.from_system(self.system_prompt),
-            ChatMessage.from_user(fill(self.user_template, query, document[: self.max_document_chars])),
+            ChatMessage.from_system(sendable(self.system_prompt)),
+            ChatMessage.from_user(sendable(fill(self.user_template, query, document[: self.max_document_chars]))),
         ]
         kwargs: dict[str, Any] = {}
         if self._takes_kwargs and self.temperature is not None:
@@ -265,7 +270,7 @@ class ChatJudge:
             raise NoAnswerError("the server's reply held no answer" + ("" if replies else " (no choices)"))
         meta = getattr(reply, "meta", None)
         tokens = token_counts(meta.get("usage") if isinstance(meta, dict) else None)
-        text = text[:MAX_ANSWER_CHARS]
+        text = sendable(text[:MAX_ANSWER_CHARS])  # kept in the cache and judgments.jsonl: UTF-8 must carry it
         return Verdict(self.read(text), text, tokens)
 
 

@@ -73,6 +73,20 @@ def fill(template: str, query: str, document: str) -> str:
     return "".join(data(query) if p == "{query}" else data(document) if p == "{document}" else p for p in parts)
 
 
+def sendable(text: str) -> str:
+    """``text`` as a request can carry it: each lone surrogate (which UTF-8 cannot encode, e.g. from a JSON
+    ``"\\udc80"`` escape in a corpus) replaced by U+FFFD; a surrogate pair joined into its character.
+
+    >>> sendable("caf\\udc80e") == "caf\\ufffde", sendable("plain")
+    (True, 'plain')
+    """
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
 def parse_grade(answer: str | None, max_grade: int = 3) -> int | None:
     """The grade a model's ``answer`` gives on the scale ``0..max_grade``, or ``None`` when it gives none
     (:func:`.grades.parse_answer`: the grammar, in linear time, on the answer's first
@@ -80,4 +94,4 @@ def parse_grade(answer: str | None, max_grade: int = 3) -> int | None:
     return parse_answer(answer, max_grade)
 
 
-__all__ = ["SYSTEM_PROMPT", "USER_TEMPLATE", "data", "fill", "parse_grade"]
+__all__ = ["SYSTEM_PROMPT", "USER_TEMPLATE", "data", "fill", "parse_grade", "sendable"]

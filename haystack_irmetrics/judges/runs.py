@@ -22,8 +22,9 @@ from ..io.output import write_text
 from .agreement import label_agreement, sample_labelled, system_agreement
 from .batch import Counts, jsonl_line, judge_texts
 from .cache import JudgmentCache
-from .judge import ChatJudge, ScoreJudge, Verdict
+from .judge import ChatJudge, ScoreJudge, Verdict, cut_points_json
 from .pool import pooled_pairs, unjudged_pairs, unjudged_share
+from .prompt import sendable
 
 QrelsDict = Mapping[str, Mapping[str, int]]
 RunDict = Mapping[str, Mapping[str, float]]
@@ -70,7 +71,33 @@ def _texts(
     for qid, doc in pairs:
         if not content[doc]:
             raise JudgeError(f"document {doc!r} (query {qid!r}'s top {depth}) has no text in the corpus {where[1]}")
-    return [(queries[q] or "", content[d]) for q, d in pairs]
+    texts = [(queries[q] or "", content[d]) for q, d in pairs]
+    _say_unsendable(pairs, texts, where)
+    return [(sendable(q), sendable(d)) for q, d in texts]
+
+
+def _say_unsendable(pairs: list[tuple[str, str]], texts: list[tuple[str, str]], where: tuple[str, str]) -> None:
+    """Warn once, before any request, of the queries and documents whose text UTF-8 cannot carry (a lone
+    surrogate): they are sent with U+FFFD in its place (:func:`~.prompt.sendable`)."""
+    import warnings
+
+    from ..errors import SuspiciousInputWarning
+
+    odd: dict[str, None] = {}
+    for (qid, doc), (q, d) in zip(pairs, texts):
+        if sendable(q) is not q:
+            odd[f"query {qid!r} ({where[0]})"] = None
+        if sendable(d) is not d:
+            odd[f"document {doc!r} ({where[1]})"] = None
+    if odd:
+        names = list(odd)
+        more = f" and {len(names) - 3} more" if len(names) > 3 else ""
+        warnings.warn(
+            f"{', '.join(names[:3])}{more} hold text UTF-8 cannot carry (a lone surrogate, e.g. a JSON \\udc80 "
+            "escape): it is sent to the judge with U+FFFD in its place",
+            SuspiciousInputWarning,
+            stacklevel=3,
+        )
 
 
 def _scores(qrels: QrelsDict, runs: Mapping[str, RunDict], measure: str) -> dict[str, float]:
@@ -102,6 +129,7 @@ def judge_runs(
     ppi: bool = False,
     alpha: float = 0.05,
     sources: tuple[str, str] = ("the queries", "the corpus"),
+    progress: bool | None = False,
 ) -> JudgeResult:
     """Judge the unjudged pairs of each run's top ``depth`` and write the output folder ``output``.
 
@@ -117,14 +145,18 @@ def judge_runs(
         (:mod:`.ppi`), the queries whose pool people judged in full as the labelled set; and ``model_qrels.tsv``,
         the model's labels for every pool pair (and no human label).
     :param sources: what to call the queries and the corpus in messages (their files).
-    :raises JudgeError: a query or document without text (before any request), a judge that fails for good
+    :param progress: a bar of the pairs judged on stderr (``None``: when stderr is a terminal).
+    :raises JudgeError: an argument out of range or a query or document without text (before any request), a judge that fails for good
         (the judgments made are kept in the cache and ``judgments.jsonl``).
     """
-    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
-        raise JudgeError(f"depth must be a whole number of at least 1, got {depth!r}")
+    measure = _check_arguments(
+        judge, depth, concurrency, retries, backoff, agreement, fit, seed, threshold, measure, alpha
+    )
     started = time.perf_counter()
     human = {q: dict(d) for q, d in qrels.items()}
     pairs = unjudged_pairs(runs, human, depth)
+    if ppi:
+        _check_ppi(runs, human, pairs, depth)
     sample = sample_labelled(_with_texts(human, queries, corpus), agreement, seed) if agreement else []
     in_sample = set(sample)
     judged_pool = (
@@ -161,6 +193,7 @@ def judge_runs(
             concurrency=concurrency,
             retries=retries,
             backoff=backoff,
+            progress=progress,
         )
     model: dict[str, dict[str, int]] = {}
     for qid, doc in pairs:
@@ -170,18 +203,77 @@ def judge_runs(
     result = JudgeResult(human, model, verdicts, {})
     agreement_out = None
     if sample:
-        agreement_out = _agreement(result, sample, runs, threshold, measure or f"NDCG@{depth}")
+        agreement_out = _agreement(result, sample, runs, threshold, measure)
         result.agreement = agreement_out
         write_text(out / "agreement.json", json.dumps(agreement_out, indent=2) + "\n")
     if ppi:
-        result.ppi = _ppi(result, runs, pairs, depth, measure or f"NDCG@{depth}", alpha, out)
+        result.ppi = _ppi(result, runs, pairs, depth, measure, alpha, out)
     result.summary = _summary(judge, fingerprint, runs, result, counts, depth, n_pairs, len(sample), started)
     if fitted:
         result.summary["cut_points_learned_on"] = fitted
-        result.summary["cut_points"] = judge.cut_points
+        result.summary["cut_points"] = cut_points_json(judge.cut_points)
     write_text(out / "qrels.tsv", qrels_tsv(result.filled))
     write_text(out / "summary.json", json.dumps(result.summary, indent=2) + "\n")
     return result
+
+
+def _whole(value: Any, name: str, least: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise JudgeError(f"{name} must be a whole number of at least {least}, got {value!r}")
+
+
+def _check_arguments(
+    judge: ChatJudge | ScoreJudge,
+    depth: Any,
+    concurrency: Any,
+    retries: Any,
+    backoff: Any,
+    agreement: Any,
+    fit: Any,
+    seed: Any,
+    threshold: Any,
+    measure: Any,
+    alpha: Any,
+) -> str:
+    """Every argument of :func:`judge_runs` checked before the first request (one line naming it); the measure
+    (``NDCG@depth`` by default)."""
+    import math
+
+    from ..core.measures import parse_measure
+    from ..stats.significance import seed_value
+
+    _whole(depth, "depth", 1)
+    _whole(concurrency, "concurrency", 1)
+    _whole(retries, "retries", 0)
+    _whole(agreement, "the agreement sample", 0)
+    _whole(fit, "fit", 0)
+    seed_value(seed)
+    if isinstance(backoff, bool) or not isinstance(backoff, (int, float)) or not math.isfinite(backoff) or backoff < 0:
+        raise JudgeError(f"backoff must be a number of seconds >= 0, got {backoff!r}")
+    if isinstance(threshold, bool) or not isinstance(threshold, int) or not 1 <= threshold <= judge.max_grade:
+        raise JudgeError(
+            f"threshold must be a grade from 1 to {judge.max_grade} (relevant = grade >= it), got {threshold!r}"
+        )
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        raise JudgeError(f"alpha must be a number between 0 and 1 (the intervals' level is 1 - alpha), got {alpha!r}")
+    measure = measure or f"NDCG@{depth}"
+    parse_measure(measure)
+    return measure
+
+
+def _check_ppi(runs: Mapping[str, RunDict], human: QrelsDict, holes: list[tuple[str, str]], depth: int) -> None:
+    """PPI's precondition, before any request: at least two queries whose pool (every run's top ``depth``) people
+    judged in full, and two others."""
+    with_holes = {q for q, _ in holes}
+    pooled = {q for q, _ in pooled_pairs(runs, depth)}
+    labelled = [q for q in pooled if q not in with_holes and human.get(q)]
+    others = pooled & with_holes
+    if len(labelled) < 2 or len(others) < 2:
+        raise JudgeError(
+            f"--ppi needs at least two queries whose pool (every run's top {depth}) people judged in full, and two "
+            f"with holes; these qrels have {len(labelled)} and {len(others)}: judge some queries' pools in full "
+            "(a random sample of them) first"
+        )
 
 
 def _ppi(
@@ -299,7 +391,7 @@ def _summary(
             for name, run in runs.items()
         },
         "judge": {"fingerprint": fingerprint, **judge.settings()},
-        "server": getattr(getattr(judge, "generator", None), "api_base_url", None),
+        "server": judge.server,
         "seconds": round(time.perf_counter() - started, 3),
     }
 
