@@ -235,12 +235,14 @@ def test_one_query_runs_no_test_says_so_and_still_refuses_bad_settings(tmp_path,
     run.write_text("q0 Q0 d2 1 3 x\nq0 Q0 d1 2 2 x\n")
     args = ["feedback", str(log), "--run", f"new={run}", "-k", "3", "-m", "NDCG", "--no-plots"]
     for bad, name in [
-        (["--seed", "-1"], "seed"),
         (["--n-resamples", "0"], "n_resamples"),
         (["--confidence", "2"], "confidence"),
     ]:
         assert main([*args, *bad]) == 2
         assert name in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:  # every --seed is an argparse type (cli.args.seed)
+        main([*args, "--seed", "-1"])
+    assert exit_.value.code == 2 and "argument --seed: seed must be a whole number" in capsys.readouterr().err
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "With one query there is nothing to resample or test" in out

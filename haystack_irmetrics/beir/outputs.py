@@ -1,7 +1,8 @@
 """The output folder of a BEIR run, written safely: one run at a time, whole files only, nothing left behind.
 
 - **One run per folder.** :func:`output_lock` takes an exclusive, non-blocking ``flock`` on
-  ``<folder>/.irmetrics.lock`` for as long as a run writes there; a second run on the same folder
+  ``<folder>/.irmetrics.lock`` for as long as a run writes there (the lock of :mod:`haystack_irmetrics.io.output`,
+  which ``irmetrics judge`` takes too); a second run on the same folder
   stops at once with an :class:`~haystack_irmetrics.errors.OutputError` naming the folder, instead
   of the two interleaving files. The lock file stays (empty): deleting it would race with a run
   that opened it.
@@ -17,8 +18,6 @@
 
 from __future__ import annotations
 
-import errno
-import logging
 import os
 import shutil
 from collections.abc import Iterator
@@ -26,24 +25,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import OutputError
-from ..io.output import replacing_path, write_text
-
-#: The lock file a run holds in each folder it writes (``DIR`` and ``DIR/<name>``).
-LOCK_FILE = ".irmetrics.lock"
-#: flock errors of file systems that do not lock (then the run goes on unlocked, with a logged warning).
-_NO_LOCKS = (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS)
+from ..io.output import LOCK_FILE, make_folder, replacing_path, write_text
+from ..io.output import output_lock as io_output_lock
 
 
 def _reason(error: OSError) -> str:
     return error.strerror or str(error)
-
-
-def make_folder(folder: Path) -> None:
-    """``mkdir -p``; an ``OSError`` becomes an :class:`OutputError` naming the folder."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise OutputError(f"cannot create the output folder {folder}: {_reason(e)}") from None
 
 
 @contextmanager
@@ -68,43 +55,13 @@ def write_atomic(path: Path, text: str) -> None:
 
 @contextmanager
 def output_lock(folder: str | os.PathLike[str]) -> Iterator[Path]:
-    """Hold ``<folder>/.irmetrics.lock`` (created with the folder when absent) for the block.
+    """Hold ``<folder>/.irmetrics.lock`` for the block (:func:`haystack_irmetrics.io.output.output_lock`, the one
+    lock of every command's output folder).
 
-    On a file system that cannot lock (some network mounts) the block runs unlocked, with a logged warning.
-
-    :raises OutputError: at once when another process holds it (another run writes to ``folder``),
-        or when the folder or the lock file cannot be created.
+    :raises OutputError: at once when another run holds it, or when the folder or the lock file cannot be created.
     """
-    path = Path(folder)
-    make_folder(path)
-    lock = path / LOCK_FILE
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX: no lock
+    with io_output_lock(folder, "irmetrics beir") as path:
         yield path
-        return
-    try:
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
-    except OSError as e:
-        raise OutputError(f"cannot create the lock file {lock}: {_reason(e)}") from None
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise OutputError(
-                f"output folder {path} is in use by another irmetrics beir run (it holds {lock}); "
-                "wait for that run to end, or write to another folder"
-            ) from None
-        except OSError as e:
-            if e.errno not in _NO_LOCKS:
-                raise OutputError(f"cannot lock {lock}: {_reason(e)}") from None
-            # a file system without locks (some network mounts): run, but say it is unguarded
-            logging.getLogger(__name__).warning(
-                "%s cannot be locked (%s): runs writing there are not kept apart", lock, _reason(e)
-            )
-        yield path
-    finally:
-        os.close(fd)  # closing releases the lock
 
 
 def check_not_linked(root: Path, name: str) -> Path:

@@ -234,10 +234,34 @@ def run_dataset(
     if output_dir is None:
         return _run(dataset, settings, None, started)
     check_output_dir(output_dir)  # an unwritable folder fails now, not after an hour of retrieval
+    check_dataset_outputs(dataset, settings, output_dir)
     with output_lock(output_dir):  # one run at a time writes there
         if settings.overwrite and settings.checkpoint_every is not None:
             Checkpoint(Path(output_dir) / PARTIAL, {}).remove()  # damaged or not: never read
         return _run(dataset, settings, output_dir, started)
+
+
+def check_dataset_outputs(
+    dataset: str | os.PathLike[str] | BeirDataset | None, settings: BeirSettings, output_dir: str | os.PathLike[str]
+) -> None:
+    """Refuse an ``output_dir`` that holds the dataset's folder (its qrels, queries, corpus) or the pipeline YAML:
+    a run writes its files there and ``overwrite`` clears them, so an input must not lie there
+    (:func:`~haystack_irmetrics.io.output.check_outputs`). A named dataset not downloaded yet has no folder to check.
+
+    :raises OutputError: naming the output folder and the input, before anything is written or deleted.
+    """
+    from ..errors import DatasetNotFoundError
+    from ..io.output import check_outputs
+
+    if isinstance(dataset, BeirDataset):
+        folder = dataset.path
+    else:
+        try:
+            folder = resolve_dataset(dataset, data_dir=settings.data_dir, download=False)
+        except DatasetNotFoundError:  # downloaded later, into data_dir
+            folder = None
+    yaml = settings.retriever if Path(settings.retriever).is_file() else None
+    check_outputs([folder, yaml], folders=[output_dir])
 
 
 @dataclass
@@ -635,4 +659,13 @@ def _tag(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in tag) or "haystack"
 
 
-__all__ = ["DEFAULT_TOP_K", "BeirRun", "BeirSettings", "check_output_dir", "open_checkpoint", "run_beir", "run_dataset"]
+__all__ = [
+    "DEFAULT_TOP_K",
+    "BeirRun",
+    "BeirSettings",
+    "check_dataset_outputs",
+    "check_output_dir",
+    "open_checkpoint",
+    "run_beir",
+    "run_dataset",
+]

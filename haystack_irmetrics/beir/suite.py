@@ -32,7 +32,7 @@ from .leaderboard import Leaderboard, build_leaderboard
 from .outputs import check_not_linked, output_lock, remove_file, write_atomic
 from .pipelines import pipeline_digest
 from .progress import bar
-from .runner import BeirRun, check_output_dir, run_dataset
+from .runner import BeirRun, check_dataset_outputs, check_output_dir, run_dataset
 from .settings import DEFAULT_TOP_K, BeirSettings, joiner_setting
 
 #: The files :meth:`BeirRun.write` puts in a dataset folder (``--overwrite`` deletes these and ``.partial``).
@@ -212,6 +212,8 @@ class SuiteSteps:
             entries = expand_datasets(self.datasets, data_dir=settings.data_dir, download=settings.download)
             finished: dict[str, dict[str, Any]] = {}
             if out is not None:
+                for entry in entries:  # before _plan, which may clear DIR/<name>
+                    check_dataset_outputs(entry.folder, settings, out / entry.name)
                 finished = _plan(entries, out, settings)
             result = SuiteResult(datasets=entries, summaries={})
             with bar(len(entries), "datasets", "dataset", settings.progress) as suite_bar:

@@ -17,7 +17,9 @@ from ..errors import IRMetricsError
 from . import beir, cache, clicks, compare, evaluate, feedback, fuse, interleave, judge, plot, pool, report
 from .args import show_defaults
 
-#: The subcommands in the order ``irmetrics --help`` lists them; each module has ``add_subcommand`` and ``run``.
+#: The subcommands in the order ``irmetrics --help`` lists them; each module has ``add_subcommand`` and ``run``,
+#: and each command sets ``func`` (its ``run``) and ``paths`` (what it reads and writes: a
+#: :class:`~haystack_irmetrics.io.output.Paths`, checked by :func:`main` before ``func`` runs).
 SUBCOMMANDS = (evaluate, beir, cache, compare, report, feedback, plot, judge, fuse, pool, clicks, interleave)
 
 
@@ -52,7 +54,19 @@ def build_parser() -> argparse.ArgumentParser:
     for command in SUBCOMMANDS:
         command.add_subcommand(sub)
     show_defaults(parser)
+    _check_declared(parser)
     return parser
+
+
+def _check_declared(parser: argparse.ArgumentParser, prog: str = "irmetrics") -> None:
+    """Every command that runs declares what it reads and writes (``paths``), so that :func:`main` can refuse
+    an output that would replace an input: a command without it fails at once, whatever its arguments."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, command in action.choices.items():
+                if command.get_default("func") is not None and command.get_default("paths") is None:
+                    raise TypeError(f"{prog} {name} sets func but not paths (what it reads and writes)")
+                _check_declared(command, f"{prog} {name}")
 
 
 def _show_warning(
@@ -75,6 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
+            args.paths(args).check()  # before any work: no output of the command may replace one of its inputs
             return args.func(args)
     except IRMetricsError as e:
         print(f"irmetrics: error: {e}", file=sys.stderr)

@@ -61,6 +61,21 @@ def top_k(text: str) -> int:
     return value
 
 
+def seed(text: str) -> int:
+    """A seed: a whole number from 0 to 2**32 - 1, checked by the package's one seed check
+    (:func:`haystack_irmetrics.stats.significance.seed_value`); every ``--seed`` takes it."""
+    from ..stats.significance import seed_value  # numpy: only when a seed is given
+
+    try:
+        value: Any = int(text)
+    except ValueError:
+        value = text  # named as typed in the message
+    try:
+        return seed_value(value)
+    except ValueError as e:  # InvalidSeedError is a ValueError
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def size(text: str) -> tuple[float, float]:
     """``"6.4x4"`` as ``(6.4, 4.0)`` inches (the plot's checks refuse what is not positive and finite)."""
     try:
@@ -68,6 +83,33 @@ def size(text: str) -> tuple[float, float]:
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT in inches, e.g. 6.4x4, got {text!r}") from None
     return w, h
+
+
+def named_file(spec: str) -> str:
+    """The file of a ``[NAME=]FILE`` argument: the argument itself when it names an existing file (``=`` in its
+    path or not), else what follows the first ``=``."""
+    from pathlib import Path
+
+    name, sep, file = spec.partition("=")
+    return file if sep and name and not Path(spec).exists() else spec
+
+
+def files_of(path: str | None, names: tuple[str, ...]) -> list[str]:
+    """The files a command reads from ``path``: ``path/NAME`` for each of ``names`` when it is a folder, else
+    ``path`` itself (none when it is ``None``), for a command's ``paths``."""
+    import os
+
+    if path is None:
+        return []
+    return [os.path.join(path, name) for name in names] if os.path.isdir(path) else [path]
+
+
+def writes_nothing(args: argparse.Namespace) -> Any:
+    """The ``paths`` of a command that writes no file: nothing for :func:`~haystack_irmetrics.io.output.check_outputs`
+    to check."""
+    from ..io.output import Paths
+
+    return Paths()
 
 
 def policy(args: argparse.Namespace) -> Any:
@@ -97,7 +139,7 @@ def add_significance_options(parser: argparse.ArgumentParser, title: str, stats_
         help=f"{stats_help} (default: on when scipy is installed)",
     )
     sig.add_argument("--n-resamples", type=int, default=10_000, help="sign patterns and bootstrap resamples")
-    sig.add_argument("--seed", type=int, default=0, help="seed of the resamples")
+    sig.add_argument("--seed", type=seed, default=0, help="seed of the resamples")
     sig.add_argument("--confidence", type=float, default=0.95, help="bootstrap interval level")
 
 
@@ -135,4 +177,16 @@ def show_defaults(parser: argparse.ArgumentParser) -> None:
                 action.help = f"{action.help} (default: {shown})" if action.help else f"default: {shown}"
 
 
-__all__ = ["digits", "floats", "ints", "names", "show_defaults", "size", "top_k"]
+__all__ = [
+    "digits",
+    "files_of",
+    "floats",
+    "ints",
+    "named_file",
+    "names",
+    "seed",
+    "show_defaults",
+    "size",
+    "top_k",
+    "writes_nothing",
+]

@@ -9,6 +9,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from ..core import DEFAULT_K_VALUES
 from .args import ints, top_k
@@ -133,8 +134,20 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     beir.add_argument(
         "--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bars (default: on a terminal)"
     )
-    beir.set_defaults(func=run)
+    beir.set_defaults(func=run, paths=paths)
     return beir
+
+
+def paths(args: argparse.Namespace) -> Any:
+    """What ``irmetrics beir`` reads that the command line names (the pipeline and joiner YAMLs) and writes
+    (``OUTPUT/leaderboard.*``); each dataset's files against ``OUTPUT/NAME`` are checked by the suite, once the
+    datasets are found (:func:`haystack_irmetrics.beir.runner.check_dataset_outputs`)."""
+    from ..io.output import Paths
+
+    yaml = args.retriever if Path(args.retriever).is_file() else None
+    out = args.output
+    written = () if out is None else (out / "leaderboard.json", out / "leaderboard.md")
+    return Paths(reads=(yaml, args.joiner), writes=written)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -267,4 +280,4 @@ def _holes_line(summary: dict) -> str:
     return f"Unjudged in the top k (BEIR's hole): {', '.join(shown)}. Judged 0 or 1, the holes would put {ranges}.\n\n"
 
 
-__all__ = ["add_subcommand", "run"]
+__all__ = ["add_subcommand", "paths", "run"]

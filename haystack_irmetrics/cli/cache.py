@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from .args import writes_nothing
+
 
 def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add ``cache`` to the ``irmetrics`` subcommands."""
@@ -42,7 +44,8 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         default=None,
         help="delete only the judgments of this judge (its fingerprint or the start of it, as listed)",
     )
-    cache.set_defaults(func=run)
+    # No input file: it lists and deletes only the entries it wrote under $IRMETRICS_CACHE_DIR (never a dataset).
+    cache.set_defaults(func=run, paths=writes_nothing)
     return cache
 
 

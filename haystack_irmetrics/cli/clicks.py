@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .args import names, show_defaults
+from .args import names, seed, show_defaults, writes_nothing
 
 MODEL_NAMES = ("ctr", "gctr", "rctr", "dctr", "pbm", "cascade", "dcm", "ubm", "dbn", "sdbn")
 
@@ -53,7 +53,7 @@ def output_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print JSON instead of markdown")
     p.add_argument("--confidence", type=float, default=0.95, help="bootstrap interval level")
     p.add_argument("--n-resamples", type=int, default=10_000, help="bootstrap resamples")
-    p.add_argument("--seed", type=int, default=0, help="seed of the resamples")
+    p.add_argument("--seed", type=seed, default=0, help="seed of the resamples")
 
 
 def _held_out_options(p: argparse.ArgumentParser, default_fraction: float | None) -> None:
@@ -67,7 +67,7 @@ def _held_out_options(p: argparse.ArgumentParser, default_fraction: float | None
         metavar="F",
         help="the share of LOG's sessions held out for the test",
     )
-    h.add_argument("--seed", type=int, default=0, help="seed of the held-out draw")
+    h.add_argument("--seed", type=seed, default=0, help="seed of the held-out draw")
     h.add_argument("--max-iter", type=int, default=200, help="EM iterations at most")
     h.add_argument("--tol", type=float, default=1e-6, help="EM stops when no parameter moves more")
 
@@ -94,7 +94,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     fit.add_argument("--min-impressions", type=int, default=1, help="judge pairs shown at least this often")
     _held_out_options(fit, None)
     log_options(fit)
-    fit.set_defaults(func=run_fit)
+    fit.set_defaults(func=run_fit, paths=fit_paths)
 
     cmp = verbs.add_parser(
         "compare",
@@ -107,7 +107,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     cmp.add_argument("--json", action="store_true", help="print JSON instead of markdown")
     _held_out_options(cmp, 0.2)
     log_options(cmp)
-    cmp.set_defaults(func=run_compare)
+    cmp.set_defaults(func=run_compare, paths=writes_nothing)  # it prints, writes no file
     est = verbs.add_parser(
         "estimate",
         help="IPS, SNIPS and DR estimates of a new ranking's expected clicks from a randomised ranker's log",
@@ -122,7 +122,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     est.add_argument("--clip", type=float, default=None, help="largest inverse-propensity weight (none: unclipped)")
     output_options(est)
     log_options(est, propensity=True)
-    est.set_defaults(func=run_estimate)
+    est.set_defaults(func=run_estimate, paths=writes_nothing)
     ms = verbs.add_parser(
         "measure",
         help="a run's DCG (or clicks) at k from logged clicks, position bias removed by examination propensities",
@@ -142,7 +142,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     ms.add_argument("--clip", type=float, default=None, help="largest weight of the clipped estimate (default 10)")
     output_options(ms)
     log_options(ms, propensity=True)
-    ms.set_defaults(func=run_measure)
+    ms.set_defaults(func=run_measure, paths=writes_nothing)
     win = verbs.add_parser(
         "windows",
         help="a click measure per time window with its interval; windows that dropped significantly flagged",
@@ -163,9 +163,27 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     win.add_argument("--plot", default=None, metavar="PATH", help="write the trend plot (.png, .svg or .pdf)")
     output_options(win)
     log_options(win)
-    win.set_defaults(func=run_windows)
+    win.set_defaults(func=run_windows, paths=windows_paths)
     show_defaults(p)  # the verbs' options
     return p
+
+
+#: The files ``irmetrics clicks fit`` writes in its output folder (the skipped rows and sessions only when some are).
+FIT_FILES = ("qrels.tsv", "model.json", "skipped_rows.csv", "skipped_sessions.csv")
+
+
+def fit_paths(args: argparse.Namespace) -> Any:
+    """What ``irmetrics clicks fit`` reads (the log, the test log) and writes (:data:`FIT_FILES` in ``-o``)."""
+    from ..io.output import Paths
+
+    return Paths(reads=(args.log, args.test), writes=tuple(Path(args.output) / name for name in FIT_FILES))
+
+
+def windows_paths(args: argparse.Namespace) -> Any:
+    """What ``irmetrics clicks windows`` reads (the log) and writes (the ``--plot``)."""
+    from ..io.output import Paths
+
+    return Paths(reads=(args.log,), writes=(args.plot,))
 
 
 def read_log(
@@ -338,8 +356,10 @@ def run_estimate(args: argparse.Namespace) -> int:
 
 
 __all__ = [
+    "FIT_FILES",
     "MODEL_NAMES",
     "add_subcommand",
+    "fit_paths",
     "log_options",
     "output_options",
     "read_log",
@@ -347,4 +367,5 @@ __all__ = [
     "run_estimate",
     "run_fit",
     "run_measure",
+    "windows_paths",
 ]

@@ -11,7 +11,7 @@ import sys
 from typing import Any
 
 from ..core import DEFAULT_K_VALUES
-from .args import add_significance_options, ints, names
+from .args import add_significance_options, ints, names, writes_nothing
 
 
 def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -55,7 +55,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "bootstrap interval of run − baseline, paired t-test and randomization p-values, Holm-adjusted over runs "
         "x measures",
     )
-    cmp.set_defaults(func=run)
+    cmp.set_defaults(func=run, paths=writes_nothing)  # it prints, writes no file
     return cmp
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..core import DEFAULT_K_VALUES
 from ..io.tables import TABLE_DIGITS, format_result
-from .args import digits, ints, names, policy
+from .args import digits, ints, names, policy, writes_nothing
 
 
 def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -92,7 +92,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="also print, for each measure that has them (nDCG, MAP, P, Recall, R_cap, MRR, ...), the interval its "
         "value lies in once each unjudged document of a query's top k is judged 0 or GRADE",
     )
-    ev.set_defaults(func=run)
+    ev.set_defaults(func=run, paths=writes_nothing)  # it prints, writes no file
     return ev
 
 

@@ -20,7 +20,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from .args import ints, names
+from .args import ints, named_file, names, seed
 
 
 def _named(value: str) -> tuple[str | None, str]:
@@ -128,7 +128,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     s.add_argument(
         "--n-resamples", type=int, default=10_000, help="randomization sign patterns and bootstrap resamples"
     )
-    s.add_argument("--seed", type=int, default=0, help="seed of the resamples")
+    s.add_argument("--seed", type=seed, default=0, help="seed of the resamples")
     s.add_argument("--confidence", type=float, default=0.95, help="bootstrap interval level")
 
     w = p.add_argument_group("time windows (the logged rankings per window; needs --timestamp-col)")
@@ -152,8 +152,38 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="PNG plots in the report (default: if matplotlib is installed)",
     )
     o.add_argument("--json", action="store_true", help="print JSON instead of markdown")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, paths=paths)
     return p
+
+
+#: The files ``irmetrics feedback --report DIR`` writes in ``DIR`` (some only when there is something to write),
+#: and the folder of its plots.
+REPORT_FILES = (
+    "report.md",
+    "report.json",
+    "scores.csv",
+    "comparisons.csv",
+    "skipped_rows.csv",
+    "windows.csv",
+    "per_query.csv",
+    "qrels.txt",
+    "qrels.txt.skipped",
+    "report.html",
+)
+REPORT_PLOTS = "plots"
+
+
+def paths(args: argparse.Namespace) -> Any:
+    """What ``irmetrics feedback`` reads (the log, runs, pipelines, corpus, qrels) and writes (``--write-qrels``,
+    the ``--report`` folder's files and its plots folder)."""
+    from ..io.output import Paths
+
+    report = Path(args.report) if args.report else None
+    return Paths(
+        reads=(args.log, *map(named_file, args.run), *map(named_file, args.pipeline), args.corpus, args.qrels),
+        writes=(args.write_qrels, *(report / name for name in REPORT_FILES if report is not None)),
+        folders=(report / REPORT_PLOTS if report is not None else None,),
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -290,4 +320,4 @@ def _windows(args: argparse.Namespace, log: Any, strategy: Any) -> Any:
     )
 
 
-__all__ = ["add_subcommand", "run"]
+__all__ = ["REPORT_FILES", "REPORT_PLOTS", "add_subcommand", "paths", "run"]

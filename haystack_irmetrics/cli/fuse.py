@@ -14,7 +14,7 @@ from typing import Any
 
 from ..fusion.methods import METHODS
 from ..fusion.norms import NORMALIZATIONS
-from .args import floats, names
+from .args import floats, named_file, names, seed
 
 # Names only: importing them loads numpy and the core, nothing heavier (the parser stays fast).
 _METHODS = list(METHODS)
@@ -82,7 +82,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         default=None,
         help="weighted methods: the weight step (ranx's 0.1); others: the values of the parameter, e.g. 20,60,100",
     )
-    tune.add_argument("--seed", type=int, default=0, help="seed of the folds and the randomization test")
+    tune.add_argument("--seed", type=seed, default=0, help="seed of the folds and the randomization test")
     tune.add_argument("--preset", choices=["beir", "trec"], default="beir", help="conventions of the measure")
     tune.add_argument("--json", action="store_true", help="print the tuning as JSON")
     p.add_argument(
@@ -91,8 +91,15 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         metavar="OUT.yaml",
         help="write the Haystack DocumentJoiner reproducing the (tuned) fusion, where a join mode can",
     )
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, paths=paths)
     return p
+
+
+def paths(args: argparse.Namespace) -> Any:
+    """What ``irmetrics fuse`` reads (the runs, the qrels) and writes (the fused run, the joiner YAML)."""
+    from ..io.output import Paths
+
+    return Paths(reads=(*map(named_file, args.runs), args.qrels), writes=(args.output, args.joiner_yaml))
 
 
 def _table(tuning: Any) -> str:

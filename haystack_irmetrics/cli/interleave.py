@@ -14,6 +14,7 @@ import argparse
 import json
 from typing import Any
 
+from .args import writes_nothing
 from .clicks import log_options, output_options, read_log
 
 
@@ -41,7 +42,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--ranking-b", default=None, metavar="RUN", help="balanced: ranker b's rankings, a TREC run")
     output_options(p)
     log_options(p, team=True)
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, paths=writes_nothing)  # it prints, writes no file
     return p
 
 

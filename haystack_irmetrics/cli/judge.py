@@ -10,10 +10,15 @@ import os
 from pathlib import Path
 from typing import Any
 
+from .args import named_file, seed
+
 #: The environment variable the API key is read from by default (as Haystack's OpenAI generators read it).
 API_KEY_ENV = "OPENAI_API_KEY"
 #: What a local server that needs no key is sent as the key when the key's variable is unset.
 NO_KEY = "no-key"
+#: The files ``irmetrics judge`` writes in its output folder (agreement.json with --agreement; ppi.json and
+#: model_qrels.tsv with --ppi).
+OUTPUT_FILES = ("judgments.jsonl", "qrels.tsv", "summary.json", "agreement.json", "ppi.json", "model_qrels.tsv")
 
 
 def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -59,7 +64,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--fit", type=int, default=200, metavar="N", help="learn a scorer's cut points on N pairs")
     p.add_argument("--threshold", type=int, default=1, help="relevant = grade >= threshold (agreement's kappa)")
     p.add_argument("--measure", default=None, help="the systems' order for --agreement (default NDCG@K)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the agreement and fit samples")
+    p.add_argument("--seed", type=seed, default=0, help="seed of the agreement and fit samples")
     p.add_argument(
         "--ppi",
         action="store_true",
@@ -68,8 +73,21 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     p.add_argument("--alpha", type=float, default=0.05, help="--ppi intervals at level 1 - alpha")
     p.add_argument("--no-cache", action="store_true", help="ask for every pair, keep nothing")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, paths=paths)
     return p
+
+
+def paths(args: argparse.Namespace) -> Any:
+    """What ``irmetrics judge`` reads (runs, qrels, queries, corpus, the judge YAML, the prompt files) and writes
+    (:data:`OUTPUT_FILES` in ``-o``): the human qrels in DIR/qrels.tsv are refused, never replaced."""
+    from ..io.output import Paths
+
+    reads = (*map(named_file, args.runs), args.qrels, _jsonl(args.queries, "queries"), _jsonl(args.corpus, "corpus"))
+    out = Path(args.output)
+    return Paths(
+        reads=(*reads, args.judge, args.system_prompt, args.template),
+        writes=tuple(out / name for name in OUTPUT_FILES),
+    )
 
 
 def _jsonl(path: str, name: str) -> Path:
@@ -137,7 +155,15 @@ def _yaml_judge(path: str) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``irmetrics judge``: judge, write the folder, print one line of what it did."""
+    """Run ``irmetrics judge``: judge, write the folder, print one line of what it did. The folder is locked
+    first, as ``irmetrics beir`` locks its own: a second judge writing there stops at once, before any work."""
+    from ..io.output import output_lock
+
+    with output_lock(args.output, "irmetrics judge"):
+        return _judge(args)
+
+
+def _judge(args: argparse.Namespace) -> int:
     from ..errors import JudgeError
     from ..io import read_qrels
     from ..io.beir_data import read_beir_corpus, read_beir_queries

@@ -11,7 +11,7 @@ from typing import Any
 from ..core import STANDARD_LEVELS
 from ..plots.figure import DEFAULT_DPI
 from ..plots.runs import DEFAULT_KS
-from .args import floats, ints, policy, size
+from .args import floats, ints, named_file, policy, size
 
 #: The kinds of plot and what each draws.
 KINDS = {
@@ -50,8 +50,15 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--ties", choices=["trec", "stable"], default=None)
     p.add_argument("--size", type=size, default=None, help="figure size in inches, WIDTHxHEIGHT")
     p.add_argument("--dpi", type=int, default=DEFAULT_DPI)
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, paths=paths)
     return p
+
+
+def paths(args: argparse.Namespace) -> Any:
+    """What ``irmetrics plot`` reads (the qrels, the runs) and writes (the image)."""
+    from ..io.output import Paths
+
+    return Paths(reads=(args.qrels, *map(named_file, args.runs)), writes=(args.output,))
 
 
 def read_runs(specs: list[str]) -> dict[str, Any]:
@@ -100,4 +107,4 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["KINDS", "add_subcommand", "read_runs", "run"]
+__all__ = ["KINDS", "add_subcommand", "paths", "read_runs", "run"]

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from ..core import DEFAULT_K_VALUES
-from .args import add_significance_options, ints, names, policy
+from .args import add_significance_options, files_of, ints, named_file, names, policy
 
 
 def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -67,8 +68,32 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     out.add_argument("--latex", default=None, metavar="FILE", help="LaTeX table (booktabs, ranx's superscripts)")
     out.add_argument("--csv", default=None, metavar="FILE", help="CSV: one row per run and measure")
     out.add_argument("--markdown", default=None, metavar="FILE", help="markdown tables")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, paths=paths)
     return p
+
+
+def _run_files(spec: str) -> list[str]:
+    """The files a ``[NAME=]RUN`` argument reads: the file, or a beir output folder's ``run.trec`` and
+    ``summary.json`` (its own, or those of its one dataset folder)."""
+    from pathlib import Path
+
+    path = Path(named_file(spec))
+    if not path.is_dir():
+        return [str(path)]
+    found = ("run.trec", "summary.json", "*/run.trec", "*/summary.json")
+    return [str(p) for pattern in found for p in path.glob(pattern)]
+
+
+def paths(args: argparse.Namespace) -> Any:
+    """What ``irmetrics report`` reads (runs, qrels, texts, the judged folder) and writes (the page, the exports)."""
+    from ..io.output import Paths
+    from ..judges.ppi import JUDGED_FILES
+
+    reads = [f for spec in args.runs for f in _run_files(spec)]
+    reads += [args.qrels, args.docs, args.queries]
+    reads += files_of(args.corpus, ("corpus.jsonl", "queries.jsonl", "qrels/test.tsv"))
+    reads += files_of(args.judged, JUDGED_FILES)
+    return Paths(reads=reads, writes=(args.output, args.latex, args.csv, args.markdown))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -109,4 +134,4 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["add_subcommand", "run"]
+__all__ = ["add_subcommand", "paths", "run"]

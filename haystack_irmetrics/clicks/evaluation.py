@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ClickModelError
+from ..stats.significance import seed_value
 from .dbn import DBN
 from .log import Sessions
 from .models import DCM, FLOOR, PBM, SDBN, UBM, Cascade, ClickModel, DocumentCTR, GlobalCTR, RankCTR
@@ -159,6 +160,7 @@ class ClickFit:
 def _held_out(
     sessions: Sessions, test: Sessions | None, test_fraction: float | None, seed: int
 ) -> tuple[Sessions, Sessions | None]:
+    seed_value(seed)  # checked before any fit, whether or not a fraction is drawn
     if test is not None and test_fraction is not None:
         raise ClickModelError("give test sessions or a test fraction, not both")
     if test_fraction is not None:

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InterleavingError
+from ..stats.significance import seed_value
 from .log import TEAM_A, TEAM_B, TEAM_NONE, Sessions
 
 METHODS = ("team-draft", "balanced", "probabilistic")
@@ -47,7 +48,7 @@ TAU = 3.0
 
 def query_rng(seed: int, query: str | None) -> np.random.Generator:
     """A generator seeded from ``seed`` and the query text (the same list for the same query and seed)."""
-    digest = hashlib.sha256(f"{seed}\x00{query if query is not None else ''}".encode()).digest()
+    digest = hashlib.sha256(f"{seed_value(seed)}\x00{query if query is not None else ''}".encode()).digest()
     return np.random.default_rng(int.from_bytes(digest[:16], "little"))
 
 

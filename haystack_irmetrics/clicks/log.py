@@ -31,6 +31,7 @@ import numpy as np
 from ..errors import ClickModelError, FeedbackSchemaError, SessionError
 from ..feedback.reading import DEFAULT_BATCH_ROWS, FeedbackLog
 from ..feedback.schema import FeedbackColumns
+from ..stats.significance import check_seed
 
 if TYPE_CHECKING:  # pragma: no cover
     import polars as pl
@@ -137,6 +138,7 @@ class Sessions:
         """(train, test): a seeded random ``test_fraction`` of the sessions held out, over the same pairs.
 
         :raises ClickModelError: ``test_fraction`` is not in (0, 1), or a side would hold no session.
+        :raises InvalidSeedError: ``seed`` is not a whole number from 0 to 2**32 - 1.
         """
         if isinstance(test_fraction, bool) or not isinstance(test_fraction, int | float) or not 0 < test_fraction < 1:
             raise ClickModelError(f"the test fraction must be a number in (0, 1), got {test_fraction!r}")
@@ -145,7 +147,7 @@ class Sessions:
             raise ClickModelError(
                 f"a test fraction of {test_fraction} of {self.n_sessions} sessions leaves no session on one side"
             )
-        order = np.random.default_rng(seed).permutation(self.n_sessions)
+        order = check_seed(seed).permutation(self.n_sessions)
         test = np.sort(order[:n_test])
         train = np.sort(order[n_test:])
         return self.subset(train), self.subset(test)

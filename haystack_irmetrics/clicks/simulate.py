@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ClickModelError
+from ..stats.significance import check_seed
 from .evaluation import make_model
 from .log import Sessions
 from .models import ClickModel
@@ -87,7 +88,7 @@ def model_with(
 
 def simulate(model: ClickModel, sessions: Sessions, seed: int = 0) -> Sessions:
     """``sessions`` with clicks drawn from ``model`` (seeded)."""
-    return replace(sessions, clicks=model.simulate(sessions, np.random.default_rng(seed)))
+    return replace(sessions, clicks=model.simulate(sessions, check_seed(seed)))
 
 
 def log_rows(sessions: Sessions, *, prefix: str = "s") -> list[dict[str, Any]]:

@@ -24,6 +24,7 @@ from ..core.measures import parse_measure
 from ..errors import FusionError
 from ..stats.compare import Comparison
 from ..stats.paired import compare_with_baseline
+from ..stats.significance import check_seed
 from .api import check_method, fuse
 from .methods import TRAINED, WEIGHTED
 from .packed import PackedRuns, RunInput, pack_runs
@@ -184,6 +185,7 @@ def optimize_fusion(
         ({'weights': [0.6, 0.4]}, 1.0, {'run1': 0.0, 'run2': 1.0})
     """
     metric = parse_measure(metric).name
+    rng = check_seed(seed)  # before any work
     packed = runs if isinstance(runs, PackedRuns) else pack_runs(runs, names=names, depth=depth)
     judged = qrels if isinstance(qrels, Qrels) else Qrels.from_dict(qrels)
     if isinstance(folds, bool) or not isinstance(folds, int) or folds < 2:
@@ -199,7 +201,6 @@ def optimize_fusion(
         check_method(
             method, len(packed.runs), c.get("weights"), {**fixed, **{k: v for k, v in c.items() if k != "weights"}}
         )
-    rng = np.random.default_rng(seed)
     fold_of = np.empty(len(queries), dtype=np.int64)
     for f, part in enumerate(np.array_split(rng.permutation(len(queries)), folds)):
         fold_of[part] = f

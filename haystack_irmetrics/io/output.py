@@ -11,14 +11,24 @@ plots write a file.
   from a ``{qid: text}`` dict or a JSON ``\\ud800`` escape). It is written as Python writes it in a
   ``repr``, the six characters ``\\ud800`` (:func:`printable`), in every file and format alike, so
   two ids that differ there still differ on the page.
+- **No output replaces an input.** :func:`check_outputs` refuses, before any work, an output file that is
+  one of a command's inputs or would replace one (symbolic links, ``..`` and hard links resolved), an
+  output folder a command clears that holds an input, and two outputs that are one file; every
+  ``irmetrics`` command declares what it reads and writes (:class:`Paths`) and the command line checks it
+  before the command runs.
+- **One writer per folder.** :func:`output_lock` holds ``<folder>/.irmetrics.lock`` while a command writes
+  there (``irmetrics beir``, ``irmetrics judge``): a second one on the same folder stops at once.
 """
 
 from __future__ import annotations
 
+import errno
+import logging
 import os
 import secrets
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
@@ -156,4 +166,174 @@ def write_text(path: PathLike, text: str, *, follow_link: bool = True) -> Path:
     return Path(path)
 
 
-__all__ = ["printable", "replacing_file", "replacing_path", "write_file", "write_path", "write_text"]
+#: The lock file a command holds in each folder it writes (``irmetrics beir``: ``DIR`` and ``DIR/<name>``;
+#: ``irmetrics judge``: ``DIR``).
+LOCK_FILE = ".irmetrics.lock"
+#: flock errors of file systems that do not lock (then the command goes on unlocked, with a logged warning).
+_NO_LOCKS = (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS)
+
+
+def make_folder(folder: PathLike) -> None:
+    """``mkdir -p``; an ``OSError`` becomes an :class:`OutputError` naming the folder."""
+    try:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise OutputError(f"cannot create the output folder {folder}: {_reason(e)}") from None
+
+
+@contextmanager
+def output_lock(folder: PathLike, command: str = "irmetrics") -> Iterator[Path]:
+    """Hold ``<folder>/.irmetrics.lock`` (created with the folder when absent) for the block: an exclusive,
+    non-blocking ``flock``. The lock file stays (empty): deleting it would race with a command that opened it.
+    On a file system that cannot lock (some network mounts) the block runs unlocked, with a logged warning.
+
+    :param command: what the message calls the other writer (``"irmetrics beir"``).
+    :raises OutputError: at once when another process holds it (another command writes to ``folder``),
+        or when the folder or the lock file cannot be created.
+    """
+    path = Path(folder)
+    make_folder(path)
+    lock = path / LOCK_FILE
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: no lock
+        yield path
+        return
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError as e:
+        raise OutputError(f"cannot create the lock file {lock}: {_reason(e)}") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise OutputError(
+                f"output folder {path} is in use by another {command} run (it holds {lock}); "
+                "wait for that run to end, or write to another folder"
+            ) from None
+        except OSError as e:
+            if e.errno not in _NO_LOCKS:
+                raise OutputError(f"cannot lock {lock}: {_reason(e)}") from None
+            # a file system without locks (some network mounts): run, but say it is unguarded
+            logging.getLogger(__name__).warning(
+                "%s cannot be locked (%s): runs writing there are not kept apart", lock, _reason(e)
+            )
+        yield path
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _given(paths: Iterable[PathLike | None]) -> tuple[PathLike, ...]:
+    return tuple(p for p in paths if p is not None and str(p) != "")
+
+
+@dataclass(frozen=True)
+class Paths:
+    """What a command reads and writes, declared before it runs, for :func:`check_outputs`.
+
+    :ivar reads: the files it reads (a folder: the folder, for :attr:`folders`).
+    :ivar writes: the files it creates or replaces.
+    :ivar folders: the folders it writes in at will and may clear (``irmetrics beir``'s ``DIR/<name>``): no
+        input may lie in one.
+
+    ``None`` entries (an option not given) are left out.
+    """
+
+    reads: tuple[PathLike, ...] = ()
+    writes: tuple[PathLike, ...] = ()
+    folders: tuple[PathLike, ...] = ()
+
+    def __post_init__(self) -> None:
+        for name in ("reads", "writes", "folders"):
+            object.__setattr__(self, name, _given(getattr(self, name)))
+
+    def check(self) -> None:
+        """:func:`check_outputs` of these paths."""
+        check_outputs(self.reads, self.writes, self.folders)
+
+
+def _identity(path: PathLike) -> tuple[str, tuple[int, int] | None]:
+    """``path`` as the file system finds it: its real path (symbolic links, ``.`` and ``..`` resolved, from the
+    working folder) and, when it exists, its device and inode (two hard links are one file)."""
+    real = os.path.realpath(path)
+    try:
+        st = os.stat(real)
+    except OSError:
+        return real, None
+    return real, (st.st_dev, st.st_ino)
+
+
+def _same(a: tuple[str, tuple[int, int] | None], b: tuple[str, tuple[int, int] | None]) -> bool:
+    return a[0] == b[0] or (a[1] is not None and a[1] == b[1])
+
+
+def _both(a: PathLike, b: PathLike, real_a: str, real_b: str) -> str:
+    """What a message adds when two different spellings are one file: where it really is."""
+    if real_a != real_b:
+        return " (hard links to one file)"
+    return "" if os.path.abspath(a) == os.path.abspath(b) == real_a else f" (both are {real_a})"
+
+
+def check_outputs(
+    reads: Iterable[PathLike | None], writes: Iterable[PathLike | None] = (), folders: Iterable[PathLike | None] = ()
+) -> None:
+    """Refuse, before anything is written, an output that would replace an input: a file of ``writes`` that is a
+    file of ``reads`` (through a symbolic link, a relative path or a hard link alike), a folder of ``folders``
+    (written in at will and cleared) that holds a file or folder of ``reads``, or two ``writes`` that are one
+    file (the second would replace the first).
+
+        >>> import tempfile, pathlib
+        >>> folder = pathlib.Path(tempfile.mkdtemp())
+        >>> (folder / "a.trec").write_text("q1 Q0 d1 1 1.0 x")
+        16
+        >>> (folder / "link.trec").symlink_to(folder / "a.trec")
+        >>> check_outputs([folder / "a.trec"], [folder / "fused.trec"])
+        >>> check_outputs([folder / "a.trec"], [folder / "link.trec"])  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        haystack_irmetrics.errors.OutputError: the output .../link.trec would replace the input .../a.trec (both are .../a.trec)...
+
+    :raises OutputError: naming both paths (and the file they both are, when they are spelt differently).
+    """
+    reads, writes, folders = _given(reads), _given(writes), _given(folders)
+    if not writes and not folders:
+        return
+    inputs = [(path, _identity(path)) for path in reads]
+    outputs: list[tuple[PathLike, tuple[str, tuple[int, int] | None]]] = []
+    for out in writes:
+        where = _identity(out)
+        for path, read in inputs:
+            if _same(where, read):
+                raise OutputError(
+                    f"the output {out} would replace the input {path}{_both(out, path, where[0], read[0])}: nothing "
+                    "was done; write the output to another path"
+                )
+        for other, written in outputs:
+            if _same(where, written):
+                raise OutputError(
+                    f"the outputs {other} and {out} are one file{_both(other, out, written[0], where[0])}: the second "
+                    "would replace the first; give each output its own path"
+                )
+        outputs.append((out, where))
+    for folder in folders:
+        owned = Path(_identity(folder)[0])
+        for path, (real, _) in inputs:
+            if Path(real).is_relative_to(owned):
+                raise OutputError(
+                    f"the output folder {folder} holds the input {path} (it is {real}): the command writes and clears "
+                    "files there; nothing was done; write to another folder"
+                )
+
+
+__all__ = [
+    "LOCK_FILE",
+    "Paths",
+    "check_outputs",
+    "make_folder",
+    "output_lock",
+    "printable",
+    "replacing_file",
+    "replacing_path",
+    "write_file",
+    "write_path",
+    "write_text",
+]

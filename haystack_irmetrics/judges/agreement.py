@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import JudgeError
+from ..stats.significance import seed_value
 
 
 def sample_labelled(qrels: Mapping[str, Mapping[str, int]], n: int, seed: int = 0) -> list[tuple[str, str]]:
@@ -27,6 +28,7 @@ def sample_labelled(qrels: Mapping[str, Mapping[str, int]], n: int, seed: int = 
     grade gets its share of ``n`` (largest remainders; at least one when ``n`` allows), seeded.
 
     :raises JudgeError: ``n`` below 1.
+    :raises InvalidSeedError: ``seed`` is not a whole number from 0 to 2**32 - 1.
     """
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise JudgeError(f"the agreement sample must be a whole number of at least 1 pair, got {n!r}")
@@ -51,7 +53,7 @@ def sample_labelled(qrels: Mapping[str, Mapping[str, int]], n: int, seed: int = 
     while sum(take.values()) > n:
         g = max(grades, key=lambda g: (take[g] - exact[g], g))
         take[g] -= 1
-    rng = random.Random(seed)
+    rng = random.Random(seed_value(seed))
     return [pair for g in grades for pair in rng.sample(strata[g], take[g])]
 
 

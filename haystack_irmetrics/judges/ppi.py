@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import JudgeError
+from ..errors import JudgeError, shorten
 from ..stats.ppi import ppi_mean
 
 QrelsDict = Mapping[str, Mapping[str, int]]
@@ -88,6 +89,72 @@ def ppi_report(
     return out
 
 
+#: The files of an ``irmetrics judge --ppi`` output folder that :func:`judged_ppi` reads.
+JUDGED_FILES = ("summary.json", "ppi.json", "judgments.jsonl", "model_qrels.tsv", "qrels.tsv")
+
+
+@dataclass(frozen=True)
+class JudgedFolder:
+    """What an ``irmetrics judge --ppi`` output folder says about its judging, read and checked by
+    :func:`read_judged`: the depth judged (``summary.json``), the interval level and the labelled queries
+    (``ppi.json``) and the pairs the judge was asked about (``judgments.jsonl``)."""
+
+    path: Path
+    depth: int
+    alpha: float
+    labelled: frozenset[str]
+    judged: frozenset[tuple[str, str]]
+
+
+def _key(data: dict[str, Any], key: str, path: Path, ok: bool, expected: str) -> Any:
+    """``data[key]``, or a :class:`JudgeError` naming the file and the key when it is missing or not ``ok``."""
+    if key not in data:
+        raise JudgeError(f"{path}: the key {key!r} is missing (a damaged folder of irmetrics judge --ppi?)")
+    if not ok:
+        raise JudgeError(f"{path}: {key!r} must be {expected}, got {shorten(repr(data[key]))}")
+    return data[key]
+
+
+def read_judged(folder: str | os.PathLike[str]) -> JudgedFolder:
+    """The judging an ``irmetrics judge --ppi`` output ``folder`` records, every value checked: ``depth`` a whole
+    number of at least 1, ``alpha`` a number in (0, 1), ``labelled`` a list of query ids, each judgment a JSON
+    object with a string ``query_id`` and ``doc_id``. The one reader of that folder.
+
+    :raises JudgeError: a file the folder lacks, or a key missing or of the wrong type (naming the file and the key).
+    :raises ParseError: a file that is not JSON (JSONL), naming the file (and the line).
+    """
+    from ..io.beir_data import read_jsonl
+    from ..io.beir_outputs import read_json_object
+
+    base = Path(folder)
+    for name in JUDGED_FILES[:3]:
+        if not (base / name).is_file():
+            raise JudgeError(f"{base} holds no {name}: judge with irmetrics judge ... --ppi -o {base}")
+    summary_path, ppi_path, judgments_path = (base / name for name in JUDGED_FILES[:3])
+    summary = read_json_object(summary_path, "summary")
+    depth = summary.get("depth")
+    _key(summary, "depth", summary_path, _whole(depth) and depth >= 1, "a whole number of at least 1")
+    report = read_json_object(ppi_path, "object")
+    alpha = report.get("alpha")
+    number = isinstance(alpha, int | float) and not isinstance(alpha, bool)
+    _key(report, "alpha", ppi_path, number and 0 < alpha < 1, "a number between 0 and 1")
+    labelled = report.get("labelled")
+    listed = isinstance(labelled, list) and all(isinstance(q, str) for q in labelled)
+    _key(report, "labelled", ppi_path, listed, "a list of query ids (strings)")
+    judged = set()
+    for line, row in read_jsonl(judgments_path):
+        pair = row.get("query_id"), row.get("doc_id")
+        for key, value in zip(("query_id", "doc_id"), pair):
+            if not isinstance(value, str):
+                raise JudgeError(f"{judgments_path}:{line}: {key!r} must be a string, got {shorten(repr(value))}")
+        judged.add(pair)
+    return JudgedFolder(base, depth, float(alpha), frozenset(labelled), frozenset(judged))
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def judged_ppi(
     run: RunDict, human: QrelsDict, folder: str | os.PathLike[str], measures: Sequence[str], preset: Any = "beir"
 ) -> dict:
@@ -95,30 +162,17 @@ def judged_ppi(
     output ``folder``, and its prediction-powered estimate and interval (the folder's labelled queries and
     alpha).
 
-    :raises JudgeError: the folder was not written with ``--ppi``, or the run's top k holds pairs the judge was
-        not asked about (it was not among the judged runs).
+    :raises JudgeError: the folder was not written with ``--ppi`` or is damaged (:func:`read_judged`), or the
+        run's top k holds pairs the judge was not asked about (it was not among the judged runs).
     """
-    import json
-
     from ..io import read_qrels
     from .pool import pooled_pairs
 
-    base = Path(folder)
-    try:
-        report = json.loads((base / "ppi.json").read_text(encoding="utf-8"))
-        summary = json.loads((base / "summary.json").read_text(encoding="utf-8"))
-        judged = {
-            (row["query_id"], row["doc_id"])
-            for row in map(json.loads, (base / "judgments.jsonl").read_text(encoding="utf-8").splitlines())
-        }
-    except FileNotFoundError as e:
-        raise JudgeError(
-            f"{base} holds no {Path(e.filename).name}: judge with irmetrics judge ... --ppi -o {base}"
-        ) from None
-    except (ValueError, KeyError, TypeError) as e:
-        raise JudgeError(f"{base}: its ppi.json, summary.json or judgments.jsonl is damaged ({e})") from None
-    depth = summary["depth"]
-    missing = [p for p in pooled_pairs({"run": run}, depth) if p not in judged and p[1] not in human.get(p[0], {})]
+    found = read_judged(folder)
+    base, depth = found.path, found.depth
+    missing = [
+        p for p in pooled_pairs({"run": run}, depth) if p not in found.judged and p[1] not in human.get(p[0], {})
+    ]
     if missing:
         raise JudgeError(
             f"the run's top {depth} holds {len(missing)} pairs the judge of {base} was not asked about (e.g. query "
@@ -126,7 +180,7 @@ def judged_ppi(
         )
     model = read_qrels(base / "model_qrels.tsv").data
     filled = read_qrels(base / "qrels.tsv").data
-    labelled = set(report["labelled"])
+    labelled = found.labelled
     out = {}
     for measure in measures:
         y, yhat, naive = (per_query(q, run, measure, preset) for q in (human, model, filled))
@@ -134,7 +188,7 @@ def judged_ppi(
         unl = [q for q in yhat if q not in labelled]
         if len(lab) < 2 or len(unl) < 2:
             raise JudgeError(f"{measure}: {len(lab)} labelled and {len(unl)} unlabelled queries; PPI needs two of each")
-        r = ppi_mean([y[q] for q in lab], [yhat[q] for q in lab], [yhat[q] for q in unl], alpha=report["alpha"])
+        r = ppi_mean([y[q] for q in lab], [yhat[q] for q in lab], [yhat[q] for q in unl], alpha=found.alpha)
         out[measure] = {
             "human": sum(y.values()) / len(y) if y else None,
             "filled": sum(naive.values()) / len(naive) if naive else None,
@@ -143,4 +197,4 @@ def judged_ppi(
     return out
 
 
-__all__ = ["judged_ppi", "per_query", "ppi_report"]
+__all__ = ["JUDGED_FILES", "JudgedFolder", "judged_ppi", "per_query", "ppi_report", "read_judged"]

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ..stats.significance import seed_value
 from .figure import DEFAULT_DPI, DEFAULT_SIZE, figure, label, save
 
 
@@ -147,7 +148,8 @@ def plot_score_distribution(
     dpi: int = DEFAULT_DPI,
     seed: int = 0,
 ) -> Path:
-    """Per-query values of one metric: a box per system with the queries jittered over it."""
+    """Per-query values of one metric: a box per system with the queries jittered over it (``seed``: the jitter's)."""
+    seed = seed_value(seed)
     fig = figure(path, figsize, dpi)
     ax = fig.add_subplot()
     names = list(per_query)

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from .._extras import require
-from ..errors import StatsInputError
+from ..errors import InvalidSeedError, StatsInputError, shorten
 
 #: Matrix elements per batch of random draws (bounds memory: 8 bytes each).
 _BATCH_ELEMENTS = 1 << 22
@@ -60,13 +60,36 @@ def per_query_values(a: Any, what: str = "per-query values") -> np.ndarray:
     return x.astype(np.float64)
 
 
+#: The largest seed: seeds are whole numbers from 0 to 2**32 - 1 in every function and command.
+MAX_SEED = 2**32 - 1
+
+
+def seed_value(seed: Any, name: str = "seed") -> int:
+    """``seed`` as an int, checked: a whole number from 0 to :data:`MAX_SEED` (a Python or numpy int; a bool,
+    a float, a string or a number out of range raise). The one check of every seed the package takes, the
+    ``--seed`` of every command included.
+
+        >>> seed_value(7), seed_value(np.int64(2**32 - 1))
+        (7, 4294967295)
+        >>> seed_value(-1)
+        Traceback (most recent call last):
+        haystack_irmetrics.errors.InvalidSeedError: seed must be a whole number from 0 to 4294967295, got -1
+
+    :raises InvalidSeedError: naming ``name`` and the value (an :class:`~haystack_irmetrics.errors.InvalidArgumentError`).
+    """
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not 0 <= seed <= MAX_SEED:
+        raise InvalidSeedError(f"{name} must be a whole number from 0 to {MAX_SEED}, got {shorten(repr(seed))}")
+    return int(seed)
+
+
 def check_seed(seed: Any) -> np.random.Generator:
-    """The generator of ``seed``: a non-negative int, ``None`` (fresh entropy) or a Generator."""
+    """The generator of ``seed``: a seed :func:`seed_value` accepts, ``None`` (fresh entropy) or a Generator.
+
+    :raises InvalidSeedError: any other value.
+    """
     if isinstance(seed, np.random.Generator):
         return seed
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0):
-        raise StatsInputError(f"seed must be a non-negative int, None or a numpy Generator, got {seed!r}")
-    return np.random.default_rng(seed)
+    return np.random.default_rng(None if seed is None else seed_value(seed))
 
 
 def check_resamples(n_resamples: Any, least: int = 2) -> None:
@@ -368,6 +391,7 @@ def holm(pvalues: Any) -> np.ndarray:
 
 
 __all__ = [
+    "MAX_SEED",
     "StatsInputError",
     "TestResult",
     "bootstrap_ci",
@@ -376,4 +400,5 @@ __all__ = [
     "paired_t_test",
     "percentile_interval",
     "randomization_test",
+    "seed_value",
 ]
