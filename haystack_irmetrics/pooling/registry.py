@@ -161,7 +161,7 @@ def make_strategy(
         raise PoolingError(f"strategy {name} has no parameter {unknown[0]!r} (it takes {takes})")
     values = {k: known[k].check(v) for k, v in params.items()}
     seed = seed_value(seed)
-    pooled = pool_runs(runs, depth=check_depth(depth)) if not isinstance(runs, PoolRuns) else pool_runs(runs)
+    pooled = pool_runs(runs, depth=check_depth(depth))  # runs pooled already take no depth (an error)
     if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 0):
         raise PoolingError(f"the budget is a whole number of judgments >= 0, got {budget!r}")
     common = {"judged": judged, "relevance_threshold": relevance_threshold}
