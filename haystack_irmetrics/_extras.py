@@ -21,6 +21,8 @@ EXTRA_OF = {
     "pyarrow": "columnar",
     "scipy": "stats",
     "matplotlib": "plots",
+    "starlette": "assess",
+    "uvicorn": "assess",
     "beir": "oracles",
     "haystack_integrations.components.embedders.sentence_transformers": "dense",
 }

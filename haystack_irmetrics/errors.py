@@ -260,6 +260,11 @@ class AssessError(IRMetricsError):
     or is not a store, a pair or label the page did not offer, a prelabels file that does not fit."""
 
 
+class StalePairError(AssessError):
+    """A key for a pair the judging page no longer shows (pressed twice, or in a second tab): nothing was
+    recorded, and the page is sent what it should show."""
+
+
 class NoRelevantJudgmentWarning(UserWarning):
     """No judgment of the log reaches the relevance threshold: every binary metric (P, Recall, MAP, MRR,
     R_cap, ...) is 0 for every system. The message says what it takes to reach the threshold."""
@@ -320,6 +325,7 @@ __all__ = [
     "PipelineError",
     "SessionError",
     "SplitQueryError",
+    "StalePairError",
     "StatsInputError",
     "SuspiciousInputWarning",
     "UnknownMeasureError",

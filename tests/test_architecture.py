@@ -234,6 +234,7 @@ LAYERS = [
     ("beir", "feedback"),
     ("clicks",),  # above feedback/: its readers read click logs
     ("judges",),  # beside beir/ and feedback/: the model judge under components/judge.py
+    ("assess",),  # people's judging: the judge's scale, qrels writer and agreement; a pooling strategy live
     ("components",),
     ("report",),
     ("cli",),

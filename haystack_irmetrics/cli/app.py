@@ -14,13 +14,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import IRMetricsError
-from . import beir, cache, clicks, compare, evaluate, feedback, fuse, interleave, judge, plot, pool, report
+from . import assess, beir, cache, clicks, compare, evaluate, feedback, fuse, interleave, judge, plot, pool, report
 from .args import show_defaults
 
 #: The subcommands in the order ``irmetrics --help`` lists them; each module has ``add_subcommand`` and ``run``,
 #: and each command sets ``func`` (its ``run``) and ``paths`` (what it reads and writes: a
 #: :class:`~haystack_irmetrics.io.output.Paths`, checked by :func:`main` before ``func`` runs).
-SUBCOMMANDS = (evaluate, beir, cache, compare, report, feedback, plot, judge, fuse, pool, clicks, interleave)
+SUBCOMMANDS = (evaluate, beir, cache, compare, report, feedback, plot, judge, assess, fuse, pool, clicks, interleave)
 
 
 def package_version() -> str:

@@ -1,0 +1,408 @@
+"""The judgments people make on the judging page, kept in one SQLite file, ``DIR/assess.sqlite``.
+
+Every keypress is one transaction, committed (``synchronous=FULL``) before the page is answered, so a killed
+server loses nothing and the same command goes on where it stopped. The file holds:
+
+- ``pairs``: the pairs to judge, in the order to judge them (a pairs file's, then what an adaptive strategy
+  asked for, appended as it asks);
+- ``events``: each label and skip, by assessor, with its time; an undo marks the assessor's last live event
+  undone (kept, never deleted), so the history stays whole;
+- ``prelabels``: a model's labels for the pairs (``--prelabels``), for the agreement of people with it;
+- ``meta``: the scale (``max_grade``) every label of the folder is on.
+
+What an assessor is shown next (:meth:`AssessStore.next_pair`) is derived from the events alone: the first
+pair in order that they have not labelled or skipped, else the pair they skipped longest ago.
+
+Usage::
+
+    >>> import tempfile
+    >>> store = AssessStore.create(tempfile.mkdtemp(), max_grade=3)
+    >>> store.add_pairs([("q1", "d1", 1.0), ("q1", "d2", 1.0)])
+    2
+    >>> store.next_pair("ann")
+    ('q1', 'd1')
+    >>> _ = store.label("ann", "q1", "d1", 2)
+    >>> store.next_pair("ann")
+    ('q1', 'd2')
+    >>> store.undo("ann"), store.next_pair("ann")
+    (('q1', 'd1'), ('q1', 'd1'))
+    >>> store.close()
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ..errors import AssessError
+
+#: The store's file in the output folder.
+STORE_FILE = "assess.sqlite"
+#: The layout of the file this code reads and writes (``PRAGMA user_version``).
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS pairs (
+    position INTEGER PRIMARY KEY,
+    query_id TEXT NOT NULL,
+    doc_id TEXT NOT NULL,
+    probability REAL NOT NULL,
+    origin TEXT NOT NULL,
+    UNIQUE (query_id, doc_id)
+);
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    assessor TEXT NOT NULL,
+    query_id TEXT NOT NULL,
+    doc_id TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('label', 'skip')),
+    label INTEGER,
+    time TEXT NOT NULL,
+    seconds REAL,
+    undone INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS events_by_assessor ON events (assessor, undone, query_id, doc_id);
+CREATE TABLE IF NOT EXISTS prelabels (
+    query_id TEXT NOT NULL,
+    doc_id TEXT NOT NULL,
+    label INTEGER NOT NULL,
+    PRIMARY KEY (query_id, doc_id)
+);
+"""
+
+#: Each pair's last live event of one assessor (SQLite gives the other columns of the row holding the MAX).
+_LAST = """
+SELECT query_id, doc_id, kind, label, MAX(id) AS id FROM events
+WHERE assessor = ? AND undone = 0 GROUP BY query_id, doc_id
+"""
+
+
+@dataclass(frozen=True)
+class Judgment:
+    """One label a person gave: who, which pair, the grade, when (ISO 8601, UTC) and the seconds the pair was
+    shown before it (``None`` when not known: the page was loaded before a restart)."""
+
+    assessor: str
+    query_id: str
+    doc_id: str
+    label: int
+    time: str
+    seconds: float | None
+
+    def to_dict(self) -> dict[str, object]:
+        """The line of ``judgments.jsonl``."""
+        return {
+            "query_id": self.query_id,
+            "doc_id": self.doc_id,
+            "label": self.label,
+            "assessor": self.assessor,
+            "time": self.time,
+            "seconds": self.seconds,
+        }
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class AssessStore:
+    """The SQLite store of one output folder (open it with :meth:`create` or :meth:`open`).
+
+    Safe to share between threads (one lock around every statement): the server answers from a thread pool.
+    """
+
+    def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
+        self.path = path
+        self._db = connection
+        self._lock = threading.Lock()
+
+    # -- opening ---------------------------------------------------------------------------------------
+
+    @classmethod
+    def create(cls, folder: str | os.PathLike[str], *, max_grade: int) -> AssessStore:
+        """Open ``folder``'s store, creating the folder and the file when absent, on the scale ``0..max_grade``.
+
+        :raises AssessError: the folder's labels are on another scale, or the file is not a store of this
+            version (named).
+        """
+        out = Path(folder)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise AssessError(f"cannot create the output folder {out}: {e.strerror or e}") from None
+        store = cls._connect(out / STORE_FILE)
+        with store._lock:
+            store._db.executescript(_SCHEMA)  # IF NOT EXISTS: a no-op on a store made before
+            store._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        with store._write() as db:
+            db.execute("INSERT OR IGNORE INTO meta VALUES ('max_grade', ?)", (str(max_grade),))
+            db.execute("INSERT OR IGNORE INTO meta VALUES ('created', ?)", (_now(),))
+        if store.max_grade != max_grade:
+            kept = store.max_grade
+            store.close()
+            raise AssessError(
+                f"{out} holds labels on the scale 0..{kept}, not 0..{max_grade}: judge on that scale "
+                "(--max-grade), or into another folder"
+            )
+        return store
+
+    @classmethod
+    def open(cls, folder: str | os.PathLike[str]) -> AssessStore:
+        """Open the store of ``folder``, which must hold one.
+
+        :raises AssessError: no store there (saying how to make one), or a file that is not one.
+        """
+        path = Path(folder) / STORE_FILE
+        if not path.is_file():
+            raise AssessError(
+                f"{folder} holds no {STORE_FILE}: judge into it first (irmetrics assess PAIRS ... -o DIR)"
+            )
+        store = cls._connect(path)
+        if not store._tables():
+            store.close()
+            raise AssessError(f"{path} is not a judging store (no tables)")
+        return store
+
+    @classmethod
+    def _connect(cls, path: Path) -> AssessStore:
+        try:
+            db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=10)
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version not in (0, SCHEMA_VERSION):
+                db.close()
+                raise AssessError(
+                    f"{path} is a judging store of another version ({version}, this one reads {SCHEMA_VERSION})"
+                )
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = FULL")  # committed means on disk: a kill loses no keypress
+        except sqlite3.DatabaseError as e:
+            raise AssessError(f"{path} cannot be opened as a judging store: {e}") from None
+        return cls(path, db)
+
+    def _tables(self) -> bool:
+        names = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        return {"meta", "pairs", "events", "prelabels"} <= names
+
+    def close(self) -> None:
+        """Close the file (what was committed stays)."""
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> AssessStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One transaction, committed when the block ends (rolled back on an error)."""
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                yield self._db
+                self._db.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+
+    def _read(self, sql: str, params: tuple = ()) -> list[tuple]:
+        with self._lock:
+            return self._db.execute(sql, params).fetchall()
+
+    def token(self) -> str:
+        """The folder's secret that the judging page sends with each request (made once, kept: a page stays
+        usable across a restart of the server)."""
+        import secrets
+
+        with self._write() as db:
+            db.execute("INSERT OR IGNORE INTO meta VALUES ('token', ?)", (secrets.token_urlsafe(32),))
+        return str(self._read("SELECT value FROM meta WHERE key = 'token'")[0][0])
+
+    # -- the pairs ---------------------------------------------------------------------------------------
+
+    @property
+    def max_grade(self) -> int:
+        """The top grade of the folder's scale."""
+        return int(self._read("SELECT value FROM meta WHERE key = 'max_grade'")[0][0])
+
+    def add_pairs(self, pairs: Iterable[tuple[str, str, float]], origin: str = "pairs") -> int:
+        """Append the pairs not already there, in order; how many were new."""
+        with self._write() as db:
+            before = db.total_changes
+            db.executemany(
+                "INSERT OR IGNORE INTO pairs (query_id, doc_id, probability, origin) VALUES (?, ?, ?, ?)",
+                ((q, d, float(p), origin) for q, d, p in pairs),
+            )
+            return db.total_changes - before
+
+    def pairs(self) -> list[tuple[str, str, float]]:
+        """Every pair to judge, in order."""
+        return [
+            (q, d, p) for q, d, p in self._read("SELECT query_id, doc_id, probability FROM pairs ORDER BY position")
+        ]
+
+    def queue(self) -> list[tuple[str, str, str]]:
+        """Every pair to judge, in order, with where it came from (``"pairs"``: a pairs file; ``"strategy"``)."""
+        return [tuple(r) for r in self._read("SELECT query_id, doc_id, origin FROM pairs ORDER BY position")]
+
+    def has_pair(self, query_id: str, doc_id: str) -> bool:
+        return bool(self._read("SELECT 1 FROM pairs WHERE query_id = ? AND doc_id = ?", (query_id, doc_id)))
+
+    # -- what people do ----------------------------------------------------------------------------------
+
+    def _check(self, label: object) -> None:
+        top = self.max_grade
+        if isinstance(label, bool) or not isinstance(label, int) or not 0 <= label <= top:
+            raise AssessError(f"label {label!r} is not a grade of the scale 0..{top}")
+
+    def _check_pair(self, query_id: str, doc_id: str) -> None:
+        if not self.has_pair(query_id, doc_id):
+            raise AssessError(f"pair ({query_id!r}, {doc_id!r}) is not one of the pairs to judge")
+
+    def label(self, assessor: str, query_id: str, doc_id: str, label: int, seconds: float | None = None) -> Judgment:
+        """Record ``assessor``'s ``label`` for the pair (committed when this returns).
+
+        :raises AssessError: a label outside the scale, or a pair that is not to be judged.
+        """
+        self._check(label)
+        self._check_pair(query_id, doc_id)
+        time = _now()
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO events (assessor, query_id, doc_id, kind, label, time, seconds) "
+                "VALUES (?, ?, ?, 'label', ?, ?, ?)",
+                (assessor, query_id, doc_id, label, time, seconds),
+            )
+        return Judgment(assessor, query_id, doc_id, label, time, seconds)
+
+    def label_many(self, assessor: str, labels: list[tuple[str, str, int]]) -> None:
+        """Record ``assessor``'s labels of pairs to judge (checked as :meth:`label` does), in one transaction."""
+        for q, d, label in labels:
+            self._check(label)
+            self._check_pair(q, d)
+        time = _now()
+        with self._write() as db:
+            db.executemany(
+                "INSERT INTO events (assessor, query_id, doc_id, kind, label, time) VALUES (?, ?, ?, 'label', ?, ?)",
+                ((assessor, q, d, label, time) for q, d, label in labels),
+            )
+
+    def skip(self, assessor: str, query_id: str, doc_id: str) -> None:
+        """Record that ``assessor`` skipped the pair: it comes back after every other pair."""
+        self._check_pair(query_id, doc_id)
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO events (assessor, query_id, doc_id, kind, time) VALUES (?, ?, ?, 'skip', ?)",
+                (assessor, query_id, doc_id, _now()),
+            )
+
+    def undo(self, assessor: str) -> tuple[str, str] | None:
+        """Undo ``assessor``'s last live label or skip; the pair it was on, or ``None`` when nothing is left."""
+        with self._write() as db:
+            row = db.execute(
+                "SELECT id, query_id, doc_id FROM events WHERE assessor = ? AND undone = 0 ORDER BY id DESC LIMIT 1",
+                (assessor,),
+            ).fetchone()
+            if row is None:
+                return None
+            db.execute("UPDATE events SET undone = 1 WHERE id = ?", (row[0],))
+            return row[1], row[2]
+
+    def can_undo(self, assessor: str) -> bool:
+        return bool(self._read("SELECT 1 FROM events WHERE assessor = ? AND undone = 0 LIMIT 1", (assessor,)))
+
+    def next_pair(self, assessor: str) -> tuple[str, str] | None:
+        """The pair ``assessor`` judges next: the first in order they have neither labelled nor skipped, else
+        the one they skipped longest ago; ``None`` when they labelled every pair."""
+        fresh = self._read(
+            f"SELECT p.query_id, p.doc_id FROM pairs p LEFT JOIN ({_LAST}) l "
+            "ON l.query_id = p.query_id AND l.doc_id = p.doc_id WHERE l.id IS NULL ORDER BY p.position LIMIT 1",
+            (assessor,),
+        )
+        if fresh:
+            return fresh[0][0], fresh[0][1]
+        skipped = self._read(
+            f"SELECT query_id, doc_id FROM ({_LAST}) WHERE kind = 'skip' ORDER BY id LIMIT 1", (assessor,)
+        )
+        return (skipped[0][0], skipped[0][1]) if skipped else None
+
+    def is_skipped(self, assessor: str, query_id: str, doc_id: str) -> bool:
+        """Whether ``assessor``'s last live event for the pair is a skip."""
+        rows = self._read(
+            "SELECT kind FROM events WHERE assessor = ? AND query_id = ? AND doc_id = ? AND undone = 0 "
+            "ORDER BY id DESC LIMIT 1",
+            (assessor, query_id, doc_id),
+        )
+        return bool(rows) and rows[0][0] == "skip"
+
+    def counts(self, assessor: str, threshold: int = 1) -> dict[str, int]:
+        """``judged`` (pairs ``assessor`` labelled), ``relevant`` (labelled ``>= threshold``), ``skipped``
+        (skipped and not labelled since) and ``pairs`` (to judge, in all)."""
+        judged, relevant, skipped = self._read(
+            f"SELECT COALESCE(SUM(kind = 'label'), 0), COALESCE(SUM(kind = 'label' AND label >= ?), 0), "
+            f"COALESCE(SUM(kind = 'skip'), 0) FROM ({_LAST})",
+            (threshold, assessor),
+        )[0]
+        total = self._read("SELECT COUNT(*) FROM pairs")[0][0]
+        return {"judged": judged, "relevant": relevant, "skipped": skipped, "pairs": total}
+
+    def judgments(self, assessor: str | None = None) -> list[Judgment]:
+        """The live labels (each assessor's last for each pair), in the order they were given; of one
+        assessor, or of all."""
+        rows = self._read(
+            "SELECT e.assessor, e.query_id, e.doc_id, e.label, e.time, e.seconds FROM events e JOIN ("
+            "SELECT assessor, query_id, doc_id, MAX(id) AS id FROM events WHERE undone = 0 "
+            "GROUP BY assessor, query_id, doc_id) l ON l.id = e.id WHERE e.kind = 'label' "
+            + ("AND e.assessor = ? " if assessor is not None else "")
+            + "ORDER BY e.id",
+            (assessor,) if assessor is not None else (),
+        )
+        return [Judgment(*row) for row in rows]
+
+    def assessors(self) -> list[str]:
+        """Everyone who labelled a pair (live labels), in the order they first did."""
+        return list(dict.fromkeys(j.assessor for j in self.judgments()))
+
+    # -- a model's labels --------------------------------------------------------------------------------
+
+    def set_prelabels(self, labels: dict[tuple[str, str], int]) -> None:
+        """Keep a model's labels (replacing those kept before)."""
+        with self._write() as db:
+            db.execute("DELETE FROM prelabels")
+            db.executemany("INSERT INTO prelabels VALUES (?, ?, ?)", ((q, d, g) for (q, d), g in labels.items()))
+
+    def prelabels(self) -> dict[tuple[str, str], int]:
+        """The model's labels kept by :meth:`set_prelabels` (empty when none)."""
+        return {(q, d): g for q, d, g in self._read("SELECT query_id, doc_id, label FROM prelabels")}
+
+
+@contextmanager
+def judging_folder(folder: str | os.PathLike[str], max_grade: int | None = None) -> Iterator[AssessStore]:
+    """Hold ``folder``'s lock (:func:`~haystack_irmetrics.io.output.output_lock`) and its store for the block:
+    nothing there is read or changed while another server judges into it, or labels are imported into it.
+
+    :param max_grade: the scale the labels are on (a store on another is refused); ``None``: the store's own,
+        or 0..3 for a new one.
+    :raises OutputError: another command holds the folder. :raises AssessError: as :meth:`AssessStore.create`.
+    """
+    from ..io.output import output_lock
+
+    with output_lock(folder, "irmetrics assess"):
+        if max_grade is None and (Path(folder) / STORE_FILE).is_file():
+            store = AssessStore.open(folder)
+        else:
+            store = AssessStore.create(folder, max_grade=3 if max_grade is None else max_grade)
+        with store:
+            yield store
+
+
+__all__ = ["SCHEMA_VERSION", "STORE_FILE", "AssessStore", "Judgment", "judging_folder"]

@@ -1,0 +1,322 @@
+"""``irmetrics assess``: people judge (query, document) pairs on a page served on 127.0.0.1
+(:mod:`haystack_irmetrics.assess`), and what they judged comes out as qrels and agreement figures.
+
+    irmetrics assess PAIRS --queries Q --corpus C -o DIR [--assessor NAME] [--max-grade 3] [--scale FILE]
+                     [--strategy S --runs RUN... --budget N] [--prelabels FILE [--show-prelabels]] [--port P]
+    irmetrics assess export DIR [--assessor NAME]
+    irmetrics assess agreement DIR [--prelabels FILE] [--threshold T] [--json]
+    irmetrics assess import DIR --assessor NAME --qrels FILE [--pairs PAIRS] [--max-grade N]
+
+Registered by :func:`add_subcommand`, which imports only the standard library.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+#: The words that make ``irmetrics assess WORD DIR`` a folder command rather than a pairs file to judge.
+ACTIONS = ("export", "agreement", "import")
+#: The files a judging folder holds.
+FOLDER_FILES = ("assess.sqlite", "qrels.tsv", "judgments.jsonl")
+
+
+def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add ``assess`` to the ``irmetrics`` subcommands."""
+    p = sub.add_parser(
+        "assess",
+        help="judge pairs on a page served on 127.0.0.1 (keys 0-3, s, u); export the qrels; people's agreement",
+        usage="irmetrics assess PAIRS --queries Q --corpus C -o DIR [options]\n"
+        "       irmetrics assess export DIR [--assessor NAME]\n"
+        "       irmetrics assess agreement DIR [--prelabels FILE] [--threshold T] [--json]\n"
+        "       irmetrics assess import DIR --assessor NAME --qrels FILE [--pairs PAIRS] [--max-grade N]",
+        description="Serve a page on 127.0.0.1 where a person judges the pairs of PAIRS (a tsv with the header "
+        "query_id, doc_id, probability: what irmetrics pool writes) one at a time: the query, the document with "
+        "the query's words marked, the grade scale (the model judge's, from its prompt); keys 0..max grade label "
+        "the pair and show the next, s skips, u undoes. Every key is committed to DIR/assess.sqlite before the page "
+        "moves on: a killed server loses nothing and the same command resumes. Stopping it (Ctrl-C) writes "
+        "DIR/qrels.tsv and DIR/judgments.jsonl, as 'irmetrics assess export DIR' does. Several assessors judge "
+        "into one DIR in turn; 'irmetrics assess agreement DIR' gives their kappa, weighted kappa and "
+        "Krippendorff's alpha, and each one's with a model's labels (--prelabels); 'irmetrics assess import DIR' "
+        "records labels judged elsewhere (a qrels file) as an assessor's.",
+    )
+    p.add_argument(
+        "target", metavar="PAIRS | export | agreement | import", help="the pairs to judge, or what to do with a folder"
+    )
+    p.add_argument("folder", nargs="?", metavar="DIR", help="the judging folder (export, agreement, import)")
+    serve = p.add_argument_group("judging (irmetrics assess PAIRS)")
+    serve.add_argument("--queries", help="BEIR queries.jsonl, or a BEIR folder")
+    serve.add_argument("--corpus", help="BEIR corpus.jsonl, or a BEIR folder")
+    serve.add_argument("-o", "--output", metavar="DIR", help="the judging folder (made when absent; resumed)")
+    serve.add_argument(
+        "--max-grade",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the top grade: keys 0..N (default 3; import: the folder's)",
+    )
+    serve.add_argument(
+        "--scale",
+        metavar="FILE",
+        help="the grades' definitions: a prompt with a line 'N = definition' per grade, such as irmetrics judge "
+        "--system-prompt takes (default: the judge's default prompt, 0..3)",
+    )
+    serve.add_argument(
+        "--strategy", metavar="S", help="ask this adaptive pooling strategy for pairs past PAIRS (mtf, maxmean, ...)"
+    )
+    serve.add_argument("--runs", nargs="+", metavar="RUN", help="the TREC runs the strategy pools")
+    serve.add_argument(
+        "--depth", type=int, default=None, metavar="K", help="the strategy pools each run's top K (default: all)"
+    )
+    serve.add_argument(
+        "--budget", type=int, default=None, metavar="N", help="labels to give in all (default: one per pair)"
+    )
+    serve.add_argument("--show-prelabels", action="store_true", help="show the model's label of each pair")
+    serve.add_argument("--port", type=int, default=8765, metavar="P", help="the port on 127.0.0.1 (0: a free one)")
+    both = p.add_argument_group("judging, export, import")
+    both.add_argument(
+        "--assessor",
+        metavar="NAME",
+        help="who judges (default: the login name); export: only this person's labels; import: whose they are",
+    )
+    both2 = p.add_argument_group("judging, agreement")
+    both2.add_argument(
+        "--prelabels",
+        metavar="FILE",
+        help="a model's labels: irmetrics judge's judgments.jsonl (judging: kept in DIR, hidden from the person "
+        "unless --show-prelabels)",
+    )
+    agree = p.add_argument_group("agreement")
+    agree.add_argument(
+        "--threshold", type=int, default=1, metavar="T", help="relevant = grade >= threshold (Cohen's kappa)"
+    )
+    agree.add_argument("--json", action="store_true", help="print JSON instead of a markdown table")
+    brought = p.add_argument_group("import")
+    brought.add_argument("--qrels", metavar="FILE", help="the labels to record: TREC or BEIR qrels")
+    brought.add_argument("--pairs", metavar="PAIRS", help="pairs to judge to add to the folder first")
+    p.set_defaults(func=run, paths=paths)
+    return p
+
+
+def _jsonl(path: str, name: str) -> Path:
+    p = Path(path)
+    return p / f"{name}.jsonl" if p.is_dir() else p
+
+
+def paths(args: argparse.Namespace) -> Any:
+    """What ``irmetrics assess`` reads and writes, checked before it runs."""
+    from ..io.output import Paths
+
+    if args.target in ACTIONS:
+        folder = args.folder
+        if folder is None:
+            return Paths()
+        if args.target == "import":
+            return Paths(reads=(args.qrels, args.pairs), writes=(os.path.join(folder, "assess.sqlite"),))
+        writes = (os.path.join(folder, "qrels.tsv"), os.path.join(folder, "judgments.jsonl"))
+        return Paths(reads=(args.prelabels,), writes=writes if args.target == "export" else ())
+    reads = [args.target, args.scale, args.prelabels, *(args.runs or [])]
+    reads += [str(_jsonl(x, n)) for x, n in ((args.queries, "queries"), (args.corpus, "corpus")) if x is not None]
+    writes = tuple(os.path.join(args.output, name) for name in FOLDER_FILES) if args.output else ()
+    return Paths(reads=tuple(reads), writes=writes)
+
+
+def _refuse(args: argparse.Namespace, allowed: set[str]) -> None:
+    """An option given that the form of the command does not take: one line naming it."""
+    from ..errors import InvalidArgumentError
+
+    options = {
+        "queries": "--queries",
+        "corpus": "--corpus",
+        "output": "--output",
+        "scale": "--scale",
+        "strategy": "--strategy",
+        "runs": "--runs",
+        "depth": "--depth",
+        "budget": "--budget",
+        "show_prelabels": "--show-prelabels",
+        "assessor": "--assessor",
+        "prelabels": "--prelabels",
+        "json": "--json",
+        "qrels": "--qrels",
+        "pairs": "--pairs",
+        "max_grade": "--max-grade",
+    }
+    defaults = {"show_prelabels": False, "json": False}
+    for key, option in options.items():
+        if key not in allowed and getattr(args, key) not in (None, defaults.get(key)):
+            raise InvalidArgumentError(f"irmetrics assess {args.target} takes no {option}")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``irmetrics assess``: serve the judging page, export a folder, or print the agreement."""
+    from ..errors import InvalidArgumentError
+
+    if args.target == "export":
+        _refuse(args, {"assessor"})
+        return _export(args)
+    if args.target == "agreement":
+        _refuse(args, {"prelabels", "json"})
+        return _agreement(args)
+    if args.target == "import":
+        _refuse(args, {"assessor", "qrels", "pairs", "max_grade"})
+        return _import(args)
+    _refuse(args, {"queries", "corpus", "output", "scale", "strategy", "runs", "depth", "budget", "show_prelabels",
+                   "assessor", "prelabels", "max_grade"})  # fmt: skip
+    if args.folder is not None:
+        raise InvalidArgumentError(
+            f"unexpected {args.folder!r} after the pairs file: irmetrics assess PAIRS ... -o DIR, or "
+            f"irmetrics assess {' | '.join(ACTIONS)} DIR"
+        )
+    missing = [o for o, v in (("--queries", args.queries), ("--corpus", args.corpus), ("-o", args.output)) if not v]
+    if missing:
+        raise InvalidArgumentError(f"irmetrics assess PAIRS needs {', '.join(missing)}")
+    return _serve(args)
+
+
+def _folder(args: argparse.Namespace) -> str:
+    from ..errors import InvalidArgumentError
+
+    if args.folder is None:
+        raise InvalidArgumentError(
+            f"irmetrics assess {args.target} needs the judging folder: irmetrics assess {args.target} DIR"
+        )
+    return args.folder
+
+
+def _export(args: argparse.Namespace) -> int:
+    from ..assess.export import export
+
+    done = export(_folder(args), args.assessor)
+    who = ", ".join(done.assessors) or "nobody yet"
+    print(f"exported {done.labels} labels of {done.pairs} pairs ({who}) -> {done.qrels}, {done.judgments}")
+    return 0
+
+
+def _agreement(args: argparse.Namespace) -> int:
+    from ..assess.export import agreement, agreement_table
+
+    result = agreement(_folder(args), args.prelabels, args.threshold)
+    print(json.dumps(result, indent=2) if args.json else agreement_table(result))
+    return 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    from ..assess.export import import_labels
+    from ..errors import InvalidArgumentError
+    from ..pooling.pairs import read_pairs
+
+    missing = [o for o, v in (("--assessor", args.assessor), ("--qrels", args.qrels)) if not v]
+    if missing:
+        raise InvalidArgumentError(f"irmetrics assess import needs {', '.join(missing)}")
+    pairs = read_pairs(args.pairs) if args.pairs else None
+    done = import_labels(_folder(args), args.assessor, args.qrels, pairs, args.max_grade)
+    print(
+        f"imported {done.labels} labels as {args.assessor}'s ({done.left_out} judgments of {args.qrels} are not pairs of {args.folder}: left out)"
+    )
+    return 0
+
+
+def _strategy(args: argparse.Namespace, queries: dict, corpus: dict, threshold: int) -> Any:
+    """The factory of the live strategy (``None`` without ``--strategy``), its runs read and checked once."""
+    from ..errors import InvalidArgumentError
+
+    if args.strategy is None:
+        if args.runs:
+            raise InvalidArgumentError("--runs are pooled by a strategy: give --strategy too")
+        return None
+    if not args.runs or args.budget is None:
+        raise InvalidArgumentError("--strategy asks for pairs from --runs up to a --budget: give both")
+    from ..errors import AssessError
+    from ..pooling.registry import make_strategy, strategy_spec
+    from ..pooling.runs import pool_runs
+
+    if strategy_spec(args.strategy).sampled:
+        raise InvalidArgumentError(
+            f"{args.strategy} is a sample drawn once, not asked live: judge its pairs file without --strategy"
+        )
+    pooled = pool_runs(args.runs, depth=args.depth)
+    for r, name in enumerate(pooled.names):
+        for i, q in enumerate(pooled.qids):
+            if pooled.rankings[r][i] and not queries.get(q):
+                raise AssessError(f"query {q!r} of run {name} has no text in the queries")
+            for d in pooled.rankings[r][i]:
+                if d not in corpus:
+                    raise AssessError(f"document {d!r} (query {q!r} of run {name}) is not in the corpus")
+    name, budget = args.strategy, args.budget
+
+    def build(judged: dict[str, dict[str, int]]) -> Any:
+        return make_strategy(name, pooled, budget=budget, judged=judged, relevance_threshold=threshold)
+
+    build({})  # a strategy that cannot be built is said now, not on the page
+    return build
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import getpass
+
+    from ..assess.export import read_prelabels
+    from ..assess.scale import default_definitions, grade_definitions
+    from ..assess.server import require_server, serve
+    from ..assess.session import JudgingSession
+    from ..assess.store import judging_folder
+    from ..errors import AssessError, InvalidArgumentError
+    from ..io.beir_data import read_beir_corpus, read_beir_queries
+    from ..pooling.pairs import read_pairs
+
+    require_server()
+    args.max_grade = 3 if args.max_grade is None else args.max_grade
+    if args.scale is not None:
+        scale = grade_definitions(Path(args.scale).read_text(encoding="utf-8"), args.max_grade, args.scale)
+    else:
+        scale = default_definitions(args.max_grade)
+    pairs = read_pairs(args.target)
+    if not pairs:
+        raise AssessError(f"{args.target} lists no pair to judge")
+    queries_path, corpus_path = _jsonl(args.queries, "queries"), _jsonl(args.corpus, "corpus")
+    queries = read_beir_queries(queries_path)
+    corpus = read_beir_corpus(corpus_path)
+    for q, d, _ in pairs:
+        if not queries.get(q):
+            raise AssessError(f"pair ({q!r}, {d!r}) of {args.target}: query {q!r} has no text in {queries_path}")
+        if d not in corpus:
+            raise AssessError(f"pair ({q!r}, {d!r}) of {args.target}: document {d!r} is not in {corpus_path}")
+    prelabels = read_prelabels(args.prelabels, args.max_grade) if args.prelabels else None
+    factory = _strategy(args, queries, corpus, 1)
+    if args.budget is not None and args.budget < 1:
+        raise InvalidArgumentError(f"--budget must be at least 1, got {args.budget}")
+    assessor = args.assessor if args.assessor is not None else (getpass.getuser() or "assessor")
+    with judging_folder(args.output, args.max_grade) as store:
+        added = store.add_pairs(pairs)
+        if prelabels is not None:
+            store.set_prelabels(prelabels)
+        if args.show_prelabels and not store.prelabels():
+            raise InvalidArgumentError("--show-prelabels: no model labels to show (give --prelabels FILE)")
+        session = JudgingSession(
+            store,
+            queries,
+            corpus,
+            assessor,
+            scale,
+            budget=args.budget,
+            strategy=factory,
+            show_prelabels=args.show_prelabels,
+        )
+        counts = store.counts(assessor)
+        resumed = f", resuming: {counts['judged']} judged" if counts["judged"] or counts["skipped"] else ""
+        print(f"{counts['pairs']} pairs to judge ({added} new){resumed}; assessor {assessor}", flush=True)
+
+        def announce(url: str) -> None:
+            print(f"judging page: {url} (Ctrl-C to stop; every key is saved in {store.path})", flush=True)
+
+        done = serve(session, port=args.port, announce=announce)
+        counts = store.counts(assessor)
+    print(f"stopped: {assessor} judged {counts['judged']} pairs ({counts['relevant']} relevant)", flush=True)
+    if done is None:
+        print("nothing labelled yet: nothing exported", flush=True)
+    else:
+        print(f"exported {done.labels} labels of {done.pairs} pairs -> {done.qrels}, {done.judgments}", flush=True)
+    return 0
