@@ -560,3 +560,66 @@ def test_no_progress_is_a_flag_of_irmetrics_judge(tmp_path, capsys):
     with JudgeServer(case.labels) as server:
         assert main(_args(case, server.url, tmp_path / "out", "--no-progress")) == 0
     assert "judging" not in capsys.readouterr().err
+
+
+# ---- a judging budget spent in a pooling strategy's order ---------------------------------------------------
+
+
+@pytest.mark.parametrize("strategy", ["depth", "rbp", "mtf", "maxmean"])
+def test_judge_spends_its_budget_in_the_strategys_order_adaptively(tmp_path, strategy):
+    from haystack_irmetrics.io import read_qrels, read_run
+    from haystack_irmetrics.pooling import make_strategy
+
+    case = make_case(tmp_path / "data", n_queries=4, judged=2, per_run=8)
+    out = tmp_path / "out"
+    with JudgeServer(case.labels) as server:
+        args = _args(case, server.url, out, "--strategy", strategy, "--budget", "12", "--concurrency", "1")
+        assert main(args) == 0
+    asked = [(r["query_id"], r["doc_id"]) for r in _jsonl(out / "judgments.jsonl")]
+    # The same strategy driven by hand with the labels the server gives (one pair at a time, as --concurrency 1).
+    runs = [read_run(p).data for p in case.runs]
+    chooser = make_strategy(strategy, runs, judged=read_qrels(case.qrels).data, depth=5)
+    expected = []
+    while len(expected) < 12 and (pair := chooser.next()) is not None:
+        expected.append((pair.query, pair.doc))
+        chooser.record(pair.query, pair.doc, case.truth[pair.query][pair.doc])
+    assert asked == expected
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["pairs"] == 12 and summary["strategy"] == {
+        "name": strategy,
+        "budget": 12,
+        "holes": summary["strategy"]["holes"],
+    }
+    assert summary["strategy"]["holes"] > 12
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--strategy", "mtf", "--budget", "0"], "budget"),
+        (["--budget", "5"], "a budget goes with a strategy"),
+        (["--strategy", "nope", "--budget", "5"], "unknown pooling strategy"),
+        (["--strategy", "mtf", "--budget", "5", "--ppi"], "does not go with a strategy"),
+    ],
+)
+def test_a_strategy_and_its_budget_are_checked_before_the_first_request(tmp_path, capsys, extra, message):
+    case = make_case(tmp_path / "data")
+    with JudgeServer(case.labels) as server:
+        assert main(_args(case, server.url, tmp_path / "out", *extra)) == 2
+        assert server.requests == []
+    assert message in capsys.readouterr().err
+
+
+def test_agreement_with_one_label_everywhere_is_null_with_a_reason_never_a_bare_nan(tmp_path, capsys):
+    case = make_case(tmp_path / "data")
+    lines = case.qrels.read_text().splitlines()
+    case.qrels.write_text("\n".join([lines[0], *(line.rsplit("\t", 1)[0] + "\t2" for line in lines[1:])]) + "\n")
+    out = tmp_path / "out"
+    with JudgeServer(case.labels, respond=_answering("2")) as server:
+        assert main(_args(case, server.url, out, "--agreement", "6")) == 0
+    text = (out / "agreement.json").read_text()
+    assert "NaN" not in text and "Infinity" not in text
+    labels = json.loads(text)["labels"]
+    assert labels["kappa"] is None and labels["alpha"] is None and labels["exact"] == 1.0
+    assert "chance is 1" in labels["undefined"]["kappa"]
+    assert "agreement on 6 pairs: kappa n/a" in capsys.readouterr().out

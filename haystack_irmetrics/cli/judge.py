@@ -53,7 +53,9 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--concurrency", type=int, default=8, help="requests in flight")
     p.add_argument("--retries", type=int, default=4, help="further attempts after a 429, 5xx, time-out or refusal")
     p.add_argument("--backoff", type=float, default=0.5, help="seconds before the first retry (doubling)")
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds one request may take (--llm)")
+    p.add_argument(
+        "--timeout", type=float, default=60.0, help="seconds one whole request may take, last byte included (--llm)"
+    )
     p.add_argument("--max-grade", type=int, default=3, help="the top grade (--llm)")
     p.add_argument("--system-prompt", metavar="FILE", help="replace the default system prompt (--llm)")
     p.add_argument("--template", metavar="FILE", help="replace the user message; holds {query} and {document}")
@@ -72,7 +74,17 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "each run's --measure and of each difference, the queries people judged in full as the labelled set",
     )
     p.add_argument("--alpha", type=float, default=0.05, help="--ppi intervals at level 1 - alpha")
+    p.add_argument(
+        "--strategy",
+        metavar="S",
+        help="judge only --budget of the holes, in the order a pooling strategy asks for them (depth, rbp, mtf, "
+        "maxmean, stratified: see irmetrics pool); mtf and maxmean choose each batch from the labels so far",
+    )
+    p.add_argument("--budget", type=int, metavar="N", help="the number of holes to judge with --strategy")
     p.add_argument("--no-cache", action="store_true", help="ask for every pair, keep nothing")
+    p.add_argument(
+        "--no-progress", action="store_true", help="no progress bar (shown on a terminal: pairs judged, cached, ...)"
+    )
     p.set_defaults(func=run, paths=paths)
     return p
 
@@ -104,8 +116,10 @@ def _llm_judge(args: argparse.Namespace) -> Any:
     from haystack.utils import Secret
 
     from ..errors import JudgeError
+    from ..judges.http import check_timeout, deadline_client_kwargs
     from ..judges.judge import ChatJudge
 
+    check_timeout(args.timeout)
     variable = args.api_key_env
     if not os.environ.get(variable) and not args.api_base_url:
         raise JudgeError(f"no API key: set {variable} (or point --api-base-url at a server that needs none)")
@@ -116,6 +130,7 @@ def _llm_judge(args: argparse.Namespace) -> Any:
         api_base_url=args.api_base_url,
         timeout=args.timeout,
         max_retries=0,  # the judge retries, counted and bounded
+        http_client_kwargs=deadline_client_kwargs(args.timeout),  # --timeout bounds the whole request
     )
     return ChatJudge(
         generator,
@@ -146,6 +161,13 @@ def _yaml_judge(path: str) -> Any:
     judges = [c for _, c in pipeline.walk() if isinstance(c, RelevanceJudge)]
     if len(judges) != 1:
         raise JudgeError(f"the judge YAML {path} must hold one RelevanceJudge component, it holds {len(judges)}")
+    generator = judges[0].generator
+    timeout = getattr(generator, "timeout", None)
+    if generator is not None and getattr(generator, "http_client_kwargs", False) is None and timeout is not None:
+        # An OpenAI generator of the YAML with no client settings of its own: its time-out bounds whole requests.
+        from ..judges.http import check_timeout, deadline_client_kwargs
+
+        generator.http_client_kwargs = deadline_client_kwargs(check_timeout(timeout))
     scorer = judges[0].scorer
     if isinstance(getattr(scorer, "model", None), str):  # MiniLM's name: the offline copy, as irmetrics beir does
         from ..beir.models import resolve_model
@@ -201,6 +223,9 @@ def _judge(args: argparse.Namespace) -> int:
             ppi=args.ppi,
             alpha=args.alpha,
             sources=(str(queries_path), str(corpus_path)),
+            progress=False if args.no_progress else None,
+            strategy=args.strategy,
+            budget=args.budget,
         )
     finally:
         cache.close()
@@ -218,10 +243,12 @@ def _judge(args: argparse.Namespace) -> int:
         print(f"Hole@{s['depth']} (BEIR's, before -> after): " + ", ".join(shown))
     if result.agreement and result.agreement["labels"]:
         labels, systems = result.agreement["labels"], result.agreement["systems"]
-        tau = "n/a" if systems["tau"] is None else f"{systems['tau']:.3f}"
+        kappa, weighted, alpha, tau = (
+            _figure(x) for x in (labels["kappa"], labels["weighted_kappa"], labels["alpha"], systems["tau"])
+        )
         print(
-            f"agreement on {labels['pairs']} pairs: kappa {labels['kappa']:.3f}, weighted kappa "
-            f"{labels['weighted_kappa']:.3f}, alpha {labels['alpha']:.3f}; systems' tau {tau}"
+            f"agreement on {labels['pairs']} pairs: kappa {kappa}, weighted kappa {weighted}, alpha {alpha}; "
+            f"systems' tau {tau}"
         )
     if result.ppi:
         for name, row in result.ppi["runs"].items():
@@ -230,6 +257,11 @@ def _judge(args: argparse.Namespace) -> int:
                 f"(PPI, {row['n']} labelled + {row['N']} queries); filled qrels {row['filled']:.4f}"
             )
     return 0
+
+
+def _figure(value: float | None) -> str:
+    """An agreement figure, ``n/a`` where it is undefined (``agreement.json`` says why)."""
+    return "n/a" if value is None or value != value else f"{value:.3f}"
 
 
 def _share(value: float | None) -> str:

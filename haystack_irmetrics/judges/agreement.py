@@ -111,7 +111,8 @@ def label_agreement(human: Sequence[int], model: Sequence[int], threshold: int =
 
     :returns: ``pairs``; ``kappa`` (Cohen's, on relevant = label >= ``threshold``); ``weighted_kappa``
         (quadratic weights over the grades) and ``weighted_kappa_linear``; ``alpha`` (Krippendorff's,
-        ordinal); ``exact`` (share of equal labels); ``confusion`` (``{human: {model: count}}``).
+        ordinal); ``exact`` (share of equal labels); ``confusion`` (``{human: {model: count}}``); ``undefined``:
+        why each figure that is ``None`` is (the labels leave chance agreement at 1, e.g. one grade everywhere).
     :raises JudgeError: no pair, or lengths that differ.
     """
     if len(human) != len(model):
@@ -125,7 +126,7 @@ def label_agreement(human: Sequence[int], model: Sequence[int], threshold: int =
     for x, y in zip(a.tolist(), b.tolist()):
         row = confusion.setdefault(str(x), {})
         row[str(y)] = row.get(str(y), 0) + 1
-    return {
+    out: dict[str, Any] = {
         "pairs": len(a),
         "threshold": threshold,
         "kappa": _kappa((a >= threshold).astype(np.int64), (b >= threshold).astype(np.int64), binary, None),
@@ -136,6 +137,17 @@ def label_agreement(human: Sequence[int], model: Sequence[int], threshold: int =
         "confusion": {h: dict(sorted(row.items())) for h, row in sorted(confusion.items())},
         "grades": grades.tolist(),
     }
+    # A figure chance cannot be told from (one label everywhere: expected agreement 1) is None, with why.
+    undefined = {}
+    if out["kappa"] != out["kappa"]:
+        undefined["kappa"] = f"every label on one side of the threshold {threshold}: agreement by chance is 1"
+    for key in ("weighted_kappa", "weighted_kappa_linear", "alpha"):
+        if out[key] != out[key]:
+            undefined[key] = "one grade only, on both sides: agreement by chance is 1"
+    for key in undefined:
+        out[key] = None
+    out["undefined"] = undefined
+    return out
 
 
 def system_agreement(human: Mapping[str, float], filled: Mapping[str, float]) -> dict[str, Any]:

@@ -9,7 +9,6 @@ the reason; the run started again asks only for what is missing.
 
 from __future__ import annotations
 
-import json
 import random
 import threading
 import time
@@ -19,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import JudgeError, NoAnswerError
+from ..io.tables import json_text
 from .cache import JudgmentCache, judgment_key
 from .judge import PARSER_VERSION, ChatJudge, ScoreJudge, Verdict, scrub
 
@@ -36,6 +36,15 @@ class Counts:
     cache_hits: int = 0
     unparseable: int = 0
     tokens: dict[str, int] = field(default_factory=dict)
+
+    def merge(self, other: Counts) -> None:
+        """Add ``other``'s counts to these."""
+        self.requests += other.requests
+        self.retries += other.retries
+        self.cache_hits += other.cache_hits
+        self.unparseable += other.unparseable
+        for name, n in other.tokens.items():
+            self.tokens[name] = self.tokens.get(name, 0) + n
 
     def add(self, verdict: Verdict) -> None:
         if verdict.label is None:
@@ -278,7 +287,7 @@ def jsonl_line(query_id: str, doc_id: str, verdict: Verdict, fingerprint: str, *
     """One line of ``judgments.jsonl``."""
     row = {"query_id": query_id, "doc_id": doc_id, "label": verdict.label, "judge": fingerprint, "raw": verdict.raw}
     row.update(extra)
-    return json.dumps(row, ensure_ascii=False) + "\n"
+    return json_text(row, ensure_ascii=False) + "\n"
 
 
 __all__ = ["MAX_BACKOFF", "Counts", "jsonl_line", "judge_texts", "retry_reason"]

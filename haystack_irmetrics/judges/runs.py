@@ -9,16 +9,16 @@ the model's labels for the holes), ``DIR/summary.json`` and, with an agreement s
 
 from __future__ import annotations
 
-import json
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import JudgeError, OutputError
 from ..io.output import write_text
+from ..io.tables import json_text
 from .agreement import label_agreement, sample_labelled, system_agreement
 from .batch import Counts, jsonl_line, judge_texts
 from .cache import JudgmentCache
@@ -130,6 +130,8 @@ def judge_runs(
     alpha: float = 0.05,
     sources: tuple[str, str] = ("the queries", "the corpus"),
     progress: bool | None = False,
+    strategy: str | None = None,
+    budget: int | None = None,
 ) -> JudgeResult:
     """Judge the unjudged pairs of each run's top ``depth`` and write the output folder ``output``.
 
@@ -146,6 +148,10 @@ def judge_runs(
         the model's labels for every pool pair (and no human label).
     :param sources: what to call the queries and the corpus in messages (their files).
     :param progress: a bar of the pairs judged on stderr (``None``: when stderr is a terminal).
+    :param strategy: judge at most ``budget`` of the holes, in the order a pooling strategy of
+        :data:`haystack_irmetrics.pooling.STRATEGIES` asks for them (``mtf``, ``maxmean``: adaptively, each batch
+        of ``concurrency`` pairs chosen from the labels so far), instead of every hole of the top ``depth``. An
+        unparseable answer tells the strategy nothing (the pair stays unjudged). Not with ``ppi``.
     :raises JudgeError: an argument out of range or a query or document without text (before any request), a judge that fails for good
         (the judgments made are kept in the cache and ``judgments.jsonl``).
     """
@@ -154,16 +160,18 @@ def judge_runs(
     )
     started = time.perf_counter()
     human = {q: dict(d) for q, d in qrels.items()}
-    pairs = unjudged_pairs(runs, human, depth)
+    holes = unjudged_pairs(runs, human, depth)
+    chooser = _strategy(strategy, budget, runs, human, depth, seed, ppi)
     if ppi:
-        _check_ppi(runs, human, pairs, depth)
+        _check_ppi(runs, human, holes, depth)
     sample = sample_labelled(_with_texts(human, queries, corpus), agreement, seed) if agreement else []
     in_sample = set(sample)
     judged_pool = (
         [p for p in pooled_pairs(runs, depth) if p[1] in human.get(p[0], {}) and p not in in_sample] if ppi else []
     )
-    asked = pairs + sample + judged_pool
-    texts = _texts(asked, queries, corpus, depth, sources)
+    labelled = sample + judged_pool
+    # Every text is checked before the first request: each hole a strategy may ask for, too.
+    text_of = dict(zip(holes + labelled, _texts(holes + labelled, queries, corpus, depth, sources)))
     fitted = _fit(judge, human, queries, corpus, fit, seed, set(sample), depth, sources)
     out = Path(output)
     try:
@@ -173,28 +181,28 @@ def judge_runs(
     cache = cache if cache is not None else JudgmentCache()
     fingerprint = judge.fingerprint()
     verdicts: dict[tuple[str, str], Verdict] = {}
-    n_pairs = len(pairs)
+    options = {"concurrency": concurrency, "retries": retries, "backoff": backoff}
     with open(out / "judgments.jsonl", "w", encoding="utf-8") as log:
 
-        def on_verdict(i: int, verdict: Verdict, cached: bool) -> None:
-            qid, doc = asked[i]
-            extra = {"human": human[qid][doc]} if i >= n_pairs else {}  # the agreement sample, the PPI pool
-            verdicts[asked[i]] = verdict
-            log.write(jsonl_line(qid, doc, verdict, fingerprint, **extra))
-            if not cached:  # a new judgment is on disk at once; a cached one is safe in the cache already
-                log.flush()
+        def ask(asked: list[tuple[str, str]], shown: bool | None) -> Counts:
+            def on_verdict(i: int, verdict: Verdict, cached: bool) -> None:
+                qid, doc = asked[i]
+                extra = {"human": human[qid][doc]} if doc in human.get(qid, {}) else {}  # agreement, PPI pool
+                verdicts[asked[i]] = verdict
+                log.write(jsonl_line(qid, doc, verdict, fingerprint, **extra))
+                if not cached:  # a new judgment is on disk at once; a cached one is safe in the cache already
+                    log.flush()
 
-        counts = judge_texts(
-            judge,
-            texts,
-            cache=cache,
-            on_verdict=on_verdict,
-            names=asked,
-            concurrency=concurrency,
-            retries=retries,
-            backoff=backoff,
-            progress=progress,
-        )
+            texts = [text_of[pair] for pair in asked]
+            return judge_texts(judge, texts, cache=cache, on_verdict=on_verdict, names=asked, progress=shown, **options)
+
+        if chooser is None:
+            pairs = holes
+            counts = ask(pairs + labelled, progress)
+        else:
+            pairs, counts = _judge_by_strategy(chooser, budget, concurrency, ask, verdicts, progress)
+            counts.merge(ask(labelled, progress))
+    n_pairs = len(pairs)
     model: dict[str, dict[str, int]] = {}
     for qid, doc in pairs:
         label = verdicts[qid, doc].label
@@ -205,16 +213,77 @@ def judge_runs(
     if sample:
         agreement_out = _agreement(result, sample, runs, threshold, measure)
         result.agreement = agreement_out
-        write_text(out / "agreement.json", json.dumps(agreement_out, indent=2) + "\n")
+        write_text(out / "agreement.json", json_text(agreement_out, indent=2) + "\n")
     if ppi:
         result.ppi = _ppi(result, runs, pairs, depth, measure, alpha, out)
     result.summary = _summary(judge, fingerprint, runs, result, counts, depth, n_pairs, len(sample), started)
+    if chooser is not None:
+        result.summary["strategy"] = {"name": strategy, "budget": budget, "holes": len(holes)}
     if fitted:
         result.summary["cut_points_learned_on"] = fitted
         result.summary["cut_points"] = cut_points_json(judge.cut_points)
     write_text(out / "qrels.tsv", qrels_tsv(result.filled))
-    write_text(out / "summary.json", json.dumps(result.summary, indent=2) + "\n")
+    write_text(out / "summary.json", json_text(result.summary, indent=2) + "\n")
     return result
+
+
+def _strategy(
+    name: str | None,
+    budget: Any,
+    runs: Mapping[str, RunDict],
+    human: QrelsDict,
+    depth: int,
+    seed: int,
+    ppi: bool,
+) -> Any:
+    """The pooling strategy that chooses which holes to judge, or ``None`` (every hole)."""
+    if name is None:
+        if budget is not None:
+            raise JudgeError("a budget goes with a strategy (--strategy): without one every hole is judged")
+        return None
+    if ppi:
+        raise JudgeError("--ppi needs every pool pair judged by the model: it does not go with a strategy's budget")
+    _whole(budget, "the budget", 1)
+    from ..pooling import make_strategy
+
+    return make_strategy(name, list(runs.values()), budget=budget, judged=human, depth=depth, seed=seed)
+
+
+def _judge_by_strategy(
+    chooser: Any,
+    budget: int,
+    batch: int,
+    ask: Callable[[list[tuple[str, str]], bool | None], Counts],
+    verdicts: dict[tuple[str, str], Verdict],
+    progress: bool | None,
+) -> tuple[list[tuple[str, str]], Counts]:
+    """Judge up to ``budget`` holes in the strategy's order, ``batch`` pairs at a time, each label told to the
+    strategy before it chooses the next batch (an unparseable answer tells it nothing)."""
+    from ..io.progress import bar
+
+    asked: list[tuple[str, str]] = []
+    counts = Counts()
+    shown = bar(budget, "judging", "pair", progress)
+    try:
+        while len(asked) < budget:
+            chosen = []
+            while len(chosen) < min(batch, budget - len(asked)):
+                pair = chooser.next()
+                if pair is None:
+                    break
+                chosen.append((pair.query, pair.doc))
+            if not chosen:
+                break
+            counts.merge(ask(chosen, False))
+            for qid, doc in chosen:
+                label = verdicts[qid, doc].label
+                if label is not None:
+                    chooser.record(qid, doc, label)
+            asked += chosen
+            shown.update(len(chosen))
+    finally:
+        shown.close()
+    return asked, counts
 
 
 def _whole(value: Any, name: str, least: int) -> None:
@@ -299,7 +368,7 @@ def _ppi(
     labelled = [q for run in runs.values() for q in run if q not in holes and result.human.get(q)]
     report = ppi_report(runs, result.human, model, result.filled, list(dict.fromkeys(labelled)), measure, alpha=alpha)
     write_text(out / "model_qrels.tsv", qrels_tsv(model))
-    write_text(out / "ppi.json", json.dumps(report, indent=2) + "\n")
+    write_text(out / "ppi.json", json_text(report, indent=2) + "\n")
     return report
 
 
