@@ -12,8 +12,8 @@ labels to compare them with (``--prelabels``), labels judged elsewhere brought i
 
 The agreement figures are the judge's (:func:`~haystack_irmetrics.judges.agreement.label_agreement`): Cohen's
 kappa at the relevance threshold, weighted kappa (quadratic) over the grades and Krippendorff's alpha (ordinal),
-on the pairs both sides labelled. A figure that is undefined (one grade only on both sides) is ``null``, with
-the reason in ``undefined``.
+on the pairs both sides labelled. A figure that is undefined (one grade only on both sides, no shared pair) is
+``null``, with the reason in ``undefined`` (``{figure: reason}``).
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ from .store import AssessStore, Judgment, judging_folder
 
 #: The agreement figures that can be undefined, and why.
 _FIGURES = ("kappa", "weighted_kappa", "weighted_kappa_linear", "alpha")
-_WHY = "undefined: the labels on these pairs leave no room for chance agreement (one grade, or one side constant)"
+_WHY = "the labels leave chance agreement at 1 (one grade everywhere)"
+_NONE = "no pair labelled by both"
 
 
 @dataclass(frozen=True)
@@ -175,18 +176,21 @@ def read_prelabels(path: str | os.PathLike[str], max_grade: int | None = None) -
 
 
 def _figures(a: list[int], b: list[int], threshold: int) -> dict[str, Any]:
-    """The judge's agreement figures on paired labels, JSON-safe (``null`` and the reason where undefined)."""
+    """The judge's agreement figures on paired labels, JSON-safe: a figure that is undefined is ``null``, and
+    ``undefined`` says why (``{figure: reason}``)."""
     from ..judges.agreement import label_agreement
 
     if not a:
-        return {"pairs": 0, **{f: None for f in _FIGURES}, "exact": None, "undefined": "no pair labelled by both"}
+        return {"pairs": 0, **{f: None for f in _FIGURES}, "exact": None, "undefined": dict.fromkeys(_FIGURES, _NONE)}
     figures = label_agreement(a, b, threshold)
     out = {"pairs": figures["pairs"], **{f: figures[f] for f in _FIGURES}, "exact": figures["exact"]}
-    undefined = [f for f in _FIGURES if isinstance(out[f], float) and math.isnan(out[f])]
-    for f in undefined:
-        out[f] = None
+    undefined = dict(figures.get("undefined") or {})
+    for f in _FIGURES:
+        if out[f] is None or (isinstance(out[f], float) and math.isnan(out[f])):
+            out[f] = None
+            undefined.setdefault(f, _WHY)
     if undefined:
-        out["undefined"] = f"{', '.join(undefined)} {_WHY}"
+        out["undefined"] = {f: undefined[f] for f in _FIGURES if f in undefined}
     out["confusion"] = figures["confusion"]
     return out
 
@@ -257,7 +261,9 @@ def agreement_table(result: dict[str, Any]) -> str:
             f"| {markdown_cell(name)} | {e['pairs']} | {cell(e['kappa'])} | {cell(e['weighted_kappa'])} | "
             f"{cell(e['alpha'])} | {cell(e['exact'], 2)} |"
         )
-    notes = [f"{name}: {e['undefined']}" for name, e in rows if e.get("undefined")]
+    notes = [
+        f"{name}: {figure} undefined ({why})" for name, e in rows for figure, why in (e.get("undefined") or {}).items()
+    ]
     return "\n".join(lines + (["", *notes] if notes else []))
 
 
