@@ -71,7 +71,7 @@ def _writer(store: dict[str, Any]) -> dict[str, Any]:
 
 def _embedding_indexing(*stores: dict[str, Any]) -> dict[str, Any]:
     """The document embedder, then one writer per store."""
-    embedder = {"type": _DOC_EMBEDDER, "init_parameters": {"model": DEFAULT_MODEL, "batch_size": 32}}
+    embedder = {"type": _DOC_EMBEDDER, "init_parameters": {"model": DEFAULT_MODEL}}
     writers = {f"writer{i or ''}": _writer(store) for i, store in enumerate(stores)}
     return _pipeline({"embedder": embedder, **writers}, [("embedder.documents", f"{w}.documents") for w in writers])
 

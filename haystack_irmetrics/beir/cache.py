@@ -205,26 +205,42 @@ class CachingEmbeddingBackend:
                 f"it computed, not cached (later failures under {self.folder} are not reported again)",
             )
 
-    def embed(self, data: list[Any], **kwargs: Any) -> list[list[float]]:
-        if not all(isinstance(t, str) for t in data):  # images: not cached
-            return self.inner.embed(data, **kwargs)
+    def lookup(self, texts: Sequence[str], kwargs: dict[str, Any]) -> tuple[Path, np.ndarray | None]:
+        """Where the vectors of one embedder call on ``texts`` with ``kwargs`` are cached, and those vectors
+        when they are there and sound (a damaged entry warns and reads as None). Counts nothing."""
         settings = {k: v for k, v in kwargs.items() if k != "show_progress_bar"}
-        path = self.folder / f"{texts_key(data, settings)}.npy"
-        cached = self._read(path, len(data))
-        if cached is not None:
-            self.hits += 1
-            return cached.tolist()
-        vectors = np.asarray(self.inner.embed(data, **kwargs))
-        self.misses += 1
+        path = self.folder / f"{texts_key(texts, settings)}.npy"
+        return path, self._read(path, len(texts))
+
+    def keep(self, path: Path, vectors: np.ndarray) -> np.ndarray:
+        """Cache ``vectors`` computed for the call :meth:`lookup` gave ``path`` for, and return them as the
+        cache would read them back (float32 when they are floats). Only what reads back as valid is
+        stored: a model's NaN vectors or a ragged result are returned as the model gave them, uncached."""
         if vectors.dtype.kind == "f":
-            vectors = vectors.astype(np.float32)
-        # only what reads back as valid is stored: a model's NaN vectors or a ragged result are returned
-        # as the model gave them, and not cached
-        storable = vectors.ndim == 2 and vectors.shape[0] == len(data) and vectors.shape[1] > 0
+            vectors = vectors.astype(np.float32, copy=False)
+        storable = vectors.ndim == 2 and vectors.shape[1] > 0
         if storable and (vectors.dtype.kind != "f" or np.isfinite(vectors).all()):
             self._dim = self._dim or vectors.shape[1]
             self._store(path, vectors)
-        return vectors.tolist()
+        return vectors
+
+    def embed_array(self, data: Sequence[str], **kwargs: Any) -> np.ndarray:
+        """The vectors of ``data`` as one array (float32 for float vectors), from the cache or computed and
+        cached."""
+        path, cached = self.lookup(data, kwargs)
+        if cached is not None:
+            self.hits += 1
+            return cached
+        vectors = np.asarray(self.inner.embed(list(data), **kwargs))
+        self.misses += 1
+        if vectors.ndim == 2 and vectors.shape[0] == len(data):
+            return self.keep(path, vectors)
+        return vectors.astype(np.float32) if vectors.dtype.kind == "f" else vectors
+
+    def embed(self, data: list[Any], **kwargs: Any) -> list[list[float]]:
+        if not all(isinstance(t, str) for t in data):  # images: not cached
+            return self.inner.embed(data, **kwargs)
+        return self.embed_array(data, **kwargs).tolist()
 
 
 def embedding_model_meta(embedder: Any) -> dict[str, Any]:

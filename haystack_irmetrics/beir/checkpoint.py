@@ -94,6 +94,8 @@ def run_configuration(
     queries_sha256: str | None = None,
     engine: str | None = None,
     previous: Mapping[str, Any] | None = None,
+    batch_size: int | None = None,
+    precision: str | None = None,
 ) -> dict[str, Any]:
     """The configuration of one dataset's run, as ``summary.json`` and the checkpoint record it.
 
@@ -101,6 +103,9 @@ def run_configuration(
     :param queries_sha256: a hash of the query ids, for a dataset given as an object (it may be a subset).
     :param engine: what holds the index (default :data:`ENGINE`; :data:`EXTERNAL_ENGINE` with ``--no-index``).
     :param previous: a recorded configuration whose file hashes are reused for unchanged files.
+    :param batch_size: the embedders' batch size, when set (it changes the last bits of the vectors);
+    :param precision: their precision, when set. Both are recorded only when set, so that a configuration
+        without them reads as before (an absent key and ``None`` are no difference).
     """
     from .. import __version__
 
@@ -121,6 +126,8 @@ def run_configuration(
         "k_values": list(k_values),
         "chunk_words": chunk_words,
         "chunk_overlap": chunk_overlap if chunk_words else None,
+        **({"batch_size": batch_size} if batch_size is not None else {}),
+        **({"precision": precision} if precision is not None else {}),
     }
 
 

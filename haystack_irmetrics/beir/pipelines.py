@@ -36,10 +36,13 @@ from ..integration.sockets import BEIR_NAMING, PipelineSockets, find_sockets, ne
 from ..integration.sockets import document_inputs as find_document_inputs
 from ..integration.stores import BM25S_HINT, BM25S_MODULES, FAISS_MODULES, store_attribute, stores_of, unique_stores
 from ._builtin import BUILTIN_PIPELINES, DEFAULT_MODEL, builtin_pipeline
+from .devices import EmbedderOptions
 from .models import LazyModel, embedding_dim, model_hint, model_loading_bars, resolve_model
 
 if TYPE_CHECKING:  # pragma: no cover
     from haystack import Document, Pipeline
+
+    from .dense import StreamedIndexing
 
 #: In-process stores whose indexes a run renames to private ones (``--no-index`` leaves them as named).
 _PRIVATE_STORES = ("InMemoryDocumentStore", "BM25sDocumentStore", "FaissDocumentStore")
@@ -70,7 +73,8 @@ class BeirPipelines:
     :ivar progress: show progress bars (the embedders' and the model loader's).
     :ivar direct_run: run a retrieval pipeline whose components form one chain by calling them in order
         (:class:`~haystack_irmetrics.integration.fastpath.DirectRun`: the same outputs without ``Pipeline.run``'s
-        bookkeeping); ``False`` runs every query through ``Pipeline.run``.
+        bookkeeping), and the dense path of :mod:`~haystack_irmetrics.beir.dense`; ``False`` runs every query
+        through ``Pipeline.run`` and the corpus through the indexing pipeline.
     :ivar runner: the queries -> ranked Documents loop (:class:`~haystack_irmetrics.integration.queries.QueryRunner`).
     """
 
@@ -85,6 +89,7 @@ class BeirPipelines:
     _retrieval_stores: list[Any] = field(default_factory=list, repr=False)
     _private_stores: list[Any] = field(default_factory=list, repr=False)
     _warm: bool = field(default=False, repr=False)
+    _ranked: Any = field(default=None, repr=False)
     direct_run: bool = True
     runner: QueryRunner = field(init=False, repr=False)
 
@@ -209,14 +214,42 @@ class BeirPipelines:
                 self.indexing.run(data)
         except Exception as e:
             raise PipelineError(f"the indexing pipeline of {self.source} failed: {e}") from e
+        return self.count_written(len(documents))
+
+    def streamed_indexing(self) -> StreamedIndexing | None:
+        """The corpus embedded and indexed as a bounded pipeline
+        (:class:`~haystack_irmetrics.beir.dense.StreamedIndexing`), when the indexing pipeline is an embedder
+        feeding this package's stores; None: :meth:`index` runs the indexing pipeline."""
+        from .dense import StreamedIndexing
+
+        self.warm_up()
+        return StreamedIndexing.plan(self)
+
+    def rank_batch(self, queries: list[str], top_k: int | None) -> list[tuple[list[str], list[float]]] | None:
+        """Each query's ranked corpus ids and scores, the batch embedded and searched at once without a
+        Document per hit, when the retrieval pipeline is the built-in dense chain
+        (:class:`~haystack_irmetrics.beir.dense.RankedQueries`); None: the queries run one by one
+        (:meth:`prepare_queries`, then :meth:`retrieve`)."""
+        from .dense import RankedQueries
+
+        self.warm_up()
+        if self._ranked is None:
+            self._ranked = RankedQueries.plan(self) or False
+        return self._ranked.rank(queries, top_k) if self._ranked else None
+
+    def count_written(self, n_documents: int) -> int:
+        """How many documents the retrieval pipeline's stores hold after ``n_documents`` were indexed.
+
+        :raises PipelineError: when one of them is empty (the indexing pipeline wrote elsewhere).
+        """
         counts = [store.count_documents() for store in self._retrieval_stores]
         if counts and min(counts) == 0:
             raise PipelineError(
-                f"after indexing {len(documents)} documents, a document store of the retrieval pipeline "
+                f"after indexing {n_documents} documents, a document store of the retrieval pipeline "
                 f"({self.source}) is empty: the indexing pipeline must write into an InMemoryDocumentStore "
                 "with the same index name"
             )
-        return max(counts) if counts else len(documents)
+        return max(counts) if counts else n_documents
 
     def retrieve(self, query: str, top_k: int | None) -> list[Document]:
         """Run the retrieval pipeline for one query; returns the ranked documents of :attr:`output`."""
@@ -242,6 +275,9 @@ def load_beir_pipelines(
     no_index: bool = False,
     cache: bool = True,
     joiner: Mapping[str, Any] | None = None,
+    batch_size: int | None = None,
+    precision: str | None = None,
+    device: str | None = None,
 ) -> BeirPipelines:
     """Load a built-in (``bm25``, ``haystack-bm25``, ``dense``, ``dense-qdrant``, ``hybrid``) or user YAML pipeline for a BEIR run.
 
@@ -256,10 +292,17 @@ def load_beir_pipelines(
     :param joiner: ``DocumentJoiner`` init parameters for the pipeline's one joiner (a tuned fusion:
         :func:`read_joiner` reads ``irmetrics fuse --joiner-yaml``'s file); its weights follow the order in
         which the joiner receives the lists (the built-in ``hybrid``: BM25, then dense).
+    :param batch_size: texts per forward pass of every SentenceTransformers embedder (default: the
+        pipeline's, else the device's, :data:`~haystack_irmetrics.beir.devices.DEFAULT_BATCH_SIZE`).
+    :param precision: ``float32``, ``float16`` or ``bfloat16`` for every embedder (default: the model's own).
+    :param device: ``cpu``, ``cuda``, ``cuda:N``, ``mps``, or several comma-separated (the corpus is
+        embedded on each), for every embedder (default: the pipeline's, else the device found).
     :returns: :class:`BeirPipelines`, with private document stores (call :meth:`BeirPipelines.close`).
-    :raises PipelineError: if the YAML cannot be read or loaded, or its inputs and outputs are unclear.
+    :raises PipelineError: if the YAML cannot be read or loaded, or its inputs and outputs are unclear, or
+        the device is not there.
     """
     spec, source, base = _read_spec(retriever, joiner)
+    options = EmbedderOptions(batch_size, precision, device)
     metadata = spec.get("metadata") or {}
     if not isinstance(metadata, Mapping):
         raise PipelineError(f"metadata of {source} must be a mapping, got {type(metadata).__name__}")
@@ -275,7 +318,9 @@ def load_beir_pipelines(
     models: list[str] = []
     specs = [spec] + ([indexing_spec] if indexing_spec is not None else [])
     for s in specs:
-        _rewrite(s, index_map, run_id, model, show, models, dim)
+        _rewrite(s, index_map, run_id, model, show, models, dim, options)
+    if models:  # a device asked for is checked once the pipelines are known to embed
+        options.check()
 
     allowed = list(allowed_modules)
     retrieval = _load(spec, source, allowed)
@@ -499,12 +544,13 @@ def _rewrite(
     show: bool,
     models: list[str],
     dim: int | None = None,
+    options: EmbedderOptions | None = None,
 ) -> None:
     """Give every in-process store a private shared index (unless ``index_map`` is None) and every
-    embedder its model, in place."""
+    embedder its model and the run's :class:`~haystack_irmetrics.beir.devices.EmbedderOptions`, in place."""
     if isinstance(node, list):
         for item in node:
-            _rewrite(item, index_map, run_id, model, show, models, dim)
+            _rewrite(item, index_map, run_id, model, show, models, dim, options)
         return
     if not isinstance(node, dict):
         return
@@ -531,10 +577,11 @@ def _rewrite(
                 params["progress_bar"] = show
             else:
                 params.setdefault("progress_bar", False)
+            (options or EmbedderOptions()).apply(params, document=cls == _ST_EMBEDDERS[0])
             models.append(resolved)
     for key, value in node.items():
         if key != "type":
-            _rewrite(value, index_map, run_id, model, show, models, dim)
+            _rewrite(value, index_map, run_id, model, show, models, dim, options)
 
 
 def _load(spec: dict[str, Any], source: str, allowed_modules: list[str]) -> Pipeline:

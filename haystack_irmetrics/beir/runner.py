@@ -16,12 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import DEFAULT_K_VALUES, EvaluationResult, evaluate, hole_bounds
 from ..errors import ConfigurationChangedError, OutputError, PipelineError
+from ..integration.corpus import corpus_table
 from ..integration.fastpath import in_trec_order, long_lived_objects_frozen
 from ..io.trec import check_trec_ids, write_trec_run
 from .checkpoint import PARTIAL, START_OVER, Checkpoint, QueryRecord, differences
 from .dataset import BeirDataset, check_documents, load_beir, resolve_dataset, strict_docs_setting
 from .outputs import make_folder, output_lock, write_atomic, writing
-from .pipelines import BeirPipelines, corpus_documents, load_beir_pipelines, pipeline_digest
+from .pipelines import BeirPipelines, load_beir_pipelines, pipeline_digest
 from .progress import Phases, bar
 from .settings import DEFAULT_TOP_K, BeirSettings, joiner_setting
 
@@ -165,6 +166,9 @@ def run_beir(
     no_index: bool = False,
     cache: bool = True,
     joiner: Mapping[str, Any] | str | os.PathLike[str] | None = None,
+    batch_size: int | None = None,
+    precision: str | None = None,
+    device: str | None = None,
 ) -> BeirRun:
     """Index a BEIR corpus with a Haystack pipeline, run every query, and evaluate as BEIR does.
 
@@ -202,6 +206,9 @@ def run_beir(
         order in which the joiner receives the lists, the order Haystack runs the retrievers in (``hybrid``:
         BM25, then dense: fuse the two runs in that order). The run is
         labelled ``<pipeline>+joiner`` and ``summary.json`` records the parameters.
+    :param batch_size: the embedders' batch size; ``precision``: ``"float32"``, ``"float16"`` or ``"bfloat16"``;
+        ``device``: ``"cpu"``, ``"cuda"``, ``"cuda:N"``, ``"mps"`` or several comma-separated; each ``None``: the
+        pipeline's, else the default (:mod:`~haystack_irmetrics.beir.devices`).
     :returns: a :class:`BeirRun`.
     :raises IRMetricsError: on bad data (:mod:`haystack_irmetrics.errors`, ``ParseError``), a
         pipeline that cannot be used (:class:`~haystack_irmetrics.errors.PipelineError`) or an
@@ -354,6 +361,9 @@ def _load(
             no_index=settings.no_index,
             cache=settings.cache,
             joiner=settings.joiner,
+            batch_size=settings.batch_size,
+            precision=settings.precision,
+            device=settings.device,
         )
     return _Loaded(ds, configuration, checkpoint, done, state, pipes)
 
@@ -372,7 +382,7 @@ def _index_phase(loaded: _Loaded, settings: BeirSettings, phases: Phases) -> dic
         if settings.no_index:
             n_indexed = pipes.count_indexed()
         else:
-            documents = corpus_documents(
+            documents = corpus_table(  # a Document made when read: the dense path reads none
                 loaded.ds.corpus, chunk_words=settings.chunk_words, chunk_overlap=settings.chunk_overlap
             )
             n_indexed = _index(pipes, documents, settings.progress, loaded.ds.name)
@@ -497,12 +507,17 @@ QUERY_BATCH = 1000
 INDEX_BATCH = 10_000
 
 
-def _index(pipes: BeirPipelines, documents: list[Document], progress: bool | None, name: str) -> int:
+def _index(pipes: BeirPipelines, documents: Sequence[Document], progress: bool | None, name: str) -> int:
+    """Index ``documents`` in batches: streamed (:mod:`~haystack_irmetrics.beir.dense`) or through the pipeline."""
     what = "embedding + indexing" if pipes.models else "indexing"
     n_indexed = 0
     with bar(len(documents), f"{name}: {what}", "doc", progress, leave=False) as b:
+        streamed = pipes.streamed_indexing()
+        if streamed is not None:
+            streamed.run(documents, INDEX_BATCH, b.update)
+            return pipes.count_written(len(documents))
         for start in range(0, len(documents), INDEX_BATCH):
-            batch = documents[start : start + INDEX_BATCH]
+            batch = list(documents[start : start + INDEX_BATCH])
             n_indexed = pipes.index(batch)
             b.update(len(batch))
     return n_indexed
@@ -539,12 +554,19 @@ def _retrieve(
         bar(len(ds.queries), f"{ds.name}: retrieval", "q", progress, initial=len(ds.queries) - len(todo)) as b,
         long_lived_objects_frozen(),  # each query makes and drops ~1000 Documents: full collections skip the corpus
     ):
+        ranked: list[tuple[list[str], list[float]]] | None = None
         for i, qid in enumerate(todo):
             assert pipes is not None
-            if i % QUERY_BATCH == 0:  # embedded (dense) or scored (bm25s) in batches, then run one by one
-                pipes.prepare_queries([ds.queries[q] for q in todo[i : i + QUERY_BATCH]], top_k)
-            docs = pipes.retrieve(ds.queries[qid], top_k)
-            record = QueryRecord(*_best_per_corpus_id(docs, pipes.source, qid))
+            if i % QUERY_BATCH == 0:  # ranked at once (dense), or embedded or scored in batches, then run one by one
+                batch = [ds.queries[q] for q in todo[i : i + QUERY_BATCH]]
+                ranked = pipes.rank_batch(batch, top_k)
+                if ranked is None:
+                    pipes.prepare_queries(batch, top_k)
+            if ranked is not None:
+                record = QueryRecord(*_best_of(*ranked[i % QUERY_BATCH]))
+            else:
+                docs = pipes.retrieve(ds.queries[qid], top_k)
+                record = QueryRecord(*_best_per_corpus_id(docs, pipes.source, qid))
             records[qid] = record
             if checkpoint is not None:
                 checkpoint.add(qid, record)
@@ -596,6 +618,11 @@ def _best_per_corpus_id(docs: list[Document], source: str, qid: str) -> tuple[di
     if not fast or len(cids) != len(docs):
         checked = [_check_document(doc, source, qid) for doc in docs]
         cids, scores = [c for c, _ in checked], [s for _, s in checked]
+    return _best_of(cids, scores)
+
+
+def _best_of(cids: list[str], scores: list[float]) -> tuple[dict[str, float], int, bool]:
+    """:func:`_best_per_corpus_id` of a ranking given as its corpus ids and (finite) scores, best first."""
     is_sorted = all(map(operator.ge, scores, scores[1:]))
     ranked = dict(zip(cids, scores))
     if len(ranked) < len(cids):  # chunks of one corpus id: the first (best-ranked) one counts

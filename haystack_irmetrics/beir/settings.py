@@ -30,8 +30,12 @@ class BeirSettings:
     ``strict_docs`` is resolved already (the deprecated ``allow_missing_docs`` is read by ``run_beir``
     and ``run_beir_suite``); ``checkpoint_every`` is used only with an output folder.
 
-    :raises PipelineError: when ``top_k`` or ``chunk_words`` is not a positive integer or ``None``, or
-        ``chunk_overlap`` is not an int.
+    ``batch_size``, ``precision`` and ``device`` are how the SentenceTransformers embedders run
+    (:mod:`haystack_irmetrics.beir.devices`); ``None`` leaves each as the pipeline and the device found say.
+
+    :raises PipelineError: when ``top_k``, ``chunk_words`` or ``batch_size`` is not a positive integer or
+        ``None``, ``chunk_overlap`` is not an int, ``precision`` is not one of :data:`PRECISIONS` or ``device``
+        is not a device name (whether the device exists is checked when the pipelines load).
     """
 
     retriever: str | os.PathLike[str] = "bm25"
@@ -52,11 +56,25 @@ class BeirSettings:
     cache: bool = True
     #: ``DocumentJoiner`` init parameters for the pipeline's one joiner (a tuned fusion), or None.
     joiner: Mapping[str, Any] | None = None
+    #: Texts per forward pass of every SentenceTransformers embedder (None: the pipeline's, else the device's default).
+    batch_size: int | None = None
+    #: The embedders' weights and arithmetic: ``float32``, ``float16``, ``bfloat16`` (None: the model's own).
+    precision: str | None = None
+    #: Where the embedders run: ``cpu``, ``cuda``, ``cuda:N``, ``mps`` or several, comma-separated (None: the device found).
+    device: str | None = None
 
     def __post_init__(self) -> None:
+        from .devices import check_device, check_precision
+
         for name, value in (("top_k", self.top_k), ("chunk_words", self.chunk_words)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
                 raise PipelineError(f"{name} must be a positive integer or None, got {value!r}")
+        if self.batch_size is not None and (
+            isinstance(self.batch_size, bool) or not isinstance(self.batch_size, int) or self.batch_size < 1
+        ):
+            raise PipelineError(f"the batch size must be a whole number >= 1, got {self.batch_size!r}")
+        check_precision(self.precision)
+        object.__setattr__(self, "device", check_device(self.device))
         if isinstance(self.chunk_overlap, bool) or not isinstance(self.chunk_overlap, int):
             raise PipelineError(f"chunk_overlap must be an int, got {self.chunk_overlap!r}")
         object.__setattr__(self, "k_values", tuple(self.k_values))
@@ -98,6 +116,8 @@ class BeirSettings:
             queries_sha256=queries_sha256,
             engine=EXTERNAL_ENGINE if self.no_index else None,
             previous=previous,
+            batch_size=self.batch_size,
+            precision=self.precision,
         )
 
 

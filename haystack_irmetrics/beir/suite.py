@@ -136,6 +136,9 @@ def run_beir_suite(
     no_index: bool = False,
     cache: bool = True,
     joiner: Mapping[str, Any] | str | os.PathLike[str] | None = None,
+    batch_size: int | None = None,
+    precision: str | None = None,
+    device: str | None = None,
     on_dataset: Callable[[SuiteDataset, BeirRun | None, dict[str, Any]], None] | None = None,
 ) -> SuiteResult:
     """Run :func:`~haystack_irmetrics.beir.runner.run_beir` over several datasets, resumably, and build the leaderboard.
@@ -151,6 +154,7 @@ def run_beir_suite(
         they count as relevant and unretrievable, as in BEIR, with a warning).
     :param allow_missing_docs: deprecated; ``False`` is ``strict_docs=True``.
     :param checkpoint_every: queries per checkpoint batch.
+    :param batch_size: the embedders' batch size; ``precision``, ``device``: theirs (as :func:`run_beir`'s).
     :param on_dataset: called after each dataset with its entry, its run (``None`` when skipped) and its summary.
     :returns: a :class:`SuiteResult`.
     :raises ConfigurationChangedError: before anything runs, when ``DIR`` holds results or checkpoints

@@ -103,6 +103,24 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="with --output, checkpoint the retrieved queries in batches of N",
     )
     beir.add_argument("--model", help="embedding model (Hugging Face name or local folder) for dense and hybrid")
+    beir.add_argument(
+        "--batch-size",
+        type=int,
+        metavar="N",
+        help="texts per forward pass of the embedders (default: the pipeline's, else 32 on a CPU, 256 on a GPU)",
+    )
+    beir.add_argument(
+        "--precision",
+        metavar="float32|float16|bfloat16",
+        help="the embedders' weights and arithmetic (default: the model's own, float32 for all-MiniLM-L6-v2); "
+        "float16 and bfloat16 are faster on a GPU and change the vectors (docs/beir.md: what they cost)",
+    )
+    beir.add_argument(
+        "--device",
+        metavar="cpu|cuda|cuda:N|mps",
+        help="where the embedders run (default: the pipeline's, else the first GPU, else the CPU); several "
+        "comma-separated (cuda:0,cuda:1) embed the corpus on each",
+    )
     beir.add_argument("--chunk-words", type=int, help="split document texts into chunks of this many words")
     beir.add_argument("--chunk-overlap", type=int, default=0, help="words shared by consecutive chunks")
     beir.add_argument(
@@ -205,6 +223,9 @@ def run(args: argparse.Namespace) -> int:
         no_index=args.no_index,
         cache=not args.no_cache,
         joiner=joiner_setting(args.joiner),
+        batch_size=args.batch_size,
+        precision=args.precision,
+        device=args.device,
     )
     steps = SuiteSteps(args.dataset, settings, output_dir=args.output)
     for entry, run, summary in steps:

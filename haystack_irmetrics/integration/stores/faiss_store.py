@@ -30,7 +30,9 @@ faiss-cpu (the ``dense`` extra) is imported when the first index is built.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from itertools import compress
 from typing import Any
 
@@ -55,11 +57,66 @@ _PRODUCTS = 1 << 18
 _U32 = 2.0**-24
 
 
+class _Stored(Sequence[Document]):
+    """The documents of a store in writing order, as parts: lists of stored Documents, or tables that make
+    each Document when it is read (:class:`~haystack_irmetrics.integration.corpus.CorpusTable`, written by
+    :meth:`FaissDocumentStore.write_vectors`). A Document replaced in place is kept beside them."""
+
+    def __init__(self, documents: Sequence[Document] = ()) -> None:
+        self.parts: list[Sequence[Document]] = [list(documents)] if len(documents) else []
+        self.ends: list[int] = [len(documents)] if len(documents) else []
+        self.replaced: dict[int, Document] = {}
+        self._columns: dict[str, list[Any]] = {}
+
+    def __len__(self) -> int:
+        return self.ends[-1] if self.ends else 0
+
+    def __getitem__(self, pos: Any) -> Any:
+        if isinstance(pos, slice):
+            return [self[i] for i in range(*pos.indices(len(self)))]
+        if pos < 0:
+            pos += len(self)
+        if pos in self.replaced:
+            return self.replaced[pos]
+        part = bisect_right(self.ends, pos)
+        if part == len(self.ends):
+            raise IndexError(pos)
+        return self.parts[part][pos - (self.ends[part - 1] if part else 0)]
+
+    def __iter__(self) -> Iterator[Document]:
+        for pos in range(len(self)):
+            yield self[pos]
+
+    def extend(self, documents: Sequence[Document]) -> None:
+        if len(documents):
+            self.parts.append(documents)
+            self.ends.append(len(self) + len(documents))
+            self._columns = {}
+
+    def replace(self, pos: int, document: Document) -> None:
+        self.replaced[pos] = document
+        self._columns = {}
+
+    def meta_column(self, field: str) -> list[Any]:
+        """Each document's ``meta[field]`` (None where there is none), in writing order: a table's own column
+        where it has one (``meta_column``), read once per write."""
+        column = self._columns.get(field)
+        if column is None:
+            column = []
+            for part in self.parts:
+                own = getattr(part, "meta_column", None)
+                column.extend(own(field) if own is not None else [(d.meta or {}).get(field) for d in part])
+            for pos, doc in self.replaced.items():
+                column[pos] = (doc.meta or {}).get(field)
+            self._columns[field] = column
+        return column
+
+
 class _Index:
     """The documents of one store, their vectors, and once built, the FAISS index."""
 
     def __init__(self) -> None:
-        self.documents: list[Document] = []
+        self.documents = _Stored()
         self.positions: dict[str, int] = {}
         #: Rows written since the index was last built, in document order (float32, normalised for cosine).
         self.pending: list[np.ndarray] = []
@@ -201,16 +258,73 @@ class FaissDocumentStore(InProcessStore):
             for doc, copy, row in zip(chosen, stored, rows):
                 pos = idx.positions.get(doc.id)
                 if pos is not None:
-                    idx.documents[pos] = copy
+                    idx.documents.replace(pos, copy)
                     everything[pos] = row
             idx.faiss, idx.pending = None, [everything]
-        for doc, copy in compress(zip(chosen, stored), new):
-            idx.positions[doc.id] = len(idx.documents)
-            idx.documents.append(copy)
+        added = list(compress(stored, new))
+        idx.positions.update(zip((doc.id for doc in added), range(len(idx.documents), len(idx.documents) + len(added))))
+        idx.documents.extend(added)
         if new.any():
             idx.pending.append(rows[new])
         idx.prefetched = {}
         return len(chosen)
+
+    def write_vectors(
+        self,
+        documents: Sequence[Document],
+        vectors: np.ndarray,
+        policy: DuplicatePolicy = DuplicatePolicy.NONE,
+    ) -> int:
+        """Add ``documents`` with their embeddings given apart, as one float32 matrix (row ``i`` is document
+        ``i``'s): what :meth:`write_documents` does for the same documents carrying these vectors, without a
+        list of floats per document. ``documents`` may make each Document when it is read (a
+        :class:`~haystack_irmetrics.integration.corpus.CorpusTable`, whose ``ids`` are read as a column): it
+        is kept as it is, and read per hit.
+
+        :raises PipelineError: on a matrix of another shape or dimension, or a NaN or infinite value (naming
+            the document).
+        :raises DuplicateDocumentError: on an id already stored, under ``DuplicatePolicy.NONE``/``FAIL``.
+        """
+        idx = self._index
+        vectors = np.asarray(vectors)
+        if vectors.ndim != 2 or len(vectors) != len(documents) or vectors.dtype.kind not in "fiu":
+            raise PipelineError(
+                f"FaissDocumentStore: expected one row of numbers per document ({len(documents)} documents), "
+                f"got an array of shape {vectors.shape} and dtype {vectors.dtype}"
+            )
+        ids = getattr(documents, "ids", None)
+        ids = list(ids) if ids is not None else [doc.id for doc in documents]
+        if len(set(ids)) < len(ids) or not idx.positions.keys().isdisjoint(ids):
+            # duplicates: the policy decides document by document, as write_documents does
+            with_vectors = [replace(doc, embedding=row) for doc, row in zip(documents, vectors.tolist())]
+            return self.write_documents(with_vectors, policy)
+        if not len(ids):
+            return 0
+        want = idx.dim if idx.dim is not None else vectors.shape[1]
+        if vectors.shape[1] != want or want <= 0:
+            raise PipelineError(
+                f"FaissDocumentStore: document {ids[0]!r} has an embedding of {vectors.shape[1]} dimensions where "
+                f"the index {self.index!r} holds {want}"
+            )
+        rows = np.empty(vectors.shape, dtype=np.float32)
+        for start in range(0, len(vectors), _CHUNK):
+            part = vectors[start : start + _CHUNK].astype(np.float64)
+            chunk = self._normalised(part) if np.isfinite(part).all() else None
+            fits = np.isfinite(chunk).all(axis=1) if chunk is not None else np.isfinite(part).all(axis=1)
+            if chunk is None or not fits.all():
+                bad = ids[start + int(np.argmin(fits))]
+                what = "an embedding value beyond float32's range (over 3.4e38), which FAISS stores"
+                raise PipelineError(
+                    f"FaissDocumentStore: document {bad!r} has "
+                    f"{'a NaN or infinite embedding value' if chunk is None else what}"
+                )
+            rows[start : start + len(part)] = chunk
+        idx.dim = want
+        idx.positions.update(zip(ids, range(len(idx.documents), len(idx.documents) + len(ids))))
+        idx.documents.extend(documents)
+        idx.pending.append(rows)
+        idx.prefetched = {}
+        return len(ids)
 
     def delete_documents(self, document_ids: list[str]) -> None:
         """Remove the documents with these ids."""
@@ -220,14 +334,15 @@ class FaissDocumentStore(InProcessStore):
             return
         keep = np.array([i for i in range(len(idx.documents)) if i not in drop], dtype=np.int64)
         rows = idx.rows()[keep]
-        idx.documents = [idx.documents[i] for i in keep.tolist()]
+        idx.documents = _Stored([idx.documents[i] for i in keep.tolist()])
         idx.positions = {d.id: i for i, d in enumerate(idx.documents)}
         idx.faiss, idx.pending, idx.prefetched = None, [rows] if len(rows) else [], {}
 
     def delete_all_documents(self) -> None:
         """Empty the store (and free its index)."""
         idx = self._index
-        idx.documents, idx.positions, idx.pending, idx.faiss, idx.prefetched, idx.dim = [], {}, [], None, {}, None
+        idx.documents, idx.positions, idx.pending, idx.faiss, idx.prefetched = _Stored(), {}, [], None, {}
+        idx.dim = None
 
     def build_index(self, progress: bool = False) -> None:
         """Move the written vectors into the FAISS index now; otherwise the first query does it.
@@ -348,6 +463,26 @@ class FaissDocumentStore(InProcessStore):
         queries = self._queries(query_embeddings)
         positions, scores = self._search(queries, k)
         idx.prefetched = {(q.tobytes(), k): (positions[i], scores[i]) for i, q in enumerate(queries)}
+
+    def search(self, query_embeddings: Any, top_k: int) -> tuple[np.ndarray, np.ndarray]:
+        """The best ``top_k`` documents of each query, searched in one batch, as two ``(queries, k)`` arrays
+        (``k = min(top_k, documents)``): their positions in writing order and their float32 scores, best
+        first; for each query exactly what :meth:`embedding_retrieval` returns as Documents.
+
+        :param query_embeddings: one vector per query (a float matrix, or lists of numbers).
+        """
+        idx = self._index
+        check_top_k(top_k, "FaissDocumentStore")
+        if not idx.documents:
+            n = len(query_embeddings)
+            return np.zeros((n, 0), dtype=np.int64), np.zeros((n, 0), dtype=np.float32)
+        self._build()
+        return self._search(self._queries(query_embeddings), min(top_k, len(idx.documents)))
+
+    def meta_column(self, field: str) -> list[Any]:
+        """Every stored document's ``meta[field]`` in writing order (None where absent): read with
+        :meth:`search`'s positions, the hits' fields without a Document per hit."""
+        return self._index.documents.meta_column(field)
 
     def embedding_retrieval(
         self, query_embedding: list[float], top_k: int = 10, return_embedding: bool | None = None
