@@ -199,9 +199,23 @@ def _runnable(argv: list[str]) -> bool:
     return argv[0] in ("python", "python3") and len(argv) == 3 and argv[1] == "-c"
 
 
+#: Servers a page may start in the background (``... &``) for the commands after it; stopped when the page ends.
+SERVERS = (("python", "-m", "haystack_irmetrics.judges.server"),)
+
+
+def background(text: str) -> list[str] | None:
+    """The argv of a server command ``... &`` (one of :data:`SERVERS`), else None."""
+    if not text.rstrip().endswith(" &") or text.rstrip().endswith("&&"):
+        return None
+    chain = _parts(text.rstrip()[:-1])
+    if chain is None or len(chain) != 1 or not any(tuple(chain[0][: len(s)]) == s for s in SERVERS):
+        return None
+    return chain[0]
+
+
 def runnable(text: str) -> bool:
     chain = _parts(text)
-    return chain is not None and all(_runnable(argv) for argv in chain)
+    return background(text) is not None or (chain is not None and all(_runnable(argv) for argv in chain))
 
 
 def _retriever(text: str) -> set[str]:
@@ -557,6 +571,16 @@ def masked(text: str) -> str:
     return "\n".join(re.sub(r"\d+(\.\d+)?", "#", t) if TIMING.match(t) else t for t in text.split("\n"))
 
 
+def start_server(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Popen:
+    """Start a background server of the page; returns once it printed its first line (it is listening)."""
+    server = subprocess.Popen(
+        [sys.executable, "-I", *argv[1:]], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+    ready = server.stdout.readline()
+    assert server.poll() is None, f"{' '.join(argv)} stopped: {ready.decode()}{server.stdout.read().decode()}"
+    return server
+
+
 def run_command(command: Command, cwd: Path, env: dict[str, str]) -> str:
     chain = _parts(command.text)
     assert chain is not None
@@ -604,12 +628,26 @@ def test_the_commands_of_each_page_run_and_print_what_it_shows(page, mode, sandb
         pytest.skip(f"SciFact is absent from the shared data folder {shared_data()} (set IRMETRICS_SHARED_DATA)")
     cwd = _sandbox(tmp_path)
     started = time.perf_counter()
+    servers: list[subprocess.Popen] = []
+    try:
+        _run_page(blocks, cwd, sandbox_env, servers)
+    finally:
+        for server in servers:
+            server.kill()
+            server.wait()
+    print(f"{page} ({mode}): {len(commands)} commands in {time.perf_counter() - started:.1f} s")
+
+
+def _run_page(blocks: list[Block], cwd: Path, env: dict[str, str], servers: list[subprocess.Popen]) -> None:
     for block in blocks:
         for command in block.commands:
             if (command.page, command.text) in TABLED:
                 continue
+            if background(command.text) is not None:
+                servers.append(start_server(background(command.text), cwd, env))
+                continue
             t0 = time.perf_counter()
-            output = run_command(command, cwd, sandbox_env)
+            output = run_command(command, cwd, env)
             print(f"  {time.perf_counter() - t0:5.1f} s  {command.text[:90]}")
             where = f"{command.page}:{command.line}: {command.text}"
             if command.shown is not None:
@@ -619,7 +657,6 @@ def test_the_commands_of_each_page_run_and_print_what_it_shows(page, mode, sandb
                 assert output.split("\n\n")[0] + "\n" == table, f"{where}\nprinted:\n{output}"
             for path in WRITES.get((command.page, command.text), []):
                 assert (cwd / path).is_file(), f"{where}\ndid not write {path}"
-    print(f"{page} ({mode}): {len(commands)} commands in {time.perf_counter() - started:.1f} s")
 
 
 def test_every_command_in_the_docs_is_run_here_or_tabled():
@@ -701,6 +738,14 @@ def test_the_extraction_rules():
     ]
     assert strip_comment("echo '# not a comment' # one") == "echo '# not a comment' "
     assert runnable("irmetrics beir -o a && irmetrics beir -o b") and not runnable("irmetrics beir > out.txt")
+    assert background("python -m haystack_irmetrics.judges.server --port 8765 &") == [
+        "python",
+        "-m",
+        "haystack_irmetrics.judges.server",
+        "--port",
+        "8765",
+    ]
+    assert background("irmetrics beir &") is None and not runnable("python -m http.server &")
     assert not runnable("irmetrics beir && make demo") and runnable('python -c "import sys"')
     assert _retriever("irmetrics beir -r dense -o x") == {"dense"}
     assert masked("indexing 0.7 s, retrieval 0.5 s (1.6 ms/query), evaluation 0.01 s, total 1.4 s") == (

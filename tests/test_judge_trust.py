@@ -623,3 +623,24 @@ def test_agreement_with_one_label_everywhere_is_null_with_a_reason_never_a_bare_
     assert labels["kappa"] is None and labels["alpha"] is None and labels["exact"] == 1.0
     assert "chance is 1" in labels["undefined"]["kappa"]
     assert "agreement on 6 pairs: kappa n/a" in capsys.readouterr().out
+
+
+def test_the_shipped_ppi_qrels_are_what_make_ppi_qrels_writes_and_meet_ppis_precondition(tmp_path):
+    import runpy
+
+    from haystack_irmetrics.io import read_qrels, read_run
+    from haystack_irmetrics.judges.pool import pooled_pairs, unjudged_pairs
+
+    from .conftest import ROOT
+
+    written = runpy.run_path(str(ROOT / "examples" / "make_ppi_qrels.py"), run_name="not_main")["main"](tmp_path)
+    shipped = ROOT / "examples" / "data" / "ppi_qrels.tsv"
+    assert [p.read_bytes() for p in written] == [shipped.read_bytes()]
+    runs = {n: read_run(ROOT / "examples" / "data" / f"{n}.trec").data for n in ("good", "poor")}
+    human = read_qrels(shipped).data
+    holes = {q for q, _ in unjudged_pairs(runs, human, 10)}
+    pooled = {q for q, _ in pooled_pairs(runs, 10)}
+    assert len(pooled - holes) == 6 and len(pooled & holes) == 6
+    sample = read_qrels(ROOT / "haystack_irmetrics" / "datasets" / "sample" / "qrels" / "test.tsv").data
+    for q, docs in human.items():  # every label is the sample's, or the 0 its construction gives
+        assert all(label == sample[q].get(d, 0) for d, label in docs.items())
