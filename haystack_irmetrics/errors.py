@@ -240,6 +240,12 @@ class FusionError(IRMetricsError):
     runs, a trained method without qrels, or a tuned fusion Haystack's ``DocumentJoiner`` cannot reproduce."""
 
 
+class FusionParameterError(FusionError, InvalidArgumentError):
+    """A fusion's argument outside its stated range (RRF's k, rbc's phi, weights all zero or not finite, a
+    grid value, a search grid past its size limit, folds): a :class:`FusionError` and an
+    :class:`InvalidArgumentError`."""
+
+
 class PoolingError(IRMetricsError):
     """A pool cannot be made or estimated as asked: an unknown strategy or parameter, a budget or depth out of
     range, a label that is not a number, a sample that does not come from the runs and options it is read with."""
@@ -302,6 +308,7 @@ __all__ = [
     "FeedbackError",
     "FeedbackSchemaError",
     "FusionError",
+    "FusionParameterError",
     "IRMetricsError",
     "InterleavingError",
     "InvalidArgumentError",

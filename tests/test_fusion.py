@@ -1,11 +1,13 @@
 """``fusion.fuse`` equals ranx 0.3.21's ``fuse`` (the oracle): fused scores to 1e-9 and the same order
 where scores differ, for every method and normalisation, on random tie-heavy runs and on real runs.
 
-How the oracle is fed so that both rank the same documents in the same order: ranx ranks a run by
-score with numba's sort, stable on lists of up to 15 documents, so the random runs stay that short
-(ties then keep the dict's order, our documented tie order). On the real runs, longer, ranx's order
-among tied scores is its sort's, so a rank-based method is checked on runs whose scores are made
-strictly decreasing in our order first (the ranks are what the method reads). Two ranx choices that
+How the oracle is fed so that both rank the same documents in the same order: we rank a run's ties as
+trec_eval does (score descending, then document id descending), whatever order the dict lists them in;
+ranx ranks a run by score with numba's sort, stable on lists of up to 15 documents, so the random runs
+stay that short and ranx gets each run listed in trec_eval's order (:func:`trec_ordered`, written here
+from its definition). On the real runs, longer, ranx's order among tied scores is its sort's, so a
+rank-based method is checked on runs whose scores are made strictly decreasing in trec_eval's order
+first (the ranks are what the method reads). Two ranx choices that
 are no order of the input are pinned: condorcet starts its sort from a Python set's order (it changes
 with the hash seed), here patched to our candidate order; and ``borda`` normalisation lists a run's
 documents in that set order, so rank-based methods after it are not compared.
@@ -52,15 +54,18 @@ PARAMS = {
 }
 
 
+def trec_ordered(docs: dict) -> dict:
+    """``docs`` listed in trec_eval's order: float32 score descending, then document id descending."""
+    return dict(sorted(docs.items(), key=lambda kv: (float(np.float32(kv[1])), kv[0]), reverse=True))
+
+
 def _candidate_order(runs: list[dict]) -> dict[str, list[str]]:
-    """Per query, the candidates in our order: first appearance over the runs, each by score
-    descending, ties in dict order."""
+    """Per query, the candidates in our order: first appearance over the runs, each in trec_eval's order."""
     out = {}
     for q in runs[0]:
         seen: dict[str, None] = {}
         for run in runs:
-            docs = run.get(q, {})
-            for d in sorted(docs, key=lambda d, docs=docs: -docs[d]):
+            for d in trec_ordered(run.get(q, {})):
                 seen.setdefault(d)
         out[q] = list(seen)
     return out
@@ -87,7 +92,7 @@ def ranx_fuse(runs: list[dict], method: str, norm: str | None, weights, qrels, m
 
     monkeypatch.setattr(condorcet_module, "get_candidates", candidates)
     monkeypatch.setattr(weighted_module, "get_candidates", candidates, raising=False)
-    rruns = [ranx.Run({q: dict(run[q]) for q in runs[0]}) for run in runs]
+    rruns = [ranx.Run({q: trec_ordered(run[q]) for q in runs[0]}) for run in runs]
     params = dict(PARAMS.get(method, {}))
     if method in WEIGHTED:
         params["weights"] = list(weights)
@@ -205,10 +210,10 @@ def _real_runs() -> tuple[list[dict], dict]:
 
 
 def _strict(run: dict) -> dict:
-    """The same ranking (ours: score descending, ties in dict order), with distinct scores."""
+    """The same ranking (trec_eval's: score descending, ties by document id descending), with distinct scores."""
     out = {}
     for q, docs in run.items():
-        ranked = sorted(docs, key=lambda d, docs=docs: -docs[d])
+        ranked = list(trec_ordered(docs))
         out[q] = {d: float(len(ranked) - i) for i, d in enumerate(ranked)}
     return out
 

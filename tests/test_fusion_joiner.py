@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("haystack")
@@ -24,7 +25,8 @@ SHARED = Path(os.environ.get("IRMETRICS_SHARED_DATA", Path(__file__).resolve().p
 
 @component
 class FixedRetriever:
-    """Returns a run's documents for the query, in its rank order (score descending, ties in dict order)."""
+    """Returns a run's documents for the query, in its rank order: trec_eval's (score descending, ties by id
+    descending), the order ``fuse`` reads a run in."""
 
     def __init__(self, ranked: dict) -> None:
         self.ranked = ranked
@@ -32,7 +34,7 @@ class FixedRetriever:
     @component.output_types(documents=list[Document])
     def run(self, query: str) -> dict:
         docs = self.ranked.get(query, {})
-        ranked = sorted(docs, key=lambda d: -docs[d])
+        ranked = sorted(docs, key=lambda d: (float(np.float32(docs[d])), d), reverse=True)
         return {"documents": [Document(id=d, content=d, score=docs[d]) for d in ranked]}
 
 

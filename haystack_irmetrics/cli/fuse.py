@@ -12,13 +12,28 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..fusion.methods import METHODS
+from ..fusion.methods import METHODS, PARAMETER_RANGES, PARAMETERS, TRAINED
 from ..fusion.norms import NORMALIZATIONS
+from ..fusion.optimize import MAX_CONFIGURATIONS
 from .args import floats, named_file, names, seed
 
 # Names only: importing them loads numpy and the core, nothing heavier (the parser stays fast).
 _METHODS = list(METHODS)
 _NORMS = (*NORMALIZATIONS, "none")
+# The parameters as the command line gives them (RRF's k has its own flag).
+_PARAMS = [(key, method) for method, wanted in PARAMETERS.items() for key in wanted if method != "rrf"]
+_REQUIRED = ", ".join(
+    f"{m} --param {k}=..." for m, wanted in PARAMETERS.items() for k, v in wanted.items() if v is None
+)
+
+
+def _number(text: str) -> int | float:
+    """A number as typed (a whole one stays an int); its range is the method's to check."""
+    try:
+        number = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    return int(number) if number.is_integer() else number
 
 
 def _param(text: str) -> tuple[str, float]:
@@ -47,7 +62,8 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         choices=_METHODS,
         default="rrf",
         metavar="METHOD",
-        help=f"fusion method, ranx's names: {', '.join(_METHODS)} (default rrf)",
+        help=f"fusion method, ranx's names: {', '.join(_METHODS)} (default rrf); the trained ones "
+        f"({', '.join(TRAINED)}) learn from --qrels FILE; {_REQUIRED} need their parameter",
     )
     p.add_argument(
         "--norm",
@@ -57,7 +73,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help=f"score normalisation before fusing: {', '.join(_NORMS)} (default min-max)",
     )
     p.add_argument("--weights", type=floats, default=None, help="one weight per run, e.g. 0.3,0.7 (weighted methods)")
-    p.add_argument("--rrf-k", type=int, default=None, help="RRF's constant k (default 60)")
+    p.add_argument("--rrf-k", type=_number, default=None, help="RRF's constant k, a number > 0 (default 60)")
     p.add_argument("--depth", type=int, default=None, help="fuse each run's top D documents per query")
     p.add_argument(
         "--param",
@@ -65,8 +81,8 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="another parameter of the method: gamma (gmnz), phi (rbc), sigma (logn_isr), n_segments (probfuse), "
-        "w (slidefuse)",
+        help="another parameter of the method: "
+        + ", ".join(f"{key} ({method}: {PARAMETER_RANGES[key][0]})" for key, method in _PARAMS),
     )
     p.add_argument("--qrels", default=None, help="qrels (TREC or BEIR TSV): trained methods and --optimize")
     p.add_argument("--names", type=names, default=None, help="labels of the runs (default: file names)")
@@ -85,6 +101,14 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     tune.add_argument("--seed", type=seed, default=0, help="seed of the folds and the randomization test")
     tune.add_argument("--preset", choices=["beir", "trec"], default="beir", help="conventions of the measure")
     tune.add_argument("--json", action="store_true", help="print the tuning as JSON")
+    tune.add_argument(
+        "--max-configurations",
+        type=int,
+        default=MAX_CONFIGURATIONS,
+        metavar="N",
+        help="the largest grid searched; a larger one is refused before any work, naming the coarser step that fits",
+    )
+    tune.add_argument("--no-progress", action="store_true", help="no progress bar of the configurations tried")
     p.add_argument(
         "--joiner-yaml",
         default=None,
@@ -122,10 +146,19 @@ def _table(tuning: Any) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``irmetrics fuse``: write the fused run, print the tuning, write the joiner."""
+    """Run ``irmetrics fuse``: write the fused run, print the tuning, write the joiner; fusion's messages name
+    this command's flags."""
+    from ..fusion.arguments import command_line_names
+
+    with command_line_names():
+        return _fuse(args)
+
+
+def _fuse(args: argparse.Namespace) -> int:
     from ..errors import FusionError
     from ..fusion import fuse, joiner_parameters, joiner_yaml, optimize_fusion, pack_runs
-    from ..fusion.optimize import grid_from_values
+    from ..fusion.api import check_method, check_trained
+    from ..fusion.optimize import grid_from_values, search_grid
     from ..io.output import write_text
     from ..io.trec import read_qrels, write_trec_run
 
@@ -141,11 +174,19 @@ def run(args: argparse.Namespace) -> int:
         if args.method != "rrf":
             raise FusionError(f"--rrf-k is RRF's constant; {args.method} does not take it")
         params["k"] = args.rrf_k
+    # Every argument checked before any file is read.
+    if args.optimize:
+        search = grid_from_values(args.method, args.grid) if args.grid else {}
+        grid = search_grid(
+            args.method, len(args.runs), params=params, max_configurations=args.max_configurations, **search
+        )
+    else:
+        check_method(args.method, len(args.runs), args.weights, params)
+        check_trained(args.method, args.qrels)
     qrels = read_qrels(args.qrels) if args.qrels else None
     packed = pack_runs(args.runs, names=args.names, depth=args.depth)
     weights = args.weights
     if args.optimize:
-        grid = grid_from_values(args.method, len(packed.runs), args.grid) if args.grid else None
         tuning = optimize_fusion(
             packed,
             qrels,
@@ -157,6 +198,8 @@ def run(args: argparse.Namespace) -> int:
             seed=args.seed,
             preset=args.preset,
             params=params,
+            max_configurations=args.max_configurations,
+            progress=False if args.no_progress else None,
         )
         chosen = dict(tuning.params)
         weights = chosen.pop("weights", weights)

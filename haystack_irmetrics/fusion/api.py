@@ -11,31 +11,53 @@ import numpy as np
 
 from ..core.inputs import ColumnarRun, Qrels
 from ..core.validation import shown
-from ..errors import FusionError
-from .methods import METHODS, PARAMETERS, TRAINED, WEIGHTED, fused_scores, learn
+from ..errors import FusionError, FusionParameterError
+from .arguments import argument
+from .methods import METHODS, PARAMETER_RANGES, PARAMETERS, TRAINED, WEIGHTED, fused_scores, learn
 from .norms import norm_name, normalize
-from .packed import PackedRuns, RunInput, pack_runs
+from .packed import PackedRuns, RunInput, check_run_count, pack_runs
 from .trained import training_labels
 
 
-def check_method(
-    method: str, n_runs: int, weights: Sequence[float] | None, params: Mapping[str, Any] | None
-) -> tuple[list[float] | None, dict[str, Any]]:
-    """``(weights, params)`` checked and completed for ``method`` over ``n_runs`` runs.
+def _parameter(method: str, key: str, value: object = "...", source: str | None = None) -> str:
+    if source is not None:
+        return source
+    return argument("k", value=value) if method == "rrf" and key == "k" else argument("param", key, value)
 
-    :raises FusionError: an unknown method, weights for a method that takes none or not one per run, a
-        parameter the method does not take or is missing.
+
+def check_method(
+    method: str,
+    n_runs: int,
+    weights: Sequence[float] | None,
+    params: Mapping[str, Any] | None,
+    *,
+    source: str | None = None,
+) -> tuple[list[float] | None, dict[str, Any]]:
+    """``(weights, params)`` checked and completed for ``method`` over ``n_runs`` runs: the one place every
+    fusion argument is checked against its range (:data:`~.methods.PARAMETER_RANGES`). A message names the
+    argument a parameter came from (``params=``, ``--param``; ``source`` where it came from elsewhere).
+
+    :raises FusionError: an unknown method.
+    :raises FusionParameterError: weights for a method that takes none, not one per run, not finite or all
+        zero; a parameter the method does not take, missing, not a finite number or out of its range.
     """
     if method not in METHODS:
         raise FusionError(f"unknown fusion method {method!r}; choose one of {', '.join(METHODS)}")
     if weights is not None:
         if method not in WEIGHTED:
-            raise FusionError(f"{method} takes no weights (the weighted methods: {', '.join(WEIGHTED)})")
-        weights = [float(w) for w in weights]
+            raise FusionParameterError(
+                f"{method} takes no weights ({argument('weights')}; the weighted methods: {', '.join(WEIGHTED)})"
+            )
+        try:
+            weights = [float(w) for w in weights]
+        except (TypeError, ValueError):
+            raise FusionParameterError(f"weights must be numbers, got {shown(weights)}") from None
         if len(weights) != n_runs:
-            raise FusionError(f"{len(weights)} weights for {n_runs} runs: give one weight per run")
+            raise FusionParameterError(f"{len(weights)} weights for {n_runs} runs: give one weight per run")
         if not all(map(math.isfinite, weights)):
-            raise FusionError(f"weights must be finite numbers, got {weights}")
+            raise FusionParameterError(f"weights must be finite numbers, got {weights}")
+        if not any(weights):
+            raise FusionParameterError(f"weights must not all be zero (every document would score 0), got {weights}")
     elif method in WEIGHTED:
         weights = [1.0 / n_runs] * n_runs
     wanted = PARAMETERS.get(method, {})
@@ -43,21 +65,35 @@ def check_method(
     unknown = sorted(set(given) - set(wanted))
     if unknown:
         takes = ", ".join(wanted) or "none"
-        raise FusionError(f"{method} takes no parameter {', '.join(unknown)} (its parameters: {takes})")
+        raise FusionParameterError(
+            f"{method} takes no parameter {', '.join(unknown)} ({_parameter(method, unknown[0])}; its parameters: {takes})"
+        )
     full = {**wanted, **given}
     for key, value in full.items():
         if value is None:
-            raise FusionError(f"{method} needs the parameter {key} (params={{{key!r}: ...}})")
+            raise FusionParameterError(f"{method} needs the parameter {key} ({_parameter(method, key)})")
         if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-            raise FusionError(f"{method}'s parameter {key} must be a finite number, got {shown(value)}")
-    if method == "logn_isr" and not 0.0 <= full["sigma"] <= 1.0:
-        raise FusionError(f"logn_isr's sigma must be in [0, 1], got {full['sigma']}")
-    for key in ("n_segments", "w"):
-        if key in full and (int(full[key]) != full[key] or full[key] < (1 if key == "n_segments" else 0)):
-            raise FusionError(f"{method}'s parameter {key} must be a whole number >= 1, got {full[key]}")
-        if key in full:
-            full[key] = int(full[key])
+            raise FusionParameterError(
+                f"{method}'s parameter {key} must be a finite number, got {shown(value)} "
+                f"({_parameter(method, key, shown(value), source)})"
+            )
+        what, inside = PARAMETER_RANGES[key]
+        if not inside(value):
+            raise FusionParameterError(
+                f"{method}'s parameter {key} must be {what}, got {value} ({_parameter(method, key, value, source)})"
+            )
+        if key in ("n_segments", "w"):
+            full[key] = int(value)
     return weights, full
+
+
+def check_trained(method: str, qrels: object) -> None:
+    """A trained method has judgments to learn from.
+
+    :raises FusionError: ``qrels`` is None for a method of :data:`~.methods.TRAINED`.
+    """
+    if method in TRAINED and qrels is None:
+        raise FusionError(f"{method} is trained on judgments: pass qrels ({argument('qrels')})")
 
 
 def _rank_within(scores: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -132,11 +168,13 @@ def fuse(
     :param names: run names for messages (default ``run1``, ``run2``, ...).
     :returns: the fused run as a :class:`~haystack_irmetrics.core.inputs.ColumnarRun` (``.data`` is the
         ``{qid: {docid: score}}`` dict), each query's documents by fused score descending.
-    :raises FusionError: unknown method or normalisation, weights that do not fit, a missing parameter,
-        a trained method without ``qrels``.
+    :raises FusionError: unknown method or normalisation, a trained method without ``qrels``.
+    :raises FusionParameterError: weights that do not fit, a missing parameter or one out of its range
+        (:func:`check_method`); a ``FusionError`` and an ``InvalidArgumentError``.
 
-    Each run ranks its documents by score descending, ties in its own order; the fused ranking breaks
-    ties by first appearance over the runs in their order. Usage::
+    Each run ranks its documents as trec_eval (and this package's evaluation) does: score descending, ties
+    by document id descending, whatever order the run lists them in; the fused ranking breaks ties by first
+    appearance over the runs in their order. Usage::
 
         >>> from haystack_irmetrics.fusion import fuse
         >>> bm25 = {"q1": {"d1": 12.0, "d2": 9.5, "d3": 7.0}}
@@ -146,17 +184,21 @@ def fuse(
         >>> fuse([bm25, dense], "wsum", norm="min-max", weights=[0.3, 0.7]).data["q1"]["d3"]
         0.7
     """
-    packed = runs if isinstance(runs, PackedRuns) else pack_runs(runs, names=names, depth=depth)
     if isinstance(runs, PackedRuns) and depth is not None:
         raise FusionError("depth applies when packing: pass it to pack_runs")
+    runs = runs if isinstance(runs, PackedRuns) else list(runs)
     all_params = dict(params or {})
     if rrf_k is not None:
         if method != "rrf":
-            raise FusionError(f"rrf_k is RRF's constant; {method} does not take it")
+            raise FusionParameterError(f"rrf_k is RRF's constant; {method} does not take it")
         all_params["k"] = rrf_k
-    weights, all_params = check_method(method, len(packed.runs), weights, all_params)
-    if method in TRAINED and qrels is None:
-        raise FusionError(f"{method} is trained on judgments: pass qrels")
+    n_runs = len(runs.runs) if isinstance(runs, PackedRuns) else len(runs)
+    check_run_count(n_runs)
+    # Every argument is checked before any run is read.
+    weights, all_params = check_method(method, n_runs, weights, all_params)
+    check_trained(method, qrels)
+    norm_name(norm)
+    packed = runs if isinstance(runs, PackedRuns) else pack_runs(runs, names=names, depth=depth)
     normed = normalize(packed, norm_name(norm))
     learned = None
     if method in TRAINED:

@@ -9,7 +9,7 @@ precision in ``bayesfuse``, the mean of the remaining Borda points in ``bordafus
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cmp_to_key
 from typing import Any
 
@@ -17,6 +17,7 @@ import numpy as np
 
 from ..errors import FusionError
 from . import trained
+from .arguments import argument
 from .packed import PackedRuns, RunRows
 
 #: Methods that take one weight per run.
@@ -55,6 +56,16 @@ PARAMETERS: dict[str, dict[str, Any]] = {
     "rbc": {"phi": None},
     "probfuse": {"n_segments": None},
     "slidefuse": {"w": None},
+}
+#: The range of every parameter (checked in one place, :func:`~haystack_irmetrics.fusion.check_method`): what
+#: it says and whether a (finite) value is in it.
+PARAMETER_RANGES: dict[str, tuple[str, Callable[[float], bool]]] = {
+    "k": ("a number > 0", lambda v: v > 0),
+    "gamma": ("any finite number", lambda v: True),
+    "sigma": ("in [0, 1]", lambda v: 0 <= v <= 1),
+    "phi": ("in (0, 1)", lambda v: 0 < v < 1),
+    "n_segments": ("a whole number >= 1", lambda v: v >= 1 and float(v).is_integer()),
+    "w": ("a whole number >= 0", lambda v: v >= 0 and float(v).is_integer()),
 }
 _MIN_ODD = float(np.log(0.001 / 0.999))  # bayesfuse's log-odds of a document a run did not retrieve
 
@@ -221,7 +232,7 @@ def _trained_scores(
             if r.rank.size and int(r.rank.max()) >= trained.BAYES_CUTOFFS[-1]:
                 raise FusionError(
                     f"bayesfuse estimates log-odds for the top {trained.BAYES_CUTOFFS[-1]} ranks only and run "
-                    f"{name!r} goes deeper: pass depth={trained.BAYES_CUTOFFS[-1]}"
+                    f"{name!r} goes deeper: pass {argument('depth', value=trained.BAYES_CUTOFFS[-1])}"
                 )
         total = _sum(n, runs, [odds[r.rank] for r, odds in zip(runs, learned)])
         return total + (len(runs) - _count(n, runs)) * _MIN_ODD

@@ -7,13 +7,19 @@ tie keeps the later configuration, as ranx's ``>=`` does. The queries judged and
 (``seed``) into ``folds`` folds; each fold's queries are scored by the configuration best on the other
 folds (a trained method also learns from those only), so the held-out score is the score of a choice made
 without them. The parameters reported for use are the best on all queries.
+
+The search is bounded: a grid of more than ``max_configurations`` (:data:`MAX_CONFIGURATIONS`) configurations
+is refused before any work, with the coarser step that fits (ranx's weight grid has ``C(1/step + n - 1,
+n - 1)`` tuples: 19,448 for 8 runs at 0.1, 92,378 for 10). The weight tuples are made in ranx's order
+without the ``(1/step + 1) ** n`` product ranx filters, and each configuration's scores are dropped once
+compared, so time and memory grow with the configurations tried, not with the product.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import product
 from typing import Any
 
 import numpy as np
@@ -21,13 +27,16 @@ import numpy as np
 from ..core.evaluate import evaluate
 from ..core.inputs import Qrels
 from ..core.measures import parse_measure
-from ..errors import FusionError
+from ..errors import FusionError, FusionParameterError
+from ..io.progress import bar
 from ..stats.compare import Comparison
 from ..stats.paired import compare_with_baseline
 from ..stats.significance import check_seed
 from .api import check_method, fuse
+from .arguments import argument
 from .methods import TRAINED, WEIGHTED
-from .packed import PackedRuns, RunInput, pack_runs
+from .norms import norm_name
+from .packed import PackedRuns, RunInput, check_run_count, pack_runs
 
 #: The parameter each method's grid runs over, with ranx's range (first, last, step).
 RANGES: dict[str, tuple[str, float, float, float]] = {
@@ -40,24 +49,119 @@ RANGES: dict[str, tuple[str, float, float, float]] = {
 }
 
 
+#: The most configurations a search tries unless told otherwise (``max_configurations=``,
+#: ``--max-configurations``): about 10 s of fusing and scoring on 12 queries of 100 documents, a few minutes
+#: on 50 queries of 1,000 (see docs/fusion.md).
+MAX_CONFIGURATIONS = 10_000
+_COARSER_STEPS = (0.05, 0.1, 0.2, 0.25, 0.5, 1.0)  # what a refusal suggests, the finest that fits first
+
+
 def _digits(step: float) -> int:
     return str(step)[::-1].find(".")
 
 
-def weight_grid(n_runs: int, step: float = 0.1) -> list[tuple[float, ...]]:
-    """ranx's weight configurations: every ``n_runs``-tuple of ``0, step, ..., 1`` (rounded as ranx does)
-    whose float sum is exactly 1."""
-    if not 0 < step <= 1:
-        raise FusionError(f"the weight step must be in (0, 1], got {step}")
+def _check_step(step: float) -> None:
+    if isinstance(step, bool) or not isinstance(step, int | float) or not 0 < step <= 1:
+        raise FusionParameterError(f"the weight step must be in (0, 1], got {step!r} ({argument('step', value=step)})")
+
+
+def _units(step: float) -> int:
+    """The steps that make 1, ``round(1 / step)`` (a step so small that ``1 / step`` overflows: 10**324)."""
+    whole = 1 / step
+    return round(whole) if math.isfinite(whole) else 10**324
+
+
+def weight_grid_size(n_runs: int, step: float = 0.1, limit: int | None = None) -> int:
+    """How many weight tuples :func:`weight_grid` makes at most, counted without making them: the
+    ``n_runs``-tuples of whole numbers summing to ``round(1 / step)``, ``C(1 / step + n_runs - 1, n_runs - 1)``
+    (ranx's float test can drop a few: 62 of 66 for 3 runs at 0.1). Counting stops past ``limit``.
+
+        >>> weight_grid_size(8), weight_grid_size(10), weight_grid_size(2, 1e-9)
+        (19448, 92378, 1000000001)
+    """
+    _check_step(step)
+    units = _units(step)
+    size = 1
+    for i in range(1, n_runs):  # C(units + i, i) grows with i: stop once past the limit
+        size = size * (units + i) // i
+        if limit is not None and size > limit:
+            return size
+    return size
+
+
+def _weight_tuples(n_runs: int, step: float) -> Iterator[tuple[float, ...]]:
+    """ranx's weight tuples in ranx's order (``itertools.product`` over ``0, step, ..., 1``, then its test
+    ``sum(seq) == 1.0``), made directly: only a tuple of whole steps summing to ``round(1 / step)`` can sum
+    to 1, and those are made in lexicographic order, the product's."""
     digits = _digits(step)
+    units = _units(step)
     values = [round(x, digits) if digits >= 0 else x for x in np.arange(0, 1 + step, step).tolist()]
-    return [seq for seq in product(values, repeat=n_runs) if sum(seq) == 1.0]
+    top = min(units, len(values) - 1)
+    index = [0] * n_runs
+
+    def fill(at: int, left: int) -> Iterator[tuple[float, ...]]:
+        if at == n_runs - 1:
+            if left <= top:
+                index[at] = left
+                seq = tuple(values[i] for i in index)
+                if sum(seq) == 1.0:
+                    yield seq
+            return
+        for i in range(max(0, left - top * (n_runs - 1 - at)), min(left, top) + 1):
+            index[at] = i
+            yield from fill(at + 1, left - i)
+
+    yield from fill(0, units)
 
 
-def default_grid(method: str, n_runs: int, step: float = 0.1) -> list[dict[str, Any]]:
-    """The configurations ranx's ``optimize_fusion`` tries for ``method`` (one empty one if it has no parameter)."""
-    if method in WEIGHTED:
-        return [{"weights": list(w)} for w in weight_grid(n_runs, step)]
+def weight_grid(
+    n_runs: int, step: float = 0.1, max_configurations: int = MAX_CONFIGURATIONS
+) -> list[tuple[float, ...]]:
+    """ranx's weight configurations: every ``n_runs``-tuple of ``0, step, ..., 1`` (rounded as ranx does)
+    whose float sum is exactly 1, in ranx's order.
+
+    :raises FusionParameterError: a step outside (0, 1], or more than ``max_configurations`` tuples
+        (:func:`check_grid_size`).
+    """
+    check_grid_size("wsum", n_runs, step, max_configurations)
+    return list(_weight_tuples(n_runs, step))
+
+
+def check_grid_size(method: str, n_runs: int, step: float, max_configurations: int, given: int | None = None) -> int:
+    """The size of the grid to search (``given`` configurations, or the default grid of ``method`` over
+    ``n_runs`` runs at ``step``), refused past ``max_configurations``.
+
+    :raises FusionParameterError: a grid larger than ``max_configurations``, with the coarser step that fits.
+    """
+    if isinstance(max_configurations, bool) or not isinstance(max_configurations, int) or max_configurations < 1:
+        raise FusionParameterError(
+            f"max_configurations must be a whole number >= 1, got {max_configurations!r} "
+            f"({argument('max_configurations', value=max_configurations)})"
+        )
+    if given is not None:
+        size, what = given, f"the {argument('grid')} given"
+    elif method in WEIGHTED:
+        size = weight_grid_size(n_runs, step, max_configurations)
+        what = f"{method}'s weights over {n_runs} runs in steps of {step}"
+    else:
+        return len(_parameter_grid(method))
+    if size <= max_configurations:
+        return size
+    fits = [
+        s for s in _COARSER_STEPS if s > step and weight_grid_size(n_runs, s, max_configurations) <= max_configurations
+    ]
+    hint = ""
+    if given is None and fits:
+        coarser = fits[0]
+        hint = f"a coarser step ({argument('step', value=coarser)}: {weight_grid_size(n_runs, coarser):,} configurations), "
+    shown_size = f"{size:,}" if size <= 10**12 else "more than 10^12"
+    raise FusionParameterError(
+        f"{what} make {shown_size} configurations, more than the {max_configurations:,} a search tries: take "
+        f"{hint}fewer runs, or {argument('max_configurations', value=size if size <= 10**12 else 'N')}"
+    )
+
+
+def _parameter_grid(method: str) -> list[dict[str, Any]]:
     if method not in RANGES:
         return [{}]
     name, first, last, by = RANGES[method]
@@ -67,18 +171,71 @@ def default_grid(method: str, n_runs: int, step: float = 0.1) -> list[dict[str, 
     return [{name: round(v, digits)} for v in np.arange(first, last + by, by).tolist()]
 
 
-def grid_from_values(method: str, n_runs: int, values: Sequence[float]) -> list[dict[str, Any]]:
-    """A grid from the command line's ``--grid``: for a weighted method one value, the weight step; else
-    the values of the method's parameter (``rrf``: k)."""
+def default_grid(method: str, n_runs: int, step: float = 0.1) -> list[dict[str, Any]]:
+    """The configurations ranx's ``optimize_fusion`` tries for ``method`` (one empty one if it has no parameter).
+
+    :raises FusionParameterError: a weight grid of more than :data:`MAX_CONFIGURATIONS` tuples.
+    """
+    if method in WEIGHTED:
+        return [{"weights": list(w)} for w in weight_grid(n_runs, step)]
+    return _parameter_grid(method)
+
+
+def search_grid(
+    method: str,
+    n_runs: int,
+    *,
+    grid: Sequence[Mapping[str, Any]] | None = None,
+    step: float = 0.1,
+    params: Mapping[str, Any] | None = None,
+    max_configurations: int = MAX_CONFIGURATIONS,
+) -> list[dict[str, Any]]:
+    """The configurations :func:`optimize_fusion` tries, each checked (:func:`~.api.check_method`) before any
+    work: ``grid``, or ranx's (:func:`default_grid`) less what is outside a parameter's range (ranx's rbc grid
+    ends at ``phi = 1``, where every document scores 0).
+
+    :raises FusionParameterError: a grid past ``max_configurations`` (:func:`check_grid_size`), a
+        configuration out of range.
+    :raises FusionError: an empty grid.
+    """
+    check_run_count(n_runs)
+    if grid is None:
+        _check_step(step)
+    check_grid_size(method, n_runs, step, max_configurations, None if grid is None else len(grid))
+    fixed = dict(params or {})
+    if grid is not None:
+        configs = [dict(c) for c in grid]
+    elif method in WEIGHTED:
+        configs = [{"weights": list(w)} for w in _weight_tuples(n_runs, step)]
+    else:
+        configs = [c for c in _parameter_grid(method) if not (method == "rbc" and c["phi"] >= 1)]
+    if not configs:
+        raise FusionError(f"the grid for {method} is empty")
+    source = None if grid is None else argument("grid")
+    for c in configs:
+        extra = {k: v for k, v in c.items() if k != "weights"}
+        check_method(method, n_runs, c.get("weights"), {**fixed, **extra}, source=source)
+    return configs
+
+
+def grid_from_values(method: str, values: Sequence[float]) -> dict[str, Any]:
+    """The :func:`optimize_fusion` keywords of the command line's ``--grid``: for a weighted method one value,
+    the weight step (``{"step": ...}``); else the values of the method's parameter (``{"grid": [...]}``,
+    ``rrf``: k). Whole-number parameters keep a value that is not whole, for :func:`check_method` to refuse.
+
+    :raises FusionParameterError: not one value for a weighted method; a method with no parameter to tune.
+    """
     if method in WEIGHTED:
         if len(values) != 1:
-            raise FusionError(f"{method}'s --grid is one value, the weight step (ranx's 0.1), got {list(values)}")
-        return default_grid(method, n_runs, float(values[0]))
+            raise FusionParameterError(
+                f"{method}'s {argument('grid')} is one value, the weight step (ranx's 0.1), got {list(values)}"
+            )
+        return {"step": float(values[0])}
     if method not in RANGES:
-        raise FusionError(f"{method} has no parameter to tune")
+        raise FusionParameterError(f"{method} has no parameter to tune ({argument('grid')})")
     name = RANGES[method][0]
     whole = name in ("k", "n_segments", "w")
-    return [{name: int(v) if whole else float(v)} for v in values]
+    return {"grid": [{name: int(v) if whole and float(v).is_integer() else float(v)} for v in values]}
 
 
 @dataclass(frozen=True)
@@ -144,9 +301,37 @@ class FusionTuning:
         }
 
 
-def _scores(run: Any, qrels: Qrels, metric: str, queries: list[str], preset: str) -> np.ndarray:
+def _scores(run: Any, qrels: Qrels, metric: str, queries: list[str], preset: str, what: str) -> np.ndarray:
+    """Per query of ``queries``, ``run``'s ``metric``.
+
+    :raises FusionError: a value that is not a finite number (a gains table whose sums overflow): the
+        configurations could not be compared on it.
+    """
     values = evaluate(qrels, run, None, measures=[metric], preset=preset).per_query[metric]
-    return np.array([values.get(q, 0.0) for q in queries], dtype=np.float64)
+    out = np.array([values.get(q, 0.0) for q in queries], dtype=np.float64)
+    bad = np.flatnonzero(~np.isfinite(out))
+    if bad.size:
+        q = queries[int(bad[0])]
+        raise FusionError(
+            f"{metric} of {what} is {out[bad[0]]} for query {q!r}, not a finite number: nothing can be compared on it"
+        )
+    return out
+
+
+def _search(
+    configs: list[dict[str, Any]], score: Callable[[dict[str, Any]], np.ndarray], masks: list[np.ndarray], tick: Any
+) -> list[tuple[int, np.ndarray]]:
+    """Per mask, ``(index, values)`` of the configuration whose ``score`` has the highest mean over the mask,
+    a tie keeping the later one (ranx's ``>=``). One pass; only the best scores so far are kept."""
+    best: list[tuple[float, int, np.ndarray]] = [(-math.inf, -1, np.zeros(0))] * len(masks)
+    for i, c in enumerate(configs):
+        values = score(c)
+        for j, mask in enumerate(masks):
+            mean = float(values[mask].mean())
+            if mean >= best[j][0]:
+                best[j] = (mean, i, values)
+        tick()
+    return [(i, values) for _, i, values in best]
 
 
 def optimize_fusion(
@@ -164,6 +349,8 @@ def optimize_fusion(
     params: Mapping[str, Any] | None = None,
     names: Sequence[str] | None = None,
     depth: int | None = None,
+    max_configurations: int = MAX_CONFIGURATIONS,
+    progress: bool | None = None,
 ) -> FusionTuning:
     """Tune ``method``'s weights or parameter on ``qrels`` by ``folds``-fold cross-validation over queries.
 
@@ -172,7 +359,12 @@ def optimize_fusion(
     :param metric: the measure maximised, any name :func:`~haystack_irmetrics.evaluate` takes, scored
         with ``preset``.
     :param params: fixed parameters of the method (not tuned).
-    :raises FusionError: fewer judged queries than folds, ``folds`` below 2, an empty grid.
+    :param max_configurations: the largest grid searched (:data:`MAX_CONFIGURATIONS`); a larger one is
+        refused before any work.
+    :param progress: a progress bar of the configurations tried (default: when stderr is a terminal).
+    :raises FusionParameterError: ``folds`` below 2, a grid past ``max_configurations``, a configuration or
+        parameter out of its range (all before any run is read).
+    :raises FusionError: fewer judged queries than folds, an empty grid, a metric that is not finite.
 
     Usage::
 
@@ -186,65 +378,54 @@ def optimize_fusion(
     """
     metric = parse_measure(metric).name
     rng = check_seed(seed)  # before any work
+    if isinstance(folds, bool) or not isinstance(folds, int) or folds < 2:
+        raise FusionParameterError(f"folds must be a whole number >= 2, got {folds!r} ({argument('folds', value=2)})")
+    runs = runs if isinstance(runs, PackedRuns) else list(runs)
+    n_runs = len(runs.runs) if isinstance(runs, PackedRuns) else len(runs)
+    fixed = dict(params or {})
+    configs = search_grid(method, n_runs, grid=grid, step=step, params=fixed, max_configurations=max_configurations)
+    norm_name(norm)
     packed = runs if isinstance(runs, PackedRuns) else pack_runs(runs, names=names, depth=depth)
     judged = qrels if isinstance(qrels, Qrels) else Qrels.from_dict(qrels)
-    if isinstance(folds, bool) or not isinstance(folds, int) or folds < 2:
-        raise FusionError(f"folds must be an integer >= 2, got {folds!r}")
     queries = sorted(q for q in packed.qids if judged.judged(q))
     if len(queries) < folds:
         raise FusionError(f"{len(queries)} judged queries cannot make {folds} folds")
-    configs = [dict(c) for c in (grid if grid is not None else default_grid(method, len(packed.runs), step))]
-    if not configs:
-        raise FusionError(f"the grid for {method} is empty")
-    fixed = dict(params or {})
-    for c in configs:  # every configuration checked before any fusion
-        check_method(
-            method, len(packed.runs), c.get("weights"), {**fixed, **{k: v for k, v in c.items() if k != "weights"}}
-        )
     fold_of = np.empty(len(queries), dtype=np.int64)
     for f, part in enumerate(np.array_split(rng.permutation(len(queries)), folds)):
         fold_of[part] = f
 
-    def fused(c: Mapping[str, Any], train: Qrels | None) -> Any:
-        extra = {k: v for k, v in c.items() if k != "weights"}
-        return fuse(packed, method, norm=norm, weights=c.get("weights"), qrels=train, params={**fixed, **extra})
+    def scored(train: Qrels | None) -> Callable[[dict[str, Any]], np.ndarray]:
+        def score(c: dict[str, Any]) -> np.ndarray:
+            extra = {k: v for k, v in c.items() if k != "weights"}
+            run = fuse(packed, method, norm=norm, weights=c.get("weights"), qrels=train, params={**fixed, **extra})
+            return _scores(run, judged, metric, queries, preset, f"the fusion {c}")
+
+        return score
 
     def restricted(keep: np.ndarray) -> Qrels:
         return Qrels.from_dict({q: judged.data[q] for q in np.asarray(queries, dtype=object)[keep].tolist()})
 
-    def best(values: list[np.ndarray], mask: np.ndarray) -> int:
-        means = [float(v[mask].mean()) for v in values]
-        top = max(means)
-        return max(i for i, m in enumerate(means) if m == top)  # a tie keeps the later one (ranx's >=)
-
+    trains = [fold_of != f for f in range(folds)]
+    everything = np.ones(len(queries), dtype=bool)
+    passes = folds + 1 if method in TRAINED else 1
+    with bar(len(configs) * passes, f"fuse --optimize {method}", "config", progress) as shown:
+        if method in TRAINED:  # each fold learns from its training queries only
+            picks = [_search(configs, scored(restricted(t)), [t], shown.update)[0] for t in trains]
+            picks.append(_search(configs, scored(judged), [everything], shown.update)[0])
+        else:
+            picks = _search(configs, scored(None), [*trains, everything], shown.update)
     held = np.zeros(len(queries))
     fold_report = []
-    if method in TRAINED:
-        for f in range(folds):
-            train = fold_of != f
-            train_qrels = restricted(train)
-            values = [_scores(fused(c, train_qrels), judged, metric, queries, preset) for c in configs]
-            i = best(values, train)
-            held[~train] = values[i][~train]
-            fold_report.append(
-                {"params": configs[i], "train": float(values[i][train].mean()), "test": float(values[i][~train].mean())}
-            )
-        whole = [_scores(fused(c, judged), judged, metric, queries, preset) for c in configs]
-    else:
-        whole = [_scores(fused(c, None), judged, metric, queries, preset) for c in configs]
-        for f in range(folds):
-            train = fold_of != f
-            i = best(whole, train)
-            held[~train] = whole[i][~train]
-            fold_report.append(
-                {"params": configs[i], "train": float(whole[i][train].mean()), "test": float(whole[i][~train].mean())}
-            )
-    chosen = configs[best(whole, np.ones(len(queries), dtype=bool))]
+    for train, (i, values) in zip(trains, picks):
+        held[~train] = values[~train]
+        fold_report.append(
+            {"params": configs[i], "train": float(values[train].mean()), "test": float(values[~train].mean())}
+        )
+    chosen = configs[picks[-1][0]]
     inputs = {}
     per_query = {"fused": dict(zip(queries, held.tolist()))}
     for name, rows in zip(packed.names, packed.runs):
-        run = _input_run(packed, rows)
-        values = _scores(run, judged, metric, queries, preset)
+        values = _scores(_input_run(packed, rows), judged, metric, queries, preset, f"the run {name!r}")
         inputs[name] = float(values.mean())
         per_query[name] = dict(zip(queries, values.tolist()))
     best_input = max(inputs, key=lambda n: inputs[n])

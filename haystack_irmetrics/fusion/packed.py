@@ -1,11 +1,12 @@
 """Runs packed once for fusion: every query's candidates (the union of the runs' documents) numbered,
 and each run's documents as flat arrays in rank order.
 
-The order a run ranks its documents in (what rank-based methods read) is **score descending, ties in
-the run's own order** (a dict's insertion order, a file's line order): a stable sort, the order ranx
-reads on lists short enough for its sort to be stable. A query's candidates are numbered in first
-appearance over the runs in their order, each run in rank order; that numbering breaks ties in the
-fused ranking.
+The order a run ranks its documents in (what rank-based methods read) is **trec_eval's**, the one the
+package's evaluation gives the same run: score descending (as float32), ties by document id descending
+(:func:`~haystack_irmetrics.io.trec.trec_order`), whatever order a dict or a file lists them in. ranx
+reads that order when given it (its sort keeps a tie's order on lists of up to 15 documents, and scrambles
+it beyond). A query's candidates are numbered in first appearance over the runs in their order, each run
+in rank order; that numbering breaks ties in the fused ranking.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ import numpy as np
 
 from ..core.inputs import ArrayRun, Run, as_run
 from ..core.validation import shown
-from ..errors import EmptyInputError, FusionError, InvalidIdError, InvalidScoreError
+from ..errors import EmptyInputError, FusionError, FusionParameterError, InvalidIdError, InvalidScoreError
+from .arguments import argument
 
 #: What :func:`pack_runs` takes for one run: ``{qid: {docid: score}}``, ranked lists ``{qid: [docid, ...]}``,
 #: a :class:`~haystack_irmetrics.core.inputs.Run` or ``ArrayRun``, or the path of a TREC run file.
@@ -129,25 +131,41 @@ def _number(value: object) -> bool:
     return not isinstance(value, str | bytes)
 
 
-def _rank_order(scores: np.ndarray, offsets: np.ndarray) -> np.ndarray | None:
-    """Rows in rank order (per query: score descending, ties in given order), or None when already so."""
-    rises = np.flatnonzero(scores[1:] > scores[:-1]) + 1  # a row scored above the one before it
-    if rises.size:
-        rises = rises[~np.isin(rises, offsets)]  # ... in the same query
-    if rises.size == 0:
+def _rank_order(ids: list[str], scores: np.ndarray, offsets: np.ndarray) -> np.ndarray | None:
+    """Rows in rank order (per query trec_eval's: :func:`~haystack_irmetrics.io.trec.trec_order`), or None when
+    already so. Only the queries out of that order are sorted: a row scored above the one before it (as
+    float32), or a tie whose ids do not descend."""
+    from ..io.trec import trec_order
+
+    s32 = scores.astype(np.float32) + np.float32(0.0)  # trec_eval's float32 (-0.0 is 0.0)
+    inner = np.ones(max(scores.size - 1, 0), dtype=bool)
+    inner[offsets[1:-1][(offsets[1:-1] > 0) & (offsets[1:-1] < scores.size)] - 1] = False  # a new query
+    rises = np.flatnonzero(inner & (s32[1:] > s32[:-1])) + 1
+    tied = np.flatnonzero(inner & (s32[1:] == s32[:-1])).tolist()
+    unordered = [i + 1 for i in tied if ids[i] < ids[i + 1]]  # str order is trec_eval's byte order
+    if rises.size == 0 and not unordered:
         return None
     order = np.arange(scores.size)
-    for qi in np.unique(np.searchsorted(offsets, rises, side="right") - 1).tolist():
+    rows = np.concatenate([rises, np.asarray(unordered, dtype=np.int64)])
+    for qi in np.unique(np.searchsorted(offsets, rows, side="right") - 1).tolist():
         a, b = int(offsets[qi]), int(offsets[qi + 1])
-        order[a:b] = a + np.argsort(-scores[a:b], kind="stable")
+        row_of = dict(zip(ids[a:b], range(a, b)))
+        order[a:b] = list(map(row_of.__getitem__, trec_order(dict(zip(ids[a:b], scores[a:b].tolist())))))
     return order
+
+
+def check_run_count(n_runs: int) -> None:
+    """:raises FusionError: fewer than two runs."""
+    if n_runs < 2:
+        raise FusionError(f"fusion needs at least two runs, got {n_runs}")
 
 
 def pack_runs(runs: Sequence[RunInput], names: Sequence[str] | None = None, depth: int | None = None) -> PackedRuns:
     """Pack runs for fusion; the inputs are read, never modified.
 
     :param runs: two or more runs (see :data:`RunInput`).
-    :param names: one name per run (default ``run1``, ``run2``, ...; a file's name for a path).
+    :param names: one name per run (default ``run1``, ``run2``, ...; for a path, its name by
+        :func:`~haystack_irmetrics.io.run_names.run_names`: ``a.trec`` is ``a``).
     :param depth: keep each run's top ``depth`` documents of every query (Pyserini's ``--depth``).
     :raises FusionError: fewer than two runs, names that do not fit, a ``depth`` below 1.
     :raises EmptyInputError: a run with no document at all.
@@ -155,17 +173,20 @@ def pack_runs(runs: Sequence[RunInput], names: Sequence[str] | None = None, dept
     :raises InvalidIdError: a document id that is not a string.
     """
     runs = list(runs)
-    if len(runs) < 2:
-        raise FusionError(f"fusion needs at least two runs, got {len(runs)}")
+    check_run_count(len(runs))
     if names is None:
-        names = [Path(r).name if isinstance(r, str | PathLike) else f"run{i + 1}" for i, r in enumerate(runs)]
+        from ..io.run_names import run_names  # every command's naming rule
+
+        names = [f"run{i + 1}" if n is None else n for i, n in enumerate(run_names(runs))]
     names = [str(n) for n in names]
     if len(names) != len(runs):
         raise FusionError(f"{len(names)} names for {len(runs)} runs")
     if len(set(names)) != len(names):
         names = [f"{n}#{i + 1}" for i, n in enumerate(names)]
     if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
-        raise FusionError(f"depth must be a positive integer, got {depth!r}")
+        raise FusionParameterError(
+            f"depth must be a whole number >= 1, got {depth!r} ({argument('depth', value=depth)})"
+        )
     sources = [_source(run, name) for run, name in zip(runs, names)]
     qids = list(dict.fromkeys(chain.from_iterable(q for q, _ in sources)))
     flats = []
@@ -183,7 +204,11 @@ def pack_runs(runs: Sequence[RunInput], names: Sequence[str] | None = None, dept
                 f"run {name!r}: score {float(scores[row])!r} of document {ids[row]!r} in query {qids[qi]!r} "
                 "is not a finite number"
             )
-        order = _rank_order(scores, offsets)
+        if not set(map(type, ids)) <= {str}:  # before the ids order ties
+            row = next(i for i, d in enumerate(ids) if not isinstance(d, str))
+            qi = int(np.searchsorted(offsets, row, side="right") - 1)
+            raise InvalidIdError(f"document id {shown(ids[row])} of query {qids[qi]!r} is not a string")
+        order = _rank_order(ids, scores, offsets)
         if order is not None:
             ids = list(map(ids.__getitem__, order.tolist()))
             scores = scores[order]
@@ -201,12 +226,9 @@ def pack_runs(runs: Sequence[RunInput], names: Sequence[str] | None = None, dept
     q_offsets = [0]
     codes: list[list[int]] = [[] for _ in runs]
     bounds = [f[2].tolist() for f in flats]
-    for qi, q in enumerate(qids):
+    for qi in range(len(qids)):
         pieces = [ids[b[qi] : b[qi + 1]] for (ids, _, _), b in zip(flats, bounds)]
         union = dict.fromkeys(chain.from_iterable(pieces))
-        if not set(map(type, union)) <= {str}:
-            bad = next(d for d in union if not isinstance(d, str))
-            raise InvalidIdError(f"document id {shown(bad)} of query {q!r} is not a string")
         base = len(doc_ids)
         index = dict(zip(union, range(base, base + len(union))))
         doc_ids.extend(union)
