@@ -10,7 +10,10 @@ run of 10 documents a query.
 * ``randomized_clicks.csv``: 1,000 impressions of ``good``'s top 5 in a uniformly random order (so every
   document's propensity at every position is 0.2, the ``propensity`` column), clicks from a PBM;
 * ``interleaved_clicks.csv``: 600 impressions (the same queries) of the two rankers team-draft interleaved (``good`` is
-  team a), clicks from the same DBN, each row with its team.
+  team a), clicks from the same DBN, each row with its team;
+* ``timed_clicks.csv``: a week of traffic (2026-03-02 to 03-08, 60 impressions a day at random times, each row with
+  its ``timestamp``) showing ``good``'s top 5, except on 2026-03-06, a bad deploy, ``poor``'s; clicks from the same
+  DBN (``irmetrics clicks windows`` flags that day).
 
     python examples/make_click_data.py [FOLDER]     # default: examples/data
 
@@ -19,6 +22,7 @@ The same seed gives the same bytes (tests/test_clicks_cli.py checks the committe
 
 from __future__ import annotations
 
+import datetime
 import sys
 from pathlib import Path
 
@@ -104,6 +108,21 @@ def main(folder: Path) -> None:
     for s, (q, docs) in enumerate(zip(picks, orders, strict=True)):
         rows += [f"r{s:03d},{q},{d},{r + 1},{int(drawn[s, r])},0.2\n" for r, d in enumerate(docs)]
     (folder / "randomized_clicks.csv").write_text("".join(rows))
+
+    rng = np.random.default_rng(38)  # its own generator: the files above keep their bytes
+    start = datetime.datetime(2026, 3, 2, tzinfo=datetime.timezone.utc)
+    timed = []
+    for day in range(7):
+        for _ in range(60):
+            q = queries[rng.integers(len(queries))]
+            when = start + datetime.timedelta(days=day, seconds=int(rng.integers(86_400)))
+            timed.append((q, runs["poor" if day == 4 else "good"][q][:5], when))
+    drawn = clicks(judged, sessions_from_rankings([(q, docs) for q, docs, _ in timed]), 39)
+    rows = ["session,query_id,doc_id,position,click,timestamp\n"]
+    for s, (q, docs, when) in enumerate(timed):
+        at = f"{when:%Y-%m-%dT%H:%M:%SZ}"
+        rows += [f"t{s:03d},{q},{d},{r + 1},{int(drawn[s, r])},{at}\n" for r, d in enumerate(docs)]
+    (folder / "timed_clicks.csv").write_text("".join(rows))
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ def test_fit_writes_float_qrels_that_evaluate_reads_and_model_json_as_the_issue_
     printed = capsys.readouterr().out
     assert printed.startswith("dbn: 2400 training sessions") and "600 test sessions" in printed
     model = json.loads((out / "model.json").read_text())
-    assert list(model) == ["model", "params", "train", "test"]
+    assert list(model) == ["model", "em", "params", "train", "test"]  # em: issue 39, how the fit ended
     assert model["model"] == "dbn" and set(model["params"]) == {"continuation", "attractiveness", "satisfaction"}
     assert list(model["train"]) == ["sessions", "log_likelihood"] and model["train"]["sessions"] == 2400
     assert list(model["test"]) == ["sessions", "log_likelihood", "perplexity", "perplexity_at"]
@@ -131,8 +131,17 @@ def test_the_shipped_click_logs_and_runs_are_what_make_click_data_writes(tmp_pat
         [sys.executable, str(ROOT / "examples" / "make_click_data.py"), str(tmp_path)], capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
-    for name in ("click_log.csv", "interleaved_clicks.csv", "randomized_clicks.csv", "good.trec", "poor.trec"):
+    names = ("click_log.csv", "interleaved_clicks.csv", "randomized_clicks.csv", "timed_clicks.csv", "good.trec")
+    for name in (*names, "poor.trec"):
         assert (tmp_path / name).read_bytes() == (ROOT / "examples" / "data" / name).read_bytes(), name
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "make_diversity_qrels.py"), str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    name = "diversity_qrels.txt"
+    assert (tmp_path / name).read_bytes() == (ROOT / "examples" / "data" / name).read_bytes(), name
 
 
 def test_interleave_breaks_the_outcome_down_by_segment(tmp_path, capsys):

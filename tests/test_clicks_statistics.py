@@ -34,10 +34,10 @@ def by_pair(model):
 @pytest.mark.parametrize("name", ["pbm", "ubm", "dbn"])
 def test_statistics_of_partitions_fit_the_local_parameters(name):
     rows = log_rows(simulated(name, 1_500))
-    local = make_model(name, max_iter=40, tol=0).fit(ClickLog(rows).sessions())
+    local = make_model(name, max_iter=40, tol=0, accelerate=False).fit(ClickLog(rows).sessions())
     stats = [batch for part in partitions(rows, 3) for batch in session_statistics(part.to_batches(), model=name)]
     assert all(b.schema == statistics_schema() for b in stats)
-    merged = fit_statistics(name, stats, max_iter=40, tol=0)
+    merged = fit_statistics(name, stats, max_iter=40, tol=0, accelerate=False)
     mine, theirs = by_pair(local), by_pair(merged)
     assert set(mine) == set(theirs)
     keys = sorted(mine)
@@ -111,8 +111,8 @@ def test_a_spark_job_gives_the_local_fit(name, tmp_path):
             ).toArrow()
         finally:
             spark.stop()
-    local = make_model(name, max_iter=40, tol=0).fit(ClickLog(rows).sessions())
-    merged = fit_statistics(name, [stats], max_iter=40, tol=0)
+    local = make_model(name, max_iter=40, tol=0, accelerate=False).fit(ClickLog(rows).sessions())
+    merged = fit_statistics(name, [stats], max_iter=40, tol=0, accelerate=False)
     mine, theirs = flat(local.params()), flat(merged.params())
     assert mine.keys() == theirs.keys()
     assert max(abs(mine[k] - theirs[k]) for k in mine) < 1e-12

@@ -54,6 +54,7 @@ from ..integration.cache_entry import (
     write_atomic,
     write_entry,
 )
+from ..io.tables import json_text
 from .cache_admin import CacheClearing, CacheEntry, LeftAlone, cache_entries, clear_cache, clear_cache_report
 from .models import LazyModel
 
@@ -168,7 +169,7 @@ class CachingEmbeddingBackend:
         if meta is None:
             meta = embedding_model_meta(self.inner.embedder) if isinstance(self.inner, LazyModel) else {}
         body = {"model": None, "parameters": None, **meta, "kind": "embeddings", "writer": WRITER, "format": FORMAT}
-        return json.dumps({**body, "dim": dim}, default=str, indent=1).encode("utf-8")
+        return json_text({**body, "dim": dim}, default=str, indent=1).encode("utf-8")
 
     def _store(self, path: Path, vectors: np.ndarray) -> None:
         """Write one batch (and ``model.json`` with the first); a failed write warns once per folder and
@@ -190,7 +191,7 @@ class CachingEmbeddingBackend:
                 "sha256": hashlib.sha256(data).hexdigest(),
             }
             write_atomic(path, data)
-            write_atomic(path.with_suffix(".json"), json.dumps(info).encode("utf-8"))
+            write_atomic(path.with_suffix(".json"), json_text(info).encode("utf-8"))
         except OSError as e:
             # what was written goes: a batch without its metadata is no entry, a new folder no folder
             for done in (path, model_json) if made_folder else (path,):

@@ -10,7 +10,6 @@ follows a link, never deletes a link's target and never deletes what it did not 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 import stat
@@ -27,6 +26,7 @@ from ..integration.cache_entry import (
     meta_problem,
     read_json_object,
 )
+from ..io.tables import json_text
 
 
 @dataclass(frozen=True)
@@ -230,7 +230,7 @@ def entry_row(entry: CacheEntry) -> dict:
 
 def scan_json(scan: CacheScan) -> str:
     """The scan as JSON: the root, the entries and what is not an entry."""
-    return json.dumps(
+    return json_text(
         {
             "root": str(scan.root),
             "entries": [entry_row(e) for e in scan.entries],

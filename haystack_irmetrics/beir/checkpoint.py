@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import CheckpointError, shorten
+from ..io.tables import json_text
 from .outputs import make_folder, remove_tree, write_atomic
 
 #: Version of the configuration and checkpoint layout; a change makes older folders "another configuration".
@@ -229,7 +230,7 @@ class Checkpoint:
         make_folder(self.folder)
         config = self.folder / "config.json"
         if not config.is_file():
-            write_atomic(config, json.dumps(self.configuration, indent=2) + "\n")
+            write_atomic(config, json_text(self.configuration, indent=2) + "\n")
         index = self._read_index()
         listed = dict(index["batches"]) if index is not None else {}
         on_disk = {p.name for p in self.folder.glob("batch-*")}
@@ -322,7 +323,7 @@ class Checkpoint:
     def _write_index(self) -> None:
         config = (self.folder / "config.json").read_bytes()
         index = {"configuration_sha256": _sha256(config), "index": self._state, "batches": self._digests}
-        write_atomic(self.folder / "index.json", json.dumps(index, indent=2) + "\n")
+        write_atomic(self.folder / "index.json", json_text(index, indent=2) + "\n")
 
     def add(self, qid: str, record: QueryRecord) -> None:
         """Record a retrieved query; every ``every`` queries make a batch file."""
@@ -393,7 +394,7 @@ def record_line(qid: str, ids: Sequence[str], scores: Sequence[float], merged: i
     sorted}``, the scores as little-endian float64 bytes in base64: exact, and a fifth of the time
     ``repr`` takes to write a thousand floats as JSON numbers (the checkpoint is written per query)."""
     x = base64.b64encode(np.asarray(scores, dtype="<f8").tobytes()).decode("ascii")
-    return json.dumps({"q": qid, "d": list(ids), "x": x, "m": merged, "s": is_sorted})
+    return json_text({"q": qid, "d": list(ids), "x": x, "m": merged, "s": is_sorted})
 
 
 def record_fields(line: str) -> dict[str, Any]:

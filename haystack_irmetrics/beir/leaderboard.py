@@ -25,6 +25,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ..io.tables import json_text, markdown_cell
+
 #: The measures ``leaderboard.md`` shows.
 LEADERBOARD_MEASURES = ("NDCG@10", "Recall@100")
 #: Configuration keys the leaderboard repeats (those every dataset of a suite shares).
@@ -104,7 +106,7 @@ class Leaderboard:
         }
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=2) + "\n"
+        return json_text(self.to_dict(), indent=2) + "\n"
 
     def markdown(self) -> str:
         """nDCG@10 and Recall@100 per row and on average, beside the published references and the difference."""
@@ -141,7 +143,8 @@ class Leaderboard:
         align += ["---:"] * (len(hole_names) + len(bounded))
         lines += ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
         for row, values in [*self.datasets.items(), ("**average**", self.average)]:
-            cells = [f"{row} †" if row in self.missing_documents else row]
+            name = row if row == "**average**" else markdown_cell(row)  # a dataset's name: its folder's
+            cells = [f"{name} †" if row in self.missing_documents else name]
             for measure, key in columns:
                 ours = values.get(measure)
                 if key is None:

@@ -18,6 +18,7 @@ from ..core import DEFAULT_K_VALUES, EvaluationResult, evaluate, hole_bounds
 from ..errors import ConfigurationChangedError, OutputError, PipelineError
 from ..integration.corpus import corpus_table
 from ..integration.fastpath import in_trec_order, long_lived_objects_frozen
+from ..io.tables import json_text
 from ..io.trec import check_trec_ids, write_trec_run
 from .checkpoint import PARTIAL, START_OVER, Checkpoint, QueryRecord, differences
 from .dataset import BeirDataset, check_documents, load_beir, resolve_dataset, strict_docs_setting
@@ -116,13 +117,13 @@ class BeirRun:
             "table": out / "metrics.md",
         }
         # Each file through a unique temporary name and a rename; summary.json last: it marks the folder complete.
-        write_atomic(paths["metrics"], self.evaluation.to_json(indent=2) + "\n")
-        write_atomic(paths["per_query"], json.dumps(dict(self.evaluation.per_query.items()), indent=1) + "\n")
+        write_atomic(paths["metrics"], json_text(self.evaluation.to_dict(), indent=2) + "\n")
+        write_atomic(paths["per_query"], json_text(dict(self.evaluation.per_query.items()), indent=1) + "\n")
         tag = _tag(self.info.get("pipeline", "haystack"))
         with writing(paths["run"]) as tmp:
             write_trec_run(self.results, tmp, tag=tag)
         write_atomic(paths["table"], self.markdown() + "\n")
-        write_atomic(paths["summary"], json.dumps(self.summary(), indent=2) + "\n")
+        write_atomic(paths["summary"], json_text(self.summary(), indent=2) + "\n")
         return paths
 
 

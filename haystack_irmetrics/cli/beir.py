@@ -6,12 +6,12 @@ Imports only the standard library until it runs (then :mod:`haystack_irmetrics.b
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from ..core import DEFAULT_K_VALUES
+from ..io.tables import json_text
 from .args import ints, top_k
 
 
@@ -234,9 +234,9 @@ def run(args: argparse.Namespace) -> int:
     assert result is not None and result.leaderboard is not None
     if args.format == "json":
         if len(result.summaries) == 1:
-            print(json.dumps(next(iter(result.summaries.values())), indent=2))
+            print(json_text(next(iter(result.summaries.values())), indent=2))
         else:
-            print(json.dumps({"datasets": result.summaries, "leaderboard": result.leaderboard.to_dict()}, indent=2))
+            print(json_text({"datasets": result.summaries, "leaderboard": result.leaderboard.to_dict()}, indent=2))
     elif len(result.summaries) > 1:
         print("\n" + result.leaderboard.markdown().rstrip("\n"))
     if args.output is not None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ..io.tables import json_text, markdown_row
 from .args import writes_nothing
 
 
@@ -91,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         import json
 
-        print(json.dumps({**json.loads(scan_json(scan)), "judgments": judgments}, indent=2))
+        print(json_text({**json.loads(scan_json(scan)), "judgments": judgments}, indent=2))
         return 0
     entries = scan.entries
     damaged = sum(e.status != "ok" for e in entries)
@@ -101,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
         print("\n| kind | key | status | MB | items | holds |\n|---|---|---|---:|---:|---|")
         for e in entries:
             status = "ok" if e.status == "ok" else f"damaged: {e.problem}"
-            print(f"| {e.kind} | {e.key} | {status} | {e.size_bytes / 1e6:.1f} | {e.items} | {e.description} |")
+            cells = [e.kind, e.key, status, f"{e.size_bytes / 1e6:.1f}", e.items, e.description]
+            print(markdown_row(cells))  # a description holds paths and names: escaped as cells
     if scan.left_alone:
         print(f"\nnot cache entries ({len(scan.left_alone)}; irmetrics cache clear leaves them alone):")
         for item in scan.left_alone:

@@ -1,18 +1,20 @@
-"""``irmetrics clicks fit|compare``: click models on a click log from the command line.
+"""``irmetrics clicks fit|compare|estimate|measure|windows``: click logs from the command line.
 
     irmetrics clicks fit LOG --model {ctr,gctr,rctr,dctr,pbm,cascade,dcm,ubm,dbn,sdbn}
                          [--test LOG2 | --test-fraction F --seed S] -o DIR [--min-impressions N]
     irmetrics clicks compare LOG --models ctr,pbm,dbn,... [--test LOG2 | --test-fraction F --seed S] [--json]
+    irmetrics clicks estimate LOG --run RUN [-k K]      irmetrics clicks measure LOG --run RUN [-k K]
+    irmetrics clicks windows LOG [--window 1d] [--measure clicks|ctr@1|mrr|abandonment] [--plot PATH]
 
 ``fit`` writes ``DIR/qrels.tsv`` (TREC qrels, float labels in [0, 1]) and ``DIR/model.json``; ``compare``
-prints held-out log-likelihood and perplexity per model. Registered by :func:`add_subcommand`, which only imports the standard library: the work
+prints held-out log-likelihood and perplexity per model; ``estimate`` and ``measure`` a ranking's clicks or
+DCG from the log; ``windows`` a click measure per time window. Registered by :func:`add_subcommand`, which only imports the standard library: the work
 (:mod:`haystack_irmetrics.clicks`) is imported when it runs.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -68,17 +70,28 @@ def _held_out_options(p: argparse.ArgumentParser, default_fraction: float | None
         help="the share of LOG's sessions held out for the test",
     )
     h.add_argument("--seed", type=seed, default=0, help="seed of the held-out draw")
-    h.add_argument("--max-iter", type=int, default=200, help="EM iterations at most")
-    h.add_argument("--tol", type=float, default=1e-6, help="EM stops when no parameter moves more")
+    # the defaults are clicks.models.MAX_ITER and TOL, written here: the parser is built without the models
+    h.add_argument(
+        "--max-iter", type=int, default=5000, help="EM steps at most; stopping there, short of --tol, is warned"
+    )
+    h.add_argument("--tol", type=float, default=1e-6, help="EM stops when a step moves no parameter more")
+    h.add_argument(
+        "--plain-em",
+        dest="accelerate",
+        action="store_false",
+        help="plain EM, one step at a time (default: SQUAREM-accelerated EM, which reaches the same maximum)",
+    )
 
 
 def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add ``clicks`` (with ``fit`` and ``compare``) to the ``irmetrics`` subcommands."""
     p = sub.add_parser(
         "clicks",
-        help="click models on a click log: fit one (qrels from clicks), compare several on held-out sessions",
-        description="Click models as Chuklin, Markov & de Rijke (2015) define them, fitted on a click log "
-        "(JSONL, CSV/TSV or Parquet; one row per session, position, document and click).",
+        help="click logs: fit a click model (qrels from clicks) or compare several; estimate or measure a "
+        "ranking from clicks offline; a click measure per time window (fit, compare, estimate, measure, windows)",
+        description="Click logs (JSONL, CSV/TSV or Parquet; one row per session, position, document and click): "
+        "click models as Chuklin, Markov & de Rijke (2015) define them (fit, compare), counterfactual estimates "
+        "of a ranking (estimate, measure) and a click measure per time window (windows).",
     )
     verbs = p.add_subparsers(dest="clicks_command", required=True)
     fit = verbs.add_parser(
@@ -89,7 +102,12 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "DIR/model.json (parameters, training log-likelihood, held-out log-likelihood and perplexity).",
     )
     fit.add_argument("log", help="click log: .jsonl/.ndjson/.json, .csv/.tsv (optionally .gz) or .parquet")
-    fit.add_argument("--model", required=True, choices=MODEL_NAMES, help="ctr is dctr: a click rate per document")
+    fit.add_argument(
+        "--model",
+        required=True,
+        choices=MODEL_NAMES,
+        help="ctr is dctr: a click rate per document (gctr and rctr have no per-document parameter: no qrels)",
+    )
     fit.add_argument("-o", "--output", required=True, metavar="DIR", help="folder for qrels.tsv and model.json")
     fit.add_argument("--min-impressions", type=int, default=1, help="judge pairs shown at least this often")
     _held_out_options(fit, None)
@@ -237,17 +255,28 @@ def _split(args: argparse.Namespace) -> dict[str, Any]:
 
 def run_fit(args: argparse.Namespace) -> int:
     """Run ``irmetrics clicks fit``."""
-    from ..clicks import fit_model
+    from ..clicks import fit_model, make_model
+    from ..clicks.models import no_qrels_message
+    from ..errors import ClickModelError
+    from ..io.tables import write_csv
 
+    model = make_model(args.model, max_iter=args.max_iter, tol=args.tol, accelerate=args.accelerate)
+    if not model.per_document:  # before the log is read: it would write qrels judging every document alike
+        raise ClickModelError(no_qrels_message(model.name))
     log, sessions = read_log(args, args.log)
-    fit = fit_model(args.model, sessions, max_iter=args.max_iter, tol=args.tol, **_split(args))
+    fit = fit_model(model, sessions, **_split(args))
     qrels_path, model_path = fit.write(args.output, min_impressions=args.min_impressions)
     out = Path(args.output)
+    # the package's one CSV writer: the log's text may hold formulas (=HYPERLINK(...)) a spreadsheet would run
     if log.skipped.height:
-        log.skipped.write_csv(out / "skipped_rows.csv")
+        write_csv(out / "skipped_rows.csv", log.skipped.columns, log.skipped.iter_rows())
     if log.skipped_sessions.height:
-        bad = log.skipped_sessions.with_columns(log.skipped_sessions["rows"].list.eval(_as_text()).list.join(" "))
-        bad.write_csv(out / "skipped_sessions.csv")
+        bad = log.skipped_sessions
+        rows = (
+            [" ".join(map(str, v)) if name == "rows" else v for name, v in zip(bad.columns, row, strict=True)]
+            for row in bad.iter_rows()
+        )
+        write_csv(out / "skipped_sessions.csv", bad.columns, rows)
     judged = sum(len(d) for d in fit.judgments(args.min_impressions).values())
     line = f"{fit.model.name}: {fit.train.n_sessions} training sessions, log-likelihood {fit.train_log_likelihood:.4f}"
     if fit.test is not None:
@@ -258,20 +287,16 @@ def run_fit(args: argparse.Namespace) -> int:
     return 0
 
 
-def _as_text() -> Any:
-    from ..feedback._deps import pl
-
-    return pl.element().cast(pl.String)
-
-
 def run_compare(args: argparse.Namespace) -> int:
     """Run ``irmetrics clicks compare``."""
     from ..clicks import compare_models, comparison_json, comparison_table
+    from ..io.tables import json_text
 
     _, sessions = read_log(args, args.log)
-    scores = compare_models(args.models, sessions, max_iter=args.max_iter, tol=args.tol, **_split(args))
+    options = {"max_iter": args.max_iter, "tol": args.tol, "accelerate": args.accelerate}
+    scores = compare_models(args.models, sessions, **options, **_split(args))
     if args.json:
-        print(json.dumps(comparison_json(scores), indent=2))
+        print(json_text(comparison_json(scores), indent=2))
     else:
         n = next(iter(scores.values())).sessions
         print(f"held out: {n} sessions\n")
@@ -295,20 +320,23 @@ def run_measure(args: argparse.Namespace) -> int:
 
 
 def _print_estimates(args: argparse.Namespace, got: dict[str, Any], impressions: int, title: str) -> int:
+    from ..io.tables import json_text, markdown_row, number_cell
+
     if args.json:
-        print(json.dumps({**{k: v.to_dict() for k, v in got.items()}, "impressions": impressions}, indent=2))
+        print(json_text({**{k: v.to_dict() for k, v in got.items()}, "impressions": impressions}, indent=2))
         return 0
     print(f"{title}, {impressions} impressions\n")
-    print("| estimator | value | ci_low | ci_high |")
+    print(markdown_row(["estimator", "value", "ci_low", "ci_high"]))
     print("|---|---|---|---|")
     for name, e in got.items():
-        print(f"| {name} | {e.value:.4f} | {e.ci_low:.4f} | {e.ci_high:.4f} |")
+        print(markdown_row([name, number_cell(e.value), number_cell(e.ci_low), number_cell(e.ci_high)]))
     return 0
 
 
 def run_windows(args: argparse.Namespace) -> int:
     """Run ``irmetrics clicks windows``."""
     from ..clicks.windows import windows
+    from ..io.tables import json_text, markdown_row, number_cell
     from ..plots.windows import plot_windows
 
     _, sessions = read_log(args, args.log)
@@ -326,18 +354,18 @@ def run_windows(args: argparse.Namespace) -> int:
     if args.plot:
         plot_windows(rows, args.plot, measure=args.measure)
     if args.json:
-        print(json.dumps({"measure": args.measure, "windows": [r.to_dict() for r in rows]}, indent=2))
+        print(json_text({"measure": args.measure, "windows": [r.to_dict() for r in rows]}, indent=2))
         return 0
     from ..stats.compare import format_p
 
     print(f"{args.measure} per impression, {args.window} windows\n")
-    print("| window | impressions | mean | ci_low | ci_high | delta | p (Holm) | flagged |")
+    print(markdown_row(["window", "impressions", "mean", "ci_low", "ci_high", "delta", "p (Holm)", "flagged"]))
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         delta = "" if r.delta is None else f"{r.delta:+.4f}"
         p = "" if r.p_holm is None else format_p(r.p_holm)
-        cells = [r.start, str(r.size), f"{r.mean:.4f}", f"{r.ci_low:.4f}", f"{r.ci_high:.4f}", delta, p]
-        print("| " + " | ".join([*cells, "drop" if r.flagged else ""]) + " |")
+        cells = [r.start, str(r.size), number_cell(r.mean), number_cell(r.ci_low), number_cell(r.ci_high), delta, p]
+        print(markdown_row([*cells, "drop" if r.flagged else ""]))
     return 0
 
 

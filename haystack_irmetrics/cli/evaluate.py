@@ -10,7 +10,7 @@ import argparse
 from typing import Any
 
 from ..core import DEFAULT_K_VALUES
-from ..io.tables import TABLE_DIGITS, format_result
+from ..io.tables import TABLE_DIGITS, format_result, json_text
 from .args import digits, ints, names, policy, writes_nothing
 
 
@@ -168,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
     if extras and args.format == "json":
         import json
 
-        text = json.dumps({"evaluation": json.loads(text), **extras}, indent=2)
+        text = json_text({"evaluation": json.loads(text), **extras}, indent=2)
     elif tables:
         text = "\n".join([text, *tables])
     print(text)

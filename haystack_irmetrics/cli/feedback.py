@@ -14,12 +14,12 @@ Registered by :func:`add_subcommand`, which only imports the standard library: t
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import warnings
 from pathlib import Path
 from typing import Any
 
+from ..io.tables import json_text
 from .args import ints, named_file, names, seed
 
 
@@ -291,9 +291,7 @@ def run(args: argparse.Namespace) -> int:
         written.append(feedback_report(ev, runs, Path(args.report) / "report.html"))
         print(f"report: {len(written)} files in {args.report}", file=sys.stderr)
     if args.json:
-        from ..feedback import jsonable
-
-        print(json.dumps(jsonable(ev.to_dict()), indent=2, allow_nan=False))
+        print(json_text(ev.to_dict(), indent=2))
     else:
         print(ev.to_markdown(), end="")
     return 0

@@ -7,7 +7,6 @@ Imports only the standard library until it runs (then :mod:`haystack_irmetrics.f
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 from ..fusion.methods import METHODS, PARAMETER_RANGES, PARAMETERS, TRAINED
 from ..fusion.norms import NORMALIZATIONS
 from ..fusion.optimize import MAX_CONFIGURATIONS
+from ..io.tables import json_text, markdown_cell
 from .args import floats, named_file, names, seed
 
 # Names only: importing them loads numpy and the core, nothing heavier (the parser stays fast).
@@ -130,7 +130,7 @@ def _table(tuning: Any) -> str:
     lines = [
         f"{tuning.method} (norm {tuning.norm or 'none'}), tuned on {tuning.metric} by {len(tuning.folds)}-fold "
         f"cross-validation over {tuning.n_queries} queries ({tuning.n_configurations} configurations)",
-        f"chosen on all queries: {json.dumps(tuning.params)}",
+        f"chosen on all queries: {json_text(tuning.params)}",
         "",
         f"| run | {tuning.metric} | fused − run | p (randomization, Holm) |",
         "|---|---:|---:|---:|",
@@ -141,7 +141,7 @@ def _table(tuning: Any) -> str:
         mark = " (best input)" if name == tuning.best_input else ""
         delta = f"{round(-c.delta, 4) + 0.0:+.4f}" if c else ""
         p = f"{c.p_randomization_holm:.4g}" if c else "untested"
-        lines.append(f"| {name}{mark} | {score:.4f} | {delta} | {p} |")
+        lines.append(f"| {markdown_cell(name)}{mark} | {score:.4f} | {delta} | {p} |")  # a run's name: untrusted
     return "\n".join(lines)
 
 
@@ -204,7 +204,7 @@ def _fuse(args: argparse.Namespace) -> int:
         chosen = dict(tuning.params)
         weights = chosen.pop("weights", weights)
         params = chosen
-        print(json.dumps(tuning.to_dict(), indent=2) if args.json else _table(tuning))
+        print(json_text(tuning.to_dict(), indent=2) if args.json else _table(tuning))
     if args.output:
         fused = fuse(packed, args.method, norm=norm, weights=weights, qrels=qrels, params=params)
         write_trec_run(fused, Path(args.output), tag=args.tag)

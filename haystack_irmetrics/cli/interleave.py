@@ -11,7 +11,6 @@ wins, losses, ties, delta (Chapelle et al. 2012), the sign test's p-value and a 
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from .args import writes_nothing
@@ -50,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
     """Run ``irmetrics interleave``."""
     from ..clicks.interleaving import outcome
     from ..errors import InvalidArgumentError
+    from ..io.tables import json_text, markdown_row, number_cell
     from ..stats.compare import format_p
 
     balanced = args.method == "balanced"
@@ -74,15 +74,16 @@ def run(args: argparse.Namespace) -> int:
     table = result if isinstance(result, dict) else {"all": result}
     if args.json:
         data: Any = {k: v.to_dict() for k, v in table.items()} if isinstance(result, dict) else result.to_dict()
-        print(json.dumps(data, indent=2))
+        print(json_text(data, indent=2))
         return 0
     head = ["segment", "impressions", "wins", "losses", "ties", "delta", "p_value", "ci_low", "ci_high"]
-    print("| " + " | ".join(head) + " |")
+    print(markdown_row(head))
     print("|" + "---|" * len(head))
-    for name, o in table.items():
+    for name, o in table.items():  # a segment's name is the log's text: escaped as a cell
         cells = [name, str(o.impressions), str(o.wins), str(o.losses), str(o.ties)]
-        cells += [f"{o.delta:.4f}", format_p(o.p_value), f"{o.ci_low:.4f}", f"{o.ci_high:.4f}"]
-        print("| " + " | ".join(cells) + " |")
+        p = "—" if o.wins + o.losses + o.ties == 0 else format_p(o.p_value)  # no click: --json says why
+        cells += [number_cell(o.delta), p, number_cell(o.ci_low), number_cell(o.ci_high)]
+        print(markdown_row(cells))
     return 0
 
 

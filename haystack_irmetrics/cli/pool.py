@@ -15,10 +15,10 @@ work is imported when it runs.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
+from ..io.tables import json_text, markdown_cell
 from ..pooling.registry import STRATEGIES
 from .args import ints, names, seed
 
@@ -208,7 +208,7 @@ def run_simulate(args: argparse.Namespace) -> int:
         seed=args.seed,
         progress=args.progress,
     )
-    print(json.dumps(out, indent=2) if args.json else _markdown(out))
+    print(json_text(out, indent=2) if args.json else _markdown(out))
     return 0
 
 
@@ -229,9 +229,9 @@ def run_estimate(args: argparse.Namespace) -> int:
     result = estimate(args.runs, design, judged, estimator=args.estimator)
     if args.json:
         payload = {name: {"mean": e.mean, "per_query": e.per_query} for name, e in result.items()}
-        print(json.dumps({"estimator": args.estimator, "runs": payload}, indent=2))
+        print(json_text({"estimator": args.estimator, "runs": payload}, indent=2))
     else:
         lines = [f"| run | {args.estimator} (mean over {len(design.strata)} queries) |", "|---|---:|"]
-        lines += [f"| {name} | {e.mean:.4f} |" for name, e in result.items()]
+        lines += [f"| {markdown_cell(name)} | {e.mean:.4f} |" for name, e in result.items()]  # a run's name
         print("\n".join(lines))
     return 0

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from .em import log_likelihood_terms, run_em
 from .log import Sessions
 from .models import DEFAULT, _by_pair, _CascadeFamily, _last_click, _ratio, _take
 
@@ -109,12 +110,14 @@ class DBN(_CascadeFamily):
         tail_pairs = tail[shown]
         tail_w = ww[shown]
 
-        alpha = np.full(n_pairs, DEFAULT)
-        sigma = np.full(n_pairs, DEFAULT)
-        gamma = DEFAULT
-        clicks_sum = clicked.copy()  # attractiveness: every click counts 1
-        iterations = 0
-        for iterations in range(1, self.max_iter + 1):  # noqa: B007 - the count is kept
+        # The log-likelihood's terms the log fixes: each pair's clicks (attracted), its skips above the last
+        # click (not attracted) and its clicks above the last click (not satisfied); each tail's is log(total).
+        above = imp - np.bincount(tail_pairs, weights=tail_w, minlength=n_pairs)
+        skipped_above = above - clicked
+        not_last = clicked - np.bincount(lastp[clicked_last], weights=w[clicked_last], minlength=n_pairs)
+
+        def step(x: np.ndarray) -> tuple[np.ndarray, float]:
+            alpha, sigma, gamma = x[:n_pairs], x[n_pairs:-1], float(x[-1])
             a = np.where(shown, alpha[np.maximum(tail, 0)], 0.0)
             sig = np.where(clicked_last, sigma[np.maximum(lastp, 0)], 0.0)
             z = np.ones((n_d, n_r + 1))  # P(no click at ranks j.. | rank j examined)
@@ -128,7 +131,7 @@ class DBN(_CascadeFamily):
                 f[:, j] = f[:, j - 1] * (1.0 - a[:, j - 1]) * gamma
             p_exam = np.where(shown, f * z[:, :n_r] / total[:, None], 0.0)
             unseen = (a * (1.0 - p_exam))[shown]
-            num_a = clicks_sum + np.bincount(tail_pairs, weights=tail_w * unseen, minlength=n_pairs)
+            num_a = clicked + np.bincount(tail_pairs, weights=tail_w * unseen, minlength=n_pairs)
             new_alpha = _ratio(num_a, imp, alpha)
             p_sat = np.where(clicked_last, sig / total, 0.0)
             sat = np.bincount(lastp[clicked_last], weights=(w * p_sat)[clicked_last], minlength=n_pairs)
@@ -138,16 +141,19 @@ class DBN(_CascadeFamily):
             chances += float((ww * np.where(chance_tail, p_exam, 0.0)).sum())
             taken += float((ww[:, :-1] * np.where(chance_tail[:, :-1], p_exam[:, 1:], 0.0)).sum())
             new_gamma = taken / chances if chances > 0 else gamma
-            moved = max(
-                np.abs(new_alpha - alpha).max(initial=0.0),
-                np.abs(new_sigma - sigma).max(initial=0.0),
-                abs(new_gamma - gamma),
+            ll = (
+                log_likelihood_terms(clicked, alpha)
+                + log_likelihood_terms(skipped_above, 1.0 - alpha)
+                + log_likelihood_terms(not_last, 1.0 - sigma)
+                + log_likelihood_terms(np.array([fixed]), np.array([gamma]))
+                + log_likelihood_terms(w, total)
             )
-            alpha, sigma, gamma = new_alpha, new_sigma, new_gamma
-            if moved <= self.tol:
-                break
-        self.alpha, self.sigma, self.gamma = alpha, sigma, float(gamma)
-        self.iterations = iterations
+            return np.concatenate([new_alpha, new_sigma, [new_gamma]]), ll
+
+        x0 = np.full(2 * n_pairs + 1, DEFAULT)
+        em = run_em(step, x0, max_iter=self.max_iter, tol=self.tol, accelerate=self.accelerate)
+        self.alpha, self.sigma, self.gamma = em.x[:n_pairs], em.x[n_pairs:-1], float(em.x[-1])
+        self._ended(em)
 
     @property
     def after_skip(self) -> float:  # type: ignore[override]

@@ -13,7 +13,6 @@ Probabilities are kept in [FLOOR, 1 - FLOOR] before their logarithm (:data:`.mod
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +24,19 @@ from ..errors import ClickModelError
 from ..stats.significance import seed_value
 from .dbn import DBN
 from .log import Sessions
-from .models import DCM, FLOOR, PBM, SDBN, UBM, Cascade, ClickModel, DocumentCTR, GlobalCTR, RankCTR
+from .models import (
+    DCM,
+    FLOOR,
+    PBM,
+    SDBN,
+    UBM,
+    Cascade,
+    ClickModel,
+    DocumentCTR,
+    GlobalCTR,
+    RankCTR,
+    no_qrels_message,
+)
 
 
 def _registry() -> dict[str, Callable[..., ClickModel]]:
@@ -48,7 +59,7 @@ MODELS = ("ctr", "gctr", "rctr", "dctr", "pbm", "cascade", "dcm", "ubm", "dbn", 
 
 
 def make_model(name: str, **options: Any) -> ClickModel:
-    """A new, unfitted model by name (:data:`evaluation.MODELS`); ``options``: ``max_iter``, ``tol``.
+    """A new, unfitted model by name (:data:`evaluation.MODELS`); ``options``: ``max_iter``, ``tol``, ``accelerate``.
 
     :raises ClickModelError: an unknown name.
     """
@@ -114,9 +125,11 @@ class ClickFit:
     test: HeldOut | None
 
     def to_dict(self) -> dict[str, Any]:
-        """``model.json``: ``{"model", "params", "train": {"sessions", "log_likelihood"}, "test"}``."""
+        """``model.json``: ``{"model", "em", "params", "train": {"sessions", "log_likelihood"}, "test"}``, where
+        ``em`` says how the fit ended (:meth:`ClickModel.convergence`: ``converged``, ``iterations``, ``change``)."""
         return {
             "model": self.model.name,
+            "em": self.model.convergence(),
             "params": self.model.params(),
             "train": {"sessions": self.train.n_sessions, "log_likelihood": self.train_log_likelihood},
             "test": None if self.test is None else self.test.to_dict(),
@@ -130,6 +143,8 @@ class ClickFit:
         """``{query: {doc: (label, impressions)}}``: the model's label and the training sessions behind it."""
         if isinstance(min_impressions, bool) or not isinstance(min_impressions, int) or min_impressions < 1:
             raise ClickModelError(f"min_impressions must be a positive int, got {min_impressions!r}")
+        if not self.model.per_document:  # one rule for every model whose label is the same for every pair
+            raise ClickModelError(no_qrels_message(self.model.name))
         labels = np.clip(self.model.labels(), 0.0, 1.0)
         imp = np.bincount(self.train.pairs[self.train.shown], minlength=self.train.n_pairs)
         queries, docs = self.train.pair_names()
@@ -142,6 +157,7 @@ class ClickFit:
     def write(self, folder: str | Path, *, min_impressions: int = 1) -> tuple[Path, Path]:
         """Write ``folder/qrels.tsv`` (TREC qrels, float labels) and ``folder/model.json``; returns both paths."""
         from ..io.output import replacing_file
+        from ..io.tables import json_text
         from ..io.trec import check_trec_ids
 
         out = Path(folder)
@@ -153,7 +169,7 @@ class ClickFit:
         with replacing_file(qrels_path) as f:
             f.write("".join(lines).encode("utf-8"))
         with replacing_file(model_path) as f:
-            f.write((json.dumps(self.to_dict(), indent=2) + "\n").encode("utf-8"))
+            f.write((json_text(self.to_dict(), indent=2) + "\n").encode("utf-8"))
         return qrels_path, model_path
 
 
@@ -181,7 +197,7 @@ def fit_model(
 
     :param test: held-out sessions (another log's, over any pair table: aligned here), or
     :param test_fraction: the share of ``sessions`` held out, drawn with ``seed``.
-    :param options: ``max_iter``, ``tol`` of the EM.
+    :param options: ``max_iter``, ``tol``, ``accelerate`` of the EM (:class:`~.models.ClickModel`).
     """
     model = make_model(name, **options) if isinstance(name, str) else name
     train, held = _held_out(sessions, test, test_fraction, seed)
@@ -231,13 +247,15 @@ def comparison_json(scores: Mapping[str, HeldOut]) -> dict[str, Any]:
 
 def comparison_table(scores: Mapping[str, HeldOut]) -> str:
     """A markdown table: model, held-out log-likelihood, perplexity, perplexity at rank 1 and at the last rank."""
+    from ..io.tables import markdown_row
+
     ranks = sorted({int(r) for h in scores.values() for r in h.perplexity_at})
     head = ["model", "log-likelihood", "perplexity", *(f"@{r}" for r in ranks)]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines = [markdown_row(head), "|" + "---|" * len(head)]
     for name, h in scores.items():
         cells = [name, f"{h.log_likelihood:.4f}", f"{h.perplexity:.4f}"]
         cells += [f"{h.perplexity_at[str(r)]:.4f}" if str(r) in h.perplexity_at else "" for r in ranks]
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append(markdown_row(cells))
     return "\n".join(lines)
 
 

@@ -221,6 +221,10 @@ def credits(
     return out[0], out[1]
 
 
+#: Why an outcome without any clicked impression has no delta, p-value or interval.
+NO_CLICK = "no impression has a click: delta, p_value, ci_low and ci_high are undefined"
+
+
 @dataclass(frozen=True)
 class Outcome:
     """Wins, losses and ties of team ``a`` against ``b`` with delta, its sign-test p-value and interval."""
@@ -235,7 +239,9 @@ class Outcome:
     impressions: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        """The JSON of ``irmetrics interleave --json``; with no impression clicked, delta, the p-value and the
+        interval are undefined: ``None`` (JSON's ``null``), and ``reason`` says why."""
+        out: dict[str, Any] = {
             "wins": self.wins,
             "losses": self.losses,
             "ties": self.ties,
@@ -245,6 +251,9 @@ class Outcome:
             "ci_high": self.ci_high,
             "impressions": self.impressions,
         }
+        if self.wins + self.losses + self.ties == 0:
+            out.update(delta=None, p_value=None, ci_low=None, ci_high=None, reason=NO_CLICK)
+        return out
 
 
 def outcome_of(
@@ -306,6 +315,7 @@ def outcome(
 
 __all__ = [
     "METHODS",
+    "NO_CLICK",
     "TAU",
     "Outcome",
     "balanced_credit",

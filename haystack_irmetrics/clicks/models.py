@@ -4,8 +4,10 @@ Each model is fitted on :class:`~.log.Sessions` from sufficient statistics: coun
 (pair, rank, click) combinations (CTRs, PBM), (pair, rank, rank of the previous click, click) (UBM),
 closed forms over the ranks up to the first or last click (Cascade, DCM, SDBN), or, for the DBN, the
 distinct sessions (documents and clicks) with their counts, so memory grows with what is distinct in
-the log, not with its rows. EM starts every probability at 0.5 (as PyClick) and stops when no
-parameter moves more than ``tol`` or after ``max_iter`` iterations.
+the log, not with its rows. EM starts every probability at 0.5 (as PyClick), is accelerated by SQUAREM
+unless ``accelerate=False`` (:mod:`.em`), and stops when an EM step moves no parameter more than ``tol``
+(:data:`TOL`) or after ``max_iter`` (:data:`MAX_ITER`) steps; the model says which (:attr:`ClickModel.em`,
+and a :class:`~haystack_irmetrics.errors.ConvergenceWarning` when it stopped at ``max_iter``).
 
 A pair the model never saw (a held-out session's new document) takes :data:`DEFAULT` for each of
 its parameters; a rank beyond the longest training session takes :data:`DEFAULT` too.
@@ -20,15 +22,20 @@ the DCM's lambda_r; the DBN's gamma (1 - sigma); the SDBN's 1 - sigma), after a 
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, ClassVar
 
 import numpy as np
 
-from ..errors import ClickModelError
+from ..errors import ClickModelError, ConvergenceWarning
+from .em import EMResult, log_likelihood_terms, run_em
 from .log import Sessions
 
 #: A parameter's starting value and the value of a pair or rank the training sessions never showed.
 DEFAULT = 0.5
+#: EM's defaults: stop when one EM step moves no parameter more than TOL, or after MAX_ITER EM steps.
+TOL = 1e-6
+MAX_ITER = 5000
 #: Probabilities are kept in [FLOOR, 1 - FLOOR] when their logarithm is taken (a Cascade session with
 #: two clicks has probability 0 under the model).
 FLOOR = 1e-10
@@ -80,22 +87,76 @@ def slot_counts(pairs: np.ndarray, slots: np.ndarray, clicks: np.ndarray, n_slot
     return distinct // n_slots, distinct % n_slots, hit.astype(float), (shown - hit).astype(float)
 
 
+def no_qrels_message(name: str) -> str:
+    """Why a model without a per-document parameter (:attr:`ClickModel.per_document`) gives no qrels."""
+    return (
+        f"{name} has no per-document parameter to derive qrels from (it would give every (query, document) "
+        "pair the same label); use ctr or a click model"
+    )
+
+
 class ClickModel:
     """A click model: :meth:`fit` on sessions, then :meth:`probabilities`, :meth:`params`, :meth:`labels`."""
 
     name: ClassVar[str] = ""
     #: What :meth:`labels` gives: the per-pair parameter behind click-derived qrels.
     label_name: ClassVar[str] = "attractiveness"
+    #: Whether :meth:`labels` tells one (query, document) pair from another: False for the models with no
+    #: per-document parameter (one click rate, or one per rank), which give no qrels.
+    per_document: ClassVar[bool] = True
 
-    def __init__(self, *, max_iter: int = 200, tol: float = 1e-6) -> None:
+    def __init__(self, *, max_iter: int = MAX_ITER, tol: float = TOL, accelerate: bool = True) -> None:
         if isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1:
             raise ClickModelError(f"max_iter must be a positive int, got {max_iter!r}")
         if isinstance(tol, bool) or not isinstance(tol, int | float) or not tol >= 0:
             raise ClickModelError(f"tol must be a number >= 0, got {tol!r}")
+        if not isinstance(accelerate, bool):
+            raise ClickModelError(f"accelerate must be True or False, got {accelerate!r}")
         self.max_iter = max_iter
         self.tol = float(tol)
-        self.iterations = 0
+        self.accelerate = accelerate
+        #: How the EM ended (None for a model fitted in closed form, or not fitted).
+        self.em: EMResult | None = None
         self._sessions: Sessions | None = None
+
+    @property
+    def iterations(self) -> int:
+        """EM steps the fit took (0 for a closed form)."""
+        return 0 if self.em is None else self.em.iterations
+
+    @property
+    def converged(self) -> bool:
+        """Whether the fit reached its maximum: a closed form always; EM when its last step moved no
+        parameter more than ``tol`` (False when it stopped at ``max_iter``)."""
+        return self.em is None or self.em.converged
+
+    def convergence(self) -> dict[str, Any]:
+        """``model.json``'s account of the fit: ``converged``, ``iterations``, ``change`` (the largest move of
+        the last EM step; 0.0 for a closed form), ``tol``, ``max_iter`` and ``accelerated`` (None without EM)."""
+        em = self.em
+        return {
+            "converged": self.converged,
+            "iterations": self.iterations,
+            "change": 0.0 if em is None else em.change,
+            "tol": None if em is None else self.tol,
+            "max_iter": None if em is None else self.max_iter,
+            "accelerated": None if em is None else self.accelerate,
+        }
+
+    def _em_options(self) -> dict[str, Any]:
+        return {"max_iter": self.max_iter, "tol": self.tol, "accelerate": self.accelerate}
+
+    def _ended(self, result: EMResult) -> EMResult:
+        """Keep how the EM ended, with a :class:`ConvergenceWarning` when it stopped at ``max_iter``."""
+        self.em = result
+        if not result.converged:
+            warnings.warn(
+                f"{self.name}: EM stopped at max_iter={self.max_iter} steps before converging (its last step "
+                f"moved a parameter by {result.change:.3g} > tol={self.tol:g}); raise max_iter (--max-iter)",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        return result
 
     def __repr__(self) -> str:
         state = f"fitted on {self._sessions.n_sessions} sessions" if self._sessions is not None else "not fitted"
@@ -160,6 +221,7 @@ class GlobalCTR(ClickModel):
 
     name = "gctr"
     label_name = "click_probability"
+    per_document = False  # one value for every pair: qrels of it would judge every document alike
 
     def _fit(self, s: Sessions) -> None:
         self.rho = float(s.clicks.sum() / s.shown.sum())
@@ -183,6 +245,7 @@ class RankCTR(ClickModel):
 
     name = "rctr"
     label_name = "click_probability"
+    per_document = False
 
     def _fit(self, s: Sessions) -> None:
         self.rho = _ratio(s.clicks.sum(axis=0).astype(float), s.shown.sum(axis=0).astype(float))
@@ -195,7 +258,7 @@ class RankCTR(ClickModel):
         return {"click_probability": _by_rank(self.rho)}
 
     def labels(self) -> np.ndarray:
-        raise ClickModelError("rctr has no per-document parameter to derive qrels from; use ctr or a click model")
+        raise ClickModelError(no_qrels_message(self.name))
 
 
 class DocumentCTR(ClickModel):
@@ -236,19 +299,19 @@ def examination_em(
     *,
     max_iter: int,
     tol: float,
-) -> tuple[np.ndarray, np.ndarray, int]:
+    accelerate: bool = True,
+) -> tuple[np.ndarray, np.ndarray, EMResult]:
     """EM of P(click) = alpha[pair] x gamma[slot] on distinct (pair, slot) rows with their click and skip counts.
 
-    Returns (alpha, gamma, iterations). A click means both examined and attracted; a skip splits
+    Returns (alpha, gamma, how the EM ended). A click means both examined and attracted; a skip splits
     into (attracted, not examined) and (examined, not attracted) by the current parameters.
     """
-    alpha = np.full(n_pairs, DEFAULT)
-    gamma = np.full(n_slots, DEFAULT)
     n = clicked + skipped
     imp_pair = np.bincount(pair, weights=n, minlength=n_pairs)
     imp_slot = np.bincount(slot, weights=n, minlength=n_slots)
-    iterations = 0
-    for iterations in range(1, max_iter + 1):  # noqa: B007 - the count is returned
+
+    def step(x: np.ndarray) -> tuple[np.ndarray, float]:
+        alpha, gamma = x[:n_pairs], x[n_pairs:]
         a, g = alpha[pair], gamma[slot]
         rest = 1.0 - a * g  # 0 only for a skip the parameters call impossible: it then counts for neither
         share = skipped / np.where(rest > 0, rest, 1.0)
@@ -256,11 +319,11 @@ def examination_em(
         num_g = clicked + share * (g * (1.0 - a))
         new_alpha = _ratio(np.bincount(pair, weights=num_a, minlength=n_pairs), imp_pair, alpha)
         new_gamma = _ratio(np.bincount(slot, weights=num_g, minlength=n_slots), imp_slot, gamma)
-        moved = max(np.abs(new_alpha - alpha).max(initial=0.0), np.abs(new_gamma - gamma).max(initial=0.0))
-        alpha, gamma = new_alpha, new_gamma
-        if moved <= tol:
-            break
-    return alpha, gamma, iterations
+        ll = log_likelihood_terms(clicked, a * g) + log_likelihood_terms(skipped, rest)
+        return np.concatenate([new_alpha, new_gamma]), ll
+
+    result = run_em(step, np.full(n_pairs + n_slots, DEFAULT), max_iter=max_iter, tol=tol, accelerate=accelerate)
+    return result.x[:n_pairs], result.x[n_pairs:], result
 
 
 class PBM(ClickModel):
@@ -271,9 +334,10 @@ class PBM(ClickModel):
     def _fit(self, s: Sessions) -> None:
         rank = np.broadcast_to(np.arange(s.n_ranks, dtype=np.int64), s.pairs.shape)
         pair, slot, clicked, skipped = slot_counts(s.pairs[s.shown], rank[s.shown], s.clicks[s.shown], s.n_ranks)
-        self.alpha, self.gamma, self.iterations = examination_em(
-            pair, slot, clicked, skipped, s.n_pairs, s.n_ranks, max_iter=self.max_iter, tol=self.tol
+        self.alpha, self.gamma, em = examination_em(
+            pair, slot, clicked, skipped, s.n_pairs, s.n_ranks, **self._em_options()
         )
+        self._ended(em)
 
     def _probabilities(self, s: Sessions) -> tuple[np.ndarray, np.ndarray]:
         p = _take(self.alpha, s.pairs) * _rank_values(self.gamma, s.n_ranks)
@@ -311,9 +375,8 @@ class UBM(ClickModel):
         slot = rank * s.n_ranks + prev  # prev < rank + 1 <= n_ranks
         n_slots = s.n_ranks * s.n_ranks
         pair, slot_u, clicked, skipped = slot_counts(s.pairs[s.shown], slot[s.shown], s.clicks[s.shown], n_slots)
-        self.alpha, gamma, self.iterations = examination_em(
-            pair, slot_u, clicked, skipped, s.n_pairs, n_slots, max_iter=self.max_iter, tol=self.tol
-        )
+        self.alpha, gamma, em = examination_em(pair, slot_u, clicked, skipped, s.n_pairs, n_slots, **self._em_options())
+        self._ended(em)
         self.gamma = gamma.reshape(s.n_ranks, s.n_ranks)
         self._seen = np.bincount(slot_u, minlength=n_slots).reshape(s.n_ranks, s.n_ranks) > 0
 
@@ -517,8 +580,10 @@ __all__ = [
     "DCM",
     "DEFAULT",
     "FLOOR",
+    "MAX_ITER",
     "PBM",
     "SDBN",
+    "TOL",
     "UBM",
     "Cascade",
     "ClickModel",
@@ -528,6 +593,7 @@ __all__ = [
     "cascade_probabilities",
     "cascade_simulate",
     "examination_em",
+    "no_qrels_message",
     "previous_click",
     "slot_counts",
 ]

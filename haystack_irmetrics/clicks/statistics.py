@@ -298,7 +298,7 @@ def _fit_closed_form(model: str, stats: pl.DataFrame, options: dict[str, Any]) -
 def fit_statistics(model: str, tables: Iterable[Any], **options: Any) -> ClickModel:
     """Merge the statistics ``tables`` (Arrow tables or batches, any number of partitions) and fit ``model``.
 
-    :param options: ``max_iter``, ``tol``.
+    :param options: ``max_iter``, ``tol``, ``accelerate`` (:class:`~.models.ClickModel`).
     :returns: the fitted model; its ``params()`` and ``labels()`` are keyed by the statistics' (query, doc).
     """
     from ..feedback._deps import pl
@@ -327,16 +327,16 @@ def fit_statistics(model: str, tables: Iterable[Any], **options: Any) -> ClickMo
         )
         n_slots = n_ranks if model == "pbm" else n_ranks * n_ranks
         fitted: ClickModel = PBM(**options) if model == "pbm" else UBM(**options)
-        alpha, gamma, fitted.iterations = examination_em(
+        alpha, gamma, em = examination_em(
             pairs,
             slot,
             merged["a"].to_numpy(),
             merged["b"].to_numpy(),
             sessions.n_pairs,
             n_slots,
-            max_iter=fitted.max_iter,
-            tol=fitted.tol,
+            **fitted._em_options(),
         )
+        fitted._ended(em)
         fitted.alpha = alpha  # type: ignore[attr-defined]
         if model == "ubm":
             fitted.gamma = gamma.reshape(n_ranks, n_ranks)  # type: ignore[attr-defined]

@@ -5,7 +5,6 @@ Two suites written by ``irmetrics beir --output`` are compared dataset by datase
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from ..core.measures import FAMILIES, parse_measure, resolve_measures
 from ..core.subtopics import SubtopicQrels
 from ..errors import InvalidArgumentError, InvalidPolicyError
 from ..io.beir_outputs import read_run_dataset, shared_qrels, tell_apart
+from ..io.tables import json_text, markdown_cell
 from ..stats import Comparison, compare_with_baseline
 from ..stats.compare import format_p
 from ..stats.significance import check_confidence, check_resamples, check_seed
@@ -71,7 +71,7 @@ class CompareResult:
     def table(self) -> list[str]:
         """The markdown table's lines: one row per measure, the two runs and their difference as columns (and,
         with :attr:`stats`, the paired difference, its interval and Holm-adjusted p-values)."""
-        a, b = self.names
+        a, b = (markdown_cell(n) for n in self.names)  # run names: from file names or [NAME=]
         if not self.stats:
             lines = [f"| measure | {a} | {b} | {b} − {a} |", "|---|---:|---:|---:|"]
             return lines + [f"| {m} | {va:.5f} | {vb:.5f} | {d:+.5f} |" for m, va, vb, d in self.rows()]
@@ -137,7 +137,7 @@ class CompareResult:
         return out
 
     def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent)
+        return json_text(self.to_dict(), indent=indent)
 
 
 @dataclass(frozen=True)
@@ -189,7 +189,7 @@ class RunsComparison:
         return out
 
     def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent)
+        return json_text(self.to_dict(), indent=indent)
 
 
 def compare_runs(

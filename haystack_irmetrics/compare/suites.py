@@ -7,7 +7,6 @@ scored on one suite's qrels for both: the comparison is refused before anything 
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Sequence
@@ -18,6 +17,7 @@ from typing import Any
 from ..core import DEFAULT_K_VALUES
 from ..errors import DatasetError, InvalidArgumentError, ParseError
 from ..io.beir_outputs import dataset_differences, read_json_object, read_run_dataset, shared_qrels
+from ..io.tables import json_text, markdown_cell
 from ..stats.compare import format_p
 from .runs import CompareResult, compare_runs
 
@@ -70,7 +70,7 @@ class SuiteComparison:
 
     def markdown(self) -> str:
         """One table: a row per dataset and measure (with the paired test when computed), then the averages."""
-        a, b = self.names
+        a, b = (markdown_cell(n) for n in self.names)  # run and dataset names: from the folders
         lines = [
             f"| dataset | measure | {a} | {b} | {b} − {a} | paired Δ [CI] | p (t) | p (rand.) |",
             "|---|---|---:|---:|---:|---:|---:|---:|",
@@ -85,7 +85,7 @@ class SuiteComparison:
                     if c is not None
                     else "— | — | —"
                 )
-                lines.append(f"| {dataset} | {m} | {va:.5f} | {vb:.5f} | {d:+.5f} | {stats} |")
+                lines.append(f"| {markdown_cell(dataset)} | {m} | {va:.5f} | {vb:.5f} | {d:+.5f} | {stats} |")
         for m, (va, vb) in self.average().items():
             lines.append(f"| **average** | {m} | {va:.5f} | {vb:.5f} | {vb - va:+.5f} | — | — | — |")
         lines.append("")
@@ -105,7 +105,7 @@ class SuiteComparison:
         }
 
     def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent)
+        return json_text(self.to_dict(), indent=indent)
 
 
 #: The measures a suite comparison shows unless told otherwise (those of the leaderboard).

@@ -293,6 +293,18 @@ class _Evaluation:
         ideal = all_gains > 0
         ideal_owner = self.label_owner[ideal]
         ideal_gain = all_gains[ideal]
+        # Every DCG and IDCG of a query is at most the sum of its positive gains (each discount is >= 1): one
+        # sum says whether any overflows (a gain map of finite gains can: {1: 1e308}), which would make NaN.
+        with np.errstate(over="ignore"):
+            overflow = not math.isfinite(float(ideal_gain.sum()))
+        if overflow:
+            with np.errstate(over="ignore"):
+                totals = np.bincount(ideal_owner, weights=ideal_gain, minlength=n)
+            qid = self.prep.qids[int(np.flatnonzero(~np.isfinite(totals))[0])]
+            raise InvalidLabelError(
+                f"{m.name}: the gains of the judgments of query {qid!r} add up beyond any float, so its DCG "
+                "cannot be computed; use smaller gains (NDCG is the same with every gain divided by one number)"
+            )
         sort = np.lexsort((-ideal_gain, ideal_owner))
         return owner, ranks, gains, _offsets(owner, n), ideal_gain[sort], _offsets(ideal_owner, n)
 

@@ -9,9 +9,6 @@ always reported side by side.
 
 from __future__ import annotations
 
-import csv
-import json
-import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -20,10 +17,9 @@ from typing import Any
 
 from ..core import Preset
 from ..core.evaluate import bounded, short_list
-from ..io.tables import csv_cell, markdown_cell
+from ..io.tables import json_ready, json_text, markdown_cell, write_csv
 from ..stats.compare import format_p
 from ..stats.windows import Window
-from ._deps import pl
 from .judgments import ALL, AggregatedFeedback
 from .scoring import VARIANTS, SegmentResult, feedback_preset
 
@@ -275,28 +271,14 @@ def to_dict(ev: FeedbackEvaluation) -> dict[str, Any]:
     }
 
 
-def _clean(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
-
-
-def jsonable(value: Any) -> Any:
-    """``value`` with non-finite floats as ``None`` and tuples as lists (strict JSON)."""
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [jsonable(v) for v in value]
-    return _clean(value)
+#: ``value`` with non-finite floats as ``None`` and tuples as lists (strict JSON): the package's one
+#: :func:`~haystack_irmetrics.io.tables.json_ready`, under the name this module has exported.
+jsonable = json_ready
 
 
 def _write_csv(path: Path, rows: list[dict[str, Any]], fields: list[str] | None = None) -> Path:
-    fields = fields or (list(rows[0]) if rows else [])
-    with path.open("w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=fields)
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: csv_cell(_clean(v)) for k, v in r.items()})  # no formula a spreadsheet would run
+    # the package's one CSV writer: no formula a spreadsheet would run, the file written whole
+    write_csv(path, fields or (list(rows[0]) if rows else []), rows)
     return path
 
 
@@ -317,7 +299,7 @@ def write_report(
     written[0].write_text(to_markdown(ev), encoding="utf-8")
     data = to_dict(ev)
     path = out / "report.json"
-    path.write_text(json.dumps(jsonable(data), indent=2, allow_nan=False) + "\n", encoding="utf-8")
+    path.write_text(json_text(data, indent=2) + "\n", encoding="utf-8")
     written.append(path)
     written.append(_write_csv(out / "scores.csv", data["scores"]))
     if data["comparisons"]:
@@ -350,14 +332,14 @@ def write_report(
 def _write_per_query(ev: FeedbackEvaluation, path: Path) -> Path:
     """Wide per-query table of the whole log: ``query`` then one column per (system, list, metric)."""
     part = ev.overall
-    cols: dict[str, Any] = {"query": [csv_cell(q) for q in part.queries]}  # no formula a spreadsheet would run
+    cols: dict[str, Any] = {"query": part.queries}
     for name, s in part.systems.items():
         for k, v in s.judged.items():
-            cols[csv_cell(f"{name}|{k}")] = v
+            cols[f"{name}|{k}"] = v
         for variant in ev.variants:
             for m in ev.metrics:
-                cols[csv_cell(f"{name}|{variant}|{m}")] = s.values[variant][m]
-    pl.DataFrame(cols).write_csv(path)
+                cols[f"{name}|{variant}|{m}"] = s.values[variant][m]
+    write_csv(path, list(cols), zip(*cols.values(), strict=True))
     return path
 
 

@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ..errors import CacheWarning
+from ..io.tables import json_text
 
 T = TypeVar("T")
 
@@ -247,7 +248,7 @@ def write_entry(folder: Path, fill: Callable[[Path], None], meta: dict[str, Any]
             "created": time.time(),
             "payload_sha256": payload_sha256(tmp),
         }
-        write_file(tmp / "entry.json", json.dumps(entry, default=str).encode("utf-8"))
+        write_file(tmp / "entry.json", json_text(entry, default=str).encode("utf-8"))
         if folder.is_symlink() or folder.exists():
             kind = meta.get("kind")
             why = (

@@ -13,12 +13,10 @@ would run as a formula gets a leading ``'`` (:func:`~haystack_irmetrics.io.table
 
 from __future__ import annotations
 
-import csv
-import io
 import string
 
 from ..io.output import printable
-from ..io.tables import csv_cell, markdown_cell
+from ..io.tables import csv_text, markdown_cell
 from ..stats.compare import format_p
 from .data import ReportData, lower_is_better
 
@@ -150,13 +148,9 @@ def rows(data: ReportData) -> list[dict[str, object]]:
 def to_csv(data: ReportData) -> str:
     """:func:`rows` as CSV (RFC 4180: ``\\r\\n`` line ends; unrounded numbers; empty where a field does not
     apply); a name a spreadsheet would read as a formula (``=...``, ``+``, ``-``, ``@``) starts with ``'``
-    (:func:`~haystack_irmetrics.io.tables.csv_cell`)."""
-    buffer = io.StringIO()
-    # RFC 4180's \r\n: with it, the csv module quotes a name holding a lone \r too (with "\n" it would not).
-    writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\r\n")
-    writer.writeheader()
-    writer.writerows({k: csv_cell(v) for k, v in row.items()} for row in rows(data))
-    return buffer.getvalue()
+    (:func:`~haystack_irmetrics.io.tables.csv_cell`): the package's one CSV writer,
+    :func:`~haystack_irmetrics.io.tables.csv_text`."""
+    return csv_text(CSV_FIELDS, rows(data))
 
 
 def to_markdown(data: ReportData, *, digits: int = 4) -> str:

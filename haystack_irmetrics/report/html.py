@@ -13,7 +13,6 @@ from __future__ import annotations
 import base64
 import html
 import importlib.util
-import json
 import re
 import tempfile
 from collections.abc import Sequence
@@ -23,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ..io.tables import json_text
 from ..stats.compare import format_p
 from .assets import CSS, JS
 from .columns import MAX_SUMMARY_COLUMNS, SUMMARY_CUTOFF, SUMMARY_EXTRA, summary_columns
@@ -52,7 +52,7 @@ def script_json(value: Any) -> str:
         >>> print(script_json({"q": "<!--<script>&", "s": "a\ud800"}))
         {"q":"\u003c!--\u003cscript\u003e\u0026","s":"a\\ud800"}
     """
-    blob = json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    blob = json_text(value, separators=(",", ":"), ensure_ascii=False)
     return _SCRIPT_UNSAFE.sub(_script_escape, blob)
 
 
