@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from haystack_irmetrics.cli import main
-from haystack_irmetrics.errors import InvalidLabelError, InvalidSeedError, PoolingError
+from haystack_irmetrics.errors import InvalidLabelError, InvalidSeedError, ParseError, PoolingError
 from haystack_irmetrics.pooling import (
     STRATEGIES,
     MaxMean,
@@ -363,3 +363,18 @@ def test_a_seed_draws_the_same_sample_and_another_seed_another():
     assert a == [p.doc for p in pool(RUNS, 5, "stratified", seed=1)]
     assert any([p.doc for p in pool(RUNS, 5, "stratified", seed=s)] != a for s in range(2, 10))
     assert np.isclose(sum(1 for _ in a), 5)
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("query_id\tdoc_id\tprobability\nq1\td1\t1.0\nq1\td1\t1.0\n", r"listed twice \(first on line 2\)"),
+        ("query_id\tdoc_id\tprobability\n", "a header and no pair"),
+        ("", "empty"),
+    ],
+)
+def test_a_pairs_file_with_a_pair_twice_or_no_pair_is_refused_naming_the_line(tmp_path, body, message):
+    path = tmp_path / "pairs.tsv"
+    path.write_text(body)
+    with pytest.raises(ParseError, match=message):
+        read_pairs(path)

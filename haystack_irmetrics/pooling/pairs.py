@@ -32,9 +32,11 @@ def read_pairs(path: str | os.PathLike[str]) -> list[PoolPair]:
     """The pairs of a file :func:`write_pairs` wrote.
 
     :raises ParseError: naming the file and line: no header, a line without three fields, a probability that
-        is not a number in (0, 1].
+        is not a number in (0, 1], a pair listed twice (a second judgment of it would be asked for); a file with
+        no pair.
     """
     out = []
+    seen: dict[tuple[str, str], int] = {}
     for lineno, line in text_lines(path):
         fields = line.rstrip("\n").split("\t")
         if lineno == 1:
@@ -51,9 +53,20 @@ def read_pairs(path: str | os.PathLike[str]) -> list[PoolPair]:
             probability = math.nan
         if not 0.0 < probability <= 1.0:
             raise ParseError(f"probability {fields[2]!r} is not a number in (0, 1]", path=str(path), line=lineno)
+        pair = (fields[0], fields[1])
+        if pair in seen:
+            raise ParseError(
+                f"query {pair[0]!r}, document {pair[1]!r} is listed twice (first on line {seen[pair]})",
+                path=str(path),
+                line=lineno,
+            )
+        seen[pair] = lineno
         out.append(PoolPair(fields[0], fields[1], probability))
-    if not out and not os.path.getsize(path):
-        raise ParseError(f"empty file: expected the header {chr(9).join(HEADER)!r}", path=str(path))
+    if not out:
+        what = (
+            "a header and no pair" if os.path.getsize(path) else f"empty: expected the header {chr(9).join(HEADER)!r}"
+        )
+        raise ParseError(f"the pairs file holds {what}", path=str(path))
     return out
 
 
