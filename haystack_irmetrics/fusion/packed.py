@@ -141,12 +141,14 @@ def _rank_order(ids: list[str], scores: np.ndarray, offsets: np.ndarray) -> np.n
     inner = np.ones(max(scores.size - 1, 0), dtype=bool)
     inner[offsets[1:-1][(offsets[1:-1] > 0) & (offsets[1:-1] < scores.size)] - 1] = False  # a new query
     rises = np.flatnonzero(inner & (s32[1:] > s32[:-1])) + 1
-    tied = np.flatnonzero(inner & (s32[1:] == s32[:-1])).tolist()
-    unordered = [i + 1 for i in tied if ids[i] < ids[i + 1]]  # str order is trec_eval's byte order
-    if rises.size == 0 and not unordered:
+    tied = np.flatnonzero(inner & (s32[1:] == s32[:-1]))
+    # str order is trec_eval's byte order; a tie whose ids rise is out of order
+    rising = map(str.__lt__, map(ids.__getitem__, tied.tolist()), map(ids.__getitem__, (tied + 1).tolist()))
+    unordered = tied[np.fromiter(rising, dtype=bool, count=tied.size)] + 1
+    if rises.size == 0 and unordered.size == 0:
         return None
     order = np.arange(scores.size)
-    rows = np.concatenate([rises, np.asarray(unordered, dtype=np.int64)])
+    rows = np.concatenate([rises, unordered])
     for qi in np.unique(np.searchsorted(offsets, rows, side="right") - 1).tolist():
         a, b = int(offsets[qi]), int(offsets[qi + 1])
         row_of = dict(zip(ids[a:b], range(a, b)))
