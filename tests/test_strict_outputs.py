@@ -61,9 +61,9 @@ def test_the_one_json_writer_writes_null_for_every_number_that_is_not_finite():
 
 
 #: json.dumps outside io/tables.py that writes no output: hashes and fingerprints (their text is never shown),
-#: the core's public ``EvaluationResult.to_json`` (the core imports nothing of io/; the package's own outputs
-#: write ``io.tables.json_text(result.to_dict())``), and JSON their owners move to the one writer (judges/: the
-#: judge's files and cache rows; assess/: in progress beside this change).
+#: the judge cache's own columns, and the core's public ``EvaluationResult.to_json`` (the core imports nothing of
+#: io/; the package's own outputs write ``io.tables.json_text(result.to_dict())``); and, for their owners to move
+#: to the one writer, the judge's local server's replies and the judging page's (assess/) files and prints.
 NOT_OUTPUTS = {
     "integration/stores/bm25s_store.py": "hashlib.sha256(json.dumps(parameters",
     "beir/pipelines.py": ("text = json.dumps([spec, indexing_spec]", "return json.dumps(store.to_dict()"),
@@ -71,9 +71,7 @@ NOT_OUTPUTS = {
     "beir/cache.py": ("hashlib.sha256(json.dumps(obj", "digest.update(json.dumps(settings"),
     "core/results.py": "return json.dumps(self.to_dict(per_query), indent=indent)",
     "judges/judge.py": "text = json.dumps(settings, sort_keys=True",
-    "judges/cache.py": None,
-    "judges/batch.py": None,
-    "judges/runs.py": None,
+    "judges/cache.py": ("(fingerprint, json.dumps(settings", "json.dumps(verdict.tokens)"),
     "judges/server.py": None,
     "assess/export.py": None,
     "cli/assess.py": None,
