@@ -16,8 +16,7 @@ integers (the reader takes them as text).
   EM written from the book's generative stories (``tests/click_oracle.py``: a Python loop over sessions,
   and for the DBN an enumeration of each session's hidden states). Both fit the same sessions for the
   same number of plain EM iterations (``tol=0, accelerate=False``); the ratio is peer time / ours, and the
-  largest difference of
-  any fitted parameter is reported.
+  largest difference of any fitted parameter is reported.
 """
 
 from __future__ import annotations
