@@ -26,6 +26,20 @@ def shared_data() -> Path:
     return Path(os.environ.get("IRMETRICS_SHARED_DATA", ROOT.parent / "shared" / "data"))
 
 
+def cpu_variants() -> list[str]:
+    """``NPY_DISABLE_CPU_FEATURES`` values to run a command under: none, then the machine's AVX-512 kernels of numpy
+    off, then its AVX2 kernels too (numpy's names: ``X86_V4``/``X86_V3`` from 2.4, ``AVX512_SKX``/``AVX2``
+    before); numpy's sorts differ between these kernels where values tie (tests/test_bm25s_ties.py)."""
+    try:
+        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    except ImportError:  # numpy < 2
+        from numpy.core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    found = [f for f in __cpu_dispatch__ if __cpu_features__.get(f)]
+    avx512 = [f for f in found if f.startswith("AVX512") or f == "X86_V4"]
+    avx2 = [f for f in found if f in ("X86_V3", "AVX2", "FMA3", "F16C")]
+    return list(dict.fromkeys(["", " ".join(avx512), " ".join(avx512 + avx2)]))
+
+
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     path = shared_data()

@@ -221,11 +221,13 @@ class BM25sDocumentStore(InProcessStore):
         out: list[tuple[Any, Any] | None] = [None] * len(queries)
         if searched:
             threads = min(len(searched) // 64, os.cpu_count() or 1)
+            # One more than asked: a tie across the cut shows as the (k+1)-th score equal to the k-th.
+            wide = min(k + 1, len(idx.documents))
             found, scores = idx.model.retrieve(
-                [ids[i] for i in searched], k=k, show_progress=False, n_threads=threads if threads > 1 else 1
+                [ids[i] for i in searched], k=wide, show_progress=False, n_threads=threads if threads > 1 else 1
             )
             for row, i in enumerate(searched):
-                out[i] = (found[row], scores[row])
+                out[i] = _in_order(idx.model, ids[i], found[row], scores[row], k)
         return out
 
     def prefetch(self, queries: list[str], top_k: int) -> None:
@@ -260,6 +262,25 @@ class BM25sDocumentStore(InProcessStore):
                 break
             out.append(copy_document(documents[pos], "score", score))
         return out
+
+
+def _in_order(model: Any, terms: list[int], found: Any, scores: Any, k: int) -> tuple[Any, Any]:
+    """The ``k`` best of bm25s's rows in one order on every machine: score descending, then the document's
+    position in the store.
+
+    bm25s orders its top k with numpy's unstable sort, whose SIMD kernels differ between CPUs (AVX-512 or
+    AVX2 only) and numpy versions: documents of equal score came back in another order on another machine,
+    and BEIR's Hole@k, which keeps the run's order at ties, changed with it. When the rows tie across the cut
+    (the (k+1)-th score equals the k-th, and is above 0: documents scored 0 are dropped), which of the tied
+    documents make the top k is the sort's choice too, so that query's scores are read whole.
+    """
+    import numpy as np
+
+    if found.size > k and scores[k] > 0 and scores[k] == scores[k - 1]:
+        scores = model.get_scores_from_ids(terms)
+        found = np.arange(scores.size)
+    order = np.lexsort((found, -scores.astype(np.float64)))[:k]
+    return found[order], scores[order]
 
 
 @component
