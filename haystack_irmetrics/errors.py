@@ -290,6 +290,12 @@ class SuspiciousInputWarning(UserWarning):
     document is judged), or the qrels and the results passed the wrong way round."""
 
 
+class NoRelevantLabelWarning(SuspiciousInputWarning):
+    """No label of the qrels reaches the relevance threshold of a measure asked for (click-derived labels in
+    [0, 1] under the default threshold 1): every measure that counts relevant documents at it (P, Recall, MAP,
+    bpref, the precision-recall curve, ...) is 0. The message names the threshold and the labels' range."""
+
+
 __all__ = [
     "ECHO_LIMIT",
     "MESSAGE_LIMIT",
@@ -327,6 +333,7 @@ __all__ = [
     "NoAnswerError",
     "NoOverlapError",
     "NoRelevantJudgmentWarning",
+    "NoRelevantLabelWarning",
     "OutputError",
     "ParseError",
     "PipelineError",

@@ -95,8 +95,8 @@ def test_compare_refuses_labels_that_would_overwrite_each_other_in_its_json(tmp_
     (tmp_path / "delta" / "run.trec").write_text((tmp_path / "a.trec").read_text())
     assert main(["compare", str(tmp_path / "delta"), *args[2:]]) == 0  # a folder named delta: labels get A:/B:
     metrics = json.loads(capsys.readouterr().out)["metrics"]["NDCG@1"]
-    assert set(metrics) == {"A:delta", "B:b.trec", "delta", "paired"}
-    assert (metrics["A:delta"], metrics["B:b.trec"], metrics["delta"]) == (1.0, 0.0, -1.0)  # delta = B - A
+    assert set(metrics) == {"A:delta", "B:b", "delta", "paired"}
+    assert (metrics["A:delta"], metrics["B:b"], metrics["delta"]) == (1.0, 0.0, -1.0)  # delta = B - A
     assert metrics["paired"]["delta"] == -1.0 and metrics["paired"]["ci"] == [-1.0, -1.0]
 
 

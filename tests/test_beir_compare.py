@@ -27,7 +27,7 @@ def test_cli_prints_both_runs_and_their_difference_per_measure(two_runs, capsys)
     a, b = two_runs
     assert main(["compare", str(a), str(b / "run.trec"), "--qrels", QRELS, "-k", "3,10", "--no-stats"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "| measure | bm25 | run.trec | run.trec − bm25 |"
+    assert lines[0] == "| measure | bm25 | run | run − bm25 |"  # a file less its extension (docs/cli.md)
     rows = {line.split(" | ")[0].strip("| "): line for line in lines[2:]}
     assert list(rows) == [
         "NDCG@3",
@@ -470,8 +470,8 @@ def test_three_runs_each_against_the_baseline_with_holm_over_runs_and_measures(t
     lines = (a / "run.trec").read_text().splitlines()
     top5.write_text("\n".join(ln for ln in lines if int(ln.split()[3]) <= 5) + "\n")
     result = compare_many([a, b, top5], k_values=[3, 10], measures=["NDCG", "Recall"], n_resamples=500)
-    assert result.names == ("bm25", "bm25_top3", "top5.trec") and result.baseline == "bm25"
-    assert list(result.results) == ["bm25_top3", "top5.trec"]
+    assert result.names == ("bm25", "bm25_top3", "top5") and result.baseline == "bm25"
+    assert list(result.results) == ["bm25_top3", "top5"]
     alone = {
         run: compare_runs(a, run, QRELS, [3, 10], measures=["NDCG", "Recall"], n_resamples=500) for run in (b, top5)
     }
@@ -485,11 +485,11 @@ def test_three_runs_each_against_the_baseline_with_holm_over_runs_and_measures(t
     # Holm over 8 tests is never less strict than over each run's 4.
     assert any(c.p_t_holm > s.p_t_holm for c, s in zip(tested, [*alone[b].stats, *alone[top5].stats]))
     table = result.markdown()
-    assert "bm25_top3 against bm25:" in table and "top5.trec against bm25:" in table
+    assert "bm25_top3 against bm25:" in table and "top5 against bm25:" in table
     assert "Holm-adjusted over the 8 tests (each of the 2 runs against bm25, per measure)" in table
     assert main(["compare", str(a), str(b), str(top5), "-k", "10", "--baseline", "bm25_top3", "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["baseline"] == "bm25_top3" and list(out["comparisons"]) == ["bm25", "top5.trec"]
+    assert out["baseline"] == "bm25_top3" and list(out["comparisons"]) == ["bm25", "top5"]
     assert out["comparisons"]["bm25"]["runs"] == ["bm25_top3", "bm25"] and out["tests"] == 12
     assert out["comparisons"]["bm25"]["metrics"]["NDCG@10"]["delta"] == 0.22299
 

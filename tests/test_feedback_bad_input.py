@@ -116,9 +116,13 @@ def test_the_cli_refuses_two_systems_of_one_name_instead_of_dropping_one(tmp_pat
         (tmp_path / sub).mkdir()
         (tmp_path / sub / "new.trec").write_text("q1 Q0 d1 1 2 x\n")
     runs = [str(tmp_path / "a" / "new.trec"), str(tmp_path / "b" / "new.trec")]
-    assert main(["feedback", str(log), "--run", runs[0], "--run", runs[1], "--n-resamples", "100"]) == 2
+    assert main(["feedback", str(log), "--run", runs[0], "--run", f"new={runs[1]}", "--n-resamples", "100"]) == 2
+    assert "two systems are named 'new'" in capsys.readouterr().err
+    assert main(["feedback", str(log), "--run", runs[0], "--run", runs[0], "--n-resamples", "100"]) == 2
     assert "two systems are named 'new'" in capsys.readouterr().err
     assert main(["feedback", str(log), "--run", f"x={runs[0]}", "--run", f"y={runs[1]}", "--n-resamples", "100"]) == 0
+    # Two files of one name in two folders are told apart by their folders, as every command does (docs/cli.md).
+    assert main(["feedback", str(log), "--run", runs[0], "--run", runs[1], "--n-resamples", "100"]) == 0
 
 
 def _segmented(segments):

@@ -93,9 +93,9 @@ def test_optimize_prints_the_choice_held_out_score_and_tests_as_json(files, caps
     tuned = optimize_fusion([A, B], QRELS, method="wsum", metric="P@1", folds=4, names=["a.trec", "b.trec"])
     assert report["params"] == tuned.params == {"weights": [0.6, 0.4]}
     assert report["held_out"] == tuned.held_out
-    assert report["inputs"] == {"a.trec": 0.0, "b.trec": 1.0}
-    assert set(report["comparisons"]) == {"a.trec", "b.trec"}
-    assert report["comparisons"]["a.trec"]["delta"] == pytest.approx(tuned.held_out - 0.0)
+    assert report["inputs"] == {"a": 0.0, "b": 1.0}  # a file less its extension (docs/cli.md)
+    assert set(report["comparisons"]) == {"a", "b"}
+    assert report["comparisons"]["a"]["delta"] == pytest.approx(tuned.held_out - 0.0)
     assert report["configurations"] == len(weight_grid(2)) == 11
 
 

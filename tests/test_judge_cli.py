@@ -102,7 +102,7 @@ def test_judge_fills_exactly_the_holes_of_the_top_k_and_keeps_the_human_labels(t
 
     for path in case.runs:
         run = read_run(path).data
-        hole, pairs_share = summary["Hole@5"][path.name], summary["unjudged_pairs@5"][path.name]
+        hole, pairs_share = summary["Hole@5"][path.stem], summary["unjudged_pairs@5"][path.stem]  # run0.trec: run0
         assert hole["before"] > hole["after"] >= 0 and pairs_share["before"] > pairs_share["after"] >= 0
         for when, qrels in (("before", human), ("after", filled)):
             beir = EvaluateRetrieval.evaluate_custom(qrels, run, [5], "hole")["Hole@5"]

@@ -318,3 +318,35 @@ def test_in_a_browser_the_judged_rows_follow_the_column_checkboxes_and_the_bound
     (Path(__file__).resolve().parent / "artifacts").mkdir(exist_ok=True)
     with ThreadPoolExecutor(1) as pool:  # Playwright's sync API in a thread of its own, as the browser tests do
         pool.submit(check).result()
+
+
+@pytest.mark.parametrize("source", ["corpus", "run folder"])
+def test_report_judged_without_qrels_is_refused_not_scored_on_the_datasets_qrels(judged_case, tmp_path, capsys, source):
+    """The folder was judged against other qrels than the dataset's (here half the sample's pools, the rest 0):
+    "human" on the dataset's qrels would be another number under the same name. The report refuses, saying so
+    on one line, and scores it with --qrels."""
+    import json
+
+    runs, qrels, out = judged_case
+    given = [str(p) for p in runs.values()]
+    if source == "corpus":
+        where = ["--corpus", str(SAMPLE)]
+    else:  # an `irmetrics beir --output` folder, whose summary.json names the sample as its dataset
+        folder = tmp_path / next(iter(runs))
+        folder.mkdir()
+        (folder / "run.trec").write_bytes(next(iter(runs.values())).read_bytes())
+        (folder / "summary.json").write_text(
+            json.dumps({"dataset": "sample", "dataset_path": str(SAMPLE), "split": "test"})
+        )
+        given[0], where = str(folder), []
+    page = tmp_path / "r.html"
+    argv = ["report", *given, *where, "-k", "10", "-m", "NDCG", "--judged", str(out), "--n-resamples", "100"]
+    assert main([*argv, "-o", str(page)]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"irmetrics: error: --judged {out} (judged=) needs --qrels") and not page.exists()
+    assert main([*argv, "--qrels", str(qrels), "-o", str(page)]) == 0
+    # bpref reads the judged non-relevant documents: the human qrels' zeros make it another number.
+    human = build_report(given, qrels, measures=["bpref"], judged=out, n_resamples=100).judged
+    dataset = build_report(given, QRELS, measures=["bpref"], n_resamples=100).means
+    name = next(iter(human))
+    assert human[name]["bpref"]["human"] != pytest.approx(dataset[name]["bpref"])  # what it would have shown

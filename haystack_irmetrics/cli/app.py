@@ -14,13 +14,43 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import IRMetricsError
-from . import assess, beir, cache, clicks, compare, evaluate, feedback, fuse, interleave, judge, plot, pool, report
+from . import (
+    assess,
+    beir,
+    cache,
+    clicks,
+    compare,
+    evaluate,
+    feedback,
+    fuse,
+    interleave,
+    judge,
+    plot,
+    pool,
+    power,
+    report,
+)
 from .args import show_defaults
 
 #: The subcommands in the order ``irmetrics --help`` lists them; each module has ``add_subcommand`` and ``run``,
 #: and each command sets ``func`` (its ``run``) and ``paths`` (what it reads and writes: a
 #: :class:`~haystack_irmetrics.io.output.Paths`, checked by :func:`main` before ``func`` runs).
-SUBCOMMANDS = (evaluate, beir, cache, compare, report, feedback, plot, judge, assess, fuse, pool, clicks, interleave)
+SUBCOMMANDS = (
+    evaluate,
+    beir,
+    cache,
+    compare,
+    power,
+    report,
+    feedback,
+    plot,
+    judge,
+    assess,
+    fuse,
+    pool,
+    clicks,
+    interleave,
+)
 
 
 def package_version() -> str:
@@ -69,14 +99,22 @@ def _check_declared(parser: argparse.ArgumentParser, prog: str = "irmetrics") ->
                 _check_declared(command, f"{prog} {name}")
 
 
-def _show_warning(
-    message: Any, category: type[Warning], filename: str, lineno: int, file: Any = None, line: str | None = None
-) -> None:
-    """The package's own warnings as one ``irmetrics: warning: ...`` line on stderr (no source line)."""
-    if category.__module__.startswith("haystack_irmetrics"):
-        print(f"irmetrics: warning: {message}", file=sys.stderr if file is None else file)
-    else:
-        _PYTHON_SHOWWARNING(message, category, filename, lineno, file, line)
+class _WarningLines:
+    """The package's own warnings as one ``irmetrics: warning: ...`` line on stderr (no source line), each text
+    once per command (one run of several saying the same about the qrels is said once); others as Python shows
+    them."""
+
+    def __init__(self) -> None:
+        self.shown: set[str] = set()
+
+    def __call__(
+        self, message: Any, category: type[Warning], filename: str, lineno: int, file: Any = None, line: Any = None
+    ) -> None:
+        if not category.__module__.startswith("haystack_irmetrics"):
+            _PYTHON_SHOWWARNING(message, category, filename, lineno, file, line)
+        elif str(message) not in self.shown:
+            self.shown.add(str(message))
+            print(f"irmetrics: warning: {message}", file=sys.stderr if file is None else file)
 
 
 _PYTHON_SHOWWARNING = warnings.showwarning
@@ -88,7 +126,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         with warnings.catch_warnings():
-            warnings.showwarning = _show_warning
+            warnings.showwarning = _WarningLines()
             args.paths(args).check()  # before any work: no output of the command may replace one of its inputs
             return args.func(args)
     except IRMetricsError as e:

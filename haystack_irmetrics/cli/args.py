@@ -128,6 +128,17 @@ def policy(args: argparse.Namespace) -> Any:
     )
 
 
+def add_threshold_option(parser: argparse.ArgumentParser | Any) -> None:
+    """``--threshold``, the relevance threshold of the binary measures, as every command that scores runs against
+    qrels takes it (read by :func:`policy`)."""
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="relevance threshold for binary metrics (default: the preset's, 1)",
+    )
+
+
 def add_significance_options(parser: argparse.ArgumentParser, title: str, stats_help: str) -> None:
     """The options of the paired tests every comparing subcommand shares, in a group named ``title``:
     ``--stats/--no-stats``, ``--n-resamples``, ``--seed``, ``--confidence``."""

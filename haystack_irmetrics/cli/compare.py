@@ -11,7 +11,7 @@ import sys
 from typing import Any
 
 from ..core import DEFAULT_K_VALUES
-from .args import add_significance_options, ints, names, writes_nothing
+from .args import add_significance_options, add_threshold_option, ints, names, policy, writes_nothing
 
 
 def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -26,9 +26,9 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     cmp.add_argument(
         "runs",
         nargs="+",
-        metavar="RUN",
+        metavar="[NAME=]RUN",
         help="TREC run files or dataset folders OUTPUT/NAME of irmetrics beir (two or more), or two suite "
-        "folders OUTPUT",
+        "folders OUTPUT; NAME= labels a run",
     )
     cmp.add_argument(
         "--qrels",
@@ -48,6 +48,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     cmp.add_argument("--baseline", default=None, help="the run the others are compared with (default: the first)")
     cmp.add_argument("--preset", choices=["beir", "trec"], default="beir", help="beir 2.2.0 or trec_eval conventions")
+    add_threshold_option(cmp)
     cmp.add_argument("--format", choices=["markdown", "json"], default="markdown", help="what to print")
     add_significance_options(
         cmp,
@@ -63,21 +64,23 @@ def run(args: argparse.Namespace) -> int:
     """Run ``irmetrics compare``: print the comparison (markdown or JSON), its notes on stderr."""
     from ..compare import compare_many, compare_suites, is_suite
     from ..errors import InvalidArgumentError
+    from ..io.run_names import split_runs
 
     if len(args.runs) < 2:
         raise InvalidArgumentError(f"compare needs two runs or more, got {len(args.runs)}: {args.runs}")
     if args.names is not None and len(args.names) != len(args.runs):
         count = "two" if len(args.runs) == 2 else len(args.runs)
         raise InvalidArgumentError(f"--names needs {count} labels, one per run, got {args.names}")
+    runs, labels = split_runs(args.runs, args.names)
     options = {
         "measures": args.measures,
-        "preset": args.preset,
+        "preset": policy(args),
         "significance": args.stats,
         "n_resamples": args.n_resamples,
         "seed": args.seed,
         "confidence": args.confidence,
     }
-    suites = [is_suite(path) for path in args.runs]
+    suites = [is_suite(path) for path in runs]
     compared: Any
     if any(suites):
         if not all(suites) or len(suites) != 2:
@@ -92,10 +95,10 @@ def run(args: argparse.Namespace) -> int:
             )
         if args.baseline is not None:
             raise InvalidArgumentError("--baseline is for runs: the first of two suite folders is the baseline")
-        pair = tuple(args.names) if args.names else None
-        compared = compare_suites(args.runs[0], args.runs[1], args.k, names=pair, **options)
+        pair = tuple(labels) if labels else None
+        compared = compare_suites(runs[0], runs[1], args.k, names=pair, **options)
     else:
-        compared = compare_many(args.runs, args.qrels, args.k, names=args.names, baseline=args.baseline, **options)
+        compared = compare_many(runs, args.qrels, args.k, names=labels, baseline=args.baseline, **options)
         if len(compared.results) == 1:  # two runs: the table and JSON of one pair
             compared = next(iter(compared.results.values()))
     print(compared.to_json() if args.format == "json" else compared.markdown())

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..core import DEFAULT_K_VALUES
 from ..io.tables import TABLE_DIGITS, format_result, json_text
-from .args import digits, ints, names, policy, writes_nothing
+from .args import add_threshold_option, digits, ints, names, policy, writes_nothing
 
 
 def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -36,12 +36,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "(default: BEIR's six: NDCG,MAP,Recall,P,MRR,R_cap)",
     )
     ev.add_argument("--preset", choices=["beir", "trec"], default="beir", help="beir 2.2.0 or trec_eval conventions")
-    ev.add_argument(
-        "--threshold",
-        type=float,
-        default=None,
-        help="relevance threshold for binary metrics (default: the preset's, 1)",
-    )
+    add_threshold_option(ev)
     ev.add_argument("--ties", choices=["trec", "stable"], default=None, help="tie order (default: the preset's)")
     ev.add_argument(
         "--missing-queries",

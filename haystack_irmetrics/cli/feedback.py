@@ -23,13 +23,6 @@ from ..io.tables import json_text
 from .args import ints, named_file, names, seed
 
 
-def _named(value: str) -> tuple[str | None, str]:
-    name, eq, path = value.partition("=")
-    if eq and name and path and not Path(value).exists():
-        return name, path
-    return None, value
-
-
 def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add ``feedback`` to the ``irmetrics`` subcommands."""
     p = sub.add_parser(
@@ -228,8 +221,11 @@ def run(args: argparse.Namespace) -> int:
     if args.write_qrels:
         feedback.write_trec_qrels(args.write_qrels)
     from ..errors import InvalidArgumentError
+    from ..io.run_names import run_names, split_named
 
     runs: dict[str, Any] = {}
+    named = [split_named(value) for value in (*args.run, *args.pipeline)]
+    labels = iter(run_names([p for _, p in named], [n for n, _ in named]))  # every command's rule, YAMLs too
 
     def add(name: str, value: Any) -> None:
         if name in runs:
@@ -237,8 +233,7 @@ def run(args: argparse.Namespace) -> int:
         runs[name] = value
 
     for value in args.run:
-        name, path = _named(value)
-        add(name or Path(path).name.split(".")[0], path)
+        add(next(labels), split_named(value)[1])
     if args.pipeline:
         from ..feedback import replay_pipeline
         from ..integration.loading import load_pipeline
@@ -250,12 +245,12 @@ def run(args: argparse.Namespace) -> int:
 
             corpus = corpus_documents(read_beir_corpus(args.corpus))
         for value in args.pipeline:
-            name, path = _named(value)
+            path = split_named(value)[1]
             pipe = load_pipeline(path)
             if corpus is not None:
                 write_into_stores(pipe, corpus, source=f"--corpus: the pipeline {path}")
             add(
-                name or Path(path).name.split(".")[0],
+                next(labels),
                 replay_pipeline(
                     pipe, feedback, query_input=args.query_input, output=args.pipeline_output, top_k=args.top_k
                 ),

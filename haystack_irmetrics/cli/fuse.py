@@ -56,7 +56,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "(the same scores). With --optimize, tune the weights (or the method's parameter) on qrels by "
         "cross-validation over queries and compare the held-out fused run with each input.",
     )
-    p.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files (two or more)")
+    p.add_argument("runs", nargs="+", metavar="[NAME=]RUN", help="TREC run files (two or more); NAME= labels a run")
     p.add_argument(
         "--method",
         choices=_METHODS,
@@ -160,6 +160,7 @@ def _fuse(args: argparse.Namespace) -> int:
     from ..fusion.api import check_method, check_trained
     from ..fusion.optimize import grid_from_values, search_grid
     from ..io.output import write_text
+    from ..io.run_names import split_runs
     from ..io.trec import read_qrels, write_trec_run
 
     if len(args.runs) < 2:
@@ -184,7 +185,7 @@ def _fuse(args: argparse.Namespace) -> int:
         check_method(args.method, len(args.runs), args.weights, params)
         check_trained(args.method, args.qrels)
     qrels = read_qrels(args.qrels) if args.qrels else None
-    packed = pack_runs(args.runs, names=args.names, depth=args.depth)
+    packed = pack_runs(*split_runs(args.runs, args.names), depth=args.depth)
     weights = args.weights
     if args.optimize:
         tuning = optimize_fusion(

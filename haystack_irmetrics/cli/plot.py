@@ -5,13 +5,12 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from ..core import STANDARD_LEVELS
 from ..plots.figure import DEFAULT_DPI
 from ..plots.runs import DEFAULT_KS
-from .args import floats, ints, named_file, policy, size
+from .args import add_threshold_option, floats, ints, named_file, policy, size
 
 #: The kinds of plot and what each draws.
 KINDS = {
@@ -34,7 +33,10 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("kind", choices=list(KINDS))
     p.add_argument("qrels", help="qrels file: TREC or BEIR TSV (gzip ok)")
     p.add_argument(
-        "runs", nargs="+", metavar="[NAME=]RUN", help="TREC run files; NAME= labels a run (default: file name)"
+        "runs",
+        nargs="+",
+        metavar="[NAME=]RUN",
+        help="TREC run files; NAME= labels a run (default: its file name less .trec, .gz, ...)",
     )
     p.add_argument("-o", "--output", required=True, help="image path: .png, .svg or .pdf")
     p.add_argument(
@@ -46,7 +48,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--gain", choices=["linear", "exp"], default=None, help="gain: NDCG gain form")
     p.add_argument("--discount", choices=["log2", "jk"], default=None, help="gain: NDCG discount")
     p.add_argument("--preset", choices=["beir", "trec"], default="beir")
-    p.add_argument("--threshold", type=float, default=None, help="relevance threshold for binary measures")
+    add_threshold_option(p)
     p.add_argument("--ties", choices=["trec", "stable"], default=None)
     p.add_argument("--size", type=size, default=None, help="figure size in inches, WIDTHxHEIGHT")
     p.add_argument("--dpi", type=int, default=DEFAULT_DPI)
@@ -62,20 +64,12 @@ def paths(args: argparse.Namespace) -> Any:
 
 
 def read_runs(specs: list[str]) -> dict[str, Any]:
-    """``{name: run}`` of ``[NAME=]RUN`` arguments (a run without NAME= is named by its file name; an
-    argument naming an existing file is that file, ``=`` in its path or not)."""
-    from ..errors import InvalidArgumentError
+    """``{name: run}`` of ``[NAME=]RUN`` arguments, named by every command's rule
+    (:func:`~haystack_irmetrics.io.run_names.label_runs`)."""
     from ..io import read_run
+    from ..io.run_names import label_runs
 
-    runs: dict[str, Any] = {}
-    for spec in specs:
-        name, sep, file = spec.partition("=")
-        if not sep or not name or Path(spec).exists():
-            name, file = Path(spec).name, spec
-        if name in runs:
-            raise InvalidArgumentError(f"two runs are named {name!r}; label them NAME=RUN")
-        runs[name] = read_run(file)
-    return runs
+    return {name: read_run(file) for name, file in label_runs(specs).items()}
 
 
 def run(args: argparse.Namespace) -> int:

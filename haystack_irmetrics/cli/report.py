@@ -10,7 +10,7 @@ import sys
 from typing import Any
 
 from ..core import DEFAULT_K_VALUES
-from .args import add_significance_options, files_of, ints, named_file, names, policy
+from .args import add_significance_options, add_threshold_option, files_of, ints, named_file, names, policy
 
 
 def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -22,7 +22,12 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "offline): the means with significance against the baseline, curves, a sortable per-query table and each "
         "query's ranked lists side by side with their judgments.",
     )
-    p.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files or 'irmetrics beir --output' folders")
+    p.add_argument(
+        "runs",
+        nargs="+",
+        metavar="[NAME=]RUN",
+        help="TREC run files or 'irmetrics beir --output' folders; NAME= labels a run",
+    )
     p.add_argument(
         "--qrels",
         default=None,
@@ -36,6 +41,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     p.add_argument("--baseline", default=None, help="the run the others are compared with (default: the first)")
     p.add_argument("--preset", choices=["beir", "trec"], default="beir", help="beir 2.2.0 or trec_eval conventions")
+    add_threshold_option(p)
     p.add_argument("--title", default=None, help="the page's title")
     text = p.add_argument_group("query texts and documents (for the drill-down)")
     docs = text.add_mutually_exclusive_group()
@@ -100,16 +106,18 @@ def run(args: argparse.Namespace) -> int:
     """Run ``irmetrics report``: write the page (and the exports asked for); say where on stderr."""
     from ..errors import InvalidArgumentError
     from ..io.output import write_text
+    from ..io.run_names import split_runs
     from ..report import build_report, to_csv, to_latex, to_markdown, write_report
 
     if args.depth < 1:
         raise InvalidArgumentError(f"--depth must be at least 1, got {args.depth}")
+    runs, labels = split_runs(args.runs, args.names)
     data = build_report(
-        args.runs,
+        runs,
         args.qrels,
         k_values=args.k,
         measures=args.measures,
-        names=args.names,
+        names=labels,
         baseline=args.baseline,
         preset=policy(args),
         queries=args.queries,

@@ -18,10 +18,12 @@ from ..core import DEFAULT_K_VALUES, EvaluationResult, Qrels, Run, evaluate
 from ..core.measures import FAMILIES, parse_measure, resolve_measures
 from ..core.subtopics import SubtopicQrels
 from ..errors import InvalidArgumentError, InvalidPolicyError
-from ..io.beir_outputs import read_run_dataset, shared_qrels, tell_apart
+from ..io.beir_outputs import read_run_dataset, shared_qrels
+from ..io.run_names import run_names
 from ..io.tables import json_text, markdown_cell
-from ..stats import Comparison, compare_with_baseline
+from ..stats import Comparison, compare_with_baseline, paired_arrays
 from ..stats.compare import format_p
+from ..stats.power import ALPHA, POWER, min_detectable_delta
 from ..stats.significance import check_confidence, check_resamples, check_seed
 
 RunSource = str | os.PathLike[str] | Mapping[str, Mapping[str, float]] | Run
@@ -50,6 +52,11 @@ class CompareResult:
     :ivar confidence: the level of the bootstrap intervals.
     :ivar tests: how many tests Holm's correction ran over: the measures tested here, or, when several
         runs are compared with one baseline (:func:`compare_many`), every run's (runs × measures).
+    :ivar detectable: ``{measure: difference}`` of each tested measure: the smallest paired difference a
+        two-sided paired t-test at :data:`~haystack_irmetrics.stats.power.ALPHA` detects with power
+        :data:`~haystack_irmetrics.stats.power.POWER` over its ``n`` queries, given the variance of the per-query
+        differences (Sakai's topic set size design, :func:`~haystack_irmetrics.stats.power.min_detectable_delta`);
+        ``None`` where the differences do not vary.
     """
 
     names: tuple[str, str]
@@ -60,6 +67,7 @@ class CompareResult:
     log_scale: frozenset[str] = field(default=frozenset())
     confidence: float = 0.95
     tests: int = 0
+    detectable: Mapping[str, float | None] = field(default_factory=dict)
 
     def rows(self) -> list[tuple[str, float, float, float]]:
         """``(measure, value A, value B, B - A)`` for each measure, in the evaluation's order."""
@@ -110,10 +118,21 @@ class CompareResult:
             "`*` p < 0.05, `**` p < 0.01 (randomization)."
         )
 
+    def detectable_line(self) -> str:
+        """The line under the table that says :attr:`detectable` (``""`` without it)."""
+        if not self.detectable:
+            return ""
+        shown = ", ".join(f"{m} {'—' if d is None else f'{d:.4f}'}" for m, d in self.detectable.items())
+        return (
+            f"Smallest paired Δ detectable (paired t-test at α {ALPHA:g}, power {POWER:g}, over the same queries; "
+            f"Sakai's topic set size design, `irmetrics power`): {shown}."
+        )
+
     def markdown(self) -> str:
-        """The markdown table (:meth:`table`) and, with :attr:`stats`, its :meth:`footnote`."""
-        note = self.footnote()
-        return "\n".join([*self.table(), *(["", note] if note else [])])
+        """The markdown table (:meth:`table`), the smallest difference detectable per measure
+        (:meth:`detectable_line`) and, with :attr:`stats`, its :meth:`footnote`."""
+        note, detectable = self.footnote(), self.detectable_line()
+        return "\n".join([*self.table(), *(["", detectable] if detectable else []), *(["", note] if note else [])])
 
     def to_dict(self) -> dict:
         out: dict[str, Any] = {
@@ -133,6 +152,7 @@ class CompareResult:
                     "p_randomization": c.p_randomization,
                     "p_t_holm": c.p_t_holm,
                     "p_randomization_holm": c.p_randomization_holm,
+                    "min_detectable_delta": self.detectable.get(c.metric),
                 }
         return out
 
@@ -171,6 +191,8 @@ class RunsComparison:
         lines: list[str] = []
         for name, result in self.results.items():
             lines += [f"{name} against {self.baseline}:", "", *result.table(), ""]
+            if result.detectable:
+                lines += [result.detectable_line(), ""]
         note = next(iter(self.results.values())).footnote(self._family())
         return "\n".join([*lines, note] if note else lines[:-1])
 
@@ -215,7 +237,8 @@ def compare_runs(
         folders' ``summary.json`` name (see :func:`compare_many`).
     :param k_values: cutoffs.
     :param measures: families or names (default: BEIR's six).
-    :param names: labels for the two runs (default: the file or folder names, else ``A`` and ``B``).
+    :param names: labels for the two runs (default: as :func:`~haystack_irmetrics.io.run_names.run_names` names
+        paths, ``bm25.trec`` as ``bm25``; else ``A`` and ``B``).
     :param preset: ``"beir"`` or ``"trec"``.
     :param significance: also test B against A per measure (:attr:`CompareResult.stats`), with
         ``n_resamples`` sign patterns and bootstrap resamples, ``seed`` and ``confidence``. ``None``
@@ -260,8 +283,9 @@ def compare_many(
         folders' ``summary.json`` name (``dataset_path``, ``split``), as ``irmetrics report`` finds them;
         folders made from different datasets (another split, or files whose recorded SHA-256 differ) raise
         :class:`~haystack_irmetrics.errors.DatasetError`, and so does a qrels file changed since the runs.
-    :param names: one label per run (default: the file or folder names, with as many parent folders as
-        tell them apart, else ``A``, ``B``, ...).
+    :param names: one label per run (default: as :func:`~haystack_irmetrics.io.run_names.run_names` names
+        paths, a file less its run extensions, with as many parent folders as tell them apart; else ``A``,
+        ``B``, ...).
     :param baseline: the label of the run the others are compared with (default: the first).
     :param measures: families or names (default: BEIR's six).
     :param preset: ``"beir"`` or ``"trec"``.
@@ -355,6 +379,7 @@ def compare_many(
             log_scale=log_scale,
             confidence=float(confidence),
             tests=tests,
+            detectable=_detectable(evaluations[at], evaluations[i], stats, log_scale),
         )
     if len(pairs) == 1:
         all_notes = next(iter(results.values())).notes
@@ -363,9 +388,25 @@ def compare_many(
     return RunsComparison(tuple(labels), base, results, all_notes)
 
 
+def _detectable(
+    base: EvaluationResult, run: EvaluationResult, stats: Sequence[Comparison], log_scale: frozenset[str]
+) -> dict[str, float | None]:
+    """Each tested measure's smallest detectable paired difference (:attr:`CompareResult.detectable`), from its
+    per-query values paired as the tests pair them (a missing query at the measure's missing value; GMAP on logs)."""
+    out: dict[str, float | None] = {}
+    for c in stats:
+        fill = FAMILIES[parse_measure(c.metric).family].missing_value
+        _, x, y = paired_arrays(run.per_query[c.metric], base.per_query[c.metric], fill)
+        if c.metric in log_scale:
+            x, y = np.log(x), np.log(y)
+        variance = float(np.var(x - y, ddof=1))
+        out[c.metric] = min_detectable_delta(len(x), variance) if variance > 0 else None
+    return out
+
+
 def _labels(sources: list[RunSource], names: Sequence[str] | None) -> list[str]:
-    """Each run's label: ``names``, else its file or folder name with as many parent folders as tell the
-    runs apart (``bm25/scifact``, ``dense/scifact``), else a letter prefix (``A:run``, ``B:run``)."""
+    """Each run's label: ``names``, else the name :func:`~haystack_irmetrics.io.run_names.run_names` gives it
+    (``bm25/scifact``, ``dense/scifact``), else a letter (``A``); a letter prefix where labels clash (``A:run``)."""
     if names is not None:
         labels = [names] if isinstance(names, str) else list(names)
         if len(labels) != len(sources) or len(set(labels)) != len(labels) or _RESERVED & set(labels):
@@ -377,14 +418,11 @@ def _labels(sources: list[RunSource], names: Sequence[str] | None) -> list[str]:
         if not all(isinstance(label, str) and label for label in labels):
             raise InvalidPolicyError(f"every label must be a non-empty string, got {labels}")
         return labels
-    parts = [Path(s).parts if isinstance(s, str | os.PathLike) else None for s in sources]
-    labels = tell_apart(
-        [_letter(i) if p is None else (p[-1] if p else str(sources[i])) for i, p in enumerate(parts)],
-        [p[:-1] if p else None for p in parts],
-    )
+    named = run_names(sources)  # every command's rule (io/run_names.py); None: not a path
+    labels = [_letter(i) if n is None else n for i, n in enumerate(named)]
     if len(set(labels)) != len(labels) or _RESERVED & set(labels):
         # The same file twice, or a label the JSON needs for itself: prefix each with its position.
-        labels = [label if p is None else f"{_letter(i)}:{label}" for i, (label, p) in enumerate(zip(labels, parts))]
+        labels = [label if n is None else f"{_letter(i)}:{label}" for i, (label, n) in enumerate(zip(labels, named))]
     return labels
 
 

@@ -24,9 +24,9 @@ from .kernels import (
 from .kernels_diversity import QueryView
 from .kernels_user import JudgedRanking
 from .measures import FAMILIES, Family, GainMap, Measure, resolve_measures
-from .plausibility import Overlap
+from .plausibility import Overlap, warn_if_nothing_relevant
 from .prepare import Prepared, prepare
-from .presets import FamilyPolicy, MissingQueries, NoRelevant, Preset, Ties, resolve_preset
+from .presets import FamilyPolicy, MissingQueries, NoRelevant, Preset, Ties, relevant_labels, resolve_preset
 from .ranking import Counted, count_f32, judged_ranks
 from .results import REPR_ITEMS, REPR_MAX, EvaluationResult, PerQuery, bounded, short_list  # noqa: F401 - re-exported
 from .subtopics import SubtopicQrels
@@ -171,6 +171,7 @@ def evaluate_chunks(
     if not scored:
         raise _no_overlap(n_run, first[0], q)
     overlap.warn(q)
+    warn_if_nothing_relevant(q, wanted, policy)
     merged: dict[Measure, tuple[_Block, int]] = {}
     for m, pieces in parts.items():
         if len(pieces) == 1:
@@ -508,13 +509,6 @@ _KINDS: dict[str, _Kind] = {
     "judged": _Kind(_Evaluation._judged, _any_positive),
     "diversity": _Kind(_Evaluation._diversity, _any_positive),
 }
-
-
-def relevant_labels(labels: np.ndarray, policy: FamilyPolicy, threshold: float) -> np.ndarray:
-    """Which ``labels`` are relevant under a family's policy: ``> positive_above``, else ``>= threshold``."""
-    if policy.positive_above is not None:
-        return labels > policy.positive_above
-    return labels >= threshold
 
 
 def aggregate(

@@ -1,20 +1,25 @@
 """Inputs that evaluate without an error but look wrong, said as a :class:`SuspiciousInputWarning`.
 
-Two traps give plausible-looking zeros or nonsense: qrels of another collection (the shared query ids
-exist, but no retrieved document is judged) and ``evaluate(results, qrels)`` (the arguments swapped).
+Three traps give plausible-looking zeros or nonsense: qrels of another collection (the shared query ids
+exist, but no retrieved document is judged), ``evaluate(results, qrels)`` (the arguments swapped), and
+labels that never reach the relevance threshold (click-derived labels in [0, 1] under the default
+threshold 1: a :class:`NoRelevantLabelWarning`). Every evaluation passes here (``evaluate_chunks``), so
+every function and command says them.
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 import numpy as np
 
-from ..errors import SuspiciousInputWarning
+from ..errors import NoRelevantLabelWarning, SuspiciousInputWarning
 from .inputs import Qrels
+from .measures import Measure
 from .prepare import Prepared
+from .presets import Preset, relevant_labels
 
 #: "Far fewer than usual": with at least this many shared queries, under this share of them with any
 #: judged document retrieved (a weak run on shallow qrels still reaches several times more).
@@ -63,6 +68,40 @@ class Overlap:
             )
 
 
+#: The kernel kinds whose measures count a document as relevant when its label reaches the threshold.
+THRESHOLD_KINDS = ("binary", "count", "bpref", "iprec")
+#: How the warning that no label reaches the threshold begins (:func:`judgments_built_here` silences it).
+NOTHING_RELEVANT = "no label of the qrels reaches the relevance threshold"
+
+
+def warn_if_nothing_relevant(qrels: Qrels, wanted: Sequence[Measure], preset: Preset) -> None:
+    """A :class:`NoRelevantLabelWarning` when a wanted measure counts relevant documents and no label of the
+    qrels is relevant to it: it is 0 for every query, whatever the run. The message depends on the qrels and
+    the threshold only, so a command evaluating several runs says it once."""
+    labels = qrels.labels
+    if labels.size == 0:
+        return
+    for m in wanted:
+        if m.spec.kernel not in THRESHOLD_KINDS:
+            continue
+        policy = preset.policy(m.family)
+        if bool(relevant_labels(labels, policy, preset.relevance_threshold).any()):
+            continue
+        threshold = preset.relevance_threshold
+        rule = f"> {policy.positive_above:g}" if policy.positive_above is not None else f">= {threshold:g}"
+        low, high = float(labels.min()), float(labels.max())
+        warnings.warn(
+            f"{NOTHING_RELEVANT} {threshold:g} (a document is relevant when its label is {rule}; the "
+            f"{labels.size:,} labels range from {low:g} to {high:g}), so every measure that counts relevant "
+            "documents (P, Recall, MAP, bpref, the precision-recall curve, ...) is 0 for every query: labels in "
+            "[0, 1], such as click-derived ones, need a threshold within their range (--threshold, "
+            "relevance_threshold=)",
+            NoRelevantLabelWarning,
+            stacklevel=4,
+        )
+        return
+
+
 #: How the warning about ``evaluate(results, qrels)`` begins (:func:`judgments_built_here` silences it).
 SWAPPED = "the qrels look like a run"
 
@@ -71,9 +110,11 @@ SWAPPED = "the qrels look like a run"
 def judgments_built_here() -> Iterator[None]:
     """Within the block, no warning that the arguments look swapped: for callers whose qrels cannot be a
     run (the feedback path's judgments, aggregated from a log: fractional mean votes or Wilson bounds
-    beside the logged rankings' whole ``n - rank`` scores). The other checks stay on."""
+    beside the logged rankings' whole ``n - rank`` scores), and none that no label reaches the threshold,
+    which the feedback path says itself with what it takes to reach it. The other checks stay on."""
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=SWAPPED, category=SuspiciousInputWarning)
+        warnings.filterwarnings("ignore", category=NoRelevantLabelWarning)
         yield
 
 
@@ -97,4 +138,13 @@ def _swapped(labels: np.ndarray, scores: np.ndarray | None) -> str | None:
     )
 
 
-__all__ = ["FEW_JUDGED_QUERIES", "FEW_JUDGED_SHARE", "SWAPPED", "Overlap", "judgments_built_here"]
+__all__ = [
+    "FEW_JUDGED_QUERIES",
+    "FEW_JUDGED_SHARE",
+    "NOTHING_RELEVANT",
+    "SWAPPED",
+    "THRESHOLD_KINDS",
+    "Overlap",
+    "judgments_built_here",
+    "warn_if_nothing_relevant",
+]

@@ -44,6 +44,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+import numpy as np
+
 from ..errors import InvalidPolicyError
 from .measures import FAMILIES
 
@@ -88,6 +90,13 @@ class Preset:
 
     def policy(self, family: str) -> FamilyPolicy:
         return self.families[family]
+
+
+def relevant_labels(labels: np.ndarray, policy: FamilyPolicy, threshold: float) -> np.ndarray:
+    """Which ``labels`` are relevant under a family's policy: ``> positive_above``, else ``>= threshold``."""
+    if policy.positive_above is not None:
+        return labels > policy.positive_above
+    return labels >= threshold
 
 
 _PYTREC = FamilyPolicy(ties="trec", missing_queries="skip")

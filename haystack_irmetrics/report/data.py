@@ -152,7 +152,8 @@ def build_report(
 
     ``scores``: ``{run: (means, per-query values)}`` already computed with this preset and these measures (a
     feedback evaluation's own): those runs are not evaluated again, their ranked lists still shown.
-    ``judged``: the output folder of ``irmetrics judge --ppi`` (``qrels`` then the human qrels): each run's
+    ``judged``: the output folder of ``irmetrics judge --ppi`` (``qrels``, then required, the human qrels it was
+    judged against): each run's
     measures with the filled qrels and their prediction-powered estimates and intervals
     (:func:`.judged.judged_rows`). ``bounds``: a grade (> 0): each run's bounds of the measures the summary
     shows by default, the interval the mean lies in once each unjudged document of the top k is judged 0 or
@@ -160,6 +161,14 @@ def build_report(
     """
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
         raise InvalidArgumentError(f"depth must be a whole number >= 1, got {depth!r}")
+    if judged is not None and qrels is None:
+        # The dataset's qrels (a run folder's, --corpus's) need not be those the folder was judged against, and
+        # its summary.json does not say which those were: "human" would be scored on other labels.
+        raise InvalidArgumentError(
+            f"--judged {judged} (judged=) needs --qrels (qrels=): the human qrels that folder was judged against "
+            "(irmetrics judge --qrels); its summary.json does not record them, and the qrels of the runs' dataset "
+            "or of --corpus may be others"
+        )
     check_resamples(n_resamples)
     check_seed(seed)
     check_confidence(confidence)

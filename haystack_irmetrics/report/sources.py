@@ -24,7 +24,8 @@ from typing import Any
 from ..errors import InvalidArgumentError, ParseError
 from ..io.beir_data import ID_KEYS
 from ..io.beir_data import read_jsonl as io_read_jsonl
-from ..io.beir_outputs import read_run_dataset, tell_apart
+from ..io.beir_outputs import read_run_dataset
+from ..io.run_names import run_name, run_names
 from ..io.text import text_lines
 
 RunSource = Any
@@ -116,15 +117,16 @@ def _run_folder(path: Path) -> Path:
 
 
 def load_source(name: str | None, value: RunSource) -> Source:
-    """One system: ``name`` (``None``: the file's stem, the folder's name or the result's run name) and its data."""
+    """One system: ``name`` (``None``: :func:`~haystack_irmetrics.io.run_names.run_name` of a path, or the
+    result's run name) and its data."""
     from ..io import read_run
 
     if isinstance(value, str | os.PathLike):
         path = Path(value)
         if path.is_dir():
             folder = _run_folder(path)
-            return Source(name or path.name, read_run(folder / "run.trec"), dataset=_beir_folder(folder))
-        return Source(name or path.name.split(".")[0], read_run(path))
+            return Source(name or run_name(path), read_run(folder / "run.trec"), dataset=_beir_folder(folder))
+        return Source(name or run_name(path), read_run(path))
     if _is_evaluator_output(value):
         return Source(name or "run", scored=_scored_from_output(name or "run", value))
     if _is_run_result(value):
@@ -148,8 +150,8 @@ def load_sources(
         pairs = [(None if names is None else str(n), v) for n, v in zip(names or [None] * len(items), items)]
     if not pairs:
         raise InvalidArgumentError("a report needs at least one run")
-    sources = [load_source(n, v) for n, v in pairs]
-    _tell_apart(sources, [v if n is None else None for n, v in pairs])
+    named = run_names([v for _, v in pairs], [n for n, _ in pairs])  # every command's naming rule
+    sources = [load_source(label, v) for label, (_, v) in zip(named, pairs)]
     seen: dict[str, int] = {}
     for s in sources:
         seen[s.name] = seen.get(s.name, 0) + 1
@@ -157,16 +159,6 @@ def load_sources(
     if twice:
         raise InvalidArgumentError(f"two runs are named {twice[0]!r}: give each its own name (--names a,b,...)")
     return sources
-
-
-def _tell_apart(sources: list[Source], paths: list[RunSource | None]) -> None:
-    """Rename the runs whose file or folder names clash (``bm25/scifact`` and ``dense/scifact``, both
-    ``scifact``) with as many parent folders as tell them apart, as ``irmetrics compare`` labels them.
-    ``paths[i]`` is the file or folder of ``sources[i]`` when it was named after it, else ``None``; one
-    path given twice still clashes (and is refused by the caller)."""
-    parents = [Path(p).parent.parts if isinstance(p, str | os.PathLike) else None for p in paths]
-    for s, name in zip(sources, tell_apart([s.name for s in sources], parents), strict=True):
-        s.name = name
 
 
 def read_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict]]:

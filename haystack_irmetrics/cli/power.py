@@ -1,0 +1,101 @@
+"""``irmetrics power RUN_A RUN_B [RUN ...] --qrels QRELS -m MEASURE [--delta D] [--alpha 0.05] [--power 0.8]
+[--json]``: how many queries a comparison needs, by Sakai's topic set size design
+(:mod:`haystack_irmetrics.stats.power`), from the runs' per-query values.
+
+Imports only the standard library until it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from .args import add_threshold_option, names, policy, writes_nothing
+
+
+def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add ``power`` to the ``irmetrics`` subcommands."""
+    p = sub.add_parser(
+        "power",
+        help="how many queries a comparison needs (Sakai's topic set size design) and the smallest difference the "
+        "queries there are detect",
+        description="Sakai's topic set size design from the runs' per-query values of one measure: for two runs, "
+        "the paired t-test's number of queries to detect a difference D with the given power, the smallest "
+        "difference it detects with the queries there are now, and the variance of the per-query differences; for "
+        "more runs, the one-way ANOVA's (D: the range between the best and the worst run; the within-system "
+        "variance). Needs scipy (pip install 'haystack-irmetrics[stats]').",
+    )
+    p.add_argument(
+        "runs",
+        nargs="+",
+        metavar="[NAME=]RUN",
+        help="TREC run files or 'irmetrics beir --output' dataset folders (two or more); NAME= labels a run",
+    )
+    p.add_argument("--qrels", required=True, help="qrels file: TREC or BEIR TSV (gzip ok)")
+    p.add_argument("-m", "--measure", type=names, required=True, help="the measure compared, e.g. NDCG@10")
+    p.add_argument(
+        "--delta",
+        type=float,
+        default=None,
+        help="the difference to detect (more than two runs: the range between the best and the worst) "
+        "(default: the observed one)",
+    )
+    p.add_argument("--alpha", type=float, default=0.05, help="the test's significance level")
+    p.add_argument("--power", type=float, default=0.8, help="the probability of detecting --delta")
+    p.add_argument("--preset", choices=["beir", "trec"], default="beir", help="beir 2.2.0 or trec_eval conventions")
+    add_threshold_option(p)
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.set_defaults(func=run, paths=writes_nothing)  # it prints, writes no file
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``irmetrics power``: evaluate each run on the measure, print the design."""
+    from pathlib import Path
+
+    from ..core import evaluate
+    from ..errors import InvalidArgumentError
+    from ..io import read_qrels, read_run
+    from ..io.run_names import label_runs
+    from ..io.tables import json_text
+    from ..stats.power import topic_set_size
+
+    if len(args.measure) != 1:
+        raise InvalidArgumentError(f"-m takes one measure, e.g. NDCG@10, got {args.measure}")
+    if len(args.runs) < 2:
+        raise InvalidArgumentError(f"power compares two runs or more, got {len(args.runs)}: {args.runs}")
+    (measure,) = args.measure
+    runs = label_runs(args.runs)
+    qrels = read_qrels(args.qrels)
+    preset = policy(args)
+    values: dict[str, Any] = {}
+    for name, path in runs.items():
+        folder = Path(path)
+        run = read_run(folder / "run.trec" if folder.is_dir() else folder)  # an irmetrics beir output folder
+        result = evaluate(qrels, run, None, measures=[measure], preset=preset)
+        (key,) = result.raw_means
+        values[name] = dict(result.per_query[key].items())
+    design = topic_set_size(values, args.delta, alpha=args.alpha, power=args.power)
+    if args.json:
+        print(json_text(design.to_dict(), indent=2))
+        return 0
+    listed = " and ".join(runs) if len(runs) == 2 else f"{len(runs)} runs"
+    settings = f"alpha {design.alpha:g}, power {design.power:g}"
+    which = "difference" if design.design == "paired-t" else "range between the best and the worst run"
+    given = "" if args.delta is not None else " (the observed one)"
+    print(
+        f"{'paired t-test' if design.design == 'paired-t' else 'one-way ANOVA'} design: {key} of {listed} over "
+        f"{design.queries_now} queries ({settings})"
+    )
+    print(
+        f"{'variance of the per-query differences' if design.design == 'paired-t' else 'within-system variance'}: "
+        f"{design.variance:.6g}"
+    )
+    print(f"queries needed to detect a {which} of {design.delta:.4g}{given}: {design.queries_needed}")
+    print(
+        f"smallest {which} detectable with the {design.queries_now} queries there are: {design.min_detectable_delta:.4f}"
+    )
+    return 0
+
+
+__all__ = ["add_subcommand", "run"]

@@ -1,0 +1,327 @@
+"""How many queries a comparison needs: Sakai's topic set size design (T. Sakai, "Topic set size design",
+Information Retrieval Journal 19(3): 256-283, 2016), after Nagata's sample size designs.
+
+Two designs, each from the per-query values of the runs compared:
+
+* **paired-t**, two runs compared by a two-sided paired t-test at level ``alpha``. With ``variance`` the
+  variance of the per-query differences (Sakai's sigma_t^2), ``n`` queries detect a true difference ``delta``
+  with probability
+
+      power(n) = P(|T'| >= t(1 - alpha/2; n - 1)),   T' ~ noncentral t(n - 1, sqrt(n) * delta / sigma_t)
+
+  (Sakai 2016, section 4; the noncentral t that the two-sided test's statistic follows).
+* **anova**, ``m`` runs compared by a one-way ANOVA at level ``alpha``. With ``variance`` the within-system
+  variance (Sakai's sigma^2, the ANOVA's residual mean square V_E) and ``delta`` Sakai's minimum detectable
+  range (the best and worst runs ``delta`` apart, the others at the grand mean: the least favourable case),
+  Delta = delta^2 / (2 sigma^2) and
+
+      power(n) = P(F' >= F(1 - alpha; m - 1, m(n - 1))),   F' ~ noncentral F(m - 1, m(n - 1), n * Delta)
+
+  (Sakai 2016, section 5).
+
+``queries_needed`` is the smallest ``n`` whose power reaches the target, ``min_detectable_delta`` the
+``delta`` the test detects with that power over the ``n`` queries there are. Sakai's spreadsheets approximate
+the noncentral distributions (a normal approximation of the noncentral t, a noncentral chi-square for the F);
+here they are scipy's exact ones, as statsmodels' ``TTestPower`` and ``FTestAnovaPower`` compute them (the
+tests check both, and Sakai's approximations, which agree to within a query).
+
+Needs scipy (the ``stats`` extra).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from .._extras import require
+from .significance import StatsInputError
+
+#: The largest number of queries :func:`queries_needed` searches (a difference this small needs more).
+MAX_QUERIES = 10_000_000
+#: The defaults: a test at level 0.05 that detects the difference with probability 0.8 (Sakai's, Cohen's).
+ALPHA = 0.05
+POWER = 0.8
+#: The two designs.
+DESIGNS = ("paired-t", "anova")
+
+Design = Literal["paired-t", "anova"]
+
+
+def _scipy() -> Any:
+    require("scipy", purpose="topic set size design")
+    from scipy import optimize, stats
+
+    return stats, optimize
+
+
+def _number(value: Any, name: str, low: float, high: float = math.inf, low_open: bool = True) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise StatsInputError(f"{name} must be a number, got {value!r}")
+    x = float(value)
+    if not math.isfinite(x) or x < low or (low_open and x == low) or x >= high:
+        where = f"{'(' if low_open else '['}{low:g}, {high:g})" if math.isfinite(high) else f"> {low:g}"
+        raise StatsInputError(
+            f"{name} must be a finite number {'in ' if math.isfinite(high) else ''}{where}, got {value!r}"
+        )
+    return x
+
+
+def _level(alpha: Any, design: str, systems: int) -> float:
+    """``alpha``, checked with the design and its number of systems."""
+    if design not in DESIGNS:
+        raise StatsInputError(f"design must be one of {DESIGNS}, got {design!r}")
+    if isinstance(systems, bool) or not isinstance(systems, int | np.integer) or systems < 2:
+        raise StatsInputError(f"systems must be a whole number >= 2, got {systems!r}")
+    if design == "paired-t" and systems != 2:
+        raise StatsInputError(f"the paired t-test compares two systems, got {systems}: use the anova design")
+    return _number(alpha, "alpha", 0.0, 1.0)
+
+
+def _check(alpha: Any, power: Any, design: str, systems: int) -> tuple[float, float]:
+    a = _level(alpha, design, systems)
+    p = _number(power, "power", a, 1.0)  # power at no difference is alpha: a target at or below it asks nothing
+    return a, p
+
+
+def _queries(n: Any) -> int:
+    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 2:
+        raise StatsInputError(f"n must be a whole number of queries >= 2, got {n!r}")
+    return int(n)
+
+
+def power_at(
+    n: int, delta: float, variance: float, *, design: Design = "paired-t", systems: int = 2, alpha: float = 0.05
+) -> float:
+    """The probability that the test of ``design`` over ``n`` queries finds a true ``delta`` (a difference of
+    two runs' means, or the ANOVA's range between the best and the worst run) significant at ``alpha``.
+
+        >>> round(power_at(20, 0.1, 0.01), 4)  # effect size 1: statsmodels' TTestPower gives the same
+        0.9886
+    """
+    a = _level(alpha, design, systems)
+    d = _number(delta, "delta", 0.0, low_open=False)
+    return _power(_queries(n), d / math.sqrt(_number(variance, "variance", 0.0)), design, systems, a)
+
+
+def _power(n: int, effect: float, design: str, systems: int, alpha: float) -> float:
+    """Power at ``n`` queries of a standardized ``effect`` (``delta / sigma``)."""
+    stats, _ = _scipy()
+    if design == "paired-t":
+        df = n - 1
+        critical = stats.t.isf(alpha / 2, df)
+        nc = math.sqrt(n) * effect
+        upper = float(stats.nct.sf(critical, df, nc))
+        if math.isnan(upper):
+            upper = 1.0 - float(stats.nct.cdf(critical, df, nc))
+        # The other tail is below alpha / 2 and, for a large noncentrality, below any float: scipy's noncentral
+        # t then answers NaN for it (df 3, nc 8), where the value is 0 to double precision.
+        lower = float(stats.nct.cdf(-critical, df, nc))
+        return _finite(upper + (0.0 if math.isnan(lower) else lower), n, effect)
+    df_num, df_den = systems - 1, systems * (n - 1)
+    critical = stats.f.isf(alpha, df_num, df_den)
+    return _finite(float(stats.ncf.sf(critical, df_num, df_den, n * effect * effect / 2)), n, effect)
+
+
+def _finite(power: float, n: int, effect: float) -> float:
+    if not math.isfinite(power):
+        raise StatsInputError(f"the power at {n} queries and effect size {effect:g} cannot be computed")
+    return power
+
+
+def queries_needed(
+    delta: float,
+    variance: float,
+    *,
+    design: Design = "paired-t",
+    systems: int = 2,
+    alpha: float = 0.05,
+    power: float = 0.8,
+) -> int:
+    """The smallest number of queries (>= 2) over which the test of ``design`` finds a true ``delta``
+    significant at ``alpha`` with probability ``power`` at least.
+
+        >>> queries_needed(0.1, 0.04)  # effect size 0.5: statsmodels' TTestPower solves 33.37 queries
+        34
+        >>> queries_needed(0.1, 0.02, design="anova", systems=3)  # FTestAnovaPower: 3 x 39.55 queries
+        40
+
+    :raises StatsInputError: a setting out of range, or more than :data:`MAX_QUERIES` queries needed.
+    """
+    a, p = _check(alpha, power, design, systems)
+    effect = _number(delta, "delta", 0.0) / math.sqrt(_number(variance, "variance", 0.0))
+    if _power(2, effect, design, systems, a) >= p:
+        return 2
+    low, high = 2, 4  # power grows with n: double, then halve the gap
+    while _power(high, effect, design, systems, a) < p:
+        low, high = high, high * 2
+        if low >= MAX_QUERIES:
+            raise StatsInputError(
+                f"a difference of {delta:g} with variance {variance:g} needs more than {MAX_QUERIES:,} queries "
+                f"for power {p:g} at alpha {a:g}: ask about a larger difference"
+            )
+    while high - low > 1:
+        mid = (low + high) // 2
+        if _power(mid, effect, design, systems, a) >= p:
+            high = mid
+        else:
+            low = mid
+    return high
+
+
+def min_detectable_delta(
+    n: int,
+    variance: float,
+    *,
+    design: Design = "paired-t",
+    systems: int = 2,
+    alpha: float = 0.05,
+    power: float = 0.8,
+) -> float:
+    """The difference (``anova``: the range between the best and the worst run) that the test of ``design``
+    over ``n`` queries finds significant at ``alpha`` with probability ``power``.
+
+        >>> round(min_detectable_delta(34, 0.04), 4)  # statsmodels' TTestPower: effect size 0.4950
+        0.099
+    """
+    a, p = _check(alpha, power, design, systems)
+    queries = _queries(n)
+    sigma = math.sqrt(_number(variance, "variance", 0.0))
+    _, optimize = _scipy()
+    high = 1.0
+    while _power(queries, high, design, systems, a) < p:
+        high *= 2
+    effect = optimize.brentq(
+        lambda e: _power(queries, e, design, systems, a) - p, 0.0, high, xtol=1e-14, rtol=1e-12, maxiter=500
+    )
+    return float(effect * sigma)
+
+
+@dataclass(frozen=True)
+class TopicSetSize:
+    """The topic set size design of runs' per-query values (:func:`topic_set_size`).
+
+    :ivar design: ``"paired-t"`` (two runs) or ``"anova"`` (more).
+    :ivar queries_needed: the queries the test needs to detect :attr:`delta` with :attr:`power`.
+    :ivar queries_now: the queries every run is scored on.
+    :ivar min_detectable_delta: the difference (anova: the range of the means) the test detects with
+        :attr:`power` over :attr:`queries_now` queries.
+    :ivar variance: the observed variance: of the per-query differences (paired-t), within systems (anova:
+        the one-way ANOVA's residual mean square).
+    :ivar delta: the difference :attr:`queries_needed` is for (given, or the observed one).
+    :ivar observed: the observed difference of the means (anova: the best run's mean minus the worst's).
+    """
+
+    design: Design
+    queries_needed: int
+    queries_now: int
+    min_detectable_delta: float
+    variance: float
+    delta: float
+    observed: float
+    alpha: float
+    power: float
+    systems: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """``queries_needed``, ``queries_now``, ``min_detectable_delta``, ``variance``, ``design``."""
+        return {
+            "queries_needed": self.queries_needed,
+            "queries_now": self.queries_now,
+            "min_detectable_delta": self.min_detectable_delta,
+            "variance": self.variance,
+            "design": self.design,
+        }
+
+
+def topic_set_size(
+    values: Mapping[str, Mapping[str, float]] | Sequence[Sequence[float]],
+    delta: float | None = None,
+    *,
+    alpha: float = 0.05,
+    power: float = 0.8,
+) -> TopicSetSize:
+    """Sakai's topic set size design from the per-query values of two runs (paired t-test) or more (one-way
+    ANOVA), over the queries every run is scored on.
+
+    :param values: ``{run: {query: value}}`` (an ``EvaluationResult.per_query[measure]`` per run), or rows of
+        values aligned by query, one row per run.
+    :param delta: the difference to detect (anova: the range between the best and the worst run); default the
+        observed one.
+
+    Usage::
+
+        >>> t = topic_set_size({"a": {"q1": 0.5, "q2": 0.75, "q3": 0.25}, "b": {"q1": 0.5, "q2": 0.5, "q3": 0.0}},
+        ...                    delta=0.1)
+        >>> t.design, t.queries_needed, t.queries_now, round(t.variance, 5), round(t.min_detectable_delta, 4)
+        ('paired-t', 19, 3, 0.02083, 0.4711)
+    """
+    rows = _rows(values)
+    m, n = rows.shape
+    if n < 2:
+        raise StatsInputError(f"the runs share {n} scored quer{'y' if n == 1 else 'ies'}; the design needs two or more")
+    if not np.isfinite(rows).all():
+        raise StatsInputError("the per-query values hold NaN or infinities")
+    design: Design = "paired-t" if m == 2 else "anova"
+    a, p = _check(alpha, power, design, m)
+    if design == "paired-t":
+        diff = rows[0] - rows[1]
+        variance = float(np.var(diff, ddof=1))
+        observed = abs(float(diff.mean()))
+    else:
+        means = rows.mean(axis=1)
+        variance = float(((rows - means[:, None]) ** 2).sum() / (m * (n - 1)))
+        observed = float(means.max() - means.min())
+    if variance == 0:
+        raise StatsInputError(
+            "the per-query values do not vary ("
+            + ("every query's difference is the same" if design == "paired-t" else "each run scores every query alike")
+            + "): the design needs a variance to scale the difference by"
+        )
+    wanted = observed if delta is None else _number(delta, "delta", 0.0)
+    if wanted == 0:
+        raise StatsInputError("the runs' means do not differ: give the difference to detect (delta=, --delta)")
+    options = {"design": design, "systems": m, "alpha": a, "power": p}
+    return TopicSetSize(
+        design=design,
+        queries_needed=queries_needed(wanted, variance, **options),  # type: ignore[arg-type]
+        queries_now=n,
+        min_detectable_delta=min_detectable_delta(n, variance, **options),  # type: ignore[arg-type]
+        variance=variance,
+        delta=wanted,
+        observed=observed,
+        alpha=a,
+        power=p,
+        systems=m,
+    )
+
+
+def _rows(values: Any) -> np.ndarray:
+    """A runs x queries array: a mapping's runs over the queries all of them are scored on (the first's order)."""
+    if isinstance(values, Mapping):
+        runs = list(values.values())
+        if len(runs) < 2:
+            raise StatsInputError(f"the design compares two runs or more, got {len(runs)}")
+        shared = set(runs[0]).intersection(*map(set, runs[1:]))
+        queries = [q for q in runs[0] if q in shared]
+        return np.array([[float(r[q]) for q in queries] for r in runs], dtype=np.float64).reshape(len(runs), -1)
+    rows = np.asarray(values, dtype=np.float64)
+    if rows.ndim != 2 or rows.shape[0] < 2:
+        raise StatsInputError(f"values must be two rows or more of per-query values, got shape {rows.shape}")
+    return rows
+
+
+__all__ = [
+    "ALPHA",
+    "DESIGNS",
+    "MAX_QUERIES",
+    "POWER",
+    "TopicSetSize",
+    "min_detectable_delta",
+    "power_at",
+    "queries_needed",
+    "topic_set_size",
+]

@@ -1,0 +1,254 @@
+"""How many queries a comparison needs (``haystack_irmetrics.stats.power``, ``irmetrics power``, the line under
+``irmetrics compare``'s table): Sakai's topic set size design (T. Sakai, "Topic set size design", Information
+Retrieval Journal 19(3): 256-283, 2016), checked against statsmodels' power solvers (``TTestPower``,
+``FTestAnovaPower``), against the one-way ANOVA's residual mean square of statsmodels' ``anova_lm``, and
+against the starting formula of Sakai's t-test design (Nagata's normal approximation,
+n = ((z(alpha/2) - z(1 - beta)) / minDt)^2 + z(alpha/2)^2 / 2). The paper's own tables were not at hand:
+its usual settings (alpha 0.05, beta 0.20 and stricter; minimum detectable differences 0.02 to 0.10) are
+computed here with statsmodels, independently of the code under test."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+
+import numpy as np
+import pytest
+
+from haystack_irmetrics import evaluate
+from haystack_irmetrics.cli import main
+from haystack_irmetrics.io import read_qrels, read_run
+from haystack_irmetrics.stats.power import (
+    StatsInputError,
+    min_detectable_delta,
+    power_at,
+    queries_needed,
+    topic_set_size,
+)
+
+from .conftest import ROOT
+
+pytest.importorskip("scipy")
+statsmodels_power = pytest.importorskip("statsmodels.stats.power")
+TT = statsmodels_power.TTestPower()
+FA = statsmodels_power.FTestAnovaPower()
+DATA = ROOT / "examples" / "data"
+QRELS = DATA / "half_qrels.tsv"
+KEYS = ["queries_needed", "queries_now", "min_detectable_delta", "variance", "design"]
+
+
+def _cohens_f(delta: float, variance: float, systems: int) -> float:
+    """statsmodels' effect size of Sakai's least favourable ANOVA case (two runs delta apart, the others at the
+    mean): f^2 = sum((mu_i - mu)^2) / (m sigma^2) = delta^2 / (2 m sigma^2), so that f^2 * (m n) = n Delta."""
+    return delta / math.sqrt(2 * systems * variance)
+
+
+@pytest.mark.parametrize("alpha", [0.01, 0.05, 0.1])
+@pytest.mark.parametrize("effect", [0.15, 0.3, 0.5, 0.8, 1.3])
+def test_the_paired_t_design_is_statsmodels_ttestpower(alpha, effect):
+    variance = 0.03
+    delta = effect * math.sqrt(variance)
+    for n in (2, 3, 10, 41, 500):
+        expected = TT.power(effect_size=effect, nobs=n, alpha=alpha)
+        if math.isnan(expected):  # scipy's NaN for a far tail below any float: the upper tail is the power
+            expected = TT.power(effect_size=effect, nobs=n, alpha=alpha / 2, alternative="larger")
+        assert power_at(n, delta, variance, alpha=alpha) == pytest.approx(expected, abs=1e-12)
+    for power in (0.7, 0.8, 0.9):
+        n = queries_needed(delta, variance, alpha=alpha, power=power)
+        solved = TT.solve_power(effect_size=effect, alpha=alpha, power=power)
+        assert n == max(2, math.ceil(solved - 1e-9)), (n, solved)
+        assert TT.power(effect_size=effect, nobs=n, alpha=alpha) >= power
+        assert n == 2 or TT.power(effect_size=effect, nobs=n - 1, alpha=alpha) < power
+    for n in (5, 40, 300):
+        found = min_detectable_delta(n, variance, alpha=alpha, power=0.8)
+        expected = TT.solve_power(nobs=n, alpha=alpha, power=0.8) * math.sqrt(variance)
+        assert found == pytest.approx(expected, rel=1e-5)
+        assert TT.power(effect_size=found / math.sqrt(variance), nobs=n, alpha=alpha) == pytest.approx(0.8, abs=1e-9)
+
+
+@pytest.mark.parametrize("systems", [3, 5, 12])
+@pytest.mark.parametrize("alpha", [0.01, 0.05])
+def test_the_anova_design_is_statsmodels_ftestanovapower(systems, alpha):
+    variance = 0.05
+    for delta in (0.05, 0.1, 0.2):
+        f = _cohens_f(delta, variance, systems)
+        for n in (2, 7, 60):
+            expected = FA.power(effect_size=f, nobs=systems * n, alpha=alpha, k_groups=systems)
+            assert power_at(n, delta, variance, design="anova", systems=systems, alpha=alpha) == pytest.approx(
+                expected, abs=1e-12
+            )
+        n = queries_needed(delta, variance, design="anova", systems=systems, alpha=alpha, power=0.8)
+        total = FA.solve_power(effect_size=f, alpha=alpha, power=0.8, k_groups=systems)
+        assert n == max(2, math.ceil(total / systems - 1e-9)), (n, total / systems)
+    for n in (10, 50):
+        found = min_detectable_delta(n, variance, design="anova", systems=systems, alpha=alpha)
+        f = FA.solve_power(nobs=systems * n, alpha=alpha, power=0.8, k_groups=systems)
+        assert found == pytest.approx(f * math.sqrt(2 * systems * variance), rel=1e-5)
+
+
+@pytest.mark.parametrize("alpha", [0.01, 0.05, 0.1])
+@pytest.mark.parametrize("power", [0.7, 0.8, 0.9, 0.95])
+def test_sakais_starting_formula_is_met_to_within_a_query(alpha, power):
+    """Sakai (2016), section 4, starts the t-test design from Nagata's normal approximation
+    n = ((z_{alpha/2} - z_{1-beta}) / minDt)^2 + z_{alpha/2}^2 / 2 (z_P the upper 100P% point), then corrects
+    it with the noncentral t; the exact answer is within one query of it."""
+    from scipy.stats import norm
+
+    for effect in (0.1, 0.2, 0.3, 0.5, 0.8, 1.0, 1.5):
+        z = norm.isf(alpha / 2)
+        start = ((z - norm.isf(power)) / effect) ** 2 + z * z / 2
+        assert abs(queries_needed(effect, 1.0, alpha=alpha, power=power) - math.ceil(start)) <= 1
+
+
+@pytest.mark.parametrize(
+    ("alpha", "power", "delta", "variance"),
+    [(0.05, 0.8, 0.10, 0.0479), (0.05, 0.8, 0.05, 0.0479), (0.05, 0.8, 0.02, 0.0479), (0.01, 0.9, 0.05, 0.0331)],
+)
+def test_sakais_usual_settings_computed_with_statsmodels(alpha, power, delta, variance):
+    """Sakai's usual requirements (alpha 0.05, beta 0.20; minD 0.02 to 0.10) and within-system variances of the
+    order he reports for nDCG-like measures (here sigma_t^2 = 2 sigma^2, his estimate before the pair is known):
+    the number of topics each design needs, as statsmodels solves it."""
+    sigma_t2 = 2 * variance
+    solved = TT.solve_power(effect_size=delta / math.sqrt(sigma_t2), alpha=alpha, power=power)
+    assert queries_needed(delta, sigma_t2, alpha=alpha, power=power) == math.ceil(solved)
+    for m in (3, 10):
+        total = FA.solve_power(effect_size=_cohens_f(delta, variance, m), alpha=alpha, power=power, k_groups=m)
+        assert queries_needed(delta, variance, design="anova", systems=m, alpha=alpha, power=power) == math.ceil(
+            total / m
+        )
+
+
+def test_topic_set_size_reads_the_variances_the_designs_need():
+    pd = pytest.importorskip("pandas")
+    from statsmodels.formula.api import ols
+    from statsmodels.stats.anova import anova_lm
+
+    rng = np.random.default_rng(7)
+    base = rng.uniform(0, 1, 30)
+    runs = {name: {f"q{i}": float(np.clip(v + rng.normal(0, 0.1), 0, 1)) for i, v in enumerate(base)} for name in "abc"}
+    runs["a"]["extra"] = 0.5  # a query one run alone is scored on is left out
+    pair = topic_set_size({"a": runs["a"], "b": runs["b"]}, delta=0.05)
+    diff = np.array([runs["a"][f"q{i}"] - runs["b"][f"q{i}"] for i in range(30)])
+    assert (pair.design, pair.queries_now) == ("paired-t", 30)
+    assert pair.variance == pytest.approx(diff.var(ddof=1), rel=1e-12)
+    assert pair.observed == pytest.approx(abs(diff.mean()), rel=1e-12)
+    assert pair.queries_needed == queries_needed(0.05, pair.variance)
+    assert pair.min_detectable_delta == min_detectable_delta(30, pair.variance)
+    three = topic_set_size(runs, delta=0.1, alpha=0.01, power=0.9)
+    frame = pd.DataFrame([(name, runs[name][f"q{i}"]) for name in "abc" for i in range(30)], columns=["run", "score"])
+    residual = anova_lm(ols("score ~ C(run)", data=frame).fit()).loc["Residual", "mean_sq"]
+    assert three.design == "anova" and three.variance == pytest.approx(residual, rel=1e-10)
+    assert three.queries_needed == queries_needed(0.1, residual, design="anova", systems=3, alpha=0.01, power=0.9)
+    assert list(three.to_dict()) == KEYS
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: queries_needed(0.1, 0.04, alpha=0), "alpha must be a finite number in"),
+        (lambda: queries_needed(0.1, 0.04, alpha=0.05, power=0.05), "power must be a finite number in"),
+        (lambda: queries_needed(-0.1, 0.04), "delta must be a finite number"),
+        (lambda: queries_needed(0.1, math.nan), "variance must be a finite number"),
+        (lambda: queries_needed(1e-6, 1.0), "more than 10,000,000 queries"),
+        (lambda: min_detectable_delta(1, 0.04), "n must be a whole number of queries >= 2"),
+        (lambda: queries_needed(0.1, 0.04, systems=3), "the paired t-test compares two systems"),
+        (lambda: topic_set_size({"a": {"q": 1.0}, "b": {"q": 0.5}}), "the runs share 1 scored query"),
+        (lambda: topic_set_size({"a": {"q": 1.0, "r": 0.5}, "b": {"q": 0.5, "r": 0.0}}), "do not vary"),
+        (lambda: topic_set_size({"a": {"q": 1.0, "r": 0.0}, "b": {"q": 0.0, "r": 1.0}}), "means do not differ"),
+    ],
+)
+def test_bad_settings_are_named(call, message):
+    with pytest.raises(StatsInputError, match=message):
+        call()
+
+
+def test_power_at_a_large_effect_with_few_queries_is_a_number():
+    """scipy's noncentral t answers NaN for the far tail at df 3, noncentrality 8: that tail is 0, not NaN."""
+    assert math.isnan(TT.power(effect_size=4.0, nobs=4, alpha=0.05))  # statsmodels inherits it
+    upper = TT.power(effect_size=4.0, nobs=4, alpha=0.025, alternative="larger")
+    assert power_at(4, 4.0, 1.0) == pytest.approx(upper, abs=1e-15)
+
+
+@pytest.fixture
+def runs(tmp_path):
+    for name in ("good", "poor"):
+        shutil.copy(DATA / f"{name}.trec", tmp_path / f"{name}.trec")
+    fused = tmp_path / "mixed.trec"  # a third run: good's rankings for half the queries, poor's for the rest
+    good, poor = read_run(DATA / "good.trec").data, read_run(DATA / "poor.trec").data
+    with open(fused, "w") as f:
+        for i, q in enumerate(sorted(good)):
+            for rank, (d, s) in enumerate(sorted((good if i % 2 else poor)[q].items(), key=lambda x: -x[1])):
+                f.write(f"{q} Q0 {d} {rank + 1} {s} mixed\n")
+    return tmp_path / "good.trec", tmp_path / "poor.trec", fused
+
+
+def _per_query(path, measure="NDCG@10"):
+    return dict(evaluate(read_qrels(QRELS), read_run(path), None, measures=[measure]).per_query[measure].items())
+
+
+def test_cli_two_runs_is_the_paired_design_of_their_per_query_values(runs, capsys):
+    good, poor, _ = runs
+    argv = ["power", f"g={good}", str(poor), "--qrels", str(QRELS), "-m", "NDCG@10", "--delta", "0.05"]
+    assert main([*argv, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert list(out) == KEYS
+    expected = topic_set_size({"g": _per_query(good), "poor": _per_query(poor)}, delta=0.05).to_dict()
+    assert out == expected and out["design"] == "paired-t" and out["queries_now"] == 12
+    assert main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "paired t-test design: NDCG@10 of g and poor over 12 queries (alpha 0.05, power 0.8)"
+    assert lines[2] == f"queries needed to detect a difference of 0.05: {expected['queries_needed']}"
+    assert lines[3].endswith(f"there are: {expected['min_detectable_delta']:.4f}")
+
+
+def test_cli_three_runs_is_the_anova_design(runs, capsys):
+    argv = ["power", *map(str, runs), "--qrels", str(QRELS), "-m", "NDCG@10", "--json", "--alpha", "0.01"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    values = {p.stem: _per_query(p) for p in runs}
+    expected = topic_set_size(values, alpha=0.01).to_dict()  # delta: the observed range of the means
+    assert out == expected and out["design"] == "anova"
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--alpha", "1.5"], "alpha must be a finite number in (0, 1)"),
+        (["--power", "0.01"], "power must be a finite number in (0.05, 1)"),
+        (["--delta", "-1"], "delta must be a finite number > 0"),
+        (["-m", "NDCG@10,P@5"], "-m takes one measure"),
+    ],
+)
+def test_cli_bad_settings_exit_2_with_one_line(runs, capsys, extra, message):
+    good, poor, _ = runs
+    argv = ["power", str(good), str(poor), "--qrels", str(QRELS), "-m", "NDCG@10", *extra]
+    assert main(argv) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("irmetrics: error: ") and message in line
+
+
+def test_cli_one_run_or_two_alike_exit_2(runs, capsys):
+    good, _, _ = runs
+    assert main(["power", str(good), "--qrels", str(QRELS), "-m", "NDCG@10"]) == 2
+    assert "two runs or more" in capsys.readouterr().err
+    assert main(["power", f"a={good}", f"b={good}", "--qrels", str(QRELS), "-m", "NDCG@10"]) == 2
+    assert "do not vary" in capsys.readouterr().err
+
+
+def test_compare_prints_the_smallest_detectable_difference_under_its_table(runs, capsys):
+    good, poor, _ = runs
+    argv = ["compare", str(good), str(poor), "--qrels", str(QRELS), "-k", "3,10", "-m", "NDCG", "--n-resamples", "500"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    table, line, _ = text.split("\n\n", 2)
+    a, b = _per_query(good, "NDCG@10"), _per_query(poor, "NDCG@10")
+    diff = np.array([b[q] - a[q] for q in sorted(a)])
+    mdd = TT.solve_power(nobs=len(diff), alpha=0.05, power=0.8) * diff.std(ddof=1)
+    assert line.startswith("Smallest paired Δ detectable (paired t-test at α 0.05, power 0.8")
+    assert f"NDCG@10 {mdd:.4f}" in line and table.count("\n") == 3
+    assert main([*argv, "--format", "json"]) == 0
+    paired = json.loads(capsys.readouterr().out)["metrics"]["NDCG@10"]["paired"]
+    assert paired["min_detectable_delta"] == pytest.approx(mdd, rel=1e-5)
+    assert main([*argv, "--no-stats"]) == 0  # no tests: no line
+    assert "Smallest" not in capsys.readouterr().out
