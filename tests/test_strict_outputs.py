@@ -72,9 +72,6 @@ NOT_OUTPUTS = {
     "core/results.py": "return json.dumps(self.to_dict(per_query), indent=indent)",
     "judges/judge.py": "text = json.dumps(settings, sort_keys=True",
     "judges/cache.py": ("(fingerprint, json.dumps(settings", "json.dumps(verdict.tokens)"),
-    "judges/server.py": None,
-    "assess/export.py": None,
-    "cli/assess.py": None,
 }
 
 

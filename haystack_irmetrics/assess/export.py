@@ -18,7 +18,6 @@ on the pairs both sides labelled. A figure that is undefined (one grade only on 
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import AssessError, ParseError
+from ..io.tables import json_text
 from .store import AssessStore, Judgment, judging_folder
 
 #: The agreement figures that can be undefined, and why.
@@ -83,7 +83,7 @@ def export(folder: str | os.PathLike[str], assessor: str | None = None) -> Expor
             known = ", ".join(store.assessors()) or "none yet"
             raise AssessError(f"{assessor!r} labelled no pair in {out} (assessors: {known})")
     qrels = qrels_of(judgments)
-    lines = "".join(json.dumps(j.to_dict(), ensure_ascii=False) + "\n" for j in judgments)
+    lines = "".join(json_text(j.to_dict(), ensure_ascii=False) + "\n" for j in judgments)
     written_qrels = write_text(out / "qrels.tsv", qrels_tsv(qrels))
     written_judgments = write_text(out / "judgments.jsonl", lines)
     return Exported(

@@ -13,7 +13,6 @@ Registered by :func:`add_subcommand`, which imports only the standard library.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -198,9 +197,10 @@ def _export(args: argparse.Namespace) -> int:
 
 def _agreement(args: argparse.Namespace) -> int:
     from ..assess.export import agreement, agreement_table
+    from ..io.tables import json_text
 
     result = agreement(_folder(args), args.prelabels, args.threshold)
-    print(json.dumps(result, indent=2) if args.json else agreement_table(result))
+    print(json_text(result, indent=2) if args.json else agreement_table(result))
     return 0
 
 

@@ -307,11 +307,12 @@ def cache_listing_lines(listing: dict[str, Any]) -> list[str]:
         f"{size / 1e6:.1f} MB)",
         "\n| judge | kind | model | pairs | unparseable | kB |\n|---|---|---|---:|---:|---:|",
     ]
+    from ..io.tables import markdown_row
+
     for e in judges:
         judge = e["fingerprint"][:12] if e["fingerprint"] else "-"
-        lines.append(
-            f"| {judge} | {e['kind']} | {e['model']} | {e['pairs']} | {e['unparseable']} | {e['size_bytes'] / 1e3:.1f} |"
-        )
+        cells = (judge, e["kind"], e["model"], e["pairs"], e["unparseable"], f"{e['size_bytes'] / 1e3:.1f}")
+        lines.append(markdown_row(cells))  # a model's name is the server's text: its "|" escaped
     return lines
 
 

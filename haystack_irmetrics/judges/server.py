@@ -30,6 +30,8 @@ from collections.abc import Callable, Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from ..io.tables import json_text
+
 #: The judge's default user message, read back: the query and the passage between their tags.
 USER = re.compile(r"\A<query>\n(.*?)\n</query>\n\n<passage>\n(.*)\n</passage>\n\nGrade \(0, 1, 2 or 3\):\Z", re.S)
 #: ``(query, document, attempt) -> None`` (answer) or a fault: ``"429"``, ``"500"``, ``"timeout"``, ``"garbage"``.
@@ -49,7 +51,7 @@ def answer_text(label: int, query: str, document: str) -> str:
     if form == 0:
         return str(label)
     if form == 1:
-        return json.dumps({"grade": label, "reason": "as judged"})
+        return json_text({"grade": label, "reason": "as judged"})
     return f"The passage relates to the query as judged, so I would grade it {label}."
 
 
@@ -127,7 +129,7 @@ class JudgeServer:
                 self._send(*server.answer(self.path, body if isinstance(body, dict) else {}))
 
             def _send(self, status: int, payload: dict, headers: dict[str, str]) -> None:
-                data = json.dumps(payload).encode()
+                data = json_text(payload).encode()
                 head = [f"HTTP/1.1 {status} {self.responses.get(status, ('',))[0]}"]
                 head += ["Content-Type: application/json", f"Content-Length: {len(data)}"]
                 head += [f"{k}: {v}" for k, v in headers.items()]
