@@ -86,12 +86,16 @@ def size(text: str) -> tuple[float, float]:
 
 
 def named_file(spec: str) -> str:
-    """The file of a ``[NAME=]FILE`` argument: the argument itself when it names an existing file (``=`` in its
-    path or not), else what follows the first ``=``."""
-    from pathlib import Path
+    """The file of a ``[NAME=]FILE`` argument, by the one rule of :func:`~haystack_irmetrics.io.run_names.
+    split_named` (a path that exists is that path, ``=`` in it or not); an argument that names no file is
+    returned as it is (the command itself says so)."""
+    from ..errors import InvalidArgumentError
+    from ..io.run_names import split_named
 
-    name, sep, file = spec.partition("=")
-    return file if sep and name and not Path(spec).exists() else spec
+    try:
+        return split_named(spec)[1]
+    except InvalidArgumentError:
+        return spec
 
 
 def files_of(path: str | None, names: tuple[str, ...]) -> list[str]:
