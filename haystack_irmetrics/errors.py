@@ -3,6 +3,14 @@
 Every error the library raises on bad input is an :class:`IRMetricsError`, a subclass of
 :class:`ValueError`, so ``except ValueError`` keeps working for callers that do not care about
 the details. Each error names the query, document, file line or row it is about.
+
+Every exception class of the package is defined here. Three are internal signals, bare :class:`Exception`
+subclasses that a module raises and catches itself and that never reach a caller: :class:`NotStreamable`
+(:mod:`~haystack_irmetrics.io._fast` to :mod:`~haystack_irmetrics.io.trec`: read the file line by line),
+:class:`NotProduced` (:mod:`~haystack_irmetrics.integration.fastpath` to
+:mod:`~haystack_irmetrics.integration.queries`: ``Pipeline.run`` takes over) and :class:`JudgeFailed`
+(:mod:`~haystack_irmetrics.judges.batch`: a pair failed for good, said as a
+:class:`JudgeError` once the requests in flight are done). They are not in ``__all__``.
 """
 
 from __future__ import annotations
@@ -294,6 +302,21 @@ class NoRelevantLabelWarning(SuspiciousInputWarning):
     """No label of the qrels reaches the relevance threshold of a measure asked for (click-derived labels in
     [0, 1] under the default threshold 1): every measure that counts relevant documents at it (P, Recall, MAP,
     bpref, the precision-recall curve, ...) is 0. The message names the threshold and the labels' range."""
+
+
+class NotStreamable(Exception):
+    """Internal signal: the fast reader (``io._fast``) cannot take this file as it is; ``io.trec`` reads it with
+    the line-by-line reader, which names any error."""
+
+
+class NotProduced(Exception):
+    """Internal signal: a component left out an output the next one reads (a router), so only ``Pipeline.run``
+    knows what follows (``integration.fastpath`` to ``integration.queries``)."""
+
+
+class JudgeFailed(Exception):
+    """Internal signal of ``judges.batch``: a pair the judge could not judge (retries spent, or an error no
+    retry mends); the batch stops and raises a :class:`JudgeError` with this message."""
 
 
 __all__ = [

@@ -22,14 +22,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..errors import PipelineError
+from ..errors import NotProduced, PipelineError
 
 if TYPE_CHECKING:  # pragma: no cover
     from haystack import Pipeline
-
-
-class NotProduced(Exception):
-    """A component left out an output the next one reads (a router): only ``Pipeline.run`` knows what follows."""
 
 
 @dataclass(frozen=True)

@@ -26,16 +26,13 @@ from typing import Any
 import numpy as np
 
 from ..core.inputs import ColumnarRun
+from ..errors import NotStreamable
 from .limits import LineLimit, capped, max_line_bytes
 
 # Rows per streamed piece: ~100 MB of polars strings and numpy arrays at typical id lengths.
 CHUNK_ROWS = 1 << 19
 _NAMES = ("qid", "q0", "docid", "rank", "score", "tag")
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-
-
-class NotStreamable(Exception):
-    """The fast reader cannot take this file as it is; read it with the line-by-line reader."""
 
 
 def available() -> bool:

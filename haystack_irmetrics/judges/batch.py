@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import JudgeError, NoAnswerError
+from ..errors import JudgeError, JudgeFailed, NoAnswerError
 from ..io.tables import json_text
 from .cache import JudgmentCache, judgment_key
 from .judge import PARSER_VERSION, ChatJudge, ScoreJudge, Verdict, scrub
@@ -51,10 +51,6 @@ class Counts:
             self.unparseable += 1
         for name, n in verdict.tokens.items():
             self.tokens[name] = self.tokens.get(name, 0) + n
-
-
-class _Failed(Exception):
-    """A pair the judge could not judge (retries spent, or an error no retry mends)."""
 
 
 def _names(error: BaseException) -> set[str]:
@@ -239,14 +235,16 @@ def _ask_all(
             except Exception as e:
                 reason = retry_reason(e)
                 if reason is None:
-                    raise _Failed(f"the judge failed on {name(i)}: {type(e).__name__}: {_one_line(e, secrets)}") from e
+                    raise JudgeFailed(
+                        f"the judge failed on {name(i)}: {type(e).__name__}: {_one_line(e, secrets)}"
+                    ) from e
                 if attempt >= retries:
                     if reason == "connection failed":
-                        raise _Failed(
+                        raise JudgeFailed(
                             f"cannot reach the judge{_where(judge)} ({_one_line(e, secrets)}) after {attempt + 1} "
                             "attempts"
                         ) from e
-                    raise _Failed(
+                    raise JudgeFailed(
                         f"the judge failed on {name(i)}: {reason} ({_one_line(e, secrets)}) after {attempt + 1} "
                         "attempts"
                     ) from e
@@ -263,7 +261,7 @@ def _ask_all(
             for future in as_completed(futures):
                 try:
                     verdict = future.result()
-                except _Failed as e:
+                except JudgeFailed as e:
                     stop.set()
                     failure = failure or str(e)
                     continue
