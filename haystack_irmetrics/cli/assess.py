@@ -101,8 +101,9 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def _jsonl(path: str, name: str) -> Path:
-    p = Path(path)
-    return p / f"{name}.jsonl" if p.is_dir() else p
+    from ..io.beir_data import beir_file
+
+    return beir_file(path, name)
 
 
 def paths(args: argparse.Namespace) -> Any:

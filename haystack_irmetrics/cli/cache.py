@@ -62,13 +62,13 @@ def run(args: argparse.Namespace) -> int:
     from ..beir.cache import cache_root, clear_cache_report
     from ..beir.cache_admin import scan_cache, scan_json
     from ..errors import InvalidArgumentError
-    from .judge import cache_clear_lines, cache_listing, cache_listing_lines
+    from ..judges.cache import cache_listing, clear_judgments
 
     root = cache_root()
     if args.action == "clear" and (args.kind == "judgments" or args.judge is not None):
         if args.kind not in (None, "judgments"):
             raise InvalidArgumentError(f"--judge clears judgments, not --kind {args.kind}")
-        print("\n".join(cache_clear_lines(root, args.judge) or [f"no judgment cache under {root}"]))
+        print("\n".join(clear_judgments(root, args.judge) or [f"no judgment cache under {root}"]))
         return 0
     if args.action == "clear":
         done = clear_cache_report(args.kind, root)
@@ -108,9 +108,28 @@ def run(args: argparse.Namespace) -> int:
         print(f"\nnot cache entries ({len(scan.left_alone)}; irmetrics cache clear leaves them alone):")
         for item in scan.left_alone:
             print(f"  {_rel(item.path, root)}: {item.reason}")
-    for line in cache_listing_lines(judgments):
+    for line in _judgment_lines(judgments):
         print(line)
     return 0
+
+
+def _judgment_lines(listing: dict) -> list[str]:
+    """``irmetrics cache list``'s lines of the judgment cache (none when it holds nothing)."""
+    judges = listing["judges"]
+    if not judges:
+        return []
+    pairs = sum(e["pairs"] for e in judges)
+    size = sum(e["size_bytes"] for e in judges)
+    lines = [
+        f"\njudgments: {listing['path']} ({len(judges)} judge{'s' if len(judges) != 1 else ''}, {pairs} pairs, "
+        f"{size / 1e6:.1f} MB)",
+        "\n| judge | kind | model | pairs | unparseable | kB |\n|---|---|---|---:|---:|---:|",
+    ]
+    for e in judges:
+        judge = e["fingerprint"][:12] if e["fingerprint"] else "-"
+        cells = (judge, e["kind"], e["model"], e["pairs"], e["unparseable"], f"{e['size_bytes'] / 1e3:.1f}")
+        lines.append(markdown_row(cells))  # a model's name is the server's text: its "|" escaped
+    return lines
 
 
 __all__ = ["add_subcommand", "run"]

@@ -6,16 +6,12 @@ labels (:mod:`haystack_irmetrics.judges`), the human labels kept.
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 from typing import Any
 
+from ..judges.settings import API_KEY_ENV
 from .args import named_file, seed
 
-#: The environment variable the API key is read from by default (as Haystack's OpenAI generators read it).
-API_KEY_ENV = "OPENAI_API_KEY"
-#: What a local server that needs no key is sent as the key when the key's variable is unset.
-NO_KEY = "no-key"
 #: The files ``irmetrics judge`` writes in its output folder (agreement.json with --agreement; ppi.json and
 #: model_qrels.tsv with --ppi).
 OUTPUT_FILES = ("judgments.jsonl", "qrels.tsv", "summary.json", "agreement.json", "ppi.json", "model_qrels.tsv")
@@ -103,139 +99,70 @@ def paths(args: argparse.Namespace) -> Any:
 
 
 def _jsonl(path: str, name: str) -> Path:
-    p = Path(path)
-    return p / f"{name}.jsonl" if p.is_dir() else p
+    from ..io.beir_data import beir_file
 
-
-def _read_text(path: str | None) -> str | None:
-    return None if path is None else Path(path).read_text(encoding="utf-8")
-
-
-def _llm_judge(args: argparse.Namespace) -> Any:
-    from haystack.components.generators.chat import OpenAIChatGenerator
-    from haystack.utils import Secret
-
-    from ..errors import JudgeError
-    from ..judges.http import check_timeout, deadline_client_kwargs
-    from ..judges.judge import ChatJudge
-
-    check_timeout(args.timeout)
-    variable = args.api_key_env
-    if not os.environ.get(variable) and not args.api_base_url:
-        raise JudgeError(f"no API key: set {variable} (or point --api-base-url at a server that needs none)")
-    key = Secret.from_env_var(variable) if os.environ.get(variable) else Secret.from_token(NO_KEY)
-    generator = OpenAIChatGenerator(
-        api_key=key,
-        model=args.llm,
-        api_base_url=args.api_base_url,
-        timeout=args.timeout,
-        max_retries=0,  # the judge retries, counted and bounded
-        http_client_kwargs=deadline_client_kwargs(args.timeout),  # --timeout bounds the whole request
-    )
-    return ChatJudge(
-        generator,
-        system_prompt=_read_text(args.system_prompt),
-        user_template=_read_text(args.template),
-        max_grade=args.max_grade,
-        max_document_chars=args.max_chars,
-    )
-
-
-def _yaml_judge(path: str) -> Any:
-    from ..components.judge import RelevanceJudge
-    from ..errors import JudgeError
-    from ..integration.loading import load_pipeline
-
-    try:
-        pipeline = load_pipeline(path)
-    except Exception as e:  # Haystack wraps a component's own error; the CLI says it on one line
-        from ..errors import IRMetricsError
-
-        cause: BaseException = e
-        while cause.__cause__ is not None and not isinstance(cause, IRMetricsError):
-            cause = cause.__cause__
-        if isinstance(e, OSError):
-            raise
-        text = " ".join(str(cause).split())
-        raise JudgeError(f"cannot load the judge {path}: {text}") from None
-    judges = [c for _, c in pipeline.walk() if isinstance(c, RelevanceJudge)]
-    if len(judges) != 1:
-        raise JudgeError(f"the judge YAML {path} must hold one RelevanceJudge component, it holds {len(judges)}")
-    generator = judges[0].generator
-    timeout = getattr(generator, "timeout", None)
-    if generator is not None and getattr(generator, "http_client_kwargs", False) is None and timeout is not None:
-        # An OpenAI generator of the YAML with no client settings of its own: its time-out bounds whole requests.
-        from ..judges.http import check_timeout, deadline_client_kwargs
-
-        generator.http_client_kwargs = deadline_client_kwargs(check_timeout(timeout))
-    scorer = judges[0].scorer
-    if isinstance(getattr(scorer, "model", None), str):  # MiniLM's name: the offline copy, as irmetrics beir does
-        from ..beir.models import resolve_model
-
-        scorer.model = resolve_model(scorer.model)
-    return judges[0].judge
+    return beir_file(path, name)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``irmetrics judge``: judge, write the folder, print one line of what it did. The folder is locked
-    first, as ``irmetrics beir`` locks its own: a second judge writing there stops at once, before any work."""
-    from ..io.output import output_lock
+    """Run ``irmetrics judge``: build the job and the judge, run it (:func:`haystack_irmetrics.judges.job.run_judge`:
+    the output folder locked first), print what it did."""
+    from ..judges.job import JudgeJob, run_judge
+    from ..judges.settings import JudgeSettings
 
-    with output_lock(args.output, "irmetrics judge"):
-        return _judge(args)
+    settings = JudgeSettings(
+        depth=args.depth,
+        concurrency=args.concurrency,
+        retries=args.retries,
+        backoff=args.backoff,
+        agreement=args.agreement,
+        seed=args.seed,
+        threshold=args.threshold,
+        measure=args.measure,
+        fit=args.fit,
+        ppi=args.ppi,
+        alpha=args.alpha,
+        progress=False if args.no_progress else None,
+        strategy=args.strategy,
+        budget=args.budget,
+    )
+    job = JudgeJob(args.runs, args.qrels, args.queries, args.corpus, args.output, settings, cache=not args.no_cache)
+    judge = _judge(args)
+    _print_result(run_judge(job, judge), judge, args.output)
+    return 0
 
 
-def _judge(args: argparse.Namespace) -> int:
-    from ..errors import JudgeError
-    from ..io import read_qrels
-    from ..io.beir_data import read_beir_corpus, read_beir_queries
-    from ..judges.cache import JudgmentCache
-    from ..judges.runs import judge_runs
-    from .plot import read_runs
+def _judge(args: argparse.Namespace) -> Any:
+    """The judge the options name: a chat model on a server (``--llm``) or a pipeline YAML's (``--judge``)."""
+    if args.judge is not None:
+        from ..components.judge import load_judge
 
-    if args.llm is not None and not args.api_base_url and not os.environ.get(args.api_key_env):
-        raise JudgeError(f"no API key: set {args.api_key_env} (or point --api-base-url at a server that needs none)")
-    queries_path, corpus_path = _jsonl(args.queries, "queries"), _jsonl(args.corpus, "corpus")
-    qrels = read_qrels(args.qrels).data
-    runs = {name: run.data for name, run in read_runs(args.runs).items()}
-    queries = read_beir_queries(queries_path)
-    corpus = read_beir_corpus(corpus_path)
-    judge = _llm_judge(args) if args.llm is not None else _yaml_judge(args.judge)
-    cache = JudgmentCache(enabled=not args.no_cache)
-    try:
-        result = judge_runs(
-            judge,
-            runs,
-            qrels,
-            queries,
-            corpus,
-            args.output,
-            depth=args.depth,
-            concurrency=args.concurrency,
-            retries=args.retries,
-            backoff=args.backoff,
-            cache=cache,
-            agreement=args.agreement,
-            seed=args.seed,
-            threshold=args.threshold,
-            measure=args.measure,
-            fit=args.fit,
-            ppi=args.ppi,
-            alpha=args.alpha,
-            sources=(str(queries_path), str(corpus_path)),
-            progress=False if args.no_progress else None,
-            strategy=args.strategy,
-            budget=args.budget,
-        )
-    finally:
-        cache.close()
+        return load_judge(args.judge)
+    from ..judges.job import chat_judge
+    from ..judges.settings import ChatSettings
+
+    chat = ChatSettings(
+        args.llm,
+        api_base_url=args.api_base_url,
+        api_key_env=args.api_key_env,
+        timeout=args.timeout,
+        max_grade=args.max_grade,
+        system_prompt=args.system_prompt,
+        template=args.template,
+        max_chars=args.max_chars,
+    )
+    return chat_judge(chat)
+
+
+def _print_result(result: Any, judge: Any, output: str) -> None:
+    """What ``irmetrics judge`` prints of a :class:`~haystack_irmetrics.judges.runs.JudgeResult`."""
     s = result.summary
     if s.get("cut_points_learned_on"):
         cuts = ", ".join(f"{c:.4g}" for c in judge.cut_points)
         print(f"cut points {cuts} learned on {s['cut_points_learned_on']} human-labelled pairs")
     print(
         f"judged {s['pairs']} pairs ({s['requests']} requests, {s['cache_hits']} cached, "
-        f"{s['unparseable']} unparseable) -> {args.output}"
+        f"{s['unparseable']} unparseable) -> {output}"
     )
     holes = s.get(f"Hole@{s['depth']}") or {}
     shown = [f"{name} {_share(h['before'])} -> {_share(h['after'])}" for name, h in holes.items()]
@@ -256,7 +183,6 @@ def _judge(args: argparse.Namespace) -> int:
                 f"{name}: {result.ppi['measure']} {row['estimate']:.4f} [{row['low']:.4f}, {row['high']:.4f}] "
                 f"(PPI, {row['n']} labelled + {row['N']} queries); filled qrels {row['filled']:.4f}"
             )
-    return 0
 
 
 def _figure(value: float | None) -> str:
@@ -268,76 +194,4 @@ def _share(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.4f}"
 
 
-def _judgment_cache(root: Path) -> Any:
-    """The judgment cache under ``root``, or ``None`` when there is none (nothing is created)."""
-    from ..errors import JudgeError
-    from ..judges.cache import CACHE_FILE, JudgmentCache
-
-    path = root / CACHE_FILE
-    if not path.is_file():
-        return None
-    cache = JudgmentCache(path)
-    if not cache.available:
-        raise JudgeError(f"the judgment cache {path} cannot be opened")
-    return cache
-
-
-def cache_listing(root: Path) -> dict[str, Any]:
-    """The judgment cache under ``root`` by judge, as JSON (``irmetrics cache list``): ``path``, ``judges``."""
-    from ..judges.cache import CACHE_FILE
-
-    cache = _judgment_cache(root)
-    if cache is None:
-        return {"path": str(root / CACHE_FILE), "judges": []}
-    try:
-        return {"path": str(cache.path), "judges": [e.to_dict() for e in cache.judges()]}
-    finally:
-        cache.close()
-
-
-def cache_listing_lines(listing: dict[str, Any]) -> list[str]:
-    """``irmetrics cache list``'s lines of the judgment cache (none when it holds nothing)."""
-    judges = listing["judges"]
-    if not judges:
-        return []
-    pairs = sum(e["pairs"] for e in judges)
-    size = sum(e["size_bytes"] for e in judges)
-    lines = [
-        f"\njudgments: {listing['path']} ({len(judges)} judge{'s' if len(judges) != 1 else ''}, {pairs} pairs, "
-        f"{size / 1e6:.1f} MB)",
-        "\n| judge | kind | model | pairs | unparseable | kB |\n|---|---|---|---:|---:|---:|",
-    ]
-    from ..io.tables import markdown_row
-
-    for e in judges:
-        judge = e["fingerprint"][:12] if e["fingerprint"] else "-"
-        cells = (judge, e["kind"], e["model"], e["pairs"], e["unparseable"], f"{e['size_bytes'] / 1e3:.1f}")
-        lines.append(markdown_row(cells))  # a model's name is the server's text: its "|" escaped
-    return lines
-
-
-def cache_clear_lines(root: Path, fingerprint: str | None) -> list[str]:
-    """Delete the judgments of the judge whose fingerprint starts with ``fingerprint`` (all, when ``None``);
-    what ``irmetrics cache clear`` prints of it.
-
-    :raises InvalidArgumentError: no judge, or several, match ``fingerprint``.
-    """
-    from ..errors import InvalidArgumentError
-    from ..judges.cache import CACHE_FILE
-
-    cache = _judgment_cache(root)
-    if cache is None:
-        if fingerprint is not None:
-            raise InvalidArgumentError(f"there is no judgment cache ({root / CACHE_FILE}): no judge {fingerprint!r}")
-        return []
-    try:
-        if fingerprint is None:
-            return [f"removed {cache.clear()} judgments (every judge) from {cache.path}"]
-        full = cache.resolve(fingerprint)
-        model = next(e.model for e in cache.judges() if e.fingerprint == full)
-        return [f"removed {cache.clear(full)} judgments of judge {full[:12]} ({model}) from {cache.path}"]
-    finally:
-        cache.close()
-
-
-__all__ = ["add_subcommand", "cache_clear_lines", "cache_listing", "cache_listing_lines", "run"]
+__all__ = ["add_subcommand", "paths", "run"]

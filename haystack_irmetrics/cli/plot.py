@@ -63,22 +63,14 @@ def paths(args: argparse.Namespace) -> Any:
     return Paths(reads=(args.qrels, *map(named_file, args.runs)), writes=(args.output,))
 
 
-def read_runs(specs: list[str]) -> dict[str, Any]:
-    """``{name: run}`` of ``[NAME=]RUN`` arguments, named by every command's rule
-    (:func:`~haystack_irmetrics.io.run_names.label_runs`)."""
-    from ..io import read_run
-    from ..io.run_names import label_runs
-
-    return {name: read_run(file) for name, file in label_runs(specs).items()}
-
-
 def run(args: argparse.Namespace) -> int:
     """Run ``irmetrics plot``: draw the kind asked for and print the path written."""
     from ..io import read_qrels
+    from ..io.run_names import read_named_runs
     from ..plots import plot_gain_curves, plot_pr_curves, plot_runs_metric_vs_k, plot_runs_score_distribution
 
     qrels = read_qrels(args.qrels)
-    runs = read_runs(args.runs)
+    runs = read_named_runs(args.runs)
     rules: dict[str, Any] = {"preset": policy(args)}
     figure: dict[str, Any] = {"dpi": args.dpi, **({"figsize": args.size} if args.size else {})}
     if args.kind == "pr":
@@ -101,4 +93,4 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["KINDS", "add_subcommand", "paths", "read_runs", "run"]
+__all__ = ["KINDS", "add_subcommand", "paths", "run"]

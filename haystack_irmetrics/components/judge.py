@@ -155,4 +155,43 @@ class RelevanceJudge:
         return default_from_dict(cls, data)
 
 
-__all__ = ["GRADE_FIELD", "RelevanceJudge"]
+def load_judge(path: str) -> ChatJudge | ScoreJudge:
+    """The judge of the pipeline YAML ``path``, which holds one :class:`RelevanceJudge` (``irmetrics judge
+    --judge``): an OpenAI generator with no client settings of its own has its time-out bound whole requests,
+    and a scorer named by MiniLM's name reads the offline copy, as ``irmetrics beir`` does.
+
+    :raises JudgeError: a YAML that cannot be loaded (one line, the component's own error), or that holds no
+        RelevanceJudge or several.
+    """
+    from ..errors import IRMetricsError, JudgeError
+    from ..integration.loading import load_pipeline
+
+    try:
+        pipeline = load_pipeline(path)
+    except Exception as e:  # Haystack wraps a component's own error; the CLI says it on one line
+        cause: BaseException = e
+        while cause.__cause__ is not None and not isinstance(cause, IRMetricsError):
+            cause = cause.__cause__
+        if isinstance(e, OSError):
+            raise
+        text = " ".join(str(cause).split())
+        raise JudgeError(f"cannot load the judge {path}: {text}") from None
+    judges = [c for _, c in pipeline.walk() if isinstance(c, RelevanceJudge)]
+    if len(judges) != 1:
+        raise JudgeError(f"the judge YAML {path} must hold one RelevanceJudge component, it holds {len(judges)}")
+    generator = judges[0].generator
+    timeout = getattr(generator, "timeout", None)
+    if generator is not None and getattr(generator, "http_client_kwargs", False) is None and timeout is not None:
+        # An OpenAI generator of the YAML with no client settings of its own: its time-out bounds whole requests.
+        from ..judges.http import check_timeout, deadline_client_kwargs
+
+        generator.http_client_kwargs = deadline_client_kwargs(check_timeout(timeout))
+    scorer = judges[0].scorer
+    if isinstance(getattr(scorer, "model", None), str):  # MiniLM's name: the offline copy, as irmetrics beir does
+        from ..beir.models import resolve_model
+
+        scorer.model = resolve_model(scorer.model)
+    return judges[0].judge
+
+
+__all__ = ["GRADE_FIELD", "RelevanceJudge", "load_judge"]

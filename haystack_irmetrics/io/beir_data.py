@@ -201,8 +201,16 @@ def read_beir_qrels_tsv(path: PathLike, *, decompress: bool = False) -> dict[str
     return qrels
 
 
+def beir_file(path: str | os.PathLike[str], name: str) -> Path:
+    """``path/NAME.jsonl`` when ``path`` is a BEIR folder, else ``path`` itself: what a command that takes
+    ``--queries`` or ``--corpus`` as a file or a BEIR folder reads (``name``: ``queries``, ``corpus``)."""
+    p = Path(path)
+    return p / f"{name}.jsonl" if p.is_dir() else p
+
+
 __all__ = [
     "ID_KEYS",
+    "beir_file",
     "beir_label",
     "read_beir_corpus",
     "read_beir_qrels_tsv",

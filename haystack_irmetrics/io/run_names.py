@@ -117,4 +117,15 @@ def label_runs(specs: Sequence[str]) -> dict[str, str]:
     return out
 
 
-__all__ = ["RUN_EXTENSIONS", "label_runs", "run_name", "run_names", "split_named", "split_runs"]
+def read_named_runs(specs: Sequence[str]) -> dict[str, Any]:
+    """``{name: run}`` of ``[NAME=]RUN`` arguments, each run read by :func:`~haystack_irmetrics.io.trec.read_run`
+    and named by :func:`label_runs` (``irmetrics plot`` and ``irmetrics judge`` read their runs so).
+
+    :raises InvalidArgumentError: two runs of one name.
+    """
+    from .trec import read_run
+
+    return {name: read_run(file) for name, file in label_runs(specs).items()}
+
+
+__all__ = ["RUN_EXTENSIONS", "label_runs", "read_named_runs", "run_name", "run_names", "split_named", "split_runs"]

@@ -286,4 +286,55 @@ class JudgmentCache:
             self._db = None
 
 
-__all__ = ["CACHE_FILE", "JudgeEntry", "JudgmentCache", "judgment_key", "model_of"]
+def _cache_under(root: Path) -> JudgmentCache | None:
+    """The judgment cache under ``root``, or ``None`` when there is none (nothing is created)."""
+    path = root / CACHE_FILE
+    if not path.is_file():
+        return None
+    cache = JudgmentCache(path)
+    if not cache.available:
+        raise JudgeError(f"the judgment cache {path} cannot be opened")
+    return cache
+
+
+def cache_listing(root: Path) -> dict[str, Any]:
+    """The judgment cache under ``root`` by judge, as JSON (``irmetrics cache list``): ``path``, ``judges``."""
+    cache = _cache_under(root)
+    if cache is None:
+        return {"path": str(root / CACHE_FILE), "judges": []}
+    try:
+        return {"path": str(cache.path), "judges": [e.to_dict() for e in cache.judges()]}
+    finally:
+        cache.close()
+
+
+def clear_judgments(root: Path, fingerprint: str | None) -> list[str]:
+    """Delete the judgments of the judge whose fingerprint starts with ``fingerprint`` (all, when ``None``) from
+    the cache under ``root``; what ``irmetrics cache clear`` says of it (nothing when there is no cache).
+
+    :raises InvalidArgumentError: no judge, or several, match ``fingerprint``.
+    """
+    cache = _cache_under(root)
+    if cache is None:
+        if fingerprint is not None:
+            raise InvalidArgumentError(f"there is no judgment cache ({root / CACHE_FILE}): no judge {fingerprint!r}")
+        return []
+    try:
+        if fingerprint is None:
+            return [f"removed {cache.clear()} judgments (every judge) from {cache.path}"]
+        full = cache.resolve(fingerprint)
+        model = next(e.model for e in cache.judges() if e.fingerprint == full)
+        return [f"removed {cache.clear(full)} judgments of judge {full[:12]} ({model}) from {cache.path}"]
+    finally:
+        cache.close()
+
+
+__all__ = [
+    "CACHE_FILE",
+    "JudgeEntry",
+    "JudgmentCache",
+    "cache_listing",
+    "clear_judgments",
+    "judgment_key",
+    "model_of",
+]

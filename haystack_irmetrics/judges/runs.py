@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,15 +25,16 @@ from .cache import JudgmentCache
 from .judge import ChatJudge, ScoreJudge, Verdict, cut_points_json
 from .pool import pooled_pairs, unjudged_pairs, unjudged_share
 from .prompt import sendable
+from .settings import JudgeSettings
 
 QrelsDict = Mapping[str, Mapping[str, int]]
 RunDict = Mapping[str, Mapping[str, float]]
 
 
-@dataclass
+@dataclass(frozen=True)
 class JudgeResult:
     """What a judging run made: the human qrels and the model's labels apart (``filled`` is both), the
-    verdict of every judged pair, the summary and the agreement (or ``None``)."""
+    verdict of every judged pair, the summary and the agreement and PPI reports (or ``None``)."""
 
     human: dict[str, dict[str, int]]
     model: dict[str, dict[str, int]]
@@ -44,9 +45,10 @@ class JudgeResult:
     filled: dict[str, dict[str, int]] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.filled = {q: dict(d) for q, d in self.human.items()}
+        filled = {q: dict(d) for q, d in self.human.items()}
         for q, docs in self.model.items():
-            self.filled.setdefault(q, {}).update(docs)
+            filled.setdefault(q, {}).update(docs)
+        object.__setattr__(self, "filled", filled)
 
 
 def _texts(
@@ -115,28 +117,23 @@ def judge_runs(
     queries: Mapping[str, str | None],
     corpus: Mapping[str, Mapping[str, str | None]],
     output: str | os.PathLike[str],
+    settings: JudgeSettings | None = None,
     *,
-    depth: int = 10,
-    concurrency: int = 8,
-    retries: int = 4,
-    backoff: float = 0.5,
     cache: JudgmentCache | None = None,
-    agreement: int = 0,
-    seed: int = 0,
-    threshold: int = 1,
-    measure: str | None = None,
-    fit: int = 0,
-    ppi: bool = False,
-    alpha: float = 0.05,
-    sources: tuple[str, str] = ("the queries", "the corpus"),
-    progress: bool | None = False,
-    strategy: str | None = None,
-    budget: int | None = None,
+    **options: Any,
 ) -> JudgeResult:
     """Judge the unjudged pairs of each run's top ``depth`` and write the output folder ``output``.
 
     :param runs: ``{name: {qid: {doc: score}}}``.
     :param qrels: the human judgments (never replaced).
+    :param settings: how to judge, as one value (:class:`JudgeSettings`); ``options`` are its fields as keywords
+        (``depth=10, ppi=True``), each in place of the settings' own (a name that is no field is a ``TypeError``).
+    :param cache: the judgment cache (default: the one under the cache root).
+
+    The fields of :class:`JudgeSettings`:
+
+    :param depth: judge each run's top ``depth``; ``concurrency``: requests in flight; ``retries``: further
+        attempts of a request, the first after ``backoff`` seconds (doubling).
     :param agreement: also judge this many human-labelled pairs (seeded by ``seed``, stratified by grade) and
         write ``agreement.json``: the labels' agreement at ``threshold`` and the systems' order by ``measure``
         (default ``NDCG@depth``) with the human qrels alone and filled.
@@ -152,27 +149,32 @@ def judge_runs(
         :data:`haystack_irmetrics.pooling.STRATEGIES` asks for them (``mtf``, ``maxmean``: adaptively, each batch
         of ``concurrency`` pairs chosen from the labels so far), instead of every hole of the top ``depth``. An
         unparseable answer tells the strategy nothing (the pair stays unjudged). Not with ``ppi``.
+    :returns: the :class:`JudgeResult` (frozen), whose files are written.
     :raises JudgeError: an argument out of range or a query or document without text (before any request), a judge that fails for good
         (the judgments made are kept in the cache and ``judgments.jsonl``).
     """
-    measure = _check_arguments(
-        judge, depth, concurrency, retries, backoff, agreement, fit, seed, threshold, measure, alpha
-    )
+    settings = JudgeSettings.of(settings, options)
+    measure = _check_arguments(judge, settings)
+    depth, seed, sources = settings.depth, settings.seed, settings.sources
     started = time.perf_counter()
     human = {q: dict(d) for q, d in qrels.items()}
     holes = unjudged_pairs(runs, human, depth)
-    chooser = _strategy(strategy, budget, runs, human, depth, seed, ppi)
-    if ppi:
+    chooser = _strategy(settings, runs, human)
+    if settings.ppi:
         _check_ppi(runs, human, holes, depth)
-    sample = sample_labelled(_with_texts(human, queries, corpus), agreement, seed) if agreement else []
+    sample = (
+        sample_labelled(_with_texts(human, queries, corpus), settings.agreement, seed) if settings.agreement else []
+    )
     in_sample = set(sample)
     judged_pool = (
-        [p for p in pooled_pairs(runs, depth) if p[1] in human.get(p[0], {}) and p not in in_sample] if ppi else []
+        [p for p in pooled_pairs(runs, depth) if p[1] in human.get(p[0], {}) and p not in in_sample]
+        if settings.ppi
+        else []
     )
     labelled = sample + judged_pool
     # Every text is checked before the first request: each hole a strategy may ask for, too.
     text_of = dict(zip(holes + labelled, _texts(holes + labelled, queries, corpus, depth, sources)))
-    fitted = _fit(judge, human, queries, corpus, fit, seed, set(sample), depth, sources)
+    fitted = _fit(judge, human, queries, corpus, settings, set(sample))
     out = Path(output)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -181,7 +183,7 @@ def judge_runs(
     cache = cache if cache is not None else JudgmentCache()
     fingerprint = judge.fingerprint()
     verdicts: dict[tuple[str, str], Verdict] = {}
-    options = {"concurrency": concurrency, "retries": retries, "backoff": backoff}
+    asking = {"concurrency": settings.concurrency, "retries": settings.retries, "backoff": settings.backoff}
     with open(out / "judgments.jsonl", "w", encoding="utf-8") as log:
 
         def ask(asked: list[tuple[str, str]], shown: bool | None) -> Counts:
@@ -194,73 +196,67 @@ def judge_runs(
                     log.flush()
 
             texts = [text_of[pair] for pair in asked]
-            return judge_texts(judge, texts, cache=cache, on_verdict=on_verdict, names=asked, progress=shown, **options)
+            return judge_texts(judge, texts, cache=cache, on_verdict=on_verdict, names=asked, progress=shown, **asking)
 
         if chooser is None:
             pairs = holes
-            counts = ask(pairs + labelled, progress)
+            counts = ask(pairs + labelled, settings.progress)
         else:
-            pairs, counts = _judge_by_strategy(chooser, budget, concurrency, ask, verdicts, progress)
-            counts.merge(ask(labelled, progress))
-    n_pairs = len(pairs)
+            pairs, counts = _judge_by_strategy(chooser, settings, ask, verdicts)
+            counts.merge(ask(labelled, settings.progress))
     model: dict[str, dict[str, int]] = {}
     for qid, doc in pairs:
         label = verdicts[qid, doc].label
         if label is not None:
             model.setdefault(qid, {})[doc] = label
     result = JudgeResult(human, model, verdicts, {})
-    agreement_out = None
+    agreement_out = ppi_out = None
     if sample:
-        agreement_out = _agreement(result, sample, runs, threshold, measure)
-        result.agreement = agreement_out
+        agreement_out = _agreement(result, sample, runs, settings.threshold, measure)
         write_text(out / "agreement.json", json_text(agreement_out, indent=2) + "\n")
-    if ppi:
-        result.ppi = _ppi(result, runs, pairs, depth, measure, alpha, out)
-    result.summary = _summary(judge, fingerprint, runs, result, counts, depth, n_pairs, len(sample), started)
+    if settings.ppi:
+        ppi_out = _ppi(result, runs, pairs, depth, measure, settings.alpha, out)
+    summary = _summary(judge, fingerprint, runs, result, counts, depth, len(pairs), len(sample), started)
     if chooser is not None:
-        result.summary["strategy"] = {"name": strategy, "budget": budget, "holes": len(holes)}
+        summary["strategy"] = {"name": settings.strategy, "budget": settings.budget, "holes": len(holes)}
     if fitted:
-        result.summary["cut_points_learned_on"] = fitted
-        result.summary["cut_points"] = cut_points_json(judge.cut_points)
+        summary["cut_points_learned_on"] = fitted
+        summary["cut_points"] = cut_points_json(judge.cut_points)
+    result = replace(result, summary=summary, agreement=agreement_out, ppi=ppi_out)
     write_text(out / "qrels.tsv", qrels_tsv(result.filled))
     write_text(out / "summary.json", json_text(result.summary, indent=2) + "\n")
     return result
 
 
-def _strategy(
-    name: str | None,
-    budget: Any,
-    runs: Mapping[str, RunDict],
-    human: QrelsDict,
-    depth: int,
-    seed: int,
-    ppi: bool,
-) -> Any:
+def _strategy(settings: JudgeSettings, runs: Mapping[str, RunDict], human: QrelsDict) -> Any:
     """The pooling strategy that chooses which holes to judge, or ``None`` (every hole)."""
+    name, budget = settings.strategy, settings.budget
     if name is None:
         if budget is not None:
             raise JudgeError("a budget goes with a strategy (--strategy): without one every hole is judged")
         return None
-    if ppi:
+    if settings.ppi:
         raise JudgeError("--ppi needs every pool pair judged by the model: it does not go with a strategy's budget")
     _whole(budget, "the budget", 1)
     from ..pooling import make_strategy
 
-    return make_strategy(name, list(runs.values()), budget=budget, judged=human, depth=depth, seed=seed)
+    return make_strategy(
+        name, list(runs.values()), budget=budget, judged=human, depth=settings.depth, seed=settings.seed
+    )
 
 
 def _judge_by_strategy(
     chooser: Any,
-    budget: int,
-    batch: int,
+    settings: JudgeSettings,
     ask: Callable[[list[tuple[str, str]], bool | None], Counts],
     verdicts: dict[tuple[str, str], Verdict],
-    progress: bool | None,
 ) -> tuple[list[tuple[str, str]], Counts]:
-    """Judge up to ``budget`` holes in the strategy's order, ``batch`` pairs at a time, each label told to the
-    strategy before it chooses the next batch (an unparseable answer tells it nothing)."""
+    """Judge up to the budget of holes in the strategy's order, ``concurrency`` pairs at a time, each label told
+    to the strategy before it chooses the next batch (an unparseable answer tells it nothing)."""
     from ..io.progress import bar
 
+    budget, batch, progress = settings.budget, settings.concurrency, settings.progress
+    assert budget is not None  # _strategy checked it
     asked: list[tuple[str, str]] = []
     counts = Counts()
     shown = bar(budget, "judging", "pair", progress)
@@ -291,26 +287,24 @@ def _whole(value: Any, name: str, least: int) -> None:
         raise JudgeError(f"{name} must be a whole number of at least {least}, got {value!r}")
 
 
-def _check_arguments(
-    judge: ChatJudge | ScoreJudge,
-    depth: Any,
-    concurrency: Any,
-    retries: Any,
-    backoff: Any,
-    agreement: Any,
-    fit: Any,
-    seed: Any,
-    threshold: Any,
-    measure: Any,
-    alpha: Any,
-) -> str:
-    """Every argument of :func:`judge_runs` checked before the first request (one line naming it); the measure
+def _check_arguments(judge: ChatJudge | ScoreJudge, settings: JudgeSettings) -> str:
+    """Every setting of :func:`judge_runs` checked before the first request (one line naming it); the measure
     (``NDCG@depth`` by default)."""
     import math
 
     from ..core.measures import parse_measure
     from ..stats.significance import seed_value
 
+    s = settings
+    depth, backoff, threshold, alpha = s.depth, s.backoff, s.threshold, s.alpha
+    concurrency, retries, agreement, fit, seed, measure = (
+        s.concurrency,
+        s.retries,
+        s.agreement,
+        s.fit,
+        s.seed,
+        s.measure,
+    )
     _whole(depth, "depth", 1)
     _whole(concurrency, "concurrency", 1)
     _whole(retries, "retries", 0)
@@ -377,24 +371,22 @@ def _fit(
     human: QrelsDict,
     queries: Mapping[str, str | None],
     corpus: Mapping[str, Mapping[str, str | None]],
-    fit: int,
-    seed: int,
+    settings: JudgeSettings,
     held_out: set[tuple[str, str]],
-    depth: int,
-    sources: tuple[str, str],
 ) -> int:
-    """Learn a score judge's missing cut points on ``fit`` human-labelled pairs; how many it learned on."""
+    """Learn a score judge's missing cut points on ``settings.fit`` human-labelled pairs; how many it learned on."""
     if not isinstance(judge, ScoreJudge) or judge.cut_points is not None:
         return 0
-    if not fit:
+    if not settings.fit:
         raise JudgeError(
             "the judge's scorer has no cut points: give them in the judge YAML, or learn them on human-labelled "
             "pairs (--fit N)"
         )
     pool = _with_texts(human, queries, corpus)
     pool = {q: {d: g for d, g in docs.items() if (q, d) not in held_out} for q, docs in pool.items()}
-    chosen = sample_labelled(pool, fit, seed + 1)
-    judge.fit(_texts(chosen, queries, corpus, depth, sources), [int(human[q][d]) for q, d in chosen])
+    chosen = sample_labelled(pool, settings.fit, settings.seed + 1)
+    texts = _texts(chosen, queries, corpus, settings.depth, settings.sources)
+    judge.fit(texts, [int(human[q][d]) for q, d in chosen])
     return len(chosen)
 
 
@@ -489,4 +481,4 @@ def qrels_tsv(qrels: QrelsDict) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["JudgeResult", "beir_hole", "judge_runs", "qrels_tsv"]
+__all__ = ["JudgeResult", "JudgeSettings", "beir_hole", "judge_runs", "qrels_tsv"]

@@ -209,20 +209,14 @@ def labels_from_files(qrels: str, queries: str, corpus: str, error_rate: float =
     """``{(query text, document text): grade}`` of a qrels file, the texts from BEIR's queries and corpus as the
     judge sends them (a document's title and text), a share ``error_rate`` of the pairs given another grade
     (the next one up, the top grade down to 0), chosen by a hash of the pair and ``seed``."""
-    from pathlib import Path
-
     from ..integration.corpus import corpus_documents
     from ..io import read_qrels
-    from ..io.beir_data import read_beir_corpus, read_beir_queries
+    from ..io.beir_data import beir_file, read_beir_corpus, read_beir_queries
     from .prompt import sendable
 
-    def jsonl(path: str, name: str) -> Path:
-        p = Path(path)
-        return p / f"{name}.jsonl" if p.is_dir() else p
-
     judged = read_qrels(qrels).data
-    query_text = read_beir_queries(jsonl(queries, "queries"))
-    docs = read_beir_corpus(jsonl(corpus, "corpus"))
+    query_text = read_beir_queries(beir_file(queries, "queries"))
+    docs = read_beir_corpus(beir_file(corpus, "corpus"))
     wanted = {d: docs[d] for q in judged for d in judged[q] if d in docs}
     content = {d.id: d.content or "" for d in corpus_documents(wanted)}
     top = max((int(g) for q in judged.values() for g in q.values()), default=3)

@@ -1,0 +1,103 @@
+"""``irmetrics judge`` as one call: the files and settings of a judging job in one frozen value
+(:class:`JudgeJob`), read, judged by :func:`~.runs.judge_runs` and answered with its frozen
+:class:`~.runs.JudgeResult` (:func:`run_judge`); and a chat judge on an OpenAI-compatible server from its
+settings (:class:`~.settings.ChatSettings`, :func:`chat_judge`). The judge of a pipeline YAML is
+:func:`haystack_irmetrics.components.judge.load_judge`'s.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import JudgeError
+from .judge import ChatJudge, ScoreJudge
+from .runs import JudgeResult
+from .settings import NO_KEY, ChatSettings, JudgeSettings
+
+
+def _read_text(path: str | None) -> str | None:
+    return None if path is None else Path(path).read_text(encoding="utf-8")
+
+
+def chat_judge(settings: ChatSettings) -> ChatJudge:
+    """The :class:`~.judge.ChatJudge` of ``settings``: Haystack's ``OpenAIChatGenerator``, with no retries of its
+    own (the judge retries, counted and bounded) and a client whose time-out bounds the whole request.
+
+    :raises JudgeError: no API key and no server that needs none, or a time-out that is not a positive number.
+    """
+    from haystack.components.generators.chat import OpenAIChatGenerator
+    from haystack.utils import Secret
+
+    from .http import check_timeout, deadline_client_kwargs
+
+    variable = settings.api_key_env
+    if not os.environ.get(variable) and not settings.api_base_url:
+        raise JudgeError(f"no API key: set {variable} (or point --api-base-url at a server that needs none)")
+    check_timeout(settings.timeout)
+    key = Secret.from_env_var(variable) if os.environ.get(variable) else Secret.from_token(NO_KEY)
+    generator = OpenAIChatGenerator(
+        api_key=key,
+        model=settings.model,
+        api_base_url=settings.api_base_url,
+        timeout=settings.timeout,
+        max_retries=0,  # the judge retries, counted and bounded
+        http_client_kwargs=deadline_client_kwargs(settings.timeout),  # the time-out bounds the whole request
+    )
+    return ChatJudge(
+        generator,
+        system_prompt=_read_text(settings.system_prompt),
+        user_template=_read_text(settings.template),
+        max_grade=settings.max_grade,
+        max_document_chars=settings.max_chars,
+    )
+
+
+@dataclass(frozen=True)
+class JudgeJob:
+    """What ``irmetrics judge`` is asked: the runs (``[NAME=]RUN`` arguments, named by every command's rule), the
+    human qrels, the queries and the corpus (BEIR files, or a BEIR folder holding them), the output folder, how
+    to judge (:class:`~.runs.JudgeSettings`) and whether to use the judgment cache."""
+
+    runs: Sequence[str]
+    qrels: str | os.PathLike[str]
+    queries: str | os.PathLike[str]
+    corpus: str | os.PathLike[str]
+    output: str | os.PathLike[str]
+    settings: JudgeSettings = field(default_factory=JudgeSettings)
+    cache: bool = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "runs", tuple(self.runs))
+
+
+def run_judge(job: JudgeJob, judge: ChatJudge | ScoreJudge) -> JudgeResult:
+    """Run ``job`` with ``judge``: lock the output folder (a second judge writing there stops at once, before any
+    work, as ``irmetrics beir`` locks its own), read the runs, qrels, queries and corpus, judge
+    (:func:`~.runs.judge_runs`, the messages naming the queries' and corpus' files) and return the result."""
+    from dataclasses import replace
+
+    from ..io import read_qrels
+    from ..io.beir_data import beir_file, read_beir_corpus, read_beir_queries
+    from ..io.output import output_lock
+    from ..io.run_names import read_named_runs
+    from .cache import JudgmentCache
+    from .runs import judge_runs
+
+    with output_lock(job.output, "irmetrics judge"):
+        queries_path, corpus_path = beir_file(job.queries, "queries"), beir_file(job.corpus, "corpus")
+        qrels = read_qrels(job.qrels).data
+        runs = {name: run.data for name, run in read_named_runs(job.runs).items()}
+        queries = read_beir_queries(queries_path)
+        corpus = read_beir_corpus(corpus_path)
+        settings = replace(job.settings, sources=(str(queries_path), str(corpus_path)))
+        cache = JudgmentCache(enabled=job.cache)
+        try:
+            return judge_runs(judge, runs, qrels, queries, corpus, job.output, settings, cache=cache)
+        finally:
+            cache.close()
+
+
+__all__ = ["JudgeJob", "chat_judge", "run_judge"]

@@ -1,0 +1,75 @@
+"""How a judge judges, as frozen values the CLI and the Python API build once (standard library only, so that
+``irmetrics judge --help`` imports nothing more): :class:`JudgeSettings`, the settings of
+:func:`~haystack_irmetrics.judges.runs.judge_runs`, and :class:`ChatSettings`, a chat model on an
+OpenAI-compatible server (:func:`~haystack_irmetrics.judges.job.chat_judge`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+#: The environment variable the API key is read from by default (as Haystack's OpenAI generators read it).
+API_KEY_ENV = "OPENAI_API_KEY"
+#: What a local server that needs no key is sent as the key when the key's variable is unset.
+NO_KEY = "no-key"
+
+
+@dataclass(frozen=True)
+class ChatSettings:
+    """A chat model on an OpenAI-compatible server as a judge (``irmetrics judge --llm``).
+
+    ``api_key_env`` names the environment variable holding the API key (never written anywhere; a server at
+    ``api_base_url`` is sent :data:`NO_KEY` when it is unset); ``timeout`` bounds a whole request, last byte
+    included; ``system_prompt`` and ``template`` are files replacing the default prompt's parts;
+    ``max_chars`` cuts each document sent.
+    """
+
+    model: str
+    api_base_url: str | None = None
+    api_key_env: str = API_KEY_ENV
+    timeout: float = 60.0
+    max_grade: int = 3
+    system_prompt: str | None = None
+    template: str | None = None
+    max_chars: int | None = None
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    """How :func:`~haystack_irmetrics.judges.runs.judge_runs` judges (each field is its keyword of the same name;
+    its docstring says what each does). Every value is checked there before the first request, against the
+    judge's grades."""
+
+    depth: int = 10
+    concurrency: int = 8
+    retries: int = 4
+    backoff: float = 0.5
+    agreement: int = 0
+    seed: int = 0
+    threshold: int = 1
+    measure: str | None = None
+    fit: int = 0
+    ppi: bool = False
+    alpha: float = 0.05
+    #: What to call the queries and the corpus in messages (their files).
+    sources: tuple[str, str] = ("the queries", "the corpus")
+    progress: bool | None = False
+    strategy: str | None = None
+    budget: int | None = None
+
+    @classmethod
+    def of(cls, settings: JudgeSettings | None, options: Mapping[str, Any]) -> JudgeSettings:
+        """``settings`` (default: the defaults) with the keyword ``options`` in place of its fields.
+
+        :raises TypeError: an option that is no field, as Python says of an unknown keyword.
+        """
+        names = {f.name for f in fields(cls)}
+        unknown = sorted(set(options) - names)
+        if unknown:
+            raise TypeError(f"judge_runs() got an unexpected keyword argument {unknown[0]!r}")
+        return replace(settings if settings is not None else cls(), **options)
+
+
+__all__ = ["API_KEY_ENV", "NO_KEY", "ChatSettings", "JudgeSettings"]
