@@ -180,12 +180,70 @@ def worker_dict(tool: str, workload: str, repeat: int, seed: int, quick: bool, c
     out["means"] = prep.means(res) if prep.means else {}
     out["status"] = "ok"
     if tool == "ours":
-        ref = runners.pytrec_reference(qrels, results, ks)
-        check = runners.compare_with_pytrec(res.per_query, ref, ks)
-        out["check"] = check
-        if not check["ok"]:
-            out["status"] = "mismatch"
-            out["reason"] = "per-query values differ from pytrec_eval: " + "; ".join(check["mismatches"])
+        _check_ours(out, runners.pytrec_reference(qrels, results, ks), res, ks)
+    return out
+
+
+def _check_ours(out: dict[str, Any], reference: dict[str, dict[str, float]], res: Any, ks: list[int]) -> None:
+    """Ours' per-query values against pytrec_eval's (outside the timed region): a mismatch voids the timing."""
+    check = runners.compare_with_pytrec(res.per_query, reference, ks)
+    out["check"] = check
+    if not check["ok"]:
+        out["status"] = "mismatch"
+        out["reason"] = "per-query values differ from pytrec_eval: " + "; ".join(check["mismatches"])
+
+
+def worker_interleaved(tools: list[str], workload: str, repeat: int, seed: int, quick: bool, cache: str) -> dict:
+    """``--interleave``: every tool in this one process, their timed calls alternating, ``repeat`` rounds (the
+    order rotates each round), so that other work on a shared machine weighs on every tool alike. Each tool's
+    result is ``worker_dict``'s, plus ``round_ratios``: its time over each other tool's in the same round."""
+    qrels, results = generate.load(workload, seed, quick, cache)
+    ks = runners.ks_for_depth(generate.depth(workload))
+    out: dict[str, dict[str, Any]] = {}
+    preps: dict[str, runners.Prepared] = {}
+    for tool in tools:
+        out[tool] = {"tool": tool, "workload": workload, "k_values": ks, "interleaved": True}
+        try:
+            preps[tool] = runners.prepare(tool, qrels, results, ks)
+        except runners.Unavailable as e:
+            out[tool].update(status="skipped", reason=str(e))
+            continue
+        out[tool]["info"] = preps[tool].info
+    timed: dict[str, list[float]] = {t: [] for t in preps}
+    cpu: dict[str, list[float]] = {t: [] for t in preps}
+    peaks: dict[str, list[float]] = {t: [] for t in preps}
+    last: dict[str, Any] = {}
+    hwm_reset = reset_hwm()
+    loadavg_before = _loadavg()
+    names = list(preps)
+    for i in range(repeat + 1):  # round 0 is each tool's first call (ranx's JIT or its numba cache), not timed
+        for tool in names[i % len(names) :] + names[: i % len(names)]:
+            prep = preps[tool]
+            arg = prep.setup() if prep.setup else None
+            last.pop(tool, None)
+            gc.collect()
+            base = rss_mb()
+            reset_hwm()
+            c, t = time.process_time(), time.perf_counter()
+            res = prep.call(arg)
+            dt = time.perf_counter() - t
+            if i == 0:
+                if prep.info.get("cold_call"):
+                    out[tool]["cold_s"], out[tool]["cold_peak_rss_mb"] = dt, hwm_mb() - base
+                continue
+            cpu[tool].append(time.process_time() - c)
+            peaks[tool].append(hwm_mb() - base)
+            timed[tool].append(dt)
+            last[tool] = res
+            del arg
+    for tool in preps:
+        r = out[tool]
+        r.update(_summary(timed[tool]), cpu_s=cpu[tool], peaks_rss_mb=peaks[tool], peak_rss_mb=max(peaks[tool]))
+        r.update(hwm_reset=hwm_reset, loadavg_before=loadavg_before, loadavg_after=_loadavg(), status="ok")
+        r["round_ratios"] = {o: [a / b for a, b in zip(timed[tool], timed[o])] for o in preps if o != tool}
+        r["means"] = preps[tool].means(last[tool]) if preps[tool].means else {}
+    if "ours" in preps:
+        _check_ours(out["ours"], runners.pytrec_reference(qrels, results, ks), last["ours"], ks)
     return out
 
 
@@ -293,7 +351,10 @@ def worker_main(args: argparse.Namespace) -> int:
 
     warnings.simplefilter("ignore")
     try:
-        if args.workload == "trecfile":
+        if args.worker == "interleaved":
+            tools = [t for t in args.tools.split(",") if t]
+            res = worker_interleaved(tools, args.workload, args.repeat, args.seed, args.quick, args.cache_dir)
+        elif args.workload == "trecfile":
             res = worker_files(args.worker, args.repeat, args.seed, args.quick, args.cache_dir)
         else:
             res = worker_dict(args.worker, args.workload, args.repeat, args.seed, args.quick, args.cache_dir)
@@ -320,7 +381,9 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _spawn_worker(tool: str, workload: str, args: argparse.Namespace, timeout: float) -> dict[str, Any]:
+def _spawn_worker(
+    tool: str, workload: str, args: argparse.Namespace, timeout: float, tools: list[str] | None = None
+) -> dict[str, Any]:
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as tf:
         result_file = tf.name
     cmd = [
@@ -341,6 +404,8 @@ def _spawn_worker(tool: str, workload: str, args: argparse.Namespace, timeout: f
     ]
     if args.quick:
         cmd.append("--quick")
+    if tools:
+        cmd += ["--tools", ",".join(tools)]
     t = time.perf_counter()
     try:
         p = subprocess.run(cmd, env=_env(), cwd=ROOT, capture_output=True, text=True, timeout=timeout)
@@ -474,6 +539,9 @@ def _line(r: dict[str, Any]) -> str:
         s += f", 1st call {r['cold_s']:.3f} s"
     if r.get("check"):
         s += ", exact vs pytrec_eval" if r["check"]["ok"] else ", MISMATCH vs pytrec_eval"
+    ratios = (r.get("round_ratios") or {}).get("pytrec_eval")
+    if ratios:
+        s += f", × pytrec_eval per round: median {statistics.median(ratios):.3f} [{min(ratios):.3f}–{max(ratios):.3f}]"
     return s
 
 
@@ -488,6 +556,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out-dir", default=None, help="default: benchmarks/ (with --quick: CACHE_DIR/quick)")
     p.add_argument("--timeout", type=float, default=3600, help="seconds per tool subprocess")
     p.add_argument("--no-imports", action="store_true", help="skip the import-time measurements")
+    p.add_argument(
+        "--interleave",
+        action="store_true",
+        help="dict workloads: the tools in one process, their timed calls alternating (a shared, noisy machine)",
+    )
     p.add_argument("--worker", help=argparse.SUPPRESS)
     p.add_argument("--result-file", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -523,9 +596,16 @@ def main(argv: list[str] | None = None) -> int:
         entry: dict[str, Any] = {"stats": {"prepare_s": time.perf_counter() - t}, "tools": {}}
         data["workloads"][w] = entry
         print(f"== {w} (ready in {entry['stats']['prepare_s']:.1f} s)", flush=True)
-        for tool in _tools_for(w, tools):
-            r = _spawn_worker(tool, w, args, args.timeout)
-            entry["tools"][tool] = r
+        chosen = _tools_for(w, tools)
+        if args.interleave and w != "trecfile":
+            together = [t for t in chosen if t in DICT_TOOLS]
+            r = _spawn_worker("interleaved", w, args, args.timeout, together)
+            for tool in together:  # a worker that failed as a whole fails every tool
+                entry["tools"][tool] = r.get(tool) or {**r, "tool": tool}
+            chosen = [t for t in chosen if t not in together]
+        for tool in chosen:
+            entry["tools"][tool] = _spawn_worker(tool, w, args, args.timeout)
+        for tool, r in entry["tools"].items():
             print(f"   {tool:>14}: {_line(r)}", flush=True)
         if w == "trecfile":
             entry["cli_check"] = _cli_check(entry["tools"])

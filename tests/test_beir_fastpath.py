@@ -1,6 +1,7 @@
 """The everyday BEIR path is fast and gives the same numbers: chain pipelines run their components
-directly (byte-identical runs to ``Pipeline.run``), full garbage collections skip the long-lived heap
-during retrieval, a run reads the retrieved Documents in whole-list passes, and ``irmetrics beir``
+directly (byte-identical runs to ``Pipeline.run``), the built-in bm25 hands ids and scores on without a
+Document per hit, full garbage collections skip the long-lived heap during retrieval, a run reads the
+retrieved Documents in whole-list passes, run files are written a query at a time, and ``irmetrics beir``
 imports Haystack without torch."""
 
 from __future__ import annotations
@@ -231,13 +232,13 @@ def test_direct_run_names_the_component_that_failed_and_the_query(tmp_path):
 
 def test_retrieval_keeps_full_collections_off_the_objects_made_before_it(monkeypatch):
     seen: list[int] = []
-    original = BeirPipelines.retrieve
+    original = BeirPipelines.retrieve_ids  # each query's call (the built-in bm25 answers with ids and scores)
 
-    def retrieve(self, query, top_k):
+    def retrieve_ids(self, query, top_k):
         seen.append(gc.get_freeze_count())
         return original(self, query, top_k)
 
-    monkeypatch.setattr(BeirPipelines, "retrieve", retrieve)
+    monkeypatch.setattr(BeirPipelines, "retrieve_ids", retrieve_ids)
     run_beir(progress=False)
     assert len(seen) == 40 and min(seen) > 1000
     assert gc.get_freeze_count() == 0  # collectable again afterwards
@@ -296,7 +297,7 @@ def test_best_per_corpus_id_reads_numpy_and_int_scores_as_floats():
 def test_in_trec_order_agrees_with_sorting_into_trec_order():
     import random
 
-    from haystack_irmetrics.io.trec import trec_order
+    from .oracles import trec_order
 
     rng = random.Random(7)
     seen = set()
@@ -310,6 +311,101 @@ def test_in_trec_order_agrees_with_sorting_into_trec_order():
         assert in_trec_order(ranked) is expected, ranked
         seen.add(expected)
     assert seen == {True, False}
+
+
+def test_trec_order_and_the_trec_run_writer_agree_with_sorting_every_query(tmp_path):
+    """trec_order sorts only the runs of tied scores when the scores are in order already, and the writer
+    builds each query's lines at once: both against a plain sort and a line-by-line writer."""
+    import random
+
+    from haystack_irmetrics.io.trec import trec_order, write_trec_run
+
+    from .oracles import trec_order as sorted_order
+
+    rng = random.Random(11)
+    run = {}
+    for q in range(400):
+        n = rng.randrange(0, 12)
+        values = [rng.choice([3.0, 2.5, 2.5000001, 1.0, 0.0, -0.0, -1.5, 1e39, 7]) for _ in range(n)]
+        ids = rng.sample(["a", "b", "c", "d10", "d9", "e", "f", "g", "\u00e9", "z\U0001f600", "Z", "y"], n)
+        ranked = dict(zip(ids, sorted(values, reverse=True) if rng.random() < 0.7 else values))
+        assert trec_order(ranked) == sorted_order(ranked), ranked
+        run[f"q{{{q}"] = ranked
+    path = tmp_path / "run.trec"
+    write_trec_run(run, path, tag="t")
+    expected = "".join(
+        f"{q} Q0 {d} {rank} {float(docs[d])!r} t\n"
+        for q, docs in run.items()
+        for rank, d in enumerate(sorted_order(docs), 1)
+    )
+    assert path.read_text(encoding="utf-8") == expected
+
+
+def test_bm25_run_reads_ids_and_scores_from_the_store_without_a_document_per_hit(tmp_path, monkeypatch):
+    """The built-in bm25 retrieves each query's corpus ids and scores from the store (no Document copied
+    per hit), with the same outputs, bytes for bytes, as the Documents it would otherwise return."""
+    from haystack_irmetrics.integration.stores import bm25s_store
+
+    copies: list[int] = []
+    original = bm25s_store.copy_document
+
+    def counted(*args):
+        copies.append(1)
+        return original(*args)
+
+    monkeypatch.setattr(bm25s_store, "copy_document", counted)
+    run_beir(progress=False, output_dir=tmp_path / "ids")
+    assert copies == []  # not one Document per hit
+    with monkeypatch.context() as m:
+        m.setattr(BeirPipelines, "retrieve_ids", lambda self, query, top_k: None)  # the Documents' path
+        run_beir(progress=False, output_dir=tmp_path / "documents")
+    assert len(copies) > 1000
+
+    def files(folder: Path) -> dict[str, bytes]:
+        return {name: (folder / name).read_bytes() for name in ("run.trec", "per_query.json", "metrics.json")}
+
+    assert files(tmp_path / "ids") == files(tmp_path / "documents")
+
+
+def test_ranked_meta_is_what_the_retrievers_documents_hold():
+    from haystack_irmetrics.integration.stores.bm25s_store import BM25sDocumentStore, BM25sRetriever
+
+    store = BM25sDocumentStore(cache=False)
+    store.write_documents(
+        [
+            Document(id="a", content="apple pie apple", meta={"beir_id": "A"}),
+            Document(id="b", content="apple tart", meta={"beir_id": "B", "chunk": 1}),
+            Document(id="c", content="pear", meta={}),
+            Document(id="d", content="apple", meta={"beir_id": 4}),
+        ]
+    )
+    retriever = BM25sRetriever(store, top_k=10)
+    for query, top_k in [("apple", None), ("apple pear", 2), ("pear", None), ("the", None), ("kiwi", 3)]:
+        documents = retriever.run(query, top_k)["documents"]
+        ids, scores = retriever.ranked_meta("beir_id", query, top_k)
+        assert ids == [d.meta.get("beir_id") for d in documents]
+        assert scores == [d.score for d in documents] and all(type(s) is float for s in scores)
+    assert retriever.ranked_meta("chunk", "apple tart")[0][0] == 1
+    store.write_documents([Document(id="e", content="apple", meta={"beir_id": "E"})])  # a write: read again
+    assert "E" in retriever.ranked_meta("beir_id", "apple")[0]
+    store.delete_documents(["e"])
+    assert "E" not in retriever.ranked_meta("beir_id", "apple")[0]
+    store.delete_all_documents()
+    assert retriever.ranked_meta("beir_id", "apple") == ([], [])
+
+
+def test_a_corpus_id_that_is_not_plain_goes_through_the_documents_and_is_named(tmp_path):
+    """Ids read from the store that are not strings (a document without ``meta["beir_id"]``) are read again
+    from the Documents, whose checks name the document."""
+    pipes = load_beir_pipelines("bm25", progress=False)
+    pipes.index([Document(id="d1", content="apple", meta={}), Document(id="d2", content="pear", meta={"beir_id": "2"})])
+    assert pipes.retrieve_ids("apple", 5) == ([None], [pytest.approx(pipes.retrieve("apple", 5)[0].score)])
+    from haystack_irmetrics.beir.dataset import BeirDataset
+    from haystack_irmetrics.beir.runner import _retrieve
+
+    ds = BeirDataset(corpus={}, queries={"q": "apple"}, qrels={"q": {"2": 1}})
+    with pytest.raises(PipelineError, match=r"document 'd1' for query 'q' without meta\['beir_id'\]"):
+        _retrieve(pipes, ds, {}, 5, False, None)
 
 
 def python(code: str, timeout: int = 600) -> str:

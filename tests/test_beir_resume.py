@@ -55,13 +55,13 @@ def same_outputs(a, b) -> None:
 def count_retrievals(monkeypatch):
     """Every query text the pipelines retrieve for, in this process."""
     seen: list[str] = []
-    original = beir_pipelines.BeirPipelines.retrieve
+    original = beir_pipelines.BeirPipelines.retrieve_ids  # each query the runner runs (bm25: ids and scores)
 
     def retrieve(self, query, top_k):
         seen.append(query)
         return original(self, query, top_k)
 
-    monkeypatch.setattr(beir_pipelines.BeirPipelines, "retrieve", retrieve)
+    monkeypatch.setattr(beir_pipelines.BeirPipelines, "retrieve_ids", retrieve)
     return seen
 
 
@@ -128,7 +128,7 @@ def test_a_run_whose_queries_are_all_checkpointed_does_not_index(tmp_path, monke
 
 def test_a_checkpoint_of_another_configuration_is_refused_or_discarded_with_overwrite(tmp_path, monkeypatch):
     out = tmp_path / "out"
-    original = beir_pipelines.BeirPipelines.retrieve
+    original = beir_pipelines.BeirPipelines.retrieve_ids
     calls = []
 
     def interrupted(self, query, top_k):
@@ -137,7 +137,7 @@ def test_a_checkpoint_of_another_configuration_is_refused_or_discarded_with_over
             raise KeyboardInterrupt
         return original(self, query, top_k)
 
-    monkeypatch.setattr(beir_pipelines.BeirPipelines, "retrieve", interrupted)
+    monkeypatch.setattr(beir_pipelines.BeirPipelines, "retrieve_ids", interrupted)
     with pytest.raises(KeyboardInterrupt):
         run_beir(progress=False, output_dir=out, k_values=[10], top_k=100, checkpoint_every=3)
     monkeypatch.undo()

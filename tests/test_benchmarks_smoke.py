@@ -26,17 +26,36 @@ def test_benchmark_quick_run_writes_results_and_checks_exactness(tmp_path):
     assert "package byte-compiled, as installed" in (out / "RESULTS.md").read_text()
 
 
+def test_benchmark_interleaved_run_alternates_the_tools_in_one_process_and_reports_each_rounds_ratio(tmp_path):
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick", "--no-imports", "--interleave",
+           "--tools", "ours,pytrec_eval,floor", "--workloads", "msmarco", "--repeat", "3",
+           "--cache-dir", str(tmp_path)]  # fmt: skip
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    text = (tmp_path / "quick" / "RESULTS.md").read_text()
+    assert "max |diff| 0.0e+00" in text
+    assert "msmarco: time vs pytrec_eval (interleaved, median of 3 rounds, " in text
+    assert "Interleaved in one process (`--interleave`): each round's time over pytrec_eval's" in text
+    tools = json.loads((tmp_path / "quick" / "results.json").read_text())["workloads"]["msmarco"]["tools"]
+    assert {t: (r["status"], len(r["times_s"]), r["interleaved"]) for t, r in tools.items()} == {
+        t: ("ok", 3, True) for t in ("pytrec_eval", "ours", "floor")
+    }
+    assert len(tools["ours"]["round_ratios"]["pytrec_eval"]) == 3
+
+
 def test_everyday_path_benchmark_quick_run_compares_bm25s_alone_and_fresh_processes(tmp_path):
     out = tmp_path / "everyday_path.md"
     cmd = [sys.executable, str(ROOT / "benchmarks" / "everyday_path.py"), "--quick", "--out", str(out)]
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     text = out.read_text()
-    for row in ("bm25s alone (tokenize + score all queries)", "ours: retrieval phase (components called directly)",
-                "ours: retrieval phase, every query through Pipeline.run", "| cold |", "| warm |"):  # fmt: skip
+    for row in ("| bm25s alone | ", "| ours, cold | ", "| ours, warm | ", "bm25s alone (tokenize + score all queries)",
+                "ours: retrieval phase (ids and scores from the store)",
+                "ours: retrieval phase, a Document per hit (components called directly)",
+                "ours: retrieval phase, every query through Pipeline.run", "by top-level package: total "):  # fmt: skip
         assert row in text
-    assert "Same documents, scores and order as bm25s alone: yes." in text
-    assert "Same run.trec and metrics.json bytes from every fresh run: yes." in text
+    assert "Same documents and scores as bm25s alone: yes." in text
+    assert "Same run.trec, metrics.json, per_query.json bytes from every fresh run: yes." in text
 
 
 def test_gpu_dense_benchmark_quick_run_compares_encode_alone_and_fresh_processes(tmp_path):

@@ -256,6 +256,13 @@ class BeirPipelines:
         self.warm_up()  # the embedding cache goes in first; done once
         return self.runner.run(query, top_k)
 
+    def retrieve_ids(self, query: str, top_k: int | None) -> tuple[list, list] | None:
+        """One query's ranked corpus ids (each document's ``meta["beir_id"]``) and scores, without a Document per
+        hit, where the retrieval pipeline answers so (:meth:`QueryRunner.ranked_meta`: the built-in ``bm25``);
+        None otherwise: :meth:`retrieve` gives the Documents. A BEIR run calls it once for every query it runs."""
+        self.warm_up()
+        return self.runner.ranked_meta("beir_id", query, top_k)
+
     def close(self) -> None:
         """Empty the run's private in-memory document stores (frees the corpus and its embeddings).
 

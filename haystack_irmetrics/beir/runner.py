@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core import DEFAULT_K_VALUES, EvaluationResult, evaluate, hole_bounds
+from ..core.validation import plain_ranking
 from ..errors import ConfigurationChangedError, OutputError, PipelineError
 from ..integration.corpus import corpus_table
 from ..integration.fastpath import in_trec_order, long_lived_objects_frozen
@@ -565,9 +566,10 @@ def _retrieve(
                     pipes.prepare_queries(batch, top_k)
             if ranked is not None:
                 record = QueryRecord(*_best_of(*ranked[i % QUERY_BATCH]))
-            else:
-                docs = pipes.retrieve(ds.queries[qid], top_k)
-                record = QueryRecord(*_best_per_corpus_id(docs, pipes.source, qid))
+            elif (ids := pipes.retrieve_ids(ds.queries[qid], top_k)) is not None and plain_ranking(*ids):
+                record = QueryRecord(*_best_of(*ids))  # ids and scores (bm25): no Document per hit
+            else:  # Documents, read and checked one by one where they are not plain
+                record = QueryRecord(*_best_per_corpus_id(pipes.retrieve(ds.queries[qid], top_k), pipes.source, qid))
             records[qid] = record
             if checkpoint is not None:
                 checkpoint.add(qid, record)
@@ -614,9 +616,7 @@ def _best_per_corpus_id(docs: list[Document], source: str, qid: str) -> tuple[di
         cids = [meta["beir_id"] for meta in metas]
     except (KeyError, TypeError):
         cids = []
-    # A sum of floats is finite only if every one is (or it overflowed: then each is checked).
-    fast = set(map(type, cids)) <= {str} and set(map(type, scores)) <= {float} and math.isfinite(sum(scores))
-    if not fast or len(cids) != len(docs):
+    if not plain_ranking(cids, scores) or len(cids) != len(docs):
         checked = [_check_document(doc, source, qid) for doc in docs]
         cids, scores = [c for c, _ in checked], [s for _, s in checked]
     return _best_of(cids, scores)

@@ -55,6 +55,18 @@ def is_finite_number(value: object) -> bool:
         return False
 
 
+def finite_floats(values: list) -> bool:
+    """Whether ``values`` are all floats (exactly) and finite, the common case of a retriever's scores, in
+    C-level passes: one over the types, one sum (a sum of floats is finite only if every one is, or it
+    overflowed: the caller then checks each with :func:`is_finite_number`)."""
+    return set(map(type, values)) <= {float} and math.isfinite(sum(values))
+
+
+def plain_ranking(ids: list, scores: list) -> bool:
+    """Whether a ranking is the common case, exact str ids and finite float scores (:func:`finite_floats`)."""
+    return set(map(type, ids)) <= {str} and finite_floats(scores)
+
+
 def non_number_types(values: Iterable) -> set[type]:
     """The types among ``values`` that are no number type (one C-level pass over the types)."""
     return {k for k in set(map(type, values)) if not is_number_type(k)}

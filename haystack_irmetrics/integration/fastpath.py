@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import NotProduced, PipelineError
+from ..io.trec import in_trec_order  # where it lives now; imported from here before
 
 if TYPE_CHECKING:  # pragma: no cover
     from haystack import Pipeline
@@ -101,6 +102,30 @@ class DirectRun:
             received = {target: out[source] for source, target in step.feeds}
         return out
 
+    def ranked_meta(self, data: Mapping[str, Mapping[str, Any]], socket: str, key: str) -> tuple[list, list] | None:
+        """What :meth:`run` puts in the output ``socket`` (``"documents"``), as each Document's ``meta.get(key)``
+        and its score, without a Document per hit: for a chain of one component with a
+        ``ranked_meta(key, query, top_k)`` method (:class:`~.stores.bm25s_store.BM25sRetriever`), fed plain
+        values at those sockets only. None for any other chain or inputs: :meth:`run` then gives the Documents.
+
+        :raises PipelineError: when the component fails, naming it.
+        """
+        if len(self.steps) != 1 or socket != "documents":
+            return None
+        step = self.steps[0]
+        method = getattr(getattr(step.run, "__self__", None), "ranked_meta", None)
+        inputs = {**step.defaults, **data.get(step.name, {})}
+        if (
+            not callable(method)
+            or not set(inputs) <= {"query", "top_k"}
+            or not set(map(type, inputs.values())) <= _ATOMIC
+        ):
+            return None
+        try:
+            return method(key, **inputs)
+        except Exception as e:
+            raise PipelineError(f"component {step.name!r} ({_type_name(step.run)}) failed: {e}") from e
+
 
 #: Values ``copy.deepcopy`` returns as they are.
 _ATOMIC = frozenset({str, int, float, bool, bytes, type(None)})
@@ -141,28 +166,6 @@ def _haystack_copy() -> Callable[[Any], Any]:
                 return value
 
     return _deepcopy_with_exceptions
-
-
-def in_trec_order(ranked: Mapping[str, float]) -> bool:
-    """Whether ``ranked`` (``{doc: score}`` in a pipeline's order) is in trec_eval's order already: float32
-    score descending, ties by id descending; ``list(ranked) == io.trec.trec_order(ranked)`` without sorting.
-
-    Each neighbouring pair is compared (scores as one float32 array; ids only where the scores tie), and the
-    first pair out of order ends it.
-    """
-    if len(ranked) < 2:
-        return True
-    import numpy as np
-
-    keys = np.fromiter(ranked.values(), dtype=np.float32, count=len(ranked))
-    before, after = keys[:-1], keys[1:]
-    if not (before >= after).all():  # a score below the next one (NaN never comes: scores are checked finite)
-        return False
-    tied = np.flatnonzero(before == after).tolist()
-    if not tied:
-        return True
-    ids = list(ranked)
-    return all(ids[i] > ids[i + 1] for i in tied)
 
 
 @contextmanager

@@ -89,6 +89,20 @@ class QueryRunner:
             )
         return list(docs)
 
+    def ranked_meta(self, key: str, query: str, top_k: int | None = None) -> tuple[list, list] | None:
+        """One query's ranked documents as two lists, each one's ``meta.get(key)`` and its score, without a
+        Document per hit, where the pipeline's one component answers so (:meth:`.fastpath.DirectRun.ranked_meta`:
+        a ``ranked_meta`` method, as :class:`~.stores.bm25s_store.BM25sRetriever` has) and would be called
+        directly; None otherwise (:meth:`run` then gives the Documents)."""
+        direct = self._direct_plan()
+        if direct is None:
+            return None
+        data = self.sockets.inputs(query, top_k, self.extra_inputs)
+        try:
+            return direct.ranked_meta(data, self.sockets.output[1], key)
+        except Exception as e:
+            raise PipelineError(f"the retrieval pipeline of {self.source} failed on query {query!r}: {e}") from e
+
     def prefetch(self, queries: Sequence[str], top_k: int | None) -> None:
         """Hand ``queries`` to every component fed the query directly that has ``prefetch(queries, top_k)``."""
         fed = {comp for comp, _ in self.sockets.query}

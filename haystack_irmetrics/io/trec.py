@@ -11,6 +11,7 @@ a block whose fields do not line up falls back to a line-by-line pass that names
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -22,7 +23,7 @@ import numpy as np
 
 from ..core.evaluate import DEFAULT_K_VALUES, EvaluationResult, evaluate, evaluate_chunks
 from ..core.inputs import ColumnarRun, Qrels, QrelsDict, Run, as_run
-from ..core.validation import is_finite_number, shown
+from ..core.validation import finite_floats, is_finite_number, shown
 from ..errors import InvalidIdError, InvalidScoreError, ParseError, shorten
 from . import _fast
 from .limits import line_too_long
@@ -32,6 +33,7 @@ __all__ = [
     "check_trec_ids",
     "checked_lines",
     "evaluate_run_file",
+    "in_trec_order",
     "not_utf8_error",
     "overlong",
     "read_beir_qrels",
@@ -303,9 +305,43 @@ def _int_if_integral(labels: np.ndarray) -> np.ndarray:
 
 def trec_order(docs: Mapping[str, float]) -> list[str]:
     """Documents in trec_eval order: float32 score descending, ties by doc id descending."""
+    if len(docs) < 2:
+        return list(docs)
+    with np.errstate(over="ignore"):  # beyond float32's range: +-inf, as trec_eval stores it
+        keys = np.fromiter(docs.values(), dtype=np.float32, count=len(docs))
+    if (keys[:-1] >= keys[1:]).all():
+        # Scores in order already (a retriever's output, usually): only runs of tied scores are sorted, by id.
+        ids = list(docs)
+        tied = np.flatnonzero(keys[:-1] == keys[1:])
+        if tied.size:
+            starts = tied[np.r_[True, tied[1:] != tied[:-1] + 1]].tolist()
+            ends = (tied[np.r_[tied[1:] != tied[:-1] + 1, True]] + 2).tolist()
+            for a, b in zip(starts, ends):
+                ids[a:b] = sorted(ids[a:b], reverse=True)
+        return ids
     # float32 values as Python floats (exact), compared in tuples: one numpy call, not one per document.
-    keys = np.fromiter(docs.values(), dtype=np.float32, count=len(docs)).tolist()
-    return [d for _, d in sorted(zip(keys, docs), reverse=True)]
+    return [d for _, d in sorted(zip(keys.tolist(), docs), reverse=True)]
+
+
+def in_trec_order(ranked: Mapping[str, float]) -> bool:
+    """Whether ``ranked`` (``{doc: score}`` in a pipeline's order, finite scores) is in trec_eval's order
+    already: ``list(ranked) == trec_order(ranked)`` without sorting.
+
+    Each neighbouring pair is compared (scores as one float32 array; ids only where the scores tie), and the
+    first pair out of order ends it.
+    """
+    if len(ranked) < 2:
+        return True
+    with np.errstate(over="ignore"):  # beyond float32's range: +-inf, as trec_order and trec_eval store it
+        keys = np.fromiter(ranked.values(), dtype=np.float32, count=len(ranked))
+    before, after = keys[:-1], keys[1:]
+    if not (before >= after).all():  # a score below the next one (NaN never comes: scores are checked finite)
+        return False
+    tied = np.flatnonzero(before == after).tolist()
+    if not tied:
+        return True
+    ids = list(ranked)
+    return all(ids[i] > ids[i + 1] for i in tied)
 
 
 def check_trec_ids(results: Mapping[str, Mapping[str, float]], tag: str = "haystack_irmetrics") -> None:
@@ -358,13 +394,33 @@ def write_trec_run(
     data = as_run(results).data
     check_trec_ids(data, tag)
     for q, docs in data.items():
-        if not all(map(is_finite_number, docs.values())):
+        if not finite_floats(list(docs.values())) and not all(map(is_finite_number, docs.values())):
             d, score = next((d, s) for d, s in docs.items() if not is_finite_number(s))
             raise InvalidScoreError(
                 f"score {shown(score)} of document {d!r} in query {q!r} cannot be written to a TREC file: "
                 "scores there are finite numbers"
             )
     with Path(path).open("w", encoding="utf-8") as f:
-        for q, docs in data.items():
-            for rank, d in enumerate(trec_order(docs), 1):
-                f.write(f"{q} Q0 {d} {rank} {float(docs[d])!r} {tag}\n")
+        f.writelines(_trec_lines(q, docs, tag) for q, docs in data.items())
+
+
+def _trec_lines(q: str, docs: Mapping[str, Any], tag: str) -> str:
+    """One query's lines of a TREC run, in trec_eval's order (:func:`trec_order`; the rank column its
+    position), as one string; a score is written as ``repr(float(score))``."""
+    ids = trec_order(docs)
+    scores = list(docs.values() if ids == list(docs) else map(docs.__getitem__, ids))
+    n = len(ids)
+    # The lines' pieces side by side in one list, joined once (no string made per line but the score's repr).
+    pieces: list[str] = [""] * (5 * n)
+    pieces[0::5] = [f"{q} Q0 "] * n
+    pieces[1::5] = ids
+    pieces[2::5] = _ranks(n)
+    pieces[3::5] = map(repr, scores if set(map(type, scores)) <= {float} else map(float, scores))
+    pieces[4::5] = [f" {tag}\n"] * n
+    return "".join(pieces)
+
+
+@functools.lru_cache(maxsize=4)
+def _ranks(n: int) -> tuple[str, ...]:
+    """``" 1 "``, ``" 2 "``, ... ``" n "``: the rank column with its separators, made once per length."""
+    return tuple(f" {rank} " for rank in range(1, n + 1))

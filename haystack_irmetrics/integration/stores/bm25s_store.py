@@ -52,6 +52,8 @@ class _Index:
         #: Queries answered with no document because none of their terms is in the index (unknown words or
         #: stop words only), counted per :meth:`BM25sDocumentStore.bm25_retrieval` call.
         self.queries_without_terms = 0
+        #: ``{key: [document.meta.get(key) for each stored document]}``, read once per set of documents.
+        self.meta_columns: dict[str, list[Any]] = {}
 
 
 class BM25sDocumentStore(InProcessStore):
@@ -125,7 +127,7 @@ class BM25sDocumentStore(InProcessStore):
             written += 1
         if written:
             idx.model = None
-            idx.prefetched = {}
+            idx.prefetched, idx.meta_columns = {}, {}
         return written
 
     def delete_documents(self, document_ids: list[str]) -> None:
@@ -134,11 +136,12 @@ class BM25sDocumentStore(InProcessStore):
         idx = self._index
         idx.documents = [d for d in idx.documents if d.id not in drop]
         idx.positions = {d.id: i for i, d in enumerate(idx.documents)}
-        idx.model, idx.prefetched = None, {}
+        idx.model, idx.prefetched, idx.meta_columns = None, {}, {}
 
     def delete_all_documents(self) -> None:
         """Empty the store (and free its index)."""
-        self._index.documents, self._index.positions, self._index.model, self._index.prefetched = [], {}, None, {}
+        idx = self._index
+        idx.documents, idx.positions, idx.model, idx.prefetched, idx.meta_columns = [], {}, None, {}, {}
 
     @property
     def queries_without_terms(self) -> int:
@@ -244,24 +247,40 @@ class BM25sDocumentStore(InProcessStore):
 
     def bm25_retrieval(self, query: str, top_k: int = 10) -> list[Document]:
         """The ``top_k`` best documents for ``query``, best first, with their BM25 scores."""
+        positions, scores = self._ranked(query, top_k)
+        documents = self._index.documents
+        return [copy_document(documents[pos], "score", score) for pos, score in zip(positions, scores)]
+
+    def bm25_ranked_meta(self, key: str, query: str, top_k: int = 10) -> tuple[list[Any], list[float]]:
+        """:meth:`bm25_retrieval`'s answer as two lists, without a Document per hit: each document's
+        ``meta.get(key)`` (None where its meta has no such key) and its BM25 score."""
+        positions, scores = self._ranked(query, top_k)
+        idx = self._index
+        column = idx.meta_columns.get(key)
+        if column is None:
+            column = idx.meta_columns[key] = [
+                d.meta.get(key) if isinstance(d.meta, dict) else None for d in idx.documents
+            ]
+        return list(map(column.__getitem__, positions)), scores
+
+    def _ranked(self, query: str, top_k: int) -> tuple[list[int], list[float]]:
+        """The store positions and scores of the ``top_k`` best documents for ``query``, best first."""
         idx = self._index
         check_top_k(top_k, "BM25sDocumentStore")
         if not idx.documents:
-            return []
+            return [], []
         self._build()
         k = min(top_k, len(idx.documents))
         key = (query, k)
         hit = idx.prefetched.pop(key) if key in idx.prefetched else self._search([query], k)[0]
         if hit is None:
             idx.queries_without_terms += 1
-            return []
-        out = []
-        documents = idx.documents
-        for pos, score in zip(hit[0].tolist(), hit[1].tolist()):
-            if score <= 0:  # the rest contain no query term (every BM25 term weight is > 0): Lucene skips them
-                break
-            out.append(copy_document(documents[pos], "score", score))
-        return out
+            return [], []
+        # The rows are best first: the first score <= 0 starts the documents without a query term (every BM25
+        # term weight is > 0), which Lucene skips.
+        without = hit[1] <= 0
+        kept = int(without.argmax()) if without.any() else len(without)
+        return hit[0][:kept].tolist(), hit[1][:kept].tolist()
 
 
 def _in_order(model: Any, terms: list[int], found: Any, scores: Any, k: int) -> tuple[Any, Any]:
@@ -317,6 +336,12 @@ class BM25sRetriever:
         """The best ``top_k`` documents for ``query``, best first."""
         k = self.top_k if top_k is None else check_top_k(top_k, "BM25sRetriever")
         return {"documents": self.document_store.bm25_retrieval(query, k)}
+
+    def ranked_meta(self, key: str, query: str, top_k: int | None = None) -> tuple[list[Any], list[float]]:
+        """What :meth:`run` returns, as two lists and without a Document per hit: each document's
+        ``meta.get(key)`` and its score, best first (the evaluation reads the ids, not the Documents)."""
+        k = self.top_k if top_k is None else check_top_k(top_k, "BM25sRetriever")
+        return self.document_store.bm25_ranked_meta(key, query, k)
 
 
 def _check_stemmer(value: Any) -> str | None:
