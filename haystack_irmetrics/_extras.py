@@ -8,6 +8,9 @@ exits 2 with it) instead of a bare ``ModuleNotFoundError`` deep in a call.
 from __future__ import annotations
 
 import importlib
+import sys
+from types import ModuleType
+from typing import Any
 
 from .errors import MissingDependencyError
 
@@ -77,3 +80,31 @@ def require(*modules: str, purpose: str, extra: str | None = None, hint: str = "
 def require_feedback(purpose: str) -> None:
     """polars and pyarrow, which every feedback reader and aggregation uses (the ``feedback`` extra)."""
     require("polars", "pyarrow", purpose=purpose, extra="feedback")
+
+
+class LazyModule:
+    """A stand-in for the module ``name`` that imports it when an attribute is first read.
+
+    A package binds the names once (``pl = LazyModule("polars", purpose="click logs", extra="clicks")``) and
+    uses them as the modules (``pl.col``), so importing it stays light; a missing module is a
+    :class:`~haystack_irmetrics.errors.MissingDependencyError` naming that package's extra. For type checkers
+    the modules import the real packages under ``TYPE_CHECKING`` instead.
+    """
+
+    def __init__(self, name: str, *, purpose: str, extra: str) -> None:
+        self._name = name
+        self._purpose = purpose
+        self._extra = extra
+
+    def _module(self) -> ModuleType:
+        module = sys.modules.get(self._name)
+        if module is None:  # not imported yet, or hidden (``None``): require names the extra
+            require(self._name, purpose=self._purpose, extra=self._extra)
+            module = importlib.import_module(self._name)
+        return module
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self._module(), attr)
+
+    def __repr__(self) -> str:
+        return f"<{self._name}, imported on first use>"

@@ -241,8 +241,8 @@ LAYERS = [
     ("stats",),
     ("plots",),
     ("integration", "compare", "fusion", "pooling"),
+    ("clicks",),  # below feedback/, which reads click-derived judgments (feedback.JudgedLog); io/ reads its logs
     ("beir", "feedback"),
-    ("clicks",),  # above feedback/: its readers read click logs
     ("judges",),  # beside beir/ and feedback/: the model judge under components/judge.py
     ("assess",),  # people's judging: the judge's scale, qrels writer and agreement; a pooling strategy live
     ("components",),

@@ -18,10 +18,9 @@ from scipy.stats import kendalltau
 from haystack_irmetrics import evaluate
 from haystack_irmetrics.cli import main
 from haystack_irmetrics.clicks import ClickLog, fit_model
-from haystack_irmetrics.clicks.judged import JudgedLog
 from haystack_irmetrics.clicks.simulate import log_rows
 from haystack_irmetrics.errors import ClickModelError
-from haystack_irmetrics.feedback import FeedbackLog, evaluate_feedback
+from haystack_irmetrics.feedback import FeedbackLog, JudgedLog, evaluate_feedback
 from tests.test_clicks_models import QRELS, RUNS, simulated
 
 RANKERS = {f"r{i}": run for i, run in enumerate(RUNS)}  # better to worse: label + growing noise

@@ -209,6 +209,14 @@ def run(args: argparse.Namespace) -> int:
         from ..clicks.judged import JudgedLog
 
         log = JudgedLog(log, args.qrels, min_impressions=args.min_impressions)
+    return log
+
+
+def _settings(args: argparse.Namespace) -> Any:
+    """How the options score: :class:`~haystack_irmetrics.feedback.settings.FeedbackSettings`."""
+    from ..feedback import Strategy
+    from ..feedback.settings import FeedbackSettings
+
     strategy = Strategy.parse(
         args.strategy,
         min_votes=args.min_votes,

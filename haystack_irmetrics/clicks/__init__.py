@@ -1,10 +1,11 @@
 """Clicks: judgments from implicit feedback.
 
-A click log (a feedback log with ``session``, ``position`` and ``click`` columns, :mod:`.log`) read into
+A click log (``session``, ``position`` and ``click`` columns besides the query and document, :mod:`.log`) read into
 sessions; click models as Chuklin, Markov & de Rijke (2015) define them, fitted on sufficient statistics
 (:mod:`.models`, :mod:`.dbn`); their held-out log-likelihood and perplexity and the qrels they derive
-(:mod:`.evaluation`), and those qrels as a feedback log's judgments (:mod:`.judged`); logs simulated from
-known parameters (:mod:`.simulate`); interleaving and its credit (:mod:`.interleaving`).
+(:mod:`.evaluation`; a feedback log votes by those qrels through
+:class:`haystack_irmetrics.feedback.JudgedLog`); logs simulated from known parameters (:mod:`.simulate`);
+interleaving and its credit (:mod:`.interleaving`).
 
 Usage::
 
@@ -31,18 +32,17 @@ from .evaluation import (
     make_model,
     score,
 )
-from .judged import JudgedLog
-from .log import CLICK_COLUMNS, ClickLog, Sessions, click_columns
+from .log import CLICK_COLUMNS, ClickColumns, ClickLog, Sessions, click_columns
 from .models import ClickModel
 
 __all__ = [
     "CLICK_COLUMNS",
     "MODELS",
+    "ClickColumns",
     "ClickFit",
     "ClickLog",
     "ClickModel",
     "HeldOut",
-    "JudgedLog",
     "Sessions",
     "click_columns",
     "compare_models",

@@ -1,15 +1,16 @@
-"""The click log: a feedback log with click columns, read into sessions (one impression each).
+"""The click log: a log of clicks, read into sessions (one impression each).
 
-A click log is a feedback log (:class:`~haystack_irmetrics.feedback.FeedbackLog`: the same readers,
-formats, column options, line limits and bad-input rules) whose rows carry a click instead of a vote:
-one row per (session, position), where a *session* is one impression, a result list shown once.
+A click log is read by the package's one log reader (:class:`haystack_irmetrics.io.logs.Log`: the same
+formats, column options, line limits and bad-input rules as a feedback log) given the click roles,
+:class:`ClickColumns`: one row per (session, position), where a *session* is one impression, a result
+list shown once, and its click.
 
-Default column names (each configurable, as the feedback log's): ``query_id``, ``doc_id``,
-``session``, ``position`` and ``click`` (0/1, a boolean, ``yes``/``no``); optionally ``team`` (which
-interleaving team placed the document) and ``propensity`` (the logging policy's probability of what
-it showed), and the feedback log's ``segment`` and ``timestamp``.
+Default column names (each configurable): ``query_id``, ``doc_id``, ``session``, ``position`` and
+``click`` (0/1, a boolean, ``yes``/``no``); optionally ``team`` (which interleaving team placed the
+document), ``propensity`` (the logging policy's probability of what it showed), ``segment`` (a
+breakdown key) and ``timestamp``.
 
-Rows are checked by the feedback readers (a malformed row names its row, line and column). Sessions
+Rows are checked by the reader (a malformed row names its row, line and column). Sessions
 are checked here: a session's positions must run 1, 2, ..., n (a position shown twice, or a missing
 one, is a :class:`~haystack_irmetrics.errors.SessionError` naming the session and its rows), and a
 session shows one query. With ``on_error="skip"`` such sessions are left out and listed
@@ -24,24 +25,62 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from ..errors import ClickModelError, FeedbackSchemaError, SessionError
-from ..feedback.reading import DEFAULT_BATCH_ROWS, FeedbackLog
-from ..feedback.schema import FeedbackColumns
+from ..io.log_columns import LogColumns, Role
+from ..io.logs import DEFAULT_BATCH_ROWS, Log
 from ..stats.significance import check_seed
+from ._deps import EXTRA
 
 if TYPE_CHECKING:  # pragma: no cover
     import polars as pl
+else:
+    from ._deps import pl
+
+
+@dataclass(frozen=True)
+class ClickColumns(LogColumns):
+    """The click roles: source column names of each canonical field of a click log (``None``: absent).
+
+    ``click`` is 0 or 1 (or a boolean, ``yes``/``no``, ``true``/``false``); ``team`` the interleaving team
+    that placed the document; ``propensity`` the logging policy's probability of what it showed, in (0, 1];
+    ``timestamp`` and ``segment`` as a feedback log's.
+    """
+
+    query: str = "query_id"
+    doc: str = "doc_id"
+    position: str | None = "position"
+    session: str | None = "session"
+    timestamp: str | None = None
+    segment: str | None = None
+    click: str | None = "click"
+    team: str | None = None
+    propensity: str | None = None
+
+    ROLES: ClassVar[Mapping[str, Role]] = {
+        "query": Role("id", label="query"),
+        "doc": Role("id", label="document"),
+        "position": Role("position"),
+        "session": Role("text"),
+        "timestamp": Role("timestamp"),
+        "segment": Role("text"),
+        "click": Role("binary"),
+        "team": Role("text"),
+        "propensity": Role("probability"),
+    }
+    purpose: ClassVar[str] = "click logs"
+    extra: ClassVar[str] = EXTRA
+    rows_name: ClassVar[str] = "click rows"
+
 
 #: The roles a click log reads by default, and their column names.
 CLICK_COLUMNS: Mapping[str, str | None] = {
     "query": "query_id",
     "doc": "doc_id",
     "position": "position",
-    "vote": None,
     "session": "session",
     "click": "click",
 }
@@ -52,13 +91,13 @@ TEAM_A, TEAM_B, TEAM_NONE, TEAM_OTHER = 0, 1, -1, -2
 
 
 def click_columns(
-    columns: FeedbackColumns | Mapping[str, str | None] | None = None, *, team: bool = False, propensity: bool = False
-) -> FeedbackColumns:
+    columns: ClickColumns | Mapping[str, str | None] | None = None, *, team: bool = False, propensity: bool = False
+) -> ClickColumns:
     """The columns of a click log: :data:`CLICK_COLUMNS`, ``team``/``propensity`` when asked, then ``columns``.
 
     :raises FeedbackSchemaError: the result has no ``click`` or no ``session`` column.
     """
-    if isinstance(columns, FeedbackColumns):
+    if isinstance(columns, ClickColumns):
         out = columns
     else:
         base: dict[str, str | None] = dict(CLICK_COLUMNS)
@@ -67,9 +106,9 @@ def click_columns(
         if propensity:
             base["propensity"] = "propensity"
         if columns is not None and not isinstance(columns, Mapping):
-            raise FeedbackSchemaError(f"columns must be a FeedbackColumns or a dict, got {type(columns).__name__}")
+            raise FeedbackSchemaError(f"columns must be a ClickColumns or a dict, got {type(columns).__name__}")
         base.update(columns or {})
-        out = FeedbackColumns.coerce(base)
+        out = ClickColumns.coerce(base)
     for role in ("click", "session", "position"):
         if getattr(out, role) is None:
             raise FeedbackSchemaError(f"a click log needs a {role!r} column; give its name")
@@ -154,8 +193,6 @@ class Sessions:
 
     def aligned_to(self, other: Sessions) -> Sessions:
         """These sessions over ``other``'s pair table: a pair ``other`` lacks gets a code from ``other.n_pairs`` up."""
-        from ..feedback._deps import pl
-
         mine = pl.DataFrame(
             {"q": self.query_names[self.pair_query].astype(str), "d": self.doc_names[self.pair_doc].astype(str)}
         ).with_row_index("mine")
@@ -189,9 +226,9 @@ class Sessions:
 class ClickLog:
     """A click log (path or table) read into :class:`Sessions`.
 
-    :param source: as :class:`~haystack_irmetrics.feedback.FeedbackLog` (JSONL, CSV/TSV, Parquet, a table).
-    :param columns: ``{role: column}`` over :data:`CLICK_COLUMNS` (roles as the feedback log's, plus
-        ``click``, ``team``, ``propensity``), or a complete :class:`FeedbackColumns`.
+    :param source: a path (JSONL, CSV/TSV, Parquet) or a table, as :class:`~haystack_irmetrics.io.logs.Log` reads.
+    :param columns: ``{role: column}`` over :data:`CLICK_COLUMNS` (the roles of :class:`ClickColumns`), or a
+        complete :class:`ClickColumns`.
     :param team: read the ``team`` column (interleaving); :param propensity: read ``propensity``.
     :param on_error: ``"raise"`` (default: the first malformed row or session is an error) or ``"skip"``.
     :param max_rank: keep the first ``max_rank`` positions of each session (default: all).
@@ -214,7 +251,7 @@ class ClickLog:
         self,
         source: Any,
         *,
-        columns: FeedbackColumns | Mapping[str, str | None] | None = None,
+        columns: ClickColumns | Mapping[str, str | None] | None = None,
         team: bool = False,
         propensity: bool = False,
         fmt: str | None = None,
@@ -225,7 +262,8 @@ class ClickLog:
     ) -> None:
         if max_rank is not None and (isinstance(max_rank, bool) or not isinstance(max_rank, int) or max_rank < 1):
             raise ClickModelError(f"max_rank must be a positive int, got {max_rank!r}")
-        self.feedback = FeedbackLog(
+        #: The validated rows (the package's one log reader, given the click roles).
+        self.rows = Log(
             source,
             columns=click_columns(columns, team=team, propensity=propensity),
             fmt=fmt,
@@ -233,19 +271,20 @@ class ClickLog:
             position_base=position_base,
             batch_rows=batch_rows,
         )
-        self.name = self.feedback.name
+        self.name = self.rows.name
         self.max_rank = max_rank
         self._sessions: Sessions | None = None
         self._skipped_sessions: pl.DataFrame | None = None
 
     def __repr__(self) -> str:
-        return f"ClickLog({self.name!r}, on_error={self.feedback.on_error!r})"
+        return f"ClickLog({self.name!r}, on_error={self.rows.on_error!r})"
 
     @property
     def skipped(self) -> pl.DataFrame:
-        """Malformed rows (as :attr:`FeedbackLog.skipped`): ``row``, ``line``, ``column``, ``value``, ``reason``."""
+        """Malformed rows (as :attr:`~haystack_irmetrics.io.logs.Log.skipped`): ``row``, ``line``, ``column``,
+        ``value``, ``reason``."""
         self.sessions()
-        return self.feedback.skipped
+        return self.rows.skipped
 
     @property
     def skipped_sessions(self) -> pl.DataFrame:
@@ -262,14 +301,12 @@ class ClickLog:
 
 
 def _read_sessions(log: ClickLog) -> tuple[Sessions, pl.DataFrame]:
-    from ..feedback._deps import pl
-
-    cols = log.feedback.columns
+    cols = log.rows.columns
     keep = ["row", "session", "query", "doc", "position", "click"]
     keep += [c for c in ("team", "propensity", "segment", "timestamp") if getattr(cols, c) is not None]
     parts = [
         b.select(keep).with_columns(pl.col("position").cast(pl.Int32), pl.col("click").cast(pl.Boolean))
-        for b in log.feedback.batches()
+        for b in log.rows.batches()
     ]
     if not parts:
         raise ClickModelError(f"{log.name}: the click log has no rows")
@@ -293,13 +330,13 @@ def _read_sessions(log: ClickLog) -> tuple[Sessions, pl.DataFrame]:
     if bad.any():
         bad_sessions = np.unique(session_of_row[bad])
         rows = df["row"].to_numpy()[order]
-        for s in bad_sessions[: 1 if log.feedback.on_error == "raise" else None].tolist():
+        for s in bad_sessions[: 1 if log.rows.on_error == "raise" else None].tolist():
             lo = starts[s]
             hi = starts[s + 1] if s + 1 < starts.size else n_rows
             name = str(df["session"][int(order[lo])])
             reason = _session_problem(position[lo:hi], df["query"].gather(order[lo:hi]).to_list())
             session_rows = sorted(rows[lo:hi].tolist())
-            if log.feedback.on_error == "raise":
+            if log.rows.on_error == "raise":
                 raise SessionError(
                     f"{reason} (on_error='skip', or --on-error skip, lists such sessions and leaves them out)",
                     source=log.name,
@@ -407,4 +444,4 @@ def _session_problem(position: np.ndarray, queries: list[str]) -> str:
     return f"position {missing} is missing (positions run {runs})"
 
 
-__all__ = ["CLICK_COLUMNS", "ClickLog", "Sessions", "click_columns"]
+__all__ = ["CLICK_COLUMNS", "ClickColumns", "ClickLog", "Sessions", "click_columns"]

@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import ClickModelError
-from ..feedback.schema import FeedbackColumns, arrow_frame
+from ..io.log_columns import arrow_frame
 from .dbn import DBN
-from .log import ClickLog, Sessions
+from .log import ClickColumns, ClickLog, Sessions
 from .models import (
     DCM,
     PBM,
@@ -60,7 +60,7 @@ _SLOT_MODELS = ("gctr", "rctr", "ctr", "pbm", "ubm")
 
 def statistics_schema() -> pa.Schema:
     """The Arrow schema :func:`session_statistics` yields (one for the three models; unused columns null)."""
-    from ..feedback._deps import pa
+    from ._deps import pa
 
     return pa.schema(
         [
@@ -90,14 +90,14 @@ def session_statistics(
     batches: Iterable[pa.RecordBatch],
     *,
     model: str,
-    columns: FeedbackColumns | Mapping[str, str | None] | None = None,
+    columns: ClickColumns | Mapping[str, str | None] | None = None,
     position_base: int = 1,
 ) -> Iterator[pa.RecordBatch]:
     """One partition's sufficient statistics for ``model`` (see the module docs); its sessions whole.
 
     :raises ClickModelError: an unknown model. Bad rows and sessions raise as :class:`~.log.ClickLog` does.
     """
-    from ..feedback._deps import pl
+    from ._deps import pl
 
     _check_model(model)
     frames = [arrow_frame(b, "session_statistics") for b in batches]
@@ -144,7 +144,7 @@ def session_statistics(
 
 
 def _dbn_statistics(s: Sessions, q: np.ndarray, d: np.ndarray) -> pl.DataFrame:
-    from ..feedback._deps import pl
+    from ._deps import pl
 
     n_s, n_r = s.pairs.shape
     last = _last_click(s.clicks)
@@ -191,7 +191,7 @@ def _dbn_statistics(s: Sessions, q: np.ndarray, d: np.ndarray) -> pl.DataFrame:
 
 
 def _rows(kind: str, query: list[Any], doc: list[Any], rank: Any, a: np.ndarray, b: np.ndarray) -> pl.DataFrame:
-    from ..feedback._deps import pl
+    from ._deps import pl
 
     n = len(a)
     return pl.DataFrame(
@@ -210,7 +210,7 @@ def _rows(kind: str, query: list[Any], doc: list[Any], rank: Any, a: np.ndarray,
 
 def _closed_form_statistics(s: Sessions, q: np.ndarray, d: np.ndarray, model: str) -> pl.DataFrame:
     """Cascade, DCM, SDBN: the counts their closed forms divide (see the module docs)."""
-    from ..feedback._deps import pl
+    from ._deps import pl
 
     last = _last_click(s.clicks)
     no_click = last < 0
@@ -236,7 +236,7 @@ def _closed_form_statistics(s: Sessions, q: np.ndarray, d: np.ndarray, model: st
 
 def _fit_slot_ctr(model: str, merged: pl.DataFrame, options: dict[str, Any]) -> ClickModel:
     """GCTR, RCTR, DCTR from the merged (query, doc, rank) clicks (``a``) and skips (``b``)."""
-    from ..feedback._deps import pl
+    from ._deps import pl
 
     if model == "gctr":
         fitted: ClickModel = GlobalCTR(**options)
@@ -266,7 +266,7 @@ def _fit_slot_ctr(model: str, merged: pl.DataFrame, options: dict[str, Any]) -> 
 
 def _fit_closed_form(model: str, stats: pl.DataFrame, options: dict[str, Any]) -> ClickModel:
     """Cascade, DCM, SDBN from the merged counts, as their ``_fit`` divides them."""
-    from ..feedback._deps import pl
+    from ._deps import pl
 
     def per_pair(kind: str) -> pl.DataFrame:
         return stats.filter(pl.col("kind") == kind).group_by("query", "doc").agg(pl.col("a").sum(), pl.col("b").sum())
@@ -301,7 +301,7 @@ def fit_statistics(model: str, tables: Iterable[Any], **options: Any) -> ClickMo
     :param options: ``max_iter``, ``tol``, ``accelerate`` (:class:`~.models.ClickModel`).
     :returns: the fitted model; its ``params()`` and ``labels()`` are keyed by the statistics' (query, doc).
     """
-    from ..feedback._deps import pl
+    from ._deps import pl
 
     _check_model(model)
     parts = [arrow_frame(t, "fit_statistics") for t in tables]

@@ -16,7 +16,8 @@ The stages, in the order a log goes through them (each module imports only the o
 7. :mod:`.evaluate` -- the whole run, log to rendered comparison (:func:`evaluate_feedback`).
 
 :mod:`.replay` makes a new system's run by replaying the logged queries through a Haystack pipeline
-(:func:`replay_pipeline`), for stage 5. The errors are in :mod:`haystack_irmetrics.errors`.
+(:func:`replay_pipeline`), for stage 5; :mod:`.judged` reads a click log (or any log with positions) as a
+feedback log voting by click-derived qrels (:class:`JudgedLog`). The errors are in :mod:`haystack_irmetrics.errors`.
 
 Importing this package loads numpy only; reading and aggregating logs needs ``pyarrow`` and ``polars``
 (imported on first use, :mod:`._deps`), the tests need ``scipy``, plots ``matplotlib``.
@@ -25,6 +26,7 @@ Importing this package loads numpy only; reading and aggregating logs needs ``py
 from ..errors import FeedbackError, FeedbackSchemaError, MalformedRowError, UnknownStrategyError
 from .aggregate import aggregate_feedback, merge_partials, partial_aggregate, partial_schema
 from .evaluate import NoRelevantJudgmentWarning, evaluate_feedback
+from .judged import JudgedLog
 from .judgments import ALL, DEDUP, STRATEGIES, AggregatedFeedback, Strategy, wilson_lower_bound
 from .reading import FeedbackLog, ReadStats, detect_format, read_feedback
 from .replay import replay_pipeline
@@ -44,6 +46,7 @@ __all__ = [
     "FeedbackEvaluation",
     "FeedbackLog",
     "FeedbackSchemaError",
+    "JudgedLog",
     "MalformedRowError",
     "NoRelevantJudgmentWarning",
     "ReadStats",

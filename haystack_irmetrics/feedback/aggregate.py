@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 from .._extras import require_feedback
 from ..errors import FeedbackError
+from ..io.log_columns import arrow_frame, arrow_table
 from .judgments import STRATEGY_OPTIONS, AggregatedFeedback, Strategy
 from .reading import FeedbackLog
-from .schema import arrow_frame, arrow_table
 
 if TYPE_CHECKING:  # pragma: no cover
     import polars as pl

@@ -1,8 +1,9 @@
 """Click-derived qrels as a feedback log's judgments: the feedback evaluation of runs on what clicks say.
 
-A click model turns clicks into a label in [0, 1] per (query, document) (:meth:`~.evaluation.ClickFit.qrels`,
-or the ``qrels.tsv`` of ``irmetrics clicks fit``). :class:`JudgedLog` reads a click log (or any feedback
-log with positions) as a :class:`~haystack_irmetrics.feedback.FeedbackLog` whose every shown row of a
+A click model turns clicks into a label in [0, 1] per (query, document)
+(:meth:`haystack_irmetrics.clicks.ClickFit.qrels`, or the ``qrels.tsv`` of ``irmetrics clicks fit``).
+:class:`JudgedLog` reads a click log (or any feedback log with positions) as a :class:`~.reading.FeedbackLog`
+whose every shown row of a
 judged pair carries that pair's label as its vote: with the ``mean`` strategy (the default) the
 aggregated label is the click label itself (to 1e-12: the mean of equal votes, rounded as the strategy
 rounds), its votes are the pair's impressions in the log, and pairs shown fewer than
@@ -19,17 +20,20 @@ import os
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..clicks import ClickFit, ClickLog
 from ..errors import ClickModelError
-from ..feedback.reading import FeedbackLog
-from .log import ClickLog
+from ..io.logs import Log, empty_rows
+from .reading import FeedbackLog
+from .schema import CANONICAL, FeedbackColumns
 
 if TYPE_CHECKING:  # pragma: no cover
     import polars as pl
+else:
+    from ._deps import pl
 
 
 def _labels(qrels: Any) -> dict[str, dict[str, float]]:
     from ..core import Qrels
-    from .evaluation import ClickFit
 
     if isinstance(qrels, ClickFit):
         return qrels.qrels()
@@ -46,16 +50,24 @@ def _labels(qrels: Any) -> dict[str, dict[str, float]]:
     return {str(q): {str(d): float(label) for d, label in docs.items()} for q, docs in qrels.items()}
 
 
+def _feedback_columns(base: Log) -> FeedbackColumns:
+    """The columns of ``base`` (a click log's roles, or a feedback log's) as a feedback log's, voting by label."""
+    shared = {role: getattr(base.columns, role) for role in CANONICAL if hasattr(base.columns, role)}
+    return FeedbackColumns(**{**shared, "vote": shared.get("vote") or "vote"})
+
+
 class JudgedLog(FeedbackLog):
-    """``log`` (a :class:`~.log.ClickLog`, or a feedback log with positions) with the votes of ``qrels``
-    (a qrels path, ``{query: {doc: label}}``, a :class:`~haystack_irmetrics.core.Qrels` or a
-    :class:`~.evaluation.ClickFit`): see the module docs. Any vote the log itself holds is replaced.
+    """``log`` (a :class:`~haystack_irmetrics.clicks.ClickLog`, or a feedback log with positions) with the votes
+    of ``qrels`` (a qrels path, ``{query: {doc: label}}``, a :class:`~haystack_irmetrics.core.Qrels` or a
+    :class:`~haystack_irmetrics.clicks.ClickFit`): see the module docs. Any vote the log itself holds is
+    replaced; a click log's rows keep the click log's checks (a malformed click is a malformed row).
 
     :param min_impressions: pairs shown fewer times than this in the log stay unjudged.
     :raises ClickModelError: ``min_impressions`` is not a positive int; the log has no positions.
 
     Usage::
 
+        >>> from haystack_irmetrics.clicks import ClickLog
         >>> from haystack_irmetrics.feedback import evaluate_feedback
         >>> clicks = ClickLog([
         ...     {"session": s, "query_id": "q1", "doc_id": d, "position": r + 1, "click": int(d == "good")}
@@ -72,21 +84,20 @@ class JudgedLog(FeedbackLog):
     """
 
     def __init__(self, log: ClickLog | FeedbackLog, qrels: Any, *, min_impressions: int = 1) -> None:
-        base = log.feedback if isinstance(log, ClickLog) else log
-        if not isinstance(base, FeedbackLog):
+        base = log.rows if isinstance(log, ClickLog) else log
+        if not isinstance(base, FeedbackLog) and not isinstance(log, ClickLog):
             raise ClickModelError(f"log must be a ClickLog or a FeedbackLog, got {type(log).__name__}")
         if isinstance(min_impressions, bool) or not isinstance(min_impressions, int) or min_impressions < 1:
             raise ClickModelError(f"min_impressions must be a positive int, got {min_impressions!r}")
         if base.columns.position is None:
             raise ClickModelError(f"{base.name}: click-derived judgments need the log's positions (its impressions)")
-        from dataclasses import replace
-
         self.base = base
         self.labels = _labels(qrels)
         self.min_impressions = min_impressions
         self.source, self.name, self.fmt, self.on_error = base.source, base.name, base.fmt, base.on_error
-        self.vote_map, self.position_base, self.batch_rows = base.vote_map, base.position_base, base.batch_rows
-        self.columns = replace(base.columns, vote=base.columns.vote or "vote")
+        self.vote_map, self.position_base = getattr(base, "vote_map", None), base.position_base
+        self.batch_rows = base.batch_rows
+        self.columns = _feedback_columns(base)
         self._skipped = None
         self._stats = None
         self._table: pl.DataFrame | None = None
@@ -97,8 +108,6 @@ class JudgedLog(FeedbackLog):
     def _judged(self) -> pl.DataFrame:
         """``query, doc, judged_vote``: the labels of the pairs shown at least ``min_impressions`` times."""
         if self._table is None:
-            from ..feedback._deps import pl
-
             labels = pl.DataFrame(
                 [(q, d, v) for q, docs in self.labels.items() for d, v in docs.items()],
                 schema={"query": pl.String, "doc": pl.String, "judged_vote": pl.Float64},
@@ -120,12 +129,14 @@ class JudgedLog(FeedbackLog):
         return self._table
 
     def batches(self) -> Iterator[pl.DataFrame]:
-        """The log's batches, each shown row's ``vote`` the label of its pair (null when unjudged)."""
-        from ..feedback._deps import pl
-
+        """The log's batches in a feedback log's columns, each shown row's ``vote`` the label of its pair (null when
+        unjudged); a role the base log lacks (a click log's ``user``) is null."""
         judged = self._judged()
-        for batch in self.base.batches():
-            order = batch.columns
+        layout = empty_rows(FeedbackColumns).schema
+        for raw in self.base.batches():
+            batch = raw.with_columns(
+                pl.lit(None, dtype).alias(c) for c, dtype in layout.items() if c not in raw.columns
+            )
             voted = (
                 batch.with_row_index("_order")
                 .join(judged, on=["query", "doc"], how="left")
@@ -134,7 +145,7 @@ class JudgedLog(FeedbackLog):
                     pl.when(pl.col("position").is_not_null()).then(pl.col("judged_vote")).otherwise(None).alias("vote")
                 )
             )
-            yield voted.select(order)
+            yield voted.select(list(layout))
         self._skipped, self._stats = self.base.skipped, self.base.stats
 
 
