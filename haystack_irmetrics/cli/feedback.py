@@ -206,17 +206,9 @@ def run(args: argparse.Namespace) -> int:
         fmt = detect_format(args.log, option="--format")  # the error names this command's option, not fmt=
     log = FeedbackLog(args.log, columns=columns, fmt=fmt, on_error=args.on_error, position_base=args.position_base)
     if args.qrels:
-        from ..clicks.judged import JudgedLog
+        from ..feedback import JudgedLog
 
         log = JudgedLog(log, args.qrels, min_impressions=args.min_impressions)
-    return log
-
-
-def _settings(args: argparse.Namespace) -> Any:
-    """How the options score: :class:`~haystack_irmetrics.feedback.settings.FeedbackSettings`."""
-    from ..feedback import Strategy
-    from ..feedback.settings import FeedbackSettings
-
     strategy = Strategy.parse(
         args.strategy,
         min_votes=args.min_votes,
