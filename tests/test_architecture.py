@@ -218,6 +218,44 @@ def test_the_core_dispatches_through_the_family_table_not_family_names():
     assert found == []
 
 
+def test_fusion_dispatches_through_its_registry_not_method_names():
+    """No ``method == "rrf"``, ``method in ("wsum", ...)``, ``{"rrf": ...}`` or ``PARAMETERS["gmnz"]`` in
+    ``fusion/`` or ``cli/fuse.py`` outside ``fusion/registry.py``: what a method or a normalisation is (its
+    score function, parameters, weights, training, joiner) is its registry entry. A name as a default value
+    (``method="rrf"``) chooses one and is allowed."""
+    from haystack_irmetrics.fusion.registry import METHODS, NO_NORMALIZATION, NORMALIZATIONS
+
+    known = {*METHODS, *NORMALIZATIONS, *(a for n in NORMALIZATIONS.values() for a in n.aliases), NO_NORMALIZATION}
+
+    def names(node: ast.AST) -> set[str]:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return {node.value} & known
+        if isinstance(node, ast.Tuple | ast.List | ast.Set):
+            return set().union(*(names(e) for e in node.elts))
+        return set()
+
+    found = []
+    for name, path in MODULES.items():
+        if not (name.startswith("haystack_irmetrics.fusion") or name == "haystack_irmetrics.cli.fuse"):
+            continue
+        if name == "haystack_irmetrics.fusion.registry":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Compare):
+                hit = set().union(*(names(x) for x in (node.left, *node.comparators)))
+            elif isinstance(node, ast.Tuple | ast.List | ast.Set):
+                hit = names(node)
+            elif isinstance(node, ast.Dict):
+                hit = set().union(*(names(k) for k in node.keys if k is not None))
+            elif isinstance(node, ast.Subscript):
+                hit = names(node.slice)
+            else:
+                continue
+            if hit:
+                found.append(f"{name}:{node.lineno} {sorted(hit)}")
+    assert found == []
+
+
 def test_the_architecture_page_names_every_module_of_the_package():
     from pathlib import Path
 

@@ -21,7 +21,7 @@ import pytest
 
 from haystack_irmetrics.cli.app import main
 from haystack_irmetrics.errors import FusionError, InvalidArgumentError, IRMetricsError
-from haystack_irmetrics.fusion import fuse, optimize_fusion
+from haystack_irmetrics.fusion import FusionSearch, fuse, optimize_fusion
 from haystack_irmetrics.fusion.optimize import weight_grid
 from haystack_irmetrics.io.trec import write_trec_run
 
@@ -94,7 +94,8 @@ def test_a_parameter_out_of_range_is_an_invalid_argument_naming_pythons_keyword(
 def test_a_search_out_of_range_is_refused_before_any_run_is_read(kwargs, says):
     missing = ["/nonexistent/a.trec", "/nonexistent/b.trec"]  # read, they would raise another error
     with pytest.raises(InvalidArgumentError) as raised:
-        optimize_fusion(missing, QRELS, metric="P@1", **kwargs)
+        search = FusionSearch(metric="P@1", **{k: v for k, v in kwargs.items() if k != "method"})
+        optimize_fusion(missing, QRELS, search, method=kwargs["method"])
     assert says in str(raised.value)
 
 
@@ -197,11 +198,11 @@ def test_a_larger_limit_searches_ranx_grid_in_ranx_order():
 
 
 def test_optimize_shows_a_progress_bar_of_the_configurations_when_asked(capfd):
-    optimize_fusion([A, B], QRELS, method="wsum", metric="P@1", folds=2, progress=True)
+    optimize_fusion([A, B], QRELS, FusionSearch(metric="P@1", folds=2), method="wsum", progress=True)
     assert "11/11" in capfd.readouterr().err
-    optimize_fusion([A, B], QRELS, method="posfuse", metric="P@1", folds=2, progress=True)
+    optimize_fusion([A, B], QRELS, FusionSearch(metric="P@1", folds=2), method="posfuse", progress=True)
     assert "3/3" in capfd.readouterr().err  # one configuration, fused for each fold and for all queries
-    optimize_fusion([A, B], QRELS, method="wsum", metric="P@1", folds=2)
+    optimize_fusion([A, B], QRELS, FusionSearch(metric="P@1", folds=2), method="wsum")
     assert capfd.readouterr().err == ""  # stderr is no terminal here
 
 
@@ -251,7 +252,7 @@ def test_a_metric_that_is_not_finite_is_a_typed_error_never_a_bare_nan(files, ca
     assert "NaN" not in captured.out and "Infinity" not in captured.out
     assert captured.err.startswith("irmetrics: error: ") and captured.err.count("\n") == 1
     with pytest.raises(IRMetricsError):  # named where it is found: the gains (core) or the metric (fusion)
-        optimize_fusion([A, B], QRELS, method="wsum", metric=metric, folds=2)
+        optimize_fusion([A, B], QRELS, FusionSearch(metric=metric, folds=2), method="wsum")
 
 
 def test_the_json_report_is_strict_json(files, capsys):

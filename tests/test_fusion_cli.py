@@ -9,7 +9,7 @@ import json
 import pytest
 
 from haystack_irmetrics.cli.app import main
-from haystack_irmetrics.fusion import fuse, optimize_fusion
+from haystack_irmetrics.fusion import FusionSearch, fuse, optimize_fusion
 from haystack_irmetrics.fusion.optimize import default_grid, weight_grid
 from haystack_irmetrics.io.trec import read_run, write_trec_run
 
@@ -90,7 +90,9 @@ def test_optimize_prints_the_choice_held_out_score_and_tests_as_json(files, caps
     )
     assert code == 0
     report = json.loads(capsys.readouterr().out)
-    tuned = optimize_fusion([A, B], QRELS, method="wsum", metric="P@1", folds=4, names=["a.trec", "b.trec"])
+    tuned = optimize_fusion(
+        [A, B], QRELS, FusionSearch(metric="P@1", folds=4), method="wsum", names=["a.trec", "b.trec"]
+    )
     assert report["params"] == tuned.params == {"weights": [0.6, 0.4]}
     assert report["held_out"] == tuned.held_out
     assert report["inputs"] == {"a": 0.0, "b": 1.0}  # a file less its extension (docs/cli.md)
@@ -112,7 +114,7 @@ def test_optimize_writes_the_tuned_run_and_its_joiner(files, capsys):
 
     component = yaml.safe_load(yaml_path.read_text())
     joiner = DocumentJoiner.from_dict(component)
-    tuned = optimize_fusion([A, B], QRELS, method="wsum", norm=None, metric="P@1", folds=2)
+    tuned = optimize_fusion([A, B], QRELS, FusionSearch(metric="P@1", folds=2), method="wsum", norm=None)
     total = sum(tuned.params["weights"])
     assert joiner.weights == pytest.approx([w / total for w in tuned.params["weights"]])
     assert component["init_parameters"] == tuned.joiner_parameters()
@@ -171,7 +173,7 @@ def test_the_held_out_score_is_each_folds_queries_scored_by_the_choice_made_with
 
     from haystack_irmetrics import evaluate
 
-    tuned = optimize_fusion([A, B], QRELS, method="wsum", metric="P@1", folds=4, seed=3)
+    tuned = optimize_fusion([A, B], QRELS, FusionSearch(metric="P@1", folds=4, seed=3), method="wsum")
     queries = sorted(QRELS)
     parts = np.array_split(np.random.default_rng(3).permutation(len(queries)), 4)
     per_config = []
@@ -211,7 +213,7 @@ def test_the_choice_on_all_queries_is_ranx_optimize_fusions_on_real_runs(method,
             metric=ranx_metric,
             show_progress=False,
         )
-    tuned = optimize_fusion(runs, qrels, method=method, metric=metric, folds=2, preset="trec")
+    tuned = optimize_fusion(runs, qrels, FusionSearch(metric=metric, folds=2, preset="trec"), method=method)
     if method == "wsum":
         assert tuned.params["weights"] == [float(w) for w in expected["weights"]]
     else:

@@ -75,7 +75,7 @@ def test_python_entry_points_raise_the_one_typed_error(bad):
     from haystack_irmetrics.clicks import ClickLog, compare_models, fit_model
     from haystack_irmetrics.clicks.interleaving import query_rng
     from haystack_irmetrics.clicks.simulate import simulate
-    from haystack_irmetrics.fusion import optimize_fusion
+    from haystack_irmetrics.fusion import FusionSearch, optimize_fusion
     from haystack_irmetrics.judges.agreement import sample_labelled
     from haystack_irmetrics.stats import bootstrap_ci
 
@@ -88,7 +88,7 @@ def test_python_entry_points_raise_the_one_typed_error(bad):
         lambda: compare_models(["ctr"], sessions, seed=bad),
         lambda: sessions.split(0.2, seed=bad),
         lambda: simulate(fit_model("ctr", sessions).model, sessions, seed=bad),
-        lambda: optimize_fusion(runs, qrels, method="wsum", metric="P@1", folds=3, seed=bad),
+        lambda: optimize_fusion(runs, qrels, FusionSearch(metric="P@1", folds=3, seed=bad), method="wsum"),
         lambda: sample_labelled(qrels, 2, seed=bad),
         lambda: query_rng(bad, "q1"),
         lambda: bootstrap_ci([0.1, 0.2, 0.3], seed=bad),

@@ -1,30 +1,28 @@
 """``irmetrics fuse``: fuse TREC runs into one with ranx's methods; tune the fusion on judgments by
 cross-validation (``--optimize``); write the Haystack ``DocumentJoiner`` that reproduces it (``--joiner-yaml``).
 
-Imports only the standard library until it runs (then :mod:`haystack_irmetrics.fusion`).
+The flags become a :class:`~haystack_irmetrics.fusion.job.FusionSettings`, the work is
+:func:`~haystack_irmetrics.fusion.job.run_fusion`; this module parses and prints. The choices and the help
+read the registry (:mod:`haystack_irmetrics.fusion.registry`; importing it loads numpy and the core, nothing
+heavier).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
-from ..fusion.methods import METHODS, PARAMETER_RANGES, PARAMETERS, TRAINED
-from ..fusion.norms import NORMALIZATIONS
 from ..fusion.optimize import MAX_CONFIGURATIONS
+from ..fusion.registry import METHODS, NO_NORMALIZATION, NORMALIZATIONS, RRF_K, TRAINED, parameter
 from ..io.tables import json_text, markdown_cell
 from .args import floats, named_file, names, seed
 
-# Names only: importing them loads numpy and the core, nothing heavier (the parser stays fast).
 _METHODS = list(METHODS)
-_NORMS = (*NORMALIZATIONS, "none")
-# The parameters as the command line gives them (RRF's k has its own flag).
-_PARAMS = [(key, method) for method, wanted in PARAMETERS.items() for key in wanted if method != "rrf"]
-_REQUIRED = ", ".join(
-    f"{m} --param {k}=..." for m, wanted in PARAMETERS.items() for k, v in wanted.items() if v is None
-)
+_NORMS = (*NORMALIZATIONS, NO_NORMALIZATION)
+# The parameters --param gives (one with a flag of its own, RRF's k, is not among them).
+_PARAMS = ", ".join(f"{p.name} ({m.name}: {p.range})" for m in METHODS.values() for p in m.params if p.argument is None)
+_REQUIRED = ", ".join(f"{m.name} --param {p.name}=..." for m in METHODS.values() for p in m.params if p.default is None)
 
 
 def _number(text: str) -> int | float:
@@ -44,7 +42,8 @@ def _param(text: str) -> tuple[str, float]:
         number = float(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected NAME=NUMBER, e.g. gamma=0.5, got {text!r}") from None
-    return name.strip(), int(number) if number.is_integer() and name.strip() in ("n_segments", "w") else number
+    rule = parameter(name.strip())
+    return name.strip(), int(number) if number.is_integer() and rule is not None and rule.whole else number
 
 
 def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -73,7 +72,9 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help=f"score normalisation before fusing: {', '.join(_NORMS)} (default min-max)",
     )
     p.add_argument("--weights", type=floats, default=None, help="one weight per run, e.g. 0.3,0.7 (weighted methods)")
-    p.add_argument("--rrf-k", type=_number, default=None, help="RRF's constant k, a number > 0 (default 60)")
+    p.add_argument(
+        "--rrf-k", type=_number, default=None, help=f"RRF's constant k, {RRF_K.range} (default {RRF_K.default})"
+    )
     p.add_argument("--depth", type=int, default=None, help="fuse each run's top D documents per query")
     p.add_argument(
         "--param",
@@ -81,8 +82,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="another parameter of the method: "
-        + ", ".join(f"{key} ({method}: {PARAMETER_RANGES[key][0]})" for key, method in _PARAMS),
+        help=f"another parameter of the method: {_PARAMS}",
     )
     p.add_argument("--qrels", default=None, help="qrels (TREC or BEIR TSV): trained methods and --optimize")
     p.add_argument("--names", type=names, default=None, help="labels of the runs (default: file names)")
@@ -145,73 +145,47 @@ def _table(tuning: Any) -> str:
     return "\n".join(lines)
 
 
+def _settings(args: argparse.Namespace) -> Any:
+    from ..fusion.job import FusionSettings
+
+    return FusionSettings(
+        runs=tuple(args.runs),
+        method=args.method,
+        norm=args.norm,
+        weights=None if args.weights is None else tuple(args.weights),
+        rrf_k=args.rrf_k,
+        params=tuple(args.param),
+        depth=args.depth,
+        qrels=args.qrels,
+        names=None if args.names is None else tuple(args.names),
+        output=args.output,
+        tag=args.tag,
+        optimize=args.optimize,
+        metric=args.metric,
+        folds=args.folds,
+        grid=None if args.grid is None else tuple(args.grid),
+        seed=args.seed,
+        preset=args.preset,
+        max_configurations=args.max_configurations,
+        progress=False if args.no_progress else None,
+        joiner_yaml=args.joiner_yaml,
+    )
+
+
 def run(args: argparse.Namespace) -> int:
-    """Run ``irmetrics fuse``: write the fused run, print the tuning, write the joiner; fusion's messages name
-    this command's flags."""
+    """Run ``irmetrics fuse``: the fusion (:func:`~haystack_irmetrics.fusion.job.run_fusion`, whose messages
+    name this command's flags), then what it did printed."""
     from ..fusion.arguments import command_line_names
+    from ..fusion.job import run_fusion
 
     with command_line_names():
-        return _fuse(args)
-
-
-def _fuse(args: argparse.Namespace) -> int:
-    from ..errors import FusionError
-    from ..fusion import fuse, joiner_parameters, joiner_yaml, optimize_fusion, pack_runs
-    from ..fusion.api import check_method, check_trained
-    from ..fusion.optimize import grid_from_values, search_grid
-    from ..io.output import write_text
-    from ..io.run_names import split_runs
-    from ..io.trec import read_qrels, write_trec_run
-
-    if len(args.runs) < 2:
-        raise FusionError(f"fuse needs two runs or more, got {len(args.runs)}: {args.runs}")
-    if not (args.output or args.optimize or args.joiner_yaml):
-        raise FusionError("nothing to do: give -o FUSED.trec, --optimize or --joiner-yaml OUT.yaml")
-    if args.optimize and not args.qrels:
-        raise FusionError("--optimize tunes on judgments: give --qrels")
-    norm = None if args.norm == "none" else args.norm
-    params = dict(args.param)
-    if args.rrf_k is not None:
-        if args.method != "rrf":
-            raise FusionError(f"--rrf-k is RRF's constant; {args.method} does not take it")
-        params["k"] = args.rrf_k
-    # Every argument checked before any file is read.
-    if args.optimize:
-        search = grid_from_values(args.method, args.grid) if args.grid else {}
-        grid = search_grid(
-            args.method, len(args.runs), params=params, max_configurations=args.max_configurations, **search
-        )
-    else:
-        check_method(args.method, len(args.runs), args.weights, params)
-        check_trained(args.method, args.qrels)
-    qrels = read_qrels(args.qrels) if args.qrels else None
-    packed = pack_runs(*split_runs(args.runs, args.names), depth=args.depth)
-    weights = args.weights
-    if args.optimize:
-        tuning = optimize_fusion(
-            packed,
-            qrels,
-            method=args.method,
-            norm=norm,
-            metric=args.metric,
-            folds=args.folds,
-            grid=grid,
-            seed=args.seed,
-            preset=args.preset,
-            params=params,
-            max_configurations=args.max_configurations,
-            progress=False if args.no_progress else None,
-        )
-        chosen = dict(tuning.params)
-        weights = chosen.pop("weights", weights)
-        params = chosen
-        print(json_text(tuning.to_dict(), indent=2) if args.json else _table(tuning))
-    if args.output:
-        fused = fuse(packed, args.method, norm=norm, weights=weights, qrels=qrels, params=params)
-        write_trec_run(fused, Path(args.output), tag=args.tag)
-        print(f"wrote {args.output}: {len(fused.qids)} queries", file=sys.stderr)
-    if args.joiner_yaml:
-        found = joiner_parameters(args.method, norm=norm, weights=weights, params=params, n_runs=len(packed.runs))
-        write_text(Path(args.joiner_yaml), joiner_yaml(found))
-        print(f"wrote {args.joiner_yaml}: DocumentJoiner {found['join_mode']}", file=sys.stderr)
+        result = run_fusion(_settings(args))
+    if result.tuning is not None:
+        print(json_text(result.tuning.to_dict(), indent=2) if args.json else _table(result.tuning))
+    if result.written is not None:
+        print(f"wrote {args.output}: {result.written} queries", file=sys.stderr)
+    if result.joiner_refused is not None:
+        raise result.joiner_refused
+    if result.joiner is not None:
+        print(f"wrote {args.joiner_yaml}: DocumentJoiner {result.joiner['join_mode']}", file=sys.stderr)
     return 0

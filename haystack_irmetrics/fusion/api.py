@@ -1,4 +1,4 @@
-"""``fuse``: several runs into one, by any of ranx's fusion methods and normalisations."""
+"""``fuse``: several runs into one, by any of ranx's fusion methods and normalisations (:mod:`.registry`)."""
 
 from __future__ import annotations
 
@@ -13,16 +13,32 @@ from ..core.inputs import ColumnarRun, Qrels
 from ..core.validation import shown
 from ..errors import FusionError, FusionParameterError
 from .arguments import argument
-from .methods import METHODS, PARAMETER_RANGES, PARAMETERS, TRAINED, WEIGHTED, fused_scores, learn
-from .norms import norm_name, normalize
-from .packed import PackedRuns, RunInput, check_run_count, pack_runs
-from .trained import training_labels
+from .methods import Fusing
+from .packed import PackedRuns, RunInput, RunRows, check_run_count, pack_runs
+from .registry import METHODS, NORMALIZATIONS, WEIGHTED, Method, fusion_method, norm_name
+from .trained import Hits, training_labels
 
 
-def _parameter(method: str, key: str, value: object = "...", source: str | None = None) -> str:
+def _parameter(entry: Method, key: str, value: object = "...", source: str | None = None) -> str:
     if source is not None:
         return source
-    return argument("k", value=value) if method == "rrf" and key == "k" else argument("param", key, value)
+    found = entry.parameter(key)
+    return argument(found.argument, value=value) if found and found.argument else argument("param", key, value)
+
+
+def with_rrf_k(method: str, params: Mapping[str, Any] | None, rrf_k: float | None) -> dict[str, Any]:
+    """``params`` with RRF's constant given by its own argument (``rrf_k=``, ``--rrf-k``) added.
+
+    :raises FusionParameterError: ``rrf_k`` for a method without that parameter.
+    """
+    out = dict(params or {})
+    if rrf_k is not None:
+        entry = METHODS.get(method)
+        own = [p.name for p in entry.params if p.argument == "k"] if entry else []
+        if not own:
+            raise FusionParameterError(f"{argument('rrf_k')} is RRF's constant; {method} does not take it")
+        out[own[0]] = rrf_k
+    return out
 
 
 def check_method(
@@ -34,17 +50,16 @@ def check_method(
     source: str | None = None,
 ) -> tuple[list[float] | None, dict[str, Any]]:
     """``(weights, params)`` checked and completed for ``method`` over ``n_runs`` runs: the one place every
-    fusion argument is checked against its range (:data:`~.methods.PARAMETER_RANGES`). A message names the
-    argument a parameter came from (``params=``, ``--param``; ``source`` where it came from elsewhere).
+    fusion argument is checked against its range (the method's :class:`~.registry.Parameter`). A message names
+    the argument a parameter came from (``params=``, ``--param``; ``source`` where it came from elsewhere).
 
     :raises FusionError: an unknown method.
     :raises FusionParameterError: weights for a method that takes none, not one per run, not finite or all
         zero; a parameter the method does not take, missing, not a finite number or out of its range.
     """
-    if method not in METHODS:
-        raise FusionError(f"unknown fusion method {method!r}; choose one of {', '.join(METHODS)}")
+    entry = fusion_method(method)
     if weights is not None:
-        if method not in WEIGHTED:
+        if not entry.weighted:
             raise FusionParameterError(
                 f"{method} takes no weights ({argument('weights')}; the weighted methods: {', '.join(WEIGHTED)})"
             )
@@ -58,31 +73,31 @@ def check_method(
             raise FusionParameterError(f"weights must be finite numbers, got {weights}")
         if not any(weights):
             raise FusionParameterError(f"weights must not all be zero (every document would score 0), got {weights}")
-    elif method in WEIGHTED:
+    elif entry.weighted:
         weights = [1.0 / n_runs] * n_runs
-    wanted = PARAMETERS.get(method, {})
+    wanted = entry.defaults
     given = dict(params or {})
     unknown = sorted(set(given) - set(wanted))
     if unknown:
         takes = ", ".join(wanted) or "none"
         raise FusionParameterError(
-            f"{method} takes no parameter {', '.join(unknown)} ({_parameter(method, unknown[0])}; its parameters: {takes})"
+            f"{method} takes no parameter {', '.join(unknown)} ({_parameter(entry, unknown[0])}; its parameters: {takes})"
         )
     full = {**wanted, **given}
     for key, value in full.items():
         if value is None:
-            raise FusionParameterError(f"{method} needs the parameter {key} ({_parameter(method, key)})")
+            raise FusionParameterError(f"{method} needs the parameter {key} ({_parameter(entry, key)})")
         if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
             raise FusionParameterError(
                 f"{method}'s parameter {key} must be a finite number, got {shown(value)} "
-                f"({_parameter(method, key, shown(value), source)})"
+                f"({_parameter(entry, key, shown(value), source)})"
             )
-        what, inside = PARAMETER_RANGES[key]
-        if not inside(value):
+        rule = entry.parameter(key)
+        if not rule.inside(value):
             raise FusionParameterError(
-                f"{method}'s parameter {key} must be {what}, got {value} ({_parameter(method, key, value, source)})"
+                f"{method}'s parameter {key} must be {rule.range}, got {value} ({_parameter(entry, key, value, source)})"
             )
-        if key in ("n_segments", "w"):
+        if rule.whole:
             full[key] = int(value)
     return weights, full
 
@@ -90,10 +105,20 @@ def check_method(
 def check_trained(method: str, qrels: object) -> None:
     """A trained method has judgments to learn from.
 
-    :raises FusionError: ``qrels`` is None for a method of :data:`~.methods.TRAINED`.
+    :raises FusionError: ``qrels`` is None for a trained method (:data:`~.registry.TRAINED`).
     """
-    if method in TRAINED and qrels is None:
+    entry = METHODS.get(method)
+    if entry is not None and entry.training is not None and qrels is None:
         raise FusionError(f"{method} is trained on judgments: pass qrels ({argument('qrels')})")
+
+
+def normalize(packed: PackedRuns, norm: str | None) -> list[RunRows]:
+    """Every run of ``packed`` normalised by ``norm`` (a name of :data:`~.registry.NORMALIZATIONS` or None)."""
+    name = norm_name(norm)
+    if name is None:
+        return list(packed.runs)
+    apply = NORMALIZATIONS[name].apply
+    return [apply(rows, packed) for rows in packed.runs]
 
 
 def _rank_within(scores: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -154,17 +179,17 @@ def fuse(
     :param runs: ``{qid: {docid: score}}`` dicts, ranked lists, :class:`~haystack_irmetrics.core.inputs.Run`
         or ``ColumnarRun`` values, TREC run file paths, or a :class:`~.packed.PackedRuns` (packed once for
         many fusions). Never modified. A query a run lacks counts as retrieved nothing there.
-    :param method: one of :data:`~.methods.METHODS` (ranx's names).
+    :param method: one of :data:`~.registry.METHODS` (ranx's names).
     :param norm: the score normalisation applied to every run first (ranx's default ``"min-max"``; see
-        :data:`~.norms.NORMALIZATIONS`), or None.
+        :data:`~.registry.NORMALIZATIONS`), or None.
     :param weights: one per run, for ``wsum``, ``wmnz``, ``mixed``, ``w_bordafuse``, ``w_condorcet``
         (default: equal weights).
     :param rrf_k: RRF's constant (default 60), ``params={"k": ...}`` for short.
     :param depth: each run's top ``depth`` documents per query are fused (default: all).
     :param qrels: judgments, for the trained methods (``bayesfuse``, ``posfuse``, ``probfuse``,
         ``segfuse``, ``slidefuse``, ``mapfuse``), which learn from the fused queries they judge.
-    :param params: the method's other parameters (:data:`~.methods.PARAMETERS`: ``gamma``, ``phi``,
-        ``sigma``, ``n_segments``, ``w``).
+    :param params: the method's other parameters (its :class:`~.registry.Parameter` values: ``gamma``,
+        ``phi``, ``sigma``, ``n_segments``, ``w``).
     :param names: run names for messages (default ``run1``, ``run2``, ...).
     :returns: the fused run as a :class:`~haystack_irmetrics.core.inputs.ColumnarRun` (``.data`` is the
         ``{qid: {docid: score}}`` dict), each query's documents by fused score descending.
@@ -187,24 +212,21 @@ def fuse(
     if isinstance(runs, PackedRuns) and depth is not None:
         raise FusionError("depth applies when packing: pass it to pack_runs")
     runs = runs if isinstance(runs, PackedRuns) else list(runs)
-    all_params = dict(params or {})
-    if rrf_k is not None:
-        if method != "rrf":
-            raise FusionParameterError(f"rrf_k is RRF's constant; {method} does not take it")
-        all_params["k"] = rrf_k
+    all_params = with_rrf_k(method, params, rrf_k)
     n_runs = len(runs.runs) if isinstance(runs, PackedRuns) else len(runs)
     check_run_count(n_runs)
     # Every argument is checked before any run is read.
     weights, all_params = check_method(method, n_runs, weights, all_params)
     check_trained(method, qrels)
     norm_name(norm)
+    entry = METHODS[method]
     packed = runs if isinstance(runs, PackedRuns) else pack_runs(runs, names=names, depth=depth)
-    normed = normalize(packed, norm_name(norm))
-    learned = None
-    if method in TRAINED:
+    normed = normalize(packed, norm)
+    learned: list[Any] = []
+    if entry.training is not None:
         labels = training_labels(packed, qrels if isinstance(qrels, Qrels) else Qrels.from_dict(qrels))
         if not any(lab is not None for lab in labels):
             raise FusionError(f"{method} is trained on judgments, but the qrels judge none of the fused queries")
-        learned = learn(packed, normed, method, labels, all_params)
-    scores = fused_scores(packed, normed, method, weights, all_params, learned)
-    return fused_run(packed, scores)
+        hits = [Hits(rows, packed, labels) for rows in normed]
+        learned = [entry.training.estimate(h, all_params) for h in hits]
+    return fused_run(packed, entry.scores(Fusing(packed, normed, weights, all_params, learned)))

@@ -23,12 +23,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..errors import FusionError
-from .norms import norm_name
+from .registry import JOIN_MODES, METHODS, norm_name
 
 #: The component type a pipeline YAML names.
 JOINER_TYPE = "haystack.components.joiners.document_joiner.DocumentJoiner"
-#: Haystack's RRF constant (0-based ranks), ranx's k = 60.
-HAYSTACK_RRF_K = 60
 
 
 def joiner_parameters(
@@ -41,7 +39,8 @@ def joiner_parameters(
     top_k: int | None = None,
 ) -> dict[str, Any]:
     """The ``DocumentJoiner`` init parameters that reproduce ranx's ``method`` (with ``norm``, ``weights``,
-    ``params``) over ``n_runs`` retrievers, connected to the joiner in the runs' order.
+    ``params``) over ``n_runs`` retrievers, connected to the joiner in the runs' order: the method's
+    :class:`~.registry.JoinMode`.
 
     :raises FusionError: when no join mode reproduces it (the message says which mode comes closest and why not).
 
@@ -55,35 +54,33 @@ def joiner_parameters(
     """
     norm = norm_name(norm)
     params = dict(params or {})
-    base = {"top_k": top_k, "sort_by_score": True}
-    if method == "rrf":
-        k = params.get("k", 60)
-        if k != HAYSTACK_RRF_K:
+    entry = METHODS.get(method)
+    mode = entry.joiner if entry is not None else None
+    if mode is None:
+        *others, last = [f"{name} ({what})" for name, what in JOIN_MODES.items()]
+        raise FusionError(
+            f"no DocumentJoiner join mode reproduces {method}: Haystack has {', '.join(others)} and {last}"
+        )
+    for key, fixed in mode.fixed.items():
+        given = params.get(key, fixed)
+        if given != fixed:
             raise FusionError(
-                f"Haystack's reciprocal_rank_fusion fixes RRF's k at 60 (61 on 0-based ranks); k={k} cannot be "
-                "reproduced: tune with the grid [60] or use irmetrics fuse's run"
+                f"{mode.why}; {key}={given} cannot be reproduced: tune with the grid [{fixed}] or use irmetrics fuse's run"
             )
-        return {"join_mode": "reciprocal_rank_fusion", "weights": None, **base}
-    if method in ("wsum", "sum", "max"):
-        if norm is not None:
-            raise FusionError(
-                f"Haystack's DocumentJoiner fuses the retrievers' raw scores; {method} after the {norm!r} "
-                "normalisation cannot be reproduced (fuse with norm=None, --norm none, to get a joiner)"
-            )
-        if method == "max":
-            return {"join_mode": "concatenate", "weights": None, **base}
-        if method == "sum":
-            return {"join_mode": "merge", "weights": None, **base}
-        if weights is None:
-            weights = [1.0 / n_runs] * n_runs
-        weights = [float(w) for w in weights]
-        if any(w < 0 for w in weights) or sum(weights) <= 0:
-            raise FusionError(f"Haystack's merge takes non-negative weights with a positive sum, got {weights}")
-        return {"join_mode": "merge", "weights": weights, **base}
-    raise FusionError(
-        f"no DocumentJoiner join mode reproduces {method}: Haystack has reciprocal_rank_fusion (ranx's rrf, k=60), "
-        "merge (wsum or sum on raw scores) and concatenate (max on raw scores)"
-    )
+    if mode.raw_scores and norm is not None:
+        raise FusionError(
+            f"Haystack's DocumentJoiner fuses the retrievers' raw scores; {method} after the {norm!r} "
+            "normalisation cannot be reproduced (fuse with norm=None, --norm none, to get a joiner)"
+        )
+    base = {"join_mode": mode.join_mode, "weights": None, "top_k": top_k, "sort_by_score": True}
+    if not mode.weights:
+        return base
+    if weights is None:
+        weights = [1.0 / n_runs] * n_runs
+    weights = [float(w) for w in weights]
+    if any(w < 0 for w in weights) or sum(weights) <= 0:
+        raise FusionError(f"Haystack's {mode.join_mode} takes non-negative weights with a positive sum, got {weights}")
+    return {**base, "weights": weights}
 
 
 def joiner_component(parameters: Mapping[str, Any]) -> dict[str, Any]:

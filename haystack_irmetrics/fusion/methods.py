@@ -1,7 +1,7 @@
-"""The fusion methods, as ranx 0.3.21 computes them (``ranx.fusion``), on packed rows.
+"""The fusion methods' score functions, as ranx 0.3.21 computes them (``ranx.fusion``), on packed rows.
 
-Each method turns the normalised runs (:func:`.norms.normalize`) into one fused score per candidate of
-every query. A document a run did not retrieve counts as ranx counts it: 0 in the sums, ``-1e9`` in
+Each function turns the normalised runs (:func:`.api.normalize`), with the weights, parameters and what a
+trained method learned, into one fused score per candidate of every query; :mod:`.registry` names them. A document a run did not retrieve counts as ranx counts it: 0 in the sums, ``-1e9`` in
 ``max``, ``1e9`` in ``min``, absent from ``mnz``'s count and ``med``'s median, the log-odds of a 0.1 %
 precision in ``bayesfuse``, the mean of the remaining Borda points in ``bordafuse``.
 """
@@ -9,7 +9,8 @@ precision in ``bayesfuse``, the mean of the remaining Borda points in ``bordafus
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import cmp_to_key
 from typing import Any
 
@@ -20,53 +21,6 @@ from . import trained
 from .arguments import argument
 from .packed import PackedRuns, RunRows
 
-#: Methods that take one weight per run.
-WEIGHTED = ("wsum", "wmnz", "mixed", "w_bordafuse", "w_condorcet")
-#: Methods trained on judgments (``qrels``).
-TRAINED = ("bayesfuse", "posfuse", "probfuse", "segfuse", "slidefuse", "mapfuse")
-#: Every method, by ranx's names.
-METHODS = (
-    "rrf",
-    "sum",
-    "mnz",
-    "anz",
-    "gmnz",
-    "max",
-    "min",
-    "med",
-    "wsum",
-    "wmnz",
-    "isr",
-    "log_isr",
-    "logn_isr",
-    "bordafuse",
-    "w_bordafuse",
-    "condorcet",
-    "w_condorcet",
-    "rbc",
-    "mixed",
-    *TRAINED,
-)
-#: The other parameters each method takes (``params`` of :func:`~haystack_irmetrics.fusion.fuse`), with
-#: their defaults (``None``: required, as in ranx).
-PARAMETERS: dict[str, dict[str, Any]] = {
-    "rrf": {"k": 60},
-    "gmnz": {"gamma": None},
-    "logn_isr": {"sigma": 0.01},
-    "rbc": {"phi": None},
-    "probfuse": {"n_segments": None},
-    "slidefuse": {"w": None},
-}
-#: The range of every parameter (checked in one place, :func:`~haystack_irmetrics.fusion.check_method`): what
-#: it says and whether a (finite) value is in it.
-PARAMETER_RANGES: dict[str, tuple[str, Callable[[float], bool]]] = {
-    "k": ("a number > 0", lambda v: v > 0),
-    "gamma": ("any finite number", lambda v: True),
-    "sigma": ("in [0, 1]", lambda v: 0 <= v <= 1),
-    "phi": ("in (0, 1)", lambda v: 0 < v < 1),
-    "n_segments": ("a whole number >= 1", lambda v: v >= 1 and float(v).is_integer()),
-    "w": ("a whole number >= 0", lambda v: v >= 0 and float(v).is_integer()),
-}
 _MIN_ODD = float(np.log(0.001 / 0.999))  # bayesfuse's log-odds of a document a run did not retrieve
 
 
@@ -165,118 +119,164 @@ def _per_rank(h_values: np.ndarray, rank: np.ndarray) -> np.ndarray:
     return out
 
 
-def fused_scores(
-    packed: PackedRuns,
-    runs: Sequence[RunRows],
-    method: str,
-    weights: Sequence[float] | None,
-    params: dict[str, Any],
-    learned: Sequence[Any] | None = None,
-) -> np.ndarray:
-    """One fused score per candidate of ``packed``, from the normalised ``runs``; ``learned`` holds what a
-    trained method learned per run (:func:`learn`)."""
-    n = packed.n_candidates
-    ranks = [r.rank for r in runs]
-    if method in ("sum", "mnz", "anz", "gmnz"):
-        total = _sum(n, runs, [r.score for r in runs])
-        count = _count(n, runs)
-        if method == "sum":
-            return total
-        if method == "mnz":
-            return total * count
-        if method == "anz":
-            return total / np.maximum(count, 1)
-        return total * count ** params["gamma"]
-    if method in ("max", "min"):
-        return _extreme(n, runs, method == "max")
-    if method == "med":
-        return _median(n, runs)
-    if method == "wsum":
-        return _sum(n, runs, [w * r.score for r, w in zip(runs, weights)])
-    if method == "wmnz":
-        return _sum(n, runs, [r.score for r in runs]) * _count(n, runs, weights)
-    if method == "mixed":
-        return _sum(n, runs, [w * r.score for r, w in zip(runs, weights)]) * np.sqrt(_count(n, runs))
-    if method == "rrf":
-        return _sum(n, runs, [1 / (params["k"] + rank + 1) for rank in ranks])
-    if method in ("isr", "log_isr", "logn_isr"):
-        total = _sum(n, runs, [1 / (rank + 1.0) ** 2 for rank in ranks])
-        count = _count(n, runs)
-        if method == "isr":
-            return total * count  # ranx's isr is CombMNZ over the 1/rank^2 scores
-        return total * np.log(count if method == "log_isr" else count + params["sigma"])
-    if method == "rbc":
-        phi = params["phi"]
-        return _sum(n, runs, [(1 - phi) * phi ** rank.astype(np.float64) for rank in ranks])
-    if method in ("bordafuse", "w_bordafuse"):
-        points = _borda_points(packed, runs)
-        if method == "bordafuse":
-            return np.sum(points, axis=0) if points else np.zeros(n)
-        return np.sum([w * p for w, p in zip(weights, points)], axis=0)
-    if method in ("condorcet", "w_condorcet"):
-        return _condorcet(packed, runs, weights if method == "w_condorcet" else None)
-    return _trained_scores(packed, runs, method, params, learned)
+@dataclass(frozen=True)
+class Fusing:
+    """What a method's score function reads: the packing, the normalised runs (one :class:`RunRows` each), the
+    weights (weighted methods), the method's parameters, and what a trained method learned per run."""
+
+    packed: PackedRuns
+    runs: Sequence[RunRows]
+    weights: Sequence[float] | None
+    params: Mapping[str, Any]
+    learned: Sequence[Any] = ()
+
+    @property
+    def n(self) -> int:
+        return self.packed.n_candidates
+
+    def total(self) -> np.ndarray:
+        """CombSUM: each candidate's scores summed over the runs."""
+        return _sum(self.n, self.runs, [r.score for r in self.runs])
+
+    def count(self) -> np.ndarray:
+        """How many runs retrieved each candidate."""
+        return _count(self.n, self.runs)
+
+    def weighted_total(self) -> np.ndarray:
+        return _sum(self.n, self.runs, [w * r.score for r, w in zip(self.runs, self.weights)])
+
+    def inverse_square_rank(self) -> np.ndarray:
+        return _sum(self.n, self.runs, [1 / (r.rank + 1.0) ** 2 for r in self.runs])
 
 
-def _trained_scores(
-    packed: PackedRuns, runs: Sequence[RunRows], method: str, params: dict[str, Any], learned: Sequence[Any] | None
-) -> np.ndarray:
-    n = packed.n_candidates
-    learned = list(learned or [])
-    if method == "posfuse":
-        return _sum(n, runs, [_per_rank(p, r.rank) for r, p in zip(runs, learned)])
-    if method == "mapfuse":
-        return _sum(n, runs, [m / (r.rank + 1.0) for r, m in zip(runs, learned)])
-    if method == "bayesfuse":
-        for r, name in zip(runs, packed.names):
-            if r.rank.size and int(r.rank.max()) >= trained.BAYES_CUTOFFS[-1]:
-                raise FusionError(
-                    f"bayesfuse estimates log-odds for the top {trained.BAYES_CUTOFFS[-1]} ranks only and run "
-                    f"{name!r} goes deeper: pass {argument('depth', value=trained.BAYES_CUTOFFS[-1])}"
-                )
-        total = _sum(n, runs, [odds[r.rank] for r, odds in zip(runs, learned)])
-        return total + (len(runs) - _count(n, runs)) * _MIN_ODD
-    if method == "probfuse":
-        values = []
-        for r, probs in zip(runs, learned):
-            n_seg = probs.size
-            size = np.repeat(np.maximum(-(-r.lengths // n_seg), 1), r.lengths)
-            seg = r.rank // size
-            values.append(probs[seg] / (seg + 1.0))
-        return _sum(n, runs, values)
-    if method == "segfuse":
-        bounds = np.asarray(trained.SEG_BOUNDS)
-        values = []
-        for r, probs in zip(runs, learned):
-            inside = r.rank < bounds[-1]
-            p = np.zeros(r.rank.size)
-            p[inside] = probs[np.searchsorted(bounds, r.rank[inside], side="right") - 1]
-            values.append(p * (r.score + 1))
-        return _sum(n, runs, values)
-    if method == "slidefuse":
-        w = params["w"]
-        values = []
-        for r, probs in zip(runs, learned):
-            sums = np.concatenate([[0.0], np.cumsum(probs)])
-            length = np.repeat(r.lengths, r.lengths)
-            a = np.maximum(r.rank - w, 0)
-            b = np.minimum(r.rank + w, length - 1)
-            top = np.minimum(b + 1, probs.size)
-            low = np.minimum(a, probs.size)
-            values.append((sums[top] - sums[low]) / (b - a + 1))
-        return _sum(n, runs, values)
-    raise FusionError(f"unknown fusion method {method!r}")
+def comb_sum(f: Fusing) -> np.ndarray:
+    return f.total()
 
 
-def learn(packed: PackedRuns, runs: Sequence[RunRows], method: str, labels: list, params: dict[str, Any]) -> list:
-    """What a trained method learns per run from the judgments ``labels`` (one per fused query or None)."""
-    hits = [trained.Hits(r, packed, labels) for r in runs]
-    if method in ("posfuse", "slidefuse"):
-        return [trained.positional_probs(h) for h in hits]
-    if method == "mapfuse":
-        return [trained.mean_average_precision(h) for h in hits]
-    if method == "bayesfuse":
-        return [trained.bayes_log_odds(h) for h in hits]
-    if method == "probfuse":
-        return [trained.probfuse_probs(h, params["n_segments"]) for h in hits]
-    return [trained.segfuse_probs(h) for h in hits]
+def comb_mnz(f: Fusing) -> np.ndarray:
+    return f.total() * f.count()
+
+
+def comb_anz(f: Fusing) -> np.ndarray:
+    return f.total() / np.maximum(f.count(), 1)
+
+
+def comb_gmnz(f: Fusing) -> np.ndarray:
+    return f.total() * f.count() ** f.params["gamma"]
+
+
+def comb_max(f: Fusing) -> np.ndarray:
+    return _extreme(f.n, f.runs, True)
+
+
+def comb_min(f: Fusing) -> np.ndarray:
+    return _extreme(f.n, f.runs, False)
+
+
+def comb_med(f: Fusing) -> np.ndarray:
+    return _median(f.n, f.runs)
+
+
+def weighted_sum(f: Fusing) -> np.ndarray:
+    return f.weighted_total()
+
+
+def weighted_mnz(f: Fusing) -> np.ndarray:
+    return f.total() * _count(f.n, f.runs, f.weights)
+
+
+def mixed(f: Fusing) -> np.ndarray:
+    return f.weighted_total() * np.sqrt(f.count())
+
+
+def reciprocal_rank(f: Fusing) -> np.ndarray:
+    return _sum(f.n, f.runs, [1 / (f.params["k"] + r.rank + 1) for r in f.runs])
+
+
+def inverse_square_rank(f: Fusing) -> np.ndarray:
+    return f.inverse_square_rank() * f.count()  # ranx's isr is CombMNZ over the 1/rank^2 scores
+
+
+def log_inverse_square_rank(f: Fusing) -> np.ndarray:
+    return f.inverse_square_rank() * np.log(f.count())
+
+
+def logn_inverse_square_rank(f: Fusing) -> np.ndarray:
+    return f.inverse_square_rank() * np.log(f.count() + f.params["sigma"])
+
+
+def rank_biased_centroid(f: Fusing) -> np.ndarray:
+    phi = f.params["phi"]
+    return _sum(f.n, f.runs, [(1 - phi) * phi ** r.rank.astype(np.float64) for r in f.runs])
+
+
+def borda(f: Fusing) -> np.ndarray:
+    points = _borda_points(f.packed, f.runs)
+    return np.sum(points, axis=0) if points else np.zeros(f.n)
+
+
+def weighted_borda(f: Fusing) -> np.ndarray:
+    return np.sum([w * p for w, p in zip(f.weights, _borda_points(f.packed, f.runs))], axis=0)
+
+
+def condorcet(f: Fusing) -> np.ndarray:
+    return _condorcet(f.packed, f.runs, None)
+
+
+def weighted_condorcet(f: Fusing) -> np.ndarray:
+    return _condorcet(f.packed, f.runs, f.weights)
+
+
+def posfuse(f: Fusing) -> np.ndarray:
+    return _sum(f.n, f.runs, [_per_rank(p, r.rank) for r, p in zip(f.runs, f.learned)])
+
+
+def mapfuse(f: Fusing) -> np.ndarray:
+    return _sum(f.n, f.runs, [m / (r.rank + 1.0) for r, m in zip(f.runs, f.learned)])
+
+
+def bayesfuse(f: Fusing) -> np.ndarray:
+    """:raises FusionError: a run deeper than the ranks bayesfuse has log-odds for."""
+    for r, name in zip(f.runs, f.packed.names):
+        if r.rank.size and int(r.rank.max()) >= trained.BAYES_CUTOFFS[-1]:
+            raise FusionError(
+                f"bayesfuse estimates log-odds for the top {trained.BAYES_CUTOFFS[-1]} ranks only and run "
+                f"{name!r} goes deeper: pass {argument('depth', value=trained.BAYES_CUTOFFS[-1])}"
+            )
+    total = _sum(f.n, f.runs, [odds[r.rank] for r, odds in zip(f.runs, f.learned)])
+    return total + (len(f.runs) - f.count()) * _MIN_ODD
+
+
+def probfuse(f: Fusing) -> np.ndarray:
+    values = []
+    for r, probs in zip(f.runs, f.learned):
+        n_seg = probs.size
+        size = np.repeat(np.maximum(-(-r.lengths // n_seg), 1), r.lengths)
+        seg = r.rank // size
+        values.append(probs[seg] / (seg + 1.0))
+    return _sum(f.n, f.runs, values)
+
+
+def segfuse(f: Fusing) -> np.ndarray:
+    bounds = np.asarray(trained.SEG_BOUNDS)
+    values = []
+    for r, probs in zip(f.runs, f.learned):
+        inside = r.rank < bounds[-1]
+        p = np.zeros(r.rank.size)
+        p[inside] = probs[np.searchsorted(bounds, r.rank[inside], side="right") - 1]
+        values.append(p * (r.score + 1))
+    return _sum(f.n, f.runs, values)
+
+
+def slidefuse(f: Fusing) -> np.ndarray:
+    w = f.params["w"]
+    values = []
+    for r, probs in zip(f.runs, f.learned):
+        sums = np.concatenate([[0.0], np.cumsum(probs)])
+        length = np.repeat(r.lengths, r.lengths)
+        a = np.maximum(r.rank - w, 0)
+        b = np.minimum(r.rank + w, length - 1)
+        top = np.minimum(b + 1, probs.size)
+        low = np.minimum(a, probs.size)
+        values.append((sums[top] - sums[low]) / (b - a + 1))
+    return _sum(f.n, f.runs, values)

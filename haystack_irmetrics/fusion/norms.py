@@ -1,33 +1,20 @@
 """Score normalisations before fusion, per run and query, as ranx 0.3.21 computes them
 (``ranx.normalization``), on packed rows.
 
-Each takes one run's :class:`~.packed.RunRows` and returns rows of the same shape with the normalised
-scores. Every normalisation but two keeps the run's rank order; ``min-max-inverted`` reverses it (ranx
-sorts the inverted run again: ties keep the earlier order) and ``borda`` gives every candidate of the
-query a score, the documents the run did not retrieve after those it did (in candidate order).
+Each takes one run's :class:`~.packed.RunRows` (and the packing it belongs to) and returns rows of the same
+shape with the normalised scores; :mod:`.registry` names them. Every normalisation but two keeps the run's
+rank order; ``min-max-inverted`` reverses it (ranx sorts the inverted run again: ties keep the earlier
+order) and ``borda`` gives every candidate of the query a score, the documents the run did not retrieve
+after those it did (in candidate order).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..errors import FusionError
 from .packed import PackedRuns, RunRows
 
-#: The normalisations, by ranx's names (``None``: the scores as they are).
-NORMALIZATIONS = ("min-max", "min-max-inverted", "max", "sum", "zmuv", "rank", "borda")
-_ALIASES = {"min_max": "min-max", "min_max_inverted": "min-max-inverted"}
 _FLOOR = 1e-9  # ranx's floor on every denominator
-
-
-def norm_name(norm: str | None) -> str | None:
-    """The canonical name of a normalisation (``None`` and ``"none"`` are no normalisation)."""
-    if norm is None or norm == "none":
-        return None
-    name = _ALIASES.get(norm, norm)
-    if name not in NORMALIZATIONS:
-        raise FusionError(f"unknown normalisation {norm!r}; choose one of {', '.join(NORMALIZATIONS)} or none")
-    return name
 
 
 def _per_query(values: np.ndarray, offsets: np.ndarray, ufunc: np.ufunc) -> np.ndarray:
@@ -48,7 +35,7 @@ def _with(rows: RunRows, value: np.ndarray) -> RunRows:
     return RunRows(rows.offsets, rows.candidate, value, rows.rank)
 
 
-def min_max(rows: RunRows, invert: bool = False) -> RunRows:
+def _min_max(rows: RunRows, invert: bool) -> RunRows:
     lo = _spread(_per_query(rows.score, rows.offsets, np.minimum), rows)
     hi = _spread(_per_query(rows.score, rows.offsets, np.maximum), rows)
     denominator = np.maximum(hi - lo, _FLOOR)
@@ -61,19 +48,27 @@ def min_max(rows: RunRows, invert: bool = False) -> RunRows:
     return RunRows(rows.offsets, rows.candidate[order], value[order], rows.rank)
 
 
-def max_norm(rows: RunRows) -> RunRows:
+def min_max(rows: RunRows, packed: PackedRuns) -> RunRows:
+    return _min_max(rows, invert=False)
+
+
+def min_max_inverted(rows: RunRows, packed: PackedRuns) -> RunRows:
+    return _min_max(rows, invert=True)
+
+
+def max_norm(rows: RunRows, packed: PackedRuns) -> RunRows:
     hi = _spread(_per_query(rows.score, rows.offsets, np.maximum), rows)
     return _with(rows, rows.score / np.maximum(hi, _FLOOR))
 
 
-def sum_norm(rows: RunRows) -> RunRows:
+def sum_norm(rows: RunRows, packed: PackedRuns) -> RunRows:
     lo = _spread(_per_query(rows.score, rows.offsets, np.minimum), rows)
     total = _spread(_per_query(rows.score, rows.offsets, np.add), rows)
     n = _spread(rows.lengths.astype(np.float64), rows)
     return _with(rows, (rows.score - lo) / np.maximum(total - lo * n, _FLOOR))
 
 
-def zmuv(rows: RunRows) -> RunRows:
+def zmuv(rows: RunRows, packed: PackedRuns) -> RunRows:
     n = np.maximum(rows.lengths, 1).astype(np.float64)
     mean = _spread(_per_query(rows.score, rows.offsets, np.add) / n, rows)
     deviation = rows.score - mean
@@ -81,7 +76,7 @@ def zmuv(rows: RunRows) -> RunRows:
     return _with(rows, deviation / _spread(np.maximum(std, _FLOOR), rows))
 
 
-def rank_norm(rows: RunRows) -> RunRows:
+def rank_norm(rows: RunRows, packed: PackedRuns) -> RunRows:
     n = _spread(rows.lengths.astype(np.float64), rows)
     return _with(rows, 1.0 - rows.rank / n)
 
@@ -104,21 +99,3 @@ def borda(rows: RunRows, packed: PackedRuns) -> RunRows:
     offsets = packed.offsets.copy()
     rank = np.arange(order.size, dtype=np.int64) - np.repeat(offsets[:-1], np.diff(offsets))
     return RunRows(offsets, candidate[order], value[order], rank)
-
-
-def normalize(packed: PackedRuns, norm: str | None) -> list[RunRows]:
-    """Every run of ``packed`` normalised by ``norm`` (a name of :data:`NORMALIZATIONS` or None)."""
-    name = norm_name(norm)
-    if name is None:
-        return list(packed.runs)
-    if name == "borda":
-        return [borda(rows, packed) for rows in packed.runs]
-    one = {
-        "min-max": min_max,
-        "min-max-inverted": lambda rows: min_max(rows, invert=True),
-        "max": max_norm,
-        "sum": sum_norm,
-        "zmuv": zmuv,
-        "rank": rank_norm,
-    }[name]
-    return [one(rows) for rows in packed.runs]

@@ -34,20 +34,8 @@ from ..stats.paired import compare_with_baseline
 from ..stats.significance import check_seed
 from .api import check_method, fuse
 from .arguments import argument
-from .methods import TRAINED, WEIGHTED
-from .norms import norm_name
 from .packed import PackedRuns, RunInput, check_run_count, pack_runs
-
-#: The parameter each method's grid runs over, with ranx's range (first, last, step).
-RANGES: dict[str, tuple[str, float, float, float]] = {
-    "rrf": ("k", 10, 100, 10),
-    "gmnz": ("gamma", 0.01, 1.0, 0.01),
-    "logn_isr": ("sigma", 0.01, 1.0, 0.01),
-    "rbc": ("phi", 0.01, 1.0, 0.01),
-    "probfuse": ("n_segments", 1, 100, 1),
-    "slidefuse": ("w", 1, 100, 1),
-}
-
+from .registry import METHODS, Method, norm_name
 
 #: The most configurations a search tries unless told otherwise (``max_configurations=``,
 #: ``--max-configurations``): each is fused and scored (about 1 ms of CPU on the shipped examples' 12 queries
@@ -140,7 +128,7 @@ def check_grid_size(method: str, n_runs: int, step: float, max_configurations: i
         )
     if given is not None:
         size, what = given, f"the {argument('grid')} given"
-    elif method in WEIGHTED:
+    elif _weighted(method):
         size = weight_grid_size(n_runs, step, max_configurations)
         what = f"{method}'s weights over {n_runs} runs in steps of {step}"
     else:
@@ -161,14 +149,28 @@ def check_grid_size(method: str, n_runs: int, step: float, max_configurations: i
     )
 
 
-def _parameter_grid(method: str) -> list[dict[str, Any]]:
-    if method not in RANGES:
+def _entry(method: str) -> Method | None:
+    """The registry entry (None for an unknown name: :func:`~.api.check_method` refuses it, in its turn)."""
+    return METHODS.get(method)
+
+
+def _weighted(method: str) -> bool:
+    entry = _entry(method)
+    return entry is not None and entry.weighted
+
+
+def _parameter_grid(method: str, inside: bool = False) -> list[dict[str, Any]]:
+    """ranx's grid of the method's parameter (:attr:`~.registry.Parameter.grid`), ``inside`` its range only."""
+    entry = _entry(method)
+    tuned = entry.tuned if entry is not None else None
+    if tuned is None:
         return [{}]
-    name, first, last, by = RANGES[method]
+    first, last, by = tuned.grid
     if isinstance(by, int):
-        return [{name: v} for v in range(int(first), int(last) + 1, int(by))]
-    digits = _digits(by)
-    return [{name: round(v, digits)} for v in np.arange(first, last + by, by).tolist()]
+        values = list(range(int(first), int(last) + 1, by))
+    else:
+        values = [round(v, _digits(by)) for v in np.arange(first, last + by, by).tolist()]
+    return [{tuned.name: v} for v in values if not inside or tuned.inside(v)]
 
 
 def default_grid(method: str, n_runs: int, step: float = 0.1) -> list[dict[str, Any]]:
@@ -176,7 +178,7 @@ def default_grid(method: str, n_runs: int, step: float = 0.1) -> list[dict[str, 
 
     :raises FusionParameterError: a weight grid of more than :data:`MAX_CONFIGURATIONS` tuples.
     """
-    if method in WEIGHTED:
+    if _weighted(method):
         return [{"weights": list(w)} for w in weight_grid(n_runs, step)]
     return _parameter_grid(method)
 
@@ -205,10 +207,10 @@ def search_grid(
     fixed = dict(params or {})
     if grid is not None:
         configs = [dict(c) for c in grid]
-    elif method in WEIGHTED:
+    elif _weighted(method):
         configs = [{"weights": list(w)} for w in _weight_tuples(n_runs, step)]
     else:
-        configs = [c for c in _parameter_grid(method) if not (method == "rbc" and c["phi"] >= 1)]
+        configs = _parameter_grid(method, inside=True)
     if not configs:
         raise FusionError(f"the grid for {method} is empty")
     source = None if grid is None else argument("grid")
@@ -225,17 +227,18 @@ def grid_from_values(method: str, values: Sequence[float]) -> dict[str, Any]:
 
     :raises FusionParameterError: not one value for a weighted method; a method with no parameter to tune.
     """
-    if method in WEIGHTED:
+    entry = _entry(method)
+    if entry is not None and entry.weighted:
         if len(values) != 1:
             raise FusionParameterError(
                 f"{method}'s {argument('grid')} is one value, the weight step (ranx's 0.1), got {list(values)}"
             )
         return {"step": float(values[0])}
-    if method not in RANGES:
+    tuned = entry.tuned if entry is not None else None
+    if tuned is None:
         raise FusionParameterError(f"{method} has no parameter to tune ({argument('grid')})")
-    name = RANGES[method][0]
-    whole = name in ("k", "n_segments", "w")
-    return {"grid": [{name: int(v) if whole and float(v).is_integer() else float(v)} for v in values]}
+    whole = isinstance(tuned.grid[2], int)  # ranx's grid of whole numbers (k, n_segments, w)
+    return {"grid": [{tuned.name: int(v) if whole and float(v).is_integer() else float(v)} for v in values]}
 
 
 @dataclass(frozen=True)
@@ -334,33 +337,45 @@ def _search(
     return [(i, values) for _, i, values in best]
 
 
+@dataclass(frozen=True)
+class FusionSearch:
+    """How :func:`optimize_fusion` searches: the measure it maximises and how, the folds, the grid.
+
+    :ivar metric: the measure maximised, any name :func:`~haystack_irmetrics.evaluate` takes, scored with
+        ``preset`` (``"beir"`` or ``"trec"``).
+    :ivar folds: cross-validation folds over the judged queries (>= 2), shuffled by ``seed``.
+    :ivar grid: the configurations to try (dicts of ``fuse`` keywords: ``weights`` and/or the method's
+        parameter); default ranx's (:func:`default_grid`, weights in steps of ``step``).
+    :ivar max_configurations: the largest grid searched (:data:`MAX_CONFIGURATIONS`); a larger one is refused
+        before any work.
+    """
+
+    metric: str = "NDCG@10"
+    folds: int = 5
+    grid: Sequence[Mapping[str, Any]] | None = None
+    step: float = 0.1
+    seed: int = 0
+    preset: str = "beir"
+    max_configurations: int = MAX_CONFIGURATIONS
+
+
 def optimize_fusion(
     runs: Sequence[RunInput] | PackedRuns,
     qrels: Mapping[str, Mapping[str, float]] | Qrels,
+    search: FusionSearch | None = None,
     *,
     method: str = "wsum",
     norm: str | None = "min-max",
-    metric: str = "NDCG@10",
-    folds: int = 5,
-    grid: Sequence[Mapping[str, Any]] | None = None,
-    step: float = 0.1,
-    seed: int = 0,
-    preset: str = "beir",
     params: Mapping[str, Any] | None = None,
     names: Sequence[str] | None = None,
     depth: int | None = None,
-    max_configurations: int = MAX_CONFIGURATIONS,
     progress: bool | None = None,
 ) -> FusionTuning:
-    """Tune ``method``'s weights or parameter on ``qrels`` by ``folds``-fold cross-validation over queries.
+    """Tune ``method``'s weights or parameter on ``qrels`` by cross-validation over queries, as ``search``
+    says (:class:`FusionSearch`; default: NDCG@10, 5 folds, ranx's grid).
 
-    :param grid: the configurations to try (dicts of ``fuse`` keywords: ``weights`` and/or ``params``
-        keys); default ranx's (:func:`default_grid`, weights in steps of ``step``).
-    :param metric: the measure maximised, any name :func:`~haystack_irmetrics.evaluate` takes, scored
-        with ``preset``.
     :param params: fixed parameters of the method (not tuned).
-    :param max_configurations: the largest grid searched (:data:`MAX_CONFIGURATIONS`); a larger one is
-        refused before any work.
+    :param names: run names (:func:`~.packed.pack_runs`); ``depth``: each run's top ``depth`` documents fused.
     :param progress: a progress bar of the configurations tried (default: when stderr is a terminal).
     :raises FusionParameterError: ``folds`` below 2, a grid past ``max_configurations``, a configuration or
         parameter out of its range (all before any run is read).
@@ -368,14 +383,16 @@ def optimize_fusion(
 
     Usage::
 
-        >>> from haystack_irmetrics.fusion import optimize_fusion
+        >>> from haystack_irmetrics.fusion import FusionSearch, optimize_fusion
         >>> qrels = {f"q{i}": {"good": 1} for i in range(6)}
         >>> a = {f"q{i}": {"good": 1.0, "bad": 2.0, "other": 0.0} for i in range(6)}
         >>> b = {f"q{i}": {"good": 3.0, "bad": 0.0, "other": 1.0} for i in range(6)}
-        >>> tuned = optimize_fusion([a, b], qrels, method="wsum", metric="P@1", folds=3)
+        >>> tuned = optimize_fusion([a, b], qrels, FusionSearch(metric="P@1", folds=3), method="wsum")
         >>> tuned.params, tuned.held_out, tuned.inputs
         ({'weights': [0.6, 0.4]}, 1.0, {'run1': 0.0, 'run2': 1.0})
     """
+    search = search if search is not None else FusionSearch()
+    metric, folds, seed, preset = search.metric, search.folds, search.seed, search.preset
     metric = parse_measure(metric).name
     rng = check_seed(seed)  # before any work
     if isinstance(folds, bool) or not isinstance(folds, int) or folds < 2:
@@ -383,7 +400,9 @@ def optimize_fusion(
     runs = runs if isinstance(runs, PackedRuns) else list(runs)
     n_runs = len(runs.runs) if isinstance(runs, PackedRuns) else len(runs)
     fixed = dict(params or {})
-    configs = search_grid(method, n_runs, grid=grid, step=step, params=fixed, max_configurations=max_configurations)
+    configs = search_grid(
+        method, n_runs, grid=search.grid, step=search.step, params=fixed, max_configurations=search.max_configurations
+    )
     norm_name(norm)
     packed = runs if isinstance(runs, PackedRuns) else pack_runs(runs, names=names, depth=depth)
     judged = qrels if isinstance(qrels, Qrels) else Qrels.from_dict(qrels)
@@ -407,9 +426,10 @@ def optimize_fusion(
 
     trains = [fold_of != f for f in range(folds)]
     everything = np.ones(len(queries), dtype=bool)
-    passes = folds + 1 if method in TRAINED else 1
+    trained = METHODS[method].training is not None
+    passes = folds + 1 if trained else 1
     with bar(len(configs) * passes, f"fuse --optimize {method}", "config", progress) as shown:
-        if method in TRAINED:  # each fold learns from its training queries only
+        if trained:  # each fold learns from its training queries only
             picks = [_search(configs, scored(restricted(t)), [t], shown.update)[0] for t in trains]
             picks.append(_search(configs, scored(judged), [everything], shown.update)[0])
         else:
