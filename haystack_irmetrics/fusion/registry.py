@@ -124,7 +124,6 @@ _SEGMENTS = Parameter(
 _WINDOW = Parameter(
     "w", None, "a whole number >= 0", lambda v: v >= 0 and float(v).is_integer(), (1, 100, 1), whole=True
 )
-_RAW = {"raw_scores": True}
 _BY_RANK = "per rank, the share of the judged queries' lists with a relevant document there"
 
 #: Every method, by ranx's names, in ranx's order.
@@ -142,7 +141,7 @@ METHODS: dict[str, Method] = {
                 why="Haystack's reciprocal_rank_fusion fixes RRF's k at 60 (61 on 0-based ranks)",
             ),
         ),
-        Method("sum", "CombSUM: `Σ score`", m.comb_sum, reads_scores=True, joiner=JoinMode("merge", **_RAW)),
+        Method("sum", "CombSUM: `Σ score`", m.comb_sum, reads_scores=True, joiner=JoinMode("merge", raw_scores=True)),
         Method("mnz", "CombMNZ: `Σ score` × the number of runs that retrieved it", m.comb_mnz, reads_scores=True),
         Method("anz", "CombANZ: `Σ score` / the number of runs that retrieved it", m.comb_anz, reads_scores=True),
         Method(
@@ -157,7 +156,7 @@ METHODS: dict[str, Method] = {
             "the highest score (a run that missed it: -1e9)",
             m.comb_max,
             reads_scores=True,
-            joiner=JoinMode("concatenate", **_RAW),
+            joiner=JoinMode("concatenate", raw_scores=True),
         ),
         Method("min", "the lowest score (a run that missed it: 1e9)", m.comb_min, reads_scores=True),
         Method("med", "the median score of the runs that retrieved it", m.comb_med, reads_scores=True),
@@ -167,7 +166,7 @@ METHODS: dict[str, Method] = {
             m.weighted_sum,
             weighted=True,
             reads_scores=True,
-            joiner=JoinMode("merge", weights=True, **_RAW),
+            joiner=JoinMode("merge", raw_scores=True, weights=True),
         ),
         Method(
             "wmnz",
