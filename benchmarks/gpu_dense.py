@@ -107,10 +107,11 @@ def minilm_folder() -> Path:
     return Path(get_model_path())
 
 
-def proxy_model(folder: Path, source: Path | None = None, *, layers: int = 1, width: int = 32) -> Path:
-    """A SentenceTransformers model folder: a BERT of ``layers`` layers ``width`` wide with random weights
-    (seeded), all-MiniLM-L6-v2's tokenizer, mean pooling; built from ``source``'s (default: the shipped
-    MiniLM's) configuration. Its compute is negligible, so a run with it measures everything else."""
+def proxy_model(folder: Path, source: Path | None = None, *, layers: int | None = 1, width: int = 32) -> Path:
+    """A SentenceTransformers model folder with random weights (seeded), ``source``'s tokenizer and pooling
+    (default: the shipped all-MiniLM-L6-v2's): a BERT of ``layers`` layers ``width`` wide (the CPU proxy: its
+    compute is negligible, so a run with it measures everything else), or with ``layers=None`` of ``source``'s
+    own shape (all-MiniLM-L6-v2's compute where its weights are not at hand: ``source`` needs no weights)."""
     import torch
     from transformers import BertConfig, BertModel
 
@@ -126,13 +127,18 @@ def proxy_model(folder: Path, source: Path | None = None, *, layers: int = 1, wi
             (folder / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, folder / rel)
     config = BertConfig.from_pretrained(source)
-    config.update(
-        {"num_hidden_layers": layers, "hidden_size": width, "num_attention_heads": 2, "intermediate_size": 2 * width}
-    )
+    if layers is not None:
+        shape = {
+            "num_hidden_layers": layers,
+            "hidden_size": width,
+            "num_attention_heads": 2,
+            "intermediate_size": 2 * width,
+        }
+        config.update(shape)
     torch.manual_seed(0)
     BertModel(config).save_pretrained(folder)
     pooling = folder / "1_Pooling" / "config.json"
-    pooling.write_text(json.dumps({**json.loads(pooling.read_text()), "word_embedding_dimension": width}))
+    pooling.write_text(json.dumps({**json.loads(pooling.read_text()), "word_embedding_dimension": config.hidden_size}))
     return folder
 
 
@@ -251,7 +257,7 @@ def dense(model: Path, data: Path, out: Path, batch: int, precision: str, device
     return measured
 
 
-def bm25(data: Path, out: Path, env: dict[str, str]) -> dict:
+def run_bm25(data: Path, out: Path, env: dict[str, str]) -> dict:
     cmd = [
         sys.executable,
         "-m",
@@ -270,8 +276,10 @@ def best(runs: list[dict]) -> dict:
     return min(runs, key=lambda r: r["wall"])
 
 
-def workload(name: str, data: Path, model: Path, args: argparse.Namespace, tmp: Path, gpu: bool) -> dict[str, Any]:
-    """Every process of one workload, ``args.repeat`` times each; the runs and their spread."""
+def workload(
+    name: str, data: Path, model: Path, args: argparse.Namespace, tmp: Path, gpu: bool, bm25: bool = True
+) -> dict[str, Any]:
+    """Every process of one workload, ``args.repeat`` times each (bm25 only with ``bm25``); the runs."""
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "IRMETRICS_CACHE_DIR": str(tmp / "cache")}
     device = "cuda" if gpu else "cpu"
     rows: dict[str, list[dict]] = {"encode": [], "dense": [], "again": [], "bm25": []}
@@ -280,8 +288,9 @@ def workload(name: str, data: Path, model: Path, args: argparse.Namespace, tmp: 
         rows["encode"].append(encode_alone(model, data, args.batch_size, args.precision, device, env))
         rows["dense"].append(dense(model, data, tmp / "dense", args.batch_size, args.precision, device, env, gpu))
         rows["again"].append(dense(model, data, tmp / "dense", args.batch_size, args.precision, device, env, gpu))
-        rows["bm25"].append(bm25(data, tmp / "bm25", env))  # the first builds and caches the bm25s index
-        rows["bm25"][-1] = bm25(data, tmp / "bm25", env)
+        if bm25:
+            rows["bm25"].append(run_bm25(data, tmp / "bm25", env))  # the first builds and caches the bm25s index
+            rows["bm25"][-1] = run_bm25(data, tmp / "bm25", env)
     return {"name": name, "rows": rows}
 
 
@@ -322,15 +331,18 @@ def report(results: list[dict], meta: dict[str, Any]) -> str:
     ]
     for res in results:
         rows = res["rows"]
-        enc, den, again, bm = (best(rows[k]) for k in ("encode", "dense", "again", "bm25"))
+        enc, den, again = (best(rows[k]) for k in ("encode", "dense", "again"))
+        bm = best(rows["bm25"]) if rows["bm25"] else None
+        bm25_s = _spread([r["wall"] for r in rows["bm25"]]) if bm else "-"
+        bm25_ratio = f"{again['wall'] / bm['wall']:.2f}x" if bm else "-"
         n, dim = enc["out"]["n"], enc["out"]["dim"]
         busy = den.get("gpu_busy")
         peak = max(den["summary"]["peak_rss_mb"].values())
         lines.append(
             f"| {res['name']} | {n:,} | {_spread([r['wall'] for r in rows['encode']])} | "
             f"{_spread([r['wall'] for r in rows['dense']])} | {den['wall'] / enc['wall']:.2f}x | "
-            f"{_spread([r['wall'] for r in rows['again']])} | {_spread([r['wall'] for r in rows['bm25']])} | "
-            f"{again['wall'] / bm['wall']:.2f}x | {'-' if busy is None else f'{busy:.0f}%'} | {peak:.0f} | "
+            f"{_spread([r['wall'] for r in rows['again']])} | {bm25_s} | {bm25_ratio} | "
+            f"{'-' if busy is None else f'{busy:.0f}%'} | {peak:.0f} | "
             f"{enc['out']['rss_mb']:.0f} | {n * dim * 4 / 2**20:.1f} |"
         )
     lines += [
@@ -368,6 +380,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path)
     parser.add_argument("--quick", action="store_true", help="the shipped sample + 300 fillers, once (a smoke run)")
     parser.add_argument("--proxy", action="store_true", help="the CPU proxy even where a GPU is found")
+    parser.add_argument(
+        "--model", type=Path, help="the model folder (default: the installed all-MiniLM-L6-v2); the proxy takes its tokenizer"
+    )
+    parser.add_argument(
+        "--random-weights",
+        action="store_true",
+        help="on a GPU: random weights of --model's shape (it needs no weights)",
+    )
     args = parser.parse_args(argv)
     started = time.perf_counter()
     gpu = not args.proxy and not args.quick and gpu_available()
@@ -387,52 +407,75 @@ def main(argv: list[str] | None = None) -> int:
     args.repeat = args.repeat or (1 if gpu else 3)
     load_before = os.getloadavg()[0]
     results, extra = [], []
-    with tempfile.TemporaryDirectory(prefix="gpu_dense_") as folder:
-        tmp = Path(folder)
-        model = minilm_folder() if gpu else proxy_model(tmp / "proxy-model")
-        if gpu:
-            results.append(workload(f"{args.data.name}", args.data, model, args, tmp / "w0", gpu))
-            per_doc = best(results[-1]["rows"]["dense"])["wall"] / best(results[-1]["rows"]["encode"])["out"]["n"]
-        for i, n in enumerate(fillers, 1):
-            name = f"{args.data.name} + {n:,}"
-            if gpu and results and time.perf_counter() - started + 3 * per_doc * n * args.repeat > args.budget:
-                extra.append(f"{name}: left out, over the {args.budget:.0f} s budget.")
-                continue
-            data = make_corpus(args.data, n, tmp / f"data{i}" / args.data.name)
-            results.append(workload(name, data, model, args, tmp / f"w{i}", gpu))
-            shutil.rmtree(tmp / f"data{i}", ignore_errors=True)
-            shutil.rmtree(tmp / f"w{i}", ignore_errors=True)
-        if gpu:
-            env = {**os.environ, "HF_HUB_OFFLINE": "1", "IRMETRICS_CACHE_DIR": str(tmp / "cache-bf16")}
-            half = dense(model, args.data, tmp / "bf16", args.batch_size, "bfloat16", "cuda", env, True)
-            full = best(results[0]["rows"]["dense"])["summary"]["metrics"]["NDCG@10"]
-            extra.append(
-                f"bfloat16 on {args.data.name}: nDCG@10 {half['summary']['metrics']['NDCG@10']:.5f} (float32 "
-                f"{full:.5f}), dense process {half['wall']:.1f} s, GPU busy {half['gpu_busy'] or 0:.0f}% of indexing."
-            )
-            rates = sweep(model, args.data, args.precision, "cuda", [64, 128, 256, 512, 1024])
-            fastest = max(rates, key=rates.get)
-            extra.append(
-                "encode alone on "
-                + args.data.name
-                + ", documents/s by batch size: "
-                + ", ".join(f"{b}: {r:,.0f}" for b, r in rates.items())
-                + f" (fastest: {fastest})."
-            )
-    meta = {
-        "machine": _machine(gpu),
-        "model": "all-MiniLM-L6-v2" if gpu else "the CPU proxy (random BERT, 1 layer, 32 wide, MiniLM's tokenizer)",
-        "batch": args.batch_size,
-        "precision": "the model's own (float32)" if args.precision == "none" else args.precision,
-        "repeat": args.repeat,
-        "load": (load_before, os.getloadavg()[0]),
-        "extra": [*extra, f"The whole script took {time.perf_counter() - started:.0f} s."],
-    }
-    text = report(results, meta)
     out = args.out or (
         Path(tempfile.gettempdir()) / "gpu_dense.md" if args.quick else ROOT / "benchmarks" / "gpu_dense.md"
     )
-    out.write_text(text)
+
+    def write(results: list[dict], extra: list[str]) -> str:
+        """The report so far, written at once (a run cut short by its time limit leaves what it measured)."""
+        meta = {
+            "machine": _machine(gpu),
+            "model": model_name,
+            "batch": args.batch_size,
+            "precision": "the model's own (float32)" if args.precision == "none" else args.precision,
+            "repeat": args.repeat,
+            "load": (load_before, os.getloadavg()[0]),
+            "extra": [*extra, f"The script ran {time.perf_counter() - started:.0f} s."],
+        }
+        text = report(results, meta)
+        out.write_text(text)
+        return text
+
+    model_name = (
+        "the CPU proxy (random BERT, 1 layer, 32 wide, MiniLM's tokenizer)"
+        if not gpu
+        else "all-MiniLM-L6-v2's shape with random weights"
+        if args.random_weights
+        else "all-MiniLM-L6-v2"
+    )
+    with tempfile.TemporaryDirectory(prefix="gpu_dense_") as folder:
+        tmp = Path(folder)
+        if not gpu:
+            model = proxy_model(tmp / "proxy-model", args.model)
+        elif args.random_weights:
+            model = proxy_model(tmp / "random-model", args.model, layers=None)
+        else:
+            model = args.model or minilm_folder()
+        rate = None
+        if gpu:  # SciFact, its precisions and the batch sizes first: the large workloads as the budget allows
+            results.append(workload(f"{args.data.name}", args.data, model, args, tmp / "w0", gpu))
+            write(results, extra)
+            full = best(results[0]["rows"]["dense"])
+            for precision in ("bfloat16", "float16"):
+                env = {**os.environ, "HF_HUB_OFFLINE": "1", "IRMETRICS_CACHE_DIR": str(tmp / f"cache-{precision}")}
+                half = dense(model, args.data, tmp / precision, args.batch_size, precision, "cuda", env, True)
+                extra.append(
+                    f"{precision} on {args.data.name}: nDCG@10 {half['summary']['metrics']['NDCG@10']:.5f} (the "
+                    f"model's own {full['summary']['metrics']['NDCG@10']:.5f}), dense process {half['wall']:.1f} s "
+                    f"({full['wall']:.1f} s), GPU busy {half['gpu_busy'] or 0:.0f}% of indexing."
+                )
+                write(results, extra)
+            rates = sweep(model, args.data, args.precision, "cuda", [64, 128, 256, 512, 1024])
+            rate = rates.get(args.batch_size) or max(rates.values())
+            extra.append(
+                f"encode alone on {args.data.name}, documents/s by batch size: "
+                + ", ".join(f"{b}: {r:,.0f}" for b, r in rates.items())
+                + f" (fastest: {max(rates, key=rates.get)})."
+            )
+            write(results, extra)
+        for i, n in enumerate(fillers, 1):
+            name = f"{args.data.name} + {n:,}"
+            # encode alone and dense each embed the corpus once; processes, generation and the rerun about a minute
+            needed = args.repeat * (2.3 * n / rate + 60) if rate else 0
+            if gpu and time.perf_counter() - started + needed > args.budget:
+                extra.append(f"{name}: left out, about {needed:.0f} s more than the {args.budget:.0f} s budget left.")
+                continue
+            data = make_corpus(args.data, n, tmp / f"data{i}" / args.data.name)
+            results.append(workload(name, data, model, args, tmp / f"w{i}", gpu, bm25=not gpu))
+            write(results, extra)
+            shutil.rmtree(tmp / f"data{i}", ignore_errors=True)
+            shutil.rmtree(tmp / f"w{i}", ignore_errors=True)
+    text = write(results, extra)
     print(text)
     return 0
 

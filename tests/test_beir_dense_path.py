@@ -184,6 +184,58 @@ def test_a_device_torch_does_not_have_exits_2_before_anything_is_embedded(tiny, 
     assert not (cache_dir / "embeddings").exists()
 
 
+@needs_dense
+def test_a_rerun_from_the_cache_imports_neither_sentence_transformers_nor_torch(tiny, tmp_path, cache_dir):
+    import subprocess
+    import sys
+
+    script = (
+        "import sys; from haystack_irmetrics.beir.lazy_torch import import_haystack_without_torch as h; h()\n"
+        "from haystack_irmetrics.beir import run_beir\n"
+        f"run = run_beir(None, 'dense', model={tiny!r}, progress=False)\n"
+        "print(run.info['embedding_cache'], run.means['NDCG@10'], *(m in sys.modules for m in "
+        "('sentence_transformers', 'transformers', 'torch')))"
+    )
+    env = {**__import__("os").environ, "IRMETRICS_CACHE_DIR": str(cache_dir), "HF_HUB_OFFLINE": "1"}
+    first, again = (
+        subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True).stdout
+        for _ in range(2)
+    )
+    ndcg = first.split()[4]
+    assert first.split()[5:] == ["True", "True", "True"]  # the model loaded: everything imported at its first use
+    assert again.split()[4:] == [ndcg, "False", "False", "False"], again
+    assert "'hits': 1, 'misses': 0" in again
+
+
+def test_the_device_is_guessed_without_torch_and_found_again_when_a_model_loads(monkeypatch):
+    from haystack_irmetrics.beir import devices
+
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    assert devices.guessed_device() in ("cpu", "mps")
+    params = {"model": "x"}
+    assert EmbedderOptions().apply(params, document=True, guess="cuda:0") is True
+    assert (
+        params["device"] == {"type": "single", "device": "cuda:0"}
+        and params["batch_size"] == DEFAULT_BATCH_SIZE["cuda"]
+    )
+    named = {"model": "x", "device": {"type": "single", "device": "cpu"}}
+    assert EmbedderOptions().apply(named, document=True, guess="cuda:0") is False  # the pipeline's own device
+    assert named["batch_size"] == 32
+
+
+@needs_dense
+def test_an_embedder_given_a_guessed_device_loads_its_model_where_torch_finds_one(tiny, monkeypatch):
+    from haystack.utils import ComponentDevice
+
+    monkeypatch.setattr("haystack_irmetrics.beir.specs.guessed_device", lambda: "mps")  # a wrong guess
+    pipes = load_beir_pipelines("dense", model=tiny, progress=False)
+    embedder = pipes.indexing.get_component("embedder")
+    assert embedder.device.to_torch_str() == "mps" and embedder.batch_size == DEFAULT_BATCH_SIZE["mps"]
+    pipes.warm_up()
+    embedder.embedding_backend.inner.load()
+    assert embedder.device == ComponentDevice.resolve_device(None)  # torch's, not the guess
+
+
 def test_the_settings_check_their_values():
     for kwargs, message in (
         ({"batch_size": 0}, "batch size"),

@@ -89,6 +89,29 @@ def found_device() -> str:
     return ComponentDevice.resolve_device(None).to_torch_str()
 
 
+def guessed_device() -> str:
+    """The device :func:`found_device` gives, guessed without importing torch (a second of a run whose vectors
+    are all cached, which loads no model): the first GPU where an NVIDIA device is visible and torch is a
+    CUDA build, MPS on Apple silicon, else the CPU. An embedder given this guess asks torch when its model
+    loads (:class:`~haystack_irmetrics.beir.models.LazyModel`); the guess sets only the default batch size."""
+    import glob
+    import importlib.metadata
+    import os
+    import platform
+    import sys
+
+    try:
+        version = importlib.metadata.version("torch")
+    except importlib.metadata.PackageNotFoundError:
+        return "cpu"
+    nvidia = glob.glob("/dev/nvidia[0-9]*") or os.path.isdir("/proc/driver/nvidia/gpus")
+    if nvidia and "+cpu" not in version and os.environ.get("CUDA_VISIBLE_DEVICES") not in ("", "-1"):
+        return "cuda:0"
+    if sys.platform == "darwin" and platform.machine() == "arm64" and os.getenv("HAYSTACK_MPS_ENABLED") != "false":
+        return "mps"
+    return "cpu"
+
+
 def model_dtype(model: str) -> str | None:
     """The dtype a local model folder's ``config.json`` stores its weights in (float32 when it says none), or
     None when that is not known (a Hugging Face name, an unreadable file)."""
@@ -120,23 +143,29 @@ class EmbedderOptions:
             check_available(device)
         return EmbedderOptions(self.batch_size, self.precision, device)
 
-    def apply(self, params: MutableMapping[str, Any], *, document: bool, found: str | None = None) -> None:
+    def apply(self, params: MutableMapping[str, Any], *, document: bool, guess: str | None = None) -> bool:
         """Write the options into an embedder's init ``params`` (in place; ``params["model"]`` resolved).
 
         :param document: a document embedder (it embeds the corpus on every device; a text embedder on the first).
-        :param found: the device an embedder that names none runs on (:func:`found_device`, read when needed).
+        :param guess: the device of an embedder that names none, written into it (:func:`guessed_device`:
+            Haystack would import torch to find it); None: Haystack finds it (:func:`found_device`).
+        :returns: whether ``guess`` was written (the device is to be found again when the model loads).
         """
         devices = self.device.split(",") if self.device else []
+        guessed = False
         if devices:
             params["device"] = {"type": "single", "device": devices[0]}
             if document and len(devices) > 1:
                 params["encode_kwargs"] = {**(params.get("encode_kwargs") or {}), "device": devices}
+        elif guess is not None and params.get("device") is None:
+            params["device"] = {"type": "single", "device": guess}
+            guessed = True
         if self.batch_size is not None:
             params["batch_size"] = self.batch_size
         elif params.get("batch_size") is None:
             named = params.get("device")
             device = named.get("device") if isinstance(named, dict) else None
-            kind = str(device or found or found_device()).partition(":")[0]
+            kind = str(device or found_device()).partition(":")[0]
             params["batch_size"] = DEFAULT_BATCH_SIZE.get(kind, DEFAULT_BATCH_SIZE["cpu"])
         if self.precision is not None:
             kwargs = dict(params.get("model_kwargs") or {})
@@ -146,6 +175,7 @@ class EmbedderOptions:
                 kwargs.pop("torch_dtype", None)
                 kwargs["dtype"] = self.precision
                 params["model_kwargs"] = kwargs
+        return guessed
 
 
 __all__ = [
@@ -156,5 +186,6 @@ __all__ = [
     "check_device",
     "check_precision",
     "found_device",
+    "guessed_device",
     "model_dtype",
 ]

@@ -77,14 +77,18 @@ class LazyModel:
 
     It stands in the embedder's ``embedding_backend`` (so the embedder's ``warm_up`` loads nothing) behind
     the embedding cache: a run that finds every vector in the cache never loads the model. Loading
-    goes through the embedder's own ``warm_up``, with the model hint of :meth:`BeirPipelines.warm_up`.
+    goes through the embedder's own ``warm_up``, with the model hint of :meth:`BeirPipelines.warm_up`;
+    with ``find_device``, the embedder's device (guessed without torch) is the one torch finds first.
     """
 
-    def __init__(self, component: Any, source: str, models: list[str], progress: bool) -> None:
+    def __init__(
+        self, component: Any, source: str, models: list[str], progress: bool, find_device: bool = False
+    ) -> None:
         self._component = component
         self._source = source
         self._models = models
         self._progress = progress
+        self._find_device = find_device
         self._backend: Any = None
 
     @property
@@ -98,6 +102,10 @@ class LazyModel:
             standing = comp.embedding_backend
             comp.embedding_backend = None
             try:
+                if self._find_device:  # guessed without torch (devices.guessed_device): torch says now
+                    from haystack.utils import ComponentDevice
+
+                    comp.device = ComponentDevice.resolve_device(None)
                 with model_loading_bars(self._progress or not self._models):
                     comp.warm_up()
                 self._backend = comp.embedding_backend

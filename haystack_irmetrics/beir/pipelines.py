@@ -35,23 +35,23 @@ from ..integration.queries import QueryRunner
 from ..integration.sockets import BEIR_NAMING, PipelineSockets, find_sockets, nest, parse_sockets
 from ..integration.sockets import document_inputs as find_document_inputs
 from ..integration.stores import BM25S_HINT, BM25S_MODULES, FAISS_MODULES, store_attribute, stores_of, unique_stores
-from ._builtin import BUILTIN_PIPELINES, DEFAULT_MODEL, builtin_pipeline
+from ._builtin import BUILTIN_PIPELINES, builtin_pipeline
 from .devices import EmbedderOptions
 from .models import LazyModel, embedding_dim, model_hint, model_loading_bars, resolve_model
+from .specs import _PRIVATE_STORES, _ST_EMBEDDERS, guessed_names, rewrite_spec
 
 if TYPE_CHECKING:  # pragma: no cover
     from haystack import Document, Pipeline
 
     from .dense import StreamedIndexing
 
-#: In-process stores whose indexes a run renames to private ones (``--no-index`` leaves them as named).
-_PRIVATE_STORES = ("InMemoryDocumentStore", "BM25sDocumentStore", "FaissDocumentStore")
-_ST_EMBEDDERS = ("SentenceTransformersDocumentEmbedder", "SentenceTransformersTextEmbedder")
 _ST_MODULE = "haystack_integrations.components.embedders.sentence_transformers"
 _QDRANT_MODULES = (
     "haystack_integrations.document_stores.qdrant",
     "haystack_integrations.components.retrievers.qdrant",
 )
+#: Component modules loaded with sentence-transformers and torch imported at their first use (:func:`_load`).
+_DEFERRING = ("haystack.", "haystack_irmetrics.", _ST_MODULE, *_QDRANT_MODULES)
 
 
 def pipelines_dir() -> Path:
@@ -88,6 +88,8 @@ class BeirPipelines:
     cache: bool = True
     _retrieval_stores: list[Any] = field(default_factory=list, repr=False)
     _private_stores: list[Any] = field(default_factory=list, repr=False)
+    #: Embedders whose device was guessed without torch (:func:`~haystack_irmetrics.beir.devices.guessed_device`).
+    _guessed_devices: list[Any] = field(default_factory=list, repr=False)
     _warm: bool = field(default=False, repr=False)
     _ranked: Any = field(default=None, repr=False)
     direct_run: bool = True
@@ -133,10 +135,13 @@ class BeirPipelines:
             for pipe in (self.indexing, self.retrieval):
                 for _, comp in pipe.walk():
                     if type(comp).__name__ in _ST_EMBEDDERS and getattr(comp, "embedding_backend", 0) is None:
-                        lazy = LazyModel(comp, self.source, self.models, self.progress)
+                        find = any(comp is g for g in self._guessed_devices)
+                        lazy = LazyModel(comp, self.source, self.models, self.progress, find_device=find)
                         comp.embedding_backend = CachingEmbeddingBackend(lazy, embedding_cache_folder(comp))
+        # the embedders' models load later (LazyModel, with its own switch): transformers is not imported for it
+        show = self.progress or not self.models or (self.cache and "transformers" not in sys.modules)
         try:
-            with model_loading_bars(self.progress or not self.models):
+            with model_loading_bars(show):
                 self.indexing.warm_up()
                 self.retrieval.warm_up()
         except Exception as e:
@@ -324,10 +329,13 @@ def load_beir_pipelines(
     show = sys.stderr.isatty() if progress is None else progress
     models: list[str] = []
     specs = [spec] + ([indexing_spec] if indexing_spec is not None else [])
+    # with the cache, a model may never load: the device is guessed without torch, and found when one loads
+    guessed: list[dict[str, Any]] | None = [] if cache else None
     for s in specs:
-        _rewrite(s, index_map, run_id, model, show, models, dim, options)
+        rewrite_spec(s, index_map, run_id, model, show, models, dim, options, guessed)
     if models:  # a device asked for is checked once the pipelines are known to embed
         options.check()
+    by_guess = [guessed_names(s, guessed or []) for s in specs]
 
     allowed = list(allowed_modules)
     retrieval = _load(spec, source, allowed)
@@ -375,6 +383,8 @@ def load_beir_pipelines(
         cache=cache,
         _retrieval_stores=stores,
         _private_stores=private_stores,
+        _guessed_devices=[retrieval.get_component(n) for n in by_guess[0]]
+        + [indexing.get_component(n) for n in (by_guess[1] if indexing_spec is not None else [])],
     )
 
 
@@ -543,55 +553,24 @@ def _read_yaml(path: Path, name: str) -> Any:
     return read_pipeline_yaml(text, name)
 
 
-def _rewrite(
-    node: Any,
-    index_map: dict[Any, str] | None,
-    run_id: str,
-    model: str | None,
-    show: bool,
-    models: list[str],
-    dim: int | None = None,
-    options: EmbedderOptions | None = None,
-) -> None:
-    """Give every in-process store a private shared index (unless ``index_map`` is None) and every
-    embedder its model and the run's :class:`~haystack_irmetrics.beir.devices.EmbedderOptions`, in place."""
-    if isinstance(node, list):
-        for item in node:
-            _rewrite(item, index_map, run_id, model, show, models, dim, options)
-        return
-    if not isinstance(node, dict):
-        return
-    kind = node.get("type")
-    params = node.get("init_parameters")
-    if isinstance(kind, str) and isinstance(params, dict):
-        cls = kind.rsplit(".", 1)[-1]
-        if cls in _PRIVATE_STORES and index_map is not None:
-            old = params.get("index")
-            if old in index_map.values():  # the same mapping reached twice (a YAML alias): renamed already
-                return
-            if old not in index_map:
-                index_map[old] = f"{old or 'beir'}-{run_id}-{len(index_map)}"
-            params["index"] = index_map[old]
-            params["shared"] = True
-        elif dim is not None and "embedding_dim" in params:  # a vector store sized for the default model
-            params["embedding_dim"] = dim
-        elif cls in _ST_EMBEDDERS:
-            resolved = resolve_model(model or params.get("model") or DEFAULT_MODEL)
-            params["model"] = resolved
-            if Path(resolved).is_dir():
-                params["local_files_only"] = True
-            if cls == "SentenceTransformersDocumentEmbedder":
-                params["progress_bar"] = show
-            else:
-                params.setdefault("progress_bar", False)
-            (options or EmbedderOptions()).apply(params, document=cls == _ST_EMBEDDERS[0])
-            models.append(resolved)
-    for key, value in node.items():
-        if key != "type":
-            _rewrite(value, index_map, run_id, model, show, models, dim, options)
-
-
 def _load(spec: dict[str, Any], source: str, allowed_modules: list[str]) -> Pipeline:
+    """The pipeline of ``spec``; sentence-transformers and torch are imported when an embedder first loads its
+    model (a run whose vectors are all cached loads none)."""
+    from contextlib import ExitStack
+
+    from .lazy_torch import deferred_import
+
+    types = [c.get("type") for c in (spec.get("components") or {}).values() if isinstance(c, dict)]
+    with ExitStack() as stack:
+        # only modules known to use sentence-transformers and torch through names they call (a user's component
+        # may subclass torch.nn.Module or import torch's submodules when it is imported)
+        if all(isinstance(t, str) and t.startswith(_DEFERRING) for t in types):
+            stack.enter_context(deferred_import("sentence_transformers"))
+            stack.enter_context(deferred_import("torch", names=False))
+        return _load_now(spec, source, allowed_modules)
+
+
+def _load_now(spec: dict[str, Any], source: str, allowed_modules: list[str]) -> Pipeline:
     from haystack.marshal import YamlMarshaller
 
     from ..integration.loading import load_pipeline
