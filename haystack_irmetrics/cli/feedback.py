@@ -180,15 +180,41 @@ def paths(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``irmetrics feedback``: aggregate, score, compare; print markdown or JSON, write ``--report``."""
-    from ..feedback import (
-        FeedbackLog,
-        NoRelevantJudgmentWarning,
-        Strategy,
-        aggregate_feedback,
-        detect_format,
-        evaluate_feedback,
+    """Run ``irmetrics feedback``: the job (:func:`haystack_irmetrics.feedback.job.run_feedback`: aggregate,
+    replay, score, compare, windows, the report files) and the report page; print markdown or JSON."""
+    from ..errors import NoRelevantJudgmentWarning
+    from ..feedback.job import FeedbackJob, ReplaySettings, run_feedback
+
+    job = FeedbackJob(
+        _log(args),
+        runs=args.run,
+        pipelines=args.pipeline,
+        replay=ReplaySettings(args.corpus, args.query_input, args.pipeline_output, args.top_k),
+        settings=_settings(args),
+        windows=_window_settings(args) if args.window else None,
+        write_qrels=args.write_qrels,
+        report=args.report,
+        plots=args.plots,
     )
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", NoRelevantJudgmentWarning)  # every run says it (one line: cli.app.main)
+        result = run_feedback(job)
+    ev = result.evaluation
+    if args.report:
+        from ..report import feedback_report
+
+        feedback_report(ev, result.runs, Path(args.report) / "report.html")
+        print(f"report: {len(result.written) + 1} files in {args.report}", file=sys.stderr)
+    if args.json:
+        print(json_text(ev.to_dict(), indent=2))
+    else:
+        print(ev.to_markdown(), end="")
+    return 0
+
+
+def _log(args: argparse.Namespace) -> Any:
+    """The log the options name, read by its columns (with ``--qrels``, voting by a qrels file's labels)."""
+    from ..feedback import FeedbackLog, detect_format
 
     columns = {
         "query": args.query_col,
@@ -209,6 +235,14 @@ def run(args: argparse.Namespace) -> int:
         from ..feedback import JudgedLog
 
         log = JudgedLog(log, args.qrels, min_impressions=args.min_impressions)
+    return log
+
+
+def _settings(args: argparse.Namespace) -> Any:
+    """How the options score: :class:`~haystack_irmetrics.feedback.settings.FeedbackSettings`."""
+    from ..feedback import Strategy
+    from ..feedback.settings import FeedbackSettings
+
     strategy = Strategy.parse(
         args.strategy,
         min_votes=args.min_votes,
@@ -217,88 +251,27 @@ def run(args: argparse.Namespace) -> int:
         up_threshold=args.up_threshold,
         confidence=args.confidence_wilson,
     )
-    feedback = aggregate_feedback(log, strategy)
-    if args.write_qrels:
-        feedback.write_trec_qrels(args.write_qrels)
-    from ..errors import InvalidArgumentError
-    from ..io.run_names import run_names, split_named
-
-    runs: dict[str, Any] = {}
-    named = [split_named(value) for value in (*args.run, *args.pipeline)]
-    labels = iter(run_names([p for _, p in named], [n for n, _ in named]))  # every command's rule, YAMLs too
-
-    def add(name: str, value: Any) -> None:
-        if name in runs:
-            raise InvalidArgumentError(f"two systems are named {name!r}; label them NAME=RUN or NAME=YAML")
-        runs[name] = value
-
-    for value in args.run:
-        add(next(labels), split_named(value)[1])
-    if args.pipeline:
-        from ..feedback import replay_pipeline
-        from ..integration.loading import load_pipeline
-
-        corpus = None
-        if args.corpus:
-            from ..integration.corpus import corpus_documents, write_into_stores
-            from ..io.beir_data import read_beir_corpus
-
-            corpus = corpus_documents(read_beir_corpus(args.corpus))
-        for value in args.pipeline:
-            path = split_named(value)[1]
-            pipe = load_pipeline(path)
-            if corpus is not None:
-                write_into_stores(pipe, corpus, source=f"--corpus: the pipeline {path}")
-            add(
-                next(labels),
-                replay_pipeline(
-                    pipe, feedback, query_input=args.query_input, output=args.pipeline_output, top_k=args.top_k
-                ),
-            )
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", NoRelevantJudgmentWarning)
-        ev = evaluate_feedback(
-            feedback,
-            runs,
-            threshold=args.threshold,
-            k_values=args.k,
-            measures=args.measures,
-            condensed=args.condensed,
-            include_logged=args.logged,
-            baseline=args.baseline,
-            preset=args.preset,
-            n_resamples=args.n_resamples,
-            seed=args.seed,
-            confidence=args.confidence,
-            test=args.test,
-        )
-    for w in caught:  # ours as one line on stderr, like evaluate's errors; any other as Python shows it
-        if issubclass(w.category, NoRelevantJudgmentWarning):
-            print(f"irmetrics: warning: {w.message}", file=sys.stderr)
-        else:
-            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
-    if args.window:
-        ev.windows, ev.window, ev.window_alpha = _windows(args, log, strategy), args.window, args.alpha
-    if args.report:
-        from ..report import feedback_report
-
-        written = ev.write_report(args.report, plots=args.plots)
-        written.append(feedback_report(ev, runs, Path(args.report) / "report.html"))
-        print(f"report: {len(written)} files in {args.report}", file=sys.stderr)
-    if args.json:
-        print(json_text(ev.to_dict(), indent=2))
-    else:
-        print(ev.to_markdown(), end="")
-    return 0
+    return FeedbackSettings(
+        strategy=strategy,
+        threshold=args.threshold,
+        k_values=args.k,
+        measures=args.measures,
+        condensed=args.condensed,
+        include_logged=args.logged,
+        baseline=args.baseline,
+        preset=args.preset,
+        n_resamples=args.n_resamples,
+        seed=args.seed,
+        confidence=args.confidence,
+        test=args.test,
+    )
 
 
-def _windows(args: argparse.Namespace, log: Any, strategy: Any) -> Any:
-    """The logged system's measures per ``--window`` (:mod:`haystack_irmetrics.feedback.windows`)."""
-    from ..feedback.windows import feedback_windows
+def _window_settings(args: argparse.Namespace) -> Any:
+    """The logged rankings' measures per ``--window``: :class:`~haystack_irmetrics.feedback.settings.WindowSettings`."""
+    from ..feedback.settings import WindowSettings
 
-    return feedback_windows(
-        log,
-        strategy,
+    return WindowSettings(
         width=args.window,
         k_values=args.k,
         measures=args.measures,

@@ -11,6 +11,7 @@ import math
 import os
 import warnings
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +25,8 @@ from .judgments import ALL, AggregatedFeedback, Strategy, wilson_lower_bound
 from .reading import FeedbackLog
 from .report import FeedbackEvaluation
 from .scoring import LOGGED, VARIANTS, score_segment
+from .settings import DEFAULT_K_VALUES, FeedbackSettings, settings_of
 
-DEFAULT_K_VALUES = (1, 3, 5, 10)
 #: Kernels whose measures count a label ``>= threshold`` as relevant (NDCG uses labels as gains instead).
 _THRESHOLD_KERNELS = ("binary", "bpref", "iprec")
 
@@ -58,20 +59,7 @@ def _named_runs(runs: Mapping[str, Any] | Sequence[Any] | None) -> dict[str, Any
 def evaluate_feedback(
     log: FeedbackLog | AggregatedFeedback | Any,
     runs: Mapping[str, Any] | Sequence[Any] | None = None,
-    *,
-    strategy: Strategy | str = "mean",
-    threshold: float = 0.5,
-    k_values: Sequence[int] = DEFAULT_K_VALUES,
-    measures: Sequence[str] | None = None,
-    condensed: bool = True,
-    include_logged: bool = True,
-    baseline: str | None = None,
-    by_segment: bool | None = None,
-    preset: str = "beir",
-    n_resamples: int = 10_000,
-    seed: int = 0,
-    confidence: float = 0.95,
-    test: str = "randomization",
+    settings: FeedbackSettings | None = None,
     **options: Any,
 ) -> FeedbackEvaluation:
     """Score the logged rankings and any runs against judgments aggregated from a feedback log.
@@ -80,6 +68,15 @@ def evaluate_feedback(
         ``FeedbackLog``, or an already aggregated :class:`~.judgments.AggregatedFeedback`.
     :param runs: ``{name: run}`` or a list of runs; a run is a TREC run path, a ``{qid: {docid: score}}``
         dict or a :class:`~haystack_irmetrics.core.inputs.Run` (e.g. from :func:`~.replay.replay_pipeline`).
+    :param settings: how to score, as one value (:class:`~.settings.FeedbackSettings`); any of its fields
+        given as a keyword (``k_values=[1]``) takes the place of the settings' own.
+    :param options: the fields of :class:`~.settings.FeedbackSettings` as keywords (below), and the options of
+        :func:`~.aggregate.aggregate_feedback`: the strategy's ``min_votes``, ``dedup``, ``dedup_by`` and
+        ``up_threshold`` (Wilson's ``confidence`` goes in a :class:`~.judgments.Strategy`: ``confidence`` here is
+        the bootstrap's), and the log's ``columns``, ``on_error``, ...
+
+    The fields of :class:`~.settings.FeedbackSettings`:
+
     :param strategy: aggregation strategy (:class:`~.judgments.Strategy` or name).
     :param threshold: labels ``>=`` this are relevant for P, Recall, MAP, MRR and R_cap (NDCG uses labels as gains).
     :param k_values: cutoffs; ``measures``: families or names (default BEIR's six families).
@@ -91,9 +88,6 @@ def evaluate_feedback(
     :param n_resamples: randomization sign patterns and bootstrap resamples; ``seed`` makes both repeatable.
     :param confidence: level of every bootstrap interval.
     :param test: the test behind significance markers: ``"randomization"`` or ``"t"``.
-    :param options: as :func:`~.aggregate.aggregate_feedback`'s: the strategy's ``min_votes``, ``dedup``,
-        ``dedup_by`` and ``up_threshold`` (Wilson's ``confidence`` goes in a :class:`~.judgments.Strategy`:
-        ``confidence`` here is the bootstrap's), and the log's ``columns``, ``on_error``, ...
 
     Usage::
 
@@ -108,6 +102,8 @@ def evaluate_feedback(
         >>> ev.means()
         {'logged': {'P@1': 0.5, 'MRR@1': 0.5}, 'new': {'P@1': 1.0, 'MRR@1': 1.0}}
     """
+    s, options = settings_of(FeedbackSettings, settings, options, "evaluate_feedback")
+    threshold, n_resamples, seed, confidence, test = s.threshold, s.n_resamples, s.seed, s.confidence, s.test
     # Every setting is checked before the log is read: aggregating a large log takes a while.
     if isinstance(log, AggregatedFeedback) and options:
         raise FeedbackError(f"options {sorted(options)} apply to a log, not to aggregated feedback")
@@ -119,7 +115,7 @@ def evaluate_feedback(
     check_resamples(n_resamples)
     check_seed(seed)
     check_confidence(confidence)
-    wanted = resolve_measures(measures, k_values)
+    wanted = resolve_measures(s.measures, s.k_values)
     whole = [m.name for m in wanted if m.cutoff is None]
     if whole:
         # The report's tables, curves and Judged@k are per cutoff.
@@ -128,56 +124,48 @@ def evaluate_feedback(
     external = {name: _load_run(name, run) for name, run in _named_runs(runs).items()}
     if LOGGED in external:
         raise FeedbackError(f"the name {LOGGED!r} is reserved for the rankings users saw; rename that run")
-    systems = ([LOGGED] if include_logged else []) + list(external)
+    systems = ([LOGGED] if s.include_logged else []) + list(external)
     if not systems:
         raise FeedbackError("nothing to score: give runs, or keep include_logged=True")
-    baseline = baseline or systems[0]
+    baseline = s.baseline or systems[0]
     if baseline not in systems:
         raise FeedbackError(f"baseline {baseline!r} is not one of the systems {systems}")
     # One bootstrap over every (system, list, metric) column and each system's Judged@k.
-    n_lists = len(VARIANTS) if condensed else 1
+    n_lists = len(VARIANTS) if s.condensed else 1
     check_bootstrap_size(n_resamples, len(systems) * (n_lists * len(metrics) + len({m.cutoff for m in wanted})))
     if isinstance(log, AggregatedFeedback):
         feedback = log
     else:
-        feedback = aggregate_feedback(log, strategy, by_segment=by_segment, **options)
+        feedback = aggregate_feedback(log, s.strategy, by_segment=s.by_segment, **options)
     qrels = feedback.qrels(ALL)
     judged_queries = [q for q in qrels.qids if qrels.data[q]]
     for name, run in external.items():
         _check_shared_queries(name, run, judged_queries, feedback.source)
     _warn_if_nothing_relevant(feedback, float(threshold), wanted)
-    settings = {
+    recorded = {
         "strategy": feedback.strategy.describe(),
         "threshold": float(threshold),
         "k_values": sorted({m.cutoff for m in wanted}),
         "measures": metrics,
-        "condensed": condensed,
-        "preset": preset,
+        "condensed": s.condensed,
+        "preset": s.preset,
         "n_resamples": n_resamples,
         "seed": seed,
         "confidence": confidence,
         "test": test,
     }
-    common = {
-        "metrics": metrics,
-        "threshold": float(threshold),
-        "preset": preset,
-        "condensed": condensed,
-        "n_resamples": n_resamples,
-        "seed": seed,
-        "confidence": confidence,
-    }
-    overall = score_segment(feedback, ALL, "all", external, systems, baseline, **common)
+    scoring = replace(s, threshold=float(threshold), baseline=baseline)
+    overall = score_segment(feedback, ALL, "all", external, systems, scoring, metrics)
     segments = []
-    want_segments = feedback.segment_judgments is not None if by_segment is None else by_segment
+    want_segments = feedback.segment_judgments is not None if s.by_segment is None else s.by_segment
     if want_segments:
         values = list(feedback.segments)
         labels = ["(none)" if v is None else str(v) for v in values]
         if len(set(labels)) < len(labels):  # a segment literally named "(none)" beside rows without one
             labels = ["(none)" if v is None else repr(v) for v in values]
         for value, label in zip(values, labels):
-            segments.append(score_segment(feedback, value, label, external, systems, baseline, **common))
-    return FeedbackEvaluation(feedback, settings, systems, baseline, metrics, overall, segments)
+            segments.append(score_segment(feedback, value, label, external, systems, scoring, metrics))
+    return FeedbackEvaluation(feedback, recorded, systems, baseline, metrics, overall, segments)
 
 
 def _examples(ids: Sequence[str], n: int = 3) -> str:
@@ -269,6 +257,7 @@ def _warn_if_nothing_relevant(feedback: AggregatedFeedback, threshold: float, wa
 __all__ = [
     "DEFAULT_K_VALUES",
     "LOGGED",
+    "FeedbackSettings",
     "NoRelevantJudgmentWarning",
     "evaluate_feedback",
     "no_relevant_explanation",

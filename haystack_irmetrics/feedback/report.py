@@ -26,9 +26,10 @@ from .scoring import VARIANTS, SegmentResult, feedback_preset
 MAX_SKIPPED_LISTED = 20
 
 
-@dataclass
+@dataclass(frozen=True)
 class FeedbackEvaluation:
-    """Result of :func:`~.evaluate.evaluate_feedback`; render it with :meth:`to_markdown` or :meth:`write_report`."""
+    """Result of :func:`~.evaluate.evaluate_feedback` (frozen); render it with :meth:`to_markdown` or
+    :meth:`write_report`."""
 
     feedback: AggregatedFeedback
     settings: dict[str, Any]
@@ -37,8 +38,9 @@ class FeedbackEvaluation:
     metrics: list[str]
     overall: SegmentResult
     segments: list[SegmentResult] = field(default_factory=list)
-    #: The logged rankings' measures per time window (:func:`~.windows.feedback_windows`), when asked for;
-    #: ``window`` is their width (``"1d"``), ``window_alpha`` the adjusted p below which a drop is flagged.
+    #: The logged rankings' measures per time window (:func:`~.windows.feedback_windows`), when asked for
+    #: (:func:`~.job.run_feedback` with ``windows``); ``window`` is their width (``"1d"``), ``window_alpha`` the
+    #: adjusted p below which a drop is flagged.
     #: The markdown, JSON, report files and :func:`~haystack_irmetrics.report.feedback_report` show them.
     windows: list[Window] = field(default_factory=list)
     window: str | None = None

@@ -33,6 +33,7 @@ from ..errors import FeedbackError
 from ..stats import Comparison, bootstrap_means, compare_with_baseline, percentile_interval
 from ._deps import pl
 from .judgments import AggregatedFeedback
+from .settings import FeedbackSettings
 
 VARIANTS = ("full", "condensed")
 #: The system name of the rankings users saw (:meth:`~.judgments.AggregatedFeedback.logged_run`).
@@ -243,16 +244,15 @@ def score_segment(
     label: str,
     external: dict[str, Run | ArrayRun],
     systems: list[str],
-    baseline: str,
-    *,
+    settings: FeedbackSettings,
     metrics: list[str],
-    threshold: float,
-    preset: str,
-    condensed: bool,
-    n_resamples: int,
-    seed: int,
-    confidence: float,
 ) -> SegmentResult:
+    """Every system of ``systems`` scored on ``segment``'s judgments and compared with ``settings.baseline`` (set:
+    :func:`~.evaluate.evaluate_feedback` resolves it), on ``metrics``, with ``settings``' threshold, preset, lists
+    and bootstrap."""
+    baseline, threshold, preset, condensed = settings.baseline, settings.threshold, settings.preset, settings.condensed
+    n_resamples, seed, confidence = settings.n_resamples, settings.seed, settings.confidence
+    assert baseline is not None
     qrels: Qrels = feedback.qrels(segment)
     ks = sorted({int(m.split("@")[1]) for m in metrics})
     scores: dict[str, SystemScores] = {}

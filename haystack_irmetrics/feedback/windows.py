@@ -12,8 +12,7 @@ adjusted p below ``alpha`` is flagged.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -21,6 +20,7 @@ from ..errors import FeedbackSchemaError
 from ..stats.windows import Window, window_of, window_series
 from .judgments import Strategy
 from .reading import FeedbackLog
+from .settings import WindowSettings, settings_of
 
 if TYPE_CHECKING:  # pragma: no cover
     import polars as pl
@@ -44,23 +44,20 @@ def _ranked(frame: pl.DataFrame) -> dict[str, list[str]]:
 def feedback_windows(
     log: FeedbackLog,
     strategy: Strategy | str = "mean",
-    *,
-    width: str = "1d",
-    k_values: Sequence[int] = (10,),
-    measures: Sequence[str] | None = ("NDCG",),
-    threshold: float = 0.5,
-    preset: str = "beir",
-    unit: str = "us",
-    baseline: str | None = None,
-    alpha: float = 0.05,
-    confidence: float = 0.95,
-    n_resamples: int = 10_000,
-    seed: int = 0,
+    settings: WindowSettings | None = None,
+    **options: Any,
 ) -> list[Window]:
     """Every measure per window for the logged system (see the module docs), measure by measure in time order.
 
+    :param settings: the window width, the measures and the tests, as one value
+        (:class:`~.settings.WindowSettings`); ``options`` are its fields as keywords (``width="1d"``,
+        ``k_values=[5]``), each in place of the settings' own.
     :raises FeedbackSchemaError: the log has no timestamp or position column, or a row has no timestamp.
+    :raises TypeError: an option that is no field of :class:`~.settings.WindowSettings`.
     """
+    s, unknown = settings_of(WindowSettings, settings, options, "feedback_windows")
+    if unknown:
+        raise TypeError(f"feedback_windows() got an unexpected keyword argument {sorted(unknown)[0]!r}")
     from ._deps import pl
     from .aggregate import aggregate_feedback
     from .scoring import score_system
@@ -75,23 +72,23 @@ def feedback_windows(
     missing = frame.filter(pl.col("timestamp").is_null())
     if missing.height:
         raise FeedbackSchemaError(f"{log.name}: row {missing['row'][0]} has no timestamp; windows need one per row")
-    index, starts, ends = window_of(frame["timestamp"].to_numpy(), width, unit)
+    index, starts, ends = window_of(frame["timestamp"].to_numpy(), s.width, s.unit)
     frame = frame.with_columns(pl.Series("window", index))
     per_window: list[dict[str, np.ndarray]] = []
     names: list[str] = []
     for w in range(len(starts)):
         ranked = _ranked(frame.filter(pl.col("window") == w))
-        scores = score_system("logged", ranked, qrels, k_values=k_values, measures=measures, threshold=threshold,
-                              preset=preset, condensed=False)  # fmt: skip
+        scores = score_system("logged", ranked, qrels, k_values=s.k_values, measures=s.measures,
+                              threshold=s.threshold, preset=s.preset, condensed=False)  # fmt: skip
         keep = np.array([q in ranked for q in scores.queries], dtype=bool)  # the queries shown in the window
         names = list(scores.values["full"])
         per_window.append({m: v[keep] for m, v in scores.values["full"].items()})
     out: list[Window] = []
     for m in names:
         groups = [values[m] for values in per_window]
-        out += window_series(groups, starts, ends, measure=m, counted="queries", baseline=baseline, alpha=alpha,
-                             confidence=confidence, n_resamples=n_resamples, seed=seed)  # fmt: skip
+        out += window_series(groups, starts, ends, measure=m, counted="queries", baseline=s.baseline, alpha=s.alpha,
+                             confidence=s.confidence, n_resamples=s.n_resamples, seed=s.seed)  # fmt: skip
     return out
 
 
-__all__ = ["Window", "feedback_windows"]
+__all__ = ["Window", "WindowSettings", "feedback_windows"]

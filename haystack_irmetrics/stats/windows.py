@@ -170,18 +170,23 @@ def window_series(
     baseline: str | None = None,
     lower_is_better: bool = False,
     alpha: float = 0.05,
-    confidence: float = 0.95,
-    n_resamples: int = 10_000,
-    seed: int = 0,
+    **bootstrap: Any,
 ) -> list[Window]:
     """One :class:`Window` per group of values (a window's per-impression or per-query values, in time
     order): the mean with its percentile bootstrap interval (the value itself for one value, nan for none)
     and :func:`compare_windows` against the previous window or the one starting at ``baseline``
     (:func:`baseline_index`).
 
+    :param bootstrap: the interval's ``confidence`` (0.95), ``n_resamples`` (10,000) and ``seed`` (0), as
+        :func:`~.significance.bootstrap_ci` takes them.
     :raises StatsInputError: ``baseline`` starts no window; lengths differ.
+    :raises TypeError: a keyword that is none of these.
     """
     from .significance import bootstrap_ci
+
+    unknown = sorted(set(bootstrap) - {"confidence", "n_resamples", "seed"})
+    if unknown:
+        raise TypeError(f"window_series() got an unexpected keyword argument {unknown[0]!r}")
 
     if not len(groups) == len(starts) == len(ends):
         raise StatsInputError(f"{len(groups)} windows but {len(starts)} starts and {len(ends)} ends")
@@ -192,7 +197,7 @@ def window_series(
     for g, start, end, change in zip(arrays, starts, ends, changes, strict=True):
         mean = float(g.mean()) if g.size else float("nan")
         if g.size >= 2:
-            low, high = (float(x) for x in bootstrap_ci(g, confidence=confidence, n_resamples=n_resamples, seed=seed))
+            low, high = (float(x) for x in bootstrap_ci(g, **bootstrap))
         else:
             low = high = mean
         reference = None if change.reference is None else starts[change.reference]
