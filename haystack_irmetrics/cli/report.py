@@ -107,14 +107,12 @@ def run(args: argparse.Namespace) -> int:
     from ..errors import InvalidArgumentError
     from ..io.output import write_text
     from ..io.run_names import split_runs
-    from ..report import build_report, to_csv, to_latex, to_markdown, write_report
+    from ..report import ReportSettings, build_report, to_csv, to_latex, to_markdown, write_report
 
     if args.depth < 1:
         raise InvalidArgumentError(f"--depth must be at least 1, got {args.depth}")
     runs, labels = split_runs(args.runs, args.names)
-    data = build_report(
-        runs,
-        args.qrels,
+    settings = ReportSettings(
         k_values=args.k,
         measures=args.measures,
         names=labels,
@@ -132,6 +130,7 @@ def run(args: argparse.Namespace) -> int:
         judged=args.judged,
         bounds=args.bounds,
     )
+    data = build_report(runs, args.qrels, settings)
     written = [write_report(data, args.output)]
     for path, export in ((args.latex, to_latex), (args.csv, to_csv), (args.markdown, to_markdown)):
         if path:

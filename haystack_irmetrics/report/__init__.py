@@ -2,7 +2,7 @@
 
 * :mod:`.sources` reads what a report is made of (runs and their names, qrels, query texts, documents);
 * :mod:`.data` evaluates every run with :func:`~haystack_irmetrics.evaluate` and compares each with the
-  baseline (:mod:`haystack_irmetrics.stats`): :func:`build_report` returns a :class:`ReportData`;
+  baseline (:mod:`haystack_irmetrics.stats`): :func:`build_report` returns a :class:`ReportData` (what to show: a :class:`ReportSettings`);
 * :mod:`.judged` adds what the report says about the judgments under its numbers: each run's Judged@k and
   Hole@k, the prediction-powered intervals of a folder of ``irmetrics judge --ppi`` and each mean's hole
   bounds (the measures the summary shows by default, :mod:`.columns`);
@@ -12,7 +12,7 @@
 Importing this package loads numpy only; matplotlib and scipy are imported when a report is built.
 """
 
-from .data import DEFAULT_DEPTH, UNJUDGED, ReportData, build_report
+from .data import DEFAULT_DEPTH, UNJUDGED, ReportData, ReportSettings, build_report
 from .exports import rows, to_csv, to_latex, to_markdown
 from .html import payload, render
 from .write import feedback_report, write_report
@@ -21,6 +21,7 @@ __all__ = [
     "DEFAULT_DEPTH",
     "UNJUDGED",
     "ReportData",
+    "ReportSettings",
     "build_report",
     "feedback_report",
     "payload",

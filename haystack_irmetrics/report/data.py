@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib.util
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -125,31 +125,41 @@ def family_of(measure: str) -> Any:
         return None
 
 
+@dataclass(frozen=True)
+class ReportSettings:
+    """What :func:`build_report` shows and how it compares, as one value (each field is its keyword of the same
+    name; :func:`~haystack_irmetrics.report.write_report` says what each does)."""
+
+    k_values: Sequence[int] | None = DEFAULT_K_VALUES
+    measures: Sequence[str] | None = None
+    names: Sequence[str] | None = None
+    baseline: str | None = None
+    preset: str | Preset = "beir"
+    queries: str | os.PathLike[str] | Mapping[str, str] | None = None
+    corpus: str | os.PathLike[str] | None = None
+    docs: str | os.PathLike[str] | None = None
+    depth: int = DEFAULT_DEPTH
+    significance: bool | None = None
+    n_resamples: int = 10_000
+    seed: int = 0
+    confidence: float = 0.95
+    title: str | None = None
+    judged: str | os.PathLike[str] | None = None
+    bounds: float | None = None
+
+
 def build_report(
     runs: Mapping[str, Any] | Sequence[Any],
     qrels: str | os.PathLike[str] | Mapping[str, Mapping[str, float]] | Qrels | None = None,
+    settings: ReportSettings | None = None,
     *,
-    k_values: Sequence[int] | None = DEFAULT_K_VALUES,
-    measures: Sequence[str] | None = None,
-    names: Sequence[str] | None = None,
-    baseline: str | None = None,
-    preset: str | Preset = "beir",
-    queries: str | os.PathLike[str] | Mapping[str, str] | None = None,
-    corpus: str | os.PathLike[str] | None = None,
-    docs: str | os.PathLike[str] | None = None,
-    depth: int = DEFAULT_DEPTH,
-    significance: bool | None = None,
-    n_resamples: int = 10_000,
-    seed: int = 0,
-    confidence: float = 0.95,
-    title: str | None = None,
     scores: Mapping[str, tuple[Mapping[str, float], Mapping[str, Mapping[str, float]]]] | None = None,
-    judged: str | os.PathLike[str] | None = None,
-    bounds: float | None = None,
-    **policy: Any,
+    **options: Any,
 ) -> ReportData:
     """Evaluate every run and collect what the report shows (see :func:`~haystack_irmetrics.report.write_report`).
 
+    ``settings``: what to show, as one value (:class:`ReportSettings`); ``options`` are its fields as keywords
+    (``k_values=[10]``), each in place of the settings' own, and the preset's policy overrides (``ties=``, ...).
     ``scores``: ``{run: (means, per-query values)}`` already computed with this preset and these measures (a
     feedback evaluation's own): those runs are not evaluated again, their ranked lists still shown.
     ``judged``: the output folder of ``irmetrics judge --ppi`` (``qrels``, then required, the human qrels it was
@@ -159,6 +169,12 @@ def build_report(
     shows by default, the interval the mean lies in once each unjudged document of the top k is judged 0 or
     ``bounds`` (:func:`.judged.bounds`).
     """
+    names_of = {f.name for f in fields(ReportSettings)}
+    policy = {k: v for k, v in options.items() if k not in names_of}
+    settings = replace(settings or ReportSettings(), **{k: v for k, v in options.items() if k in names_of})
+    k_values, measures, baseline, depth = settings.k_values, settings.measures, settings.baseline, settings.depth
+    judged, corpus = settings.judged, settings.corpus
+    n_resamples, seed, confidence = settings.n_resamples, settings.seed, settings.confidence
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
         raise InvalidArgumentError(f"depth must be a whole number >= 1, got {depth!r}")
     if judged is not None and qrels is None:
@@ -172,12 +188,12 @@ def build_report(
     check_resamples(n_resamples)
     check_seed(seed)
     check_confidence(confidence)
-    sources = load_sources(runs, names)
+    sources = load_sources(runs, settings.names)
     order = [s.name for s in sources]
     base = baseline if baseline is not None else order[0]
     if base not in order:
         raise InvalidArgumentError(f"baseline {base!r} is not one of the runs {order}")
-    policy_obj = resolve_preset(preset, **{k: v for k, v in policy.items() if v is not None})
+    policy_obj = resolve_preset(settings.preset, **{k: v for k, v in policy.items() if v is not None})
     dataset = _dataset_files(sources, corpus)
     all_scored = all(s.scored is not None for s in sources)
     judgments = _qrels(qrels, dataset, sources, optional=all_scored, measures=measures, k_values=k_values)
@@ -234,10 +250,11 @@ def build_report(
         evaluations=evaluations,
         runs={s.name: s.run for s in sources if s.scored is None},
         notes=notes,
-        title=title or f"Retrieval evaluation: {', '.join(order)}",
+        title=settings.title or f"Retrieval evaluation: {', '.join(order)}",
     )
     data.log_scale = frozenset(m for m in shown if (f := family_of(m)) is not None and f.aggregate == "geometric")
     data.wtl = {n: {m: _win_tie_loss(*paired_values(data, n, m, log=False)) for m in shown} for n in data.others}
+    significance = settings.significance
     if significance is None:
         significance = importlib.util.find_spec("scipy") is not None
         if not significance and data.others:
@@ -249,10 +266,10 @@ def build_report(
             data.lists[s.name] = ranked_lists(as_run(s.run), qids, depth, policy_obj.ignore_identical_ids)
         else:
             notes.append(f"{s.name} was given as per-query values: the drill-down has no ranked list for it")
-    _judgments(data, judgments, judged, bounds)
+    _judgments(data, judgments, judged, settings.bounds)
     data.missed = _missed(data, sources)
-    data.query_text = _query_text(queries, dataset)
-    data.documents = _documents(data, corpus, docs, dataset)
+    data.query_text = _query_text(settings.queries, dataset)
+    data.documents = _documents(data, corpus, settings.docs, dataset)
     return data
 
 
@@ -462,4 +479,4 @@ def _documents(data: ReportData, corpus: Any, docs: Any, dataset: dict[str, Path
     return read_documents(path, wanted)
 
 
-__all__ = ["DEFAULT_DEPTH", "UNJUDGED", "ReportData", "build_report", "label_text", "ranked_lists"]
+__all__ = ["DEFAULT_DEPTH", "UNJUDGED", "ReportData", "ReportSettings", "build_report", "label_text", "ranked_lists"]
