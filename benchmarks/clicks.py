@@ -44,7 +44,7 @@ def generate(path: Path, sessions: int, queries: int, seed: int) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from haystack_irmetrics.clicks.models import cascade_simulate
+    from haystack_irmetrics.clicks.cascade import cascade_simulate
 
     rng = np.random.default_rng(seed)
     candidates = 20

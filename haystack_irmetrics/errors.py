@@ -293,6 +293,12 @@ class ConvergenceWarning(UserWarning):
     were still moving by more than its tolerance. The message names the model, the cap and the last change."""
 
 
+class SkippedRowsWarning(UserWarning):
+    """Rows or sessions of a log were malformed and left out (``on_error="skip"``, ``--on-error skip``): the
+    message names the log, how many of each and the first sessions with their reasons; the job's files list
+    them."""
+
+
 class SuspiciousInputWarning(UserWarning):
     """Inputs that evaluate without an error but look wrong: qrels of another collection (no retrieved
     document is judged), or the qrels and the results passed the wrong way round."""
@@ -361,6 +367,7 @@ __all__ = [
     "ParseError",
     "PipelineError",
     "SessionError",
+    "SkippedRowsWarning",
     "SplitQueryError",
     "StalePairError",
     "StatsInputError",

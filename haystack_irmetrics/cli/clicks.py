@@ -1,27 +1,25 @@
 """``irmetrics clicks fit|compare|estimate|measure|windows``: click logs from the command line.
 
-    irmetrics clicks fit LOG --model {ctr,gctr,rctr,dctr,pbm,cascade,dcm,ubm,dbn,sdbn}
-                         [--test LOG2 | --test-fraction F --seed S] -o DIR [--min-impressions N]
+    irmetrics clicks fit LOG --model MODEL [--test LOG2 | --test-fraction F --seed S] -o DIR [--min-impressions N]
     irmetrics clicks compare LOG --models ctr,pbm,dbn,... [--test LOG2 | --test-fraction F --seed S] [--json]
     irmetrics clicks estimate LOG --run RUN [-k K]      irmetrics clicks measure LOG --run RUN [-k K]
     irmetrics clicks windows LOG [--window 1d] [--measure clicks|ctr@1|mrr|abandonment] [--plot PATH]
 
 ``fit`` writes ``DIR/qrels.tsv`` (TREC qrels, float labels in [0, 1]) and ``DIR/model.json``; ``compare``
 prints held-out log-likelihood and perplexity per model; ``estimate`` and ``measure`` a ranking's clicks or
-DCG from the log; ``windows`` a click measure per time window. Registered by :func:`add_subcommand`, which only imports the standard library: the work
-(:mod:`haystack_irmetrics.clicks`) is imported when it runs.
+DCG from the log; ``windows`` a click measure per time window. Each verb parses its options into the
+settings of one job of :mod:`haystack_irmetrics.clicks.jobs`, calls it and prints its result. The models'
+names and what the help says of them are the click-model registry's (:mod:`haystack_irmetrics.clicks.registry`,
+numpy only); the work is imported when a verb runs.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
 from .args import names, seed, show_defaults, writes_nothing
-
-MODEL_NAMES = ("ctr", "gctr", "rctr", "dctr", "pbm", "cascade", "dcm", "ubm", "dbn", "sdbn")
 
 
 def log_options(p: argparse.ArgumentParser, *, team: bool = False, propensity: bool = False) -> None:
@@ -70,11 +68,12 @@ def _held_out_options(p: argparse.ArgumentParser, default_fraction: float | None
         help="the share of LOG's sessions held out for the test",
     )
     h.add_argument("--seed", type=seed, default=0, help="seed of the held-out draw")
-    # the defaults are clicks.models.MAX_ITER and TOL, written here: the parser is built without the models
+    from ..clicks.models import MAX_ITER, TOL
+
     h.add_argument(
-        "--max-iter", type=int, default=5000, help="EM steps at most; stopping there, short of --tol, is warned"
+        "--max-iter", type=int, default=MAX_ITER, help="EM steps at most; stopping there, short of --tol, is warned"
     )
-    h.add_argument("--tol", type=float, default=1e-6, help="EM stops when a step moves no parameter more")
+    h.add_argument("--tol", type=float, default=TOL, help="EM stops when a step moves no parameter more")
     h.add_argument(
         "--plain-em",
         dest="accelerate",
@@ -83,8 +82,32 @@ def _held_out_options(p: argparse.ArgumentParser, default_fraction: float | None
     )
 
 
+def _model_help() -> str:
+    """``--model``'s help, from the registry: the other names of a model, and the models that give no qrels."""
+    from ..clicks.registry import entries
+
+    same = "; ".join(f"{e.name} is {'/'.join(e.aliases)}: {e.summary}" for e in entries(lambda e: bool(e.aliases)))
+    none = " and ".join(e.name for e in entries(lambda e: not e.per_document))
+    return f"{same} ({none} have no per-document parameter: no qrels)"
+
+
+def _labels_help() -> str:
+    """What ``fit``'s qrels label is, from the registry: the most models' label, then the others' by model."""
+    from ..clicks.registry import entries
+
+    kinds: dict[str, list[str]] = {}
+    for e in entries(lambda e: e.per_document):
+        kinds.setdefault(e.label, []).append(e.name)
+    first, *rest = sorted(kinds.items(), key=lambda kind: -len(kind[1]))
+    return ", ".join([f"the {first[0]}", *(f"or for {'/'.join(n)} {label}" for label, n in rest)])
+
+
 def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    """Add ``clicks`` (with ``fit`` and ``compare``) to the ``irmetrics`` subcommands."""
+    """Add ``clicks`` (with ``fit``, ``compare``, ``estimate``, ``measure`` and ``windows``) to the ``irmetrics``
+    subcommands."""
+    from ..clicks.counterfactual import propensity_sources
+    from ..clicks.registry import MODELS
+
     p = sub.add_parser(
         "clicks",
         help="click logs: fit a click model (qrels from clicks) or compare several; estimate or measure a "
@@ -98,16 +121,11 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "fit",
         help="fit a click model; write DIR/qrels.tsv and DIR/model.json",
         description="Fit a click model on LOG and write its click-derived qrels (a float label in [0, 1] per "
-        "query and document: the attractiveness, or for dbn/sdbn attractiveness x satisfaction) and "
+        f"query and document: {_labels_help()}) and "
         "DIR/model.json (parameters, training log-likelihood, held-out log-likelihood and perplexity).",
     )
     fit.add_argument("log", help="click log: .jsonl/.ndjson/.json, .csv/.tsv (optionally .gz) or .parquet")
-    fit.add_argument(
-        "--model",
-        required=True,
-        choices=MODEL_NAMES,
-        help="ctr is dctr: a click rate per document (gctr and rctr have no per-document parameter: no qrels)",
-    )
+    fit.add_argument("--model", required=True, choices=MODELS, help=_model_help())
     fit.add_argument("-o", "--output", required=True, metavar="DIR", help="folder for qrels.tsv and model.json")
     fit.add_argument("--min-impressions", type=int, default=1, help="judge pairs shown at least this often")
     _held_out_options(fit, None)
@@ -121,7 +139,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "(--test LOG2, or --test-fraction of LOG's sessions, 0.2 by default).",
     )
     cmp.add_argument("log", help="click log: .jsonl/.ndjson/.json, .csv/.tsv (optionally .gz) or .parquet")
-    cmp.add_argument("--models", type=names, required=True, help="comma-separated: " + ",".join(MODEL_NAMES))
+    cmp.add_argument("--models", type=names, required=True, help="comma-separated: " + ",".join(MODELS))
     cmp.add_argument("--json", action="store_true", help="print JSON instead of markdown")
     _held_out_options(cmp, 0.2)
     log_options(cmp)
@@ -154,8 +172,9 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     ms.add_argument("--run", required=True, help="the run: a TREC run file (its top k per query)")
     ms.add_argument("-k", type=int, default=10, help="the run's ranks counted")
     ms.add_argument("--measure", choices=["dcg", "clicks"], default="dcg", help="what a click at rank r counts")
+    sources = propensity_sources()
     ms.add_argument(
-        "--propensities", choices=["pbm", "log"], default="pbm", help="examination: a fitted PBM or the log's column"
+        "--propensities", choices=sources, default=sources[0], help="examination: a fitted PBM or the log's column"
     )
     ms.add_argument("--clip", type=float, default=None, help="largest weight of the clipped estimate (default 10)")
     output_options(ms)
@@ -186,12 +205,9 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return p
 
 
-#: The files ``irmetrics clicks fit`` writes in its output folder (the skipped rows and sessions only when some are).
-FIT_FILES = ("qrels.tsv", "model.json", "skipped_rows.csv", "skipped_sessions.csv")
-
-
 def fit_paths(args: argparse.Namespace) -> Any:
-    """What ``irmetrics clicks fit`` reads (the log, the test log) and writes (:data:`FIT_FILES` in ``-o``)."""
+    """What ``irmetrics clicks fit`` reads (the log, the test log) and writes (``FIT_FILES`` in ``-o``)."""
+    from ..clicks.jobs import FIT_FILES
     from ..io.output import Paths
 
     return Paths(reads=(args.log, args.test), writes=tuple(Path(args.output) / name for name in FIT_FILES))
@@ -204,11 +220,11 @@ def windows_paths(args: argparse.Namespace) -> Any:
     return Paths(reads=(args.log,), writes=(args.plot,))
 
 
-def read_log(
+def log_settings(
     args: argparse.Namespace, path: str, *, team: bool = False, propensity: bool = False, segment: bool = False
 ) -> Any:
-    from ..clicks import ClickLog
-    from ..feedback import detect_format
+    """The :class:`~haystack_irmetrics.clicks.jobs.LogSettings` of ``path`` from the log options."""
+    from ..clicks.jobs import LogSettings
 
     columns: dict[str, str | None] = {
         "query": args.query_col,
@@ -225,143 +241,114 @@ def read_log(
         columns["propensity"] = args.propensity_col
     if getattr(args, "timestamp_col", None):
         columns["timestamp"] = args.timestamp_col
-    fmt = args.fmt
-    if fmt is None and Path(path).is_file():
-        fmt = detect_format(path, option="--format")
-    log = ClickLog(
-        path,
-        columns=columns,
-        fmt=fmt,
-        on_error=args.on_error,
-        position_base=args.position_base,
-        max_rank=args.max_rank,
-    )
-    sessions = log.sessions()
-    rows, bad = log.skipped.height, log.skipped_sessions
-    if rows or bad.height:
-        listed = "; ".join(f"{s!r}: {reason}" for s, _, reason in bad.head(5).rows())
-        more = f" (first: {listed})" if listed else ""
-        print(
-            f"irmetrics: warning: {path}: skipped {rows} malformed rows and {bad.height} sessions{more}",
-            file=sys.stderr,
-        )
-    return log, sessions
+    options = {"on_error": args.on_error, "position_base": args.position_base, "max_rank": args.max_rank}
+    return LogSettings(path, columns, fmt=args.fmt, format_option="--format", **options)
 
 
-def _split(args: argparse.Namespace) -> dict[str, Any]:
-    test = read_log(args, args.test)[1] if args.test else None
-    return {"test": test, "test_fraction": None if test is not None else args.test_fraction, "seed": args.seed}
+def bootstrap_settings(args: argparse.Namespace) -> Any:
+    """``--confidence``, ``--n-resamples`` and ``--seed`` as :class:`~haystack_irmetrics.clicks.jobs.BootstrapSettings`."""
+    from ..clicks.jobs import BootstrapSettings
+
+    return BootstrapSettings(confidence=args.confidence, n_resamples=args.n_resamples, seed=args.seed)
+
+
+def _held_out(args: argparse.Namespace) -> Any:
+    from ..clicks.jobs import HeldOutSettings
+
+    test = log_settings(args, args.test) if args.test else None
+    return HeldOutSettings(test=test, test_fraction=args.test_fraction, seed=args.seed)
+
+
+def _em(args: argparse.Namespace) -> Any:
+    from ..clicks.models import EMSettings
+
+    return EMSettings(max_iter=args.max_iter, tol=args.tol, accelerate=args.accelerate)
 
 
 def run_fit(args: argparse.Namespace) -> int:
     """Run ``irmetrics clicks fit``."""
-    from ..clicks import fit_model, make_model
-    from ..clicks.models import no_qrels_message
-    from ..errors import ClickModelError
-    from ..io.tables import write_csv
+    from ..clicks.jobs import FitSettings, fit_log
 
-    model = make_model(args.model, max_iter=args.max_iter, tol=args.tol, accelerate=args.accelerate)
-    if not model.per_document:  # before the log is read: it would write qrels judging every document alike
-        raise ClickModelError(no_qrels_message(model.name))
-    log, sessions = read_log(args, args.log)
-    fit = fit_model(model, sessions, **_split(args))
-    qrels_path, model_path = fit.write(args.output, min_impressions=args.min_impressions)
-    out = Path(args.output)
-    # the package's one CSV writer: the log's text may hold formulas (=HYPERLINK(...)) a spreadsheet would run
-    if log.skipped.height:
-        write_csv(out / "skipped_rows.csv", log.skipped.columns, log.skipped.iter_rows())
-    if log.skipped_sessions.height:
-        bad = log.skipped_sessions
-        rows = (
-            [" ".join(map(str, v)) if name == "rows" else v for name, v in zip(bad.columns, row, strict=True)]
-            for row in bad.iter_rows()
-        )
-        write_csv(out / "skipped_sessions.csv", bad.columns, rows)
-    judged = sum(len(d) for d in fit.judgments(args.min_impressions).values())
+    em = _em(args)  # checked before the log is read
+    got = fit_log(
+        FitSettings(log_settings(args, args.log), args.model, args.output, args.min_impressions, _held_out(args), em)
+    )
+    fit = got.fit
     line = f"{fit.model.name}: {fit.train.n_sessions} training sessions, log-likelihood {fit.train_log_likelihood:.4f}"
     if fit.test is not None:
         line += f"; {fit.test.sessions} test sessions, log-likelihood {fit.test.log_likelihood:.4f}, "
         line += f"perplexity {fit.test.perplexity:.4f}"
     print(line)
-    print(f"wrote {qrels_path} ({judged} judgments) and {model_path}")
+    print(f"wrote {got.qrels_path} ({got.judgments} judgments) and {got.model_path}")
     return 0
 
 
 def run_compare(args: argparse.Namespace) -> int:
     """Run ``irmetrics clicks compare``."""
-    from ..clicks import compare_models, comparison_json, comparison_table
+    from ..clicks.jobs import CompareSettings, compare_log
     from ..io.tables import json_text
 
-    _, sessions = read_log(args, args.log)
-    options = {"max_iter": args.max_iter, "tol": args.tol, "accelerate": args.accelerate}
-    scores = compare_models(args.models, sessions, **options, **_split(args))
+    got = compare_log(CompareSettings(log_settings(args, args.log), tuple(args.models), _held_out(args), _em(args)))
     if args.json:
-        print(json_text(comparison_json(scores), indent=2))
+        print(json_text(got.to_dict(), indent=2))
     else:
-        n = next(iter(scores.values())).sessions
-        print(f"held out: {n} sessions\n")
-        print(comparison_table(scores))
+        print(f"held out: {got.test_sessions} sessions\n")
+        print(got.markdown())
     return 0
+
+
+def run_estimate(args: argparse.Namespace) -> int:
+    """Run ``irmetrics clicks estimate``."""
+    from ..clicks.jobs import EstimateSettings, estimate_log
+
+    log = log_settings(args, args.log, propensity=True)
+    got = estimate_log(EstimateSettings(log, args.run, args.k, args.clip, bootstrap_settings(args)))
+    return print_estimates(args, got)
 
 
 def run_measure(args: argparse.Namespace) -> int:
     """Run ``irmetrics clicks measure``."""
-    from ..clicks.counterfactual import ips_measure
-    from ..io.trec import read_trec_run, trec_order
+    from ..clicks.jobs import MeasureSettings, measure_log, reads_propensities
 
-    _, sessions = read_log(args, args.log, propensity=args.propensities == "log")
-    run = read_trec_run(args.run, fast=False).data
-    ranking = {q: trec_order(docs)[: args.k] for q, docs in run.items()}
-    options = {"confidence": args.confidence, "n_resamples": args.n_resamples, "seed": args.seed}
-    got = ips_measure(
-        sessions, ranking, k=args.k, measure=args.measure, propensities=args.propensities, clip=args.clip, **options
-    )
-    return _print_estimates(args, got, sessions.n_sessions, f"{args.measure}@{args.k} of {args.run} from clicks")
+    log = log_settings(args, args.log, propensity=reads_propensities(args.propensities))
+    options = {"measure": args.measure, "propensities": args.propensities, "clip": args.clip}
+    got = measure_log(MeasureSettings(log, args.run, args.k, bootstrap=bootstrap_settings(args), **options))
+    return print_estimates(args, got)
 
 
-def _print_estimates(args: argparse.Namespace, got: dict[str, Any], impressions: int, title: str) -> int:
+def print_estimates(args: argparse.Namespace, got: Any) -> int:
+    """An :class:`~haystack_irmetrics.clicks.jobs.EstimateResult` as JSON (``--json``) or a markdown table."""
     from ..io.tables import json_text, markdown_row, number_cell
 
     if args.json:
-        print(json_text({**{k: v.to_dict() for k, v in got.items()}, "impressions": impressions}, indent=2))
+        print(json_text(got.to_dict(), indent=2))
         return 0
-    print(f"{title}, {impressions} impressions\n")
+    print(f"{got.title}, {got.impressions} impressions\n")
     print(markdown_row(["estimator", "value", "ci_low", "ci_high"]))
     print("|---|---|---|---|")
-    for name, e in got.items():
+    for name, e in got.estimates.items():
         print(markdown_row([name, number_cell(e.value), number_cell(e.ci_low), number_cell(e.ci_high)]))
     return 0
 
 
 def run_windows(args: argparse.Namespace) -> int:
     """Run ``irmetrics clicks windows``."""
-    from ..clicks.windows import windows
+    from ..clicks.jobs import WindowsSettings, windows_log
     from ..io.tables import json_text, markdown_row, number_cell
-    from ..plots.windows import plot_windows
-
-    _, sessions = read_log(args, args.log)
-    rows = windows(
-        sessions,
-        width=args.window,
-        measure=args.measure,
-        baseline=args.baseline,
-        unit=args.unit,
-        alpha=args.alpha,
-        confidence=args.confidence,
-        n_resamples=args.n_resamples,
-        seed=args.seed,
-    )
-    if args.plot:
-        plot_windows(rows, args.plot, measure=args.measure)
-    if args.json:
-        print(json_text({"measure": args.measure, "windows": [r.to_dict() for r in rows]}, indent=2))
-        return 0
     from ..stats.compare import format_p
 
-    print(f"{args.measure} per impression, {args.window} windows\n")
+    options = {"width": args.window, "measure": args.measure, "baseline": args.baseline, "unit": args.unit}
+    settings = WindowsSettings(
+        log_settings(args, args.log), alpha=args.alpha, bootstrap=bootstrap_settings(args), plot=args.plot, **options
+    )
+    got = windows_log(settings)
+    if args.json:
+        print(json_text(got.to_dict(), indent=2))
+        return 0
+    print(f"{got.measure} per impression, {got.width} windows\n")
     print(markdown_row(["window", "impressions", "mean", "ci_low", "ci_high", "delta", "p (Holm)", "flagged"]))
     print("|---|---|---|---|---|---|---|---|")
-    for r in rows:
+    for r in got.windows:
         delta = "" if r.delta is None else f"{r.delta:+.4f}"
         p = "" if r.p_holm is None else format_p(r.p_holm)
         cells = [r.start, str(r.size), number_cell(r.mean), number_cell(r.ci_low), number_cell(r.ci_high), delta, p]
@@ -369,31 +356,18 @@ def run_windows(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_estimate(args: argparse.Namespace) -> int:
-    """Run ``irmetrics clicks estimate``."""
-    from ..clicks.counterfactual import estimate_clicks
-    from ..io.trec import read_trec_run, trec_order
-
-    _, sessions = read_log(args, args.log, propensity=True)
-    run = read_trec_run(args.run, fast=False).data
-    ranking = {q: trec_order(docs)[: args.k] for q, docs in run.items()}
-    options = {"confidence": args.confidence, "n_resamples": args.n_resamples, "seed": args.seed}
-    got = estimate_clicks(sessions, ranking, k=args.k, clip=args.clip, **options)
-    title = f"expected clicks per impression of {args.run} (top {args.k})"
-    return _print_estimates(args, got, sessions.n_sessions, title)
-
-
 __all__ = [
-    "FIT_FILES",
-    "MODEL_NAMES",
     "add_subcommand",
+    "bootstrap_settings",
     "fit_paths",
     "log_options",
+    "log_settings",
     "output_options",
-    "read_log",
+    "print_estimates",
     "run_compare",
     "run_estimate",
     "run_fit",
     "run_measure",
+    "run_windows",
     "windows_paths",
 ]

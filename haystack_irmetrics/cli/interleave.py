@@ -5,16 +5,16 @@ probabilistic: the log's team column, as
 :class:`~haystack_irmetrics.components.interleaving.InterleavingJoiner` marks the Documents; balanced:
 Joachims's rule over the two original rankings, ``--ranking-a`` and ``--ranking-b``) and prints
 wins, losses, ties, delta (Chapelle et al. 2012), the sign test's p-value and a bootstrap interval
-(:mod:`haystack_irmetrics.clicks.interleaving`, imported when it runs).
+(:mod:`haystack_irmetrics.clicks.interleaving`, through the job :func:`haystack_irmetrics.clicks.jobs.interleave_log`,
+imported when it runs).
 """
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from .args import writes_nothing
-from .clicks import log_options, output_options, read_log
+from .clicks import bootstrap_settings, log_options, log_settings, output_options
 
 
 def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -47,7 +47,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``irmetrics interleave``."""
-    from ..clicks.interleaving import outcome
+    from ..clicks.jobs import InterleaveSettings, interleave_log
     from ..errors import InvalidArgumentError
     from ..io.tables import json_text, markdown_row, number_cell
     from ..stats.compare import format_p
@@ -62,24 +62,21 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidArgumentError(
             f"--ranking-a and --ranking-b are balanced interleaving's; {args.method} credits by team"
         )
-    rankings = None
-    if balanced:
-        from ..io.trec import read_trec_run, trec_order
-
-        runs = (read_trec_run(args.ranking_a, fast=False).data, read_trec_run(args.ranking_b, fast=False).data)
-        rankings = tuple({q: trec_order(docs) for q, docs in run.items()} for run in runs)
-    _, sessions = read_log(args, args.log, team=not balanced, segment=True)
-    options = {"confidence": args.confidence, "n_resamples": args.n_resamples, "seed": args.seed}
-    result = outcome(sessions, method=args.method, rankings=rankings, by_segment=args.segment is not None, **options)
-    table = result if isinstance(result, dict) else {"all": result}
+    settings = InterleaveSettings(
+        log_settings(args, args.log, team=not balanced, segment=True),
+        args.method,
+        rankings=(args.ranking_a, args.ranking_b) if balanced else None,
+        by_segment=args.segment is not None,
+        bootstrap=bootstrap_settings(args),
+    )
+    result = interleave_log(settings)
     if args.json:
-        data: Any = {k: v.to_dict() for k, v in table.items()} if isinstance(result, dict) else result.to_dict()
-        print(json_text(data, indent=2))
+        print(json_text(result.to_dict(), indent=2))
         return 0
     head = ["segment", "impressions", "wins", "losses", "ties", "delta", "p_value", "ci_low", "ci_high"]
     print(markdown_row(head))
     print("|" + "---|" * len(head))
-    for name, o in table.items():  # a segment's name is the log's text: escaped as a cell
+    for name, o in result.outcomes.items():  # a segment's name is the log's text: escaped as a cell
         cells = [name, str(o.impressions), str(o.wins), str(o.losses), str(o.ties)]
         p = "—" if o.wins + o.losses + o.ties == 0 else format_p(o.p_value)  # no click: --json says why
         cells += [number_cell(o.delta), p, number_cell(o.ci_low), number_cell(o.ci_high)]

@@ -26,6 +26,7 @@ import numpy as np
 from ..errors import ClickModelError
 from .log import Sessions
 from .models import PBM, ClickModel, _rank_values, _take
+from .registry import ClickModelEntry, entries, find
 
 
 @dataclass(frozen=True)
@@ -118,22 +119,48 @@ def estimate_clicks(
 
 
 def _attractiveness(model: ClickModel) -> np.ndarray:
-    alpha = getattr(model, "alpha", None)
-    if alpha is None:
+    if "attractiveness" not in model.ATTRIBUTES:
         raise ClickModelError(f"the DR's model needs attractiveness per document; {model.name} has none")
-    return alpha
+    return model.parameter("attractiveness")
 
 
 def _rank_values_of(model: ClickModel, depth: int) -> np.ndarray:
-    gamma = getattr(model, "gamma", None)
-    if isinstance(gamma, np.ndarray) and gamma.ndim == 1:
-        return _rank_values(gamma, depth)
+    found = find(model.name)
+    if found is not None and examines_by_rank(found):
+        return _rank_values(model.parameter("examination"), depth)
     return np.ones(depth)  # a model without examination by rank: attractiveness alone
 
 
 # -- a run's measure from clicks, position bias removed by examination propensities -----------------
 
 MEASURES = ("dcg", "clicks")
+#: ``propensities=`` that reads the log's propensity column (any other value names a click model).
+LOGGED = "log"
+
+
+def examines_by_rank(e: ClickModelEntry) -> bool:
+    """Whether the model has an examination probability per rank (a propensity per position)."""
+    return any(p.name == "examination" and p.over == "rank" for p in e.parameters)
+
+
+def propensity_sources() -> tuple[str, ...]:
+    """What ``propensities=`` may be: the click models with examination per rank (``pbm``), or ``"log"``."""
+    return (*(e.name for e in entries(examines_by_rank)), LOGGED)
+
+
+def _examination(sessions: Sessions, propensities: str) -> np.ndarray:
+    """Each shown position's examination probability: the log's propensity column, or relative to rank 1 from a
+    click model with examination per rank fitted on the sessions."""
+    if propensities == LOGGED:
+        if sessions.propensity is None:
+            raise ClickModelError("the click log has no propensity column (name it with --propensity-col)")
+        return sessions.propensity
+    found = find(propensities)
+    if found is None or not examines_by_rank(found):
+        known = " or ".join(repr(x) for x in propensity_sources())
+        raise ClickModelError(f"propensities must be {known}, got {propensities!r}")
+    gamma = found.make().fit(sessions).parameter("examination")
+    return np.broadcast_to(np.clip(gamma / gamma[0], 1e-6, 1.0), sessions.pairs.shape)
 
 
 def ips_measure(
@@ -157,9 +184,10 @@ def ips_measure(
     estimate, the IPS sum divided by the sum of the clicks' weights (the mean lambda of a debiased click,
     in [0, 1]).
 
-    :param propensities: ``"pbm"``: examination by rank from a PBM fitted on the sessions, relative to rank
-        1 (examined for sure); ``"log"``: the log's ``propensity`` column holds each shown position's
-        examination probability (from randomisation or intervention harvesting).
+    :param propensities: ``"pbm"`` (a click model with examination per rank, :func:`propensity_sources`):
+        examination by rank from that model fitted on the sessions, relative to rank 1 (examined for sure);
+        ``"log"``: the log's ``propensity`` column holds each shown position's examination probability (from
+        randomisation or intervention harvesting).
     """
     from ..stats.significance import bootstrap_means, percentile_interval
 
@@ -169,15 +197,7 @@ def ips_measure(
         raise ClickModelError(f"k must be a positive int, got {k!r}")
     if clip is not None and (isinstance(clip, bool) or not isinstance(clip, int | float) or not clip >= 1):
         raise ClickModelError(f"clip must be a number >= 1, got {clip!r}")
-    if propensities == "log":
-        if sessions.propensity is None:
-            raise ClickModelError("the click log has no propensity column (name it with --propensity-col)")
-        exam = sessions.propensity
-    elif propensities == "pbm":
-        gamma = PBM().fit(sessions).gamma
-        exam = np.broadcast_to(np.clip(gamma / gamma[0], 1e-6, 1.0), sessions.pairs.shape)
-    else:
-        raise ClickModelError(f"propensities must be 'pbm' or 'log', got {propensities!r}")
+    exam = _examination(sessions, propensities)
     if not isinstance(ranking, Mapping):
         raise ClickModelError(f"the run must be a dict {{query: [doc, ...]}}, got {type(ranking).__name__}")
     queries, docs = sessions.pair_names()
@@ -209,4 +229,4 @@ def ips_measure(
     return out
 
 
-__all__ = ["MEASURES", "Estimate", "estimate_clicks", "ips_measure"]
+__all__ = ["LOGGED", "MEASURES", "Estimate", "estimate_clicks", "examines_by_rank", "ips_measure", "propensity_sources"]

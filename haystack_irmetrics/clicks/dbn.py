@@ -20,13 +20,16 @@ the probability that each rank below the last click was examined; the expected c
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 
+from .cascade import _CascadeFamily, last_click
 from .em import log_likelihood_terms, run_em
 from .log import Sessions
-from .models import DEFAULT, _by_pair, _CascadeFamily, _last_click, _ratio, _take
+from .models import DEFAULT, _by_pair, _ratio, _take
 
 
 def distinct_sessions(pairs: np.ndarray, clicks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -55,6 +58,21 @@ def distinct_sessions(pairs: np.ndarray, clicks: np.ndarray) -> tuple[np.ndarray
     return first, counts.astype(np.float64)
 
 
+@dataclass(frozen=True)
+class TailCounts:
+    """The DBN's sufficient statistics: the distinct (last clicked pair, pairs below it) rows (``last``: -1
+    without a click; ``tail``: pair codes from column 0, -1 beyond) with how many sessions end so
+    (``weight``); each pair's ``impressions`` and ``clicks``; and ``continuations``, the continuations the log
+    shows (every rank above a session's last click was examined and left unsatisfied)."""
+
+    tail: np.ndarray
+    last: np.ndarray
+    weight: np.ndarray
+    impressions: np.ndarray
+    clicks: np.ndarray
+    continuations: float
+
+
 class DBN(_CascadeFamily):
     """Dynamic Bayesian network model: attractiveness and satisfaction per pair, one continuation gamma.
 
@@ -63,12 +81,19 @@ class DBN(_CascadeFamily):
 
     name = "dbn"
     label_name = "relevance"
+    ATTRIBUTES: ClassVar[Mapping[str, str]] = {
+        "attractiveness": "alpha",
+        "satisfaction": "sigma",
+        "continuation": "gamma",
+    }
 
-    def _fit(self, s: Sessions) -> None:
+    @classmethod
+    def counts(cls, sessions: Sessions) -> TailCounts:
+        s = sessions
         n_s, n_r = s.pairs.shape
         rows = np.arange(n_s)
         length = s.length.astype(np.int64)
-        last = _last_click(s.clicks)
+        last = last_click(s.clicks)
         has_click = last >= 0
         # What the log fixes, counted once: every rank above the last click was examined and left
         # unsatisfied (its click, if any, counts for attractiveness; its continuation for gamma).
@@ -84,9 +109,10 @@ class DBN(_CascadeFamily):
         key = np.concatenate([last_all[:, None], tail_all], axis=1)
         first, w = distinct_sessions(key, np.zeros(key.shape, dtype=bool))
         del key
-        tail, lastp = tail_all[first], last_all[first]
-        del tail_all, at
-        self._em(tail, lastp, w, imp, clicked, fixed, s.n_pairs)
+        return TailCounts(tail_all[first], last_all[first], w, imp, clicked, fixed)
+
+    def _fit_counts(self, c: TailCounts) -> None:
+        self._em(c.tail, c.last, c.weight, c.impressions, c.clicks, c.continuations, self.fitted.n_pairs)
 
     def _em(
         self,
@@ -152,7 +178,7 @@ class DBN(_CascadeFamily):
 
         x0 = np.full(2 * n_pairs + 1, DEFAULT)
         em = run_em(step, x0, max_iter=self.max_iter, tol=self.tol, accelerate=self.accelerate)
-        self.alpha, self.sigma, self.gamma = em.x[:n_pairs], em.x[n_pairs:-1], float(em.x[-1])
+        self._set(attractiveness=em.x[:n_pairs], satisfaction=em.x[n_pairs:-1], continuation=float(em.x[-1]))
         self._ended(em)
 
     @property
@@ -173,4 +199,4 @@ class DBN(_CascadeFamily):
         return self.alpha * self.sigma
 
 
-__all__ = ["DBN", "distinct_sessions"]
+__all__ = ["DBN", "TailCounts", "distinct_sessions"]

@@ -13,7 +13,7 @@ Probabilities are kept in [FLOOR, 1 - FLOOR] before their logarithm (:data:`.mod
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,51 +22,18 @@ import numpy as np
 
 from ..errors import ClickModelError
 from ..stats.significance import seed_value
-from .dbn import DBN
 from .log import Sessions
-from .models import (
-    DCM,
-    FLOOR,
-    PBM,
-    SDBN,
-    UBM,
-    Cascade,
-    ClickModel,
-    DocumentCTR,
-    GlobalCTR,
-    RankCTR,
-    no_qrels_message,
-)
-
-
-def _registry() -> dict[str, Callable[..., ClickModel]]:
-    return {
-        "ctr": DocumentCTR,
-        "gctr": GlobalCTR,
-        "rctr": RankCTR,
-        "dctr": DocumentCTR,
-        "pbm": PBM,
-        "cascade": Cascade,
-        "dcm": DCM,
-        "ubm": UBM,
-        "dbn": DBN,
-        "sdbn": SDBN,
-    }
-
-
-#: The model names :func:`make_model` knows (``ctr`` and ``dctr`` are the same: per document).
-MODELS = ("ctr", "gctr", "rctr", "dctr", "pbm", "cascade", "dcm", "ubm", "dbn", "sdbn")
+from .models import FLOOR, ClickModel, no_qrels_message
+from .registry import MODELS, entry
 
 
 def make_model(name: str, **options: Any) -> ClickModel:
-    """A new, unfitted model by name (:data:`evaluation.MODELS`); ``options``: ``max_iter``, ``tol``, ``accelerate``.
+    """A new, unfitted model by name (:data:`~.registry.MODELS`, any case; ``ctr`` and ``dctr`` are the same:
+    per document); ``options``: ``max_iter``, ``tol``, ``accelerate``.
 
     :raises ClickModelError: an unknown name.
     """
-    registry = _registry()
-    if not isinstance(name, str) or name.lower() not in registry:
-        raise ClickModelError(f"unknown click model {name!r}; known: {', '.join(MODELS)}")
-    return registry[name.lower()](**options)
+    return entry(name).make(**options)
 
 
 @dataclass(frozen=True)
@@ -193,7 +160,7 @@ def fit_model(
     seed: int = 0,
     **options: Any,
 ) -> ClickFit:
-    """Fit a model (by name, :data:`.models.evaluation.MODELS`, or an unfitted :class:`ClickModel`) and score it held out.
+    """Fit a model (by name, :data:`~.registry.MODELS`, or an unfitted :class:`ClickModel`) and score it held out.
 
     :param test: held-out sessions (another log's, over any pair table: aligned here), or
     :param test_fraction: the share of ``sessions`` held out, drawn with ``seed``.

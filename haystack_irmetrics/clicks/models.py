@@ -9,6 +9,12 @@ unless ``accelerate=False`` (:mod:`.em`), and stops when an EM step moves no par
 (:data:`TOL`) or after ``max_iter`` (:data:`MAX_ITER`) steps; the model says which (:attr:`ClickModel.em`,
 and a :class:`~haystack_irmetrics.errors.ConvergenceWarning` when it stopped at ``max_iter``).
 
+A model fits in two steps: :meth:`ClickModel.counts` makes its sufficient statistics from sessions (numpy,
+partition by partition where the log is split: :mod:`.statistics`), and the fit reads only them. A fitted
+model is also made from counts merged from elsewhere (:meth:`ClickModel.from_counts`) or from known
+parameters (:meth:`ClickModel.from_parameters`, the simulations'). What each model is (its parameters and
+their ranges, its statistics, whether it labels documents) is its entry in :mod:`.registry`.
+
 A pair the model never saw (a held-out session's new document) takes :data:`DEFAULT` for each of
 its parameters; a rank beyond the longest training session takes :data:`DEFAULT` too.
 
@@ -17,12 +23,14 @@ Every model gives, for any sessions, the probability of a click at each rank giv
 :meth:`ClickModel.probabilities`. The cascade family (Cascade, DCM, DBN, SDBN) shares one recursion:
 the user examines rank 1; after a click at rank r they go on with a probability ``after_click`` (0;
 the DCM's lambda_r; the DBN's gamma (1 - sigma); the SDBN's 1 - sigma), after a skip with ``after_skip``
-(1, or the DBN's gamma).
+(1, or the DBN's gamma); :mod:`.cascade` holds it with Cascade, DCM and SDBN, :mod:`.dbn` the DBN.
 """
 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -95,8 +103,40 @@ def no_qrels_message(name: str) -> str:
     )
 
 
+@dataclass(frozen=True)
+class EMSettings:
+    """How EM runs: at most ``max_iter`` EM steps, stopping when a step moves no parameter more than ``tol``,
+    SQUAREM-accelerated unless ``accelerate`` is False (:mod:`.em`). Checked when made.
+
+    :raises ClickModelError: ``max_iter`` is not a positive int, ``tol`` not a number >= 0, ``accelerate``
+        not a bool.
+    """
+
+    max_iter: int = MAX_ITER
+    tol: float = TOL
+    accelerate: bool = True
+
+    def __post_init__(self) -> None:
+        max_iter, tol, accelerate = self.max_iter, self.tol, self.accelerate
+        if isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1:
+            raise ClickModelError(f"max_iter must be a positive int, got {max_iter!r}")
+        if isinstance(tol, bool) or not isinstance(tol, int | float) or not tol >= 0:
+            raise ClickModelError(f"tol must be a number >= 0, got {tol!r}")
+        if not isinstance(accelerate, bool):
+            raise ClickModelError(f"accelerate must be True or False, got {accelerate!r}")
+        object.__setattr__(self, "tol", float(tol))
+
+    def options(self) -> dict[str, Any]:
+        """``{"max_iter", "tol", "accelerate"}``: the keywords of :func:`.em.run_em` and of every model."""
+        return {"max_iter": self.max_iter, "tol": self.tol, "accelerate": self.accelerate}
+
+
 class ClickModel:
-    """A click model: :meth:`fit` on sessions, then :meth:`probabilities`, :meth:`params`, :meth:`labels`."""
+    """A click model: :meth:`fit` on sessions, then :meth:`probabilities`, :meth:`params`, :meth:`labels`.
+
+    A subclass gives :meth:`counts` (its sufficient statistics of sessions), ``_fit_counts`` (the fit from
+    them, through ``_set``) and ``_set`` (its parameters, keywords named as :meth:`params` names them).
+    """
 
     name: ClassVar[str] = ""
     #: What :meth:`labels` gives: the per-pair parameter behind click-derived qrels.
@@ -106,15 +146,10 @@ class ClickModel:
     per_document: ClassVar[bool] = True
 
     def __init__(self, *, max_iter: int = MAX_ITER, tol: float = TOL, accelerate: bool = True) -> None:
-        if isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1:
-            raise ClickModelError(f"max_iter must be a positive int, got {max_iter!r}")
-        if isinstance(tol, bool) or not isinstance(tol, int | float) or not tol >= 0:
-            raise ClickModelError(f"tol must be a number >= 0, got {tol!r}")
-        if not isinstance(accelerate, bool):
-            raise ClickModelError(f"accelerate must be True or False, got {accelerate!r}")
-        self.max_iter = max_iter
-        self.tol = float(tol)
-        self.accelerate = accelerate
+        settings = EMSettings(max_iter=max_iter, tol=tol, accelerate=accelerate)
+        self.max_iter = settings.max_iter
+        self.tol = settings.tol
+        self.accelerate = settings.accelerate
         #: How the EM ended (None for a model fitted in closed form, or not fitted).
         self.em: EMResult | None = None
         self._sessions: Sessions | None = None
@@ -143,8 +178,13 @@ class ClickModel:
             "accelerated": None if em is None else self.accelerate,
         }
 
+    @property
+    def em_settings(self) -> EMSettings:
+        """The model's :class:`EMSettings` (used by the models fitted by EM)."""
+        return EMSettings(max_iter=self.max_iter, tol=self.tol, accelerate=self.accelerate)
+
     def _em_options(self) -> dict[str, Any]:
-        return {"max_iter": self.max_iter, "tol": self.tol, "accelerate": self.accelerate}
+        return self.em_settings.options()
 
     def _ended(self, result: EMResult) -> EMResult:
         """Keep how the EM ended, with a :class:`ConvergenceWarning` when it stopped at ``max_iter``."""
@@ -167,17 +207,76 @@ class ClickModel:
         if sessions.n_sessions == 0:
             raise ClickModelError(f"{self.name}: no session to fit on")
         self._sessions = sessions
-        self._fit(sessions)
+        self._fit_counts(self.counts(sessions))
         return self
+
+    @classmethod
+    def counts(cls, sessions: Sessions) -> Any:
+        """The model's sufficient statistics of ``sessions`` (:class:`SlotCounts`, ...), over their pair table."""
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def _fit_counts(self, counts: Any) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    #: Each parameter's name (as :meth:`params` names it) and the attribute that holds its fitted value.
+    ATTRIBUTES: ClassVar[Mapping[str, str]] = {}
+
+    def _set(self, **values: Any) -> None:
+        """Hold the parameters (every one of :attr:`ATTRIBUTES`, by name): arrays of floats, or a float."""
+        if set(values) != set(self.ATTRIBUTES):
+            raise ClickModelError(f"{self.name} takes the parameters {sorted(self.ATTRIBUTES)}, got {sorted(values)}")
+        for name, value in values.items():
+            array = np.asarray(value, dtype=float)
+            setattr(self, self.ATTRIBUTES[name], float(array) if array.ndim == 0 else array)
+
+    def parameter(self, name: str) -> Any:
+        """A fitted parameter by its name (:meth:`params`' key): an array over the pair table or the ranks, or a
+        number.
+
+        :raises ClickModelError: the model has no such parameter.
+        """
+        if name not in self.ATTRIBUTES:
+            raise ClickModelError(f"{self.name} has no parameter {name!r}; its parameters: {sorted(self.ATTRIBUTES)}")
+        self.fitted  # noqa: B018
+        return getattr(self, self.ATTRIBUTES[name])
+
+    @classmethod
+    def _over(cls, pairs: Sessions, options: dict[str, Any]) -> ClickModel:
+        model = cls(**options)
+        model._sessions = pairs
+        return model
+
+    @classmethod
+    def from_counts(cls, pairs: Sessions, counts: Any, **options: Any) -> ClickModel:
+        """The model fitted on ``counts`` (of :meth:`counts`' kind, coded by ``pairs``' pair table, e.g. merged
+        from the partitions of a log), as :meth:`fit` fits on the sessions they were counted from.
+
+        :param options: ``max_iter``, ``tol``, ``accelerate`` (:class:`EMSettings`).
+        """
+        model = cls._over(pairs, options)
+        model._fit_counts(counts)
+        return model
+
+    @classmethod
+    def from_parameters(cls, pairs: Sessions, *, em: EMResult | None = None, **values: Any) -> ClickModel:
+        """A fitted model with the given parameters over ``pairs``' pair table, named as :meth:`params` names
+        them (``attractiveness`` per pair, ``examination`` per rank, ...; arrays coded by the pair table).
+
+        :param em: how the EM that found them ended, if one did (a model that stopped short warns, as a fit).
+        :param values: the parameters, and the :class:`EMSettings` keywords (``max_iter``, ``tol``, ``accelerate``).
+        """
+        options = {k: values.pop(k) for k in ("max_iter", "tol", "accelerate") if k in values}
+        model = cls._over(pairs, options)
+        model._set(**values)
+        if em is not None:
+            model._ended(em)
+        return model
 
     @property
     def fitted(self) -> Sessions:
         if self._sessions is None:
             raise ClickModelError(f"{self.name}: fit the model first")
         return self._sessions
-
-    def _fit(self, sessions: Sessions) -> None:  # pragma: no cover - abstract
-        raise NotImplementedError
 
     def probabilities(self, sessions: Sessions) -> tuple[np.ndarray, np.ndarray]:
         """(conditional, full): P(click at rank r | the clicks above) and P(click at rank r), ``(S, R)``.
@@ -213,18 +312,72 @@ def _rank_values(values: np.ndarray, n_ranks: int) -> np.ndarray:
     return out
 
 
+# -- the slot models: clicks and skips per (pair, rank[, previous click]) -----------------------------
+
+
+def previous_click(clicks: np.ndarray) -> np.ndarray:
+    """Per (session, rank): the rank (1-based) of the last click above it, 0 if none."""
+    ranks = np.where(clicks, np.arange(1, clicks.shape[1] + 1), 0)
+    before = np.maximum.accumulate(ranks, axis=1)
+    return np.concatenate([np.zeros((clicks.shape[0], 1), dtype=before.dtype), before[:, :-1]], axis=1)
+
+
+@dataclass(frozen=True)
+class SlotCounts:
+    """The sufficient statistics of the CTR baselines, PBM and UBM: the clicks and skips of each distinct (pair,
+    rank, rank of the previous click) of the shown cells (``rank`` 0-based; ``prev`` 1-based, 0 for no click
+    above, and 0 throughout for a model that does not read it); ``n_ranks``: the longest session."""
+
+    pair: np.ndarray
+    rank: np.ndarray
+    prev: np.ndarray
+    clicked: np.ndarray
+    skipped: np.ndarray
+    n_ranks: int
+
+    @classmethod
+    def of(cls, s: Sessions, *, previous: bool) -> SlotCounts:
+        """``s``'s counts, by the previous click's rank too when ``previous``."""
+        n = s.n_ranks
+        rank = np.broadcast_to(np.arange(n, dtype=np.int64), s.pairs.shape)
+        if not previous:
+            pair, slot, clicked, skipped = slot_counts(s.pairs[s.shown], rank[s.shown], s.clicks[s.shown], n)
+            return cls(pair, slot, np.zeros_like(slot), clicked, skipped, n)
+        both = rank * n + previous_click(s.clicks)  # prev < rank + 1 <= n
+        pair, slot, clicked, skipped = slot_counts(s.pairs[s.shown], both[s.shown], s.clicks[s.shown], n * n)
+        return cls(pair, slot // n, slot % n, clicked, skipped, n)
+
+
+class _SlotModel(ClickModel):
+    """A model fitted on :class:`SlotCounts`; ``previous_click``: whether it reads the previous click's rank."""
+
+    previous_click: ClassVar[bool] = False
+
+    @classmethod
+    def counts(cls, sessions: Sessions) -> SlotCounts:
+        return SlotCounts.of(sessions, previous=cls.previous_click)
+
+    def _shown(self, c: SlotCounts, by: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+        """(clicks, impressions) summed by ``by`` (the pair or the rank of each row), ``size`` values."""
+        return (
+            np.bincount(by, weights=c.clicked, minlength=size),
+            np.bincount(by, weights=c.clicked + c.skipped, minlength=size),
+        )
+
+
 # -- CTR baselines ----------------------------------------------------------------------------------
 
 
-class GlobalCTR(ClickModel):
+class GlobalCTR(_SlotModel):
     """GCTR: one click probability for every rank and document (clicks / impressions)."""
 
     name = "gctr"
     label_name = "click_probability"
     per_document = False  # one value for every pair: qrels of it would judge every document alike
+    ATTRIBUTES: ClassVar[Mapping[str, str]] = {"click_probability": "rho"}
 
-    def _fit(self, s: Sessions) -> None:
-        self.rho = float(s.clicks.sum() / s.shown.sum())
+    def _fit_counts(self, c: SlotCounts) -> None:
+        self._set(click_probability=float(c.clicked.sum() / (c.clicked + c.skipped).sum()))
 
     def _probabilities(self, s: Sessions) -> tuple[np.ndarray, np.ndarray]:
         p = np.full(s.pairs.shape, self.rho)
@@ -240,15 +393,16 @@ class GlobalCTR(ClickModel):
         return (rng.random(s.pairs.shape) < self.rho) & s.shown
 
 
-class RankCTR(ClickModel):
+class RankCTR(_SlotModel):
     """RCTR: a click probability per rank."""
 
     name = "rctr"
     label_name = "click_probability"
     per_document = False
+    ATTRIBUTES: ClassVar[Mapping[str, str]] = {"click_probability": "rho"}
 
-    def _fit(self, s: Sessions) -> None:
-        self.rho = _ratio(s.clicks.sum(axis=0).astype(float), s.shown.sum(axis=0).astype(float))
+    def _fit_counts(self, c: SlotCounts) -> None:
+        self._set(click_probability=_ratio(*self._shown(c, c.rank, c.n_ranks)))
 
     def _probabilities(self, s: Sessions) -> tuple[np.ndarray, np.ndarray]:
         p = np.broadcast_to(_rank_values(self.rho, s.n_ranks), s.pairs.shape).copy()
@@ -260,17 +414,18 @@ class RankCTR(ClickModel):
     def labels(self) -> np.ndarray:
         raise ClickModelError(no_qrels_message(self.name))
 
+    def simulate(self, s: Sessions, rng: np.random.Generator) -> np.ndarray:
+        return (rng.random(s.pairs.shape) < _rank_values(self.rho, s.n_ranks)) & s.shown
 
-class DocumentCTR(ClickModel):
+
+class DocumentCTR(_SlotModel):
     """DCTR (``ctr``): a click probability per (query, document) pair, whatever the rank."""
 
     name = "ctr"
+    ATTRIBUTES: ClassVar[Mapping[str, str]] = {"attractiveness": "alpha"}
 
-    def _fit(self, s: Sessions) -> None:
-        shown = s.pairs[s.shown]
-        imp = np.bincount(shown, minlength=s.n_pairs).astype(float)
-        clk = np.bincount(s.pairs[s.clicks & s.shown], minlength=s.n_pairs).astype(float)
-        self.alpha = _ratio(clk, imp)
+    def _fit_counts(self, c: SlotCounts) -> None:
+        self._set(attractiveness=_ratio(*self._shown(c, c.pair, self.fitted.n_pairs)))
 
     def _probabilities(self, s: Sessions) -> tuple[np.ndarray, np.ndarray]:
         p = _take(self.alpha, s.pairs)
@@ -326,17 +481,17 @@ def examination_em(
     return result.x[:n_pairs], result.x[n_pairs:], result
 
 
-class PBM(ClickModel):
+class PBM(_SlotModel):
     """Position-based model: P(click) = attractiveness(query, doc) x examination(rank)."""
 
     name = "pbm"
+    ATTRIBUTES: ClassVar[Mapping[str, str]] = {"attractiveness": "alpha", "examination": "gamma"}
 
-    def _fit(self, s: Sessions) -> None:
-        rank = np.broadcast_to(np.arange(s.n_ranks, dtype=np.int64), s.pairs.shape)
-        pair, slot, clicked, skipped = slot_counts(s.pairs[s.shown], rank[s.shown], s.clicks[s.shown], s.n_ranks)
-        self.alpha, self.gamma, em = examination_em(
-            pair, slot, clicked, skipped, s.n_pairs, s.n_ranks, **self._em_options()
+    def _fit_counts(self, c: SlotCounts) -> None:
+        alpha, gamma, em = examination_em(
+            c.pair, c.rank, c.clicked, c.skipped, self.fitted.n_pairs, c.n_ranks, **self._em_options()
         )
+        self._set(attractiveness=alpha, examination=gamma)
         self._ended(em)
 
     def _probabilities(self, s: Sessions) -> tuple[np.ndarray, np.ndarray]:
@@ -354,31 +509,31 @@ class PBM(ClickModel):
         return (rng.random(s.pairs.shape) < p) & s.shown
 
 
-def previous_click(clicks: np.ndarray) -> np.ndarray:
-    """Per (session, rank): the rank (1-based) of the last click above it, 0 if none."""
-    ranks = np.where(clicks, np.arange(1, clicks.shape[1] + 1), 0)
-    before = np.maximum.accumulate(ranks, axis=1)
-    return np.concatenate([np.zeros((clicks.shape[0], 1), dtype=before.dtype), before[:, :-1]], axis=1)
-
-
-class UBM(ClickModel):
+class UBM(_SlotModel):
     """User browsing model: examination by (rank, rank of the previous click; 0: no click above).
 
     ``params()["examination"]`` is ``{rank: {previous click rank: p}}``, both 1-based, 0 for none.
     """
 
     name = "ubm"
+    previous_click = True
+    ATTRIBUTES: ClassVar[Mapping[str, str]] = {"attractiveness": "alpha", "examination": "gamma"}
 
-    def _fit(self, s: Sessions) -> None:
-        rank = np.broadcast_to(np.arange(s.n_ranks), s.pairs.shape)
-        prev = previous_click(s.clicks)
-        slot = rank * s.n_ranks + prev  # prev < rank + 1 <= n_ranks
-        n_slots = s.n_ranks * s.n_ranks
-        pair, slot_u, clicked, skipped = slot_counts(s.pairs[s.shown], slot[s.shown], s.clicks[s.shown], n_slots)
-        self.alpha, gamma, em = examination_em(pair, slot_u, clicked, skipped, s.n_pairs, n_slots, **self._em_options())
+    def _fit_counts(self, c: SlotCounts) -> None:
+        n = c.n_ranks
+        slot = c.rank * n + c.prev
+        alpha, gamma, em = examination_em(
+            c.pair, slot, c.clicked, c.skipped, self.fitted.n_pairs, n * n, **self._em_options()
+        )
         self._ended(em)
-        self.gamma = gamma.reshape(s.n_ranks, s.n_ranks)
-        self._seen = np.bincount(slot_u, minlength=n_slots).reshape(s.n_ranks, s.n_ranks) > 0
+        seen = np.bincount(slot, minlength=n * n).reshape(n, n) > 0
+        self._set(attractiveness=alpha, examination=gamma.reshape(n, n), seen=seen)
+
+    def _set(self, *, seen: np.ndarray | None = None, **values: Any) -> None:
+        """``examination[r][p]``: rank r + 1 after a click at rank p (0: none); ``seen``: the (r, p) the log
+        showed, which :meth:`params` lists (default: every p <= r)."""
+        super()._set(**values)
+        self._seen = np.tril(np.ones(self.gamma.shape, dtype=bool)) if seen is None else np.asarray(seen, dtype=bool)
 
     def _gamma(self, n_ranks: int) -> np.ndarray:
         out = np.full((n_ranks, n_ranks), DEFAULT)
@@ -426,172 +581,19 @@ class UBM(ClickModel):
         return clicks
 
 
-# -- the cascade family ----------------------------------------------------------------------------
-
-
-def cascade_probabilities(
-    alpha: np.ndarray, after_click: np.ndarray, after_skip: float, clicks: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """(conditional, full) click probabilities of a cascade-family model, arrays ``(S, R)``.
-
-    ``alpha``: attractiveness at each (session, rank); ``after_click``: the probability to go on after a
-    click there; ``after_skip``: to go on after examining without a click.
-    """
-    n_s, n_r = alpha.shape
-    cond = np.zeros((n_s, n_r))
-    full = np.zeros((n_s, n_r))
-    e = np.ones(n_s)  # P(examine rank r | clicks above)
-    m = np.ones(n_s)  # P(examine rank r)
-    for r in range(n_r):
-        a = alpha[:, r]
-        cond[:, r] = e * a
-        full[:, r] = m * a
-        skip_examined = e * (1.0 - a) / np.maximum(1.0 - e * a, FLOOR)
-        e = np.where(clicks[:, r], after_click[:, r], after_skip * skip_examined)
-        m = m * (a * after_click[:, r] + (1.0 - a) * after_skip)
-    return cond, full
-
-
-def cascade_simulate(
-    alpha: np.ndarray, after_click: np.ndarray, after_skip: float, shown: np.ndarray, rng: np.random.Generator
-) -> np.ndarray:
-    """Clicks drawn from a cascade-family model (see :func:`cascade_probabilities`)."""
-    n_s, n_r = alpha.shape
-    clicks = np.zeros((n_s, n_r), dtype=bool)
-    examining = np.ones(n_s, dtype=bool)
-    draws = rng.random((n_s, n_r, 2))
-    for r in range(n_r):
-        c = examining & shown[:, r] & (draws[:, r, 0] < alpha[:, r])
-        clicks[:, r] = c
-        go_on = np.where(c, draws[:, r, 1] < after_click[:, r], draws[:, r, 1] < after_skip)
-        examining = examining & go_on
-    return clicks
-
-
-def _last_click(clicks: np.ndarray) -> np.ndarray:
-    """Per session, the 0-based rank of the last click, -1 if none."""
-    ranks = np.where(clicks, np.arange(clicks.shape[1]), -1)
-    return ranks.max(axis=1)
-
-
-def _first_click(clicks: np.ndarray) -> np.ndarray:
-    """Per session, the 0-based rank of the first click, the number of ranks if none."""
-    n_r = clicks.shape[1]
-    ranks = np.where(clicks, np.arange(n_r), n_r)
-    return ranks.min(axis=1)
-
-
-class _CascadeFamily(ClickModel):
-    after_skip: float = 1.0
-
-    def _after_click(self, s: Sessions) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def _probabilities(self, s: Sessions) -> tuple[np.ndarray, np.ndarray]:
-        return cascade_probabilities(_take(self.alpha, s.pairs), self._after_click(s), self.after_skip, s.clicks)
-
-    def labels(self) -> np.ndarray:
-        return self.alpha
-
-    def simulate(self, s: Sessions, rng: np.random.Generator) -> np.ndarray:
-        return cascade_simulate(_take(self.alpha, s.pairs), self._after_click(s), self.after_skip, s.shown, rng)
-
-    def _attractiveness_up_to(self, s: Sessions, cut: np.ndarray) -> np.ndarray:
-        """Closed form: clicks / impressions over the ranks <= ``cut`` of each session (examined ones)."""
-        examined = s.shown & (np.arange(s.n_ranks)[None, :] <= cut[:, None])
-        imp = np.bincount(s.pairs[examined], minlength=s.n_pairs).astype(float)
-        clk = np.bincount(s.pairs[examined & s.clicks], minlength=s.n_pairs).astype(float)
-        return _ratio(clk, imp)
-
-
-class Cascade(_CascadeFamily):
-    """Cascade model: the user scans down and stops at the first click (closed form: the ranks up to it).
-
-    Clicks below the first have probability 0 under the model: fitting ignores them, the
-    log-likelihood counts them at :data:`FLOOR`.
-    """
-
-    name = "cascade"
-
-    def _fit(self, s: Sessions) -> None:
-        self.alpha = self._attractiveness_up_to(s, _first_click(s.clicks))
-
-    def _after_click(self, s: Sessions) -> np.ndarray:
-        return np.zeros(s.pairs.shape)
-
-    def params(self) -> dict[str, Any]:
-        return {"attractiveness": _by_pair(self.fitted, self.alpha)}
-
-
-class DCM(_CascadeFamily):
-    """Dependent click model: after a click at rank r the user goes on with probability lambda_r.
-
-    Fitted in closed form as the book (and PyClick) do: the ranks up to the last click are examined,
-    and lambda_r = 1 - (sessions whose last click is at r) / (clicks at r).
-    """
-
-    name = "dcm"
-
-    def _fit(self, s: Sessions) -> None:
-        last = _last_click(s.clicks)
-        no_click = last < 0
-        self.alpha = self._attractiveness_up_to(s, np.where(no_click, s.n_ranks, last))
-        clicks_at = s.clicks.sum(axis=0).astype(float)
-        last_at = np.bincount(last[~no_click], minlength=s.n_ranks).astype(float)
-        self.lam = _ratio(clicks_at - last_at, clicks_at)
-
-    def _after_click(self, s: Sessions) -> np.ndarray:
-        return np.broadcast_to(_rank_values(self.lam, s.n_ranks), s.pairs.shape)
-
-    def params(self) -> dict[str, Any]:
-        return {"continuation": _by_rank(self.lam), "attractiveness": _by_pair(self.fitted, self.alpha)}
-
-
-class SDBN(_CascadeFamily):
-    """Simplified DBN (gamma = 1): closed form over the ranks up to the last click; the satisfaction of a
-    pair is (times it was the last click) / (its clicks). Its qrels label is attractiveness x satisfaction."""
-
-    name = "sdbn"
-    label_name = "relevance"
-
-    def _fit(self, s: Sessions) -> None:
-        last = _last_click(s.clicks)
-        no_click = last < 0
-        self.alpha = self._attractiveness_up_to(s, np.where(no_click, s.n_ranks, last))
-        clicked = np.bincount(s.pairs[s.clicks], minlength=s.n_pairs).astype(float)
-        rows = np.flatnonzero(~no_click)
-        last_pairs = s.pairs[rows, last[rows]]
-        self.sigma = _ratio(np.bincount(last_pairs, minlength=s.n_pairs).astype(float), clicked)
-
-    def _after_click(self, s: Sessions) -> np.ndarray:
-        return 1.0 - _take(self.sigma, s.pairs)
-
-    def params(self) -> dict[str, Any]:
-        return {
-            "attractiveness": _by_pair(self.fitted, self.alpha),
-            "satisfaction": _by_pair(self.fitted, self.sigma),
-        }
-
-    def labels(self) -> np.ndarray:
-        return self.alpha * self.sigma
-
-
 __all__ = [
-    "DCM",
     "DEFAULT",
     "FLOOR",
     "MAX_ITER",
     "PBM",
-    "SDBN",
     "TOL",
     "UBM",
-    "Cascade",
     "ClickModel",
     "DocumentCTR",
+    "EMSettings",
     "GlobalCTR",
     "RankCTR",
-    "cascade_probabilities",
-    "cascade_simulate",
+    "SlotCounts",
     "examination_em",
     "no_qrels_message",
     "previous_click",

@@ -1,9 +1,10 @@
 """Click logs drawn from a click model with known parameters: the check that each model recovers them.
 
 :func:`sessions_from_rankings` turns shown rankings into :class:`~.log.Sessions` (no clicks yet),
-:func:`model_with` makes a model with given parameters over their pairs, :func:`simulate` draws the
-clicks (the book's generative models, :meth:`~.models.ClickModel.simulate`) and :func:`log_rows` writes
-the result as click-log rows any reader takes.
+:func:`model_with` makes a model with given parameters over their pairs (the parameters its registry entry
+lists, :mod:`.registry`), :func:`simulate` draws the clicks (the book's generative models,
+:meth:`~.models.ClickModel.simulate`) and :func:`log_rows` writes the result as click-log rows any reader
+takes.
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ import numpy as np
 
 from ..errors import ClickModelError
 from ..stats.significance import check_seed
-from .evaluation import make_model
 from .log import Sessions
 from .models import ClickModel
+from .registry import entry
 
 
 def sessions_from_rankings(rankings: Sequence[tuple[str, Sequence[str]]]) -> Sessions:
@@ -60,30 +61,28 @@ def model_with(
     name: str,
     sessions: Sessions,
     *,
-    attractiveness: Callable[[str, str], float] | float = 0.5,
-    satisfaction: Callable[[str, str], float] | float = 0.5,
+    attractiveness: Callable[[str, str], float] | float | None = None,
+    satisfaction: Callable[[str, str], float] | float | None = None,
     examination: Sequence[float] | np.ndarray | None = None,
     continuation: Sequence[float] | float | None = None,
+    click_probability: Sequence[float] | float | None = None,
 ) -> ClickModel:
-    """A model of kind ``name`` with the given parameters over ``sessions``' pairs (attractiveness and
-    satisfaction as functions of (query, doc) or constants; examination by rank, for UBM a matrix
-    ``[rank][previous click rank]``; continuation: the DCM's by rank or the DBN's one gamma)."""
-    model = make_model(name)
-    model._sessions = sessions
-    model.alpha = _per_pair(sessions, attractiveness)  # type: ignore[attr-defined]
-    if name in ("dbn", "sdbn"):
-        model.sigma = _per_pair(sessions, satisfaction)  # type: ignore[attr-defined]
-    if name in ("pbm", "ubm"):
-        if examination is None:
-            raise ClickModelError(f"{name} needs examination probabilities")
-        model.gamma = np.asarray(examination, dtype=float)  # type: ignore[attr-defined]
-        if name == "ubm":
-            model._seen = np.tril(np.ones(model.gamma.shape, dtype=bool))  # type: ignore[attr-defined]
-    if name == "dcm":
-        model.lam = np.asarray(continuation, dtype=float)  # type: ignore[attr-defined]
-    if name == "dbn":
-        model.gamma = float(continuation if continuation is not None else 1.0)  # type: ignore[attr-defined, arg-type]
-    return model
+    """A model of kind ``name`` with the given parameters over ``sessions``' pairs: the ones its registry entry
+    lists (:attr:`~.registry.ClickModelEntry.parameters`), each a probability. Attractiveness and satisfaction
+    are functions of (query, doc) or constants (0.5 when not given); examination by rank, for UBM a matrix
+    ``[rank][previous click rank]``; continuation the DCM's by rank or the DBN's one gamma (1 when not given);
+    the CTR baselines' click probability, one or by rank.
+
+    :raises ClickModelError: an unknown model, a parameter it does not have, or one missing or out of range.
+    """
+    given = {
+        "attractiveness": attractiveness,
+        "satisfaction": satisfaction,
+        "examination": examination,
+        "continuation": continuation,
+        "click_probability": click_probability,
+    }
+    return entry(name).with_parameters(sessions, **given)
 
 
 def simulate(model: ClickModel, sessions: Sessions, seed: int = 0) -> Sessions:

@@ -1,0 +1,260 @@
+"""The click models are one registry (``clicks/registry.py``), as the measures are ``core/families.py``: every
+part that picks a model reads it, no other module compares a model's name, the docs' table is it, and each entry
+agrees with its class (parameters, counts, simulation). The package's layering rules for clicks/ are checked
+here too: clicks/ imports nothing of feedback/, no clicks function takes more than 10 parameters, and the
+command line of clicks parses, calls one job and prints."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from haystack_irmetrics.cli import build_parser
+from haystack_irmetrics.clicks import ClickLog
+from haystack_irmetrics.clicks.registry import ENTRIES, MODELS, entry, find, models_table
+from haystack_irmetrics.clicks.simulate import log_rows, model_with, sessions_from_rankings, simulate
+from haystack_irmetrics.errors import ClickModelError
+from tests.test_architecture import MODULES, _imports
+from tests.test_clicks_models import simulated
+
+ROOT = Path(__file__).resolve().parent.parent
+#: The modules that pick click models: the package and its command lines.
+CLICK_MODULES = {
+    name: path
+    for name, path in MODULES.items()
+    if name.startswith("haystack_irmetrics.clicks")
+    or name in ("haystack_irmetrics.cli.clicks", "haystack_irmetrics.cli.interleave")
+}
+
+
+def model_names_in(node: ast.AST) -> set[str]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return {node.value} & set(MODELS)
+    if isinstance(node, ast.Tuple | ast.List | ast.Set):
+        return set().union(*(model_names_in(e) for e in node.elts))
+    return set()
+
+
+def dispatches_by_name(tree: ast.AST) -> list[tuple[int, list[str]]]:
+    """``(line, names)`` of every comparison, collection, dict key or subscript naming a click model."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            hit = set().union(*(model_names_in(x) for x in (node.left, *node.comparators)))
+        elif isinstance(node, ast.Tuple | ast.List | ast.Set):
+            hit = model_names_in(node)
+        elif isinstance(node, ast.Dict):
+            hit = set().union(*(model_names_in(k) for k in node.keys if k is not None))
+        elif isinstance(node, ast.Subscript):
+            hit = model_names_in(node.slice)
+        else:
+            continue
+        if hit:
+            found.append((node.lineno, sorted(hit)))
+    return found
+
+
+def test_clicks_dispatch_through_the_registry_not_model_names():
+    """No ``model == "pbm"``, ``name in ("dbn", "sdbn")``, ``{"cascade": Cascade}`` or ``MODELS = ("ctr", ...)``
+    outside ``clicks/registry.py``: what a model is (its class, parameters, statistics) is its registry entry. A
+    class's own ``name = "pbm"`` and a default value (``propensities="pbm"``) are no comparison."""
+    found = [
+        f"{name}:{line} {hit}"
+        for name, path in CLICK_MODULES.items()
+        if name != "haystack_irmetrics.clicks.registry"
+        for line, hit in dispatches_by_name(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert found == []
+
+
+def test_the_dispatch_check_finds_a_comparison_a_tuple_a_dict_and_a_subscript():
+    source = 'if model == "ubm": pass\nx = ("gctr", "rctr")\ny = {"dbn": 1}\nz = table["sdbn"]\nname = "pbm"\n'
+    assert [hit for _, hit in dispatches_by_name(ast.parse(source))] == [["ubm"], ["gctr", "rctr"], ["dbn"], ["sdbn"]]
+
+
+def test_no_attribute_is_set_on_a_model_from_outside_it():
+    """The models are rebuilt through public constructors (``from_counts``, ``from_parameters``): no
+    ``type: ignore[attr-defined]`` is left in the click modules (there were 11, in statistics.py and simulate.py)."""
+    hits = [
+        f"{name}:{i}"
+        for name, path in CLICK_MODULES.items()
+        for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if "attr-defined" in line
+    ]
+    assert hits == []
+
+
+def docs_models_table() -> str:
+    page = (ROOT / "docs" / "clicks.md").read_text(encoding="utf-8")
+    section = page.split("## Click models", 1)[1]
+    return "\n".join(re.findall(r"^\|.*\|$", section.split("\n\n", 2)[1], re.M))
+
+
+def test_the_docs_table_of_models_is_the_registry():
+    assert docs_models_table() == models_table()
+    assert [e.name for e in ENTRIES] == ["gctr", "rctr", "ctr", "pbm", "ubm", "cascade", "dcm", "sdbn", "dbn"]
+
+
+def test_the_command_lines_choices_and_help_are_the_registrys(capsys):
+    parser = build_parser()
+    clicks = parser._subparsers._group_actions[0].choices["clicks"]
+    verbs = clicks._subparsers._group_actions[0].choices
+    model = next(a for a in verbs["fit"]._actions if a.dest == "model")
+    assert tuple(model.choices) == MODELS
+    assert "ctr is dctr" in model.help and "gctr and rctr have no per-document parameter" in model.help
+    assert "the attractiveness, or for sdbn/dbn attractiveness x satisfaction, or for ctr" in verbs["fit"].description
+    models = next(a for a in verbs["compare"]._actions if a.dest == "models")
+    assert models.help == "comma-separated: " + ",".join(MODELS)
+    propensities = next(a for a in verbs["measure"]._actions if a.dest == "propensities")
+    assert tuple(propensities.choices) == ("pbm", "log") and propensities.default == "pbm"
+
+
+def test_names_resolve_in_any_case_and_through_aliases():
+    assert entry("DCTR") is entry("ctr") is find("Ctr")
+    assert find("pyclick") is None and find(3) is None
+    with pytest.raises(ClickModelError, match=r"unknown click model 'pyclick'; known: gctr, rctr, ctr, dctr, pbm"):
+        entry("pyclick")
+
+
+def shown(n: int = 400):
+    return sessions_from_rankings([("q1", ["d1", "d2", "d3"]), ("q2", ["d3", "d1"])] * n)
+
+
+TRUTH = {
+    "gctr": {"click_probability": 0.3},
+    "rctr": {"click_probability": [0.6, 0.3, 0.2]},
+    "pbm": {"examination": [1.0, 0.6, 0.3]},
+    "ubm": {"examination": np.tril(np.full((3, 3), 0.7))},
+    "dcm": {"continuation": [0.5, 0.4, 0.3]},
+    "sdbn": {"satisfaction": 0.3},
+    "dbn": {"continuation": 0.8, "satisfaction": 0.3},
+}
+
+
+@pytest.mark.parametrize("e", ENTRIES, ids=lambda e: e.name)
+def test_each_entry_agrees_with_its_class(e):
+    """Its parameters are the ones the model holds and prints; counting then fitting is the fit; every model can
+    be simulated from known parameters and refitted on what it drew."""
+    s = shown()
+    truth = e.with_parameters(s, attractiveness=0.4 if e.per_document else None, **TRUTH.get(e.name, {}))
+    assert [p.name for p in e.parameters] == list(e.model.ATTRIBUTES)
+    drawn = simulate(truth, s, seed=5)
+    assert drawn.clicks.any() and not (drawn.clicks & ~drawn.shown).any()
+    fitted = e.make().fit(drawn)
+    assert set(fitted.params()) == {p.name for p in e.parameters}
+    again = e.model.from_counts(drawn, e.model.counts(drawn))
+    assert again.params() == fitted.params()  # the fit reads only its counts
+    for p in e.parameters:
+        value = np.asarray(fitted.parameter(p.name))
+        assert value.ndim == {"pair": 1, "rank": 1, "rank, previous click": 2, "one": 0}[p.over]
+        assert ((value >= p.low) & (value <= p.high)).all()
+
+
+def test_known_parameters_are_checked_by_the_registry():
+    s = shown(2)
+    with pytest.raises(ClickModelError, match="pbm needs examination probabilities"):
+        model_with("pbm", s)
+    with pytest.raises(ClickModelError, match=r"pbm has no parameter satisfaction"):
+        model_with("pbm", s, examination=[1.0, 0.5, 0.2], satisfaction=0.5)
+    with pytest.raises(ClickModelError, match=r"every examination must be in \[0, 1\]"):
+        model_with("pbm", s, examination=[1.0, 1.5, 0.2])
+    with pytest.raises(ClickModelError, match=r"continuation is one value per one"):
+        model_with("dbn", s, continuation=[0.5, 0.5])
+    with pytest.raises(ClickModelError, match="dcm needs continuation probabilities"):
+        model_with("dcm", s)
+    dbn = model_with("dbn", s)  # attractiveness and satisfaction 0.5, gamma 1 when not given
+    assert dbn.parameter("continuation") == 1.0 and set(dbn.parameter("satisfaction")) == {0.5}
+    with pytest.raises(ClickModelError, match="has no parameter 'examination'"):
+        dbn.parameter("examination")
+
+
+def test_a_statistics_table_of_one_partition_rebuilds_every_model_through_its_public_constructor():
+    import pyarrow as pa
+
+    from haystack_irmetrics.clicks.statistics import fit_statistics, session_statistics
+
+    rows = log_rows(simulated("dbn", 300))
+    table = pa.Table.from_pylist(rows)
+    for e in ENTRIES:
+        merged = fit_statistics(e.name, list(session_statistics(table.to_batches(), model=e.name)))
+        local = e.make().fit(ClickLog(rows).sessions())
+        assert type(merged) is e.model and merged.params().keys() == local.params().keys()
+
+
+# -- the layering of clicks/ -------------------------------------------------------------------------
+
+
+def test_clicks_imports_nothing_of_feedback():
+    """A click log is read by io/'s one log reader given the click roles; feedback/ reads click-derived qrels
+    (``feedback.JudgedLog``), never the other way round (at module level or inside a function)."""
+    found = [
+        f"{name} line {line} imports {target}"
+        for name in CLICK_MODULES
+        if name.startswith("haystack_irmetrics.clicks")
+        for target, line in _imports(name)
+        if target.startswith("haystack_irmetrics.feedback")
+    ]
+    assert found == []
+
+
+def parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    a = node.args
+    return len(a.posonlyargs) + len(a.args) + len(a.kwonlyargs) + (a.vararg is not None) + (a.kwarg is not None)
+
+
+def test_no_clicks_function_takes_more_than_10_parameters():
+    found = [
+        f"{name}:{node.lineno} {node.name} ({parameters(node)})"
+        for name, path in CLICK_MODULES.items()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and parameters(node) > 10
+    ]
+    assert found == []
+
+
+DECLARING = {"add_argument", "add_parser", "add_argument_group", "add_mutually_exclusive_group", "add_subparsers"}
+
+
+def _declares(statement: ast.stmt) -> bool:
+    """Whether the statement declares arguments (``p.add_argument(...)``, ``g = p.add_argument_group(...)``)."""
+    value = statement.value if isinstance(statement, ast.Expr | ast.Assign) else None
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in DECLARING
+
+
+def body_lines(node: ast.FunctionDef) -> int:
+    """Lines of the function's body besides argument declarations (and its docstring)."""
+    body = node.body[1:] if ast.get_docstring(node) is not None else node.body
+    return sum(s.end_lineno - s.lineno + 1 for s in body if not _declares(s))  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("module", ["haystack_irmetrics.cli.clicks", "haystack_irmetrics.cli.interleave"])
+def test_the_click_command_lines_parse_call_one_job_and_print(module):
+    """No function body of ``cli/clicks.py`` or ``cli/interleave.py`` over 60 lines besides argument declarations;
+    every verb calls one job of ``clicks/jobs.py``."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]
+    assert [f"{f.name} ({body_lines(f)})" for f in functions if body_lines(f) > 60] == []
+    for f in functions:
+        if f.name == "run" or f.name.startswith("run_"):
+            called = {n.func.id for n in ast.walk(f) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+            assert (
+                len(called & {"fit_log", "compare_log", "estimate_log", "measure_log", "windows_log", "interleave_log"})
+                == 1
+            ), f.name
+
+
+def test_statistics_merge_to_the_same_parameters_on_every_run():
+    """The merged sums are taken in the order the keys first come, not in a hash order of the day."""
+    import pyarrow as pa
+
+    from haystack_irmetrics.clicks.statistics import fit_statistics, session_statistics
+
+    rows = log_rows(simulated("dbn", 600))
+    for name in ("pbm", "ubm", "dbn"):
+        stats = list(session_statistics(pa.Table.from_pylist(rows).to_batches(), model=name))
+        fits = [fit_statistics(name, stats, max_iter=30).params() for _ in range(4)]
+        assert all(f == fits[0] for f in fits[1:]), name
