@@ -66,7 +66,7 @@ def test_irmetrics_judge_ppi_equals_ppi_python_on_the_per_query_values(tmp_path,
 
     monkeypatch.setenv("IRMETRICS_CACHE_DIR", str(tmp_path / "cache"))
     case = make_case(tmp_path / "data", n_queries=14, judged=2, runs=3)
-    runs = {p.name: read_run(p).data for p in case.runs}
+    runs = {p.stem: read_run(p).data for p in case.runs}  # a run is named by its file, less .trec
     # People judged the whole pool of half the queries (the labelled set), a few pairs of the others.
     full = {f"q{j}" for j in range(0, 14, 2)}
     lines = case.qrels.read_text().splitlines()
@@ -115,7 +115,7 @@ def test_irmetrics_judge_ppi_equals_ppi_python_on_the_per_query_values(tmp_path,
     assert "(PPI, 7 labelled + 7 queries)" in capsys.readouterr().out
     # irmetrics evaluate QRELS RUN --judged DIR: the same interval beside the human and the filled value.
     name = next(iter(runs))
-    run_file = next(p for p in case.runs if p.name == name)
+    run_file = next(p for p in case.runs if p.stem == name)
     capsys.readouterr()
     assert (
         main(["evaluate", str(case.qrels), str(run_file), "-m", "NDCG@5", "--judged", str(out), "--format", "json"])

@@ -356,7 +356,7 @@ def test_cli_plot_reads_a_run_whose_path_holds_an_equals_sign(files, tmp_path):
     run.write_bytes(files["bm25"].read_bytes())
     proc = _cli("plot", "pr", str(files["qrels"]), str(run), "-o", str(tmp_path / "p.svg"))
     _checked(proc, 0)
-    assert any(t.startswith("k=10.trec (area") for t in _svg_texts(tmp_path / "p.svg"))
+    assert any(t.startswith("k=10 (area") for t in _svg_texts(tmp_path / "p.svg"))  # the path, named by its file
 
 
 def test_cli_feedback_with_a_math_run_name_writes_its_plots_and_page(files, tmp_path):
