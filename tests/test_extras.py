@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -190,3 +191,54 @@ def test_a_missing_bm25s_names_the_bm25_alias_that_reinstalls_it(monkeypatch):
     hide(monkeypatch, "bm25s")
     with pytest.raises(MissingDependencyError, match=r"bm25s is not installed.*haystack-irmetrics\[bm25\]"):
         require("bm25s", purpose="the bm25s BM25 engine")
+
+
+CLICK_DATA = Path(__file__).resolve().parent.parent / "examples" / "data"
+
+
+@pytest.mark.parametrize("module", ["polars", "pyarrow"])
+def test_irmetrics_clicks_and_interleave_without_polars_or_pyarrow_name_the_clicks_extra(
+    tmp_path, monkeypatch, capsys, module
+):
+    hide(monkeypatch, module)
+    log = str(CLICK_DATA / "click_log.csv")
+    for argv in (
+        ["clicks", "fit", log, "--model", "pbm", "-o", str(tmp_path / "out")],
+        ["clicks", "compare", log, "--models", "ctr,pbm"],
+        ["clicks", "windows", str(CLICK_DATA / "timed_clicks.csv")],
+        ["interleave", str(CLICK_DATA / "interleaved_clicks.csv")],
+    ):
+        assert main(argv) == 2
+        (line,) = capsys.readouterr().err.splitlines()
+        assert line.startswith(f"irmetrics: error: click logs: {module} is not installed (needed here); "), line
+        assert "pip install 'haystack-irmetrics[clicks]' (from PyPI)" in line and "[feedback]" not in line
+
+
+def test_click_logs_and_their_statistics_in_python_name_the_clicks_extra(monkeypatch):
+    from haystack_irmetrics.clicks import ClickLog
+    from haystack_irmetrics.clicks.statistics import fit_statistics, session_statistics
+
+    hide(monkeypatch, "polars")
+    rows = [{"session": "s", "query_id": "q", "doc_id": "d", "position": 1, "click": 1}]
+    with pytest.raises(MissingDependencyError, match=r"^click logs: polars is not installed.*\[clicks\]"):
+        ClickLog(rows)
+    with pytest.raises(MissingDependencyError, match=r"^session_statistics: polars is not installed.*\[clicks\]"):
+        next(session_statistics(iter([]), model="pbm"))
+    with pytest.raises(MissingDependencyError, match=r"^fit_statistics: polars is not installed.*\[clicks\]"):
+        fit_statistics("pbm", [])
+
+
+def test_irmetrics_feedback_on_a_click_log_with_click_qrels_names_the_feedback_extra(tmp_path, monkeypatch, capsys):
+    qrels = tmp_path / "qrels.tsv"
+    qrels.write_text("q01\t0\tdoc0159\t0.8\n")
+    hide(monkeypatch, "polars")
+    assert main(["feedback", str(CLICK_DATA / "click_log.csv"), "--qrels", str(qrels)]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert "feedback logs: polars is not installed" in line and "haystack-irmetrics[feedback]" in line
+
+
+def test_the_clicks_extra_installs_what_click_logs_need():
+    extras = _pyproject()["project"]["optional-dependencies"]
+    names = {re.split(r"[<>=!~ ;\[]", d, maxsplit=1)[0].lower() for d in extras["clicks"]}
+    assert names == {"polars", "pyarrow", "scipy"}
+    assert set(extras["clicks"]) <= set(extras["test"])
