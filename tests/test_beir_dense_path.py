@@ -252,13 +252,13 @@ def test_the_settings_check_their_values():
 
 
 def test_an_embedder_without_a_batch_size_gets_its_devices_and_the_options_are_its_init_parameters():
-    def applied(options: EmbedderOptions, document: bool = True, found: str = "cpu", **params) -> dict:
+    def applied(options: EmbedderOptions, document: bool = True, guess: str = "cpu", **params) -> dict:
         params = {"model": "x", **params}
-        options.apply(params, document=document, found=found)
+        options.apply(params, document=document, guess=guess)
         return params
 
     assert applied(EmbedderOptions())["batch_size"] == DEFAULT_BATCH_SIZE["cpu"] == 32
-    assert applied(EmbedderOptions(), found="cuda:0")["batch_size"] == DEFAULT_BATCH_SIZE["cuda"]
+    assert applied(EmbedderOptions(), guess="cuda:0")["batch_size"] == DEFAULT_BATCH_SIZE["cuda"]
     assert (
         applied(EmbedderOptions(), device={"type": "single", "device": "mps"})["batch_size"]
         == DEFAULT_BATCH_SIZE["mps"]

@@ -219,7 +219,7 @@ class StreamedIndexing:
             self._stop_pool()
         if failed:
             error = failed[0]
-            if isinstance(error, PipelineError | KeyboardInterrupt):
+            if not isinstance(error, Exception):  # KeyboardInterrupt, SystemExit
                 raise error
             raise PipelineError(f"the indexing pipeline of {self.source} failed: {error}") from error
 
@@ -248,9 +248,7 @@ class StreamedIndexing:
                 update(len(texts))
                 return vectors.astype(np.float32) if vectors.dtype.kind == "f" else vectors
             return self._encode(model, texts, kwargs, update)
-        except PipelineError:
-            raise
-        except Exception as e:
+        except Exception as e:  # as the indexing pipeline's own path says it
             raise PipelineError(f"the indexing pipeline of {self.source} failed: {e}") from e
 
     def _encode(
