@@ -267,8 +267,9 @@ def test_scifact_dense_minilm_runs_end_to_end_offline(scifact, tmp_path):
 
 def test_the_configuration_is_one_value_that_run_beir_builds_and_the_fingerprint_reads(tmp_path):
     """run_beir's keywords become one BeirSettings; a run with it writes the same files, and its fingerprint is
-    run_configuration's (so folders written before the settings existed resume)."""
-    from haystack_irmetrics.beir.checkpoint import EXTERNAL_ENGINE, run_configuration
+    the one folders written before the settings existed recorded (so they resume)."""
+    from haystack_irmetrics import __version__
+    from haystack_irmetrics.beir.checkpoint import ENGINE, EXTERNAL_ENGINE, FORMAT, dataset_files, file_identity
     from haystack_irmetrics.beir.runner import run_dataset
     from haystack_irmetrics.beir.settings import BeirSettings
     from haystack_irmetrics.errors import PipelineError
@@ -283,10 +284,28 @@ def test_the_configuration_is_one_value_that_run_beir_builds_and_the_fingerprint
     volatile = ("finished_at", "timings_s", "peak_rss_mb", "peak_rss_scope")
     a, b = (json.loads((tmp_path / d / "summary.json").read_text()) for d in ("keywords", "settings"))
     assert {k: v for k, v in a.items() if k not in volatile} == {k: v for k, v in b.items() if k not in volatile}
-    fingerprint = dict(folder=sample_path(), split="test", pipeline_sha256="0" * 64, model=None, top_k=50)
-    expected = run_configuration(retriever="bm25", k_values=[1, 10], chunk_words=40, chunk_overlap=5, **fingerprint)
+    files = {name: file_identity(path) for name, path in dataset_files(sample_path(), "test").items()}
+    expected = {
+        "format": FORMAT,
+        "package_version": __version__,
+        "engine": ENGINE,
+        "dataset": {"split": "test", "files": files, "queries_sha256": None},
+        "pipeline": {"retriever": "bm25", "sha256": "0" * 64},
+        "model": None,
+        "top_k": 50,
+        "k_values": [1, 10],
+        "chunk_words": 40,
+        "chunk_overlap": 5,
+    }
     assert settings.configuration(sample_path(), "test", "0" * 64) == expected
     external = BeirSettings(no_index=True, **kwargs).configuration(sample_path(), "test", "0" * 64)
     assert external["engine"] == EXTERNAL_ENGINE
     with pytest.raises(PipelineError, match="top_k must be a positive integer or None"):
         BeirSettings(top_k=0)
+    # the keywords are the settings' fields: another name is refused as Python refuses it, before any work
+    from haystack_irmetrics.beir.suite import run_beir_suite
+
+    with pytest.raises(TypeError, match=r"run_beir\(\) got an unexpected keyword argument 'topk'"):
+        run_beir(topk=5)
+    with pytest.raises(TypeError, match=r"run_beir_suite\(\) got an unexpected keyword argument 'checkpoint'"):
+        run_beir_suite([], checkpoint=5)

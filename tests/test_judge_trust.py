@@ -541,6 +541,34 @@ def test_depth_is_checked_before_the_first_request(tmp_path, capsys):
     assert "depth" in capsys.readouterr().err
 
 
+def test_judge_runs_takes_its_settings_whole_or_as_keywords_and_refuses_another_keyword(tmp_path):
+    """judge_runs(..., settings) and judge_runs(..., **fields) judge alike; a keyword that is no field of
+    JudgeSettings is a TypeError before any request, and the result is frozen."""
+    import dataclasses
+
+    from haystack_irmetrics.io import read_qrels, read_run
+    from haystack_irmetrics.io.beir_data import read_beir_corpus, read_beir_queries
+    from haystack_irmetrics.judges.runs import judge_runs
+    from haystack_irmetrics.judges.settings import JudgeSettings
+
+    case = make_case(tmp_path / "data")
+    runs = {"a": read_run(case.runs[0]).data}
+    human = read_qrels(case.qrels).data
+    texts = (read_beir_queries(case.folder / "queries.jsonl"), read_beir_corpus(case.folder / "corpus.jsonl"))
+    off = JudgmentCache(enabled=False)
+    with JudgeServer(case.labels) as server:
+        judge = ChatJudge(_generator(server.url))
+        with pytest.raises(TypeError, match=r"judge_runs\(\) got an unexpected keyword argument 'depht'"):
+            judge_runs(judge, runs, human, *texts, tmp_path / "x", depht=3)
+        assert server.requests == []
+        whole = judge_runs(judge, runs, human, *texts, tmp_path / "w", JudgeSettings(depth=3), cache=off)
+        keywords = judge_runs(judge, runs, human, *texts, tmp_path / "k", depth=3, cache=off)
+    assert whole.filled == keywords.filled and whole.summary["pairs"] == keywords.summary["pairs"] > 0
+    assert (tmp_path / "w" / "qrels.tsv").read_bytes() == (tmp_path / "k" / "qrels.tsv").read_bytes()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        whole.summary = {}  # type: ignore[misc]
+
+
 # ---- progress ---------------------------------------------------------------------------------------------
 
 

@@ -82,31 +82,26 @@ def file_identity(path: Path, previous: Mapping[str, Any] | None = None) -> dict
 
 
 def run_configuration(
-    *,
+    settings: Any,
     folder: str | os.PathLike[str] | None,
     split: str,
-    retriever: str | os.PathLike[str],
     pipeline_sha256: str,
-    model: str | None,
-    top_k: int | None,
-    k_values: Sequence[int],
-    chunk_words: int | None,
-    chunk_overlap: int,
+    *,
     queries_sha256: str | None = None,
-    engine: str | None = None,
     previous: Mapping[str, Any] | None = None,
-    batch_size: int | None = None,
-    precision: str | None = None,
 ) -> dict[str, Any]:
-    """The configuration of one dataset's run, as ``summary.json`` and the checkpoint record it.
+    """The configuration of one dataset's run with ``settings``, as ``summary.json`` and the checkpoint record it:
+    the package version, the engine (:data:`EXTERNAL_ENGINE` with ``no_index``, else :data:`ENGINE`), the
+    dataset's files, the pipeline, the model, ``top_k``, the cutoffs, the chunking, and the embedders'
+    ``batch_size`` and ``precision`` when set (they change the last bits of the vectors; recorded only when set,
+    so that a configuration without them reads as before: an absent key and ``None`` are no difference).
 
+    :param settings: a :class:`~haystack_irmetrics.beir.settings.BeirSettings` (not imported here: it imports
+        this module).
     :param folder: the dataset folder (its files are identified), or ``None`` for a dataset built in memory.
+    :param pipeline_sha256: the pipeline's content (:func:`~haystack_irmetrics.beir.pipelines.pipeline_digest`).
     :param queries_sha256: a hash of the query ids, for a dataset given as an object (it may be a subset).
-    :param engine: what holds the index (default :data:`ENGINE`; :data:`EXTERNAL_ENGINE` with ``--no-index``).
     :param previous: a recorded configuration whose file hashes are reused for unchanged files.
-    :param batch_size: the embedders' batch size, when set (it changes the last bits of the vectors);
-    :param precision: their precision, when set. Both are recorded only when set, so that a configuration
-        without them reads as before (an absent key and ``None`` are no difference).
     """
     from .. import __version__
 
@@ -119,16 +114,16 @@ def run_configuration(
     return {
         "format": FORMAT,
         "package_version": __version__,
-        "engine": engine or ENGINE,
+        "engine": EXTERNAL_ENGINE if settings.no_index else ENGINE,
         "dataset": {"split": split, "files": files, "queries_sha256": queries_sha256},
-        "pipeline": {"retriever": os.fspath(retriever), "sha256": pipeline_sha256},
-        "model": model,
-        "top_k": top_k,
-        "k_values": list(k_values),
-        "chunk_words": chunk_words,
-        "chunk_overlap": chunk_overlap if chunk_words else None,
-        **({"batch_size": batch_size} if batch_size is not None else {}),
-        **({"precision": precision} if precision is not None else {}),
+        "pipeline": {"retriever": os.fspath(settings.retriever), "sha256": pipeline_sha256},
+        "model": settings.model,
+        "top_k": settings.top_k,
+        "k_values": list(settings.k_values),
+        "chunk_words": settings.chunk_words,
+        "chunk_overlap": settings.chunk_overlap if settings.chunk_words else None,
+        **({"batch_size": settings.batch_size} if settings.batch_size is not None else {}),
+        **({"precision": settings.precision} if settings.precision is not None else {}),
     }
 
 

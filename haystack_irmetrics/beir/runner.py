@@ -14,7 +14,7 @@ from numbers import Real
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core import DEFAULT_K_VALUES, EvaluationResult, evaluate, hole_bounds
+from ..core import EvaluationResult, evaluate, hole_bounds
 from ..core.validation import plain_ranking
 from ..errors import ConfigurationChangedError, OutputError, PipelineError
 from ..integration.corpus import corpus_table
@@ -26,7 +26,7 @@ from .dataset import BeirDataset, check_documents, load_beir, resolve_dataset, s
 from .outputs import make_folder, output_lock, write_atomic, writing
 from .pipelines import BeirPipelines, load_beir_pipelines, pipeline_digest
 from .progress import Phases, bar
-from .settings import DEFAULT_TOP_K, BeirSettings, joiner_setting
+from .settings import DEFAULT_TOP_K, BeirSettings
 
 if TYPE_CHECKING:  # pragma: no cover
     from haystack import Document
@@ -35,9 +35,9 @@ if TYPE_CHECKING:  # pragma: no cover
 BOUNDED_MEASURES = ("NDCG@10", "Recall@100")
 
 
-@dataclass
+@dataclass(frozen=True)
 class BeirRun:
-    """The outcome of :func:`run_beir`.
+    """The outcome of :func:`run_beir` (frozen).
 
     :ivar results: ``{query_id: {corpus_id: score}}`` in the pipeline's order, one entry per corpus id
         (its best-ranked chunk), with the pipeline's scores; the input BEIR's evaluation takes.
@@ -150,32 +150,16 @@ def run_beir(
     dataset: str | os.PathLike[str] | BeirDataset | None = None,
     retriever: str | os.PathLike[str] = "bm25",
     *,
-    split: str = "test",
-    k_values: Sequence[int] = DEFAULT_K_VALUES,
-    top_k: int | None = DEFAULT_TOP_K,
-    model: str | None = None,
-    chunk_words: int | None = None,
-    chunk_overlap: int = 0,
     output_dir: str | os.PathLike[str] | None = None,
-    progress: bool | None = None,
-    strict_docs: bool = False,
     allow_missing_docs: bool | None = None,
-    data_dir: str | os.PathLike[str] | None = None,
-    download: bool = True,
-    allowed_modules: Sequence[str] = (),
-    checkpoint_every: int | None = None,
-    overwrite: bool = False,
-    no_index: bool = False,
-    cache: bool = True,
-    joiner: Mapping[str, Any] | str | os.PathLike[str] | None = None,
-    batch_size: int | None = None,
-    precision: str | None = None,
-    device: str | None = None,
+    **options: Any,
 ) -> BeirRun:
     """Index a BEIR corpus with a Haystack pipeline, run every query, and evaluate as BEIR does.
 
     :param dataset: a BEIR folder, a BEIR dataset name (downloaded when absent), a
         :class:`~haystack_irmetrics.beir.BeirDataset`, or ``None`` for the shipped sample.
+    :param options: the fields of :class:`~haystack_irmetrics.beir.settings.BeirSettings` as keywords, below (a
+        name that is none of them is a ``TypeError``); :func:`run_dataset` takes the settings as one value.
     :param retriever: ``"bm25"``, ``"dense"``, ``"hybrid"`` (``pipelines/beir_<name>.yaml``) or a pipeline YAML path.
     :param split: the qrels split.
     :param k_values: cutoffs of BEIR's six measures.
@@ -227,9 +211,10 @@ def run_beir(
         >>> run.means["NDCG@10"], len(run.results)
         (0.76977, 40)
     """
-    strict_docs = strict_docs_setting(strict_docs, allow_missing_docs)  # the deprecated spelling, read here
-    joiner = joiner_setting(joiner)
-    return run_dataset(dataset, BeirSettings.from_arguments(locals()), output_dir)
+    options = BeirSettings.keywords(options, "run_beir")
+    # the deprecated spelling, read here (its warning names the caller's line)
+    options["strict_docs"] = strict_docs_setting(options.get("strict_docs", False), allow_missing_docs)
+    return run_dataset(dataset, BeirSettings.from_keywords(retriever, options), output_dir)
 
 
 def run_dataset(
@@ -321,8 +306,7 @@ def _run(
     with phases.phase("evaluation"):
         evaluation = _evaluate(loaded.ds, retrieved, settings.k_values)
         holes = run_holes(loaded.ds.qrels, retrieved.results, settings.k_values)
-    run = _outcome(loaded, settings, state, top_k, retrieved, evaluation, phases, started)
-    run.holes = holes
+    run = _outcome(loaded, settings, state, top_k, retrieved, evaluation, holes, phases, started)
     if output_dir is not None:
         run.write(output_dir)
         if loaded.checkpoint is not None:
@@ -436,10 +420,12 @@ def _outcome(
     top_k: int | None,
     retrieved: _Retrieved,
     evaluation: EvaluationResult,
+    holes: dict[str, Any],
     phases: Phases,
     started: float,
 ) -> BeirRun:
-    """The :class:`BeirRun`: its timings, and the info ``summary.json`` holds, in its order."""
+    """The :class:`BeirRun`: its timings, the info ``summary.json`` holds, in its order, its evaluation and its
+    holes (:func:`run_holes`)."""
     ds, diagnostics, query_cache = loaded.ds, retrieved.diagnostics, retrieved.query_cache
     timings = {name: phases.seconds.get(name, 0.0) for name in ("load", "indexing", "retrieval", "evaluation")}
     timings["total"] = time.perf_counter() - started
@@ -475,6 +461,7 @@ def _outcome(
         peak_rss_scope="phase" if phases.exact else "process",
         queries_from_checkpoint=sum(1 for q in ds.queries if q in loaded.done),
         finished_at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        holes=holes,
     )
 
 

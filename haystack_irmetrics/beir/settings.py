@@ -16,7 +16,7 @@ from typing import Any
 
 from ..core import DEFAULT_K_VALUES
 from ..errors import PipelineError
-from .checkpoint import EXTERNAL_ENGINE, run_configuration
+from .checkpoint import run_configuration
 
 #: Documents retrieved per query unless told otherwise (capped at the number of indexed documents).
 DEFAULT_TOP_K = 1000
@@ -85,11 +85,27 @@ class BeirSettings:
             object.__setattr__(self, "joiner", check_joiner(self.joiner, "joiner"))
 
     @classmethod
-    def from_arguments(cls, arguments: Mapping[str, Any]) -> BeirSettings:
-        """The settings among a function's arguments, each field by its name (``locals()`` of
-        :func:`~haystack_irmetrics.beir.runner.run_beir` and :func:`~haystack_irmetrics.beir.suite.run_beir_suite`,
-        whose keyword parameters bear these names)."""
-        return cls(**{item.name: arguments[item.name] for item in fields(cls)})
+    def keywords(cls, options: Mapping[str, Any], caller: str) -> dict[str, Any]:
+        """``options`` as keywords of these settings (a copy), ``retriever`` excepted (each function takes it as
+        its second argument).
+
+        :raises TypeError: a keyword that is no field, as Python says of an unknown keyword of ``caller``.
+        """
+        names = {item.name for item in fields(cls)} - {"retriever"}
+        unknown = sorted(set(options) - names)
+        if unknown:
+            raise TypeError(f"{caller}() got an unexpected keyword argument {unknown[0]!r}")
+        return dict(options)
+
+    @classmethod
+    def from_keywords(cls, retriever: str | os.PathLike[str], options: Mapping[str, Any]) -> BeirSettings:
+        """The settings of :func:`~haystack_irmetrics.beir.runner.run_beir`'s and
+        :func:`~haystack_irmetrics.beir.suite.run_beir_suite`'s keywords (:meth:`keywords`), a ``joiner`` given
+        as a YAML path read (:func:`joiner_setting`)."""
+        options = dict(options)
+        if "joiner" in options:
+            options["joiner"] = joiner_setting(options["joiner"])
+        return cls(retriever, **options)
 
     def configuration(
         self,
@@ -103,22 +119,7 @@ class BeirSettings:
         """The configuration fingerprint of one dataset's run with these settings (``summary.json``'s
         ``configuration`` and the checkpoint's ``config.json``); the arguments are
         :func:`~haystack_irmetrics.beir.checkpoint.run_configuration`'s that depend on the dataset."""
-        return run_configuration(
-            folder=folder,
-            split=split,
-            retriever=self.retriever,
-            pipeline_sha256=pipeline_sha256,
-            model=self.model,
-            top_k=self.top_k,
-            k_values=self.k_values,
-            chunk_words=self.chunk_words,
-            chunk_overlap=self.chunk_overlap,
-            queries_sha256=queries_sha256,
-            engine=EXTERNAL_ENGINE if self.no_index else None,
-            previous=previous,
-            batch_size=self.batch_size,
-            precision=self.precision,
-        )
+        return run_configuration(self, folder, split, pipeline_sha256, queries_sha256=queries_sha256, previous=previous)
 
 
 def joiner_setting(joiner: Mapping[str, Any] | str | os.PathLike[str] | None) -> dict[str, Any] | None:

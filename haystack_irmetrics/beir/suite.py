@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..core import DEFAULT_K_VALUES
 from ..errors import ConfigurationChangedError, DatasetError, shorten
 from .checkpoint import PARTIAL, Checkpoint, differences
 from .dataset import resolve_dataset, sample_path, strict_docs_setting
@@ -33,7 +32,7 @@ from .outputs import check_not_linked, output_lock, remove_file, write_atomic
 from .pipelines import pipeline_digest
 from .progress import bar
 from .runner import BeirRun, check_dataset_outputs, check_output_dir, run_dataset
-from .settings import DEFAULT_TOP_K, BeirSettings, joiner_setting
+from .settings import BeirSettings
 
 #: The files :meth:`BeirRun.write` puts in a dataset folder (``--overwrite`` deletes these and ``.partial``).
 OUTPUT_FILES = ("metrics.json", "per_query.json", "run.trec", "summary.json", "metrics.md")
@@ -88,9 +87,9 @@ def expand_datasets(
     return out
 
 
-@dataclass
+@dataclass(frozen=True)
 class SuiteResult:
-    """The outcome of :func:`run_beir_suite`.
+    """The outcome of :func:`run_beir_suite` (frozen).
 
     :ivar datasets: the suite's datasets, in order.
     :ivar summaries: ``{name: summary}`` of every dataset (read from ``summary.json`` when skipped).
@@ -119,27 +118,9 @@ def run_beir_suite(
     retriever: str | os.PathLike[str] = "bm25",
     *,
     output_dir: str | os.PathLike[str] | None = None,
-    overwrite: bool = False,
-    checkpoint_every: int = DEFAULT_CHECKPOINT_EVERY,
-    split: str = "test",
-    k_values: Sequence[int] = DEFAULT_K_VALUES,
-    top_k: int | None = DEFAULT_TOP_K,
-    model: str | None = None,
-    chunk_words: int | None = None,
-    chunk_overlap: int = 0,
-    progress: bool | None = None,
-    strict_docs: bool = False,
     allow_missing_docs: bool | None = None,
-    data_dir: str | os.PathLike[str] | None = None,
-    download: bool = True,
-    allowed_modules: Sequence[str] = (),
-    no_index: bool = False,
-    cache: bool = True,
-    joiner: Mapping[str, Any] | str | os.PathLike[str] | None = None,
-    batch_size: int | None = None,
-    precision: str | None = None,
-    device: str | None = None,
     on_dataset: Callable[[SuiteDataset, BeirRun | None, dict[str, Any]], None] | None = None,
+    **options: Any,
 ) -> SuiteResult:
     """Run :func:`~haystack_irmetrics.beir.runner.run_beir` over several datasets, resumably, and build the leaderboard.
 
@@ -153,7 +134,7 @@ def run_beir_suite(
     :param strict_docs: refuse a dataset whose qrels judge documents absent from its corpus (by default
         they count as relevant and unretrievable, as in BEIR, with a warning).
     :param allow_missing_docs: deprecated; ``False`` is ``strict_docs=True``.
-    :param checkpoint_every: queries per checkpoint batch.
+    :param checkpoint_every: queries per checkpoint batch (default :data:`DEFAULT_CHECKPOINT_EVERY`).
     :param batch_size: the embedders' batch size; ``precision``, ``device``: theirs (as :func:`run_beir`'s).
     :param on_dataset: called after each dataset with its entry, its run (``None`` when skipped) and its summary.
     :returns: a :class:`SuiteResult`.
@@ -162,11 +143,15 @@ def run_beir_suite(
     :raises OutputError: when another run is writing to ``DIR``, when ``overwrite`` would delete through a
         symbolic link, or naming a file that cannot be written.
 
-    The other parameters are :func:`~haystack_irmetrics.beir.runner.run_beir`'s.
+    The other keywords (``options``) are the fields of :class:`~haystack_irmetrics.beir.settings.BeirSettings`, as
+    :func:`~haystack_irmetrics.beir.runner.run_beir` takes them; :func:`run_suite` takes the settings as one value.
     """
-    strict_docs = strict_docs_setting(strict_docs, allow_missing_docs)  # the deprecated spelling, read here
-    joiner = joiner_setting(joiner)
-    return run_suite(datasets, BeirSettings.from_arguments(locals()), output_dir=output_dir, on_dataset=on_dataset)
+    options = BeirSettings.keywords(options, "run_beir_suite")
+    options.setdefault("checkpoint_every", DEFAULT_CHECKPOINT_EVERY)
+    # the deprecated spelling, read here (its warning names the caller's line)
+    options["strict_docs"] = strict_docs_setting(options.get("strict_docs", False), allow_missing_docs)
+    settings = BeirSettings.from_keywords(retriever, options)
+    return run_suite(datasets, settings, output_dir=output_dir, on_dataset=on_dataset)
 
 
 def run_suite(
@@ -219,21 +204,23 @@ class SuiteSteps:
                 for entry in entries:  # before _plan, which may clear DIR/<name>
                     check_dataset_outputs(entry.folder, settings, out / entry.name)
                 finished = _plan(entries, out, settings)
-            result = SuiteResult(datasets=entries, summaries={})
+            summaries: dict[str, dict[str, Any]] = {}
+            runs: dict[str, BeirRun] = {}
             with bar(len(entries), "datasets", "dataset", settings.progress) as suite_bar:
                 for entry in entries:
                     if entry.name in finished:
                         summary = finished[entry.name]
-                        result.skipped.append(entry.name)
                         run = None
                     else:
                         run = run_dataset(entry.folder, settings, None if out is None else out / entry.name)
                         summary = run.summary()
-                        result.runs[entry.name] = run
-                    result.summaries[entry.name] = summary
+                        runs[entry.name] = run
+                    summaries[entry.name] = summary
                     yield entry, run, summary
                     suite_bar.update()
-            result.leaderboard = build_leaderboard(result.summaries, result.groups)
+            skipped = [entry.name for entry in entries if entry.name in finished]
+            done = SuiteResult(entries, summaries, runs, skipped)
+            result = replace(done, leaderboard=build_leaderboard(summaries, done.groups))
             if out is not None:
                 write_atomic(out / "leaderboard.json", result.leaderboard.to_json())
                 write_atomic(out / "leaderboard.md", result.leaderboard.markdown())

@@ -171,41 +171,37 @@ def paths(args: argparse.Namespace) -> Any:
 def run(args: argparse.Namespace) -> int:
     """Run ``irmetrics beir``: every dataset (resumable with ``--output``), its table, the leaderboard."""
     from ..beir.lazy_torch import import_haystack_without_torch
-    from ..beir.settings import BeirSettings, joiner_setting
     from ..beir.suite import SuiteSteps
 
     import_haystack_without_torch()  # this process's torch is loaded by a component that uses it, if any
-
-    printed: list[str] = []
-
-    def show(entry, run, summary) -> None:
-        if run is None:
-            print(
-                f"irmetrics: {entry.name}: finished earlier ({_when(summary, args.output / entry.name)}), skipped; "
-                "--overwrite to run again",
-                file=sys.stderr,
-            )
-            for warning in summary.get("warnings") or []:
-                print(f"irmetrics: warning: {entry.name}: {warning}", file=sys.stderr)
+    steps = SuiteSteps(args.dataset, _settings(args), output_dir=args.output)
+    first = True
+    for entry, run, summary in steps:
+        _show(args, entry.name, run, summary, first=first)
+        first = False
+    result = steps.result
+    assert result is not None and result.leaderboard is not None
+    if args.format == "json":
+        if len(result.summaries) == 1:
+            print(json_text(next(iter(result.summaries.values())), indent=2))
         else:
-            if run.queries_from_checkpoint:
-                print(
-                    f"irmetrics: {entry.name}: resumed, {run.queries_from_checkpoint} of {run.info['n_queries']} "
-                    "queries from the checkpoint",
-                    file=sys.stderr,
-                )
-            for warning in run.warnings:
-                print(f"irmetrics: warning: {entry.name}: {warning}", file=sys.stderr)
-        if args.format == "markdown":
-            if run is not None:
-                text = _describe(summary, run.markdown())
-            else:
-                folder = args.output / entry.name
-                text = _describe(summary, _stored_table(folder), finished=_when(summary, folder))
-            print(("\n" if printed else "") + text)
-        printed.append(entry.name)
+            print(json_text({"datasets": result.summaries, "leaderboard": result.leaderboard.to_dict()}, indent=2))
+    elif len(result.summaries) > 1:
+        print("\n" + result.leaderboard.markdown().rstrip("\n"))
+    if args.output is not None:
+        print(
+            f"wrote {args.output}/: leaderboard.json, leaderboard.md and, per dataset, <name>/ with metrics.json "
+            "per_query.json run.trec summary.json metrics.md",
+            file=sys.stderr,
+        )
+    return 0
 
-    settings = BeirSettings(
+
+def _settings(args: argparse.Namespace) -> Any:
+    """The run's :class:`~haystack_irmetrics.beir.settings.BeirSettings` of the options."""
+    from ..beir.settings import BeirSettings, joiner_setting
+
+    return BeirSettings(
         args.retriever,
         split=args.split,
         k_values=args.k,
@@ -227,25 +223,35 @@ def run(args: argparse.Namespace) -> int:
         precision=args.precision,
         device=args.device,
     )
-    steps = SuiteSteps(args.dataset, settings, output_dir=args.output)
-    for entry, run, summary in steps:
-        show(entry, run, summary)
-    result = steps.result
-    assert result is not None and result.leaderboard is not None
-    if args.format == "json":
-        if len(result.summaries) == 1:
-            print(json_text(next(iter(result.summaries.values())), indent=2))
-        else:
-            print(json_text({"datasets": result.summaries, "leaderboard": result.leaderboard.to_dict()}, indent=2))
-    elif len(result.summaries) > 1:
-        print("\n" + result.leaderboard.markdown().rstrip("\n"))
-    if args.output is not None:
+
+
+def _show(args: argparse.Namespace, name: str, run: Any, summary: dict, *, first: bool) -> None:
+    """What ``irmetrics beir`` says of one dataset as it comes: skipped or resumed and its warnings on stderr,
+    its table (markdown) on stdout."""
+    if run is None:
         print(
-            f"wrote {args.output}/: leaderboard.json, leaderboard.md and, per dataset, <name>/ with metrics.json "
-            "per_query.json run.trec summary.json metrics.md",
+            f"irmetrics: {name}: finished earlier ({_when(summary, args.output / name)}), skipped; "
+            "--overwrite to run again",
             file=sys.stderr,
         )
-    return 0
+        for warning in summary.get("warnings") or []:
+            print(f"irmetrics: warning: {name}: {warning}", file=sys.stderr)
+    else:
+        if run.queries_from_checkpoint:
+            print(
+                f"irmetrics: {name}: resumed, {run.queries_from_checkpoint} of {run.info['n_queries']} "
+                "queries from the checkpoint",
+                file=sys.stderr,
+            )
+        for warning in run.warnings:
+            print(f"irmetrics: warning: {name}: {warning}", file=sys.stderr)
+    if args.format == "markdown":
+        if run is not None:
+            text = _describe(summary, run.markdown())
+        else:
+            folder = args.output / name
+            text = _describe(summary, _stored_table(folder), finished=_when(summary, folder))
+        print(("" if first else "\n") + text)
 
 
 def _stored_table(folder: Path) -> str:
