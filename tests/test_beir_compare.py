@@ -551,11 +551,9 @@ def test_suites_with_a_group_of_sub_datasets_compare_as_irmetrics_beir_wrote_the
     assert "| **average** | NDCG@10 | 0.76977 | 0.54678 |" in table
 
 
-def test_the_comparison_lives_in_its_own_package_and_the_beir_paths_still_import_it():
+def test_the_comparison_lives_in_its_own_package_and_beir_exports_its_names():
     import haystack_irmetrics.beir as beir
     import haystack_irmetrics.compare as compare
-    from haystack_irmetrics.beir.compare import compare_many
-    from haystack_irmetrics.beir.suite_compare import compare_suites
 
-    assert beir.compare_runs is compare.compare_runs and compare_many is compare.compare_many
-    assert beir.CompareResult is compare.CompareResult and compare_suites is compare.compare_suites
+    assert beir.compare_runs is compare.compare_runs and beir.compare_many is compare.compare_many
+    assert beir.CompareResult is compare.CompareResult and beir.compare_suites is compare.compare_suites

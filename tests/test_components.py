@@ -665,10 +665,7 @@ def test_score_is_nan_when_every_query_is_left_out(cls):
         assert math.isnan(view["score"]) and all(map(math.isnan, view["individual_scores"]))
 
 
-def test_the_public_import_paths_of_document_path_and_load_pipeline_still_work():
-    from haystack_irmetrics.components.documents import DocumentPath
-    from haystack_irmetrics.components.loading import TRUSTED_MODULES, read_pipeline_yaml
-    from haystack_irmetrics.components.loading import load_pipeline as old
+def test_load_pipeline_is_exported_by_the_components_package():
+    from haystack_irmetrics.components import load_pipeline as exported
 
-    assert DocumentPath is documents.DocumentPath and old is load_pipeline is loading.load_pipeline
-    assert TRUSTED_MODULES is loading.TRUSTED_MODULES and read_pipeline_yaml is loading.read_pipeline_yaml
+    assert exported is load_pipeline is loading.load_pipeline

@@ -7,7 +7,7 @@ from haystack import Document
 from hypothesis import given
 from hypothesis import strategies as st
 
-from haystack_irmetrics.components.documents import DocumentPath
+from haystack_irmetrics.integration.documents import DocumentPath
 from haystack_irmetrics.core.inputs import RankedRun
 
 # Both paths: with the compiled scan, rank_by="order" reads the documents in C (_compiled_ranking).

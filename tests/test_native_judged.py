@@ -21,7 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from haystack_irmetrics.components import IRMetricsEvaluator
-from haystack_irmetrics.components.documents import DocumentPath
+from haystack_irmetrics.integration.documents import DocumentPath
 from haystack_irmetrics.core import native
 from haystack_irmetrics.core.inputs import Qrels, RankedRun
 from haystack_irmetrics.errors import EmptyInputError, InvalidLabelError, IRMetricsError

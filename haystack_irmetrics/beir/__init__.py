@@ -8,6 +8,7 @@ BEIR's ``EvaluateRetrieval.evaluate`` + ``evaluate_custom`` (MRR, R_cap) would.
 Importing this package imports neither Haystack nor beir; they are imported when a run needs them.
 """
 
+from ..compare import CompareResult, RunsComparison, SuiteComparison, compare_many, compare_runs, compare_suites
 from ..errors import (
     CheckpointError,
     ConfigurationChangedError,
@@ -18,14 +19,12 @@ from ..errors import (
     OutputError,
     PipelineError,
 )
-from .compare import CompareResult, RunsComparison, compare_many, compare_runs
 from .dataset import BEIR_DATASETS, BeirDataset, default_data_dir, load_beir, resolve_dataset, sample_path
 from .leaderboard import Leaderboard, build_leaderboard
 from .pipelines import BeirPipelines, corpus_documents, load_beir_pipelines, pipelines_dir, resolve_model
 from .runner import DEFAULT_TOP_K, BeirRun, run_beir, run_dataset
 from .settings import BeirSettings
 from .suite import SuiteResult, SuiteSteps, run_beir_suite, run_suite
-from .suite_compare import SuiteComparison, compare_suites
 
 __all__ = [
     "BEIR_DATASETS",

@@ -2,16 +2,16 @@
 ``irmetrics beir --output`` compared dataset by dataset: the core's evaluation of each run, then one paired
 comparison through :func:`~haystack_irmetrics.stats.compare_with_baseline`.
 
-The old paths ``haystack_irmetrics.beir.compare`` and ``haystack_irmetrics.beir.suite_compare`` (and the names
-``haystack_irmetrics.beir`` exports) stay importable.
+``haystack_irmetrics.beir`` exports the same names, for BEIR users.
 """
 
-from .runs import CompareResult, RunsComparison, compare_many, compare_runs
+from .runs import CompareResult, CompareSettings, RunsComparison, compare_many, compare_runs
 from .suites import SUITE_MEASURES, SuiteComparison, compare_suites, is_suite
 
 __all__ = [
     "SUITE_MEASURES",
     "CompareResult",
+    "CompareSettings",
     "RunsComparison",
     "SuiteComparison",
     "compare_many",

@@ -19,7 +19,7 @@ MRREvaluator        MRR@k      1 / rank of the first relevant document within th
 under BEIR's key names; :func:`to_evaluation_run_result` turns its output into an
 ``EvaluationRunResult``.
 
-All seven share one document path (:mod:`haystack_irmetrics.components.documents`) and then call
+All seven share one document path (:mod:`haystack_irmetrics.integration.documents`) and then call
 :func:`haystack_irmetrics.evaluate`; their init parameters are plain JSON values, so ``to_dict`` /
 ``from_dict`` and ``Pipeline.dumps()`` / :func:`~haystack_irmetrics.components.load_pipeline`
 round-trip.
