@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -214,19 +214,40 @@ class RunsComparison:
         return json_text(self.to_dict(), indent=indent)
 
 
+@dataclass(frozen=True)
+class CompareSettings:
+    """How :func:`compare_runs` and :func:`compare_many` evaluate and test (each field is their keyword of the same
+    name): the measures (default BEIR's six), the preset, whether to test (``None``: when scipy is installed) and
+    the tests' resamples, seed and interval level."""
+
+    measures: Sequence[str] | None = None
+    preset: str = "beir"
+    significance: bool | None = None
+    n_resamples: int = 10_000
+    seed: int = 0
+    confidence: float = 0.95
+
+    @classmethod
+    def of(cls, settings: CompareSettings | None, options: Mapping[str, Any], caller: str) -> CompareSettings:
+        """``settings`` (default: the defaults) with the keyword ``options`` in place of its fields.
+
+        :raises TypeError: an option that is no field, as Python says of an unknown keyword of ``caller``.
+        """
+        unknown = sorted(set(options) - {f.name for f in fields(cls)})
+        if unknown:
+            raise TypeError(f"{caller}() got an unexpected keyword argument {unknown[0]!r}")
+        return replace(settings if settings is not None else cls(), **options)
+
+
 def compare_runs(
     run_a: RunSource,
     run_b: RunSource,
     qrels: QrelsSource | None = None,
     k_values: Sequence[int] = DEFAULT_K_VALUES,
     *,
-    measures: Sequence[str] | None = None,
     names: tuple[str, str] | None = None,
-    preset: str = "beir",
-    significance: bool | None = None,
-    n_resamples: int = 10_000,
-    seed: int = 0,
-    confidence: float = 0.95,
+    settings: CompareSettings | None = None,
+    **options: Any,
 ) -> CompareResult:
     """Evaluate two runs against the same qrels (:func:`compare_many` with two runs, ``run_a`` the baseline).
 
@@ -236,9 +257,11 @@ def compare_runs(
     :param qrels: a qrels file (TREC or BEIR TSV) or dict; ``None``: the qrels of the dataset the run
         folders' ``summary.json`` name (see :func:`compare_many`).
     :param k_values: cutoffs.
-    :param measures: families or names (default: BEIR's six).
     :param names: labels for the two runs (default: as :func:`~haystack_irmetrics.io.run_names.run_names` names
         paths, ``bm25.trec`` as ``bm25``; else ``A`` and ``B``).
+    :param settings: the fields below as one value (:class:`CompareSettings`); ``options`` are its fields as
+        keywords, each in place of the settings' own.
+    :param measures: families or names (default: BEIR's six).
     :param preset: ``"beir"`` or ``"trec"``.
     :param significance: also test B against A per measure (:attr:`CompareResult.stats`), with
         ``n_resamples`` sign patterns and bootstrap resamples, ``seed`` and ``confidence``. ``None``
@@ -246,18 +269,8 @@ def compare_runs(
         scipy is required (:class:`~haystack_irmetrics.errors.MissingDependencyError` without it).
     :returns: a :class:`CompareResult`.
     """
-    compared = compare_many(
-        [run_a, run_b],
-        qrels,
-        k_values,
-        measures=measures,
-        names=names,
-        preset=preset,
-        significance=significance,
-        n_resamples=n_resamples,
-        seed=seed,
-        confidence=confidence,
-    )
+    settings = CompareSettings.of(settings, options, "compare_runs")
+    compared = compare_many([run_a, run_b], qrels, k_values, names=names, settings=settings)
     return next(iter(compared.results.values()))
 
 
@@ -268,12 +281,8 @@ def compare_many(
     *,
     names: Sequence[str] | None = None,
     baseline: str | None = None,
-    measures: Sequence[str] | None = None,
-    preset: str = "beir",
-    significance: bool | None = None,
-    n_resamples: int = 10_000,
-    seed: int = 0,
-    confidence: float = 0.95,
+    settings: CompareSettings | None = None,
+    **options: Any,
 ) -> RunsComparison:
     """Evaluate two or more runs against the same qrels and compare each with the baseline.
 
@@ -287,6 +296,8 @@ def compare_many(
         paths, a file less its run extensions, with as many parent folders as tell them apart; else ``A``,
         ``B``, ...).
     :param baseline: the label of the run the others are compared with (default: the first).
+    :param settings: the fields below as one value (:class:`CompareSettings`); ``options`` are its fields as
+        keywords, each in place of the settings' own.
     :param measures: families or names (default: BEIR's six).
     :param preset: ``"beir"`` or ``"trec"``.
     :param significance: as :func:`compare_runs`; the p-values are Holm-adjusted over every run's tests
@@ -298,6 +309,9 @@ def compare_many(
     """
     from ..io import read_qrels, read_run, read_subtopic_qrels
 
+    s = CompareSettings.of(settings, options, "compare_many")
+    measures, preset, significance = s.measures, s.preset, s.significance
+    n_resamples, seed, confidence = s.n_resamples, s.seed, s.confidence
     if isinstance(runs, str | os.PathLike | Mapping) or not isinstance(runs, Sequence):
         raise InvalidArgumentError(f"runs must be a list of runs, got {type(runs).__name__}")
     if len(runs) < 2:
@@ -498,4 +512,4 @@ def _listed(names: list[str]) -> str:
     return ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
 
 
-__all__ = ["CompareResult", "RunsComparison", "compare_many", "compare_runs"]
+__all__ = ["CompareResult", "CompareSettings", "RunsComparison", "compare_many", "compare_runs"]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -31,7 +32,7 @@ from .inputs import ArrayRun, Qrels, QrelsDict, Run, RunDict
 from .measures import Measure, resolve_measures
 from .packing import csr
 from .prepare import Prepared
-from .presets import MissingQueries, NoRelevant, Preset, Ties, resolve_preset
+from .presets import Preset, resolve_preset
 
 # Judged pairs the labellings of one evaluation pass hold at most (bounded memory on deep runs).
 _CHUNK_PAIRS = 4_000_000
@@ -88,15 +89,13 @@ def hole_bounds(
     measures: Sequence[str | Measure] | None = None,
     grade: float = 1.0,
     preset: str | Preset = "beir",
-    relevance_threshold: float | None = None,
-    ties: Ties | None = None,
-    missing_queries: MissingQueries | None = None,
-    ignore_identical_ids: bool | None = None,
-    no_relevant: NoRelevant | None = None,
+    **overrides: Any,
 ) -> HoleBounds:
     """The interval each measure's value lies in once the run's holes are judged (each 0 or ``grade``).
 
-    Parameters as :func:`~.evaluate.evaluate`, and ``grade``, the label a hole judged relevant gets
+    Parameters as :func:`~.evaluate.evaluate` (``overrides``: the preset's overrides, ``relevance_threshold``,
+    ``ties``, ``missing_queries``, ``ignore_identical_ids``, ``no_relevant``, as
+    :func:`~.presets.resolve_preset` takes them), and ``grade``, the label a hole judged relevant gets
     (``> 0``; at or above ``relevance_threshold`` for the binary measures to count it). Every measure
     must belong to a family with bounds (:func:`bounded_families`: nDCG, MAP, P, Recall, R_cap, MRR,
     Success, Rprec, F, ERR, nERR, RBP); the others raise
@@ -119,14 +118,7 @@ def hole_bounds(
         raise InvalidArgumentError(
             f"grade must be a finite number > 0 (the label of a hole judged relevant), got {grade!r}"
         )
-    policy = resolve_preset(
-        preset,
-        ties=ties,
-        missing_queries=missing_queries,
-        ignore_identical_ids=ignore_identical_ids,
-        relevance_threshold=relevance_threshold,
-        no_relevant=no_relevant,
-    )
+    policy = resolve_preset(preset, **overrides)
     wanted = resolve_measures(measures, k_values)
     unbounded = [m.name for m in wanted if FAMILIES[m.family].hole_bounds is None]
     if unbounded:

@@ -114,7 +114,7 @@ def prepare(run: Run | ArrayRun, qrels: Qrels, ignore_identical_ids: bool) -> Pr
     owner = np.repeat(np.arange(n), n_judged)
     pair_doc = list(map(flat_docs.__getitem__, idx.tolist()))
     members = _DictMembers(inner, raw_offsets, offsets, own_pos, run.plain, as_f64)
-    return _dict_prepared(qids, offsets, scores, members, owner, found, idx, pair_doc, judged_offsets, judged_labels)
+    return _dict_prepared(qids, offsets, scores, members, owner, found, idx, pair_doc, (judged_offsets, judged_labels))
 
 
 def _prepare_dicts_compiled(run: Run, qrels: Qrels, ignore_identical_ids: bool) -> Prepared | None:
@@ -150,7 +150,7 @@ def _prepare_dicts_compiled(run: Run, qrels: Qrels, ignore_identical_ids: bool) 
     owner = np.repeat(np.arange(len(qids)), counts)
     members = _DictMembers(inner, raw_offsets, offsets, own_pos, True, packed_f64)
     ranks = {"trec": trec[idx], "stable": stable[idx]}
-    return _dict_prepared(qids, offsets, scores, members, owner, found, idx, pair_doc, judged_offsets, labels, ranks)
+    return _dict_prepared(qids, offsets, scores, members, owner, found, idx, pair_doc, (judged_offsets, labels), ranks)
 
 
 def _dict_prepared(
@@ -162,11 +162,12 @@ def _dict_prepared(
     found: np.ndarray,
     idx: np.ndarray,
     pair_doc: list[str],
-    judged_offsets: np.ndarray,
-    labels: np.ndarray,
+    judged: tuple[np.ndarray, np.ndarray],
     pair_ranks: Mapping[str, np.ndarray] | None = None,
 ) -> Prepared:
-    """A dict run's :class:`Prepared`: the judgments ``idx`` (flat, qrels order) are the retrieved ones."""
+    """A dict run's :class:`Prepared`: the judgments ``idx`` (flat, qrels order) are the retrieved ones;
+    ``judged`` is ``(judged_offsets, judged_labels)``."""
+    judged_offsets, labels = judged
     return Prepared(
         qids,
         offsets,
