@@ -103,4 +103,14 @@ def highlight(text: str, query: str) -> list[list[str | bool]]:
     return out
 
 
-__all__ = ["default_definitions", "grade_definitions", "highlight", "query_stems"]
+def scale_of(path: str | None, max_grade: int) -> dict[int, str]:
+    """The grade scale the page shows: read from the judge's prompt file ``path`` (``--scale``), else the
+    default prompt's."""
+    if path is None:
+        return default_definitions(max_grade)
+    from pathlib import Path
+
+    return grade_definitions(Path(path).read_text(encoding="utf-8"), max_grade, path)
+
+
+__all__ = ["default_definitions", "grade_definitions", "highlight", "query_stems", "scale_of"]

@@ -224,4 +224,20 @@ class JudgingSession:
         return self.state(f"last: {pair[0]} · {pair[1]} undone")
 
 
-__all__ = ["JudgingSession", "StrategyFactory"]
+def check_pair_texts(
+    pairs: list[tuple[str, str, Any]], queries: Mapping[str, Any], corpus: Mapping[str, Any], where: tuple[str, ...]
+) -> None:
+    """Every pair of the pairs file ``where[0]`` has a query with text in ``where[1]`` and a document in the corpus
+    ``where[2]``, before the page opens.
+
+    :raises AssessError: naming the pair and what it lacks.
+    """
+    target, queries_path, corpus_path = where
+    for q, d, _ in pairs:
+        if not queries.get(q):
+            raise AssessError(f"pair ({q!r}, {d!r}) of {target}: query {q!r} has no text in {queries_path}")
+        if d not in corpus:
+            raise AssessError(f"pair ({q!r}, {d!r}) of {target}: document {d!r} is not in {corpus_path}")
+
+
+__all__ = ["JudgingSession", "StrategyFactory", "check_pair_texts"]

@@ -260,9 +260,9 @@ def _serve(args: argparse.Namespace) -> int:
     import getpass
 
     from ..assess.export import read_prelabels
-    from ..assess.scale import default_definitions, grade_definitions
+    from ..assess.scale import scale_of
     from ..assess.server import require_server, serve
-    from ..assess.session import JudgingSession
+    from ..assess.session import JudgingSession, check_pair_texts
     from ..assess.store import judging_folder
     from ..errors import AssessError, InvalidArgumentError
     from ..io.beir_data import read_beir_corpus, read_beir_queries
@@ -270,21 +270,14 @@ def _serve(args: argparse.Namespace) -> int:
 
     require_server()
     args.max_grade = 3 if args.max_grade is None else args.max_grade
-    if args.scale is not None:
-        scale = grade_definitions(Path(args.scale).read_text(encoding="utf-8"), args.max_grade, args.scale)
-    else:
-        scale = default_definitions(args.max_grade)
+    scale = scale_of(args.scale, args.max_grade)
     pairs = read_pairs(args.target)
     if not pairs:
         raise AssessError(f"{args.target} lists no pair to judge")
     queries_path, corpus_path = _jsonl(args.queries, "queries"), _jsonl(args.corpus, "corpus")
     queries = read_beir_queries(queries_path)
     corpus = read_beir_corpus(corpus_path)
-    for q, d, _ in pairs:
-        if not queries.get(q):
-            raise AssessError(f"pair ({q!r}, {d!r}) of {args.target}: query {q!r} has no text in {queries_path}")
-        if d not in corpus:
-            raise AssessError(f"pair ({q!r}, {d!r}) of {args.target}: document {d!r} is not in {corpus_path}")
+    check_pair_texts(pairs, queries, corpus, (args.target, str(queries_path), str(corpus_path)))
     prelabels = read_prelabels(args.prelabels, args.max_grade) if args.prelabels else None
     factory = _strategy(args, queries, corpus, 1)
     if args.budget is not None and args.budget < 1:
