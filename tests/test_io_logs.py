@@ -52,9 +52,9 @@ ROWS = [
 WORDS = {"rating": {"good": 3.0}}
 
 
-class Ratings(Log):
-    def words(self) -> Mapping[str, Mapping[str, float]]:
-        return WORDS
+def ratings(source, **options) -> Log:
+    """A log of the ratings' roles, given the words a rating may be."""
+    return Log(source, words=WORDS, **options)
 
 
 def write(rows: list[dict], tmp_path, fmt: str):
@@ -72,7 +72,7 @@ def write(rows: list[dict], tmp_path, fmt: str):
 @pytest.mark.parametrize("fmt", ["jsonl", "csv", "parquet", "table"])
 def test_a_log_of_any_roles_reads_the_same_from_every_format(tmp_path, fmt):
     source = ROWS if fmt == "table" else write(ROWS, tmp_path, fmt)
-    log = Ratings(source, columns=RatingColumns(reader="who"))
+    log = ratings(source, columns=RatingColumns(reader="who"))
     frame = log.to_frame()
     assert frame.columns == ["row", "line", "query", "doc", "rating", "sure", "reader"]
     assert frame.select("query", "doc", "rating", "sure", "reader").rows() == [
@@ -98,14 +98,14 @@ def test_a_malformed_row_is_named_with_its_roles_rule_and_skipped_on_request(tmp
         MalformedRowError,
         match=r"row 4 \(line 5\): column 'stars': rating is neither a number nor a word of the rating map",
     ):
-        Ratings(path, columns=RatingColumns()).to_frame()
-    log = Ratings(path, columns=RatingColumns(), on_error="skip")
+        ratings(path, columns=RatingColumns()).to_frame()
+    log = ratings(path, columns=RatingColumns(), on_error="skip")
     assert log.to_frame().height == 3
     assert log.skipped.select("row", "column", "reason").rows() == [
         (4, "stars", "rating is neither a number nor a word of the rating map")
     ]
     with pytest.raises(FeedbackSchemaError, match=r"rating rows: column\(s\) \['nope'\] not found"):
-        Ratings(ROWS, columns=RatingColumns(sure="nope")).to_frame()
+        ratings(ROWS, columns=RatingColumns(sure="nope")).to_frame()
 
 
 def test_feedback_and_clicks_read_through_the_one_reader_each_with_its_own_roles():

@@ -125,3 +125,16 @@ def test_a_feedback_log_to_a_report_goes_down_the_layers_and_never_back(tmp_path
     if with_pipeline:
         assert ("feedback", "integration") in edges
     assert (tmp_path / "report.html").is_file()
+
+
+def test_a_click_model_fit_goes_down_from_clicks_to_io_and_the_core_and_never_back(tmp_path, capsys):
+    """``irmetrics clicks fit``: the CLI calls one job of ``clicks/``, which reads the log through ``io/``'s one
+    reader given the click roles and picks the model from its registry; nothing calls back up."""
+    pytest.importorskip("polars")
+    log = DATA / "click_log.csv"
+    edges = walk(
+        lambda: main(["clicks", "fit", str(log), "--model", "dbn", "--test-fraction", "0.2", "-o", str(tmp_path)])
+    )
+    assert upward(edges) == []
+    assert {("cli", "clicks"), ("clicks", "io"), ("clicks", "stats")} <= set(edges)
+    assert (tmp_path / "qrels.tsv").is_file() and "dbn:" in capsys.readouterr().out

@@ -84,20 +84,21 @@ def _held_out_options(p: argparse.ArgumentParser, default_fraction: float | None
 
 def _model_help() -> str:
     """``--model``'s help, from the registry: the other names of a model, and the models that give no qrels."""
-    from ..clicks.registry import entries
+    from ..clicks.registry import ENTRIES
 
-    same = "; ".join(f"{e.name} is {'/'.join(e.aliases)}: {e.summary}" for e in entries(lambda e: bool(e.aliases)))
-    none = " and ".join(e.name for e in entries(lambda e: not e.per_document))
+    same = "; ".join(f"{e.name} is {'/'.join(e.aliases)}: {e.summary}" for e in ENTRIES if e.aliases)
+    none = " and ".join(e.name for e in ENTRIES if not e.per_document)
     return f"{same} ({none} have no per-document parameter: no qrels)"
 
 
 def _labels_help() -> str:
     """What ``fit``'s qrels label is, from the registry: the most models' label, then the others' by model."""
-    from ..clicks.registry import entries
+    from ..clicks.registry import ENTRIES
 
     kinds: dict[str, list[str]] = {}
-    for e in entries(lambda e: e.per_document):
-        kinds.setdefault(e.label, []).append(e.name)
+    for e in ENTRIES:
+        if e.per_document:
+            kinds.setdefault(e.label, []).append(e.name)
     first, *rest = sorted(kinds.items(), key=lambda kind: -len(kind[1]))
     return ", ".join([f"the {first[0]}", *(f"or for {'/'.join(n)} {label}" for label, n in rest)])
 

@@ -26,7 +26,7 @@ import numpy as np
 from ..errors import ClickModelError
 from .log import Sessions
 from .models import PBM, ClickModel, _rank_values, _take
-from .registry import ClickModelEntry, entries, find
+from .registry import ENTRIES, ClickModelEntry, find
 
 
 @dataclass(frozen=True)
@@ -145,7 +145,7 @@ def examines_by_rank(e: ClickModelEntry) -> bool:
 
 def propensity_sources() -> tuple[str, ...]:
     """What ``propensities=`` may be: the click models with examination per rank (``pbm``), or ``"log"``."""
-    return (*(e.name for e in entries(examines_by_rank)), LOGGED)
+    return (*(e.name for e in ENTRIES if examines_by_rank(e)), LOGGED)
 
 
 def _examination(sessions: Sessions, propensities: str) -> np.ndarray:

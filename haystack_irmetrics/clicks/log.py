@@ -75,6 +75,11 @@ class ClickColumns(LogColumns):
     extra: ClassVar[str] = EXTRA
     rows_name: ClassVar[str] = "click rows"
 
+    @classmethod
+    def coerce(cls, value: ClickColumns | Mapping[str, str | None] | None) -> ClickColumns:
+        """``value`` as the columns: itself, ``{role: column}`` over the defaults, or the defaults (None)."""
+        return value if isinstance(value, cls) else cls(**cls.checked(value))
+
 
 #: The roles a click log reads by default, and their column names.
 CLICK_COLUMNS: Mapping[str, str | None] = {

@@ -18,7 +18,7 @@ Usage::
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -220,11 +220,6 @@ def entry(name: Any) -> ClickModelEntry:
     return found
 
 
-def entries(where: Callable[[ClickModelEntry], bool] = lambda e: True) -> list[ClickModelEntry]:
-    """The entries for which ``where`` holds, in :data:`ENTRIES`' order."""
-    return [e for e in ENTRIES if where(e)]
-
-
 def models_table(names: Sequence[ClickModelEntry] = ENTRIES) -> str:
     """The markdown table of the models (docs/clicks.md's): ``--model``, parameters, fitted by, qrels label."""
     from ..io.tables import markdown_row
@@ -236,4 +231,4 @@ def models_table(names: Sequence[ClickModelEntry] = ENTRIES) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["ENTRIES", "MODELS", "ClickModelEntry", "Parameter", "entries", "entry", "find", "models_table"]
+__all__ = ["ENTRIES", "MODELS", "ClickModelEntry", "Parameter", "entry", "find", "models_table"]

@@ -95,7 +95,8 @@ class JudgedLog(FeedbackLog):
         self.labels = _labels(qrels)
         self.min_impressions = min_impressions
         self.source, self.name, self.fmt, self.on_error = base.source, base.name, base.fmt, base.on_error
-        self.vote_map, self.position_base = getattr(base, "vote_map", None), base.position_base
+        self.vote_map, self.words = getattr(base, "vote_map", None), base.words
+        self.position_base = base.position_base
         self.batch_rows = base.batch_rows
         self.columns = _feedback_columns(base)
         self._skipped = None

@@ -57,15 +57,16 @@ class FeedbackLog(Log):
         position_base: int = 1,
         batch_rows: int = DEFAULT_BATCH_ROWS,
     ) -> None:
-        cols = FeedbackColumns.coerce(columns)
         super().__init__(
-            source, columns=cols, fmt=fmt, on_error=on_error, position_base=position_base, batch_rows=batch_rows
+            source,
+            columns=FeedbackColumns.coerce(columns),
+            fmt=fmt,
+            on_error=on_error,
+            words={"vote": vote_words(vote_map)},  # the words a vote may be, checked here
+            position_base=position_base,
+            batch_rows=batch_rows,
         )
         self.vote_map = vote_map
-
-    def words(self) -> Mapping[str, Mapping[str, float]]:
-        """The words a vote may be: ``vote_map`` (default :data:`~.schema.DEFAULT_VOTE_MAP`), checked as read."""
-        return {"vote": vote_words(self.vote_map)}
 
     @property
     def has_segment(self) -> bool:

@@ -123,6 +123,11 @@ class FeedbackColumns(LogColumns):
     extra: ClassVar[str] = "feedback"
     rows_name: ClassVar[str] = "feedback rows"
 
+    @classmethod
+    def coerce(cls, value: FeedbackColumns | Mapping[str, str | None] | None) -> FeedbackColumns:
+        """``value`` as the columns: itself, ``{role: column}`` over the defaults, or the defaults (None)."""
+        return value if isinstance(value, cls) else cls(**cls.checked(value))
+
 
 #: The canonical fields of a feedback log, in the order its batches hold them; ``query`` and ``doc`` are required.
 CANONICAL = FeedbackColumns.roles()

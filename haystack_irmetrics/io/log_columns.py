@@ -128,18 +128,20 @@ class LogColumns:
         return tuple(f.name for f in fields(cls))
 
     @classmethod
-    def coerce(cls, value: LogColumns | Mapping[str, str | None] | None) -> Any:
-        """``value`` as this class: itself, ``{role: column}`` over the defaults, or the defaults (``None``)."""
+    def checked(cls, value: Mapping[str, str | None] | None) -> dict[str, str | None]:
+        """``value`` (``{role: column}`` over the defaults; None: the defaults) as keywords of this class, every
+        role checked; a subclass's ``coerce`` makes the value from them (``cls(**cls.checked(value))``).
+
+        :raises FeedbackSchemaError: a role the class does not have, or ``value`` not a dict.
+        """
         if value is None:
-            return cls()
-        if isinstance(value, cls):
-            return value
-        if isinstance(value, Mapping):
-            unknown = set(value) - set(cls.roles())
-            if unknown:
-                raise FeedbackSchemaError(f"unknown column roles {sorted(unknown)}; known: {list(cls.roles())}")
-            return cls(**value)
-        raise FeedbackSchemaError(f"columns must be a {cls.__name__} or a dict, got {type(value).__name__}")
+            return {}
+        if not isinstance(value, Mapping):
+            raise FeedbackSchemaError(f"columns must be a {cls.__name__} or a dict, got {type(value).__name__}")
+        unknown = set(value) - set(cls.roles())
+        if unknown:
+            raise FeedbackSchemaError(f"unknown column roles {sorted(unknown)}; known: {list(cls.roles())}")
+        return dict(value)
 
 
 def canonical_schema(columns: type[LogColumns] | LogColumns) -> pa.Schema:

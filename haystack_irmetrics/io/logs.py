@@ -442,6 +442,8 @@ class Log:
     :param columns: the roles and their source columns (a :class:`~.log_columns.LogColumns`).
     :param fmt: ``"jsonl"``, ``"csv"``, ``"tsv"`` or ``"parquet"``; default from the file name.
     :param on_error: ``"raise"`` (default) or ``"skip"`` (count and list malformed rows, see module docs).
+    :param words: per ``"number"`` role, the words its values may be (``{role: {word: value}}``, lower case;
+        a vote log's vote map).
     :param position_base: the first position in the log (``1``; ``0`` for 0-based positions).
     :param batch_rows: rows per batch (memory bound of the columnar path).
     :raises MissingDependencyError: polars or pyarrow is not installed (naming ``columns``' extra).
@@ -454,6 +456,7 @@ class Log:
         columns: LogColumns,
         fmt: str | None = None,
         on_error: str = "raise",
+        words: Mapping[str, Mapping[str, float]] | None = None,
         position_base: int = 1,
         batch_rows: int = DEFAULT_BATCH_ROWS,
     ) -> None:
@@ -469,6 +472,7 @@ class Log:
         self.columns = columns
         self.fmt = fmt
         self.on_error = on_error
+        self.words = dict(words or {})
         self.position_base = position_base
         self.batch_rows = batch_rows
         self._skipped: pl.DataFrame | None = None
@@ -480,10 +484,6 @@ class Log:
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r}, on_error={self.on_error!r})"
 
-    def words(self) -> Mapping[str, Mapping[str, float]]:
-        """Per ``"number"`` role, the words its values may be (none here; a vote log's vote map)."""
-        return {}
-
     def batches(self) -> Iterator[pl.DataFrame]:
         """Validated batches in the canonical columns (:mod:`.log_columns`), malformed rows handled per policy.
 
@@ -494,7 +494,7 @@ class Log:
         rows = usable = 0
         for raw, reader_errors in iter_raw(self.source, self.columns, fmt=self.fmt, batch_rows=self.batch_rows):
             norm = normalize_frame(
-                raw, self.columns, words=self.words(), position_base=self.position_base, source=self.name
+                raw, self.columns, words=self.words, position_base=self.position_base, source=self.name
             )
             good, bad = split_errors(norm)
             if reader_errors is not None and reader_errors.height:
