@@ -319,3 +319,110 @@ def test_no_import_cycle_between_the_packages():
 def test_every_package_import_goes_down_the_layers_of_the_architecture_page():
     up = sorted(f"{where} imports {other}" for own, other, where in _package_edges() if RANK[other] >= RANK[own])
     assert up == []
+
+
+# ---- a thin CLI and small signatures (issue 41.5, 41.6) ------------------------------------------------------
+
+#: The longest body a function of ``cli/`` may have: the CLI parses, builds the settings, calls the package's
+#: entry point and prints; the work is below it.
+MAX_CLI_BODY = 60
+#: Functions of ``cli/`` that only declare arguments (argparse's declarations are long, and are not work).
+ARGUMENT_DECLARATIONS = {"add_subcommand"}
+#: The most parameters a function of the package takes (``self`` and ``*``-separated keywords counted, ``*args`` and
+#: ``**options`` one each): more travel as one frozen settings value (``BeirSettings``, ``JudgeSettings``, ...).
+MAX_PARAMETERS = 10
+#: The functions allowed more, and why.
+MANY_PARAMETERS = {
+    "haystack_irmetrics.components.evaluators:IRMetricsEvaluator.__init__": (
+        "a Haystack component's init parameters are its serialized configuration (to_dict/from_dict, pipeline "
+        "YAML): they stay flat JSON keywords, one per option, so a stored pipeline names each"
+    ),
+    "haystack_irmetrics.components.feedback:FeedbackToGoldDocuments.__init__": (
+        "a Haystack component's init parameters are its serialized configuration (to_dict/from_dict, pipeline YAML)"
+    ),
+}
+
+
+def _functions(tree: ast.AST, prefix: str = "") -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """``(qualified name, node)`` of every function of ``tree``, methods and nested functions included."""
+    out = []
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            out.append((f"{prefix}{node.name}", node))
+            out += _functions(node, f"{prefix}{node.name}.")
+        elif isinstance(node, ast.ClassDef):
+            out += _functions(node, f"{prefix}{node.name}.")
+        else:
+            out += _functions(node, prefix)
+    return out
+
+
+def _body_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """The lines of a function's body, its docstring included, from its first statement to its last line."""
+    return node.end_lineno - node.body[0].lineno + 1
+
+
+def _parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    a = node.args
+    return len(a.posonlyargs) + len(a.args) + len(a.kwonlyargs) + (a.vararg is not None) + (a.kwarg is not None)
+
+
+def test_no_function_of_the_cli_has_a_body_over_60_lines():
+    long = [
+        f"{name}:{qualified} {_body_lines(node)} lines"
+        for name, path in MODULES.items()
+        if name == "haystack_irmetrics.cli" or name.startswith("haystack_irmetrics.cli.")
+        for qualified, node in _functions(ast.parse(path.read_text(encoding="utf-8")))
+        if qualified.rpartition(".")[2] not in ARGUMENT_DECLARATIONS and _body_lines(node) > MAX_CLI_BODY
+    ]
+    assert long == []
+
+
+def test_no_function_of_the_package_takes_more_than_10_parameters():
+    many = {
+        f"{name}:{qualified}": _parameters(node)
+        for name, path in MODULES.items()
+        for qualified, node in _functions(ast.parse(path.read_text(encoding="utf-8")))
+        if _parameters(node) > MAX_PARAMETERS
+    }
+    assert sorted(set(many) - set(MANY_PARAMETERS)) == []
+    assert sorted(set(MANY_PARAMETERS) - set(many)) == [], "an exception no longer needed: remove it from the list"
+
+
+def test_the_measures_of_functions_count_what_they_say():
+    tree = ast.parse(
+        "class C:\n"
+        "    def m(self, a, /, b, *args, c, **kw):\n"
+        "        '''doc'''\n"
+        "        def inner(x):\n"
+        "            return x\n"
+        "        return inner\n"
+    )
+    found = dict(_functions(tree))
+    assert sorted(found) == ["C.m", "C.m.inner"]
+    assert _parameters(found["C.m"]) == 6 and _parameters(found["C.m.inner"]) == 1
+    assert _body_lines(found["C.m"]) == 4 and _body_lines(found["C.m.inner"]) == 1
+
+
+#: Imports of one ``cli`` module by another besides ``args`` and ``app``, and why each is still there.
+CLI_IMPORTS_PENDING = {
+    ("haystack_irmetrics.cli.interleave", "haystack_irmetrics.cli.clicks"): (
+        "interleave reads its log with clicks' options; those shared declarations are moving to cli/args.py with "
+        "the clicks registry (issue 41.1/41.3)"
+    ),
+}
+
+
+def test_a_cli_module_imports_no_other_cli_module_but_args_and_app():
+    """Each subcommand's module stands alone: what two commands share is in ``cli/args.py`` (argument types and
+    declarations) or in the package below; ``app.py`` gathers the subcommands."""
+    shared = {"haystack_irmetrics.cli", "haystack_irmetrics.cli.args", "haystack_irmetrics.cli.app"}
+    found = set()
+    for name in MODULES:
+        if not name.startswith("haystack_irmetrics.cli.") or name in shared:
+            continue
+        for target, _ in _imports(name):
+            if target.startswith("haystack_irmetrics.cli.") and target not in shared and target != name:
+                found.add((name, target))
+    assert sorted(found - set(CLI_IMPORTS_PENDING)) == []
+    assert sorted(set(CLI_IMPORTS_PENDING) - found) == [], "an import no longer there: remove it from the list"
