@@ -158,43 +158,11 @@ def run_beir(
 
     :param dataset: a BEIR folder, a BEIR dataset name (downloaded when absent), a
         :class:`~haystack_irmetrics.beir.BeirDataset`, or ``None`` for the shipped sample.
+    :param retriever: ``"bm25"``, ``"dense"``, ``"hybrid"`` (``pipelines/beir_<name>.yaml``) or a pipeline YAML path.
+    :param output_dir: also write the files of :meth:`BeirRun.write` there.
+    :param allow_missing_docs: deprecated; ``False`` is ``strict_docs=True``.
     :param options: the fields of :class:`~haystack_irmetrics.beir.settings.BeirSettings` as keywords, below (a
         name that is none of them is a ``TypeError``); :func:`run_dataset` takes the settings as one value.
-    :param retriever: ``"bm25"``, ``"dense"``, ``"hybrid"`` (``pipelines/beir_<name>.yaml``) or a pipeline YAML path.
-    :param split: the qrels split.
-    :param k_values: cutoffs of BEIR's six measures.
-    :param top_k: documents (or chunks) retrieved per query, capped at the number indexed; ``None``
-        keeps the pipeline's own ``top_k``.
-    :param model: embedding model name or local folder for every SentenceTransformers embedder.
-    :param chunk_words: split document texts into chunks of this many words (``None``: whole documents).
-    :param chunk_overlap: words shared by consecutive chunks.
-    :param output_dir: also write the files of :meth:`BeirRun.write` there.
-    :param progress: progress bars (default: when stderr is a terminal).
-    :param strict_docs: refuse a dataset whose qrels judge documents absent from the corpus
-        (:class:`~haystack_irmetrics.errors.MissingDocumentsError`). By default they are evaluated as BEIR
-        does (relevant, unretrievable), with a warning and their count in ``summary.json``.
-    :param allow_missing_docs: deprecated; ``False`` is ``strict_docs=True``.
-    :param data_dir: where named BEIR datasets are kept.
-    :param download: download a named dataset that is not in ``data_dir``.
-    :param allowed_modules: module patterns whose components a pipeline YAML may use (Haystack's
-        deserialization allowlist; Haystack's own, haystack_integrations and haystack_irmetrics are allowed).
-    :param checkpoint_every: with ``output_dir``, checkpoint the retrieved queries in batches of this
-        many in ``output_dir/.partial/`` and continue from a checkpoint of the same configuration
-        (:mod:`~haystack_irmetrics.beir.checkpoint`); the checkpoint is deleted once the outputs are written.
-    :param overwrite: discard any checkpoint in ``output_dir`` (of this configuration or another, damaged
-        or not) and start over.
-    :param no_index: evaluate against the document stores the pipeline names as they are, filled
-        beforehand (an Elasticsearch, OpenSearch, Qdrant, pgvector store...): nothing is indexed or written.
-    :param cache: reuse and store corpus and query embeddings and bm25s indexes in ``$IRMETRICS_CACHE_DIR``
-        (:mod:`~haystack_irmetrics.beir.cache`).
-    :param joiner: a tuned fusion for the pipeline's one ``DocumentJoiner`` (the built-in ``hybrid`` has one):
-        its init parameters, or the YAML file ``irmetrics fuse --joiner-yaml`` writes; the weights follow the
-        order in which the joiner receives the lists, the order Haystack runs the retrievers in (``hybrid``:
-        BM25, then dense: fuse the two runs in that order). The run is
-        labelled ``<pipeline>+joiner`` and ``summary.json`` records the parameters.
-    :param batch_size: the embedders' batch size; ``precision``: ``"float32"``, ``"float16"`` or ``"bfloat16"``;
-        ``device``: ``"cpu"``, ``"cuda"``, ``"cuda:N"``, ``"mps"`` or several comma-separated; each ``None``: the
-        pipeline's, else the default (:mod:`~haystack_irmetrics.beir.devices`).
     :returns: a :class:`BeirRun`.
     :raises IRMetricsError: on bad data (:mod:`haystack_irmetrics.errors`, ``ParseError``), a
         pipeline that cannot be used (:class:`~haystack_irmetrics.errors.PipelineError`) or an
@@ -203,6 +171,41 @@ def run_beir(
         is writing to (``OutputError``: ``output_dir`` is locked while a run writes there), a checkpoint of
         another configuration (:class:`~haystack_irmetrics.errors.ConfigurationChangedError`) or a
         damaged one (:class:`~haystack_irmetrics.errors.CheckpointError`), unless ``overwrite``.
+
+    The keywords (``options``), the fields of :class:`~haystack_irmetrics.beir.settings.BeirSettings`:
+
+    * ``split``: the qrels split.
+    * ``k_values``: cutoffs of BEIR's six measures.
+    * ``top_k``: documents (or chunks) retrieved per query, capped at the number indexed; ``None``
+      keeps the pipeline's own ``top_k``.
+    * ``model``: embedding model name or local folder for every SentenceTransformers embedder.
+    * ``chunk_words``: split document texts into chunks of this many words (``None``: whole documents).
+    * ``chunk_overlap``: words shared by consecutive chunks.
+    * ``progress``: progress bars (default: when stderr is a terminal).
+    * ``strict_docs``: refuse a dataset whose qrels judge documents absent from the corpus
+      (:class:`~haystack_irmetrics.errors.MissingDocumentsError`). By default they are evaluated as BEIR
+      does (relevant, unretrievable), with a warning and their count in ``summary.json``.
+    * ``data_dir``: where named BEIR datasets are kept.
+    * ``download``: download a named dataset that is not in ``data_dir``.
+    * ``allowed_modules``: module patterns whose components a pipeline YAML may use (Haystack's
+      deserialization allowlist; Haystack's own, haystack_integrations and haystack_irmetrics are allowed).
+    * ``checkpoint_every``: with ``output_dir``, checkpoint the retrieved queries in batches of this
+      many in ``output_dir/.partial/`` and continue from a checkpoint of the same configuration
+      (:mod:`~haystack_irmetrics.beir.checkpoint`); the checkpoint is deleted once the outputs are written.
+    * ``overwrite``: discard any checkpoint in ``output_dir`` (of this configuration or another, damaged
+      or not) and start over.
+    * ``no_index``: evaluate against the document stores the pipeline names as they are, filled
+      beforehand (an Elasticsearch, OpenSearch, Qdrant, pgvector store...): nothing is indexed or written.
+    * ``cache``: reuse and store corpus and query embeddings and bm25s indexes in ``$IRMETRICS_CACHE_DIR``
+      (:mod:`~haystack_irmetrics.beir.cache`).
+    * ``joiner``: a tuned fusion for the pipeline's one ``DocumentJoiner`` (the built-in ``hybrid`` has one):
+      its init parameters, or the YAML file ``irmetrics fuse --joiner-yaml`` writes; the weights follow the
+      order in which the joiner receives the lists, the order Haystack runs the retrievers in (``hybrid``:
+      BM25, then dense: fuse the two runs in that order). The run is
+      labelled ``<pipeline>+joiner`` and ``summary.json`` records the parameters.
+    * ``batch_size``: the embedders' batch size; ``precision``: ``"float32"``, ``"float16"`` or ``"bfloat16"``;
+      ``device``: ``"cpu"``, ``"cuda"``, ``"cuda:N"``, ``"mps"`` or several comma-separated; each ``None``: the
+      pipeline's, else the default (:mod:`~haystack_irmetrics.beir.devices`).
 
     Usage::
 

@@ -128,14 +128,7 @@ def run_beir_suite(
     :param output_dir: ``DIR``: each dataset's outputs in ``DIR/<name>/``, checkpoints in
         ``DIR/<name>/.partial/``, ``leaderboard.json`` and ``leaderboard.md``. Without it nothing is
         written and nothing resumes.
-    :param overwrite: delete what ``DIR`` holds for these datasets (outputs and checkpoints, of any
-        configuration, damaged or not) and run them all again; without it, finished datasets of this
-        configuration are skipped, interrupted ones resume, and another configuration is refused.
-    :param strict_docs: refuse a dataset whose qrels judge documents absent from its corpus (by default
-        they count as relevant and unretrievable, as in BEIR, with a warning).
     :param allow_missing_docs: deprecated; ``False`` is ``strict_docs=True``.
-    :param checkpoint_every: queries per checkpoint batch (default :data:`DEFAULT_CHECKPOINT_EVERY`).
-    :param batch_size: the embedders' batch size; ``precision``, ``device``: theirs (as :func:`run_beir`'s).
     :param on_dataset: called after each dataset with its entry, its run (``None`` when skipped) and its summary.
     :returns: a :class:`SuiteResult`.
     :raises ConfigurationChangedError: before anything runs, when ``DIR`` holds results or checkpoints
@@ -143,8 +136,17 @@ def run_beir_suite(
     :raises OutputError: when another run is writing to ``DIR``, when ``overwrite`` would delete through a
         symbolic link, or naming a file that cannot be written.
 
-    The other keywords (``options``) are the fields of :class:`~haystack_irmetrics.beir.settings.BeirSettings`, as
-    :func:`~haystack_irmetrics.beir.runner.run_beir` takes them; :func:`run_suite` takes the settings as one value.
+    The keywords (``options``) are the fields of :class:`~haystack_irmetrics.beir.settings.BeirSettings`, as
+    :func:`~haystack_irmetrics.beir.runner.run_beir` takes them (an unknown one is a ``TypeError``);
+    :func:`run_suite` takes the settings as one value. Those that read differently here:
+
+    * ``overwrite``: delete what ``DIR`` holds for these datasets (outputs and checkpoints, of any
+      configuration, damaged or not) and run them all again; without it, finished datasets of this
+      configuration are skipped, interrupted ones resume, and another configuration is refused.
+    * ``strict_docs``: refuse a dataset whose qrels judge documents absent from its corpus (by default
+      they count as relevant and unretrievable, as in BEIR, with a warning).
+    * ``checkpoint_every``: queries per checkpoint batch (default :data:`DEFAULT_CHECKPOINT_EVERY`).
+    * ``batch_size``: the embedders' batch size; ``precision``, ``device``: theirs (as :func:`run_beir`'s).
     """
     options = BeirSettings.keywords(options, "run_beir_suite")
     options.setdefault("checkpoint_every", DEFAULT_CHECKPOINT_EVERY)

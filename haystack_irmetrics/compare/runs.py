@@ -261,13 +261,16 @@ def compare_runs(
         paths, ``bm25.trec`` as ``bm25``; else ``A`` and ``B``).
     :param settings: the fields below as one value (:class:`CompareSettings`); ``options`` are its fields as
         keywords, each in place of the settings' own.
-    :param measures: families or names (default: BEIR's six).
-    :param preset: ``"beir"`` or ``"trec"``.
-    :param significance: also test B against A per measure (:attr:`CompareResult.stats`), with
-        ``n_resamples`` sign patterns and bootstrap resamples, ``seed`` and ``confidence``. ``None``
-        (default): when scipy is installed (the ``stats`` extra), else a note says why not; ``True``:
-        scipy is required (:class:`~haystack_irmetrics.errors.MissingDependencyError` without it).
     :returns: a :class:`CompareResult`.
+
+    The keywords (``options``), the fields of :class:`CompareSettings`:
+
+    * ``measures``: families or names (default: BEIR's six).
+    * ``preset``: ``"beir"`` or ``"trec"``.
+    * ``significance``: also test B against A per measure (:attr:`CompareResult.stats`), with
+      ``n_resamples`` sign patterns and bootstrap resamples, ``seed`` and ``confidence``. ``None``
+      (default): when scipy is installed (the ``stats`` extra), else a note says why not; ``True``:
+      scipy is required (:class:`~haystack_irmetrics.errors.MissingDependencyError` without it).
     """
     settings = CompareSettings.of(settings, options, "compare_runs")
     compared = compare_many([run_a, run_b], qrels, k_values, names=names, settings=settings)
@@ -298,14 +301,17 @@ def compare_many(
     :param baseline: the label of the run the others are compared with (default: the first).
     :param settings: the fields below as one value (:class:`CompareSettings`); ``options`` are its fields as
         keywords, each in place of the settings' own.
-    :param measures: families or names (default: BEIR's six).
-    :param preset: ``"beir"`` or ``"trec"``.
-    :param significance: as :func:`compare_runs`; the p-values are Holm-adjusted over every run's tests
-        together (runs × measures).
-    :param n_resamples: sign patterns and bootstrap resamples.
-    :param seed: seed of the resamples.
-    :param confidence: the level of the bootstrap intervals.
     :returns: a :class:`RunsComparison`.
+
+    The keywords (``options``), the fields of :class:`CompareSettings`:
+
+    * ``measures``: families or names (default: BEIR's six).
+    * ``preset``: ``"beir"`` or ``"trec"``.
+    * ``significance``: as :func:`compare_runs`; the p-values are Holm-adjusted over every run's tests
+      together (runs × measures).
+    * ``n_resamples``: sign patterns and bootstrap resamples.
+    * ``seed``: seed of the resamples.
+    * ``confidence``: the level of the bootstrap intervals.
     """
     from ..io import read_qrels, read_run, read_subtopic_qrels
 

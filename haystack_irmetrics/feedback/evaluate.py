@@ -75,19 +75,19 @@ def evaluate_feedback(
         ``up_threshold`` (Wilson's ``confidence`` goes in a :class:`~.judgments.Strategy`: ``confidence`` here is
         the bootstrap's), and the log's ``columns``, ``on_error``, ...
 
-    The fields of :class:`~.settings.FeedbackSettings`:
+    The fields of :class:`~.settings.FeedbackSettings` (keywords or ``settings``):
 
-    :param strategy: aggregation strategy (:class:`~.judgments.Strategy` or name).
-    :param threshold: labels ``>=`` this are relevant for P, Recall, MAP, MRR and R_cap (NDCG uses labels as gains).
-    :param k_values: cutoffs; ``measures``: families or names (default BEIR's six families).
-    :param condensed: also score condensed lists (unjudged documents removed).
-    :param include_logged: score the rankings users saw (system ``"logged"``; needs positions).
-    :param baseline: the system the others are compared with (default ``"logged"``, else the first run).
-    :param by_segment: per-segment breakdown (default: when the log has a segment column).
-    :param preset: the core's preset for ties and rounding (``"beir"`` or ``"trec"``).
-    :param n_resamples: randomization sign patterns and bootstrap resamples; ``seed`` makes both repeatable.
-    :param confidence: level of every bootstrap interval.
-    :param test: the test behind significance markers: ``"randomization"`` or ``"t"``.
+    * ``strategy``: aggregation strategy (:class:`~.judgments.Strategy` or name).
+    * ``threshold``: labels ``>=`` this are relevant for P, Recall, MAP, MRR and R_cap (NDCG uses labels as gains).
+    * ``k_values``: cutoffs; ``measures``: families or names (default BEIR's six families).
+    * ``condensed``: also score condensed lists (unjudged documents removed).
+    * ``include_logged``: score the rankings users saw (system ``"logged"``; needs positions).
+    * ``baseline``: the system the others are compared with (default ``"logged"``, else the first run).
+    * ``by_segment``: per-segment breakdown (default: when the log has a segment column).
+    * ``preset``: the core's preset for ties and rounding (``"beir"`` or ``"trec"``).
+    * ``n_resamples``: randomization sign patterns and bootstrap resamples; ``seed`` makes both repeatable.
+    * ``confidence``: level of every bootstrap interval.
+    * ``test``: the test behind significance markers: ``"randomization"`` or ``"t"``.
 
     Usage::
 

@@ -130,28 +130,29 @@ def judge_runs(
         (``depth=10, ppi=True``), each in place of the settings' own (a name that is no field is a ``TypeError``).
     :param cache: the judgment cache (default: the one under the cache root).
 
-    The fields of :class:`JudgeSettings`:
-
-    :param depth: judge each run's top ``depth``; ``concurrency``: requests in flight; ``retries``: further
-        attempts of a request, the first after ``backoff`` seconds (doubling).
-    :param agreement: also judge this many human-labelled pairs (seeded by ``seed``, stratified by grade) and
-        write ``agreement.json``: the labels' agreement at ``threshold`` and the systems' order by ``measure``
-        (default ``NDCG@depth``) with the human qrels alone and filled.
-    :param fit: a score judge without cut points learns them on this many human-labelled pairs (seeded by
-        ``seed + 1``, stratified by grade, none of them in the agreement sample).
-    :param ppi: also judge the pool pairs people judged, and write ``ppi.json``: each run's prediction-powered
-        estimate and interval (level ``1 - alpha``) of ``measure``'s mean and of each difference between two runs
-        (:mod:`.ppi`), the queries whose pool people judged in full as the labelled set; and ``model_qrels.tsv``,
-        the model's labels for every pool pair (and no human label).
-    :param sources: what to call the queries and the corpus in messages (their files).
-    :param progress: a bar of the pairs judged on stderr (``None``: when stderr is a terminal).
-    :param strategy: judge at most ``budget`` of the holes, in the order a pooling strategy of
-        :data:`haystack_irmetrics.pooling.STRATEGIES` asks for them (``mtf``, ``maxmean``: adaptively, each batch
-        of ``concurrency`` pairs chosen from the labels so far), instead of every hole of the top ``depth``. An
-        unparseable answer tells the strategy nothing (the pair stays unjudged). Not with ``ppi``.
     :returns: the :class:`JudgeResult` (frozen), whose files are written.
     :raises JudgeError: an argument out of range or a query or document without text (before any request), a judge that fails for good
         (the judgments made are kept in the cache and ``judgments.jsonl``).
+
+    The fields of :class:`~.settings.JudgeSettings` (keywords or ``settings``):
+
+    * ``depth``: judge each run's top ``depth``; ``concurrency``: requests in flight; ``retries``: further
+      attempts of a request, the first after ``backoff`` seconds (doubling).
+    * ``agreement``: also judge this many human-labelled pairs (seeded by ``seed``, stratified by grade) and
+      write ``agreement.json``: the labels' agreement at ``threshold`` and the systems' order by ``measure``
+      (default ``NDCG@depth``) with the human qrels alone and filled.
+    * ``fit``: a score judge without cut points learns them on this many human-labelled pairs (seeded by
+      ``seed + 1``, stratified by grade, none of them in the agreement sample).
+    * ``ppi``: also judge the pool pairs people judged, and write ``ppi.json``: each run's prediction-powered
+      estimate and interval (level ``1 - alpha``) of ``measure``'s mean and of each difference between two runs
+      (:mod:`.ppi`), the queries whose pool people judged in full as the labelled set; and ``model_qrels.tsv``,
+      the model's labels for every pool pair (and no human label).
+    * ``sources``: what to call the queries and the corpus in messages (their files).
+    * ``progress``: a bar of the pairs judged on stderr (``None``: when stderr is a terminal).
+    * ``strategy``: judge at most ``budget`` of the holes, in the order a pooling strategy of
+      :data:`haystack_irmetrics.pooling.STRATEGIES` asks for them (``mtf``, ``maxmean``: adaptively, each batch
+      of ``concurrency`` pairs chosen from the labels so far), instead of every hole of the top ``depth``. An
+      unparseable answer tells the strategy nothing (the pair stays unjudged). Not with ``ppi``.
     """
     settings = JudgeSettings.of(settings, options)
     measure = _check_arguments(judge, settings)
