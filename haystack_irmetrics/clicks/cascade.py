@@ -74,9 +74,9 @@ def first_click(clicks: np.ndarray) -> np.ndarray:
     return ranks.min(axis=1)
 
 
-def up_to_last_click(s: Sessions) -> np.ndarray:
-    """Per session, the last rank examined if the user reads down to the last click (all ranks without one)."""
-    last = last_click(s.clicks)
+def up_to_last_click(s: Sessions, last: np.ndarray) -> np.ndarray:
+    """Per session, the last rank examined if the user reads down to the last click (``last``, :func:`last_click`;
+    all ranks without one)."""
     return np.where(last < 0, s.n_ranks, last)
 
 
@@ -165,7 +165,7 @@ class DCM(_CascadeFamily):
         last = last_click(sessions.clicks)
         clicks_at = sessions.clicks.sum(axis=0).astype(float)
         last_at = np.bincount(last[last >= 0], minlength=sessions.n_ranks).astype(float)
-        return ExaminedCounts.up_to(sessions, up_to_last_click(sessions), clicks_at=clicks_at, last_at=last_at)
+        return ExaminedCounts.up_to(sessions, up_to_last_click(sessions, last), clicks_at=clicks_at, last_at=last_at)
 
     def _fit_counts(self, c: ExaminedCounts) -> None:
         clicks_at, last_at = c.needs(self.name, "clicks_at", "last_at")
@@ -193,7 +193,7 @@ class SDBN(_CascadeFamily):
         rows = np.flatnonzero(last >= 0)
         last_clicks = np.bincount(s.pairs[rows, last[rows]], minlength=s.n_pairs).astype(float)
         clicked = np.bincount(s.pairs[s.clicks], minlength=s.n_pairs).astype(float)
-        return ExaminedCounts.up_to(s, up_to_last_click(s), last_clicks=last_clicks, clicked=clicked)
+        return ExaminedCounts.up_to(s, up_to_last_click(s, last), last_clicks=last_clicks, clicked=clicked)
 
     def _fit_counts(self, c: ExaminedCounts) -> None:
         last_clicks, clicked = c.needs(self.name, "last_clicks", "clicked")
