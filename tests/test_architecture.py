@@ -405,12 +405,7 @@ def test_the_measures_of_functions_count_what_they_say():
 
 
 #: Imports of one ``cli`` module by another besides ``args`` and ``app``, and why each is still there.
-CLI_IMPORTS_PENDING = {
-    ("haystack_irmetrics.cli.interleave", "haystack_irmetrics.cli.clicks"): (
-        "interleave reads its log with clicks' options; those shared declarations are moving to cli/args.py with "
-        "the clicks registry (issue 41.1/41.3)"
-    ),
-}
+CLI_IMPORTS_PENDING: dict[tuple[str, str], str] = {}
 
 
 def test_a_cli_module_imports_no_other_cli_module_but_args_and_app():

@@ -1,4 +1,5 @@
-"""Argument types and help rules every ``irmetrics`` subcommand shares (standard library only).
+"""Argument types, declarations and help rules ``irmetrics`` subcommands share (standard library only; the package's
+settings values they build are imported when a command runs).
 
 The list syntax is one for all subcommands: ``-k 1,3,5`` (:func:`ints`), ``-m NDCG,P@5``
 (:func:`names`, commas inside a measure's parameters kept), ``--levels 0,0.5,1`` (:func:`floats`).
@@ -132,6 +133,75 @@ def policy(args: argparse.Namespace) -> Any:
     )
 
 
+def click_log_options(p: argparse.ArgumentParser, *, team: bool = False, propensity: bool = False) -> None:
+    """The options of a click log (``irmetrics clicks`` and ``irmetrics interleave``): its format, the column of
+    each role (``--team-col`` and ``--segment`` with ``team``, ``--propensity-col`` with ``propensity``), the
+    first position, the ranks kept and the error policy (read by :func:`click_log_settings`)."""
+    c = p.add_argument_group("log columns")
+    c.add_argument(
+        "--format", dest="fmt", choices=["jsonl", "csv", "tsv", "parquet"], default=None, help="default: file name"
+    )
+    c.add_argument("--query-col", default="query_id", help="column of the query ids")
+    c.add_argument("--doc-col", default="doc_id", help="column of the document ids")
+    c.add_argument("--session-col", default="session", help="column of the session (impression) ids")
+    c.add_argument("--position-col", default="position", help="column of the positions shown")
+    c.add_argument("--click-col", default="click", help="column of the clicks (0/1, true/false, yes/no)")
+    if team:
+        c.add_argument("--team-col", default="team", help="column of the interleaving team (a or b)")
+        c.add_argument("--segment", default=None, metavar="COL", help="column to break the outcome down by")
+    if propensity:
+        c.add_argument("--propensity-col", default="propensity", help="column of the logging propensities")
+    c.add_argument("--position-base", type=int, default=1, help="first position in the log (1, or 0)")
+    c.add_argument("--max-rank", type=int, default=None, help="keep each session's first N positions")
+    c.add_argument(
+        "--on-error",
+        choices=["raise", "skip"],
+        default="raise",
+        help="malformed rows and sessions: stop at the first (raise) or skip, count and list them",
+    )
+
+
+def bootstrap_options(p: argparse.ArgumentParser) -> None:
+    """``--json`` and the bootstrap's ``--confidence``, ``--n-resamples`` and ``--seed`` (estimates, measures,
+    windows and ``irmetrics interleave``)."""
+    p.add_argument("--json", action="store_true", help="print JSON instead of markdown")
+    p.add_argument("--confidence", type=float, default=0.95, help="bootstrap interval level")
+    p.add_argument("--n-resamples", type=int, default=10_000, help="bootstrap resamples")
+    p.add_argument("--seed", type=seed, default=0, help="seed of the resamples")
+
+
+def click_log_settings(
+    args: argparse.Namespace, path: str, *, team: bool = False, propensity: bool = False, segment: bool = False
+) -> Any:
+    """The :class:`~haystack_irmetrics.clicks.jobs.LogSettings` of ``path`` from the log options."""
+    from ..clicks.jobs import LogSettings
+
+    columns: dict[str, str | None] = {
+        "query": args.query_col,
+        "doc": args.doc_col,
+        "session": args.session_col,
+        "position": args.position_col,
+        "click": args.click_col,
+    }
+    if team:
+        columns["team"] = args.team_col
+    if team or segment:
+        columns["segment"] = args.segment
+    if propensity:
+        columns["propensity"] = args.propensity_col
+    if getattr(args, "timestamp_col", None):
+        columns["timestamp"] = args.timestamp_col
+    options = {"on_error": args.on_error, "position_base": args.position_base, "max_rank": args.max_rank}
+    return LogSettings(path, columns, fmt=args.fmt, format_option="--format", **options)
+
+
+def bootstrap_settings(args: argparse.Namespace) -> Any:
+    """``--confidence``, ``--n-resamples`` and ``--seed`` as :class:`~haystack_irmetrics.clicks.jobs.BootstrapSettings`."""
+    from ..clicks.jobs import BootstrapSettings
+
+    return BootstrapSettings(confidence=args.confidence, n_resamples=args.n_resamples, seed=args.seed)
+
+
 def add_threshold_option(parser: argparse.ArgumentParser | Any) -> None:
     """``--threshold``, the relevance threshold of the binary measures, as every command that scores runs against
     qrels takes it (read by :func:`policy`)."""
@@ -193,6 +263,10 @@ def show_defaults(parser: argparse.ArgumentParser) -> None:
 
 
 __all__ = [
+    "bootstrap_options",
+    "bootstrap_settings",
+    "click_log_options",
+    "click_log_settings",
     "digits",
     "files_of",
     "floats",

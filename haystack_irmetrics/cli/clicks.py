@@ -19,41 +19,16 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from .args import names, seed, show_defaults, writes_nothing
-
-
-def log_options(p: argparse.ArgumentParser, *, team: bool = False, propensity: bool = False) -> None:
-    c = p.add_argument_group("log columns")
-    c.add_argument(
-        "--format", dest="fmt", choices=["jsonl", "csv", "tsv", "parquet"], default=None, help="default: file name"
-    )
-    c.add_argument("--query-col", default="query_id", help="column of the query ids")
-    c.add_argument("--doc-col", default="doc_id", help="column of the document ids")
-    c.add_argument("--session-col", default="session", help="column of the session (impression) ids")
-    c.add_argument("--position-col", default="position", help="column of the positions shown")
-    c.add_argument("--click-col", default="click", help="column of the clicks (0/1, true/false, yes/no)")
-    if team:
-        c.add_argument("--team-col", default="team", help="column of the interleaving team (a or b)")
-        c.add_argument("--segment", default=None, metavar="COL", help="column to break the outcome down by")
-    if propensity:
-        c.add_argument("--propensity-col", default="propensity", help="column of the logging propensities")
-    c.add_argument("--position-base", type=int, default=1, help="first position in the log (1, or 0)")
-    c.add_argument("--max-rank", type=int, default=None, help="keep each session's first N positions")
-    c.add_argument(
-        "--on-error",
-        choices=["raise", "skip"],
-        default="raise",
-        help="malformed rows and sessions: stop at the first (raise) or skip, count and list them",
-    )
-
-
-def output_options(p: argparse.ArgumentParser) -> None:
-    """``--json`` and the bootstrap's ``--confidence``, ``--n-resamples`` and ``--seed`` (estimates, measures,
-    windows and ``irmetrics interleave``)."""
-    p.add_argument("--json", action="store_true", help="print JSON instead of markdown")
-    p.add_argument("--confidence", type=float, default=0.95, help="bootstrap interval level")
-    p.add_argument("--n-resamples", type=int, default=10_000, help="bootstrap resamples")
-    p.add_argument("--seed", type=seed, default=0, help="seed of the resamples")
+from .args import (
+    bootstrap_options,
+    bootstrap_settings,
+    click_log_options,
+    click_log_settings,
+    names,
+    seed,
+    show_defaults,
+    writes_nothing,
+)
 
 
 def _held_out_options(p: argparse.ArgumentParser, default_fraction: float | None) -> None:
@@ -130,7 +105,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     fit.add_argument("-o", "--output", required=True, metavar="DIR", help="folder for qrels.tsv and model.json")
     fit.add_argument("--min-impressions", type=int, default=1, help="judge pairs shown at least this often")
     _held_out_options(fit, None)
-    log_options(fit)
+    click_log_options(fit)
     fit.set_defaults(func=run_fit, paths=fit_paths)
 
     cmp = verbs.add_parser(
@@ -143,7 +118,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     cmp.add_argument("--models", type=names, required=True, help="comma-separated: " + ",".join(MODELS))
     cmp.add_argument("--json", action="store_true", help="print JSON instead of markdown")
     _held_out_options(cmp, 0.2)
-    log_options(cmp)
+    click_log_options(cmp)
     cmp.set_defaults(func=run_compare, paths=writes_nothing)  # it prints, writes no file
     est = verbs.add_parser(
         "estimate",
@@ -157,8 +132,8 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     est.add_argument("--run", required=True, help="the new ranking: a TREC run file (its top k per query)")
     est.add_argument("-k", type=int, default=10, help="ranks estimated")
     est.add_argument("--clip", type=float, default=None, help="largest inverse-propensity weight (none: unclipped)")
-    output_options(est)
-    log_options(est, propensity=True)
+    bootstrap_options(est)
+    click_log_options(est, propensity=True)
     est.set_defaults(func=run_estimate, paths=writes_nothing)
     ms = verbs.add_parser(
         "measure",
@@ -178,8 +153,8 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "--propensities", choices=sources, default=sources[0], help="examination: a fitted PBM or the log's column"
     )
     ms.add_argument("--clip", type=float, default=None, help="largest weight of the clipped estimate (default 10)")
-    output_options(ms)
-    log_options(ms, propensity=True)
+    bootstrap_options(ms)
+    click_log_options(ms, propensity=True)
     ms.set_defaults(func=run_measure, paths=writes_nothing)
     win = verbs.add_parser(
         "windows",
@@ -199,8 +174,8 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     win.add_argument("--unit", choices=["us", "ms", "s"], default="us", help="unit of numeric timestamps")
     win.add_argument("--alpha", type=float, default=0.05, help="flag at Holm-adjusted p below this")
     win.add_argument("--plot", default=None, metavar="PATH", help="write the trend plot (.png, .svg or .pdf)")
-    output_options(win)
-    log_options(win)
+    bootstrap_options(win)
+    click_log_options(win)
     win.set_defaults(func=run_windows, paths=windows_paths)
     show_defaults(p)  # the verbs' options
     return p
@@ -221,42 +196,10 @@ def windows_paths(args: argparse.Namespace) -> Any:
     return Paths(reads=(args.log,), writes=(args.plot,))
 
 
-def log_settings(
-    args: argparse.Namespace, path: str, *, team: bool = False, propensity: bool = False, segment: bool = False
-) -> Any:
-    """The :class:`~haystack_irmetrics.clicks.jobs.LogSettings` of ``path`` from the log options."""
-    from ..clicks.jobs import LogSettings
-
-    columns: dict[str, str | None] = {
-        "query": args.query_col,
-        "doc": args.doc_col,
-        "session": args.session_col,
-        "position": args.position_col,
-        "click": args.click_col,
-    }
-    if team:
-        columns["team"] = args.team_col
-    if team or segment:
-        columns["segment"] = args.segment
-    if propensity:
-        columns["propensity"] = args.propensity_col
-    if getattr(args, "timestamp_col", None):
-        columns["timestamp"] = args.timestamp_col
-    options = {"on_error": args.on_error, "position_base": args.position_base, "max_rank": args.max_rank}
-    return LogSettings(path, columns, fmt=args.fmt, format_option="--format", **options)
-
-
-def bootstrap_settings(args: argparse.Namespace) -> Any:
-    """``--confidence``, ``--n-resamples`` and ``--seed`` as :class:`~haystack_irmetrics.clicks.jobs.BootstrapSettings`."""
-    from ..clicks.jobs import BootstrapSettings
-
-    return BootstrapSettings(confidence=args.confidence, n_resamples=args.n_resamples, seed=args.seed)
-
-
 def _held_out(args: argparse.Namespace) -> Any:
     from ..clicks.jobs import HeldOutSettings
 
-    test = log_settings(args, args.test) if args.test else None
+    test = click_log_settings(args, args.test) if args.test else None
     return HeldOutSettings(test=test, test_fraction=args.test_fraction, seed=args.seed)
 
 
@@ -272,7 +215,9 @@ def run_fit(args: argparse.Namespace) -> int:
 
     em = _em(args)  # checked before the log is read
     got = fit_log(
-        FitSettings(log_settings(args, args.log), args.model, args.output, args.min_impressions, _held_out(args), em)
+        FitSettings(
+            click_log_settings(args, args.log), args.model, args.output, args.min_impressions, _held_out(args), em
+        )
     )
     fit = got.fit
     line = f"{fit.model.name}: {fit.train.n_sessions} training sessions, log-likelihood {fit.train_log_likelihood:.4f}"
@@ -289,7 +234,9 @@ def run_compare(args: argparse.Namespace) -> int:
     from ..clicks.jobs import CompareSettings, compare_log
     from ..io.tables import json_text
 
-    got = compare_log(CompareSettings(log_settings(args, args.log), tuple(args.models), _held_out(args), _em(args)))
+    got = compare_log(
+        CompareSettings(click_log_settings(args, args.log), tuple(args.models), _held_out(args), _em(args))
+    )
     if args.json:
         print(json_text(got.to_dict(), indent=2))
     else:
@@ -302,7 +249,7 @@ def run_estimate(args: argparse.Namespace) -> int:
     """Run ``irmetrics clicks estimate``."""
     from ..clicks.jobs import EstimateSettings, estimate_log
 
-    log = log_settings(args, args.log, propensity=True)
+    log = click_log_settings(args, args.log, propensity=True)
     got = estimate_log(EstimateSettings(log, args.run, args.k, args.clip, bootstrap_settings(args)))
     return print_estimates(args, got)
 
@@ -311,7 +258,7 @@ def run_measure(args: argparse.Namespace) -> int:
     """Run ``irmetrics clicks measure``."""
     from ..clicks.jobs import MeasureSettings, measure_log, reads_propensities
 
-    log = log_settings(args, args.log, propensity=reads_propensities(args.propensities))
+    log = click_log_settings(args, args.log, propensity=reads_propensities(args.propensities))
     options = {"measure": args.measure, "propensities": args.propensities, "clip": args.clip}
     got = measure_log(MeasureSettings(log, args.run, args.k, bootstrap=bootstrap_settings(args), **options))
     return print_estimates(args, got)
@@ -340,7 +287,11 @@ def run_windows(args: argparse.Namespace) -> int:
 
     options = {"width": args.window, "measure": args.measure, "baseline": args.baseline, "unit": args.unit}
     settings = WindowsSettings(
-        log_settings(args, args.log), alpha=args.alpha, bootstrap=bootstrap_settings(args), plot=args.plot, **options
+        click_log_settings(args, args.log),
+        alpha=args.alpha,
+        bootstrap=bootstrap_settings(args),
+        plot=args.plot,
+        **options,
     )
     got = windows_log(settings)
     if args.json:
@@ -359,11 +310,7 @@ def run_windows(args: argparse.Namespace) -> int:
 
 __all__ = [
     "add_subcommand",
-    "bootstrap_settings",
     "fit_paths",
-    "log_options",
-    "log_settings",
-    "output_options",
     "print_estimates",
     "run_compare",
     "run_estimate",

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import argparse
 
-from .args import writes_nothing
-from .clicks import bootstrap_settings, log_options, log_settings, output_options
+from .args import bootstrap_options, bootstrap_settings, click_log_options, click_log_settings, writes_nothing
 
 
 def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -39,8 +38,8 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     p.add_argument("--ranking-a", default=None, metavar="RUN", help="balanced: ranker a's rankings, a TREC run")
     p.add_argument("--ranking-b", default=None, metavar="RUN", help="balanced: ranker b's rankings, a TREC run")
-    output_options(p)
-    log_options(p, team=True)
+    bootstrap_options(p)
+    click_log_options(p, team=True)
     p.set_defaults(func=run, paths=writes_nothing)  # it prints, writes no file
     return p
 
@@ -63,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
             f"--ranking-a and --ranking-b are balanced interleaving's; {args.method} credits by team"
         )
     settings = InterleaveSettings(
-        log_settings(args, args.log, team=not balanced, segment=True),
+        click_log_settings(args, args.log, team=not balanced, segment=True),
         args.method,
         rankings=(args.ranking_a, args.ranking_b) if balanced else None,
         by_segment=args.segment is not None,
