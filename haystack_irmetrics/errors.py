@@ -299,6 +299,11 @@ class SkippedRowsWarning(UserWarning):
     them."""
 
 
+class InputChoiceWarning(UserWarning):
+    """Which input a command chose itself where none was given: the human qrels a judged folder records
+    (``irmetrics report --judged DIR`` without ``--qrels``). Said once, so that the choice is never silent."""
+
+
 class SuspiciousInputWarning(UserWarning):
     """Inputs that evaluate without an error but look wrong: qrels of another collection (no retrieved
     document is judged), or the qrels and the results passed the wrong way round."""
@@ -345,6 +350,7 @@ __all__ = [
     "FusionError",
     "FusionParameterError",
     "IRMetricsError",
+    "InputChoiceWarning",
     "InterleavingError",
     "InvalidArgumentError",
     "InvalidCutoffError",

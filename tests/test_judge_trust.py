@@ -672,3 +672,24 @@ def test_the_shipped_ppi_qrels_are_what_make_ppi_qrels_writes_and_meet_ppis_prec
     sample = read_qrels(ROOT / "haystack_irmetrics" / "datasets" / "sample" / "qrels" / "test.tsv").data
     for q, docs in human.items():  # every label is the sample's, or the 0 its construction gives
         assert all(label == sample[q].get(d, 0) for d, label in docs.items())
+
+
+def test_the_summary_records_the_human_qrels_by_path_and_sha256(tmp_path):
+    import hashlib
+
+    from haystack_irmetrics.judges.ppi import read_judged
+
+    case = make_case(tmp_path / "data")
+    out = tmp_path / "out"
+    with JudgeServer(case.labels) as server:
+        assert main(_args(case, server.url, out)) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["qrels"] == {
+        "path": str(case.qrels.resolve()),
+        "sha256": hashlib.sha256(case.qrels.read_bytes()).hexdigest(),
+    }
+    for damaged in ({"path": 3, "sha256": "x"}, "qrels.tsv"):
+        (out / "ppi.json").write_text(json.dumps({"alpha": 0.05, "labelled": []}))
+        (out / "summary.json").write_text(json.dumps({**summary, "qrels": damaged}))
+        with pytest.raises(JudgeError, match="'qrels' must be an object with the strings path and sha256"):
+            read_judged(out)

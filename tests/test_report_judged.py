@@ -343,10 +343,49 @@ def test_report_judged_without_qrels_is_refused_not_scored_on_the_datasets_qrels
     argv = ["report", *given, *where, "-k", "10", "-m", "NDCG", "--judged", str(out), "--n-resamples", "100"]
     assert main([*argv, "-o", str(page)]) == 2
     (line,) = capsys.readouterr().err.splitlines()
-    assert line.startswith(f"irmetrics: error: --judged {out} (judged=) needs --qrels") and not page.exists()
+    assert line.startswith(f"irmetrics: error: --judged {out} (judged=) without --qrels (qrels=)") and "records no" in line
+    assert not page.exists()
     assert main([*argv, "--qrels", str(qrels), "-o", str(page)]) == 0
     # bpref reads the judged non-relevant documents: the human qrels' zeros make it another number.
     human = build_report(given, qrels, measures=["bpref"], judged=out, n_resamples=100).judged
     dataset = build_report(given, QRELS, measures=["bpref"], n_resamples=100).means
     name = next(iter(human))
     assert human[name]["bpref"]["human"] != pytest.approx(dataset[name]["bpref"])  # what it would have shown
+
+
+
+@pytest.mark.filterwarnings("always::haystack_irmetrics.errors.SuspiciousInputWarning")
+def test_report_judged_reads_the_qrels_the_folder_records_says_so_and_refuses_them_changed(judged_case, tmp_path, capsys):
+    """A folder that records its human qrels (irmetrics judge writes their path and SHA-256 in summary.json) is
+    scored on them without --qrels, the choice said on one line; the same numbers as with --qrels. Changed or
+    gone, they are refused; other qrels given are scored, with a warning."""
+    import json
+    import shutil
+
+    from haystack_irmetrics.judges.ppi import file_record
+
+    runs, qrels, out = judged_case
+    folder, human = tmp_path / "judged", tmp_path / "human.tsv"
+    shutil.copytree(out, folder)
+    shutil.copy(qrels, human)
+    summary = json.loads((folder / "summary.json").read_text())
+    (folder / "summary.json").write_text(json.dumps({**summary, "qrels": file_record(human)}))
+    argv = ["report", *map(str, runs.values()), "--corpus", str(SAMPLE), "-k", "10", "-m", "NDCG", "--judged",
+            str(folder), "--n-resamples", "100"]  # fmt: skip
+    assert main([*argv, "-o", str(tmp_path / "a.html")]) == 0
+    err = capsys.readouterr().err
+    assert f"irmetrics: warning: 'human' is scored on the qrels {folder} was judged against" in err
+    assert str(human.resolve()) in err
+    recorded = build_report(list(map(str, runs.values())), None, measures=["NDCG"], judged=folder, n_resamples=100)
+    given = build_report(list(map(str, runs.values())), str(qrels), measures=["NDCG"], judged=folder, n_resamples=100)
+    assert recorded.judged == given.judged
+    other = tmp_path / "other.tsv"
+    other.write_text(Path(QRELS).read_text())
+    assert main([*argv, "--qrels", str(other), "-o", str(tmp_path / "b.html")]) == 0
+    assert "was judged against the qrels" in capsys.readouterr().err
+    human.write_text(human.read_text() + "q99\td1\t1\n")  # changed since the folder was judged
+    assert main([*argv, "-o", str(tmp_path / "c.html")]) == 2
+    assert "changed since the folder was judged" in capsys.readouterr().err
+    human.unlink()
+    assert main([*argv, "-o", str(tmp_path / "d.html")]) == 2
+    assert "are gone" in capsys.readouterr().err

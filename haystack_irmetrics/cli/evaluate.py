@@ -202,9 +202,10 @@ def _bounds(result: Any, args: argparse.Namespace) -> tuple[dict, str]:
 def _judged(result: Any, args: argparse.Namespace) -> tuple[dict, str]:
     """``--judged DIR``: the PPI rows of each measure and their table."""
     from ..io import read_qrels, read_run
-    from ..judges.ppi import judged_ppi
+    from ..judges.ppi import judged_ppi, read_judged, recorded_qrels
 
     measures = list(result.means)
+    recorded_qrels(read_judged(args.judged), args.qrels)  # warns when the folder was judged against other qrels
     rows = judged_ppi(read_run(args.run).data, read_qrels(args.qrels).data, args.judged, measures, policy(args))
     n = args.digits if args.digits is not None else 4
     lines = [

@@ -92,7 +92,7 @@ def run_judge(job: JudgeJob, judge: ChatJudge | ScoreJudge) -> JudgeResult:
         runs = {name: run.data for name, run in read_named_runs(job.runs).items()}
         queries = read_beir_queries(queries_path)
         corpus = read_beir_corpus(corpus_path)
-        settings = replace(job.settings, sources=(str(queries_path), str(corpus_path)))
+        settings = replace(job.settings, sources=(str(queries_path), str(corpus_path)), qrels_file=str(job.qrels))
         cache = JudgmentCache(enabled=job.cache)
         try:
             return judge_runs(judge, runs, qrels, queries, corpus, job.output, settings, cache=cache)

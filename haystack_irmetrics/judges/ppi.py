@@ -104,6 +104,57 @@ class JudgedFolder:
     alpha: float
     labelled: frozenset[str]
     judged: frozenset[tuple[str, str]]
+    #: The human qrels the folder was judged against, as ``summary.json`` records them (``path``, ``sha256``), or
+    #: ``None`` (a folder of an older version).
+    qrels: dict[str, str] | None = None
+
+
+def file_record(path: str | os.PathLike[str]) -> dict[str, str]:
+    """``{"path": absolute path, "sha256": of its bytes}`` of a file."""
+    import hashlib
+
+    full = Path(path).resolve()
+    digest = hashlib.sha256()
+    with open(full, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return {"path": str(full), "sha256": digest.hexdigest()}
+
+
+def recorded_qrels(folder: JudgedFolder, given: str | os.PathLike[str] | None = None) -> Path:
+    """The human qrels ``folder`` was judged against: the file its ``summary.json`` records, still there and
+    unchanged (its SHA-256). With ``given``, the qrels a command was given: a warning
+    (:class:`~haystack_irmetrics.errors.SuspiciousInputWarning`) when they are another file than the record.
+
+    :raises JudgeError: ``given`` is None and the folder records no qrels, or its file is gone or has changed.
+    """
+    import warnings
+
+    from ..errors import SuspiciousInputWarning
+
+    summary = folder.path / JUDGED_FILES[0]
+    if given is not None:
+        if folder.qrels is not None and file_record(given)["sha256"] != folder.qrels["sha256"]:
+            warnings.warn(
+                f"{folder.path} was judged against the qrels {folder.qrels['path']}, not {given} (another file): "
+                "'human' is scored on the qrels given",
+                SuspiciousInputWarning,
+                stacklevel=2,
+            )
+        return Path(given)
+    if folder.qrels is None:
+        raise JudgeError(
+            f"{summary} records no qrels (a folder of an older irmetrics judge): give the human qrels it was judged "
+            "against (--qrels)"
+        )
+    path = Path(folder.qrels["path"])
+    if not path.is_file():
+        raise JudgeError(f"the qrels {summary} records, {path}, are gone: give the human qrels (--qrels)")
+    if file_record(path)["sha256"] != folder.qrels["sha256"]:
+        raise JudgeError(
+            f"the qrels {summary} records, {path}, changed since the folder was judged: give the human qrels (--qrels)"
+        )
+    return path
 
 
 def _key(data: dict[str, Any], key: str, path: Path, ok: bool, expected: str) -> Any:
@@ -148,7 +199,11 @@ def read_judged(folder: str | os.PathLike[str]) -> JudgedFolder:
             if not isinstance(value, str):
                 raise JudgeError(f"{judgments_path}:{line}: {key!r} must be a string, got {shorten(repr(value))}")
         judged.add(pair)
-    return JudgedFolder(base, depth, float(alpha), frozenset(labelled), frozenset(judged))
+    qrels = summary.get("qrels")
+    recorded = isinstance(qrels, dict) and all(isinstance(qrels.get(k), str) for k in ("path", "sha256"))
+    if qrels is not None:
+        _key(summary, "qrels", summary_path, recorded, "an object with the strings path and sha256")
+    return JudgedFolder(base, depth, float(alpha), frozenset(labelled), frozenset(judged), qrels if recorded else None)
 
 
 def _whole(value: Any) -> bool:

@@ -220,6 +220,10 @@ def judge_runs(
     summary = _summary(judge, fingerprint, runs, result, counts, depth, len(pairs), len(sample), started)
     if chooser is not None:
         summary["strategy"] = {"name": settings.strategy, "budget": settings.budget, "holes": len(holes)}
+    if settings.qrels_file is not None:
+        from .ppi import file_record
+
+        summary["qrels"] = file_record(settings.qrels_file)
     if fitted:
         summary["cut_points_learned_on"] = fitted
         summary["cut_points"] = cut_points_json(judge.cut_points)

@@ -55,6 +55,9 @@ class JudgeSettings:
     alpha: float = 0.05
     #: What to call the queries and the corpus in messages (their files).
     sources: tuple[str, str] = ("the queries", "the corpus")
+    #: The human qrels' file, recorded in ``summary.json`` as ``qrels`` (its absolute path and SHA-256), so that a
+    #: reader of the folder scores "human" on the qrels it was judged against (:func:`~.ppi.recorded_qrels`).
+    qrels_file: str | None = None
     progress: bool | None = False
     strategy: str | None = None
     budget: int | None = None

@@ -148,6 +148,31 @@ class ReportSettings:
     bounds: float | None = None
 
 
+def _judged_qrels(judged: str | os.PathLike[str], qrels: Any) -> Any:
+    """The human qrels to score a judged folder's "human" on: those given (a file other than the folder's record
+    warns), else the file its ``summary.json`` records, unchanged, said in a warning. Never the qrels of the
+    runs' dataset or of ``--corpus``, which need not be those the folder was judged against."""
+    import warnings
+
+    from ..errors import InputChoiceWarning, JudgeError
+    from ..judges.ppi import read_judged, recorded_qrels
+
+    folder = read_judged(judged)
+    if qrels is not None and not isinstance(qrels, str | os.PathLike):
+        return qrels
+    try:
+        path = recorded_qrels(folder, qrels)
+    except JudgeError as e:
+        raise InvalidArgumentError(f"--judged {judged} (judged=) without --qrels (qrels=): {e}") from None
+    if qrels is None:
+        warnings.warn(
+            f"'human' is scored on the qrels {judged} was judged against, as its summary.json records: {path}",
+            InputChoiceWarning,
+            stacklevel=3,
+        )
+    return str(path)
+
+
 def build_report(
     runs: Mapping[str, Any] | Sequence[Any],
     qrels: str | os.PathLike[str] | Mapping[str, Mapping[str, float]] | Qrels | None = None,
@@ -162,8 +187,9 @@ def build_report(
     (``k_values=[10]``), each in place of the settings' own, and the preset's policy overrides (``ties=``, ...).
     ``scores``: ``{run: (means, per-query values)}`` already computed with this preset and these measures (a
     feedback evaluation's own): those runs are not evaluated again, their ranked lists still shown.
-    ``judged``: the output folder of ``irmetrics judge --ppi`` (``qrels``, then required, the human qrels it was
-    judged against): each run's
+    ``judged``: the output folder of ``irmetrics judge --ppi`` (``qrels``: the human qrels it was judged against;
+    without them, the file its ``summary.json`` records, said in an :class:`~haystack_irmetrics.errors.
+    InputChoiceWarning`): each run's
     measures with the filled qrels and their prediction-powered estimates and intervals
     (:func:`.judged.judged_rows`). ``bounds``: a grade (> 0): each run's bounds of the measures the summary
     shows by default, the interval the mean lies in once each unjudged document of the top k is judged 0 or
@@ -177,14 +203,8 @@ def build_report(
     n_resamples, seed, confidence = settings.n_resamples, settings.seed, settings.confidence
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
         raise InvalidArgumentError(f"depth must be a whole number >= 1, got {depth!r}")
-    if judged is not None and qrels is None:
-        # The dataset's qrels (a run folder's, --corpus's) need not be those the folder was judged against, and
-        # its summary.json does not say which those were: "human" would be scored on other labels.
-        raise InvalidArgumentError(
-            f"--judged {judged} (judged=) needs --qrels (qrels=): the human qrels that folder was judged against "
-            "(irmetrics judge --qrels); its summary.json does not record them, and the qrels of the runs' dataset "
-            "or of --corpus may be others"
-        )
+    if judged is not None:
+        qrels = _judged_qrels(judged, qrels)
     check_resamples(n_resamples)
     check_seed(seed)
     check_confidence(confidence)
