@@ -5,6 +5,7 @@ standard library only, and an interface layer (``cli``) that nothing else import
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
@@ -269,25 +270,60 @@ def test_the_architecture_page_names_every_module_of_the_package():
     assert unnamed == [], "docs/architecture.md does not say what these modules do"
 
 
-#: docs/architecture.md's picture, bottom to top: a package imports only packages of earlier groups.
-LAYERS = [
-    ("errors",),
-    ("_extras",),
-    ("core",),
-    ("__init__",),  # haystack_irmetrics/__init__.py: evaluate and friends
-    ("io",),
-    ("stats",),
-    ("plots",),
-    ("integration", "compare", "fusion", "pooling"),
-    ("clicks",),  # below feedback/, which reads click-derived judgments (feedback.JudgedLog); io/ reads its logs
-    ("beir", "feedback"),
-    ("judges",),  # beside beir/ and feedback/: the model judge under components/judge.py
-    ("assess",),  # people's judging: the judge's scale, qrels writer and agreement; a pooling strategy live
-    ("components",),
-    ("report",),
-    ("cli",),
-]
+PAGE = ROOT / "docs" / "architecture.md"
+
+
+def _picture(page: str) -> list[tuple[str, ...]]:
+    """What each line of the picture under "The layers" draws, top to bottom: its packages (``beir/ ·
+    feedback/``, ``errors.py``, ``haystack_irmetrics/__init__.py``) after its layer's name, if it has one, and
+    before its words, each two spaces or more apart. A line that begins with words continues the one above."""
+    block = page.split("\n## The layers\n", 1)[1].split("```text\n", 1)[1].split("\n```", 1)[0]
+    lines = []
+    for line in block.splitlines():
+        fields = re.split(r"\s{2,}", line.strip())
+        if len(fields) > 1 and re.fullmatch(r"[a-z]+", fields[0]):
+            fields = fields[1:]  # the layer's name: interface, integrations, services, core, base
+        drawn = [token.strip() for token in fields[0].split("·")]
+        if all(re.fullmatch(r"[\w/]+(/|\.py)", token) for token in drawn):
+            lines.append(tuple(drawn))
+    return lines
+
+
+def _drawn_path(token: str) -> Path:
+    return ROOT / token if token.startswith("haystack_irmetrics/") else PACKAGE / token
+
+
+def _drawn_part(token: str) -> str:
+    """The part of the package a token of the picture draws: ``beir/`` beir, ``errors.py`` errors,
+    ``haystack_irmetrics/__init__.py`` __init__ (the names ``import haystack_irmetrics`` gives)."""
+    return Path(token).stem if token.endswith(".py") else token.rstrip("/")
+
+
+#: docs/architecture.md's picture, read (not copied), bottom to top: a package imports only packages of earlier
+#: groups, and the packages of one group (one line of the picture) do not import each other.
+PICTURE = _picture(PAGE.read_text(encoding="utf-8"))
+LAYERS = [tuple(map(_drawn_part, line)) for line in reversed(PICTURE)]
 RANK = {name: rank for rank, group in enumerate(LAYERS) for name in group}
+
+
+def test_the_picture_is_read_line_by_line_with_the_peers_of_a_line_together():
+    page = (
+        "# Page\n\n## The layers\n\n```text\n top   cli/   irmetrics evaluate · beir\n       beir/ · feedback/   runs · logs\n"
+        "             words that continue it\n core  core/  inputs → prepare   (numpy only)\n"
+        "       haystack_irmetrics/__init__.py   evaluate\n base  _extras.py (an aside) · errors.py\n```\n"
+    )
+    assert _picture(page) == [("cli/",), ("beir/", "feedback/"), ("core/",), ("haystack_irmetrics/__init__.py",)]
+    assert [_drawn_part(t) for t in ("beir/", "errors.py", "haystack_irmetrics/__init__.py")] == [
+        "beir",
+        "errors",
+        "__init__",
+    ]
+
+
+def test_the_picture_draws_each_part_of_the_package_once_and_nothing_else():
+    drawn = [token for line in PICTURE for token in line]
+    assert [t for t in drawn if not _drawn_path(t).exists()] == [], "drawn on the page, not in the package"
+    assert len(drawn) == len(set(drawn)), "a part drawn twice"
 
 
 def _package_edges() -> set[tuple[str, str, str]]:
@@ -305,7 +341,8 @@ def _package_edges() -> set[tuple[str, str, str]]:
 
 def test_every_part_of_the_package_has_its_place_in_the_layers():
     parts = {n.split(".")[1] if n.count(".") else "__init__" for n in MODULES}
-    assert parts - {"__main__"} <= set(RANK), sorted(parts - set(RANK))
+    assert sorted(parts - set(RANK)) == [], "not drawn in docs/architecture.md's picture"
+    assert sorted(set(RANK) - parts) == [], "drawn in the picture, no module of the package"
 
 
 def test_no_import_cycle_between_the_packages():
@@ -317,7 +354,10 @@ def test_no_import_cycle_between_the_packages():
 
 
 def test_every_package_import_goes_down_the_layers_of_the_architecture_page():
-    up = sorted(f"{where} imports {other}" for own, other, where in _package_edges() if RANK[other] >= RANK[own])
+    """Down the picture only: an import of a package drawn above, or on the same line (peers), is refused."""
+    edges = _package_edges()
+    assert sorted({p for own, other, _ in edges for p in (own, other)} - set(RANK)) == [], "not drawn in the picture"
+    up = sorted(f"{where} imports {other}" for own, other, where in edges if RANK[other] >= RANK[own])
     assert up == []
 
 
