@@ -410,6 +410,95 @@ def test_every_package_import_goes_down_the_layers_of_the_architecture_page():
     assert up == []
 
 
+# ---- "Where a change goes" ---------------------------------------------------------------------------------
+
+#: Folders of the project a path in the table may begin with; any other path is in the package.
+PROJECT_FOLDERS = ("tests", "docs", "benchmarks", "examples", "scripts")
+
+
+def _change_rows(page: str) -> list[list[str]]:
+    """The rows of the table under "Where a change goes": ``[the change, where, and]``."""
+    section = page.split("\n## Where a change goes\n", 1)[1].split("\n## ", 1)[0]
+    rows = [[c.strip() for c in line.strip().strip("|").split(" | ")] for line in section.splitlines()]
+    return [r for r in rows if len(r) > 1 and not set(r[0]) <= set("-")][1:]  # the header and its rule left out
+
+
+def _resolve(span: str, folders: list[Path]) -> list[Path]:
+    """What a path of the table names: ``tests/test_judge*.py`` and ``cli/<subcommand>.py`` are patterns, a bare
+    ``loading.py`` is in a folder the row names (or at the package's top)."""
+    pattern = re.sub(r"<[^>]+>", "*", span).rstrip("/")
+    first = pattern.split("/")[0]
+    bases = [ROOT] if first in PROJECT_FOLDERS else [PACKAGE] if "/" in pattern else [*folders, PACKAGE]
+    for base in bases:
+        found = sorted(base.glob(pattern)) if "*" in pattern else [base / pattern] * (base / pattern).exists()
+        if found:
+            return found
+    return []
+
+
+def _defines(path: Path, name: str) -> bool:
+    """Whether the module (a folder: one of its modules) defines ``name`` at its top or in a class's body
+    (``Class.member``: in that class's body)."""
+    owner, _, member = name.rpartition(".")
+    for file in sorted(path.rglob("*.py")) if path.is_dir() else [path]:
+        bodies = [("", ast.parse(file.read_text(encoding="utf-8")).body)]
+        while bodies:
+            cls, body = bodies.pop()
+            for node in body:
+                if isinstance(node, ast.ClassDef):
+                    bodies.append((node.name, node.body))
+                targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+                named = {getattr(node, "name", None), *(getattr(t, "id", None) for t in targets)}
+                if member in named and cls == (owner or cls):
+                    return True
+    return False
+
+
+def _change_row_problems(row: list[str]) -> list[str]:
+    """What a row of the table names that is not so: a path (module, folder, test file, docs page) that does not
+    exist, a name that its module (```X.py`'s `Name```, ```X.py` (`Name```) or the row's packages do not
+    define, and an ``and`` cell that names no test file."""
+    text = " | ".join(row)
+    spans = re.findall(r"`([^`]+)`", text)
+    paths = [s for s in spans if re.fullmatch(r"[\w<>*.-]+(/[\w<>*.-]+)*/?", s) and ("/" in s or s.endswith(".py"))]
+    folders = []
+    for span in paths:  # the folders of the package the row names, for its bare file names
+        if "/" in span and span.split("/")[0] not in PROJECT_FOLDERS:
+            folders += [f if f.is_dir() else f.parent for f in _resolve(span, [])]
+    problems = [f"no {span}" for span in paths if not _resolve(span, folders)]
+    problems += [f"no {page}" for page in re.findall(r"\bdocs/[\w-]+\.md", text) if not (ROOT / page).is_file()]
+    attached = dict((name, module) for module, name in re.findall(r"`([^`]+\.py)`(?:'s| \(|:) *`([\w.]+)`", text))
+    packages = {PACKAGE / f.relative_to(PACKAGE).parts[0] for f in folders} or {PACKAGE}
+    for name in (s for s in spans if s not in paths and re.fullmatch(r"[A-Za-z_]\w*(\.\w+)?", s)):
+        where = _resolve(attached[name], folders) if name in attached else sorted(packages)
+        if not any(_defines(w, name) for w in where):
+            problems.append(f"{name} is not defined in {attached.get(name) or [w.name for w in where]}")
+    if not any(s.startswith("tests/") for s in re.findall(r"`([^`]+)`", row[-1])):
+        problems.append("no test file in its last column")
+    return problems
+
+
+def test_each_row_of_where_a_change_goes_names_what_exists():
+    rows = _change_rows(PAGE.read_text(encoding="utf-8"))
+    assert len(rows) > 20 and all(len(r) == 3 for r in rows)
+    assert {r[0]: _change_row_problems(r) for r in rows if _change_row_problems(r)} == {}
+
+
+def test_the_table_checker_finds_a_missing_path_a_misplaced_name_and_no_test():
+    ok = ["a measure", "an entry in `core/families.py`'s `FAMILIES`", "`tests/test_measures*.py`, docs/measures.md"]
+    assert _change_row_problems(ok) == []
+    loose = ["a policy", "`core/` (`Preset`), `presets.py`", "`tests/test_properties.py`"]
+    assert _change_row_problems(loose) == []  # a bare file name in a folder the row names; a name in its package
+    bad = ["a measure", "`core/measures.py`'s `Family` table, `kernel.py`", "docs/nowhere.md"]
+    assert _change_row_problems(bad) == [
+        "no kernel.py",
+        "no docs/nowhere.md",
+        "Family is not defined in core/measures.py",
+        "no test file in its last column",
+    ]
+    assert _change_row_problems(["x", "`cli/<subcommand>.py` (`add_subcommand`, `run`)", "`tests/test_cli.py`"]) == []
+
+
 # ---- a thin CLI and small signatures (issue 41.5, 41.6) ------------------------------------------------------
 
 #: The longest body a function of ``cli/`` may have: the CLI parses, builds the settings, calls the package's
