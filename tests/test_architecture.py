@@ -197,64 +197,95 @@ def test_every_exception_and_warning_class_of_the_package_is_defined_in_errors_p
     assert found == ["_Failed", "S"]
 
 
-def test_the_core_dispatches_through_the_family_table_not_family_names():
-    """No ``family == "MAP"``, ``family in ("MRR", ...)`` in the core: what a family computes is data on
-    its ``Family`` entry (``measures.FAMILIES``: its kernel kind, value function and flags)."""
-    from haystack_irmetrics.core.measures import FAMILIES
+# ---- names picked through one registry (issue 41.1) -------------------------------------------------------
 
-    def names(node: ast.AST) -> set[str]:
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            return {node.value} & set(FAMILIES)
-        if isinstance(node, ast.Tuple | ast.List | ast.Set):
-            return set().union(*(names(e) for e in node.elts))
-        return set()
 
+def _names_in(node: ast.AST, names: set[str]) -> set[str]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return {node.value} & names
+    if isinstance(node, ast.Tuple | ast.List | ast.Set):
+        return set().union(*(_names_in(e, names) for e in node.elts))
+    return set()
+
+
+def dispatches_by_name(
+    tree: ast.AST, names: set[str], compared_only: set[str] = frozenset()
+) -> list[tuple[int, list[str]]]:
+    """``(line, names)`` of every comparison (``x == "rrf"``, ``x in ("a", "b")``), collection (``("ctr", "pbm")``),
+    dict key (``{"dbn": ...}``) or subscript (``PARAMETERS["gmnz"]``) naming one of ``names``; ``compared_only``
+    are names of another vocabulary too (the core's kernel kind ``bpref``, keyed in its table of kinds), found in
+    comparisons alone. A name as a plain value or a default (``method="rrf"``, a class's ``name = "pbm"``) chooses
+    one, and is no dispatch."""
     found = []
-    for name, path in MODULES.items():
-        if not name.startswith("haystack_irmetrics.core"):
+    everything = names | compared_only
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            hit = set().union(*(_names_in(x, everything) for x in (node.left, *node.comparators)))
+        elif isinstance(node, ast.Tuple | ast.List | ast.Set):
+            hit = _names_in(node, names)
+        elif isinstance(node, ast.Dict):
+            hit = set().union(*(_names_in(k, names) for k in node.keys if k is not None))
+        elif isinstance(node, ast.Subscript):
+            hit = _names_in(node.slice, names)
+        else:
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Compare) and any(names(x) for x in (node.left, *node.comparators)):
-                found.append(f"{name}:{node.lineno}")
-    assert found == []
+        if hit:
+            found.append((node.lineno, sorted(hit)))
+    return found
 
 
-def test_fusion_dispatches_through_its_registry_not_method_names():
-    """No ``method == "rrf"``, ``method in ("wsum", ...)``, ``{"rrf": ...}`` or ``PARAMETERS["gmnz"]`` in
-    ``fusion/`` or ``cli/fuse.py`` outside ``fusion/registry.py``: what a method or a normalisation is (its
-    score function, parameters, weights, training, joiner) is its registry entry. A name as a default value
-    (``method="rrf"``) chooses one and is allowed."""
+def _measure_families() -> tuple[set[str], set[str]]:
+    """The core's family names; those that are a kernel kind's name too (``bpref``) are checked in comparisons."""
+    from haystack_irmetrics.core.families import FAMILIES
+
+    kinds = {f.kernel for f in FAMILIES.values()}
+    return set(FAMILIES) - kinds, set(FAMILIES) & kinds
+
+
+def _fusion_names() -> tuple[set[str], set[str]]:
     from haystack_irmetrics.fusion.registry import METHODS, NO_NORMALIZATION, NORMALIZATIONS
 
-    known = {*METHODS, *NORMALIZATIONS, *(a for n in NORMALIZATIONS.values() for a in n.aliases), NO_NORMALIZATION}
+    aliases = {a for n in NORMALIZATIONS.values() for a in n.aliases}
+    return {*METHODS, *NORMALIZATIONS, *aliases, NO_NORMALIZATION}, set()
 
-    def names(node: ast.AST) -> set[str]:
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            return {node.value} & known
-        if isinstance(node, ast.Tuple | ast.List | ast.Set):
-            return set().union(*(names(e) for e in node.elts))
-        return set()
 
-    found = []
-    for name, path in MODULES.items():
-        if not (name.startswith("haystack_irmetrics.fusion") or name == "haystack_irmetrics.cli.fuse"):
-            continue
-        if name == "haystack_irmetrics.fusion.registry":
-            continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Compare):
-                hit = set().union(*(names(x) for x in (node.left, *node.comparators)))
-            elif isinstance(node, ast.Tuple | ast.List | ast.Set):
-                hit = names(node)
-            elif isinstance(node, ast.Dict):
-                hit = set().union(*(names(k) for k in node.keys if k is not None))
-            elif isinstance(node, ast.Subscript):
-                hit = names(node.slice)
-            else:
-                continue
-            if hit:
-                found.append(f"{name}:{node.lineno} {sorted(hit)}")
-    assert found == []
+def _click_models() -> tuple[set[str], set[str]]:
+    from haystack_irmetrics.clicks.registry import MODELS
+
+    return set(MODELS), set()
+
+
+#: ``(package, its registry, the names read from it, the command lines that pick them too)``: what a measure
+#: family, a fusion method or normalisation, or a click model is (its kernel, score function, parameters, fit,
+#: statistics) is its registry entry, and no other module of the package or of its commands compares its name.
+REGISTRIES = [
+    ("core", "core.families", _measure_families, ()),
+    ("fusion", "fusion.registry", _fusion_names, ("cli.fuse",)),
+    ("clicks", "clicks.registry", _click_models, ("cli.clicks", "cli.interleave")),
+]
+
+
+@pytest.mark.parametrize(("package", "registry", "names", "commands"), REGISTRIES, ids=[r[0] for r in REGISTRIES])
+def test_a_package_dispatches_through_its_registry_not_names(package, registry, names, commands):
+    checked, compared = names()
+    ours = [f"haystack_irmetrics.{m}" for m in commands]
+    found = [
+        f"{name}:{line} {hit}"
+        for name, path in MODULES.items()
+        if (name.startswith(f"haystack_irmetrics.{package}") or name in ours)
+        and name != f"haystack_irmetrics.{registry}"
+        for line, hit in dispatches_by_name(ast.parse(path.read_text(encoding="utf-8")), checked, compared)
+    ]
+    assert checked and found == []
+
+
+def test_the_dispatch_check_finds_a_comparison_a_collection_a_dict_key_and_a_subscript():
+    source = (
+        'if model == "ubm": pass\nx = ("gctr", "rctr")\ny = {"dbn": 1}\nz = table["sdbn"]\nname = "pbm"\n'
+        'def f(method="pbm"): pass\nkinds = {"bpref": 1}\nif kind in ("bpref",): pass\n'
+    )
+    found = dispatches_by_name(ast.parse(source), {"ubm", "gctr", "rctr", "dbn", "sdbn", "pbm"}, {"bpref"})
+    assert found == [(1, ["ubm"]), (2, ["gctr", "rctr"]), (3, ["dbn"]), (4, ["sdbn"]), (8, ["bpref"])]
 
 
 def _paragraphs(page: str) -> dict[str, str]:

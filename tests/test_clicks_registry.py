@@ -1,7 +1,8 @@
 """The click models are one registry (``clicks/registry.py``), as the measures are ``core/families.py``: every
-part that picks a model reads it, no other module compares a model's name, the docs' table is it, and each entry
-agrees with its class (parameters, counts, simulation). clicks/ imports nothing of feedback/, and each click
-command calls one job of clicks/jobs.py."""
+part that picks a model reads it, the docs' table is it, and each entry agrees with its class (parameters,
+counts, simulation); that no other module compares a model's name is tests/test_architecture.py's check, shared
+with the core's families and fusion's methods. clicks/ imports nothing of feedback/, and each click command
+calls one job of clicks/jobs.py."""
 
 from __future__ import annotations
 
@@ -28,51 +29,6 @@ CLICK_MODULES = {
     if name.startswith("haystack_irmetrics.clicks")
     or name in ("haystack_irmetrics.cli.clicks", "haystack_irmetrics.cli.interleave")
 }
-
-
-def model_names_in(node: ast.AST) -> set[str]:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return {node.value} & set(MODELS)
-    if isinstance(node, ast.Tuple | ast.List | ast.Set):
-        return set().union(*(model_names_in(e) for e in node.elts))
-    return set()
-
-
-def dispatches_by_name(tree: ast.AST) -> list[tuple[int, list[str]]]:
-    """``(line, names)`` of every comparison, collection, dict key or subscript naming a click model."""
-    found = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Compare):
-            hit = set().union(*(model_names_in(x) for x in (node.left, *node.comparators)))
-        elif isinstance(node, ast.Tuple | ast.List | ast.Set):
-            hit = model_names_in(node)
-        elif isinstance(node, ast.Dict):
-            hit = set().union(*(model_names_in(k) for k in node.keys if k is not None))
-        elif isinstance(node, ast.Subscript):
-            hit = model_names_in(node.slice)
-        else:
-            continue
-        if hit:
-            found.append((node.lineno, sorted(hit)))
-    return found
-
-
-def test_clicks_dispatch_through_the_registry_not_model_names():
-    """No ``model == "pbm"``, ``name in ("dbn", "sdbn")``, ``{"cascade": Cascade}`` or ``MODELS = ("ctr", ...)``
-    outside ``clicks/registry.py``: what a model is (its class, parameters, statistics) is its registry entry. A
-    class's own ``name = "pbm"`` and a default value (``propensities="pbm"``) are no comparison."""
-    found = [
-        f"{name}:{line} {hit}"
-        for name, path in CLICK_MODULES.items()
-        if name != "haystack_irmetrics.clicks.registry"
-        for line, hit in dispatches_by_name(ast.parse(path.read_text(encoding="utf-8")))
-    ]
-    assert found == []
-
-
-def test_the_dispatch_check_finds_a_comparison_a_tuple_a_dict_and_a_subscript():
-    source = 'if model == "ubm": pass\nx = ("gctr", "rctr")\ny = {"dbn": 1}\nz = table["sdbn"]\nname = "pbm"\n'
-    assert [hit for _, hit in dispatches_by_name(ast.parse(source))] == [["ubm"], ["gctr", "rctr"], ["dbn"], ["sdbn"]]
 
 
 def test_no_attribute_is_set_on_a_model_from_outside_it():
