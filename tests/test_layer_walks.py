@@ -86,6 +86,9 @@ INTERFACES = {
     # (ids_at, find): the ids stay in the reader's string column instead of becoming millions of Python str.
     "haystack_irmetrics.core.inputs.find -> haystack_irmetrics.io._fast.find",
     "haystack_irmetrics.core.inputs.ids_at -> haystack_irmetrics.io._fast.ids_at",
+    # The fused run of fusion/ is a ColumnarRun too, its doc ids in the packed runs' one array (fusion.api.fused_run).
+    "haystack_irmetrics.core.inputs.find -> haystack_irmetrics.fusion.api.find",
+    "haystack_irmetrics.core.inputs.ids_at -> haystack_irmetrics.fusion.api.ids_at",
 }
 
 
@@ -138,3 +141,36 @@ def test_a_click_model_fit_goes_down_from_clicks_to_io_and_the_core_and_never_ba
     assert upward(edges) == []
     assert {("cli", "clicks"), ("clicks", "io"), ("clicks", "stats")} <= set(edges)
     assert (tmp_path / "qrels.tsv").is_file() and "dbn:" in capsys.readouterr().out
+
+
+def test_judging_the_holes_goes_down_from_judges_to_integration_and_the_core_and_never_back(tmp_path, capsys):
+    """``irmetrics judge`` against the package's own OpenAI-compatible server on 127.0.0.1 (``judges/server.py``):
+    the CLI calls ``judges.job.run_judge``, which pools the runs' holes, reads the corpus through ``integration/``,
+    asks the server through Haystack's chat generator, and scores Judged@k and Hole@k in the core."""
+    pytest.importorskip("haystack")
+    from haystack_irmetrics.judges.server import JudgeServer
+    from tests.judge_data import make_case
+
+    case = make_case(tmp_path / "data")
+    args = ["judge", *map(str, case.runs), "--qrels", str(case.qrels), "--queries", str(case.folder)]
+    args += ["--corpus", str(case.folder / "corpus.jsonl"), "--depth", "5", "--llm", "judge-model"]
+    with JudgeServer(case.labels) as server:
+        args += ["--api-base-url", server.url, "-o", str(tmp_path / "out"), "--no-progress"]
+        edges = walk(lambda: main(args))
+        assert server.requests  # the model was asked
+    assert upward(edges) == []
+    assert {("cli", "judges"), ("judges", "integration"), ("judges", "io"), ("judges", "core")} <= set(edges)
+    assert (tmp_path / "out" / "qrels.tsv").is_file() and "judged" in capsys.readouterr().out
+
+
+def test_fusing_runs_goes_down_from_fusion_to_io_stats_and_the_core_and_never_back(tmp_path, capsys):
+    """``irmetrics fuse --optimize``: the CLI calls ``fusion.job.run_fusion``, which reads the runs through
+    ``io/``, packs and fuses them, tunes the weights by cross-validation scored by the core, compares the held-out
+    fused run with each input through ``stats/`` and writes the fused run through ``io/``."""
+    fused = tmp_path / "fused.trec"
+    args = ["fuse", f"good={DATA / 'good.trec'}", f"poor={DATA / 'poor.trec'}", "--method", "wsum", "--optimize"]
+    args += ["--qrels", str(SAMPLE / "qrels" / "test.tsv"), "--folds", "2", "-o", str(fused), "--no-progress"]
+    edges = walk(lambda: main(args))
+    assert upward(edges) == []
+    assert {("cli", "fusion"), ("fusion", "io"), ("fusion", "stats"), ("fusion", "core")} <= set(edges)
+    assert fused.is_file() and "wsum" in capsys.readouterr().out
