@@ -253,6 +253,12 @@ def _fusion_names() -> tuple[set[str], set[str]]:
     return {*METHODS, *NORMALIZATIONS, *aliases, NO_NORMALIZATION}, set()
 
 
+def _pooling_strategies() -> tuple[set[str], set[str]]:
+    from haystack_irmetrics.pooling.registry import STRATEGIES
+
+    return set(STRATEGIES), set()
+
+
 def _click_models() -> tuple[set[str], set[str]]:
     from haystack_irmetrics.clicks.registry import MODELS
 
@@ -266,6 +272,7 @@ REGISTRIES = [
     ("core", "core.families", _measure_families, ()),
     ("fusion", "fusion.registry", _fusion_names, ("cli.fuse",)),
     ("clicks", "clicks.registry", _click_models, ("cli.clicks", "cli.interleave")),
+    ("pooling", "pooling.registry", _pooling_strategies, ("cli.pool",)),
 ]
 
 

@@ -93,7 +93,10 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     sim.add_argument("--qrels", required=True, metavar="FULL", help="the complete judgments")
     sim.add_argument("--budgets", type=ints, required=True, help="numbers of judgments, e.g. 500,1000,2000")
     sim.add_argument(
-        "--strategies", type=names, default=["depth", "mtf", "maxmean", "rbp"], help="default: depth,mtf,maxmean,rbp"
+        "--strategies",
+        type=names,
+        default=None,
+        help="the strategies to replay (default: every one that orders the pool: depth,mtf,maxmean,rbp)",
     )
     sim.add_argument("--measure", default="NDCG@10", help="the measure that orders the systems (default NDCG@10)")
     sim.add_argument("--seed", type=seed, default=0, help="seed of a stratified sample (default 0)")
@@ -196,13 +199,13 @@ def _markdown(out: dict[str, Any]) -> str:
 def run_simulate(args: argparse.Namespace) -> int:
     """Run ``irmetrics pool simulate``: print each strategy's judged, found, tau and tau_AP per budget."""
     from ..io.trec import read_qrels
-    from ..pooling import simulate
+    from ..pooling import DEFAULT_STRATEGIES, simulate
 
     out = simulate(
         args.runs,
         read_qrels(args.qrels).data,
         args.budgets,
-        args.strategies,
+        DEFAULT_STRATEGIES if args.strategies is None else args.strategies,
         measure=args.measure,
         depth=args.depth,
         seed=args.seed,

@@ -15,16 +15,17 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..core.evaluate import evaluate
+from ..core.evaluation import evaluate
 from ..core.inputs import Qrels
 from ..core.measures import parse_measure
 from ..errors import PoolingError
 from ..io.progress import bar
 from ..stats.correlation import system_correlation, tau_ap
-from .registry import make_strategy, strategy_spec
+from .registry import STRATEGIES, make_strategy, strategy_spec
 from .runs import PoolRuns, RunInput, check_depth, judged_labels, pool_runs
 
-DEFAULT_STRATEGIES = ("depth", "mtf", "maxmean", "rbp")
+#: The strategies replayed by default: every one that orders the pool (a sample, drawn once, is left out).
+DEFAULT_STRATEGIES = tuple(name for name, spec in STRATEGIES.items() if not spec.sampled)
 
 
 def system_scores(
