@@ -93,7 +93,7 @@ def test_columns_api_builds_the_same_run_as_a_dict():
 )
 def test_streamed_file_scores_exactly_as_the_whole_file(tmp_path_factory, qrels, results, ks, preset, seed, rows, tab):
     """Pieces of any size (a query may straddle batches), shuffled files (a query in two blocks: read whole)."""
-    from haystack_irmetrics.core.evaluate import evaluate_chunks
+    from haystack_irmetrics.core.evaluation import evaluate_chunks
     from haystack_irmetrics.io import evaluate_run_file
 
     results = {q: docs for q, docs in results.items() if docs}

@@ -56,7 +56,8 @@ def test_the_site_builds_strictly(tmp_path):
         assert built.is_file(), f"{page.name} was not built"
     api = (site / "api" / "index.html").read_text(encoding="utf-8")
     for name in (
-        "haystack_irmetrics.core.evaluate.evaluate",
+        "haystack_irmetrics.core.evaluation.evaluate",
+        "haystack_irmetrics.core.evaluation.Evaluation",
         "IRMetricsEvaluator",
         "read_qrels",
         "run_beir",

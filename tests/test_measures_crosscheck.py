@@ -210,7 +210,7 @@ def test_trec_eval_expected_outputs(data_dir, monkeypatch, output, qrels_name, r
     iP and iP_avg use trec_eval 10's rounding of level * R there (see the module docstring).
     """
     d = _trec_eval_test(data_dir)
-    evaluate_module = sys.modules["haystack_irmetrics.core.evaluate"]
+    evaluate_module = sys.modules["haystack_irmetrics.core.scoring"]
     monkeypatch.setattr(evaluate_module, "iprec_kernel", functools.partial(kernels.iprec_kernel, cut_rule="round"))
     qrels, run = read_qrels(d / qrels_name), read_run(d / run_name)
     res = evaluate(qrels, run, None, measures=list(TREC_EVAL_NAMES.values()), preset="trec", **policy)
@@ -237,7 +237,7 @@ def test_trec_eval_cut_rule_is_what_separates_pytrec_eval_from_trec_eval_10(data
 def test_trec_eval_custom_gains_and_parameterised_cutoffs(data_dir, monkeypatch):
     """out.test.meas_params: ndcg.1=3,2=9,4=4.5, success.2,5,20 and iprec_at_recall.10,.20,.25,.50,.75."""
     d = _trec_eval_test(data_dir)
-    evaluate_module = sys.modules["haystack_irmetrics.core.evaluate"]
+    evaluate_module = sys.modules["haystack_irmetrics.core.scoring"]
     monkeypatch.setattr(evaluate_module, "iprec_kernel", functools.partial(kernels.iprec_kernel, cut_rule="round"))
     names = {"ndcg_1=3,2=9,4=4.5": "nDCG(gains={1:3,2:9,4:4.5})@100000"}
     names |= {f"success_{k}": f"Success@{k}" for k in (2, 5, 20)}

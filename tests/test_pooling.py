@@ -243,7 +243,7 @@ def test_statap_and_xinfap_by_hand():
 
 
 def test_a_sample_of_the_whole_pool_estimates_ap_exactly():
-    from haystack_irmetrics.core.evaluate import evaluate
+    from haystack_irmetrics.core.evaluation import evaluate
 
     runs = pool_runs(RUNS)
     design = Stratified(runs, budget=100, seed=0).design

@@ -278,7 +278,7 @@ def test_float_labels_equal_pytrec_eval_on_labels_scaled_to_integers(qrels, resu
 
 @given(st.lists(st.floats(allow_nan=True, width=64), min_size=0, max_size=20), st.integers(0, 3))
 def test_per_query_dicts_hold_the_scored_queries_then_the_missing_ones_as_floats(values, n_extra):
-    from haystack_irmetrics.core.evaluate import PerQuery
+    from haystack_irmetrics.core.results import PerQuery
 
     names = [f"q{i}" for i in range(len(values))]
     extra = [f"e{i}" for i in range(n_extra)]

@@ -386,8 +386,8 @@ def test_the_feedback_page_takes_the_evaluations_own_scores_and_evaluates_again_
     runs = {"better": read_run(paths["better"])}
     ev = evaluate_feedback(str(log), runs, k_values=[1, 5], measures=["NDCG", "P"], n_resamples=200)
     evaluated = []
-    original = data_module.evaluate
-    monkeypatch.setattr(data_module, "evaluate", lambda *a, **k: evaluated.append(1) or original(*a, **k))
+    original = data_module.Evaluation  # each run's measures are read from one Evaluation of it
+    monkeypatch.setattr(data_module, "Evaluation", lambda *a, **k: evaluated.append(1) or original(*a, **k))
     first = feedback_report(ev, runs, tmp_path / "a.html").read_text(encoding="utf-8")
     assert evaluated == []
     again = feedback_report(ev, runs, tmp_path / "b.html", measures=ev.settings["measures"])

@@ -7,23 +7,24 @@ import math
 import operator
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from numbers import Real
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core import EvaluationResult, evaluate, hole_bounds
+from ..core import Evaluation, EvaluationResult, evaluation_bounds
+from ..core.ranking import in_trec_order
 from ..core.validation import plain_ranking
 from ..errors import ConfigurationChangedError, OutputError, PipelineError
 from ..integration.corpus import corpus_table
-from ..integration.fastpath import in_trec_order, long_lived_objects_frozen
+from ..integration.fastpath import long_lived_objects_frozen
 from ..io.tables import json_text
 from ..io.trec import check_trec_ids, write_trec_run
 from .checkpoint import PARTIAL, START_OVER, Checkpoint, QueryRecord, differences
 from .dataset import BeirDataset, check_documents, load_beir, resolve_dataset, strict_docs_setting
-from .outputs import make_folder, output_lock, write_atomic, writing
+from .outputs import make_folder, output_lock, write_atomic
 from .pipelines import BeirPipelines, load_beir_pipelines, pipeline_digest
 from .progress import Phases, bar
 from .settings import DEFAULT_TOP_K, BeirSettings
@@ -41,7 +42,7 @@ class BeirRun:
 
     :ivar results: ``{query_id: {corpus_id: score}}`` in the pipeline's order, one entry per corpus id
         (its best-ranked chunk), with the pipeline's scores; the input BEIR's evaluation takes.
-    :ivar evaluation: the :class:`~haystack_irmetrics.core.evaluate.EvaluationResult` (``preset="beir"``):
+    :ivar evaluation: the :class:`~haystack_irmetrics.core.evaluation.EvaluationResult` (``preset="beir"``):
         ``.means`` are BEIR's numbers for ``results``, bit for bit; ``.per_query`` the per-query values.
     :ivar timings: seconds for ``load`` (dataset and pipelines), ``indexing`` (with embedding the corpus),
         ``retrieval``, ``evaluation`` and ``total``, spent by this process.
@@ -121,8 +122,7 @@ class BeirRun:
         write_atomic(paths["metrics"], json_text(self.evaluation.to_dict(), indent=2) + "\n")
         write_atomic(paths["per_query"], json_text(dict(self.evaluation.per_query.items()), indent=1) + "\n")
         tag = _tag(self.info.get("pipeline", "haystack"))
-        with writing(paths["run"]) as tmp:
-            write_trec_run(self.results, tmp, tag=tag)
+        write_trec_run(self.results, paths["run"], tag=tag, follow_link=False)
         write_atomic(paths["table"], self.markdown() + "\n")
         write_atomic(paths["summary"], json_text(self.summary(), indent=2) + "\n")
         return paths
@@ -307,8 +307,9 @@ def _run(
     if results and not any(results.values()):
         raise PipelineError(f"{state['pipeline_source']} retrieved no document for any of the {len(results)} queries")
     with phases.phase("evaluation"):
-        evaluation = _evaluate(loaded.ds, retrieved, settings.k_values)
-        holes = run_holes(loaded.ds.qrels, retrieved.results, settings.k_values)
+        ev = Evaluation(loaded.ds.qrels, retrieved.results, "beir")  # the run prepared once for all that follows
+        evaluation = _evaluate(ev, retrieved.diagnostics, settings.k_values)
+        holes = run_holes(ev, settings.k_values)
     run = _outcome(loaded, settings, state, top_k, retrieved, evaluation, holes, phases, started)
     if output_dir is not None:
         run.write(output_dir)
@@ -393,25 +394,23 @@ def _retrieve_phase(loaded: _Loaded, top_k: int | None, progress: bool | None) -
     return _Retrieved(results, diagnostics, query_cache)
 
 
-def _evaluate(ds: BeirDataset, retrieved: _Retrieved, k_values: Sequence[int]) -> EvaluationResult:
+def _evaluate(ev: Evaluation, diagnostics: dict[str, Any], k_values: Sequence[int]) -> EvaluationResult:
     """The evaluation phase: BEIR's numbers; where ties reordered queries, the means that differ in the
     pipeline's order go to the diagnostics."""
-    evaluation = evaluate(ds.qrels, retrieved.results, k_values, preset="beir")
-    diagnostics = retrieved.diagnostics
+    evaluation = ev.result(None, k_values)
     if diagnostics["queries_reordered_by_ties"]:
-        as_ranked = evaluate(ds.qrels, retrieved.results, k_values, preset="beir", ties="stable")
+        as_ranked = ev.with_preset(ties="stable").result(None, k_values)
         diagnostics["means_in_pipeline_order"] = {m: v for m, v in as_ranked.means.items() if v != evaluation.means[m]}
     return evaluation
 
 
-def run_holes(
-    qrels: Mapping[str, Mapping[str, float]], results: Mapping[str, Mapping[str, float]], k_values: Sequence[int]
-) -> dict[str, Any]:
-    """Judged@k and BEIR's Hole@k for every k, and the hole bounds of :data:`BOUNDED_MEASURES` (grade 1)."""
+def run_holes(ev: Evaluation, k_values: Sequence[int]) -> dict[str, Any]:
+    """Judged@k and BEIR's Hole@k for every k, and the hole bounds of :data:`BOUNDED_MEASURES` (grade 1), of
+    the run's BEIR evaluation."""
     names = [f"{family}@{k}" for k in k_values for family in ("Judged", "Hole")]
-    out: dict[str, Any] = dict(evaluate(qrels, results, measures=names, preset="beir").means)
+    out: dict[str, Any] = dict(ev.result(names).means)
     wanted = [m for m in BOUNDED_MEASURES if int(m.split("@")[1]) in k_values]
-    bounds = hole_bounds(qrels, results, measures=wanted, preset="beir") if wanted else None
+    bounds = evaluation_bounds(ev, wanted) if wanted else None
     out["bounds"] = bounds.to_dict()["measures"] if bounds is not None else {}
     return out
 

@@ -92,7 +92,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def evaluate_files(args: argparse.Namespace) -> Any:
-    """The :class:`~haystack_irmetrics.core.evaluate.EvaluationResult` of ``args.run`` against ``args.qrels``
+    """The :class:`~haystack_irmetrics.core.evaluation.EvaluationResult` of ``args.run`` against ``args.qrels``
     under the options of the command line."""
     from ..core.measures import resolve_measures
     from ..errors import ParseError

@@ -72,7 +72,15 @@ from typing import Any, ClassVar
 
 from haystack import Document, component, default_from_dict, default_to_dict
 
-from ..core import DEFAULT_K_VALUES, EvaluationResult, HoleBounds, Measure, evaluate, hole_bounds, resolve_preset
+from ..core import (
+    DEFAULT_K_VALUES,
+    Evaluation,
+    EvaluationResult,
+    HoleBounds,
+    Measure,
+    evaluation_bounds,
+    resolve_preset,
+)
 from ..core.measures import check_cutoff, check_k_values, resolve_measures
 from ..errors import InvalidArgumentError, InvalidPolicyError, UnknownMeasureError
 from ..integration.documents import DocumentPath
@@ -145,10 +153,12 @@ class _DocumentEvaluator:
         with _no_cycle_collection():
             batch = self._path.convert(ground_truth_documents, retrieved_documents, query_ids)
             qrels = batch.qrels if batch.judgments is None else batch.judgments
-            result = evaluate(qrels, batch.results, None, measures=measures, preset=self._policy)
+            evaluation = Evaluation(qrels, batch.results, self._policy)  # the batch prepared once
+            result = evaluation.result(measures, None)
             bounds = None
             if bounded and grade is not None:
-                bounds = hole_bounds(qrels, batch.results, None, measures=bounded, grade=grade, preset=self._policy)
+                bounds = evaluation_bounds(evaluation, bounded, None, grade=grade)
+            del evaluation
             ids = batch.query_ids
             del batch  # the rankings' key list goes before a collection could walk it
         return ids, result, bounds

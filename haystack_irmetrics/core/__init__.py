@@ -1,6 +1,6 @@
 """The pure-numpy metric core: inputs, ranking, kernels, aggregation. Imports numpy and the standard library only."""
 
-from .bounds import HoleBounds, bounded_families, hole_bounds
+from .bounds import HoleBounds, bounded_families, evaluation_bounds, hole_bounds
 from .curves import (
     GainCurves,
     GainVectors,
@@ -11,7 +11,7 @@ from .curves import (
     interpolated_pr,
     measure_at_k,
 )
-from .evaluate import DEFAULT_K_VALUES, EvaluationResult, evaluate, evaluate_chunks
+from .evaluation import DEFAULT_K_VALUES, Evaluation, EvaluationResult, evaluate, evaluate_chunks
 from .inputs import Qrels, Run
 from .measures import BEIR_FAMILIES, FAMILIES, STANDARD_LEVELS, Measure, parse_measure, resolve_measures
 from .presets import BEIR, PRESETS, TREC, Preset, resolve_preset
@@ -25,6 +25,7 @@ __all__ = [
     "PRESETS",
     "STANDARD_LEVELS",
     "TREC",
+    "Evaluation",
     "EvaluationResult",
     "GainCurves",
     "GainVectors",
@@ -39,6 +40,7 @@ __all__ = [
     "bounded_families",
     "evaluate",
     "evaluate_chunks",
+    "evaluation_bounds",
     "gain_curves",
     "gain_vectors",
     "hole_bounds",

@@ -26,13 +26,14 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidArgumentError, UnknownMeasureError
-from .evaluate import DEFAULT_K_VALUES, _Evaluation, build_evaluation, evaluate_chunks
+from .evaluation import DEFAULT_K_VALUES, Evaluation, Results
 from .families import FAMILIES
-from .inputs import ArrayRun, Qrels, QrelsDict, Run, RunDict
+from .inputs import Qrels, QrelsDict
 from .measures import Measure, resolve_measures
 from .packing import csr
 from .prepare import Prepared
 from .presets import Preset, resolve_preset
+from .scoring import Scorer
 
 # Judged pairs the labellings of one evaluation pass hold at most (bounded memory on deep runs).
 _CHUNK_PAIRS = 4_000_000
@@ -42,7 +43,7 @@ _CHUNK_PAIRS = 4_000_000
 class HoleBounds:
     """What :func:`hole_bounds` returns.
 
-    ``value``: today's means (every hole non-relevant), as :func:`~.evaluate.evaluate` reports them.
+    ``value``: today's means (every hole non-relevant), as :func:`~.evaluation.evaluate` reports them.
     ``low`` / ``high``: the means of each query's smallest and largest value over every judging of its
     holes (each 0 or ``grade``): the fully-judged mean lies in ``[low, high]``. ``holes_relevant``: the
     mean with every hole judged ``grade``. All rounded as the preset rounds (BEIR: ``round(x, 5)``);
@@ -83,7 +84,7 @@ def bounded_families() -> list[str]:
 
 def hole_bounds(
     qrels: QrelsDict | Qrels,
-    results: RunDict | Run | ArrayRun,
+    results: Results,
     k_values: Sequence[int] | None = DEFAULT_K_VALUES,
     *,
     measures: Sequence[str | Measure] | None = None,
@@ -93,7 +94,7 @@ def hole_bounds(
 ) -> HoleBounds:
     """The interval each measure's value lies in once the run's holes are judged (each 0 or ``grade``).
 
-    Parameters as :func:`~.evaluate.evaluate` (``overrides``: the preset's overrides, ``relevance_threshold``,
+    Parameters as :func:`~.evaluation.evaluate` (``overrides``: the preset's overrides, ``relevance_threshold``,
     ``ties``, ``missing_queries``, ``ignore_identical_ids``, ``no_relevant``, as
     :func:`~.presets.resolve_preset` takes them), and ``grade``, the label a hole judged relevant gets
     (``> 0``; at or above ``relevance_threshold`` for the binary measures to count it). Every measure
@@ -101,7 +102,8 @@ def hole_bounds(
     Success, Rprec, F, ERR, nERR, RBP); the others raise
     :class:`~haystack_irmetrics.errors.UnknownMeasureError`. Cost: one extra evaluation per cutoff
     for the monotone families, and ``2h + 1`` rankings of length k per query for the scan families
-    (h holes), so deep uncut nDCG or MAP on long runs is the expensive case.
+    (h holes), so deep uncut nDCG or MAP on long runs is the expensive case. The bounds of a run already
+    evaluated: :func:`evaluation_bounds`.
 
     Usage::
 
@@ -114,11 +116,44 @@ def hole_bounds(
         >>> b.value["P@3"], b.low["P@3"], b.high["P@3"]
         (0.33333, 0.33333, 0.66667)
     """
+    _check_grade(grade)
+    policy = resolve_preset(preset, **overrides)
+    wanted = _bounded(measures, k_values, grade)
+    return _bounds(Evaluation(qrels, results, policy), wanted, float(grade))
+
+
+def evaluation_bounds(
+    evaluation: Evaluation,
+    measures: Sequence[str | Measure] | None = None,
+    k_values: Sequence[int] | None = DEFAULT_K_VALUES,
+    *,
+    grade: float = 1.0,
+) -> HoleBounds:
+    """:func:`hole_bounds` of a run already evaluated (:class:`~.evaluation.Evaluation`, whose preset the bounds
+    follow): its prepared run and rankings are read again, not made again.
+
+    Usage::
+
+        >>> from haystack_irmetrics import Evaluation
+        >>> from haystack_irmetrics.core.bounds import evaluation_bounds
+        >>> ev = Evaluation({"q1": {"d1": 1, "d3": 0}}, {"q1": {"d1": 0.9, "d3": 0.8, "d2": 0.7}})
+        >>> b = evaluation_bounds(ev, ["P@3"])
+        >>> ev.result(["P@3"]).means["P@3"], b.low["P@3"], b.high["P@3"]
+        (0.33333, 0.33333, 0.66667)
+    """
+    _check_grade(grade)
+    return _bounds(evaluation, _bounded(measures, k_values, grade), float(grade))
+
+
+def _check_grade(grade: float) -> None:
     if isinstance(grade, bool) or not isinstance(grade, int | float) or not math.isfinite(grade) or grade <= 0:
         raise InvalidArgumentError(
             f"grade must be a finite number > 0 (the label of a hole judged relevant), got {grade!r}"
         )
-    policy = resolve_preset(preset, **overrides)
+
+
+def _bounded(measures: Sequence[str | Measure] | None, k_values: Sequence[int] | None, grade: float) -> list[Measure]:
+    """The measures, each of a family with bounds that can score ``grade`` (said before any work)."""
     wanted = resolve_measures(measures, k_values)
     unbounded = [m.name for m in wanted if FAMILIES[m.family].hole_bounds is None]
     if unbounded:
@@ -126,13 +161,18 @@ def hole_bounds(
             f"no hole bounds for {unbounded[:5]}: these families read which documents are judged or are not "
             f"per-query means; bounded families: {bounded_families()}"
         )
-    for m in wanted:  # a grade the family cannot score (ERR's above max_rel) is said before any work
+    for m in wanted:  # a grade the family cannot score (ERR's above max_rel)
         check = FAMILIES[m.family].label_check
         if check is not None and (bad := check(np.asarray([float(grade)]), m.params)) is not None:
             raise InvalidArgumentError(f"grade {float(grade)} cannot be scored by {m.name}: it {bad[1]}")
-    base = evaluate_chunks(qrels, [results], measures=wanted, preset=policy)
-    q = Qrels.from_dict(qrels)
-    ev = build_evaluation(q, results, policy)
+    return wanted
+
+
+def _bounds(evaluation: Evaluation, wanted: list[Measure], grade: float) -> HoleBounds:
+    """The bounds of ``wanted`` (checked) on an evaluation: today's values, then each group's labellings."""
+    policy = evaluation.preset
+    base = evaluation.result(wanted)
+    ev = evaluation.scorer
     scored = {qid: i for i, qid in enumerate(ev.prep.qids)}
     n_ret = np.diff(ev.prep.offsets)
     # The labellings are ranked lists already: no identical id to drop (the real ones are gone).
@@ -144,7 +184,7 @@ def hole_bounds(
     folded: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
     for (tie_order, cutoff), ms in groups.items():
         scan = any(FAMILIES[m.family].hole_bounds == "scan" for m in ms)
-        folded.update(_fold_group(ev, tie_order, cutoff, ms, n_ret, scan, float(grade), virtual))
+        folded.update(_fold_group(ev, tie_order, cutoff, ms, n_ret, scan, grade, virtual))
 
     digits = policy.round_digits
     out_low, out_high, out_all, out_value, out_holes = {}, {}, {}, {}, {}
@@ -172,7 +212,7 @@ def hole_bounds(
         out_high[m.name] = _mean(highs, digits)
         out_all[m.name] = _mean(alls, digits)
         out_holes[m.name] = _mean(counts, digits)
-    return HoleBounds(float(grade), tuple(wanted), out_value, out_low, out_high, out_all, out_holes, per_query)
+    return HoleBounds(grade, tuple(wanted), out_value, out_low, out_high, out_all, out_holes, per_query)
 
 
 def _mean(values: list[float], digits: int | None) -> float:
@@ -183,7 +223,7 @@ def _mean(values: list[float], digits: int | None) -> float:
 
 
 def _fold_group(
-    ev: _Evaluation,
+    ev: Scorer,
     tie_order: str,
     cutoff: int | None,
     ms: list[Measure],
@@ -241,7 +281,7 @@ def _fold_group(
             judged_labels=np.concatenate(parts["all"]),
             pair_ranks={"trec": pos, "stable": pos},
         )
-        rows = _Evaluation(_NO_QRELS, virtual_prep, virtual).compute(ms)
+        rows = Scorer(_NO_QRELS, virtual_prep, virtual).compute(ms)
         owners = np.fromiter((i for i, _ in where), np.int64, count=n_virtual)
         is_all = np.fromiter((a for _, a in where), bool, count=n_virtual)
         for m in ms:

@@ -31,12 +31,13 @@ from itertools import pairwise
 import numpy as np
 
 from ..errors import InvalidCutoffError, InvalidLabelError
-from .evaluate import EvaluationResult, build_evaluation, evaluate, gain_values, unscored
+from .evaluation import Evaluation, EvaluationResult, evaluate, unscored
 from .inputs import ArrayRun, Qrels, QrelsDict, Run, RunDict
 from .kernels import discount as log2_discount
 from .kernels import jk_discount
 from .measures import STANDARD_LEVELS, Measure, check_cutoff, check_k_values, check_level, parse_measure
 from .presets import resolve_preset
+from .scoring import gain_values
 from .validation import is_finite_number, shown
 
 
@@ -215,7 +216,7 @@ def gain_curves(
     depth = check_cutoff(depth)
     m = Measure("NDCG", depth, gain=gain, discount=discount)
     resolved = resolve_preset(preset, **policy)  # type: ignore[arg-type]
-    ev = build_evaluation(qrels, results, resolved)
+    ev = Evaluation(qrels, results, resolved).scorer
     fam_policy = resolved.policy("NDCG")
     owner, ranks, gains, _, ideal_gain, ideal_offsets = ev.ranked_gains(fam_policy, m)
     n = len(ev.prep.qids)

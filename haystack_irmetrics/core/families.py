@@ -13,9 +13,9 @@ from typing import Any, Literal
 from . import kernels, kernels_diversity, kernels_user
 from .kernels import MIN_GEO_MEAN, BinaryValue
 from .kernels_diversity import DiversityValue
-from .kernels_user import JudgedValue, LabelCheck, PositiveRule
+from .kernels_user import LabelCheck, PositiveRule, UserValue
 
-KernelKind = Literal["gain", "binary", "bpref", "iprec", "coverage", "count", "judged", "diversity"]
+KernelKind = Literal["gain", "binary", "bpref", "iprec", "coverage", "count", "user", "diversity"]
 BeirPath = Literal["pytrec", "custom"]
 AtKind = Literal["required", "optional", "none", "level"]
 Aggregate = Literal["mean", "geometric", "sum"]
@@ -56,7 +56,7 @@ class Family:
     documents judged for no query at all (``Hole``) instead of those judged for the query (``Judged``).
     ``beir_sums_unjudged``: on BEIR's custom path, results queries nobody judged add to the sum (BEIR's hole).
 
-    Kind ``"judged"`` (the user-model measures, :mod:`.kernels_user`): ``judged`` computes the values from
+    Kind ``"user"`` (the user-model measures, :mod:`.kernels_user`): ``user`` computes the values from
     every judged retrieved document in rank order; ``positive`` says which labels make a query one with
     a relevant document; ``label_check`` rejects a judgment the family cannot score (ERR's grades above
     ``max_rel``). ``param_defaults``: the value each parameter has when not given (a parameter given at
@@ -100,7 +100,7 @@ class Family:
     averaged_levels: tuple[float, ...] | None = None
     counts_unjudged: bool = False
     beir_sums_unjudged: bool = False
-    judged: JudgedValue | None = None
+    user: UserValue | None = None
     positive: PositiveRule | None = None
     label_check: LabelCheck | None = None
     param_defaults: Mapping[str, float] = field(default_factory=dict)
@@ -292,14 +292,14 @@ FAMILIES: dict[str, Family] = {
         # The user-model measures (kernels_user.py): every judged retrieved document in rank order.
         Family(
             "ERR",
-            "judged",
+            "user",
             "pytrec",
             "sum_{i<k} r_i/(i+1) prod_{j<i} (1 - r_j), r = (2^g - 1)/2^max_rel (g <= 0: r = 0)",
             ("err", "err_cut"),
             params=frozenset({"max_rel"}),
             reference="gdeval.pl (TREC Web 2010-14; ir_measures' gdeval provider) err@k; max_rel: its MAX_JUDGMENT",
             hole_bounds="monotone",
-            judged=kernels_user.err,
+            user=kernels_user.err,
             positive=kernels_user.positive_label,
             label_check=kernels_user.check_max_rel,
             param_defaults={"max_rel": 4.0},
@@ -307,14 +307,14 @@ FAMILIES: dict[str, Family] = {
         ),
         Family(
             "nERR",
-            "judged",
+            "user",
             "pytrec",
             "ERR@k / ERR@k of the ideal ranking (every judged grade > 0, highest first)",
             ("nerr", "nerr_cut"),
             params=frozenset({"max_rel"}),
             reference="gdeval.pl's err@k of the run over its err@k of the ideal run",
             hole_bounds="scan",
-            judged=kernels_user.normalized_err,
+            user=kernels_user.normalized_err,
             positive=kernels_user.positive_label,
             label_check=kernels_user.check_max_rel,
             param_defaults={"max_rel": 4.0},
@@ -322,7 +322,7 @@ FAMILIES: dict[str, Family] = {
         ),
         Family(
             "RBP",
-            "judged",
+            "user",
             "pytrec",
             "(1-p) sum_{i<k} p^i g_i; g = [label >= rel], or the label (> 0) when rel is not given",
             ("rbp",),
@@ -330,7 +330,7 @@ FAMILIES: dict[str, Family] = {
             params=frozenset({"p", "rel"}),
             reference="cwl_eval RBPCWLMetric / rbp_eval (Moffat & Zobel 2008); ir_measures RBP(rel=r, p=x)",
             hole_bounds="monotone",
-            judged=kernels_user.rbp,
+            user=kernels_user.rbp,
             positive=kernels_user.rbp_positive,
             param_defaults={"p": 0.8},
             unit="gain",
@@ -338,7 +338,7 @@ FAMILIES: dict[str, Family] = {
         ),
         Family(
             "RBP_residual",
-            "judged",
+            "user",
             "pytrec",
             "sum_{unjudged i<d} (1-p) p^i + p^d, d = min(k, ranked) = 1 - sum_{judged i<d} (1-p) p^i",
             ("rbp_residual", "rbp_res", "rbpres", "rbp_err"),
@@ -348,33 +348,33 @@ FAMILIES: dict[str, Family] = {
             higher_is_better=False,
             missing_value=1.0,  # nothing ranked: every weight is still open
             zero_without_relevant=False,
-            judged=kernels_user.rbp_residual,
+            user=kernels_user.rbp_residual,
             positive=kernels_user.rbp_positive,
             param_defaults={"p": 0.8},
             ideal_is_one=False,
         ),
         Family(
             "infAP",
-            "judged",
+            "user",
             "pytrec",
             "sum_{rel j} (1/(j+1) + j/(j+1) * (above judged+pooled)/j * (rel above+e)/(rel+nonrel above+2e)) / R",
             ("infap", "inf_ap"),
             at="none",
             reference="pytrec_eval infAP (trec_eval 9 m_infAP.c; Yilmaz & Aslam 2006): negative label = pooled, not judged",
-            judged=kernels_user.infap,
+            user=kernels_user.infap,
             positive=kernels_user.infap_positive,
             ideal_is_one=False,
         ),
         Family(
             "Compat",
-            "judged",
+            "user",
             "pytrec",
             "RBO_p(run, ideal) / RBO_p(ideal, ideal) to depth max(ranked, ideal); ideal: label > 0, highest first",
             ("compat", "compatibility"),
             at="none",
             params=frozenset({"p"}),
             reference="ir_measures Compat(p=x) (Clarke, Vtyurina & Smucker 2020)",
-            judged=kernels_user.compat,
+            user=kernels_user.compat,
             positive=kernels_user.positive_label,
             param_defaults={"p": 0.95},
             ideal_is_one=True,

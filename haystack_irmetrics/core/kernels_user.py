@@ -7,7 +7,7 @@ document nobody judged adds nothing to any of these measures except through its 
 judged ones down) and, for the RBP residual, through the weight it leaves open; so the judged ones
 are all a kernel needs.
 
-A family's value (``Family.judged`` in :mod:`.families`) is ``value(ranking, cutoffs, params)``: one row
+A family's value (``Family.user`` in :mod:`.families`, kernel kind ``"user"``) is ``value(ranking, cutoffs, params)``: one row
 per cutoff (``None``: the whole ranking), one column per query; ``params`` holds the family's
 parameters with their defaults filled in. Sums run in rank order, one addition at a time
 (:func:`.kernels.segmented_cumsum`), as the reference tools' loops add.
@@ -60,7 +60,7 @@ class JudgedRanking:
 
 
 #: A family's per-query values: ``value(ranking, cutoffs, params)``, one row per cutoff.
-JudgedValue = Callable[[JudgedRanking, Sequence[int | None], Params], np.ndarray]
+UserValue = Callable[[JudgedRanking, Sequence[int | None], Params], np.ndarray]
 #: Which labels a family counts as relevant: ``positive(labels, params, relevant)``; a query without
 #: one is a query "without a relevant document" (``no_relevant``).
 PositiveRule = Callable[[np.ndarray, Params, Callable[[np.ndarray], np.ndarray]], np.ndarray]

@@ -3,7 +3,7 @@
 Three traps give plausible-looking zeros or nonsense: qrels of another collection (the shared query ids
 exist, but no retrieved document is judged), ``evaluate(results, qrels)`` (the arguments swapped), and
 labels that never reach the relevance threshold (click-derived labels in [0, 1] under the default
-threshold 1: a :class:`NoRelevantLabelWarning`). Every evaluation passes here (``evaluate_chunks``), so
+threshold 1: a :class:`NoRelevantLabelWarning`). Every evaluation passes here (``Evaluation``, ``evaluate_chunks``), so
 every function and command says them.
 """
 

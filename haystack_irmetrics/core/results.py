@@ -1,5 +1,5 @@
 """What an evaluation returns: :class:`EvaluationResult` (means and per-query values) and the lazy
-per-query mapping it holds (:class:`PerQuery`); :mod:`.evaluate` re-exports them."""
+per-query mapping it holds (:class:`PerQuery`)."""
 
 from __future__ import annotations
 

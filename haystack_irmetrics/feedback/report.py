@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core import Preset
-from ..core.evaluate import bounded, short_list
+from ..core.results import bounded, short_list
 from ..io.tables import json_ready, json_text, markdown_cell, write_csv
 from ..stats.compare import format_p
 from ..stats.windows import Window

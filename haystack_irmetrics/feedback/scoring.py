@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..core import Preset, Qrels, Run, evaluate, resolve_measures, resolve_preset
-from ..core.evaluate import bounded, short_list
+from ..core.results import bounded, short_list
 from ..core.inputs import ArrayRun, QrelsDict, RunDict
 from ..core.inputs import as_run as core_as_run
 from ..core.plausibility import judgments_built_here

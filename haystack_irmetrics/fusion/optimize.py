@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.evaluate import evaluate
+from ..core.evaluation import evaluate
 from ..core.inputs import Qrels
 from ..core.measures import parse_measure
 from ..errors import FusionError, FusionParameterError

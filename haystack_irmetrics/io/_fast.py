@@ -10,7 +10,7 @@ file or names the offending line.
 
 Two entry points: :func:`read_trec_run_fast` reads a whole file; :func:`iter_trec_run_chunks`
 streams it as pieces of whole queries (memory bounded by the piece size), for
-:func:`~haystack_irmetrics.core.evaluate.evaluate_chunks`.
+:func:`~haystack_irmetrics.core.evaluation.evaluate_chunks`.
 """
 
 from __future__ import annotations

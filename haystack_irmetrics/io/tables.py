@@ -58,7 +58,7 @@ def _round(value: float, digits: int) -> float:
 
 
 def format_result(result: Any, fmt: str, per_query: bool = False, digits: int | None = None) -> str:
-    """Render an :class:`~haystack_irmetrics.core.evaluate.EvaluationResult` as json, tsv or markdown.
+    """Render an :class:`~haystack_irmetrics.core.evaluation.EvaluationResult` as json, tsv or markdown.
 
     JSON keeps the values as computed unless ``digits`` is given; tables print ``table_digits`` decimals.
     """

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.evaluate import DEFAULT_K_VALUES, EvaluationResult, evaluate, evaluate_chunks
+from ..core.evaluation import DEFAULT_K_VALUES, EvaluationResult, evaluate, evaluate_chunks
 from ..core.inputs import ColumnarRun, Qrels, QrelsDict, Run, as_run
 from ..core.validation import finite_floats, is_finite_number, shown
 from ..errors import InvalidIdError, InvalidScoreError, ParseError, shorten
@@ -250,10 +250,10 @@ def read_trec_run(path: PathLike, *, fast: bool = True) -> Run | ColumnarRun:
 def evaluate_run_file(
     qrels: QrelsDict | Qrels, path: PathLike, k_values: Sequence[int] | None = DEFAULT_K_VALUES, **options: Any
 ) -> EvaluationResult:
-    """:func:`~haystack_irmetrics.core.evaluate.evaluate` of a TREC run file, streamed when possible.
+    """:func:`~haystack_irmetrics.core.evaluation.evaluate` of a TREC run file, streamed when possible.
 
     With polars installed a plain, well-formed file is read in pieces of whole queries and scored
-    with :func:`~haystack_irmetrics.core.evaluate.evaluate_chunks`: memory stays bounded whatever
+    with :func:`~haystack_irmetrics.core.evaluation.evaluate_chunks`: memory stays bounded whatever
     the file's size, and the result is the same. A compressed or irregular file, or one with a
     query in two separate blocks, is read whole with :func:`read_trec_run` instead. ``options``:
     the keyword arguments of ``evaluate``.

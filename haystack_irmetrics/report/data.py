@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core import DEFAULT_K_VALUES, EvaluationResult, Preset, Qrels, evaluate, resolve_preset
+from ..core import DEFAULT_K_VALUES, Evaluation, EvaluationResult, Preset, Qrels, resolve_preset
 from ..core.inputs import ArrayRun, as_run
 from ..core.measures import FAMILIES, parse_measure, resolve_measures
 from ..core.subtopics import SubtopicQrels
@@ -222,6 +222,7 @@ def build_report(
         judgments = subtopics.topical
     notes: list[str] = []
     evaluations: dict[str, EvaluationResult] = {}
+    prepared: dict[str, Evaluation] = {}  # each run entered once: its measures, coverage and bounds read from it
     values: dict[str, dict[str, dict[str, float]]] = {}
     means: dict[str, dict[str, float]] = {}
     for s in sources:
@@ -231,7 +232,8 @@ def build_report(
             means[s.name] = dict(given_means)
         elif s.scored is None:
             try:
-                ev = evaluate(subtopics or judgments, s.run, k_values, measures=measures, preset=policy_obj)
+                prepared[s.name] = Evaluation(subtopics or judgments, s.run, policy_obj)
+                ev = prepared[s.name].result(measures, k_values)
             except NoOverlapError as e:
                 raise NoOverlapError(f"run {s.name!r}: {e}") from None
             evaluations[s.name] = ev
@@ -286,7 +288,7 @@ def build_report(
             data.lists[s.name] = ranked_lists(as_run(s.run), qids, depth, policy_obj.ignore_identical_ids)
         else:
             notes.append(f"{s.name} was given as per-query values: the drill-down has no ranked list for it")
-    _judgments(data, judgments, judged, settings.bounds)
+    _judgments(data, judgments, judged, settings.bounds, prepared)
     data.missed = _missed(data, sources)
     data.query_text = _query_text(settings.queries, dataset)
     data.documents = _documents(data, corpus, settings.docs, dataset)
@@ -389,7 +391,10 @@ def _comparisons(data: ReportData, n_resamples: int, seed: int, confidence: floa
 
 def ranked_lists(run: Any, qids: Sequence[str], depth: int, drop_identical: bool) -> dict[str, list[str]]:
     """The top ``depth`` documents of each of ``qids`` in trec_eval's order (float32 score descending,
-    ties by doc id descending); only the top of each query (and its ties) become Python strings."""
+    ties by doc id descending: :func:`~haystack_irmetrics.core.ranking.trec_sorted`); only the top of each query
+    (and its ties) become Python strings."""
+    from ..core.ranking import trec_sorted
+
     wanted = set(qids)
     keep = depth + 1 if drop_identical else depth
     if isinstance(run, ArrayRun):
@@ -424,27 +429,32 @@ def ranked_lists(run: Any, qids: Sequence[str], depth: int, drop_identical: bool
     bounds = np.flatnonzero(np.diff(owner)) + 1
     for a, b in zip([0, *bounds.tolist()], [*bounds.tolist(), rows.size]):
         qid = run_qids[int(owner[a])]
-        scored = sorted(zip(s32[a:b].tolist(), ids[a:b]), reverse=True)  # score, then doc id, descending
-        out[qid] = [d for _, d in scored if not (drop_identical and d == qid)][:depth]
+        ranked = trec_sorted(ids[a:b], s32[a:b])  # score, then doc id, descending
+        out[qid] = [d for d in ranked if not (drop_identical and d == qid)][:depth]
     return out
 
 
 def _judgments(
-    data: ReportData, judgments: Qrels | None, folder: str | os.PathLike[str] | None, grade: float | None
+    data: ReportData,
+    judgments: Qrels | None,
+    folder: str | os.PathLike[str] | None,
+    grade: float | None,
+    prepared: Mapping[str, Evaluation],
 ) -> None:
     """Each ranked run's Judged@k and Hole@k, given ``folder`` its PPI rows, given ``grade`` its bounds
-    (:mod:`.judged`)."""
-    from .judged import bounds, coverage, coverage_ks, judged_rows
+    (:mod:`.judged`), read from the run's evaluation (``prepared``; a run given with its scores is entered here)."""
+    from .judged import bounds, coverage, coverage_ks, entered, judged_rows
 
     if judgments is None:
         if folder is not None or grade is not None:
             raise InvalidArgumentError("judged= and bounds= need the qrels (qrels=)")
         return
     ranked = {n: data.runs[n] for n in data.names if n in data.runs}
+    evaluations = entered(judgments, ranked, prepared, data.preset)
     if ranked:
-        data.coverage = coverage(judgments, ranked, coverage_ks(data.measures), data.preset)
+        data.coverage = coverage(evaluations, coverage_ks(data.measures))
     if grade is not None:
-        data.bounds = bounds(judgments, ranked, data.measures, grade, data.preset)
+        data.bounds = bounds(evaluations, data.measures, grade)
         data.bounds_grade = float(grade)
     if folder is not None:
         if not ranked:

@@ -3,7 +3,7 @@ measures, BEIR's hole), and, given the output folder of ``irmetrics judge --ppi`
 prediction-powered estimate and interval beside its value with the filled qrels
 (:func:`haystack_irmetrics.judges.ppi.judged_ppi`, as ``irmetrics evaluate --judged`` prints them); and, given
 a grade, each measure's bounds: the interval its value lies in once the holes of each query's top k are judged,
-each 0 or the grade (:func:`haystack_irmetrics.core.bounds.hole_bounds`).
+each 0 or the grade (:func:`haystack_irmetrics.core.bounds.evaluation_bounds`).
 
 :func:`~.data.build_report` calls these; :mod:`.html` renders what they return.
 """
@@ -15,7 +15,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..core import Preset, evaluate
+from ..core import Evaluation, Preset
 from ..core.inputs import as_run
 from ..core.measures import FAMILIES, parse_measure
 from ..errors import IRMetricsError, JudgeError, SuspiciousInputWarning
@@ -42,16 +42,24 @@ def coverage_ks(measures: Sequence[str]) -> list[int]:
     return sorted(ks) or list(DEFAULT_COVERAGE_KS)
 
 
-def coverage(judgments: Any, runs: Mapping[str, Any], ks: Sequence[int], preset: Preset) -> dict[str, dict[str, float]]:
-    """``{run: {"Judged@k": mean, "Hole@k": mean, ...}}`` of each run at each of ``ks``, by the core's
-    :func:`~haystack_irmetrics.evaluate` under the report's ``preset`` (Hole@k is BEIR's ``evaluate_custom(...,
+def entered(
+    judgments: Any, runs: Mapping[str, Any], prepared: Mapping[str, Evaluation], preset: Preset
+) -> dict[str, Evaluation]:
+    """``{run: Evaluation}`` of each ranked run: the one its measures were read from (``prepared``), else one made
+    here under the report's ``preset`` (a run whose scores were given, such as a feedback evaluation's)."""
+    return {name: prepared.get(name) or Evaluation(judgments, run, preset) for name, run in runs.items()}
+
+
+def coverage(evaluations: Mapping[str, Evaluation], ks: Sequence[int]) -> dict[str, dict[str, float]]:
+    """``{run: {"Judged@k": mean, "Hole@k": mean, ...}}`` of each run at each of ``ks``, read from the run's
+    :class:`~haystack_irmetrics.Evaluation` under the report's preset (Hole@k is BEIR's ``evaluate_custom(...,
     "hole")``: the share of the top k judged for no query)."""
     names = [f"{family}@{k}" for k in ks for family in ("Judged", "Hole")]
     out = {}
     with warnings.catch_warnings():  # the report's own evaluation has said anything suspicious already
         warnings.simplefilter("ignore", SuspiciousInputWarning)
-        for name, run in runs.items():
-            means = evaluate(judgments, run, None, measures=names, preset=preset).raw_means
+        for name, ev in evaluations.items():
+            means = ev.result(names, None).raw_means
             out[name] = {m: float(means[m]) for m in names}
     return out
 
@@ -91,12 +99,12 @@ def bounded_measures(measures: Sequence[str]) -> list[str]:
 
 
 def bounds(
-    judgments: Any, runs: Mapping[str, Any], measures: Sequence[str], grade: float, preset: Preset
+    evaluations: Mapping[str, Evaluation], measures: Sequence[str], grade: float
 ) -> dict[str, dict[str, tuple[float, float]]]:
     """``{run: {measure: (low, high)}}``: the unrounded means over the queries of each query's smallest and
     largest value once its holes are judged, each 0 or ``grade``
-    (:func:`~haystack_irmetrics.core.bounds.hole_bounds`' ``per_query``), for :func:`bounded_measures`."""
-    from ..core.bounds import hole_bounds
+    (:func:`~haystack_irmetrics.core.bounds.evaluation_bounds`' ``per_query``), for :func:`bounded_measures`."""
+    from ..core.bounds import evaluation_bounds
 
     wanted = bounded_measures(measures)
     out: dict[str, dict[str, tuple[float, float]]] = {}
@@ -104,8 +112,8 @@ def bounds(
         return out
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SuspiciousInputWarning)
-        for name, run in runs.items():
-            b = hole_bounds(judgments, run, None, measures=wanted, grade=grade, preset=preset)
+        for name, ev in evaluations.items():
+            b = evaluation_bounds(ev, wanted, None, grade=grade)
             out[name] = {}
             for m in wanted:
                 rows = list(b.per_query[m].values())
@@ -147,6 +155,7 @@ __all__ = [
     "bounds",
     "coverage",
     "coverage_ks",
+    "entered",
     "judged_rows",
     "ppi_measures",
 ]

@@ -131,7 +131,7 @@ def per_query_correlation(
     """Correlation of two systems' per-query values of one measure, over their shared query set.
 
     :param a: ``{qid: value}`` (or a pandas Series indexed by query id), an
-        :class:`~haystack_irmetrics.core.evaluate.EvaluationResult` (then ``measure`` names the measure,
+        :class:`~haystack_irmetrics.core.evaluation.EvaluationResult` (then ``measure`` names the measure,
         e.g. ``"NDCG@10"``), or values in query order (a list or 1-D array, as the
         :mod:`haystack_irmetrics.stats` functions take them).
     :param b: the other system. Mappings and results are paired by query id, over the queries both

@@ -1,17 +1,24 @@
-"""``evaluate``: inputs -> ranked relevance arrays -> kernels -> aggregation."""
+"""Per-query values of measures on one prepared run: one method per kernel kind, each (ranking order,
+relevance rule) computed once and shared by the measures that read it.
+
+:class:`Scorer` is the core's engine under :class:`~.evaluation.Evaluation` (one per run, or per piece of a
+run that comes in pieces) and under the hole bounds' labellings (:mod:`.bounds`, which hand it prepared
+ranked lists directly); :data:`KINDS` says what it does for each kernel kind of the registry
+(``Family.kernel``).
+"""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain, islice
+from itertools import islice
 from typing import NamedTuple
 
 import numpy as np
 
-from ..errors import EmptyInputError, InvalidArgumentError, InvalidLabelError, NoOverlapError, SplitQueryError
-from .inputs import ArrayRun, Qrels, QrelsDict, Run, RunDict, as_run
+from ..errors import InvalidArgumentError, InvalidLabelError
+from .inputs import ArrayRun, Qrels, Run
 from .kernels import (
     BinaryRanking,
     binary_kernel,
@@ -23,198 +30,15 @@ from .kernels import (
 )
 from .kernels_diversity import QueryView
 from .kernels_user import JudgedRanking
-from .measures import FAMILIES, Family, GainMap, Measure, resolve_measures
-from .plausibility import Overlap, warn_if_nothing_relevant
+from .measures import FAMILIES, Family, GainMap, Measure
 from .prepare import Prepared, prepare
-from .presets import FamilyPolicy, MissingQueries, NoRelevant, Preset, Ties, relevant_labels, resolve_preset
+from .presets import FamilyPolicy, Preset, relevant_labels
 from .ranking import Counted, count_f32, judged_ranks
-from .results import REPR_ITEMS, REPR_MAX, EvaluationResult, PerQuery, bounded, short_list  # noqa: F401 - re-exported
 from .subtopics import SubtopicQrels
-
-DEFAULT_K_VALUES = (1, 3, 5, 10, 100, 1000)
-
-
-def evaluate(
-    qrels: QrelsDict | Qrels | SubtopicQrels,
-    results: RunDict | Run | ArrayRun,
-    k_values: Sequence[int] | None = DEFAULT_K_VALUES,
-    *,
-    measures: Sequence[str | Measure] | None = None,
-    preset: str | Preset = "beir",
-    relevance_threshold: float | None = None,
-    ties: Ties | None = None,
-    missing_queries: MissingQueries | None = None,
-    ignore_identical_ids: bool | None = None,
-    no_relevant: NoRelevant | None = None,
-) -> EvaluationResult:
-    """Evaluate a run against qrels.
-
-    :param qrels: ``{qid: {docid: label}}`` (int or float labels; negative = not relevant), or a
-        :class:`~haystack_irmetrics.core.inputs.Qrels`; or judgments per subtopic, a
-        :class:`~haystack_irmetrics.core.subtopics.SubtopicQrels`, which the diversity measures need
-        (``alpha_nDCG@k``, ``ERR_IA@k``, ``NRBP``, ``StRecall@k``; the others read its topical view).
-    :param results: ``{qid: {docid: score}}`` (higher = better); or ``{qid: [docid, ...]}``, ranked
-        lists best first with no scores (every query a list or tuple; see
-        :class:`~haystack_irmetrics.core.inputs.RankedRun`); or a
-        :class:`~haystack_irmetrics.core.inputs.Run` / an ``ArrayRun`` (``ColumnarRun``, ``RankedRun``). Never modified.
-    :param k_values: cutoffs crossed with the measure families.
-    :param measures: families (``"NDCG"``) and/or full names (``"P@5"``, ``"nDCG_exp@10"``, ``"Rprec"``,
-        ``"iP@0.3"``; see :mod:`haystack_irmetrics.core.measures`); default: BEIR's six.
-    :param preset: ``"beir"`` (default, beir 2.2.0 exactly) or ``"trec"`` (trec_eval for all six).
-    :param relevance_threshold: labels ``>=`` this are relevant for MAP, P, Recall, R_cap, MRR.
-    :param ties: ``"trec"`` or ``"stable"`` for every family (overrides the preset).
-    :param missing_queries: ``"skip"`` or ``"zero"`` for every family (overrides the preset).
-    :param ignore_identical_ids: drop documents whose id equals the query id.
-    :param no_relevant: ``"zero"`` (default) or ``"skip"`` for queries with no relevant document.
-    :returns: an :class:`EvaluationResult`.
-
-    Usage::
-
-        >>> from haystack_irmetrics import evaluate
-        >>> qrels = {"q1": {"d1": 1, "d2": 2}, "q2": {"d3": 1}}
-        >>> results = {"q1": {"d1": 0.9, "d2": 0.5, "d4": 0.4}, "q2": {"d5": 0.8, "d3": 0.7}}
-        >>> res = evaluate(qrels, results, k_values=[1, 3])
-        >>> res.means["NDCG@3"], res.means["MRR@1"], res.means["P@3"]
-        (0.74532, 0.5, 0.5)
-    """
-    policy = resolve_preset(
-        preset,
-        ties=ties,
-        missing_queries=missing_queries,
-        ignore_identical_ids=ignore_identical_ids,
-        relevance_threshold=relevance_threshold,
-        no_relevant=no_relevant,
-    )
-    return evaluate_chunks(qrels, [results], k_values, measures=measures, preset=policy)
-
-
-def evaluate_chunks(
-    qrels: QrelsDict | Qrels | SubtopicQrels,
-    chunks: Iterable[RunDict | Mapping[str, Sequence[str]] | Run | ArrayRun],
-    k_values: Sequence[int] | None = DEFAULT_K_VALUES,
-    *,
-    measures: Sequence[str | Measure] | None = None,
-    preset: str | Preset = "beir",
-    relevance_threshold: float | None = None,
-    ties: Ties | None = None,
-    missing_queries: MissingQueries | None = None,
-    ignore_identical_ids: bool | None = None,
-    no_relevant: NoRelevant | None = None,
-) -> EvaluationResult:
-    """:func:`evaluate` over a run that comes in pieces, with the same result, bit for bit.
-
-    Each piece (a results dict, ranked lists ``{qid: [docid, ...]}``, a
-    :class:`~haystack_irmetrics.core.inputs.Run`, :class:`~haystack_irmetrics.core.inputs.ColumnarRun`
-    or :class:`~haystack_irmetrics.core.inputs.RankedRun`) must hold whole queries; their order
-    across pieces is the results order. Memory follows the largest piece plus the per-query
-    values, so a run file of any size is scored in bounded memory (``irmetrics evaluate`` streams
-    this way). A query found in two pieces raises :class:`~haystack_irmetrics.errors.SplitQueryError`.
-    Parameters as :func:`evaluate`.
-
-    Usage::
-
-        >>> from haystack_irmetrics import evaluate_chunks
-        >>> qrels = {"q1": {"d1": 1, "d2": 2}, "q2": {"d3": 1}}
-        >>> pieces = [{"q1": {"d1": 0.9, "d2": 0.5, "d4": 0.4}}, {"q2": {"d5": 0.8, "d3": 0.7}}]
-        >>> evaluate_chunks(qrels, pieces, k_values=[1, 3]).means["NDCG@3"]
-        0.74532
-    """
-    policy = resolve_preset(
-        preset,
-        ties=ties,
-        missing_queries=missing_queries,
-        ignore_identical_ids=ignore_identical_ids,
-        relevance_threshold=relevance_threshold,
-        no_relevant=no_relevant,
-    )
-    wanted = resolve_measures(measures, k_values)
-    sub = qrels if isinstance(qrels, SubtopicQrels) else None
-    q = Qrels.from_dict(sub.topical if sub is not None else qrels)  # type: ignore[arg-type]
-    if isinstance(chunks, Mapping | str | bytes) or not isinstance(chunks, Iterable):
-        raise EmptyInputError(
-            f"chunks must be a list (or any iterable) of run pieces, e.g. [results], got {type(chunks).__name__}"
-            + ("; to score one results dict, use evaluate()" if isinstance(chunks, Mapping) else "")
-        )
-    scored: list[str] = []
-    seen: set[str] | None = None  # built when a second piece comes: one piece needs no check
-    first: list[str] = []
-    n_run = 0
-    parts: dict[Measure, list[tuple[_Block, int, list[str]]]] = {m: [] for m in wanted}
-    overlap = Overlap()
-    for chunk in chunks:
-        if isinstance(chunk, Mapping) and len(chunk) == 0:
-            continue  # an empty piece adds nothing
-        run = as_run(chunk)
-        qids = _qids(run)
-        if not qids:
-            continue
-        if n_run:
-            if seen is None:
-                seen = set(first)
-            if not seen.isdisjoint(qids):
-                again = next(x for x in qids if x in seen)
-                raise SplitQueryError(
-                    f"query {again!r} appears in two pieces of the run; each piece must hold whole queries"
-                )
-            seen.update(qids)
-        else:
-            first = qids
-        n_run += len(qids)
-        prep = prepare(run, q, policy.ignore_identical_ids)
-        overlap.add(prep)
-        rows = _Evaluation(q, prep, policy, run, sub).compute(wanted)
-        scored.extend(prep.qids)
-        for m, (block, row) in rows.items():
-            parts[m].append((block, row, prep.qids))
-    if not n_run:
-        raise EmptyInputError("results is empty: no query was retrieved for")
-    if not scored:
-        raise _no_overlap(n_run, first[0], q)
-    overlap.warn(q)
-    warn_if_nothing_relevant(q, wanted, policy)
-    merged: dict[Measure, tuple[_Block, int]] = {}
-    for m, pieces in parts.items():
-        if len(pieces) == 1:
-            merged[m] = pieces[0][:2]
-            continue
-        listed = any(b.qids is not None for b, _, _ in pieces)
-        table = np.concatenate([b.table[r] for b, r, _ in pieces])[None, :]
-        rel_any = np.concatenate([b.rel_any for b, _, _ in pieces])
-        names = list(chain.from_iterable(b.qids if b.qids is not None else own for b, _, own in pieces))
-        counted = None
-        if any(b.counted is not None for b, _, _ in pieces):
-            counted = np.concatenate(
-                [np.ones(b.table.shape[1], bool) if b.counted is None else b.counted for b, _, _ in pieces]
-            )
-        merged[m] = (_Block(table, rel_any, names if listed else None, counted), 0)
-    return aggregate(wanted, merged, scored, q, policy)
-
-
-def _no_overlap(n_run: int, example: str, qrels: Qrels) -> NoOverlapError:
-    judged = [qrels.qids[i] for i in np.flatnonzero(np.diff(qrels.offsets)).tolist()]
-    if not judged:
-        return NoOverlapError(
-            f"the qrels judge no document ({len(qrels.qids)} queries, each with an empty dict, "
-            f"e.g. {qrels.qids[0]!r}): there is nothing to evaluate against"
-        )
-    return NoOverlapError(
-        f"no query is shared by the results ({n_run} queries, e.g. {example!r}) "
-        f"and the non-empty qrels ({len(judged)} queries, e.g. {judged[0]!r}); check the id format"
-    )
-
-
-def build_evaluation(qrels: QrelsDict | Qrels, results: RunDict | Run | ArrayRun, policy: Preset) -> _Evaluation:
-    """Validate the inputs and prepare one evaluation under a resolved preset (shared with :mod:`.curves`)."""
-    q = Qrels.from_dict(qrels)
-    run = as_run(results)
-    prep = prepare(run, q, policy.ignore_identical_ids)
-    if not prep.qids:
-        raise _no_overlap(len(_qids(run)), _qids(run)[0], q)
-    return _Evaluation(q, prep, policy, run)
 
 
 @dataclass
-class _Block:
+class Block:
     """One kernel call's output: ``table[row]`` per measure, over ``qids`` (default: the scored queries)."""
 
     table: np.ndarray
@@ -223,8 +47,12 @@ class _Block:
     counted: np.ndarray | None = None  # False: summed but not counted (BEIR's Hole)
 
 
-class _Evaluation:
-    """One evaluation: computes each (ranking order, relevance rule) once and shares it."""
+class Scorer:
+    """The measures of one prepared run: each (ranking order, relevance rule) computed once and shared.
+
+    ``run`` (the run as given) is read by BEIR's Hole only, which also counts results queries nobody judged;
+    ``subtopics`` by the diversity families.
+    """
 
     def __init__(
         self, qrels: Qrels, prep: Prepared, preset: Preset, run: Run | ArrayRun | None = None,
@@ -240,10 +68,19 @@ class _Evaluation:
         self._counted: Counted | None = None
         self._relevant: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
         self._counts: dict[tuple, np.ndarray] = {}
+        self._annotated: dict[tuple[str, bool], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         n = len(prep.qids)
         # Each scored query's judged labels (all judged docs, retrieved or not).
         self.label_owner = np.repeat(np.arange(n), np.diff(prep.judged_offsets))
         self.labels = prep.judged_labels
+
+    def with_preset(self, preset: Preset) -> Scorer:
+        """The same prepared run under another preset of the same ``ignore_identical_ids`` (what the run was
+        prepared with): the rankings and Hole's marked documents, which no other policy reads, are shared."""
+        other = Scorer(self.qrels, self.prep, preset, self.run_input, self.subtopics)
+        other._ranks, other._annotated, other._subtopic_views = self._ranks, self._annotated, self._subtopic_views
+        other._counted = self._counted
+        return other
 
     def ranked(self, ties: str) -> tuple[np.ndarray, np.ndarray]:
         """Pair order sorted by (query, rank) and the sorted ranks, per tie policy (cached)."""
@@ -266,20 +103,20 @@ class _Evaluation:
     def n_retrieved(self) -> np.ndarray:
         return np.diff(self.prep.offsets)
 
-    def compute(self, wanted: list[Measure]) -> dict[Measure, tuple[_Block, int]]:
+    def compute(self, wanted: list[Measure]) -> dict[Measure, tuple[Block, int]]:
         """Per-query values of every wanted measure: ``{measure: (block, row of block.table)}``."""
         groups: dict[tuple, list[Measure]] = {}
         for m in wanted:
             groups.setdefault((m.family, self.preset.policy(m.family), m.variant), []).append(m)
-        rows: dict[Measure, tuple[_Block, int]] = {}
+        rows: dict[Measure, tuple[Block, int]] = {}
         for (family, policy, _), ms in groups.items():
             spec = FAMILIES[family]
-            block = _KINDS[spec.kernel].compute(self, spec, policy, ms)
+            block = KINDS[spec.kernel].compute(self, spec, policy, ms)
             for row, m in enumerate(ms):
                 rows[m] = (block, row)
         return rows
 
-    # One method per kernel kind (the _KINDS table below); each returns a _Block with one row per measure of
+    # One method per kernel kind (the KINDS table below); each returns a Block with one row per measure of
     # the group, and reads what differs between the families of its kind from their Family entry.
 
     def ranked_gains(self, policy: FamilyPolicy, m: Measure) -> tuple[np.ndarray, ...]:
@@ -322,12 +159,12 @@ class _Evaluation:
         doc = next(islice(iter(self.qrels.data[qid]), i - int(self.prep.judged_offsets[q]), None))
         return InvalidLabelError(f"label {self.qrels.data[qid][doc]!r} of document {doc!r} in query {qid!r}: {why}")
 
-    def _gain(self, spec: Family, policy: FamilyPolicy, ms: list[Measure]) -> _Block:
+    def _gain(self, spec: Family, policy: FamilyPolicy, ms: list[Measure]) -> Block:
         n = len(self.prep.qids)
         owner, ranks, gains, offsets, ideal_gain, ideal_offsets = self.ranked_gains(policy, ms[0])
         cutoffs = [m.cutoff for m in ms]
         table = gain_kernel(owner, ranks, gains, offsets, ideal_gain, ideal_offsets, cutoffs, jk=ms[0].discount == "jk")
-        return _Block(table, np.diff(ideal_offsets) > 0 if n else np.zeros(0, bool))
+        return Block(table, np.diff(ideal_offsets) > 0 if n else np.zeros(0, bool))
 
     def relevant_ranked(self, policy: FamilyPolicy) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """``(owner, ranks, offsets, n_relevant)`` of the relevant retrieved documents (cached)."""
@@ -343,7 +180,7 @@ class _Evaluation:
             cached = self._relevant[key] = (r_owner, ranks[keep], _offsets(r_owner, n), n_rel)
         return cached
 
-    def _binary(self, spec: Family, policy: FamilyPolicy, ms: list[Measure]) -> _Block:
+    def _binary(self, spec: Family, policy: FamilyPolicy, ms: list[Measure]) -> Block:
         """Binary families and trec_eval's counts: ``spec.value`` over the relevant retrieved documents."""
         r_owner, r_ranks, offsets, n_rel = self.relevant_ranked(policy)
         cutoffs = [m.cutoff for m in ms]
@@ -360,9 +197,9 @@ class _Evaluation:
             r_owner, r_ranks, offsets, n_rel, cutoffs, n_retrieved=n_ret, beta=ms[0].beta, counts=counts
         )
         table = binary_kernel(spec.value, ranking)
-        return _Block(table, n_rel > 0)
+        return Block(table, n_rel > 0)
 
-    def _bpref(self, spec: Family, policy: FamilyPolicy, ms: list[Measure]) -> _Block:
+    def _bpref(self, spec: Family, policy: FamilyPolicy, ms: list[Measure]) -> Block:
         n = len(self.prep.qids)
         order, ranks = self.ranked(policy.ties)
         owner = self.prep.pair_query[order]
@@ -373,22 +210,22 @@ class _Evaluation:
         n_rel = np.bincount(self.label_owner[all_rel], minlength=n)
         n_nonrel = np.bincount(self.label_owner[(self.labels >= 0) & ~all_rel], minlength=n)
         values = bpref_kernel(owner, ranks, _offsets(owner, n), rel, nonrel, n_rel, n_nonrel)
-        return _Block(values[None, :], n_rel > 0)
+        return Block(values[None, :], n_rel > 0)
 
-    def _iprec(self, spec: Family, policy: FamilyPolicy, ms: list[Measure]) -> _Block:
+    def _iprec(self, spec: Family, policy: FamilyPolicy, ms: list[Measure]) -> Block:
         r_owner, r_ranks, offsets, n_rel = self.relevant_ranked(policy)
         levels = spec.averaged_levels
         if levels is None:  # iP: each measure's own level
-            return _Block(iprec_kernel(r_owner, r_ranks, offsets, n_rel, [m.level for m in ms]), n_rel > 0)
+            return Block(iprec_kernel(r_owner, r_ranks, offsets, n_rel, [m.level for m in ms]), n_rel > 0)
         # trec_eval 11pt_avg: the values summed from the highest level down, then / number of levels.
         table = iprec_kernel(r_owner, r_ranks, offsets, n_rel, levels)
         total = np.zeros(table.shape[1], np.float64)
         for row in range(len(levels) - 1, -1, -1):
             total += table[row]
-        return _Block((total / float(len(levels)))[None, :], n_rel > 0)
+        return Block((total / float(len(levels)))[None, :], n_rel > 0)
 
-    def _judged(self, spec: Family, policy: FamilyPolicy, ms: list[Measure]) -> _Block:
-        """The user-model families (ERR, RBP, infAP, ...): ``spec.judged`` over every judged retrieved document."""
+    def _user(self, spec: Family, policy: FamilyPolicy, ms: list[Measure]) -> Block:
+        """The user-model families (ERR, RBP, infAP, ...): ``spec.user`` over every judged retrieved document."""
         n = len(self.prep.qids)
         params = ms[0].params
         if spec.label_check is not None and (bad := spec.label_check(self.labels, params)) is not None:
@@ -398,17 +235,14 @@ class _Evaluation:
         relevant = lambda labels: self.is_relevant(labels, policy)  # noqa: E731
         ranking = JudgedRanking(owner, ranks, self.prep.pair_label[order], _offsets(owner, n), self.label_owner,
                                 self.labels, self.prep.judged_offsets, self.n_retrieved(), relevant)  # fmt: skip
-        table = spec.judged(ranking, [m.cutoff for m in ms], params)  # type: ignore[misc]
+        table = spec.user(ranking, [m.cutoff for m in ms], params)  # type: ignore[misc]
         positive = spec.positive(self.labels, params, relevant)  # type: ignore[misc]
-        return _Block(table, np.bincount(self.label_owner[positive], minlength=n) > 0)
+        return Block(table, np.bincount(self.label_owner[positive], minlength=n) > 0)
 
-    def _diversity(self, spec: Family, policy: FamilyPolicy, ms: list[Measure]) -> _Block:
+    def _diversity(self, spec: Family, policy: FamilyPolicy, ms: list[Measure]) -> Block:
         """The diversity families (alpha_nDCG, ERR_IA, NRBP, StRecall): ``spec.diversity``, query by query."""
         if self.subtopics is None:
-            raise InvalidArgumentError(
-                f"{ms[0].name} reads judgments per subtopic: give SubtopicQrels as the qrels "
-                "(SubtopicQrels.from_dict, io.read_subtopic_qrels; irmetrics evaluate reads QRELS so)"
-            )
+            check_subtopics(ms, None)
         params = ms[0].params
         key = (policy.ties, params["rel"])  # the families of one tie order and level share these
         if key not in self._subtopic_views:
@@ -429,27 +263,30 @@ class _Evaluation:
             rel_any[i] = query.n > 0
             if query.n:
                 table[:, i] = spec.diversity(query, [m.cutoff for m in ms], params)  # type: ignore[misc]
-        return _Block(table, rel_any)
+        return Block(table, rel_any)
 
-    def _coverage(self, spec: Family, policy: FamilyPolicy, ms: list[Measure]) -> _Block:
+    def _coverage(self, spec: Family, policy: FamilyPolicy, ms: list[Measure]) -> Block:
         n = len(self.prep.qids)
         cutoffs = [m.cutoff for m in ms]
         n_rel = np.bincount(self.label_owner[self.is_relevant(self.labels, policy)], minlength=n)
         if not spec.counts_unjudged:  # Judged: the documents judged for the query
             order, ranks = self.ranked(policy.ties)
-            return _Block(coverage_kernel(self.prep.pair_query[order], ranks, n, cutoffs), n_rel > 0)
+            return Block(coverage_kernel(self.prep.pair_query[order], ranks, n, cutoffs), n_rel > 0)
         # Hole: documents judged for no query at all (BEIR's annotated corpus: every qrels doc id).
         qids = self.prep.qids
         counted = None
         rel_any = n_rel > 0
         if policy.unjudged_in_sum and self.run_input is not None:
             scored = dict(zip(qids, rel_any.tolist()))
-            qids = _qids(self.run_input)
+            qids = run_qids(self.run_input)
             counted = np.fromiter((q in scored for q in qids), bool, count=len(qids))
             rel_any = np.fromiter((scored.get(q, False) for q in qids), bool, count=len(qids))
-        owner, ranks, n_ret = self._annotated_ranks(policy.ties, qids)
+        key = (policy.ties, counted is not None)
+        if key not in self._annotated:  # one preparation against the judged ids, whatever the cutoffs asked later
+            self._annotated[key] = self._annotated_ranks(policy.ties, qids)
+        owner, ranks, n_ret = self._annotated[key]
         table = coverage_kernel(owner, ranks, len(qids), cutoffs, n_ret)
-        return _Block(table, rel_any, None if counted is None else qids, counted)
+        return Block(table, rel_any, None if counted is None else qids, counted)
 
     def _annotated_ranks(self, ties: str, qids: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Ranks of the retrieved documents that some query judged, for ``qids`` (any results queries)."""
@@ -474,11 +311,11 @@ class _Evaluation:
         return to_qids[prep.pair_query], ranks, n_ret
 
 
-class _Kind(NamedTuple):
+class Kind(NamedTuple):
     """What the core does for one kernel kind (``Family.kernel``)."""
 
-    # The _Evaluation method computing a group of measures of one family, policy and variant.
-    compute: Callable[[_Evaluation, Family, FamilyPolicy, list[Measure]], _Block]
+    # The Scorer method computing a group of measures of one family, policy and variant.
+    compute: Callable[[Scorer, Family, FamilyPolicy, list[Measure]], Block]
     # Whether a query's judgments hold a document that makes it count under no_relevant="skip".
     has_relevant: Callable[[Mapping[str, float], Measure, FamilyPolicy, float], bool]
 
@@ -499,91 +336,16 @@ def _any_gain(judgments: Mapping[str, float], m: Measure, policy: FamilyPolicy, 
     return bool((gain_values(labels, m.gain) > 0).any())
 
 
-_KINDS: dict[str, _Kind] = {
-    "gain": _Kind(_Evaluation._gain, _any_gain),
-    "binary": _Kind(_Evaluation._binary, _any_relevant),
-    "count": _Kind(_Evaluation._binary, _any_relevant),  # trec_eval's counts: binary values at no cutoff
-    "bpref": _Kind(_Evaluation._bpref, _any_relevant),
-    "iprec": _Kind(_Evaluation._iprec, _any_relevant),
-    "coverage": _Kind(_Evaluation._coverage, _any_relevant),
-    "judged": _Kind(_Evaluation._judged, _any_positive),
-    "diversity": _Kind(_Evaluation._diversity, _any_positive),
+KINDS: dict[str, Kind] = {
+    "gain": Kind(Scorer._gain, _any_gain),
+    "binary": Kind(Scorer._binary, _any_relevant),
+    "count": Kind(Scorer._binary, _any_relevant),  # trec_eval's counts: binary values at no cutoff
+    "bpref": Kind(Scorer._bpref, _any_relevant),
+    "iprec": Kind(Scorer._iprec, _any_relevant),
+    "coverage": Kind(Scorer._coverage, _any_relevant),
+    "user": Kind(Scorer._user, _any_positive),
+    "diversity": Kind(Scorer._diversity, _any_positive),
 }
-
-
-def aggregate(
-    wanted: list[Measure],
-    rows: dict[Measure, tuple[_Block, int]],
-    scored: list[str],
-    qrels: Qrels,
-    preset: Preset,
-) -> EvaluationResult:
-    """Means of per-query values (``rows``, over the ``scored`` queries in results order).
-
-    Queries judged but never scored count as the missing-query policy says.
-    """
-    missing, empty = unscored(qrels, scored)
-    means: dict[str, float] = {}
-    raw: dict[str, float] = {}
-    per_query = PerQuery()
-    counts: dict[str, int] = {}
-    skip_norel = preset.no_relevant == "skip"
-    for m in wanted:
-        policy = preset.policy(m.family)
-        spec = FAMILIES[m.family]
-        block, row = rows[m]
-        qids = scored if block.qids is None else block.qids
-        v = block.table[row]
-        if skip_norel:
-            keep = block.rel_any
-            answered = v[keep]
-            names = qids if answered.size == v.size else [q for q, k in zip(qids, keep.tolist()) if k]
-            n_counted = answered.size if block.counted is None else int(block.counted[keep].sum())
-        else:
-            answered, names = v, qids
-            n_counted = answered.size if block.counted is None else int(block.counted.sum())
-        extra: list[str] = []
-        if spec.aggregate == "sum":
-            pass  # counts cover the queries the run answers, as trec_eval without -c
-        elif policy.missing_queries == "zero" and not skip_norel:
-            extra = missing + (empty if policy.count_empty_qrels else [])
-        elif policy.missing_queries == "zero":
-            # Missing queries with relevant documents still count as 0; none-relevant ones are skipped.
-            extra = [q for q in missing if _has_relevant(qrels.data[q], m, preset)]
-        count = n_counted + len(extra)
-        if spec.aggregate == "geometric":
-            logs = [math.log(x) for x in answered.tolist()] + [math.log(spec.missing_value)] * len(extra)
-            total = 0.0
-            for x in logs:
-                total += x
-            mean = math.exp(total / count) if count else math.nan
-        else:
-            # Sequential left-to-right sum in results order, as BEIR accumulates it.
-            total = float(np.cumsum(answered)[-1]) if answered.size else 0.0
-            for _ in range(len(extra) if spec.missing_value else 0):
-                total += spec.missing_value
-            # trec_eval's summary of a count is its sum; a mean over no query (all skipped) is nan.
-            mean = total if spec.aggregate == "sum" else total / count if count else math.nan
-        raw[m.name] = mean
-        digits = preset.round_digits
-        means[m.name] = round(mean, digits) if digits is not None else mean
-        if block.qids is not None:
-            listed = set(names)
-            extra = [q for q in extra if q not in listed]
-        per_query.parts[m.name] = (names, answered, extra, spec.missing_value)
-        counts[m.name] = count
-    return EvaluationResult(means, raw, per_query, counts, tuple(wanted), preset)
-
-
-def unscored(qrels: Qrels, scored: list[str]) -> tuple[list[str], list[str]]:
-    """``(missing, empty)``: judged queries without results, and queries with an empty judgment dict."""
-    sizes = np.diff(qrels.offsets)
-    if int(np.count_nonzero(sizes)) == len(scored):  # the scored queries are judged ones: all were scored
-        missing: list[str] = []
-    else:
-        seen = set(scored)
-        missing = [qid for qid in qrels.qids if qid not in seen and qrels.data[qid]]
-    return missing, [qrels.qids[i] for i in np.flatnonzero(sizes == 0).tolist()]
 
 
 def gain_values(labels: np.ndarray, gain: str | GainMap | None) -> np.ndarray:
@@ -618,12 +380,9 @@ def _run_subset(run: Run | ArrayRun, qids: list[str]) -> dict[str, Mapping[str, 
     return {q: run.data[q] for q in qids}
 
 
-def _qids(run: Run | ArrayRun) -> list[str]:
+def run_qids(run: Run | ArrayRun) -> list[str]:
+    """The run's query ids, in results order."""
     return run.qids if isinstance(run, ArrayRun) else list(run.data)
-
-
-def _has_relevant(judgments: Mapping[str, float], m: Measure, preset: Preset) -> bool:
-    return _KINDS[m.spec.kernel].has_relevant(judgments, m, preset.policy(m.family), preset.relevance_threshold)
 
 
 def _offsets(owner: np.ndarray, n: int) -> np.ndarray:
@@ -631,3 +390,20 @@ def _offsets(owner: np.ndarray, n: int) -> np.ndarray:
     out = np.zeros(n + 1, np.int64)
     np.cumsum(np.bincount(owner, minlength=n), out=out[1:])
     return out
+
+
+def check_subtopics(wanted: Sequence[Measure], qrels: object) -> None:
+    """The error of a diversity measure (``alpha_nDCG``, ...) asked of qrels without judgments per subtopic."""
+    if isinstance(qrels, SubtopicQrels):
+        return
+    for m in wanted:
+        if m.spec.needs_subtopics:
+            raise InvalidArgumentError(
+                f"{m.name} reads judgments per subtopic: give SubtopicQrels as the qrels "
+                "(SubtopicQrels.from_dict, io.read_subtopic_qrels; irmetrics evaluate reads QRELS so)"
+            )
+
+
+def has_relevant(judgments: Mapping[str, float], m: Measure, preset: Preset) -> bool:
+    """Whether a query's judgments make it one with a relevant document for ``m`` (``no_relevant="skip"``)."""
+    return KINDS[m.spec.kernel].has_relevant(judgments, m, preset.policy(m.family), preset.relevance_threshold)
