@@ -20,6 +20,8 @@ import random
 import sys
 from pathlib import Path
 
+from haystack_irmetrics.io.trec import write_qrels
+
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_QRELS = ROOT / "haystack_irmetrics" / "datasets" / "sample" / "qrels" / "test.tsv"
 RUNS = (ROOT / "examples" / "data" / "good.trec", ROOT / "examples" / "data" / "poor.trec")
@@ -71,12 +73,7 @@ def make(seed: int = 42) -> dict[str, dict[str, int]]:
 def main(folder: Path) -> list[Path]:
     """Write FOLDER/ppi_qrels.tsv; the paths written."""
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "ppi_qrels.tsv"
-    lines = ["query-id\tcorpus-id\tscore"]
-    for q, docs in make().items():
-        lines.extend(f"{q}\t{d}\t{label}" for d, label in docs.items())
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return [path]
+    return [write_qrels(make(), folder / "ppi_qrels.tsv", layout="beir")]
 
 
 if __name__ == "__main__":

@@ -294,11 +294,14 @@ def write_jsonl(path: Path, rows: list[dict[str, str]]) -> None:
 
 
 def write_qrels(path: Path, qrels: dict[str, dict[str, int]]) -> None:
-    with path.open("w", encoding="utf-8", newline="\n") as fh:
-        fh.write("query-id\tcorpus-id\tscore\n")
-        for qid in sorted(qrels):
-            for doc_id in sorted(qrels[qid]):
-                fh.write(f"{qid}\t{doc_id}\t{qrels[qid][doc_id]}\n")
+    """BEIR's qrels layout, queries and documents sorted, through the package's one qrels writer."""
+    from haystack_irmetrics.io.trec import write_qrels as write
+
+    write(
+        {qid: {doc_id: qrels[qid][doc_id] for doc_id in sorted(qrels[qid])} for qid in sorted(qrels)},
+        path,
+        layout="beir",
+    )
 
 
 def split_stats(qrels: dict[str, dict[str, int]]) -> dict[str, int]:

@@ -294,10 +294,14 @@ def test_gzip_run_and_qrels_are_read(tmp_path):
     assert res.per_query["MRR@2"] == {"q1": 0.5}
 
 
-def test_beir_tsv_with_float_label_raises_like_beirs_int_parsing(tmp_path):
+def test_beir_tsv_reads_a_fraction_as_a_float_label_and_refuses_what_is_no_number(tmp_path):
+    """A graded label with a fraction (the click-derived qrels.tsv of irmetrics clicks fit) reads as TREC qrels
+    read it; BEIR's loader reads int(score) and would refuse it, so would these readers before."""
     tsv = _write(tmp_path, "test.tsv", "query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\t0.5\n")
-    with pytest.raises(ParseError, match=r"test.tsv:3: score '0.5' is not an integer"):
-        read_qrels(tsv)
+    assert read_qrels(tsv).data == {"q1": {"d1": 1, "d2": 0.5}}
+    bad = _write(tmp_path, "bad.tsv", "query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\thalf\n")
+    with pytest.raises(ParseError, match=r"bad.tsv:3: score 'half' is not a finite number"):
+        read_qrels(bad)
 
 
 def test_trec_qrels_accept_float_labels(tmp_path):

@@ -150,7 +150,7 @@ def test_duplicate_ids_name_both_lines(tmp_path):
 @pytest.mark.parametrize(
     ("qrels", "message", "line"),
     [
-        ("query-id\tcorpus-id\tscore\nq1\td1\t1.5\n", "score '1.5' is not an integer", 2),
+        ("query-id\tcorpus-id\tscore\nq1\td1\tnan\n", "score 'nan' is not a finite number", 2),
         ("query-id\tcorpus-id\tscore\nq1\td1\n", "expected 3 tab-separated fields", 2),
         ("q1\td1\t1\nq2\td2\t1\n", "the first line is a judgment, not a header", 1),
         (

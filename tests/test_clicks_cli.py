@@ -34,9 +34,10 @@ def test_fit_writes_float_qrels_that_evaluate_reads_and_model_json_as_the_issue_
     assert list(model["train"]) == ["sessions", "log_likelihood"] and model["train"]["sessions"] == 2400
     assert list(model["test"]) == ["sessions", "log_likelihood", "perplexity", "perplexity_at"]
     assert list(model["test"]["perplexity_at"])[:2] == ["1", "2"]
-    lines = (out / "qrels.tsv").read_text().splitlines()
-    assert all(len(line.split("\t")) == 4 for line in lines)
-    labels = [float(line.split("\t")[3]) for line in lines]
+    header, *lines = (out / "qrels.tsv").read_text().splitlines()
+    assert header == "query-id\tcorpus-id\tscore"  # BEIR's layout, as irmetrics judge writes its qrels.tsv
+    assert all(len(line.split("\t")) == 3 for line in lines)
+    labels = [float(line.split("\t")[2]) for line in lines]
     assert labels and all(0 <= v <= 1 for v in labels)
     run = {q: {d: float(10 - r) for r, d in enumerate(docs)} for q, docs in RUNS[0].items()}
     assert 0 < evaluate(read_qrels(out / "qrels.tsv"), run, [10]).means["NDCG@10"] <= 1
@@ -104,7 +105,7 @@ def test_configured_column_names_are_read(tmp_path):
         main(["clicks", "fit", str(path), "--model", "ctr", "-o", str(tmp_path / "o"), *args, "--click-col", "clicked"])
         == 0
     )
-    assert (tmp_path / "o" / "qrels.tsv").read_text() == "q\t0\ta\t1.0\n"
+    assert (tmp_path / "o" / "qrels.tsv").read_text() == "query-id\tcorpus-id\tscore\nq\ta\t1.0\n"
 
 
 def test_simulated_rows_round_trip_through_the_reader():
@@ -158,13 +159,18 @@ def test_interleave_breaks_the_outcome_down_by_segment(tmp_path, capsys):
     assert (data["desktop"]["wins"], data["desktop"]["losses"]) == (0, 10)
 
 
-def test_document_ids_with_whitespace_cannot_be_written_as_qrels(tmp_path, capsys):
+def test_ids_with_blanks_are_written_as_qrels_and_ids_with_a_line_break_cannot_be(tmp_path, capsys):
+    """qrels.tsv is BEIR's layout (tab-separated): an id may hold a space, not a line break."""
     path = tmp_path / "log.jsonl"
-    path.write_text(
-        json.dumps({"session": "s", "query_id": "q", "doc_id": "two words", "position": 1, "click": 1}) + "\n"
-    )
-    assert main(["clicks", "fit", str(path), "--model", "ctr", "-o", str(tmp_path / "o")]) == 2
-    assert "document id 'two words' of query 'q' cannot be written to a TREC file" in capsys.readouterr().err
+    row = {"session": "s", "query_id": "a query", "doc_id": "two words", "position": 1, "click": 1}
+    path.write_text(json.dumps(row) + "\n")
+    assert main(["clicks", "fit", str(path), "--model", "ctr", "-o", str(tmp_path / "o")]) == 0
+    assert read_qrels(tmp_path / "o" / "qrels.tsv").data == {"a query": {"two words": 1}}
+    path.write_text(json.dumps({**row, "doc_id": "two\nlines"}) + "\n")
+    capsys.readouterr()
+    assert main(["clicks", "fit", str(path), "--model", "ctr", "-o", str(tmp_path / "p")]) == 2
+    err = capsys.readouterr().err
+    assert "document id 'two\\nlines' of query 'a query' cannot be written to a BEIR qrels file" in err
 
 
 def test_estimate_prints_ips_snips_and_dr_of_a_run_from_a_randomised_log(capsys):

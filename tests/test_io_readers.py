@@ -27,8 +27,9 @@ def _dataset(root: Path, label: str) -> Path:
     return root
 
 
-# Accepted: a plain number with a whole value. Refused: a fraction, not finite, not plain ASCII, not a number.
-LABELS = ["1", "2", "+1", "-1", "1.0", "2.00", "1e0", "1.", "0.5", "1_000", "inf", "nan", "\u0661", "0x1", "one"]
+# Accepted: a plain finite number (a whole value as an int, a fraction as a float). Refused: not finite, not plain
+# ASCII, not a number.
+LABELS = ["1", "2", "+1", "-1", "1.0", "2.00", "1e0", "1.", "-2.5e-1", "1_000", "inf", "nan", "\u0661", "0x1", "one"]
 
 
 @pytest.mark.parametrize("label", LABELS)
@@ -50,7 +51,8 @@ def test_evaluate_and_beir_read_the_same_qrels_file_alike(tmp_path, label):
     else:
         assert not isinstance(by_beir, ParseError), (label, by_beir)
         assert by_beir == by_evaluate == {"q1": {"d1": beir_label(label), "d2": 0}}
-        assert all(type(v) is int for v in by_beir["q1"].values())
+        whole = float(label) == round(float(label))
+        assert type(by_beir["q1"]["d1"]) is (int if whole else float), (label, by_beir)
     assert (beir_label(label) is None) == isinstance(by_beir, ParseError)
 
 

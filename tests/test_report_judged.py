@@ -34,10 +34,11 @@ def judged_case(tmp_path_factory):
     from haystack import Document, component
 
     from haystack_irmetrics.io.beir_data import read_beir_corpus, read_beir_queries
+    from haystack_irmetrics.io.trec import write_qrels
     from haystack_irmetrics.judges.cache import JudgmentCache
     from haystack_irmetrics.judges.judge import ScoreJudge
     from haystack_irmetrics.judges.pool import pooled_pairs
-    from haystack_irmetrics.judges.runs import judge_runs, qrels_tsv
+    from haystack_irmetrics.judges.runs import judge_runs
 
     @component
     class WordOverlap:
@@ -62,7 +63,7 @@ def judged_case(tmp_path_factory):
         if q in full:
             human[q].setdefault(d, 0)
     qrels = folder / "human.tsv"
-    qrels.write_text(qrels_tsv(human))
+    write_qrels(human, qrels, layout="beir")
     judge_runs(
         ScoreJudge(WordOverlap(), cut_points=[1.0, 2.0, 3.0]),
         dicts,

@@ -3,8 +3,8 @@ labels to compare them with (``--prelabels``), labels judged elsewhere brought i
 (``irmetrics assess import``), and the agreement between people, and between people and the model
 (``irmetrics assess agreement``).
 
-- ``DIR/qrels.tsv``: BEIR's layout, written by the judge's qrels writer
-  (:func:`~haystack_irmetrics.judges.runs.qrels_tsv`). One label per pair: the assessor's (``assessor``), or,
+- ``DIR/qrels.tsv``: BEIR's layout, as ``irmetrics judge`` writes it (the package's one qrels writer,
+  :func:`~haystack_irmetrics.io.trec.write_qrels`). One label per pair: the assessor's (``assessor``), or,
   where several people labelled a pair, the median of their labels, the lower middle one for an even count (a
   disagreement rounds towards "less relevant").
 - ``DIR/judgments.jsonl``: every live label, in the order given: ``query_id``, ``doc_id``, ``label``,
@@ -74,7 +74,7 @@ def export(folder: str | os.PathLike[str], assessor: str | None = None) -> Expor
     :raises AssessError: no store in ``folder``, or no label by ``assessor``.
     """
     from ..io.output import write_text
-    from ..judges.runs import qrels_tsv
+    from ..io.trec import write_qrels
 
     out = Path(folder)
     with AssessStore.open(out) as store:
@@ -84,7 +84,7 @@ def export(folder: str | os.PathLike[str], assessor: str | None = None) -> Expor
             raise AssessError(f"{assessor!r} labelled no pair in {out} (assessors: {known})")
     qrels = qrels_of(judgments)
     lines = "".join(json_text(j.to_dict(), ensure_ascii=False) + "\n" for j in judgments)
-    written_qrels = write_text(out / "qrels.tsv", qrels_tsv(qrels))
+    written_qrels = write_qrels(qrels, out / "qrels.tsv", layout="beir")
     written_judgments = write_text(out / "judgments.jsonl", lines)
     return Exported(
         written_qrels,

@@ -6,9 +6,10 @@
   stops at once with an :class:`~haystack_irmetrics.errors.OutputError` naming the folder, instead
   of the two interleaving files. The lock file stays (empty): deleting it would race with a run
   that opened it.
-- **Whole files.** :func:`writing` writes through a temporary file of a unique name in the same
-  folder and renames it over the target (``os.replace``; :mod:`haystack_irmetrics.io.output`, the
-  one way the package writes a file whole), so a reader, a kill or a second writer never sees half a file.
+- **Whole files.** :func:`write_atomic` (and :func:`~haystack_irmetrics.io.trec.write_trec_run` for
+  ``run.trec``) writes through a temporary file of a unique name in the same folder and renames it over the
+  target (``os.replace``; :mod:`haystack_irmetrics.io.output`, the one way the package writes a file whole), so
+  a reader, a kill or a second writer never sees half a file.
 - **Named failures.** An ``OSError`` while writing (a full disk, a read-only folder) removes the
   temporary file and raises :class:`~haystack_irmetrics.errors.OutputError` naming the file and the
   system's reason.
@@ -25,7 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import OutputError
-from ..io.output import LOCK_FILE, make_folder, replacing_path, write_text
+from ..io.output import LOCK_FILE, make_folder, write_text
 from ..io.output import output_lock as io_output_lock
 
 
@@ -33,22 +34,14 @@ def _reason(error: OSError) -> str:
     return error.strerror or str(error)
 
 
-@contextmanager
-def writing(path: Path) -> Iterator[Path]:
-    """Write ``path`` whole or not at all: the block fills the temporary file of the same folder it gets,
-    which is then renamed to ``path`` (:func:`~haystack_irmetrics.io.output.replacing_path`; a link at
-    ``path`` is replaced, never written through).
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` whole or not at all: a temporary file of the same folder, renamed to
+    ``path`` (:func:`~haystack_irmetrics.io.output.write_text`; a link at ``path`` is replaced, never written
+    through).
 
     :raises OutputError: on an ``OSError`` (disk full, no permission...), naming ``path``; the
         temporary file is removed first.
     """
-    make_folder(path.parent)
-    with replacing_path(path, follow_link=False) as tmp:
-        yield tmp
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` whole or not at all, as :func:`writing` does."""
     make_folder(path.parent)
     write_text(path, text, follow_link=False)
 
@@ -118,5 +111,4 @@ __all__ = [
     "remove_file",
     "remove_tree",
     "write_atomic",
-    "writing",
 ]

@@ -15,15 +15,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core import Evaluation, EvaluationResult, evaluation_bounds
+from ..core.ranking import in_trec_order
 from ..core.validation import plain_ranking
 from ..errors import ConfigurationChangedError, OutputError, PipelineError
 from ..integration.corpus import corpus_table
-from ..integration.fastpath import in_trec_order, long_lived_objects_frozen
+from ..integration.fastpath import long_lived_objects_frozen
 from ..io.tables import json_text
 from ..io.trec import check_trec_ids, write_trec_run
 from .checkpoint import PARTIAL, START_OVER, Checkpoint, QueryRecord, differences
 from .dataset import BeirDataset, check_documents, load_beir, resolve_dataset, strict_docs_setting
-from .outputs import make_folder, output_lock, write_atomic, writing
+from .outputs import make_folder, output_lock, write_atomic
 from .pipelines import BeirPipelines, load_beir_pipelines, pipeline_digest
 from .progress import Phases, bar
 from .settings import DEFAULT_TOP_K, BeirSettings
@@ -121,8 +122,7 @@ class BeirRun:
         write_atomic(paths["metrics"], json_text(self.evaluation.to_dict(), indent=2) + "\n")
         write_atomic(paths["per_query"], json_text(dict(self.evaluation.per_query.items()), indent=1) + "\n")
         tag = _tag(self.info.get("pipeline", "haystack"))
-        with writing(paths["run"]) as tmp:
-            write_trec_run(self.results, tmp, tag=tag)
+        write_trec_run(self.results, paths["run"], tag=tag, follow_link=False)
         write_atomic(paths["table"], self.markdown() + "\n")
         write_atomic(paths["summary"], json_text(self.summary(), indent=2) + "\n")
         return paths
@@ -503,7 +503,7 @@ def _index(pipes: BeirPipelines, documents: Sequence[Document], progress: bool |
     what = "embedding + indexing" if pipes.models else "indexing"
     n_indexed = 0
     with bar(len(documents), f"{name}: {what}", "doc", progress, leave=False) as b:
-        streamed = pipes.streamed_indexing()
+        streamed = pipes.streamed_indexing() if len(documents) else None
         if streamed is not None:
             streamed.run(documents, INDEX_BATCH, b.update)
             return pipes.count_written(len(documents))

@@ -122,22 +122,18 @@ class ClickFit:
         return out
 
     def write(self, folder: str | Path, *, min_impressions: int = 1) -> tuple[Path, Path]:
-        """Write ``folder/qrels.tsv`` (TREC qrels, float labels) and ``folder/model.json``; returns both paths."""
-        from ..io.output import replacing_file
+        """Write ``folder/qrels.tsv`` (BEIR's qrels layout, as ``irmetrics judge`` writes it: the package's qrels
+        writer, :func:`~haystack_irmetrics.io.trec.write_qrels`; float labels, queries and documents sorted) and
+        ``folder/model.json``, each whole or not at all (the folder created); returns both paths."""
+        from ..io.output import write_text
         from ..io.tables import json_text
-        from ..io.trec import check_trec_ids
+        from ..io.trec import write_qrels
 
         out = Path(folder)
-        out.mkdir(parents=True, exist_ok=True)
-        qrels_path, model_path = out / "qrels.tsv", out / "model.json"
-        judged = self.judgments(min_impressions)
-        check_trec_ids(judged, "0")
-        lines = [f"{q}\t0\t{d}\t{judged[q][d][0]!r}\n" for q in sorted(judged) for d in sorted(judged[q])]
-        with replacing_file(qrels_path) as f:
-            f.write("".join(lines).encode("utf-8"))
-        with replacing_file(model_path) as f:
-            f.write((json_text(self.to_dict(), indent=2) + "\n").encode("utf-8"))
-        return qrels_path, model_path
+        judged = self.qrels(min_impressions)
+        qrels = {q: {d: judged[q][d] for d in sorted(judged[q])} for q in sorted(judged)}
+        qrels_path = write_qrels(qrels, out / "qrels.tsv", layout="beir")
+        return qrels_path, write_text(out / "model.json", json_text(self.to_dict(), indent=2) + "\n")
 
 
 def _held_out(

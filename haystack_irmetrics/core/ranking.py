@@ -14,10 +14,15 @@ Both start from the float32 comparison. float32 rounding is monotonic, so a docu
 another in float32 also beats it in float64, and only members of a float32 tie group can be
 reordered by float64 scores. Tie groups that hold a judged document are resolved afterwards from
 their members' ids, float64 scores and positions.
+
+A whole ranking in trec_eval's order, where a caller needs one (a run written, a pool, a top k), is
+:func:`trec_sorted` and :func:`trec_order`; :func:`out_of_trec_order` and :func:`in_trec_order` say whether
+one is in that order already.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 
@@ -414,3 +419,82 @@ def _rank_in_shared_groups(prep: Prepared, ties: str, counted: Counted, extra: n
 def _str_greater(a: list[str], b: list[str]) -> np.ndarray:
     # Python compares str by code point, which is the byte order of their UTF-8 (trec_eval's strcmp).
     return np.fromiter(map(str.__gt__, a, b), bool, count=len(a))
+
+
+# -- trec_eval's order of a whole ranking ----------------------------------------------------------------
+# The one place the package orders a ranking as trec_eval does (float32 score descending, ties by doc id
+# descending): the run writer, the pools, the judge's top k, fusion's rank order and the report's lists all
+# call these. The ranks above count instead of sorting; they follow the same two rules.
+
+
+def _trec_keys(scores: Iterable[float] | np.ndarray, count: int = -1) -> np.ndarray:
+    """Scores as trec_eval compares them: float32 (beyond its range +-inf, as trec_eval's cast stores them)."""
+    with np.errstate(over="ignore"):
+        if isinstance(scores, np.ndarray):
+            return scores.astype(np.float32, copy=False)
+        return np.fromiter(scores, dtype=np.float32, count=count)
+
+
+def trec_sorted(ids: Sequence[str], scores: Iterable[float] | np.ndarray) -> list[str]:
+    """``ids`` in trec_eval's order of their ``scores`` (one per id, finite): float32 score descending, ties by
+    id descending (str order is code-point order, the byte order of trec_eval's ``strcmp`` on UTF-8).
+
+        >>> trec_sorted(["d9", "d10", "d2"], [1.0, 1.0, 2.0])
+        ['d2', 'd9', 'd10']
+    """
+    keys = _trec_keys(scores, len(ids))
+    if len(ids) < 2:
+        return list(ids)
+    if (keys[:-1] >= keys[1:]).all():
+        # Scores in order already (a retriever's output, usually): only runs of tied scores are sorted, by id.
+        out = list(ids)
+        tied = np.flatnonzero(keys[:-1] == keys[1:])
+        if tied.size:
+            starts = tied[np.r_[True, tied[1:] != tied[:-1] + 1]].tolist()
+            ends = (tied[np.r_[tied[1:] != tied[:-1] + 1, True]] + 2).tolist()
+            for a, b in zip(starts, ends):
+                out[a:b] = sorted(out[a:b], reverse=True)
+        return out
+    # float32 values as Python floats (exact), compared in tuples: one numpy call, not one per document.
+    return [d for _, d in sorted(zip(keys.tolist(), ids), reverse=True)]
+
+
+def trec_order(docs: Mapping[str, float]) -> list[str]:
+    """The documents of ``{doc: score}`` (finite scores) in trec_eval's order (:func:`trec_sorted`).
+
+    >>> trec_order({"d1": 0.5, "d3": 0.9, "d2": 0.5})
+    ['d3', 'd2', 'd1']
+    """
+    return trec_sorted(list(docs), docs.values())
+
+
+def out_of_trec_order(ids: Sequence[str], scores: np.ndarray, offsets: np.ndarray | None = None) -> np.ndarray:
+    """Positions ``i`` of the rows that break trec_eval's order after row ``i - 1`` of the same query: a float32
+    score above the one before, or one tied with it whose id does not descend. Empty when every query is in
+    trec_eval's order already (:func:`trec_sorted` would keep it).
+
+    :param scores: the rows' scores (finite), queries one after another.
+    :param offsets: where each query's rows start, and the end (``[0, ..., len(ids)]``); None: one query.
+    """
+    keys = _trec_keys(scores)
+    if keys.size < 2:
+        return np.zeros(0, np.int64)
+    before, after = keys[:-1], keys[1:]
+    # -0.0 ties 0.0 and inf ties inf, as in trec_eval; a NaN (never given: scores are checked finite) breaks it
+    rises, tied = ~(after <= before), after == before
+    if offsets is not None:
+        cuts = np.asarray(offsets[1:-1], np.int64)
+        cuts = cuts[(cuts > 0) & (cuts < keys.size)] - 1  # the pairs across two queries are not compared
+        rises[cuts] = tied[cuts] = False
+    at = np.flatnonzero(tied)
+    descending = map(str.__gt__, map(ids.__getitem__, at.tolist()), map(ids.__getitem__, (at + 1).tolist()))
+    unordered = at[~np.fromiter(descending, dtype=bool, count=at.size)]
+    return np.union1d(np.flatnonzero(rises), unordered) + 1
+
+
+def in_trec_order(ranked: Mapping[str, float]) -> bool:
+    """Whether ``{doc: score}`` (finite scores, in a pipeline's order) is in trec_eval's order already:
+    ``list(ranked) == trec_order(ranked)``, without sorting (:func:`out_of_trec_order`)."""
+    if len(ranked) < 2:
+        return True
+    return out_of_trec_order(list(ranked), _trec_keys(ranked.values(), len(ranked))).size == 0

@@ -35,14 +35,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, fields, replace
-from pathlib import Path
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..core import Qrels, Run
-from ..errors import EmptyInputError, FeedbackError, InvalidLabelError, UnknownStrategyError
+from ..errors import EmptyInputError, FeedbackError, InvalidIdError, InvalidLabelError, UnknownStrategyError
+from ..io.trec import write_qrels
 
 if TYPE_CHECKING:  # pragma: no cover
     import polars as pl
@@ -274,26 +274,30 @@ class AggregatedFeedback:
     # -- outputs ----------------------------------------------------------------------------------
 
     def write_trec_qrels(self, path: str | os.PathLike[str], segment: Any = ALL) -> int:
-        """Write the judgments as TREC qrels ``qid 0 docid label``; returns the number of lines.
+        """Write the judgments as TREC qrels ``qid 0 docid label``, whole or not at all (the package's qrels
+        writer, :func:`~haystack_irmetrics.io.trec.write_qrels`); returns the number of lines.
 
         Labels are written as integers when every label is integral (``majority``), else as the
         shortest float text that reads back exactly. Ids containing whitespace cannot be written
         (TREC files are whitespace-separated): use a query-id column rather than the query text.
+
+        :raises FeedbackError: an id that cannot be a field of TREC qrels, before anything is written.
+        :raises OutputError: the file cannot be written.
         """
         judgments, _ = self._frames(segment)
-        for col in ("query", "doc"):
-            bad = judgments.filter(pl.col(col).str.contains(r"\s"))
-            if bad.height:
-                raise FeedbackError(
-                    f"{col} id {bad[col][0]!r} contains whitespace and cannot be written to TREC qrels; "
-                    "map ids to tokens first (e.g. a query-id column instead of the query text)"
-                )
         label = pl.col("label")
         integral = judgments.height > 0 and judgments.select((label == label.round(0)).all()).item()
-        text = label.cast(pl.Int64).cast(pl.String) if integral else label.cast(pl.String)  # shortest exact text
-        lines = judgments.select(pl.format("{} 0 {} {}", "query", "doc", text).alias("line"))["line"]
-        Path(path).write_text("".join(f"{x}\n" for x in lines.to_list()), encoding="utf-8")
-        return lines.len()
+        labels = judgments["label"].cast(pl.Int64) if integral else judgments["label"]
+        qrels: dict[str, dict[str, float]] = {}
+        for q, d, value in zip(judgments["query"].to_list(), judgments["doc"].to_list(), labels.to_list()):
+            qrels.setdefault(q, {})[d] = value
+        try:
+            write_qrels(qrels, path, layout="trec")
+        except InvalidIdError as e:
+            raise FeedbackError(
+                f"{e}; map ids to tokens first (e.g. a query-id column instead of the query text)"
+            ) from None
+        return judgments.height
 
     def summary(self, threshold: float | None = None) -> dict[str, Any]:
         """Counts for reports: rows, skipped, votes, impressions, queries, judged and relevant pairs."""

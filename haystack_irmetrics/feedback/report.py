@@ -17,6 +17,7 @@ from typing import Any
 
 from ..core import Preset
 from ..core.results import bounded, short_list
+from ..errors import FeedbackError
 from ..io.tables import json_ready, json_text, markdown_cell, write_csv
 from ..stats.compare import format_p
 from ..stats.windows import Window
@@ -316,7 +317,7 @@ def write_report(
     try:
         ev.feedback.write_trec_qrels(out / "qrels.txt", ALL)
         written.append(out / "qrels.txt")
-    except ValueError as e:  # ids with whitespace: the report still stands without the qrels file
+    except FeedbackError as e:  # ids with whitespace: the report still stands without the qrels file
         (out / "qrels.txt.skipped").write_text(f"{e}\n", encoding="utf-8")
         written.append(out / "qrels.txt.skipped")
     if plots is not False:

@@ -3,7 +3,7 @@ and each run's documents as flat arrays in rank order.
 
 The order a run ranks its documents in (what rank-based methods read) is **trec_eval's**, the one the
 package's evaluation gives the same run: score descending (as float32), ties by document id descending
-(:func:`~haystack_irmetrics.io.trec.trec_order`), whatever order a dict or a file lists them in. ranx
+(:func:`~haystack_irmetrics.core.ranking.trec_order`), whatever order a dict or a file lists them in. ranx
 reads that order when given it (its sort keeps a tie's order on lists of up to 15 documents, and scrambles
 it beyond). A query's candidates are numbered in first appearance over the runs in their order, each run
 in rank order; that numbering breaks ties in the fused ranking.
@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..core.inputs import ArrayRun, Run, as_run
+from ..core.ranking import out_of_trec_order, trec_sorted
 from ..core.validation import shown
 from ..errors import EmptyInputError, FusionError, FusionParameterError, InvalidIdError, InvalidScoreError
 from .arguments import argument
@@ -132,27 +133,17 @@ def _number(value: object) -> bool:
 
 
 def _rank_order(ids: list[str], scores: np.ndarray, offsets: np.ndarray) -> np.ndarray | None:
-    """Rows in rank order (per query trec_eval's: :func:`~haystack_irmetrics.io.trec.trec_order`), or None when
-    already so. Only the queries out of that order are sorted: a row scored above the one before it (as
-    float32), or a tie whose ids do not descend."""
-    from ..io.trec import trec_order
-
-    s32 = scores.astype(np.float32) + np.float32(0.0)  # trec_eval's float32 (-0.0 is 0.0)
-    inner = np.ones(max(scores.size - 1, 0), dtype=bool)
-    inner[offsets[1:-1][(offsets[1:-1] > 0) & (offsets[1:-1] < scores.size)] - 1] = False  # a new query
-    rises = np.flatnonzero(inner & (s32[1:] > s32[:-1])) + 1
-    tied = np.flatnonzero(inner & (s32[1:] == s32[:-1]))
-    # str order is trec_eval's byte order; a tie whose ids rise is out of order
-    rising = map(str.__lt__, map(ids.__getitem__, tied.tolist()), map(ids.__getitem__, (tied + 1).tolist()))
-    unordered = tied[np.fromiter(rising, dtype=bool, count=tied.size)] + 1
-    if rises.size == 0 and unordered.size == 0:
+    """Rows in rank order (per query trec_eval's: :func:`~haystack_irmetrics.core.ranking.trec_sorted`), or None
+    when already so. Only the queries out of that order are sorted (:func:`~haystack_irmetrics.core.ranking.
+    out_of_trec_order`: a row scored above the one before it, as float32, or a tie whose ids do not descend)."""
+    rows = out_of_trec_order(ids, scores, offsets)
+    if rows.size == 0:
         return None
     order = np.arange(scores.size)
-    rows = np.concatenate([rises, unordered])
     for qi in np.unique(np.searchsorted(offsets, rows, side="right") - 1).tolist():
         a, b = int(offsets[qi]), int(offsets[qi + 1])
         row_of = dict(zip(ids[a:b], range(a, b)))
-        order[a:b] = list(map(row_of.__getitem__, trec_order(dict(zip(ids[a:b], scores[a:b].tolist())))))
+        order[a:b] = list(map(row_of.__getitem__, trec_sorted(ids[a:b], scores[a:b])))
     return order
 
 

@@ -22,8 +22,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..core.ranking import in_trec_order  # the core's trec order; imported from here before
 from ..errors import NotProduced, PipelineError
-from ..io.trec import in_trec_order  # where it lives now; imported from here before
 
 if TYPE_CHECKING:  # pragma: no cover
     from haystack import Pipeline

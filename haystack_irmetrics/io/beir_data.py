@@ -9,11 +9,13 @@ file and line (:mod:`.text`): :func:`read_jsonl` (any JSONL file of objects: wha
 
 **Labels.** One rule for both readers of BEIR qrels (this module's and
 :func:`~haystack_irmetrics.io.trec.read_beir_qrels`, which ``irmetrics evaluate`` uses): a label is a
-plain ASCII number (no ``_``, no other digits) whose value is a whole number, so ``1``, ``+1``, ``1.0`` and
-``1e0`` all read as ``1`` (:func:`beir_label`). ``GenericDataLoader`` reads ``int(score)``, which takes
-``1`` and refuses ``1.0``; a file written with ``1.0`` loses nothing when read as 1, and one file then
-passes (or fails) ``irmetrics evaluate`` and ``irmetrics beir`` alike. A label with a fraction
-(``0.5``), not finite or not a number is refused by both, naming the line.
+plain ASCII finite number (no ``_``, no other digits); a whole value reads as an int, so ``1``, ``+1``,
+``1.0`` and ``1e0`` all read as ``1``, and a fraction as the float it is (``0.5``), as TREC qrels read
+(:func:`beir_label`). ``GenericDataLoader`` reads ``int(score)``, which takes ``1`` and refuses ``1.0`` and
+``0.5``; a file written with ``1.0`` loses nothing when read as 1, a fraction is a graded label (the
+click-derived ``qrels.tsv`` of ``irmetrics clicks fit`` holds them), and one file passes (or fails)
+``irmetrics evaluate`` and ``irmetrics beir`` alike. A label not finite or not a number is refused by both,
+naming the line.
 """
 
 from __future__ import annotations
@@ -129,9 +131,9 @@ def read_beir_queries(path: PathLike) -> dict[str, str | None]:
     return queries
 
 
-def beir_label(text: str) -> int | None:
+def beir_label(text: str) -> int | float | None:
     """The label a BEIR qrels score field holds, or None when it is not one: see the module's rule
-    (a plain ASCII number with a whole value; surrounding blanks are ignored)."""
+    (a plain ASCII finite number, an int when its value is whole; surrounding blanks are ignored)."""
     text = text.strip(" \t\r\n\x0b\x0c")
     if not text.isascii() or "_" in text:
         return None
@@ -143,19 +145,21 @@ def beir_label(text: str) -> int | None:
         value = float(text)
     except ValueError:
         return None
-    return int(value) if math.isfinite(value) and value == round(value) else None
+    if not math.isfinite(value):
+        return None
+    return int(value) if value == round(value) else value
 
 
-def read_beir_qrels_tsv(path: PathLike, *, decompress: bool = False) -> dict[str, dict[str, int]]:
+def read_beir_qrels_tsv(path: PathLike, *, decompress: bool = False) -> dict[str, dict[str, int | float]]:
     """``{query_id: {doc_id: label}}`` of a BEIR ``qrels/<split>.tsv`` (tab-separated CSV, as BEIR's loader
     reads it: its header row skipped), in file order; labels by :func:`beir_label`.
 
     :raises ParseError: naming the file and line: a first line that is a judgment, not a header; a line with
-        fewer than 3 fields; a label that is not a whole number; a document judged twice for one query.
+        fewer than 3 fields; a label that is not a finite number; a document judged twice for one query.
     :param decompress: read a gzip file too (``irmetrics evaluate``; BEIR's loader reads plain text only).
     :raises DatasetError: if the file has a header but no judgments.
     """
-    qrels: dict[str, dict[str, int]] = {}
+    qrels: dict[str, dict[str, int | float]] = {}
     lines: dict[tuple[str, str], int] = {}
     # Line by line (utf-8-sig, line-capped; no gzip by default, as BEIR's loader): a bad line before a byte
     # that is not UTF-8 is reported first, as every reader of the package does.
@@ -186,7 +190,7 @@ def read_beir_qrels_tsv(path: PathLike, *, decompress: bool = False) -> dict[str
         query_id, corpus_id, score = row[0], row[1], row[2]
         label = beir_label(score)
         if label is None:
-            raise ParseError(f"score {score!r} is not an integer (BEIR reads int(score))", path=str(path), line=lineno)
+            raise ParseError(f"score {score!r} is not a finite number", path=str(path), line=lineno)
         key = (query_id, corpus_id)
         if key in lines:
             raise ParseError(

@@ -1,8 +1,12 @@
-"""TREC qrels/run files and BEIR qrels TSV.
+"""TREC qrels/run files and BEIR qrels TSV: their readers, and the one writer of each format.
 
 * TREC qrels: ``qid iter docid rel`` (rel int or float).
 * TREC run: ``qid Q0 docid rank score tag``; the rank column is ignored, the score decides.
 * BEIR qrels: ``query-id<TAB>corpus-id<TAB>score`` with a header row (``qrels/<split>.tsv``).
+
+:func:`write_trec_run` writes runs and :func:`write_qrels` qrels in either layout (``layout="beir"`` or
+``"trec"``), each file whole or not at all; what they write reads back as it was. A run is written in trec_eval's
+order, :func:`~haystack_irmetrics.core.ranking.trec_order` (re-exported here with ``in_trec_order``).
 
 Files may be gzip-compressed (detected from the magic bytes). Lines starting with ``#`` and
 blank lines are skipped, as trec_eval does. Files are read in blocks of lines and split in C;
@@ -23,13 +27,17 @@ import numpy as np
 
 from ..core.evaluation import DEFAULT_K_VALUES, EvaluationResult, evaluate, evaluate_chunks
 from ..core.inputs import ColumnarRun, Qrels, QrelsDict, Run, as_run
+from ..core.ranking import in_trec_order, trec_order
 from ..core.validation import finite_floats, is_finite_number, shown
-from ..errors import InvalidIdError, InvalidScoreError, ParseError, shorten
+from ..errors import InvalidArgumentError, InvalidIdError, InvalidScoreError, ParseError, shorten
 from . import _fast
 from .limits import line_too_long
+from .output import replacing_file
 from .text import checked_lines, first_line, not_utf8_error, open_text, overlong, reading
 
 __all__ = [
+    "BEIR_QRELS_HEADER",
+    "QRELS_LAYOUTS",
     "check_trec_ids",
     "checked_lines",
     "evaluate_run_file",
@@ -42,6 +50,7 @@ __all__ = [
     "read_trec_qrels",
     "read_trec_run",
     "trec_order",
+    "write_qrels",
     "write_trec_run",
 ]
 
@@ -277,8 +286,8 @@ def read_beir_qrels(path: PathLike) -> Qrels:
     """Read BEIR's ``qrels/<split>.tsv`` (header row, then ``query-id corpus-id score``, tab-separated).
 
     The one BEIR qrels reader, :func:`~haystack_irmetrics.io.beir_data.read_beir_qrels_tsv` (fields split on
-    tabs only, as ``GenericDataLoader`` reads them, so an id may hold a space; a label must be a whole
-    number, ``1.0`` reading as 1), here also for a gzip file.
+    tabs only, as ``GenericDataLoader`` reads them, so an id may hold a space; a label is a finite number, a
+    whole one read as an int, ``1.0`` as 1), here also for a gzip file.
     """
     from .beir_data import read_beir_qrels_tsv
 
@@ -286,10 +295,20 @@ def read_beir_qrels(path: PathLike) -> Qrels:
 
 
 def read_qrels(path: PathLike) -> Qrels:
-    """Read qrels in either format: BEIR TSV when the first line is its header, else TREC."""
-    if _fields(first_line(path))[:1] == ["query-id"]:
+    """Read qrels in either format: BEIR TSV when the first line is its header (its first field ``query-id``),
+    else TREC. A TREC judgment of a query named ``query-id`` (four fields, the last a number) is TREC's."""
+    fields = _fields(first_line(path))
+    if fields[:1] == ["query-id"] and not (len(fields) == 4 and _is_number(fields[3])):
         return read_beir_qrels(path)
     return read_trec_qrels(path)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def read_run(path: PathLike) -> Run | ColumnarRun:
@@ -303,60 +322,27 @@ def _int_if_integral(labels: np.ndarray) -> np.ndarray:
     return labels
 
 
-def trec_order(docs: Mapping[str, float]) -> list[str]:
-    """Documents in trec_eval order: float32 score descending, ties by doc id descending."""
-    if len(docs) < 2:
-        return list(docs)
-    with np.errstate(over="ignore"):  # beyond float32's range: +-inf, as trec_eval stores it
-        keys = np.fromiter(docs.values(), dtype=np.float32, count=len(docs))
-    if (keys[:-1] >= keys[1:]).all():
-        # Scores in order already (a retriever's output, usually): only runs of tied scores are sorted, by id.
-        ids = list(docs)
-        tied = np.flatnonzero(keys[:-1] == keys[1:])
-        if tied.size:
-            starts = tied[np.r_[True, tied[1:] != tied[:-1] + 1]].tolist()
-            ends = (tied[np.r_[tied[1:] != tied[:-1] + 1, True]] + 2).tolist()
-            for a, b in zip(starts, ends):
-                ids[a:b] = sorted(ids[a:b], reverse=True)
-        return ids
-    # float32 values as Python floats (exact), compared in tuples: one numpy call, not one per document.
-    return [d for _, d in sorted(zip(keys.tolist(), docs), reverse=True)]
-
-
-def in_trec_order(ranked: Mapping[str, float]) -> bool:
-    """Whether ``ranked`` (``{doc: score}`` in a pipeline's order, finite scores) is in trec_eval's order
-    already: ``list(ranked) == trec_order(ranked)`` without sorting.
-
-    Each neighbouring pair is compared (scores as one float32 array; ids only where the scores tie), and the
-    first pair out of order ends it.
-    """
-    if len(ranked) < 2:
-        return True
-    with np.errstate(over="ignore"):  # beyond float32's range: +-inf, as trec_order and trec_eval store it
-        keys = np.fromiter(ranked.values(), dtype=np.float32, count=len(ranked))
-    before, after = keys[:-1], keys[1:]
-    if not (before >= after).all():  # a score below the next one (NaN never comes: scores are checked finite)
-        return False
-    tied = np.flatnonzero(before == after).tolist()
-    if not tied:
-        return True
-    ids = list(ranked)
-    return all(ids[i] > ids[i + 1] for i in tied)
-
-
-def check_trec_ids(results: Mapping[str, Mapping[str, float]], tag: str = "haystack_irmetrics") -> None:
-    """Raise :class:`InvalidIdError` unless every id (and ``tag``) fits a TREC file's field: text with no
-    whitespace, writable as UTF-8. Whitespace separates fields, so such an id cannot be read back."""
+def check_trec_ids(results: Mapping[str, Mapping[str, Any]], tag: str = "haystack_irmetrics") -> None:
+    """Raise :class:`InvalidIdError` unless every id (and ``tag``) fits a TREC file's field and reads back as
+    written: text with no whitespace (which separates fields), writable as UTF-8, and a query id (a line's
+    first field) that does not start with ``#`` (the readers skip such a line as a comment) or a byte order mark
+    (dropped from a file's first line)."""
     ids = chain([tag], results, chain.from_iterable(results.values()))
     try:
         text = " ".join(ids)
         text.encode("utf-8")
         clean = len(_fields(text)) == 1 + len(results) + sum(map(len, results.values()))  # none empty or split
+        clean = clean and not any(q[:1] in _LINE_OPENERS for q in results)
     except (TypeError, UnicodeEncodeError):  # a non-str id, or one UTF-8 cannot hold
         clean = False
     if clean:
         return
     for q, docs in results.items():
+        if isinstance(q, str) and q[:1] in _LINE_OPENERS:
+            raise InvalidIdError(
+                f"query id {shown(q)} cannot be written to a TREC file: a line opening with {q[:1]!r} "
+                "does not read back (a comment line, or a byte order mark)"
+            )
         for what, value in [
             (f"query id {shown(q)}", q),
             *((f"document id {shown(d)} of query {q!r}", d) for d in docs),
@@ -366,6 +352,11 @@ def check_trec_ids(results: Mapping[str, Mapping[str, float]], tag: str = "hayst
                     f"{what} cannot be written to a TREC file: ids there are text (str) with no whitespace, in UTF-8"
                 )
     raise InvalidIdError(f"tag {shown(tag)} cannot be written to a TREC file: no whitespace, UTF-8 text")
+
+
+#: What a query id may not start with in a TREC file: ``#`` opens a comment line, which every reader
+#: skips; a byte order mark opening the file is dropped by the readers (``utf-8-sig``).
+_LINE_OPENERS = ("#", "\ufeff")
 
 
 def _trec_field(value: object) -> bool:
@@ -382,14 +373,22 @@ def write_trec_run(
     results: Mapping[str, Mapping[str, float]] | Mapping[str, Sequence[str]] | Run | ColumnarRun,
     path: PathLike,
     tag: str = "haystack_irmetrics",
-) -> None:
-    """Write a run as a TREC run file; the rank column is the trec_eval position.
+    *,
+    follow_link: bool = True,
+) -> Path:
+    """Write a run as a TREC run file, ``qid Q0 docid rank score tag`` (one space between fields), whole or not
+    at all (:func:`~haystack_irmetrics.io.output.replacing_file`: its folders are created). Each query's
+    documents are written in trec_eval's order (:func:`~haystack_irmetrics.core.ranking.trec_order`), the rank
+    column their position, a score as ``repr(float(score))``. The one writer of TREC runs. Returns ``path``.
 
     :param results: ``{qid: {docid: score}}``, ranked lists ``{qid: [docid, ...]}`` (written with
         scores ``n - position``), or a :class:`~haystack_irmetrics.core.inputs.Run` /
         :class:`~haystack_irmetrics.core.inputs.ColumnarRun` (what :func:`read_run` returns).
+    :param follow_link: as :func:`~haystack_irmetrics.io.output.replacing_file`: ``False`` replaces a symbolic
+        link at ``path`` instead of writing where it points.
     :raises InvalidIdError: before anything is written, if an id cannot be a TREC field (:func:`check_trec_ids`).
     :raises InvalidScoreError: before anything is written, if a score is not a finite number.
+    :raises OutputError: the file cannot be written (a full disk, a file where a folder should be...).
     """
     data = as_run(results).data
     check_trec_ids(data, tag)
@@ -400,12 +399,14 @@ def write_trec_run(
                 f"score {shown(score)} of document {d!r} in query {q!r} cannot be written to a TREC file: "
                 "scores there are finite numbers"
             )
-    with Path(path).open("w", encoding="utf-8") as f:
-        f.writelines(_trec_lines(q, docs, tag) for q, docs in data.items())
+    with replacing_file(path, follow_link=follow_link) as f:
+        for q, docs in data.items():
+            f.write(_trec_lines(q, docs, tag).encode("utf-8"))
+    return Path(path)
 
 
 def _trec_lines(q: str, docs: Mapping[str, Any], tag: str) -> str:
-    """One query's lines of a TREC run, in trec_eval's order (:func:`trec_order`; the rank column its
+    """One query's lines of a TREC run, in trec_eval's order (:func:`.trec_order`; the rank column its
     position), as one string; a score is written as ``repr(float(score))``."""
     ids = trec_order(docs)
     scores = list(docs.values() if ids == list(docs) else map(docs.__getitem__, ids))
@@ -424,3 +425,101 @@ def _trec_lines(q: str, docs: Mapping[str, Any], tag: str) -> str:
 def _ranks(n: int) -> tuple[str, ...]:
     """``" 1 "``, ``" 2 "``, ... ``" n "``: the rank column with its separators, made once per length."""
     return tuple(f" {rank} " for rank in range(1, n + 1))
+
+
+#: The layouts :func:`write_qrels` writes: BEIR's ``qrels/<split>.tsv`` and TREC's qrels.
+QRELS_LAYOUTS = ("beir", "trec")
+#: The header line of BEIR's qrels layout.
+BEIR_QRELS_HEADER = "query-id\tcorpus-id\tscore"
+
+
+def write_qrels(qrels: QrelsDict | Qrels, path: PathLike, *, layout: str, follow_link: bool = True) -> Path:
+    """Write judgments ``{qid: {docid: label}}`` as a qrels file whole or not at all
+    (:func:`~haystack_irmetrics.io.output.replacing_file`: its folders are created); the one writer of qrels.
+    Lines come in the order of ``qrels`` (each query's documents in theirs); an int label is written as the
+    integer, a float as ``repr(float(label))``, the shortest text that reads back to the same value.
+    :func:`read_qrels` reads either layout back to the same judgments (an empty ``qrels`` writes BEIR's header
+    alone, or an empty file, which it refuses). Returns ``path``.
+
+    :param layout: ``"beir"``: BEIR's ``qrels/<split>.tsv``, the header ``query-id<TAB>corpus-id<TAB>score``
+        then ``qid<TAB>docid<TAB>label`` (an id may hold spaces; one holding a tab or opening with ``"`` is
+        quoted as the ``csv`` module quotes, which is how BEIR's loader reads the file);
+        ``"trec"``: TREC's ``qid 0 docid label``, one space between fields, as NIST's qrels and trec_eval's
+        own test files are written (every TREC reader splits on any whitespace).
+    :param follow_link: as :func:`~haystack_irmetrics.io.output.replacing_file`.
+    :raises InvalidLabelError: a label that is not a finite number (:meth:`Qrels.from_dict`).
+    :raises InvalidIdError: before anything is written, an id the layout cannot hold so that it reads back:
+        not text or not UTF-8; for ``"beir"`` a line break in it; for ``"trec"`` whitespace in it, or a query id
+        opening with ``#`` (:func:`check_trec_ids`).
+    :raises InvalidArgumentError: an unknown ``layout``.
+    :raises OutputError: the file cannot be written.
+
+        >>> import pathlib, tempfile
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "qrels.tsv"
+        >>> _ = write_qrels({"q1": {"d 1": 2, "d2": 0.5}}, path, layout="beir")
+        >>> path.read_text().splitlines()
+        ['query-id\\tcorpus-id\\tscore', 'q1\\td 1\\t2', 'q1\\td2\\t0.5']
+        >>> read_qrels(path).data
+        {'q1': {'d 1': 2, 'd2': 0.5}}
+    """
+    if layout not in QRELS_LAYOUTS:
+        raise InvalidArgumentError(f"unknown qrels layout {layout!r}: one of {', '.join(map(repr, QRELS_LAYOUTS))}")
+    # ids str, labels finite numbers: checked once, for both layouts. No judgment at all (a model that labelled
+    # nothing) writes a file without one, which the readers refuse as they refuse any empty qrels.
+    data = {} if isinstance(qrels, Mapping) and not qrels else Qrels.from_dict(qrels).data
+    if layout == "trec":
+        check_trec_ids(data, "0")
+        line = "{} 0 {} {}\n".format
+    else:
+        _check_beir_ids(data)
+        line = "{}\t{}\t{}\n".format
+    quote = _beir_field if layout == "beir" else str
+    with replacing_file(path, follow_link=follow_link) as f:
+        if layout == "beir":
+            f.write(f"{BEIR_QRELS_HEADER}\n".encode())
+        for q, docs in data.items():
+            qid = quote(q)
+            text = "".join(line(qid, quote(d), _label_text(label)) for d, label in docs.items())
+            f.write(text.encode("utf-8"))
+    return Path(path)
+
+
+def _label_text(label: Any) -> str:
+    """A label as written: an integer as one, any other number as its shortest exact float text."""
+    if isinstance(label, int | np.integer):
+        return str(int(label))
+    return repr(float(label))
+
+
+def _beir_field(value: str) -> str:
+    """``value`` as the ``csv`` module writes a field of a tab-separated file: quoted (its quotes doubled) when it
+    holds a tab or opens with a quote, which BEIR's loader (``csv.reader``) would otherwise read differently."""
+    if "\t" in value or value[:1] == '"':
+        return '"' + value.replace('"', '""') + '"'
+    return value
+
+
+def _check_beir_ids(data: Mapping[str, Mapping[str, Any]]) -> None:
+    """:raises InvalidIdError: an id that cannot be a field of BEIR's layout and read back: one not UTF-8, or one
+    holding a line break (the readers read line by line)."""
+    text = "".join(chain(data, chain.from_iterable(data.values())))
+    try:
+        text.encode("utf-8")
+        if "\n" not in text and "\r" not in text:
+            return
+    except UnicodeEncodeError:
+        pass
+    for q, docs in data.items():
+        for what, value in [
+            (f"query id {shown(q)}", q),
+            *((f"document id {shown(d)} of query {q!r}", d) for d in docs),
+        ]:
+            try:
+                value.encode("utf-8")
+                ok = "\n" not in value and "\r" not in value
+            except UnicodeEncodeError:
+                ok = False
+            if not ok:
+                raise InvalidIdError(
+                    f"{what} cannot be written to a BEIR qrels file: ids there are UTF-8 text without a line break"
+                )

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..io.trec import trec_order
+from ..core.ranking import trec_order
 
 RunDict = Mapping[str, Mapping[str, float]]
 QrelsDict = Mapping[str, Mapping[str, float]]

@@ -19,6 +19,7 @@ from typing import Any
 from ..errors import JudgeError, OutputError
 from ..io.output import write_text
 from ..io.tables import json_text
+from ..io.trec import write_qrels
 from .agreement import label_agreement, sample_labelled, system_agreement
 from .batch import Counts, jsonl_line, judge_texts
 from .cache import JudgmentCache
@@ -228,7 +229,7 @@ def judge_runs(
         summary["cut_points_learned_on"] = fitted
         summary["cut_points"] = cut_points_json(judge.cut_points)
     result = replace(result, summary=summary, agreement=agreement_out, ppi=ppi_out)
-    write_text(out / "qrels.tsv", qrels_tsv(result.filled))
+    write_qrels(result.filled, out / "qrels.tsv", layout="beir")
     write_text(out / "summary.json", json_text(result.summary, indent=2) + "\n")
     return result
 
@@ -366,7 +367,7 @@ def _ppi(
     holes = {q for q, _ in unjudged}
     labelled = [q for run in runs.values() for q in run if q not in holes and result.human.get(q)]
     report = ppi_report(runs, result.human, model, result.filled, list(dict.fromkeys(labelled)), measure, alpha=alpha)
-    write_text(out / "model_qrels.tsv", qrels_tsv(model))
+    write_qrels(model, out / "model_qrels.tsv", layout="beir")
     write_text(out / "ppi.json", json_text(report, indent=2) + "\n")
     return report
 
@@ -479,11 +480,4 @@ def beir_hole(run: RunDict, qrels: QrelsDict, k: int) -> float | None:
         return None
 
 
-def qrels_tsv(qrels: QrelsDict) -> str:
-    """``qrels`` in BEIR's ``qrels/<split>.tsv`` layout (header, then ``query-id``, ``corpus-id``, ``score``)."""
-    lines = ["query-id\tcorpus-id\tscore"]
-    lines.extend(f"{q}\t{d}\t{label}" for q, docs in qrels.items() for d, label in docs.items())
-    return "\n".join(lines) + "\n"
-
-
-__all__ = ["JudgeResult", "JudgeSettings", "beir_hole", "judge_runs", "qrels_tsv"]
+__all__ = ["JudgeResult", "JudgeSettings", "beir_hole", "judge_runs"]

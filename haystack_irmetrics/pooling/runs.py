@@ -1,5 +1,5 @@
 """The runs a pool is drawn from: each run's ranking of each query in trec_eval's order (score descending,
-ties by document id descending: :func:`haystack_irmetrics.io.trec.trec_order`, the one ordering function),
+ties by document id descending: :func:`haystack_irmetrics.core.ranking.trec_order`, the one ordering function),
 cut at the pool depth, and the judgments a pool starts from.
 
 Every strategy reads :class:`PoolRuns`; :func:`pool_runs` builds it from run dicts, run objects or TREC
@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from ..core.inputs import ArrayRun, Qrels, Run, as_run
+from ..core.ranking import trec_order
 from ..core.validation import is_finite_number, shown
 from ..errors import EmptyInputError, InvalidIdError, InvalidLabelError, PoolingError
-from ..io.trec import trec_order
 
 #: What :func:`pool_runs` takes for one run: ``{qid: {docid: score}}``, ranked lists ``{qid: [docid, ...]}``,
 #: a :class:`~haystack_irmetrics.core.inputs.Run` or ``ArrayRun``, or the path of a TREC run file.

@@ -391,7 +391,10 @@ def _comparisons(data: ReportData, n_resamples: int, seed: int, confidence: floa
 
 def ranked_lists(run: Any, qids: Sequence[str], depth: int, drop_identical: bool) -> dict[str, list[str]]:
     """The top ``depth`` documents of each of ``qids`` in trec_eval's order (float32 score descending,
-    ties by doc id descending); only the top of each query (and its ties) become Python strings."""
+    ties by doc id descending: :func:`~haystack_irmetrics.core.ranking.trec_sorted`); only the top of each query
+    (and its ties) become Python strings."""
+    from ..core.ranking import trec_sorted
+
     wanted = set(qids)
     keep = depth + 1 if drop_identical else depth
     if isinstance(run, ArrayRun):
@@ -426,8 +429,8 @@ def ranked_lists(run: Any, qids: Sequence[str], depth: int, drop_identical: bool
     bounds = np.flatnonzero(np.diff(owner)) + 1
     for a, b in zip([0, *bounds.tolist()], [*bounds.tolist(), rows.size]):
         qid = run_qids[int(owner[a])]
-        scored = sorted(zip(s32[a:b].tolist(), ids[a:b]), reverse=True)  # score, then doc id, descending
-        out[qid] = [d for _, d in scored if not (drop_identical and d == qid)][:depth]
+        ranked = trec_sorted(ids[a:b], s32[a:b])  # score, then doc id, descending
+        out[qid] = [d for d in ranked if not (drop_identical and d == qid)][:depth]
     return out
 
 
