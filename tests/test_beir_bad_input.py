@@ -241,12 +241,16 @@ def test_an_output_folder_that_cannot_be_written_fails_before_the_run_starts(tmp
 def test_a_full_disk_while_writing_names_the_file_and_leaves_no_temporary_file(tmp_path, monkeypatch, capsys):
     import errno
 
-    def half_written(results, path, tag):
-        with open(path, "w") as f:
-            f.write("q1 Q0 d1 1 2.0 x\n" * 1000)
-        raise OSError(errno.ENOSPC, "No space left on device")
+    from haystack_irmetrics.io import output
 
-    monkeypatch.setattr(runner, "write_trec_run", half_written)
+    original = output.os.replace
+
+    def full(src, dst):  # the disk fills while run.trec is written (its temporary file renamed last)
+        if str(dst).endswith("run.trec"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return original(src, dst)
+
+    monkeypatch.setattr(output.os, "replace", full)
     data = dataset(tmp_path / "data")
     out = tmp_path / "out"
     with pytest.raises(OutputError, match=rf"cannot write {re.escape(str(out / 'run.trec'))}: No space left on device"):
