@@ -8,9 +8,9 @@
 ``fit`` writes ``DIR/qrels.tsv`` (BEIR's qrels layout, as ``irmetrics judge``; float labels in [0, 1]) and
 ``DIR/model.json``; ``compare`` prints held-out log-likelihood and perplexity per model; ``estimate`` and
 ``measure`` a ranking's clicks or DCG from the log; ``windows`` a click measure per time window. Each verb
-parses its options into the settings of one job of :mod:`haystack_irmetrics.clicks.jobs`, calls it and prints its result. The models'
-names and what the help says of them are the click-model registry's (:mod:`haystack_irmetrics.clicks.registry`,
-numpy only); the work is imported when a verb runs.
+parses its options into the settings of one job of :mod:`haystack_irmetrics.clicks.jobs`, calls it and prints
+its result. The models' names and what the help says of them are the click-model registry's
+(:mod:`haystack_irmetrics.clicks.registry`, numpy only); the work is imported when a verb runs.
 """
 
 from __future__ import annotations
