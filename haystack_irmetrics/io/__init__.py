@@ -8,6 +8,7 @@ from .trec import (
     read_run,
     read_trec_qrels,
     read_trec_run,
+    write_qrels,
     write_trec_run,
 )
 
@@ -19,5 +20,6 @@ __all__ = [
     "read_subtopic_qrels",
     "read_trec_qrels",
     "read_trec_run",
+    "write_qrels",
     "write_trec_run",
 ]
