@@ -344,7 +344,9 @@ def test_report_judged_without_qrels_is_refused_not_scored_on_the_datasets_qrels
     argv = ["report", *given, *where, "-k", "10", "-m", "NDCG", "--judged", str(out), "--n-resamples", "100"]
     assert main([*argv, "-o", str(page)]) == 2
     (line,) = capsys.readouterr().err.splitlines()
-    assert line.startswith(f"irmetrics: error: --judged {out} (judged=) without --qrels (qrels=)") and "records no" in line
+    assert (
+        line.startswith(f"irmetrics: error: --judged {out} (judged=) without --qrels (qrels=)") and "records no" in line
+    )
     assert not page.exists()
     assert main([*argv, "--qrels", str(qrels), "-o", str(page)]) == 0
     # bpref reads the judged non-relevant documents: the human qrels' zeros make it another number.
@@ -354,9 +356,10 @@ def test_report_judged_without_qrels_is_refused_not_scored_on_the_datasets_qrels
     assert human[name]["bpref"]["human"] != pytest.approx(dataset[name]["bpref"])  # what it would have shown
 
 
-
 @pytest.mark.filterwarnings("always::haystack_irmetrics.errors.SuspiciousInputWarning")
-def test_report_judged_reads_the_qrels_the_folder_records_says_so_and_refuses_them_changed(judged_case, tmp_path, capsys):
+def test_report_judged_reads_the_qrels_the_folder_records_says_so_and_refuses_them_changed(
+    judged_case, tmp_path, capsys
+):
     """A folder that records its human qrels (irmetrics judge writes their path and SHA-256 in summary.json) is
     scored on them without --qrels, the choice said on one line; the same numbers as with --qrels. Changed or
     gone, they are refused; other qrels given are scored, with a warning."""

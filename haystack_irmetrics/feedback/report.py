@@ -18,6 +18,7 @@ from typing import Any
 from ..core import Preset
 from ..core.results import bounded, short_list
 from ..errors import FeedbackError
+from ..io.output import write_text
 from ..io.tables import json_ready, json_text, markdown_cell, write_csv
 from ..stats.compare import format_p
 from ..stats.windows import Window
@@ -299,10 +300,10 @@ def write_report(
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     written = [out / "report.md"]
-    written[0].write_text(to_markdown(ev), encoding="utf-8")
+    write_text(written[0], to_markdown(ev))  # whole or not at all, as every file of the report
     data = to_dict(ev)
     path = out / "report.json"
-    path.write_text(json_text(data, indent=2) + "\n", encoding="utf-8")
+    write_text(path, json_text(data, indent=2) + "\n")
     written.append(path)
     written.append(_write_csv(out / "scores.csv", data["scores"]))
     if data["comparisons"]:
@@ -318,7 +319,7 @@ def write_report(
         ev.feedback.write_trec_qrels(out / "qrels.txt", ALL)
         written.append(out / "qrels.txt")
     except FeedbackError as e:  # ids with whitespace: the report still stands without the qrels file
-        (out / "qrels.txt.skipped").write_text(f"{e}\n", encoding="utf-8")
+        write_text(out / "qrels.txt.skipped", f"{e}\n")
         written.append(out / "qrels.txt.skipped")
     if plots is not False:
         try:
