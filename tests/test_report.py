@@ -397,3 +397,13 @@ def test_the_feedback_page_takes_the_evaluations_own_scores_and_evaluates_again_
         return re.findall(r'data-run="([^"]+)" data-measure="([^"]+)" data-value="([^"]+)"', page)
 
     assert cells(first) == cells(again.read_text(encoding="utf-8")) and cells(first)
+
+
+def test_build_report_returns_a_frozen_value():
+    import dataclasses
+
+    from haystack_irmetrics.report import build_report
+
+    data = build_report({"a": {"q1": {"d1": 1.0}}}, {"q1": {"d1": 1}}, k_values=[1], measures=["P"], n_resamples=100)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        data.wtl = {}

@@ -34,9 +34,9 @@ UNJUDGED = "unjudged"
 _ROUNDING = 1e-12
 
 
-@dataclass
+@dataclass(frozen=True)
 class ReportData:
-    """One report's content.
+    """One report's content (frozen: :func:`build_report` makes it whole).
 
     :ivar names: the runs' names, in the order given; :ivar baseline: the one the others are compared with.
     :ivar measures: BEIR's names (``NDCG@10``) in the evaluation's order.
@@ -274,25 +274,28 @@ def build_report(
         notes=notes,
         title=settings.title or f"Retrieval evaluation: {', '.join(order)}",
     )
-    data.log_scale = frozenset(m for m in shown if (f := family_of(m)) is not None and f.aggregate == "geometric")
-    data.wtl = {n: {m: _win_tie_loss(*paired_values(data, n, m, log=False)) for m in shown} for n in data.others}
+    data = replace(
+        data, log_scale=frozenset(m for m in shown if (f := family_of(m)) is not None and f.aggregate == "geometric")
+    )
+    wtl = {n: {m: _win_tie_loss(*paired_values(data, n, m, log=False)) for m in shown} for n in data.others}
+    data = replace(data, wtl=wtl)
     significance = settings.significance
     if significance is None:
         significance = importlib.util.find_spec("scipy") is not None
         if not significance and data.others:
             notes.append("no significance tests: scipy is not installed (pip install 'haystack-irmetrics[stats]')")
     if significance and data.others:
-        data.comparisons = _comparisons(data, n_resamples, seed, confidence)
+        data = replace(data, comparisons=_comparisons(data, n_resamples, seed, confidence))
+    lists = {}
     for s in sources:
         if s.scored is None:
-            data.lists[s.name] = ranked_lists(as_run(s.run), qids, depth, policy_obj.ignore_identical_ids)
+            lists[s.name] = ranked_lists(as_run(s.run), qids, depth, policy_obj.ignore_identical_ids)
         else:
             notes.append(f"{s.name} was given as per-query values: the drill-down has no ranked list for it")
-    _judgments(data, judgments, judged, settings.bounds, prepared)
-    data.missed = _missed(data, sources)
-    data.query_text = _query_text(settings.queries, dataset)
-    data.documents = _documents(data, corpus, settings.docs, dataset)
-    return data
+    data = replace(data, lists=lists)
+    data = replace(data, **_judgments(data, judgments, judged, settings.bounds, prepared))
+    data = replace(data, missed=_missed(data, sources), query_text=_query_text(settings.queries, dataset))
+    return replace(data, documents=_documents(data, corpus, settings.docs, dataset))
 
 
 def _dataset_files(sources: list[Source], corpus: str | os.PathLike[str] | None) -> dict[str, Path]:
@@ -440,29 +443,32 @@ def _judgments(
     folder: str | os.PathLike[str] | None,
     grade: float | None,
     prepared: Mapping[str, Evaluation],
-) -> None:
+) -> dict[str, Any]:
     """Each ranked run's Judged@k and Hole@k, given ``folder`` its PPI rows, given ``grade`` its bounds
-    (:mod:`.judged`), read from the run's evaluation (``prepared``; a run given with its scores is entered here)."""
+    (:mod:`.judged`), read from the run's evaluation (``prepared``; a run given with its scores is entered
+    here): the fields of :class:`ReportData` they fill."""
     from .judged import bounds, coverage, coverage_ks, entered, judged_rows
 
     if judgments is None:
         if folder is not None or grade is not None:
             raise InvalidArgumentError("judged= and bounds= need the qrels (qrels=)")
-        return
+        return {}
+    out: dict[str, Any] = {}
     ranked = {n: data.runs[n] for n in data.names if n in data.runs}
     evaluations = entered(judgments, ranked, prepared, data.preset)
     if ranked:
-        data.coverage = coverage(evaluations, coverage_ks(data.measures))
+        out["coverage"] = coverage(evaluations, coverage_ks(data.measures))
     if grade is not None:
-        data.bounds = bounds(evaluations, data.measures, grade)
-        data.bounds_grade = float(grade)
+        out["bounds"] = bounds(evaluations, data.measures, grade)
+        out["bounds_grade"] = float(grade)
     if folder is not None:
         if not ranked:
             raise InvalidArgumentError("judged= needs runs with rankings: per-query values have no holes to fill")
-        data.judged = judged_rows(folder, ranked, judgments.data, data.measures, data.preset)
-        data.judged_folder = str(folder)
+        out["judged"] = judged_rows(folder, ranked, judgments.data, data.measures, data.preset)
+        out["judged_folder"] = str(folder)
         unranked = [n for n in data.names if n not in ranked]
-        data.notes += [f"{n} was given as per-query values: no prediction-powered interval" for n in unranked]
+        data.notes.extend(f"{n} was given as per-query values: no prediction-powered interval" for n in unranked)
+    return out
 
 
 def _relevant(data: ReportData, qid: str) -> list[str]:
