@@ -87,11 +87,14 @@ with open(f"{data}/queries.jsonl", encoding="utf-8") as f:
     queries = [json.loads(line)["text"] for line in f]
 st = SentenceTransformer(model, device=device or None, model_kwargs={} if precision == "none" else {"dtype": precision})
 loaded = time.perf_counter()
+with open("/proc/self/status") as f:  # what the model, its libraries and the texts hold
+    rss_loaded = next((int(l.split()[1]) / 1024 for l in f if l.startswith("VmRSS:")), 0.0)
 vectors = st.encode(texts, batch_size=int(batch))
 st.encode(queries, batch_size=max(64, int(batch)))
 done = time.perf_counter()
 print(json.dumps({"encode_s": done - loaded, "before_encode_s": loaded - started, "n": len(texts),
-                  "dim": int(vectors.shape[1]), "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                  "dim": int(vectors.shape[1]), "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "rss_loaded_mb": rss_loaded}))
 """
 
 #: Run in a fresh process: ``irmetrics`` with each phase's start and end written to a log (GPU sampling).
@@ -400,8 +403,9 @@ def report(results: list[dict], meta: dict[str, Any]) -> str:
         "Every number from one run of benchmarks/gpu_dense.py.",
         "",
         "| workload | documents | encode alone s | dense s | dense / encode | dense again s | bm25 s | again / bm25 |"
-        " GPU busy in indexing | dense peak RSS MB | encode peak RSS MB | embeddings MB |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        " GPU busy in indexing | dense peak RSS MB | encode peak RSS MB | model + texts RSS MB | embeddings MB |"
+        " (dense peak - model + texts) / embeddings |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for res in results:
         rows = res["rows"]
@@ -412,12 +416,14 @@ def report(results: list[dict], meta: dict[str, Any]) -> str:
         n, dim = enc["out"]["n"], enc["out"]["dim"]
         busy = den.get("gpu_busy")
         peak = max(den["summary"]["peak_rss_mb"].values())
+        base = enc["out"].get("rss_loaded_mb", 0.0)  # the model loaded, the texts read, nothing embedded
         lines.append(
             f"| {res['name']} | {n:,} | {_spread([r['wall'] for r in rows['encode']])} | "
             f"{_spread([r['wall'] for r in rows['dense']])} | {den['wall'] / enc['wall']:.2f}x | "
             f"{_spread([r['wall'] for r in rows['again']])} | {bm25_s} | {bm25_ratio} | "
             f"{'-' if busy is None else f'{busy:.0f}%'} | {peak:.0f} | "
-            f"{enc['out']['rss_mb']:.0f} | {n * dim * 4 / 2**20:.1f} |"
+            f"{enc['out']['rss_mb']:.0f} | {base:.0f} | {n * dim * 4 / 2**20:.1f} | "
+            f"{(peak - base) / (n * dim * 4 / 2**20):.2f} |"
         )
     lines += [
         "",

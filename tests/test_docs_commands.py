@@ -346,6 +346,17 @@ EVERYDAY = Covered(
     "tests/test_benchmarks_smoke.py::test_everyday_path_benchmark_quick_run_compares_bm25s_alone_and_fresh_processes",
     _script_options("benchmarks/everyday_path.py", "--python-bare", "--quick", "--data", "--out"),
 )
+GPU_DENSE = Covered(
+    "times dense retrieval in fresh processes: minutes of embedding (on a GPU, the six minutes it is sized for)",
+    "tests/test_benchmarks_smoke.py::test_gpu_dense_benchmark_quick_run_compares_encode_alone_and_fresh_processes",
+    _script_options(
+        "benchmarks/gpu_dense.py", "--quick", "--proxy", "--filler", "--batch-size", "--precision", "--out"
+    ),
+)
+ON_A_GPU = Covered(
+    "needs a CUDA GPU; the flags run on the CPU in the test",
+    "tests/test_beir_dense_path.py::test_batch_size_precision_and_device_through_the_cli",
+)
 NO_INDEX = Covered(
     "needs an Elasticsearch server holding SciFact; --no-index is run against a store filled beforehand",
     "tests/test_beir_cache.py::test_no_index_evaluates_an_embedded_qdrant_folder_filled_by_another_pipeline",
@@ -435,6 +446,10 @@ TABLED: dict[tuple[str, str], Covered] = {
         "runs the benchmark's fresh processes (a minute)", EVERYDAY.test, EVERYDAY.check
     ),
     ("docs/performance.md", "python benchmarks/run.py"): BENCH_ALL,
+    ("docs/performance.md", "python benchmarks/gpu_dense.py"): GPU_DENSE,
+    ("docs/performance.md", "python benchmarks/gpu_dense.py --proxy"): GPU_DENSE,
+    ("docs/beir.md", "irmetrics beir scifact --retriever dense --device cuda --precision bfloat16"): ON_A_GPU,
+    ("docs/beir.md", "irmetrics beir scifact --retriever dense --device cuda:0,cuda:1 --batch-size 512"): ON_A_GPU,
     ("docs/performance.md", "python benchmarks/run.py --workloads msmarco,trecfile --tools ours,pytrec_eval,beir"): (
         Covered("minutes on the full workloads", BENCH_ALL.test, BENCH_ALL.check)
     ),
