@@ -325,6 +325,36 @@ def test_several_devices_embed_the_corpus_in_one_pool(tiny, cache_dir):
     assert abs(single.means["NDCG@10"] - run.means["NDCG@10"]) < 1e-3
 
 
+def test_on_an_accelerator_the_vectors_stay_there_until_the_call_ends():
+    """No GPU here: a stand-in for a SentenceTransformer on a CUDA device (what ``encode`` is asked and gives)."""
+    torch = pytest.importorskip("torch")
+
+    class OnCuda:
+        device = torch.device("meta")  # not the CPU: the path a GPU takes
+
+        def __init__(self) -> None:
+            self.hooks: list = []
+
+        def register_forward_hook(self, hook):
+            self.hooks.append(hook)
+            return type("Handle", (), {"remove": lambda handle: self.hooks.remove(hook)})()
+
+        def encode(self, texts, **kwargs):
+            assert kwargs["convert_to_tensor"] is True and "quantization_ranges" not in kwargs
+            for start in range(0, len(texts), kwargs["batch_size"]):  # each forward pass seen by the hooks
+                n = len(texts[start : start + kwargs["batch_size"]])
+                for hook in list(self.hooks):
+                    hook(self, (), {"sentence_embedding": torch.zeros(n, 3)})
+            return torch.arange(3 * len(texts), dtype=torch.bfloat16).reshape(len(texts), 3)
+
+    counted: list[int] = []
+    model = OnCuda()
+    kwargs = {"batch_size": 2, "quantization_ranges": None, "normalize_embeddings": False}
+    vectors = StreamedIndexing(None, [], "test")._encode(model, ["a", "b", "c"], kwargs, counted.append)
+    assert vectors.dtype == np.float32 and vectors.tolist() == [[0, 1, 2], [3, 4, 5], [6, 7, 8]]
+    assert counted == [2, 1, 0] and model.hooks == []  # per forward pass, then the rest (none); the hook removed
+
+
 def _store():
     from haystack_irmetrics.integration.stores.faiss_store import FaissDocumentStore
 
