@@ -82,7 +82,7 @@ def test_a_minilm_judge_learns_cut_points_on_human_pairs_and_agrees_on_held_out_
     assert json.loads(json.dumps(data)) == data
 
 
-#: The command docs/judging.md shows (tabled in tests/test_docs_commands.py: it loads a model).
+#: The command docs/judging.md shows (tabled in tests/docs_tabled.py: it loads a model).
 DOCS_COMMAND = (
     "irmetrics judge examples/data/good.trec examples/data/poor.trec --qrels examples/data/half_qrels.tsv "
     "--queries haystack_irmetrics/datasets/sample --corpus haystack_irmetrics/datasets/sample --depth 10 "
