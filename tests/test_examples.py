@@ -32,7 +32,7 @@ TESTED_IN = {
     "plot_curves.py": "tests/test_plots.py",
     "make_feedback_data.py": "tests/test_docs_commands.py",  # writes examples/data/, which the docs' commands read
     "make_click_data.py": "tests/test_clicks_cli.py",  # writes the click logs and runs of examples/data/
-X
+    "judge_experiment.py": "tests/docs_tabled.py",  # docs/judging.md's SciFact experiment, tabled (it embeds)
     "make_diversity_qrels.py": "tests/test_clicks_cli.py",  # writes examples/data/diversity_qrels.txt
     "make_ppi_qrels.py": "tests/test_judge_trust.py",  # writes examples/data/ppi_qrels.tsv, which --ppi reads
 }
