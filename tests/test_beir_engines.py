@@ -17,8 +17,8 @@ from haystack_irmetrics.beir import load_beir, run_beir, sample_path
 from haystack_irmetrics.beir.cache import cache_entries, clear_cache
 from haystack_irmetrics.beir.pipelines import pipelines_dir
 from haystack_irmetrics.cli import main
-from haystack_irmetrics.integration.loading import load_pipeline
 from haystack_irmetrics.errors import MissingDependencyError
+from haystack_irmetrics.integration.loading import load_pipeline
 from haystack_irmetrics.integration.stores.bm25s_store import BM25sDocumentStore, BM25sRetriever
 
 from .test_beir_run import beir_reference

@@ -17,8 +17,8 @@ from haystack.components.writers import DocumentWriter
 from haystack.document_stores.errors import DuplicateDocumentError
 from haystack.document_stores.types import DuplicatePolicy
 
-from haystack_irmetrics.integration.loading import load_pipeline
 from haystack_irmetrics.errors import MissingDependencyError, PipelineError
+from haystack_irmetrics.integration.loading import load_pipeline
 from haystack_irmetrics.integration.stores.faiss_store import FaissDocumentStore, FaissEmbeddingRetriever
 
 

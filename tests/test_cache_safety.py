@@ -16,9 +16,7 @@ import numpy as np
 import pytest
 from haystack import Document
 
-from haystack_irmetrics.integration import cache_entry as entry_module
 from haystack_irmetrics.beir import run_beir
-from haystack_irmetrics.integration.stores.bm25s_store import BM25sDocumentStore
 from haystack_irmetrics.beir.cache import (
     CacheWarning,
     CachingEmbeddingBackend,
@@ -27,8 +25,10 @@ from haystack_irmetrics.beir.cache import (
     clear_cache,
     clear_cache_report,
 )
-from haystack_irmetrics.integration.cache_entry import payload_sha256
 from haystack_irmetrics.cli import main
+from haystack_irmetrics.integration import cache_entry as entry_module
+from haystack_irmetrics.integration.cache_entry import payload_sha256
+from haystack_irmetrics.integration.stores.bm25s_store import BM25sDocumentStore
 
 from .test_beir_cache import DENSE, FakeBackend, _tiny
 

@@ -7,8 +7,8 @@ from haystack import Document
 from hypothesis import given
 from hypothesis import strategies as st
 
-from haystack_irmetrics.integration.documents import DocumentPath
 from haystack_irmetrics.core.inputs import RankedRun
+from haystack_irmetrics.integration.documents import DocumentPath
 
 # Both paths: with the compiled scan, rank_by="order" reads the documents in C (_compiled_ranking).
 pytestmark = pytest.mark.usefixtures("scan_path")

@@ -21,10 +21,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from haystack_irmetrics.components import IRMetricsEvaluator
-from haystack_irmetrics.integration.documents import DocumentPath
 from haystack_irmetrics.core import native
 from haystack_irmetrics.core.inputs import Qrels, RankedRun
 from haystack_irmetrics.errors import EmptyInputError, InvalidLabelError, IRMetricsError
+from haystack_irmetrics.integration.documents import DocumentPath
 from tests.conftest import scan
 
 

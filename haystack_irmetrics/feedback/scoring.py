@@ -25,10 +25,10 @@ from typing import Any
 import numpy as np
 
 from ..core import Preset, Qrels, Run, evaluate, resolve_measures, resolve_preset
-from ..core.results import bounded, short_list
 from ..core.inputs import ArrayRun, QrelsDict, RunDict
 from ..core.inputs import as_run as core_as_run
 from ..core.plausibility import judgments_built_here
+from ..core.results import bounded, short_list
 from ..errors import FeedbackError
 from ..stats import Comparison, bootstrap_means, compare_with_baseline, percentile_interval
 from ._deps import pl
