@@ -77,7 +77,7 @@ ENCODE_ALONE = r"""
 import json, resource, sys, time
 started = time.perf_counter()
 from sentence_transformers import SentenceTransformer
-model, data, batch, precision, device = sys.argv[1:6]
+model, data, batch, precision, device, working = sys.argv[1:7]
 texts = []
 with open(f"{data}/corpus.jsonl", encoding="utf-8") as f:
     for line in f:
@@ -87,14 +87,23 @@ with open(f"{data}/queries.jsonl", encoding="utf-8") as f:
     queries = [json.loads(line)["text"] for line in f]
 st = SentenceTransformer(model, device=device or None, model_kwargs={} if precision == "none" else {"dtype": precision})
 loaded = time.perf_counter()
-with open("/proc/self/status") as f:  # what the model, its libraries and the texts hold
-    rss_loaded = next((int(l.split()[1]) / 1024 for l in f if l.startswith("VmRSS:")), 0.0)
+def rss():
+    with open("/proc/self/status") as f:
+        return next((int(l.split()[1]) / 1024 for l in f if l.startswith("VmRSS:")), 0.0)
+rss_loaded = rss()  # what the model, its libraries and the texts hold
+seen, at_work = [0], []
+def count(module, args, output):  # the model at work: its RSS once it has embedded one indexing batch
+    seen[0] += int(output["sentence_embedding"].shape[0])
+    if not at_work and seen[0] >= min(int(working), len(texts)):
+        at_work.append(rss())
+hook = st.register_forward_hook(count)
 vectors = st.encode(texts, batch_size=int(batch))
+hook.remove()
 st.encode(queries, batch_size=max(64, int(batch)))
 done = time.perf_counter()
 print(json.dumps({"encode_s": done - loaded, "before_encode_s": loaded - started, "n": len(texts),
                   "dim": int(vectors.shape[1]), "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-                  "rss_loaded_mb": rss_loaded}))
+                  "rss_loaded_mb": rss_loaded, "rss_at_work_mb": at_work[0] if at_work else rss()}))
 """
 
 #: Run in a fresh process: ``irmetrics`` with each phase's start and end written to a log (GPU sampling).
@@ -287,7 +296,9 @@ def run_process(cmd: list[str], env: dict[str, str]) -> dict[str, Any]:
 
 
 def encode_alone(model: Path, data: Path, batch: int, precision: str, device: str, env: dict[str, str]) -> dict:
-    cmd = [sys.executable, "-c", ENCODE_ALONE, str(model), str(data), str(batch), precision, device]
+    from haystack_irmetrics.beir.runner import INDEX_BATCH  # the dense run's batch: the model at work on one
+
+    cmd = [sys.executable, "-c", ENCODE_ALONE, str(model), str(data), str(batch), precision, device, str(INDEX_BATCH)]
     return run_process(cmd, env)
 
 
@@ -403,9 +414,10 @@ def report(results: list[dict], meta: dict[str, Any]) -> str:
         "Every number from one run of benchmarks/gpu_dense.py.",
         "",
         "| workload | documents | encode alone s | dense s | dense / encode | dense again s | bm25 s | again / bm25 |"
-        " GPU busy in indexing | dense peak RSS MB | encode peak RSS MB | model + texts RSS MB | embeddings MB |"
-        " (dense peak - model + texts) / embeddings |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        " GPU busy in indexing | dense peak RSS MB | encode peak RSS MB | model + texts RSS MB |"
+        " model at work RSS MB | embeddings MB | (dense peak - model + texts) / embeddings |"
+        " (dense peak - model at work) / embeddings |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for res in results:
         rows = res["rows"]
@@ -417,13 +429,15 @@ def report(results: list[dict], meta: dict[str, Any]) -> str:
         busy = den.get("gpu_busy")
         peak = max(den["summary"]["peak_rss_mb"].values())
         base = enc["out"].get("rss_loaded_mb", 0.0)  # the model loaded, the texts read, nothing embedded
+        working = enc["out"].get("rss_at_work_mb", base)  # ... and one indexing batch embedded
+        size = n * dim * 4 / 2**20
         lines.append(
             f"| {res['name']} | {n:,} | {_spread([r['wall'] for r in rows['encode']])} | "
             f"{_spread([r['wall'] for r in rows['dense']])} | {den['wall'] / enc['wall']:.2f}x | "
             f"{_spread([r['wall'] for r in rows['again']])} | {bm25_s} | {bm25_ratio} | "
             f"{'-' if busy is None else f'{busy:.0f}%'} | {peak:.0f} | "
-            f"{enc['out']['rss_mb']:.0f} | {base:.0f} | {n * dim * 4 / 2**20:.1f} | "
-            f"{(peak - base) / (n * dim * 4 / 2**20):.2f} |"
+            f"{enc['out']['rss_mb']:.0f} | {base:.0f} | {working:.0f} | {size:.1f} | "
+            f"{(peak - base) / size:.2f} | {(peak - working) / size:.2f} |"
         )
     lines += [
         "",

@@ -641,3 +641,22 @@ def test_a_cli_module_imports_no_other_cli_module_but_args_and_app():
                 found.add((name, target))
     assert sorted(found - set(CLI_IMPORTS_PENDING)) == []
     assert sorted(set(CLI_IMPORTS_PENDING) - found) == [], "an import no longer there: remove it from the list"
+
+
+def test_a_lazy_package_gives_every_name_it_lists_and_no_name_is_a_submodule_shadowing_it():
+    """``_lazy.lazy_names``: each name of a lazy package's ``_HOMES`` reads as the object its module defines,
+    after any of its submodules is imported; a name that is also a submodule's would then read as the module."""
+    import importlib
+    import pkgutil
+
+    for package in ("integration", "fusion", "pooling", "clicks"):
+        module = importlib.import_module(f"haystack_irmetrics.{package}")
+        submodules = {info.name for info in pkgutil.iter_modules(module.__path__)}
+        assert not set(module._HOMES) & submodules, package
+        for info in sorted(submodules):
+            importlib.import_module(f"haystack_irmetrics.{package}.{info}")
+        for name, home in module._HOMES.items():
+            assert getattr(module, name) is getattr(importlib.import_module(home, module.__name__), name), name
+        assert set(module.__all__) <= set(dir(module)), package
+        with pytest.raises(AttributeError):
+            module.no_such_name  # noqa: B018

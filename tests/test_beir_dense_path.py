@@ -430,3 +430,17 @@ def test_the_corpus_table_makes_the_documents_corpus_documents_makes():
         assert part.meta_column("title") == [d.meta["title"] for d in documents[7:19]]
     with pytest.raises(PipelineError, match="chunk_overlap"):
         corpus_table(ds.corpus, chunk_words=3, chunk_overlap=3)
+
+
+def test_memory_freed_by_each_batch_goes_back_to_the_system_where_glibc_can():
+    """The streamed indexing hands freed memory back after each batch (benchmarks/gpu_dense.md measures what
+    that saves); on glibc it is ``malloc_trim``, elsewhere nothing, and either way it returns quietly."""
+    import platform
+
+    from haystack_irmetrics.beir import dense
+
+    if platform.system() == "Linux" and platform.libc_ver()[0] == "glibc":
+        assert dense._TRIM is not None
+    big = [bytearray(40 << 20) for _ in range(3)]  # freed blocks for it to give back
+    del big
+    assert dense.release_freed() is None

@@ -13,8 +13,7 @@ import argparse
 import sys
 from typing import Any
 
-from ..fusion.optimize import MAX_CONFIGURATIONS
-from ..fusion.registry import METHODS, NO_NORMALIZATION, NORMALIZATIONS, RRF_K, TRAINED, parameter
+from ..fusion.registry import MAX_CONFIGURATIONS, METHODS, NO_NORMALIZATION, NORMALIZATIONS, RRF_K, TRAINED, parameter
 from ..io.tables import json_text, markdown_cell
 from .args import floats, named_file, names, seed
 

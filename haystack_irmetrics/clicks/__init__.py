@@ -21,19 +21,26 @@ Usage::
 
 from __future__ import annotations
 
-from .evaluation import (
-    MODELS,
-    ClickFit,
-    HeldOut,
-    compare_models,
-    comparison_json,
-    comparison_table,
-    fit_model,
-    make_model,
-    score,
-)
-from .log import CLICK_COLUMNS, ClickColumns, ClickLog, Sessions, click_columns
-from .models import ClickModel
+from .._lazy import lazy_names
+
+_HOMES = {
+    "MODELS": ".evaluation",
+    "ClickFit": ".evaluation",
+    "HeldOut": ".evaluation",
+    "compare_models": ".evaluation",
+    "comparison_json": ".evaluation",
+    "comparison_table": ".evaluation",
+    "fit_model": ".evaluation",
+    "make_model": ".evaluation",
+    "score": ".evaluation",
+    "CLICK_COLUMNS": ".log",
+    "ClickColumns": ".log",
+    "ClickLog": ".log",
+    "Sessions": ".log",
+    "click_columns": ".log",
+    "ClickModel": ".models",
+}
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)
 
 __all__ = [
     "CLICK_COLUMNS",

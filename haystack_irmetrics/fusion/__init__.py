@@ -6,12 +6,32 @@ normalisation is an entry of the registry (:mod:`.registry`); ``irmetrics fuse``
 numpy only; above the core, ``io/`` and ``stats/``, beside ``compare/``.
 """
 
-from .api import check_method, fuse
-from .job import FusionResult, FusionSettings, run_fusion
-from .joiner import joiner_component, joiner_parameters, joiner_yaml
-from .optimize import FusionSearch, FusionTuning, optimize_fusion
-from .packed import PackedRuns, RunRows, pack_runs
-from .registry import METHODS, NORMALIZATIONS, TRAINED, WEIGHTED, Method, Normalization, Parameter
+from .._lazy import lazy_names
+
+_HOMES = {
+    "check_method": ".api",
+    "fuse": ".api",
+    "FusionResult": ".job",
+    "FusionSettings": ".job",
+    "run_fusion": ".job",
+    "joiner_component": ".joiner",
+    "joiner_parameters": ".joiner",
+    "joiner_yaml": ".joiner",
+    "FusionSearch": ".optimize",
+    "FusionTuning": ".optimize",
+    "optimize_fusion": ".optimize",
+    "PackedRuns": ".packed",
+    "RunRows": ".packed",
+    "pack_runs": ".packed",
+    "METHODS": ".registry",
+    "NORMALIZATIONS": ".registry",
+    "TRAINED": ".registry",
+    "WEIGHTED": ".registry",
+    "Method": ".registry",
+    "Normalization": ".registry",
+    "Parameter": ".registry",
+}
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)
 
 __all__ = [
     "METHODS",

@@ -14,9 +14,9 @@ from ..errors import FusionError
 from .api import check_method, check_trained, fuse, with_rrf_k
 from .arguments import argument
 from .joiner import joiner_parameters, joiner_yaml
-from .optimize import MAX_CONFIGURATIONS, FusionSearch, FusionTuning, grid_from_values, optimize_fusion, search_grid
+from .optimize import FusionSearch, FusionTuning, grid_from_values, optimize_fusion, search_grid
 from .packed import pack_runs
-from .registry import norm_name
+from .registry import MAX_CONFIGURATIONS, norm_name
 
 
 @dataclass(frozen=True)

@@ -35,12 +35,8 @@ from ..stats.significance import check_seed
 from .api import check_method, fuse
 from .arguments import argument
 from .packed import PackedRuns, RunInput, check_run_count, pack_runs
-from .registry import METHODS, Method, norm_name
+from .registry import MAX_CONFIGURATIONS, METHODS, Method, norm_name
 
-#: The most configurations a search tries unless told otherwise (``max_configurations=``,
-#: ``--max-configurations``): each is fused and scored (about 1 ms of CPU on the shipped examples' 12 queries
-#: of 100 documents, 57 ms on 40 queries of 1,000), so about 10 s and 10 minutes (docs/fusion.md).
-MAX_CONFIGURATIONS = 10_000
 _COARSER_STEPS = (0.05, 0.1, 0.2, 0.25, 0.5, 1.0)  # what a refusal suggests, the finest that fits first
 
 

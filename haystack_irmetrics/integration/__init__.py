@@ -18,8 +18,7 @@ without torch, before anything else does).
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
+from .._lazy import lazy_names
 
 _HOMES = {
     "DocumentPath": ".documents",
@@ -29,13 +28,7 @@ _HOMES = {
     "find_sockets": ".sockets",
     "corpus_documents": ".corpus",
 }
-
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(home, __name__), name)
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)
 
 
 __all__ = sorted(_HOMES)

@@ -6,13 +6,41 @@ judgments (:func:`simulate`).
 numpy only; above the core, ``io/`` and ``stats/``, beside ``compare/`` and ``fusion/``.
 """
 
-from .estimators import ESTIMATORS, Estimate, estimate, query_estimate
-from .pairs import read_pairs, write_pairs
-from .registry import STRATEGIES, Param, StrategySpec, make_strategy, pool, strategy_spec
-from .runs import PoolRuns, judged_labels, pool_runs
-from .sampling import Stratified, StratifiedDesign, Stratum, design_from_sample
-from .simulate import DEFAULT_STRATEGIES, simulate, system_scores
-from .strategies import Depth, MaxMean, MoveToFront, PoolPair, RBPWeighted, Strategy, layered_order
+from .._lazy import lazy_names
+
+_HOMES = {
+    "ESTIMATORS": ".estimators",
+    "Estimate": ".estimators",
+    "estimate": ".estimators",
+    "query_estimate": ".estimators",
+    "read_pairs": ".pairs",
+    "write_pairs": ".pairs",
+    "STRATEGIES": ".registry",
+    "Param": ".registry",
+    "StrategySpec": ".registry",
+    "make_strategy": ".registry",
+    "pool": ".registry",
+    "strategy_spec": ".registry",
+    "PoolRuns": ".runs",
+    "judged_labels": ".runs",
+    "pool_runs": ".runs",
+    "Stratified": ".sampling",
+    "StratifiedDesign": ".sampling",
+    "Stratum": ".sampling",
+    "design_from_sample": ".sampling",
+    "DEFAULT_STRATEGIES": ".simulate",
+    "system_scores": ".simulate",
+    "Depth": ".strategies",
+    "MaxMean": ".strategies",
+    "MoveToFront": ".strategies",
+    "PoolPair": ".strategies",
+    "RBPWeighted": ".strategies",
+    "Strategy": ".strategies",
+    "layered_order": ".strategies",
+}
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)
+# The function shares its module's name: imported now, or importing the module would bind the name to it.
+from .simulate import simulate  # noqa: E402
 
 __all__ = [
     "DEFAULT_STRATEGIES",
