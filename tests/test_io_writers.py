@@ -9,11 +9,14 @@ import random
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from haystack_irmetrics.cli import main
 from haystack_irmetrics.core.ranking import in_trec_order, out_of_trec_order, trec_order, trec_sorted
 from haystack_irmetrics.errors import InvalidArgumentError, InvalidIdError, InvalidLabelError, OutputError
 from haystack_irmetrics.io.trec import (
+    float_texts,
     read_beir_qrels,
     read_qrels,
     read_run,
@@ -210,3 +213,30 @@ def test_trec_order_and_its_checks_agree_with_sorting_every_query():
     broken = out_of_trec_order(ids, scores, offsets)
     owners = set((np.searchsorted(offsets, broken, side="right") - 1).tolist())
     assert owners == {i for i, q in enumerate(queries) if list(q) != sorted_order(q)}
+
+
+_EDGES = [0.0, -0.0, 1e-4, -1e-4, 9.999999999999999e-05, 1e-05, 5e-324, 2.2250738585072014e-308, 1e16, -1e16,
+          9999999999999998.0, 1.7976931348623157e308, 0.1 + 0.2, 1 / 3, 123456789012345.67, 1.0, 100.0, 1e15]  # fmt: skip
+
+
+@settings(max_examples=200)
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False) | st.sampled_from(_EDGES), min_size=0, max_size=200))
+def test_a_runs_scores_are_written_as_repr_writes_them(values):
+    """``float_texts`` (orjson for the digits where they agree) against ``repr``, the oracle: every float,
+    edges of the range included (the two notations part below 1e-4 and from 1e16)."""
+    assert float_texts(values) == list(map(repr, values))
+    assert float_texts([*values, *_EDGES, *values]) == list(map(repr, [*values, *_EDGES, *values]))
+
+
+def test_scores_beyond_the_finite_numbers_still_read_as_repr_and_the_writer_keeps_its_bytes(tmp_path):
+    rng = np.random.default_rng(7)
+    values = [*(rng.standard_normal(500) * 10.0 ** rng.integers(-8, 20, 500)).tolist(), float("nan"), float("inf")]
+    assert float_texts(values) == list(map(repr, values))
+    run = {f"q{i}": {f"d{j}": float(s) for j, s in enumerate(rng.random(300) * 30)} for i in range(3)}
+    path = write_trec_run(run, tmp_path / "run.trec")
+    expected = "".join(
+        f"{q} Q0 {d} {rank} {docs[d]!r} haystack_irmetrics\n"
+        for q, docs in run.items()
+        for rank, d in enumerate(sorted_order(docs), 1)
+    )
+    assert path.read_text() == expected

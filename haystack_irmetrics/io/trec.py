@@ -41,6 +41,7 @@ __all__ = [
     "check_trec_ids",
     "checked_lines",
     "evaluate_run_file",
+    "float_texts",
     "in_trec_order",
     "not_utf8_error",
     "overlong",
@@ -416,9 +417,40 @@ def _trec_lines(q: str, docs: Mapping[str, Any], tag: str) -> str:
     pieces[0::5] = [f"{q} Q0 "] * n
     pieces[1::5] = ids
     pieces[2::5] = _ranks(n)
-    pieces[3::5] = map(repr, scores if set(map(type, scores)) <= {float} else map(float, scores))
+    pieces[3::5] = float_texts(scores if set(map(type, scores)) <= {float} else list(map(float, scores)))
     pieces[4::5] = [f" {tag}\n"] * n
     return "".join(pieces)
+
+
+#: Floats whose shortest round-trip digits orjson writes as ``repr`` does (checked over 13.7 million values and
+#: in ``tests/test_trec_io.py``): zero and magnitudes in [1e-4, 1e16). Outside, the two differ in notation only
+#: (``1e-05`` against ``0.00001``, ``1e+16`` against ``1e16``), and ``repr`` writes them.
+_ORJSON_RANGE = (1e-4, 1e16)
+
+
+@functools.lru_cache(maxsize=1)
+def _orjson() -> Any:
+    try:
+        import orjson
+    except ImportError:  # a dependency of ours; absent, every number goes through repr
+        return None
+    return orjson
+
+
+def float_texts(values: list[float]) -> list[str]:
+    """``repr(v)`` of each float of ``values``, the shortest text that reads back to it (how a TREC run's
+    scores are written). A thousand at a time, orjson writes the same digits about five times faster than
+    ``repr``; a value out of its range (:data:`_ORJSON_RANGE`) or not finite goes through ``repr``."""
+    orjson = _orjson()
+    if orjson is None or len(values) < 32:
+        return list(map(repr, values))
+    texts = orjson.dumps(values).decode("ascii")[1:-1].split(",")  # NaN and infinities come out as null
+    size = np.abs(np.asarray(values, dtype=np.float64))
+    with np.errstate(invalid="ignore"):
+        outside = ~(((size >= _ORJSON_RANGE[0]) & (size < _ORJSON_RANGE[1])) | (size == 0))
+    for i in np.flatnonzero(outside).tolist():
+        texts[i] = repr(values[i])
+    return texts
 
 
 @functools.lru_cache(maxsize=4)
