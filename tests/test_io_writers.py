@@ -240,3 +240,18 @@ def test_scores_beyond_the_finite_numbers_still_read_as_repr_and_the_writer_keep
         for rank, d in enumerate(sorted_order(docs), 1)
     )
     assert path.read_text() == expected
+
+
+def test_without_orjson_every_score_goes_through_repr(monkeypatch):
+    import sys
+
+    from haystack_irmetrics.io import trec
+
+    monkeypatch.setitem(sys.modules, "orjson", None)  # an import of it now fails, as where it is not installed
+    trec._orjson.cache_clear()
+    try:
+        values = [*_EDGES, *(np.random.default_rng(3).random(100) * 20).tolist()]
+        assert trec._orjson() is None
+        assert float_texts(values) == list(map(repr, values))
+    finally:
+        trec._orjson.cache_clear()
