@@ -134,7 +134,7 @@ CARRIED = (
     "more-itertools==11.2.1", "openai==3.57.0", "distro==1.9.0", "jiter==0.19.0", "sniffio==1.3.1",
     "posthog==7.91.1", "backoff==2.2.1", "pydantic==2.14.4", "pydantic_core==2.50.5", "annotated-types==0.8.0",
     "typing-inspection==0.4.5", "tenacity==9.2.1", "sentence-transformers-haystack==2.0.0", "faiss-cpu==1.15.1",
-    "bm25s==0.3.16", "PyStemmer==3.1.0",
+    "bm25s==0.3.16", "PyStemmer==3.1.0", "orjson==3.13.0",
 )  # fmt: skip
 
 
