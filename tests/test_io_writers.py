@@ -255,3 +255,23 @@ def test_without_orjson_every_score_goes_through_repr(monkeypatch):
         assert float_texts(values) == list(map(repr, values))
     finally:
         trec._orjson.cache_clear()
+
+
+def test_an_orjson_that_writes_other_digits_is_not_trusted(monkeypatch):
+    """Another orjson version could format floats otherwise: it is checked against repr on probe values
+    first, and one that writes ``%.17g`` (every float to 17 digits) is left unused."""
+    import sys
+    import types
+
+    from haystack_irmetrics.io import trec
+
+    other = types.ModuleType("orjson")
+    other.dumps = lambda values: ("[" + ",".join("%.17g" % v for v in values) + "]").encode()  # noqa: UP031
+    monkeypatch.setitem(sys.modules, "orjson", other)
+    trec._orjson.cache_clear()
+    try:
+        assert trec._orjson() is None
+        values = (np.random.default_rng(5).random(100) * 20).tolist()
+        assert float_texts(values) == list(map(repr, values))
+    finally:
+        trec._orjson.cache_clear()

@@ -423,9 +423,12 @@ def _trec_lines(q: str, docs: Mapping[str, Any], tag: str) -> str:
 
 
 #: Floats whose shortest round-trip digits orjson writes as ``repr`` does (checked over 13.7 million values and
-#: in ``tests/test_trec_io.py``): zero and magnitudes in [1e-4, 1e16). Outside, the two differ in notation only
+#: in ``tests/test_io_writers.py``): zero and magnitudes in [1e-4, 1e16). Outside, the two differ in notation only
 #: (``1e-05`` against ``0.00001``, ``1e+16`` against ``1e16``), and ``repr`` writes them.
 _ORJSON_RANGE = (1e-4, 1e16)
+#: Checked against ``repr`` before orjson is trusted (another orjson version could format otherwise).
+_PROBES = [0.0, -0.0, 1e-4, 0.30000000000000004, 1 / 3, 2 / 3, 1.0, 100.0, 12.345678329467773, -7.5e-3,
+           123456789012345.67, 9999999999999998.0, 0.1, 5e15, 33.33333206176758]  # fmt: skip
 
 
 @functools.lru_cache(maxsize=1)
@@ -433,6 +436,8 @@ def _orjson() -> Any:
     try:
         import orjson
     except ImportError:  # a dependency of ours; absent, every number goes through repr
+        return None
+    if orjson.dumps(_PROBES).decode("ascii")[1:-1].split(",") != list(map(repr, _PROBES)):
         return None
     return orjson
 
