@@ -349,6 +349,7 @@ def test_a_second_judge_on_the_same_folder_is_refused_while_the_first_runs(tmp_p
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and f"output folder {out} is in use by another irmetrics judge run" in err[0], err
         assert first.poll() is None, "the first judge ended before the second was refused: no overlap tested"
+        server.delay = 0.0  # the overlap is tested: both judges' remaining requests need no pause
         _, stderr = first.communicate(timeout=300)
         assert first.returncode == 0, stderr
         assert "second-model" not in server.models
