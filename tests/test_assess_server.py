@@ -5,9 +5,12 @@ same command resumes, a second server on the folder is refused, bad input is one
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import socket
+import subprocess
+import sys
 
 import pytest
 
@@ -21,6 +24,7 @@ from haystack_irmetrics.assess.scale import default_definitions  # noqa: E402
 from haystack_irmetrics.assess.server import create_app  # noqa: E402
 from haystack_irmetrics.assess.session import JudgingSession  # noqa: E402
 from haystack_irmetrics.assess.store import AssessStore  # noqa: E402
+from haystack_irmetrics.errors import AssessError  # noqa: E402
 from haystack_irmetrics.io.beir_data import read_beir_qrels_tsv  # noqa: E402
 
 from .assess_fixtures import CORPUS, PAIRS, QUERIES, Server, cli, write_dataset, write_pairs  # noqa: E402
@@ -101,6 +105,9 @@ def test_bad_or_stale_keypresses_record_nothing_and_send_the_current_state(clien
     assert r.status_code == 400 and "not JSON" in r.json()["error"]
     r = client.post("/api/label", content=b"[" * 20_000, headers={"X-Assess-Token": client.token})
     assert r.status_code == 400 and "bytes" in r.json()["error"]
+    for deep in (b"[" * 8_000 + b"]" * 8_000, b'{"a":' * 2_000 + b"1" + b"}" * 2_000):  # RecursionError, not 500
+        r = client.post("/api/label", content=deep, headers={"X-Assess-Token": client.token})
+        assert r.status_code == 400 and "nested too deep" in r.json()["error"] and r.json()["state"]["pair"]
     r = post(client, "/api/label", {"query_id": "q2", "doc_id": "d4", "label": 1})  # not the pair shown
     assert r.status_code == 409 and r.json()["state"]["pair"]["doc_id"] == "d1"
     assert client.store.judgments() == []
@@ -255,16 +262,61 @@ def test_pairs_without_their_texts_or_folders_without_a_store_are_one_line_and_e
     assert done.returncode == 2 and "irmetrics assess export takes no --json" in done.stderr
 
 
-def test_a_port_in_use_is_one_line_and_exit_2(tmp_path):
+def test_a_port_in_use_or_out_of_range_is_one_line_and_exit_2_before_the_folder_is_made(tmp_path):
     data = write_dataset(tmp_path / "data")
+    serve = ("assess", str(data / "pairs.tsv"), "--queries", str(data), "--corpus", str(data), "-o")
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        done = cli("assess", str(data / "pairs.tsv"), "--queries", str(data), "--corpus", str(data), "-o",
-                   str(tmp_path / "judged"), "--port", str(port))  # fmt: skip
+        done = cli(*serve, str(tmp_path / "judged"), "--port", str(port))
     assert done.returncode == 2 and f"cannot listen on 127.0.0.1:{port}" in done.stderr
     assert len(done.stderr.splitlines()) == 1
+    done = cli(*serve, str(tmp_path / "judged"), "--port", "70000", "--queries", str(tmp_path / "absent"))
+    assert done.returncode == 2 and done.stderr.splitlines() == [
+        "irmetrics: error: --port must be a whole number from 0 to 65535, got 70000"  # said before reading
+    ]
+    assert not (tmp_path / "judged").exists()
+
+
+def test_a_name_that_is_not_utf8_is_one_line_and_exit_2(tmp_path):
+    data = write_dataset(tmp_path / "data")
+    out = tmp_path / "judged"
+    name = os.fsencode("ann") + b"\xff"  # bytes a shell passes as they are; Python reads them as "ann\udcff"
+    serve = ["assess", str(data / "pairs.tsv"), "--queries", str(data), "--corpus", str(data), "-o", str(out)]
+    forms = [serve, ["assess", "export", str(out)], ["assess", "import", str(out), "--qrels", str(data / "x.tsv")]]
+    for argv in forms:
+        done = subprocess.run(
+            [sys.executable, "-m", "haystack_irmetrics.cli", *argv, "--assessor", name], capture_output=True
+        )
+        err = done.stderr.decode("utf-8", "replace").splitlines()
+        assert done.returncode == 2 and len(err) == 1, err
+        assert (
+            err[0]
+            == "irmetrics: error: the assessor's name ann\\udcff is not UTF-8 text: give --assessor NAME in UTF-8"
+        )
+    assert not out.exists()
+
+
+def test_a_scale_above_9_is_refused_before_the_folder_is_made(tmp_path):
+    """The page takes one key per grade: "10" would be two keys, 1 then 0, labelling two pairs."""
+    data = write_dataset(tmp_path / "data")
+    scale = tmp_path / "scale.txt"
+    scale.write_text("".join(f"{g} = grade {g};\n" for g in range(11)))
+    out = tmp_path / "judged"
+    serve = ("assess", str(data / "pairs.tsv"), "--queries", str(data), "--corpus", str(data), "-o", str(out))
+    done = cli(*serve, "--max-grade", "10", "--scale", str(scale))
+    assert done.returncode == 2 and done.stderr.splitlines() == [
+        "irmetrics: error: --max-grade 10: the judging page takes one key per grade, 0 to 9; judge on a scale of "
+        "at most 0..9 (labels judged elsewhere come in with irmetrics assess import)"
+    ]
+    assert not out.exists()
+    store = AssessStore.create(tmp_path / "lib", max_grade=10)
+    with pytest.raises(AssessError, match="one key per grade, 0 to 9"):
+        JudgingSession(store, QUERIES, CORPUS, "ann", {g: f"grade {g}" for g in range(11)})
+    store.close()
+    nine = cli(*serve, "--max-grade", "9", "--scale", str(scale), "--port", "-1")  # 0..9 is taken
+    assert "--port must be" in nine.stderr
 
 
 def test_a_strategy_asked_live_through_the_command_after_irmetrics_pool_wrote_its_first_batch(tmp_path):

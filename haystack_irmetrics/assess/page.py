@@ -4,6 +4,10 @@ own answers), which draws every text it is sent as text, never as markup.
 Keys: ``0`` .. the top grade label the pair shown and show the next, ``s`` skips it, ``u`` takes back the last
 label or skip; a held key does not repeat, and no key is read while the server has not answered the last one
 (the page shows "saving"), so what is shown is always what is stored. Buttons do the same for a mouse.
+
+Focus never carries from one pair to the next: when another pair is shown the passage takes the focus, so
+Space, Enter, the arrows, Page Up/Down, Home and End scroll it and cannot press a button that was clicked or
+tabbed to on the pair before. Ids are drawn as written (no ``text-transform``).
 """
 
 from __future__ import annotations
@@ -27,10 +31,11 @@ section, aside > div { background: #fff; border: 1px solid var(--line); border-r
 .ask { font-size: 15px; font-weight: 600; margin: 0 0 10px; }
 .label { font-size: 12px; letter-spacing: .04em; text-transform: uppercase; color: var(--muted); margin: 0 0 4px; }
 .id { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12px; color: var(--muted);
-      overflow-wrap: anywhere; }
+      overflow-wrap: anywhere; text-transform: none; letter-spacing: normal; }
 #query { font-size: 22px; font-weight: 600; margin: 0 0 2px; overflow-wrap: anywhere; }
 #query-box { position: sticky; top: 46px; z-index: 1; box-shadow: 0 6px 8px -6px rgba(29, 35, 43, .18); }
 #doc { margin-top: 16px; }
+#doc:focus, #done:focus { outline: none; }
 #title { font-size: 18px; margin: 4px 0 10px; overflow-wrap: anywhere; }
 #text { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; font-size: 16px; line-height: 1.6; }
 mark { background: var(--mark); color: inherit; padding: 0 1px; border-radius: 2px; }
@@ -41,8 +46,8 @@ aside { position: sticky; top: 70px; display: flex; flex-direction: column; gap:
 #scale button { display: grid; grid-template-columns: 34px 1fr; gap: 10px; width: 100%; text-align: left;
                 font: inherit; font-size: 14px; line-height: 1.4; color: inherit; background: #fff;
                 border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px; cursor: pointer; }
-#scale button:hover, #scale button:focus-visible { border-color: var(--accent); outline: 2px solid var(--accent);
-                outline-offset: 0; }
+#scale button:hover { border-color: var(--accent); }
+#scale button:focus-visible { border-color: var(--accent); outline: 2px solid var(--accent); outline-offset: 0; }
 #scale kbd { align-self: start; }
 kbd { display: inline-block; min-width: 26px; text-align: center; font: 600 15px ui-monospace, monospace;
       padding: 2px 6px; border: 1px solid #b9c0c9; border-bottom-width: 3px; border-radius: 5px; background: #f8f9fb; }
@@ -66,6 +71,7 @@ const token = document.querySelector('meta[name="assess-token"]').content;
 const $ = (id) => document.getElementById(id);
 let state = null;
 let busy = false;
+let shown = null;
 
 function fill(element, parts) {
   element.replaceChildren();
@@ -131,6 +137,12 @@ function render(next) {
     document.body.dataset.pair = pair.query_id + "\\t" + pair.doc_id;
   } else {
     document.body.dataset.pair = "";
+  }
+  if (document.body.dataset.pair !== shown) {
+    // another pair: focus leaves the button pressed on the last one, so a reading key cannot press it again
+    shown = document.body.dataset.pair;
+    window.scrollTo(0, 0);
+    $(pair ? "doc" : "done").focus({ preventScroll: true });
   }
   $("note").textContent = next.note || "";
   document.body.dataset.ready = "true";
@@ -233,14 +245,14 @@ def render_page(token: str, nonce: str, assessor: str) -> str:
           before</span></p>
         <p id="query"></p>
       </section>
-      <section id="doc">
+      <section id="doc" tabindex="-1">
         <p class="label">Document <span class="id" id="doc-id"></span> &middot; the query's words are
           <mark>marked</mark></p>
         <h2 id="title"></h2>
         <p id="text"></p>
       </section>
     </div>
-    <section id="done" class="hidden">
+    <section id="done" class="hidden" tabindex="-1">
       <h2>Nothing left to judge</h2>
       <p>Every pair is judged, or the budget is spent. Press <kbd>u</kbd> to take back the last label. Stop the
         server (Ctrl-C) to write <code>qrels.tsv</code> and <code>judgments.jsonl</code>.</p>

@@ -103,9 +103,31 @@ def highlight(text: str, query: str) -> list[list[str | bool]]:
     return out
 
 
+#: The top grade the judging page takes: one key per grade, ``0`` .. ``9`` (a two-key grade such as 10 would
+#: label two pairs, 1 then 0).
+PAGE_TOP_GRADE = 9
+
+
+def check_page_scale(max_grade: int) -> None:
+    """The page labels with one key per grade: a scale above :data:`PAGE_TOP_GRADE` is refused.
+
+    :raises AssessError: naming the top grade and what to do.
+    """
+    if isinstance(max_grade, int) and max_grade > PAGE_TOP_GRADE:
+        raise AssessError(
+            f"--max-grade {max_grade}: the judging page takes one key per grade, 0 to {PAGE_TOP_GRADE}; judge on a "
+            f"scale of at most 0..{PAGE_TOP_GRADE} (labels judged elsewhere come in with irmetrics assess import)"
+        )
+
+
 def scale_of(path: str | None, max_grade: int) -> dict[int, str]:
     """The grade scale the page shows: read from the judge's prompt file ``path`` (``--scale``), else the
-    default prompt's."""
+    default prompt's.
+
+    :raises AssessError: a scale the page cannot take (:func:`check_page_scale`), or one the prompt does not
+        define.
+    """
+    check_page_scale(max_grade)
     if path is None:
         return default_definitions(max_grade)
     from pathlib import Path
@@ -113,4 +135,12 @@ def scale_of(path: str | None, max_grade: int) -> dict[int, str]:
     return grade_definitions(Path(path).read_text(encoding="utf-8"), max_grade, path)
 
 
-__all__ = ["default_definitions", "grade_definitions", "highlight", "query_stems", "scale_of"]
+__all__ = [
+    "PAGE_TOP_GRADE",
+    "check_page_scale",
+    "default_definitions",
+    "grade_definitions",
+    "highlight",
+    "query_stems",
+    "scale_of",
+]

@@ -134,6 +134,8 @@ def create_app(
             data = json.loads(body or b"{}")
         except ValueError:
             raise AssessError("the request is not JSON") from None
+        except RecursionError:  # nested deeper than the parser goes: 16 KB of "[" is enough
+            raise AssessError("the request is JSON nested too deep to read") from None
         if not isinstance(data, dict):
             raise AssessError("the request is not a JSON object")
         return data
@@ -183,10 +185,23 @@ def create_app(
     return Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
 
 
-def _bind(port: int) -> socket.socket:
-    """A listening socket on 127.0.0.1:``port`` (0: a free port)."""
+def check_port(port: int) -> int:
+    """``port`` as the page's: a whole number from 0 (a free port) to 65535.
+
+    :raises AssessError: naming it.
+    """
     if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
         raise AssessError(f"--port must be a whole number from 0 to 65535, got {port!r}")
+    return port
+
+
+def listen(port: int) -> socket.socket:
+    """A socket listening on 127.0.0.1:``port`` (0: a free port), for :func:`serve`: bound before the
+    judging folder is made, so a port in use changes nothing.
+
+    :raises AssessError: a port out of range, or one that cannot be bound (in use), named.
+    """
+    check_port(port)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -200,18 +215,25 @@ def _bind(port: int) -> socket.socket:
     return sock
 
 
-def serve(session: JudgingSession, *, port: int = 0, announce: Callable[[str], None] = print) -> Exported | None:
+def serve(
+    session: JudgingSession,
+    *,
+    port: int = 0,
+    announce: Callable[[str], None] = print,
+    sock: socket.socket | None = None,
+) -> Exported | None:
     """Serve the judging page of ``session`` until stopped (Ctrl-C, SIGTERM), then export its folder. Call it
     inside :func:`judging_folder`.
 
     :param announce: told the page's address once the server runs (the page answers from then on).
+    :param sock: a socket :func:`listen` made (``port`` is then not used); closed when the server stops.
     :returns: what the export on stopping wrote (``None`` when nothing is labelled yet).
     :raises AssessError: the port cannot be bound.
     """
     require_server()
     import uvicorn
 
-    sock = _bind(port)
+    sock = listen(port) if sock is None else sock
     url = f"http://{HOST}:{sock.getsockname()[1]}/"
     app = create_app(session, session.store.token(), on_start=lambda: announce(url))
     config = uvicorn.Config(app, log_config=None, log_level="warning", access_log=False, lifespan="on")
@@ -235,4 +257,4 @@ def serve(session: JudgingSession, *, port: int = 0, announce: Callable[[str], N
     return export(session.store.path.parent)
 
 
-__all__ = ["ALLOWED_HOSTS", "HOST", "create_app", "page_policy", "serve"]
+__all__ = ["ALLOWED_HOSTS", "HOST", "check_port", "create_app", "listen", "page_policy", "serve"]

@@ -17,13 +17,16 @@ state never holds a label that was taken back.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+import warnings
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import AssessError, StalePairError
+from ..errors import AssessError, StalePairError, SuspiciousInputWarning
+from ..io.output import printable
+from ..judges.prompt import sendable
 from .export import consensus
-from .scale import highlight
+from .scale import check_page_scale, highlight
 from .store import AssessStore
 
 #: Builds a strategy from the labels so far, ``{qid: {docid: label}}`` (``None``: no strategy).
@@ -57,8 +60,8 @@ class JudgingSession:
     _exhausted: bool = field(default=False, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        if not self.assessor or not self.assessor.strip():
-            raise AssessError("the assessor's name is empty: give --assessor NAME")
+        check_assessor(self.assessor)
+        check_page_scale(max(self.scale))
         if self.budget is not None and (
             isinstance(self.budget, bool) or not isinstance(self.budget, int) or self.budget < 1
         ):
@@ -161,8 +164,8 @@ class JudgingSession:
         if pair is not None:
             q, d = pair
             self._shown.setdefault(pair, time.monotonic())
-            query = self.queries.get(q) or ""
-            doc = self.corpus.get(d) or {}
+            query = sendable(self.queries.get(q) or "")
+            doc = {key: sendable(text or "") for key, text in (self.corpus.get(d) or {}).items()}
             shown = {
                 "query_id": q,
                 "doc_id": d,
@@ -224,6 +227,42 @@ class JudgingSession:
         return self.state(f"last: {pair[0]} · {pair[1]} undone")
 
 
+def check_assessor(name: str) -> str:
+    """``name`` as an assessor's: not empty, and text UTF-8 can hold (a name given as bytes that are not UTF-8
+    arrives with lone surrogates, which the store and the page cannot keep).
+
+    :raises AssessError: naming what is wrong.
+    """
+    if not name or not name.strip():
+        raise AssessError("the assessor's name is empty: give --assessor NAME")
+    if sendable(name) is not name:
+        raise AssessError(f"the assessor's name {printable(name)} is not UTF-8 text: give --assessor NAME in UTF-8")
+    return name
+
+
+def say_unshowable(
+    pairs: Iterable[tuple[str, str]], queries: Mapping[str, str | None], corpus: Mapping[str, Any]
+) -> None:
+    """Warn once, before the page opens, of the queries and documents of ``pairs`` whose text holds a lone
+    surrogate (UTF-8 cannot carry it, e.g. a JSON ``\\udc80`` escape): the page shows U+FFFD in its place."""
+    odd: dict[str, None] = {}
+    for q, d in pairs:
+        if sendable(queries.get(q) or "") is not (queries.get(q) or ""):
+            odd[f"query {q!r}"] = None
+        doc = corpus.get(d) or {}
+        if any(isinstance(t, str) and sendable(t) is not t for t in doc.values()):
+            odd[f"document {d!r}"] = None
+    if odd:
+        names = list(odd)
+        more = f" and {len(names) - 3} more" if len(names) > 3 else ""
+        warnings.warn(
+            f"{', '.join(names[:3])}{more} hold a lone surrogate (text UTF-8 cannot carry, e.g. a JSON \\udc80 "
+            "escape): the page shows U+FFFD in its place",
+            SuspiciousInputWarning,
+            stacklevel=2,
+        )
+
+
 def check_pair_texts(
     pairs: list[tuple[str, str, Any]], queries: Mapping[str, Any], corpus: Mapping[str, Any], where: tuple[str, ...]
 ) -> None:
@@ -240,4 +279,4 @@ def check_pair_texts(
             raise AssessError(f"pair ({q!r}, {d!r}) of {target}: document {d!r} is not in {corpus_path}")
 
 
-__all__ = ["JudgingSession", "StrategyFactory", "check_pair_texts"]
+__all__ = ["JudgingSession", "StrategyFactory", "check_assessor", "check_pair_texts", "say_unshowable"]

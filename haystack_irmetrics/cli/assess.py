@@ -153,8 +153,11 @@ def _refuse(args: argparse.Namespace, allowed: set[str]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``irmetrics assess``: serve the judging page, export a folder, or print the agreement."""
+    from ..assess.session import check_assessor
     from ..errors import InvalidArgumentError
 
+    if args.assessor is not None:
+        check_assessor(args.assessor)
     if args.target == "export":
         _refuse(args, {"assessor"})
         return _export(args)
@@ -221,14 +224,15 @@ def _import(args: argparse.Namespace) -> int:
     return 0
 
 
-def _strategy(args: argparse.Namespace, queries: dict, corpus: dict, threshold: int) -> Any:
-    """The factory of the live strategy (``None`` without ``--strategy``), its runs read and checked once."""
+def _strategy(args: argparse.Namespace, queries: dict, corpus: dict, threshold: int) -> tuple[Any, list]:
+    """The factory of the live strategy (``None`` without ``--strategy``), its runs read and checked once, and
+    the pairs it may ask (empty without one)."""
     from ..errors import InvalidArgumentError
 
     if args.strategy is None:
         if args.runs:
             raise InvalidArgumentError("--runs are pooled by a strategy: give --strategy too")
-        return None
+        return None, []
     if not args.runs or args.budget is None:
         raise InvalidArgumentError("--strategy asks for pairs from --runs up to a --budget: give both")
     from ..errors import AssessError
@@ -240,6 +244,7 @@ def _strategy(args: argparse.Namespace, queries: dict, corpus: dict, threshold: 
             f"{args.strategy} is a sample drawn once, not asked live: judge its pairs file without --strategy"
         )
     pooled = pool_runs(args.runs, depth=args.depth)
+    asked: dict[tuple[str, str], None] = {}
     for r, name in enumerate(pooled.names):
         for i, q in enumerate(pooled.qids):
             if pooled.rankings[r][i] and not queries.get(q):
@@ -247,29 +252,26 @@ def _strategy(args: argparse.Namespace, queries: dict, corpus: dict, threshold: 
             for d in pooled.rankings[r][i]:
                 if d not in corpus:
                     raise AssessError(f"document {d!r} (query {q!r} of run {name}) is not in the corpus")
+                asked[q, d] = None
     name, budget = args.strategy, args.budget
 
     def build(judged: dict[str, dict[str, int]]) -> Any:
         return make_strategy(name, pooled, budget=budget, judged=judged, relevance_threshold=threshold)
 
     build({})  # a strategy that cannot be built is said now, not on the page
-    return build
+    return build, list(asked)
 
 
-def _serve(args: argparse.Namespace) -> int:
-    import getpass
-
+def _inputs(args: argparse.Namespace) -> tuple[Any, ...]:
+    """What the page needs, read and checked before anything is made: the scale, the pairs, the texts, the
+    model's labels, the strategy; a lone surrogate in a text to show is said here, once."""
     from ..assess.export import read_prelabels
     from ..assess.scale import scale_of
-    from ..assess.server import require_server, serve
-    from ..assess.session import JudgingSession, check_pair_texts
-    from ..assess.store import judging_folder
+    from ..assess.session import check_pair_texts, say_unshowable
     from ..errors import AssessError, InvalidArgumentError
     from ..io.beir_data import read_beir_corpus, read_beir_queries
     from ..pooling.pairs import read_pairs
 
-    require_server()
-    args.max_grade = 3 if args.max_grade is None else args.max_grade
     scale = scale_of(args.scale, args.max_grade)
     pairs = read_pairs(args.target)
     if not pairs:
@@ -279,11 +281,27 @@ def _serve(args: argparse.Namespace) -> int:
     corpus = read_beir_corpus(corpus_path)
     check_pair_texts(pairs, queries, corpus, (args.target, str(queries_path), str(corpus_path)))
     prelabels = read_prelabels(args.prelabels, args.max_grade) if args.prelabels else None
-    factory = _strategy(args, queries, corpus, 1)
+    factory, asked = _strategy(args, queries, corpus, 1)
+    say_unshowable([(q, d) for q, d, _ in pairs] + asked, queries, corpus)
     if args.budget is not None and args.budget < 1:
         raise InvalidArgumentError(f"--budget must be at least 1, got {args.budget}")
+    return scale, pairs, queries, corpus, prelabels, factory
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import getpass
+
+    from ..assess.server import check_port, listen, require_server, serve
+    from ..assess.session import JudgingSession
+    from ..assess.store import judging_folder
+    from ..errors import InvalidArgumentError
+
+    require_server()
+    check_port(args.port)
+    args.max_grade = 3 if args.max_grade is None else args.max_grade
+    scale, pairs, queries, corpus, prelabels, factory = _inputs(args)
     assessor = args.assessor if args.assessor is not None else (getpass.getuser() or "assessor")
-    with judging_folder(args.output, args.max_grade) as store:
+    with listen(args.port) as sock, judging_folder(args.output, args.max_grade) as store:
         added = store.add_pairs(pairs)
         if prelabels is not None:
             store.set_prelabels(prelabels)
@@ -306,7 +324,7 @@ def _serve(args: argparse.Namespace) -> int:
         def announce(url: str) -> None:
             print(f"judging page: {url} (Ctrl-C to stop; every key is saved in {store.path})", flush=True)
 
-        done = serve(session, port=args.port, announce=announce)
+        done = serve(session, sock=sock, announce=announce)
         counts = store.counts(assessor)
     print(f"stopped: {assessor} judged {counts['judged']} pairs ({counts['relevant']} relevant)", flush=True)
     if done is None:
