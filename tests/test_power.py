@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import shutil
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -127,7 +128,6 @@ def test_topic_set_size_reads_the_variances_the_designs_need():
     rng = np.random.default_rng(7)
     base = rng.uniform(0, 1, 30)
     runs = {name: {f"q{i}": float(np.clip(v + rng.normal(0, 0.1), 0, 1)) for i, v in enumerate(base)} for name in "abc"}
-    runs["a"]["extra"] = 0.5  # a query one run alone is scored on is left out
     pair = topic_set_size({"a": runs["a"], "b": runs["b"]}, delta=0.05)
     diff = np.array([runs["a"][f"q{i}"] - runs["b"][f"q{i}"] for i in range(30)])
     assert (pair.design, pair.queries_now) == ("paired-t", 30)
@@ -153,7 +153,7 @@ def test_topic_set_size_reads_the_variances_the_designs_need():
         (lambda: queries_needed(1e-6, 1.0), "more than 10,000,000 queries"),
         (lambda: min_detectable_delta(1, 0.04), "n must be a whole number of queries >= 2"),
         (lambda: queries_needed(0.1, 0.04, systems=3), "the paired t-test compares two systems"),
-        (lambda: topic_set_size({"a": {"q": 1.0}, "b": {"q": 0.5}}), "the runs share 1 scored query"),
+        (lambda: topic_set_size({"a": {"q": 1.0}, "b": {"q": 0.5}}), "the runs are scored on 1 query in all"),
         (lambda: topic_set_size({"a": {"q": 1.0, "r": 0.5}, "b": {"q": 0.5, "r": 0.0}}), "do not vary"),
         (lambda: topic_set_size({"a": {"q": 1.0, "r": 0.0}, "b": {"q": 0.0, "r": 1.0}}), "means do not differ"),
     ],
@@ -252,3 +252,101 @@ def test_compare_prints_the_smallest_detectable_difference_under_its_table(runs,
     assert paired["min_detectable_delta"] == pytest.approx(mdd, rel=1e-5)
     assert main([*argv, "--no-stats"]) == 0  # no tests: no line
     assert "Smallest" not in capsys.readouterr().out
+
+
+def _t_power_integrated(n: int, effect: float, alpha: float) -> float:
+    """The paired t-test's power integrated over the variance's chi-square, independently of scipy's noncentral
+    t: P(|T'| >= c) = E_V[Phi(nc - c sqrt(V/df)) + Phi(-nc - c sqrt(V/df))], V ~ chi2(df)."""
+    from scipy import integrate, stats
+
+    df, nc = n - 1, math.sqrt(n) * effect
+    c = stats.t.isf(alpha / 2, df)
+
+    def f(v):
+        s = c * math.sqrt(v / df)
+        return (stats.norm.sf(s - nc) + stats.norm.cdf(-nc - s)) * stats.chi2.pdf(v, df)
+
+    centre = df * (nc / c) ** 2  # where c sqrt(V/df) crosses nc: the integrand's step
+    edges = sorted({0.0, *(centre * r for r in (0.5, 0.9, 0.99, 1.0, 1.01, 1.1, 2.0)), stats.chi2.isf(1e-18, df)})
+    return sum(integrate.quad(f, lo, hi, limit=500, epsabs=1e-15, epsrel=1e-13)[0] for lo, hi in pairwise(edges))
+
+
+@pytest.mark.parametrize(("n", "alpha"), [(3, 1e-6), (12, 1e-12), (12, 1e-30), (40, 1e-60), (2, 0.05)])
+def test_the_power_at_small_alphas_is_the_integral_and_the_smallest_difference_reaches_it(n, alpha):
+    """scipy's noncentral t drifts past a noncentrality of 3000 (0.63 for a power of 0.8 at 3 queries and alpha
+    1e-12, once): the power is used up to there only, checked against the integral."""
+    found = min_detectable_delta(n, 1.0, alpha=alpha)
+    assert math.sqrt(n) * found <= 3000
+    assert _t_power_integrated(n, found, alpha) == pytest.approx(0.8, abs=1e-9)
+    for effect in (found / 2, found * 1.5):
+        assert power_at(n, effect, 1.0, alpha=alpha) == pytest.approx(_t_power_integrated(n, effect, alpha), abs=1e-9)
+
+
+def test_past_the_exact_range_the_power_is_refused_or_one():
+    effect = 2990 / math.sqrt(12)  # a noncentrality just inside the range: computed
+    assert power_at(12, effect, 1.0, alpha=1e-100) == pytest.approx(_t_power_integrated(12, effect, 1e-100), abs=1e-9)
+    with pytest.raises(StatsInputError, match=r"noncentrality of 3030, past 3000, .*give a larger alpha"):
+        power_at(12, 3030 / math.sqrt(12), 1.0, alpha=1e-100)
+    with pytest.raises(StatsInputError, match=r"past 3000"):  # scipy's answer there: 577364, whose power is 0.63
+        min_detectable_delta(3, 1.0, alpha=1e-12)
+    with pytest.raises(StatsInputError, match=r"alpha 1e-300 is too small: the test's critical value at 12 queries"):
+        power_at(12, 0.5, 1.0, alpha=1e-300)  # scipy's t.isf answers -inf there
+    with pytest.raises(StatsInputError, match=r"alpha 1e-100 is too small"):
+        power_at(12, 0.5, 1.0, design="anova", systems=3, alpha=1e-100)  # scipy's f.isf answers inf there
+    # Far past the range the power is 1 to double precision (a lower bound says so), where scipy answers NaN.
+    assert power_at(2, 1e10, 1.0) == 1.0 and power_at(2, 1e300, 1e-300) == 1.0
+    assert power_at(2, 1e10, 1.0, design="anova", systems=3) == 1.0
+    assert queries_needed(1e10, 0.01) == 2 and queries_needed(1e10, 0.01, design="anova", systems=5) == 2
+
+
+def test_a_query_a_run_lacks_counts_at_the_fill_value_in_that_run():
+    a = {"q1": 0.5, "q2": 0.75, "q3": 0.25, "q4": 0.5}
+    b = {"q2": 0.5, "q3": 0.0, "q4": 0.25, "q5": 0.5}  # lacks q1, has q5
+    for fill in (0.0, 0.125):
+        diff = np.array([0.5 - fill, 0.25, 0.25, 0.25, fill - 0.5])
+        pair = topic_set_size({"a": a, "b": b}, delta=0.1, fill=fill)
+        assert pair.queries_now == 5 and pair.variance == pytest.approx(diff.var(ddof=1), rel=1e-12)
+    assert topic_set_size({"a": a, "b": b}, delta=0.1).variance == pytest.approx(
+        np.var([0.5, 0.25, 0.25, 0.25, -0.5], ddof=1), rel=1e-12
+    )
+
+
+@pytest.mark.parametrize(("measure", "fill", "log"), [("NDCG@10", 0.0, False), ("GMAP", 1e-5, True)])
+def test_power_and_compare_pair_a_query_one_run_lacks_alike(runs, tmp_path, capsys, measure, fill, log):
+    """A query one run did not answer scores the measure's missing value in it (trec_eval -c's 0, GMAP's 1e-5,
+    on the log scale as compare tests GMAP): power pairs the 12 queries compare pairs, not the 11 both answer."""
+    good, poor, _ = runs
+    first = poor.read_text().split()[0]
+    lacking = tmp_path / "poor11.trec"
+    lacking.write_text("".join(line for line in poor.read_text().splitlines(True) if line.split()[0] != first))
+    a, b = _per_query(good, measure), _per_query(lacking, measure)
+    assert first in a and first not in b and len(a) == 12
+    scale = np.log if log else np.asarray
+    diff = scale([b.get(q, fill) for q in sorted(a)]) - scale([a[q] for q in sorted(a)])
+    mdd = TT.solve_power(nobs=12, alpha=0.05, power=0.8) * diff.std(ddof=1)
+    assert main(["power", str(good), str(lacking), "--qrels", str(QRELS), "-m", measure, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["queries_now"] == 12 and out["min_detectable_delta"] == pytest.approx(mdd, rel=1e-5)
+    assert out["variance"] == pytest.approx(diff.var(ddof=1), rel=1e-12)
+    compare = ["compare", str(good), str(lacking), "--qrels", str(QRELS), "-m", measure.split("@")[0], "-k", "10"]
+    assert main([*compare, "--format", "json", "--n-resamples", "200"]) == 0
+    paired = json.loads(capsys.readouterr().out)["metrics"][measure]["paired"]
+    assert paired["min_detectable_delta"] == out["min_detectable_delta"]
+    assert main(["power", str(good), str(lacking), "--qrels", str(QRELS), "-m", measure]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert " over 12 queries " in lines[0] and ("on the log scale" in lines[0]) == log
+    assert lines[3].endswith(f"with the 12 queries there are: {mdd:.4f}")
+
+
+def test_cli_a_huge_difference_needs_two_queries_and_a_tiny_alpha_is_one_line(runs, capsys):
+    good, poor, mixed = runs
+    for listed in ([good, poor], [good, poor, mixed]):
+        argv = ["power", *map(str, listed), "--qrels", str(QRELS), "-m", "NDCG@10"]
+        assert main([*argv, "--delta", "1e10", "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["queries_needed"] == 2
+        assert main([*argv, "--alpha", "1e-300"]) == 2
+        captured = capsys.readouterr()
+        (line,) = captured.err.splitlines()
+        assert line.startswith("irmetrics: error: alpha 1e-300 is too small") and not captured.out
+    assert main(["power", str(good), str(poor), "--qrels", str(QRELS), "-m", "NDCG@10", "--alpha", "1e-100"]) == 2
+    assert "past 3000" in capsys.readouterr().err

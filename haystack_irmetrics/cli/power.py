@@ -50,13 +50,11 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``irmetrics power``: evaluate each run on the measure, print the design."""
-    from pathlib import Path
-
-    from ..core import evaluate
+    """Run ``irmetrics power``: evaluate each run on the measure, pair the queries as ``irmetrics compare`` does,
+    print the design."""
+    from ..compare.runs import paired_rows
+    from ..core.measures import FAMILIES, parse_measure
     from ..errors import InvalidArgumentError
-    from ..io import read_qrels, read_run
-    from ..io.run_names import label_runs
     from ..io.tables import json_text
     from ..stats.power import topic_set_size
 
@@ -64,22 +62,14 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidArgumentError(f"-m takes one measure, e.g. NDCG@10, got {args.measure}")
     if len(args.runs) < 2:
         raise InvalidArgumentError(f"power compares two runs or more, got {len(args.runs)}: {args.runs}")
-    (measure,) = args.measure
-    runs = label_runs(args.runs)
-    qrels = read_qrels(args.qrels)
-    preset = policy(args)
-    values: dict[str, Any] = {}
-    for name, path in runs.items():
-        folder = Path(path)
-        run = read_run(folder / "run.trec" if folder.is_dir() else folder)  # an irmetrics beir output folder
-        result = evaluate(qrels, run, None, measures=[measure], preset=preset)
-        (key,) = result.raw_means
-        values[name] = dict(result.per_query[key].items())
-    design = topic_set_size(values, args.delta, alpha=args.alpha, power=args.power)
+    key, values = _per_query(args)
+    design = topic_set_size(paired_rows(values, key), args.delta, alpha=args.alpha, power=args.power)
     if args.json:
         print(json_text(design.to_dict(), indent=2))
         return 0
-    listed = " and ".join(runs) if len(runs) == 2 else f"{len(runs)} runs"
+    listed = " and ".join(values) if len(values) == 2 else f"{len(values)} runs"
+    if FAMILIES[parse_measure(key).family].aggregate == "geometric":
+        listed += " (on the log scale, as its geometric mean and compare's tests read it)"
     settings = f"alpha {design.alpha:g}, power {design.power:g}"
     which = "difference" if design.design == "paired-t" else "range between the best and the worst run"
     given = "" if args.delta is not None else " (the observed one)"
@@ -96,6 +86,27 @@ def run(args: argparse.Namespace) -> int:
         f"smallest {which} detectable with the {design.queries_now} queries there are: {design.min_detectable_delta:.4f}"
     )
     return 0
+
+
+def _per_query(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
+    """The measure's key and each run's per-query values of it."""
+    from pathlib import Path
+
+    from ..core import evaluate
+    from ..io import read_qrels, read_run
+    from ..io.run_names import label_runs
+
+    (measure,) = args.measure
+    qrels = read_qrels(args.qrels)
+    preset = policy(args)
+    values: dict[str, Any] = {}
+    for name, path in label_runs(args.runs).items():
+        folder = Path(path)
+        run = read_run(folder / "run.trec" if folder.is_dir() else folder)  # an irmetrics beir output folder
+        result = evaluate(qrels, run, None, measures=[measure], preset=preset)
+        (key,) = result.raw_means
+        values[name] = dict(result.per_query[key].items())
+    return key, values
 
 
 __all__ = ["add_subcommand", "run"]

@@ -21,7 +21,7 @@ from ..errors import InvalidArgumentError, InvalidPolicyError
 from ..io.beir_outputs import read_run_dataset, shared_qrels
 from ..io.run_names import run_names
 from ..io.tables import json_text, markdown_cell
-from ..stats import Comparison, compare_with_baseline, paired_arrays
+from ..stats import Comparison, compare_with_baseline
 from ..stats.compare import format_p
 from ..stats.power import ALPHA, POWER, min_detectable_delta
 from ..stats.significance import check_confidence, check_resamples, check_seed
@@ -399,7 +399,7 @@ def compare_many(
             log_scale=log_scale,
             confidence=float(confidence),
             tests=tests,
-            detectable=_detectable(evaluations[at], evaluations[i], stats, log_scale),
+            detectable=_detectable(evaluations[at], evaluations[i], stats),
         )
     if len(pairs) == 1:
         all_notes = next(iter(results.values())).notes
@@ -408,20 +408,35 @@ def compare_many(
     return RunsComparison(tuple(labels), base, results, all_notes)
 
 
-def _detectable(
-    base: EvaluationResult, run: EvaluationResult, stats: Sequence[Comparison], log_scale: frozenset[str]
-) -> dict[str, float | None]:
+def _detectable(base: EvaluationResult, run: EvaluationResult, stats: Sequence[Comparison]) -> dict[str, float | None]:
     """Each tested measure's smallest detectable paired difference (:attr:`CompareResult.detectable`), from its
-    per-query values paired as the tests pair them (a missing query at the measure's missing value; GMAP on logs)."""
+    per-query values paired as the tests pair them (:func:`paired_rows`; ``irmetrics power`` pairs them alike)."""
     out: dict[str, float | None] = {}
     for c in stats:
-        fill = FAMILIES[parse_measure(c.metric).family].missing_value
-        _, x, y = paired_arrays(run.per_query[c.metric], base.per_query[c.metric], fill)
-        if c.metric in log_scale:
-            x, y = np.log(x), np.log(y)
+        x, y = paired_rows({"run": run.per_query[c.metric], "base": base.per_query[c.metric]}, c.metric)
         variance = float(np.var(x - y, ddof=1))
         out[c.metric] = min_detectable_delta(len(x), variance) if variance > 0 else None
     return out
+
+
+def paired_rows(per_query: Mapping[str, Mapping[str, float]], measure: str) -> np.ndarray:
+    """A runs x queries array of ``measure``'s per-query values, paired as ``irmetrics compare``'s tests and
+    ``irmetrics power`` pair them: over the queries any run is scored on (sorted), a query a run did not answer
+    at the measure's value for it (0; GMAP's floor 1e-5, as ``trec_eval -c``), on the log scale for a geometric
+    mean (GMAP).
+
+    Usage::
+
+        >>> paired_rows({"a": {"q1": 0.5, "q2": 1.0}, "b": {"q2": 0.25}}, "NDCG@10")
+        array([[0.5 , 1.  ],
+               [0.  , 0.25]])
+    """
+    family = FAMILIES[parse_measure(measure).family]
+    runs = list(per_query.values())
+    queries = sorted(set().union(*runs))
+    rows = np.array([[r.get(q, family.missing_value) for q in queries] for r in runs], dtype=np.float64)
+    rows = rows.reshape(len(runs), len(queries))
+    return np.log(rows) if family.aggregate == "geometric" else rows
 
 
 def _labels(sources: list[RunSource], names: Sequence[str] | None) -> list[str]:
@@ -518,4 +533,4 @@ def _listed(names: list[str]) -> str:
     return ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
 
 
-__all__ = ["CompareResult", "CompareSettings", "RunsComparison", "compare_many", "compare_runs"]
+__all__ = ["CompareResult", "CompareSettings", "RunsComparison", "compare_many", "compare_runs", "paired_rows"]

@@ -45,6 +45,12 @@ MAX_QUERIES = 10_000_000
 #: The defaults: a test at level 0.05 that detects the difference with probability 0.8 (Sakai's, Cohen's).
 ALPHA = 0.05
 POWER = 0.8
+#: The largest noncentralities at which scipy's noncentral t and F are used, checked there against the power
+#: integrated independently (the t: mpmath at 40 digits; the F: a quadrature over the noncentral chi-square)
+#: to 1e-12; past them they drift without a warning (the t: 1e-9 at 1e4, 3e-7 at 1e5). Only a tiny alpha
+#: needs more where the power is not 1 to double precision: refused, not guessed.
+MAX_NONCENTRALITY_T = 3000.0
+MAX_NONCENTRALITY_F = 1e5
 #: The two designs.
 DESIGNS = ("paired-t", "anova")
 
@@ -110,26 +116,70 @@ def power_at(
 def _power(n: int, effect: float, design: str, systems: int, alpha: float) -> float:
     """Power at ``n`` queries of a standardized ``effect`` (``delta / sigma``)."""
     stats, _ = _scipy()
-    if design == "paired-t":
-        df = n - 1
-        critical = stats.t.isf(alpha / 2, df)
-        nc = math.sqrt(n) * effect
-        upper = float(stats.nct.sf(critical, df, nc))
-        if math.isnan(upper):
-            upper = 1.0 - float(stats.nct.cdf(critical, df, nc))
-        # The other tail is below alpha / 2 and, for a large noncentrality, below any float: scipy's noncentral
-        # t then answers NaN for it (df 3, nc 8), where the value is 0 to double precision.
-        lower = float(stats.nct.cdf(-critical, df, nc))
-        return _finite(upper + (0.0 if math.isnan(lower) else lower), n, effect)
+    return _power_t(stats, n, effect, alpha) if design == "paired-t" else _power_f(stats, n, effect, systems, alpha)
+
+
+def _power_t(stats: Any, n: int, effect: float, alpha: float) -> float:
+    df = n - 1
+    critical = _critical(stats.t, alpha / 2, alpha, n, df)
+    nc = math.sqrt(n) * effect
+    # T' = (Z + nc) / sqrt(V / df) >= critical whenever Z >= -nc/4 and sqrt(V / df) <= 3 nc / (4 critical): a lower
+    # bound of the power, 1 to double precision where scipy's noncentral t is lost (NaN at df 1, nc 7e10).
+    ratio = 3 * nc / (4 * critical)
+    if 1.0 - (stats.norm.cdf(-nc / 4) + stats.chi2.sf(df * ratio * ratio, df)) == 1.0:  # x * x: inf, not an error
+        return 1.0
+    _exact_range(nc, MAX_NONCENTRALITY_T, n, effect, alpha)
+    upper = float(stats.nct.sf(critical, df, nc))
+    if math.isnan(upper):
+        upper = 1.0 - float(stats.nct.cdf(critical, df, nc))
+    # The other tail is below alpha / 2 and, for a large noncentrality, below any float: scipy's noncentral
+    # t then answers NaN for it (df 3, nc 8), where the value is 0 to double precision.
+    lower = float(stats.nct.cdf(-critical, df, nc))
+    return _finite(upper + (0.0 if math.isnan(lower) else lower), n, effect)
+
+
+def _power_f(stats: Any, n: int, effect: float, systems: int, alpha: float) -> float:
     df_num, df_den = systems - 1, systems * (n - 1)
-    critical = stats.f.isf(alpha, df_num, df_den)
-    return _finite(float(stats.ncf.sf(critical, df_num, df_den, n * effect * effect / 2)), n, effect)
+    critical = _critical(stats.f, alpha, alpha, n, df_num, df_den)
+    nc = n * effect * effect / 2
+    # F' = (X / df_num) / (W / df_den) >= critical whenever X >= nc / 4 (missed with probability at most
+    # Phi(-sqrt(nc) / 2)) and W / df_den <= nc / (4 critical df_num): the same lower bound for the F.
+    shortfall = stats.norm.cdf(-math.sqrt(nc) / 2) + stats.chi2.sf(df_den * nc / (4 * critical * df_num), df_den)
+    if 1.0 - shortfall == 1.0:
+        return 1.0
+    _exact_range(nc, MAX_NONCENTRALITY_F, n, effect, alpha)
+    return _finite(float(stats.ncf.sf(critical, df_num, df_den, nc)), n, effect)
 
 
 def _finite(power: float, n: int, effect: float) -> float:
     if not math.isfinite(power):
         raise StatsInputError(f"the power at {n} queries and effect size {effect:g} cannot be computed")
     return power
+
+
+def _critical(distribution: Any, tail: float, alpha: float, n: int, *df: int) -> float:
+    """The test's critical value, the point ``tail`` above which its null distribution leaves ``tail``; scipy's
+    inverse is lost for a tiny ``tail`` (t's answers -inf at df 11 and 5e-301, F's inf at 1e-100): checked
+    by mapping it back."""
+    critical = float(distribution.isf(tail, *df))
+    if not (math.isfinite(critical) and critical > 0) or not math.isclose(
+        float(distribution.sf(critical, *df)), tail, rel_tol=1e-9
+    ):
+        raise StatsInputError(
+            f"alpha {alpha:g} is too small: the test's critical value at {n} queries cannot be computed; give a "
+            "larger alpha"
+        )
+    return critical
+
+
+def _exact_range(nc: float, limit: float, n: int, effect: float, alpha: float) -> None:
+    """Refuse a noncentrality past the range where scipy's noncentral distribution was checked exact."""
+    if nc > limit:
+        raise StatsInputError(
+            f"the power at {n} queries, effect size {effect:g} and alpha {alpha:g} needs a noncentrality of "
+            f"{nc:.4g}, past {limit:g}, where scipy's noncentral distributions are no longer exact: give a larger "
+            "alpha"
+        )
 
 
 def queries_needed(
@@ -191,9 +241,15 @@ def min_detectable_delta(
     queries = _queries(n)
     sigma = math.sqrt(_number(variance, "variance", 0.0))
     _, optimize = _scipy()
-    high = 1.0
+    # The effect at which the noncentrality reaches the exact range's end: the search doubles up to it, not past.
+    if design == "paired-t":
+        last = MAX_NONCENTRALITY_T / math.sqrt(queries)
+    else:
+        last = math.sqrt(2 * MAX_NONCENTRALITY_F / queries)
+    last *= 1 - 1e-12  # rounding: nc a hair above the end would be refused
+    high = min(1.0, last)
     while _power(queries, high, design, systems, a) < p:
-        high *= 2
+        high = min(high * 2, last) if high < last else high * 2  # past the end: _power refuses it
     effect = optimize.brentq(
         lambda e: _power(queries, e, design, systems, a) - p, 0.0, high, xtol=1e-14, rtol=1e-12, maxiter=500
     )
@@ -206,7 +262,7 @@ class TopicSetSize:
 
     :ivar design: ``"paired-t"`` (two runs) or ``"anova"`` (more).
     :ivar queries_needed: the queries the test needs to detect :attr:`delta` with :attr:`power`.
-    :ivar queries_now: the queries every run is scored on.
+    :ivar queries_now: the queries paired: those any run is scored on.
     :ivar min_detectable_delta: the difference (anova: the range of the means) the test detects with
         :attr:`power` over :attr:`queries_now` queries.
     :ivar variance: the observed variance: of the per-query differences (paired-t), within systems (anova:
@@ -243,14 +299,18 @@ def topic_set_size(
     *,
     alpha: float = 0.05,
     power: float = 0.8,
+    fill: float = 0.0,
 ) -> TopicSetSize:
     """Sakai's topic set size design from the per-query values of two runs (paired t-test) or more (one-way
-    ANOVA), over the queries every run is scored on.
+    ANOVA), over the queries any run is scored on: a query a run lacks counts at ``fill`` in that run, as
+    ``irmetrics compare``'s paired tests and ``trec_eval -c`` count it.
 
     :param values: ``{run: {query: value}}`` (an ``EvaluationResult.per_query[measure]`` per run), or rows of
-        values aligned by query, one row per run.
+        values aligned by query, one row per run
+        (:func:`~haystack_irmetrics.compare.runs.paired_rows` makes them as ``irmetrics power`` does).
     :param delta: the difference to detect (anova: the range between the best and the worst run); default the
         observed one.
+    :param fill: a missing query's value (the measure's: 0, GMAP's 1e-5).
 
     Usage::
 
@@ -259,10 +319,12 @@ def topic_set_size(
         >>> t.design, t.queries_needed, t.queries_now, round(t.variance, 5), round(t.min_detectable_delta, 4)
         ('paired-t', 19, 3, 0.02083, 0.4711)
     """
-    rows = _rows(values)
+    rows = _rows(values, fill)
     m, n = rows.shape
     if n < 2:
-        raise StatsInputError(f"the runs share {n} scored quer{'y' if n == 1 else 'ies'}; the design needs two or more")
+        raise StatsInputError(
+            f"the runs are scored on {n} quer{'y' if n == 1 else 'ies'} in all; the design needs two or more"
+        )
     if not np.isfinite(rows).all():
         raise StatsInputError("the per-query values hold NaN or infinities")
     design: Design = "paired-t" if m == 2 else "anova"
@@ -299,15 +361,16 @@ def topic_set_size(
     )
 
 
-def _rows(values: Any) -> np.ndarray:
-    """A runs x queries array: a mapping's runs over the queries all of them are scored on (the first's order)."""
+def _rows(values: Any, fill: float) -> np.ndarray:
+    """A runs x queries array: a mapping's runs over the queries any of them is scored on (sorted), a query a run
+    lacks at ``fill`` (as ``irmetrics compare``'s paired tests and ``trec_eval -c``)."""
     if isinstance(values, Mapping):
         runs = list(values.values())
         if len(runs) < 2:
             raise StatsInputError(f"the design compares two runs or more, got {len(runs)}")
-        shared = set(runs[0]).intersection(*map(set, runs[1:]))
-        queries = [q for q in runs[0] if q in shared]
-        return np.array([[float(r[q]) for q in queries] for r in runs], dtype=np.float64).reshape(len(runs), -1)
+        queries = sorted(set().union(*runs))
+        rows = [[float(r.get(q, fill)) for q in queries] for r in runs]
+        return np.array(rows, dtype=np.float64).reshape(len(runs), -1)
     rows = np.asarray(values, dtype=np.float64)
     if rows.ndim != 2 or rows.shape[0] < 2:
         raise StatsInputError(f"values must be two rows or more of per-query values, got shape {rows.shape}")
