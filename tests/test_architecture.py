@@ -564,6 +564,9 @@ MANY_PARAMETERS = {
     "haystack_irmetrics.components.feedback:FeedbackToGoldDocuments.__init__": (
         "a Haystack component's init parameters are its serialized configuration (to_dict/from_dict, pipeline YAML)"
     ),
+    "haystack_irmetrics.components.judge:RelevanceJudge.__init__": (
+        "a Haystack component's init parameters are its serialized configuration (to_dict/from_dict, pipeline YAML)"
+    ),
 }
 
 

@@ -93,7 +93,9 @@ def test_judge_fills_exactly_the_holes_of_the_top_k_and_keeps_the_human_labels(t
     unparseable = sum(r["label"] is None for r in lines)
     assert summary["pairs"] == len(pairs) and summary["unparseable"] == unparseable
     assert (summary["requests"], summary["cache_hits"]) == (0, len(pairs))
-    assert summary["tokens"]["completion"] == 3 * len(pairs)
+    # A garbage answer is asked once more (a reminder of the form), and stays unparseable: its tokens count twice.
+    assert summary["reasked"] == unparseable and summary["reader"] == "contract"
+    assert summary["tokens"]["completion"] == 3 * (len(pairs) + unparseable)
     # Hole@5 is BEIR's evaluate_custom(..., "hole") with the human and with the filled qrels (BEIR rounds to 5
     # decimals); the share of the top 5 unjudged for its query is apart, under its own name.
     from beir.retrieval.evaluation import EvaluateRetrieval

@@ -18,9 +18,9 @@ from haystack_irmetrics.cli.app import main
 from haystack_irmetrics.errors import JudgeError
 from haystack_irmetrics.judges.batch import judge_texts
 from haystack_irmetrics.judges.cache import JudgmentCache, judgment_key
-from haystack_irmetrics.judges.grades import MAX_ANSWER_CHARS, parse_answer
+from haystack_irmetrics.judges.grades import MAX_ANSWER_CHARS
 from haystack_irmetrics.judges.judge import ChatJudge, ScoreJudge, check_cut_points, fingerprint_of, redact_url
-from haystack_irmetrics.judges.prompt import USER_TEMPLATE, data, fill, parse_grade
+from haystack_irmetrics.judges.prompt import SYSTEM_PROMPT_V2, USER_TEMPLATE, data, fill, parse_grade
 
 from .judge_data import make_case
 from .judge_server import JudgeServer, completion
@@ -141,16 +141,17 @@ def test_the_table_has_sixty_phrasings_and_none_repeats():
 
 
 @pytest.mark.parametrize(("answer", "grade"), PHRASINGS, ids=[repr(a)[:40] for a, _ in PHRASINGS])
-def test_an_answer_reads_as_the_grade_it_gives_as_its_grade_or_none(answer, grade):
-    assert parse_grade(answer) == grade
+def test_the_lenient_reader_reads_an_answer_as_the_grade_it_gives_as_its_grade_or_none(answer, grade):
+    """The free-text grammar, opt-in (``--lenient``); the default reader is tests/test_judge_contract.py's."""
+    assert parse_grade(answer, lenient=True) == grade
 
 
 @pytest.mark.parametrize(
     ("answer", "max_grade", "grade"),
     [("1 out of 1", 1, 1), ("Grade: 2", 1, None), ("2/4", 4, 2), ("2/3", 4, None), ("9", 9, 9), ("Grade: 10", 9, None)],
 )
-def test_the_scale_is_the_judges(answer, max_grade, grade):
-    assert parse_grade(answer, max_grade) == grade
+def test_the_scale_is_the_lenient_judges(answer, max_grade, grade):
+    assert parse_grade(answer, max_grade, lenient=True) == grade
 
 
 def _finishes(fn, *args, seconds=20.0):
@@ -187,19 +188,23 @@ def test_parsing_never_hangs_on_a_hostile_answer():
     import sys
 
     code = "from haystack_irmetrics.judges.prompt import parse_grade\n" + "".join(
-        f"print(parse_grade({expr}))\n" for expr in HOSTILE
+        f"print(parse_grade({expr}), parse_grade({expr}, lenient=True))\n" for expr in HOSTILE
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
-    # The second is "0" once cut to its first MAX_ANSWER_CHARS characters ("ok" lies beyond); the ninth states
-    # the grade 1 ("1/3") again and again.
-    assert done.stdout.split() == ["None", "0", *["None"] * 6, "1", "None"]
+    # The second is "0" once cut to its first MAX_ANSWER_CHARS characters ("ok" lies beyond); under the lenient
+    # grammar the ninth states the grade 1 ("1/3") again and again.
+    contract, lenient = zip(*(line.split() for line in done.stdout.splitlines()))
+    assert list(contract) == ["None", "0", *["None"] * 8]
+    assert list(lenient) == ["None", "0", *["None"] * 6, "1", "None"]
 
 
 def test_an_answer_is_read_from_its_first_characters_only():
     assert parse_grade("2" + " " * (MAX_ANSWER_CHARS + 10) + "Grade: 3") == 2  # the second grade is beyond the cut
     assert parse_grade("x" * MAX_ANSWER_CHARS + " Grade: 2") is None
     long = "Grade: 1. " + "words " * 5000
-    assert parse_answer(long) == parse_answer(long[:MAX_ANSWER_CHARS]) == 1
+    assert parse_grade(long, lenient=True) == parse_grade(long[:MAX_ANSWER_CHARS], lenient=True) == 1
+    fenced = "```\n2\n" + " " * MAX_ANSWER_CHARS + "```"  # its closing fence lies beyond the cut
+    assert parse_grade(fenced) is None and parse_grade("```\n2\n" + " " * 100 + "```") == 2
 
 
 # ---- end to end: answers, the cache, replies with no answer ------------------------------------------------
@@ -214,16 +219,6 @@ def _answering(text):
         return 200, completion(text, "m"), {}
 
     return respond
-
-
-def test_a_server_answering_zero_out_of_three_labels_every_hole_zero(tmp_path):
-    case = make_case(tmp_path / "data")
-    out = tmp_path / "out"
-    with JudgeServer(case.labels, respond=_answering("Not relevant: 0 out of 3.")) as server:
-        assert main(_args(case, server.url, out)) == 0
-        assert server.requests
-    labels = _holes(out)
-    assert labels and set(labels.values()) == {0}
 
 
 @pytest.mark.parametrize("answer", ["Grade: 1e999", '{"grade": Infinity}', '{"grade": 1e400}', "inf"])
@@ -262,25 +257,31 @@ def test_cached_answers_are_read_again_by_a_new_parser_with_no_request(tmp_path)
         judge = ChatJudge(_generator(server.url))
         cache = JudgmentCache(path)
         cache.register(judge.fingerprint(), judge.settings())
-        legacy = judge.legacy_fingerprints()[0]
-        assert legacy == fingerprint_of({**judge.settings(), "parser": 1})
+        v2, v1 = judge.legacy_fingerprints()
+        before = {k: v for k, v in judge.settings().items() if k not in ("response_format", "reask")}
+        before["system_prompt"] = SYSTEM_PROMPT_V2  # what version 2 asked with, by default
+        assert (v2, v1) == (fingerprint_of(before), fingerprint_of({**before, "parser": 1}))
         db = sqlite3.connect(path)
-        # What the old parser cached: "0 out of 3" read as 3. Half under today's key with no parser version,
-        # half under the key of the old fingerprint (the parser's version was part of it).
+        # What the old parsers cached: "0 out of 3" read as 3, '{"grade": 0}' read as 0, under today's key with
+        # no parser version, and under the keys of version 1 (the parser's version in it) and version 2.
         for i, (q, d) in enumerate(TEXTS):
-            key = judgment_key(judge.fingerprint() if i % 2 else legacy, q, d)
+            key = judgment_key((judge.fingerprint(), v1, v2)[i % 3], q, d)
+            raw, label = ("Not relevant: 0 out of 3.", 3) if i % 2 else ('{"grade": 0}', 0)
             db.execute(
-                "INSERT INTO judgments (key, label, raw, tokens, judge) VALUES (?, 3, 'Not relevant: 0 out of 3.', "
-                "NULL, ?)",
-                (key, judge.fingerprint()),
+                "INSERT INTO judgments (key, label, raw, tokens, judge, parser) VALUES (?, ?, ?, NULL, ?, ?)",
+                (key, label, raw, judge.fingerprint(), None if i % 3 < 2 else 2),
             )
         db.commit()
         out = _Recorder()
         counts = judge_texts(judge, TEXTS, cache=cache, on_verdict=out)
         assert server.requests == [] and counts.requests == 0 and counts.cache_hits == len(TEXTS)
-        assert {v.label for v, cached in out.verdicts.values()} == {0}
-        rows = db.execute("SELECT label, parser FROM judgments WHERE judge = ?", (judge.fingerprint(),)).fetchall()
-        assert {(label, parser) for label, parser in rows} == {(0, 2)}
+        # Read again under the contract: the free text is no grade (and no request re-asks it), the JSON is.
+        labels = {i: v.label for i, (v, cached) in out.verdicts.items()}
+        assert labels == {i: None if i % 2 else 0 for i in range(len(TEXTS))}
+        keys = [judgment_key(judge.fingerprint(), q, d) for q, d in TEXTS]
+        # Every pair kept under today's key, read by today's parser (version 3).
+        rows = {key: (label, parser) for key, label, parser in db.execute("SELECT key, label, parser FROM judgments")}
+        assert [rows[k] for k in keys] == [(None if i % 2 else 0, 3) for i in range(len(TEXTS))]
         cache.close()
 
 
@@ -349,7 +350,7 @@ def test_a_huge_answer_is_read_and_kept_cut_to_the_stated_length(tmp_path):
 @pytest.mark.parametrize("where", ["body", "headers"])
 def test_the_time_out_bounds_the_whole_request_not_each_read(tmp_path, capsys, where):
     case = make_case(tmp_path / "data", n_queries=1, judged=1, runs=1, per_run=2)
-    trickle = {"trickle": 0.2} if where == "body" else {"trickle_headers": 0.2}
+    trickle = {"trickle": {where: 0.2}}
     codes: list[int] = []
     with JudgeServer(case.labels, **trickle) as server:
         # Each byte comes well within the 1 s time-out of one read; the whole answer takes 15 to 50 s.

@@ -58,6 +58,20 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument(
         "--max-chars", type=int, default=None, metavar="N", help="send at most N characters of a document (--llm)"
     )
+    p.add_argument(
+        "--no-response-format",
+        action="store_true",
+        help='do not send the answer form ({"grade": N}) as response_format (--llm; a server answering 400 to it '
+        "is asked without it anyway)",
+    )
+    p.add_argument(
+        "--reask", type=int, default=1, choices=(0, 1), help="ask an answer outside the form once more (0: never)"
+    )
+    p.add_argument(
+        "--lenient",
+        action="store_true",
+        help="read grades out of free text too (opt-in: it can misread; recorded in the fingerprint)",
+    )
     p.add_argument("--agreement", type=int, default=0, metavar="N", help="also judge N human-labelled pairs")
     p.add_argument("--fit", type=int, default=200, metavar="N", help="learn a scorer's cut points on N pairs")
     p.add_argument("--threshold", type=int, default=1, help="relevant = grade >= threshold (agreement's kappa)")
@@ -87,14 +101,16 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def paths(args: argparse.Namespace) -> Any:
     """What ``irmetrics judge`` reads (runs, qrels, queries, corpus, the judge YAML, the prompt files) and writes
-    (:data:`OUTPUT_FILES` in ``-o``): the human qrels in DIR/qrels.tsv are refused, never replaced."""
-    from ..io.output import Paths
+    (:data:`OUTPUT_FILES` in ``-o``): the human qrels in DIR/qrels.tsv are refused, never replaced, and so is
+    another command's output folder."""
+    from ..io.output import OutputFolder, Paths
 
     reads = (*map(named_file, args.runs), args.qrels, _jsonl(args.queries, "queries"), _jsonl(args.corpus, "corpus"))
     out = Path(args.output)
     return Paths(
         reads=(*reads, args.judge, args.system_prompt, args.template),
         writes=tuple(out / name for name in OUTPUT_FILES),
+        owned=(OutputFolder(out, "irmetrics judge", OUTPUT_FILES, ("judgments.jsonl", "summary.json")),),
     )
 
 
@@ -150,6 +166,9 @@ def _judge(args: argparse.Namespace) -> Any:
         system_prompt=args.system_prompt,
         template=args.template,
         max_chars=args.max_chars,
+        response_format=not args.no_response_format,
+        reask=args.reask,
+        lenient=args.lenient,
     )
     return chat_judge(chat)
 
@@ -160,10 +179,13 @@ def _print_result(result: Any, judge: Any, output: str) -> None:
     if s.get("cut_points_learned_on"):
         cuts = ", ".join(f"{c:.4g}" for c in judge.cut_points)
         print(f"cut points {cuts} learned on {s['cut_points_learned_on']} human-labelled pairs")
+    reasked = f", {s['reasked']} asked again" if s.get("reasked") else ""
     print(
         f"judged {s['pairs']} pairs ({s['requests']} requests, {s['cache_hits']} cached, "
-        f"{s['unparseable']} unparseable) -> {output}"
+        f"{s['unparseable']} unparseable{reasked}) -> {output}"
     )
+    if (s.get("response_format") or {}).get("refused_by_server"):
+        print("the server refused response_format: the answer form was asked for in the prompt alone")
     holes = s.get(f"Hole@{s['depth']}") or {}
     shown = [f"{name} {_share(h['before'])} -> {_share(h['after'])}" for name, h in holes.items()]
     if shown:

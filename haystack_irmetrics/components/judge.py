@@ -29,8 +29,9 @@ class RelevanceJudge:
     - ``generator``: any Haystack chat generator, e.g. ``OpenAIChatGenerator(model=..., api_base_url=...)``
       for an OpenAI-compatible server (vLLM, Ollama, llama.cpp's server, OpenAI). Each pair is one request
       with the default graded prompt (:mod:`haystack_irmetrics.judges.prompt`) or ``system_prompt`` and
-      ``user_template`` (with ``{query}`` and ``{document}``), at ``temperature`` 0. An answer without a grade
-      leaves the document unjudged (grade ``None``), never 0.
+      ``user_template`` (with ``{query}`` and ``{document}``), at ``temperature`` 0, the answer form
+      ``{"grade": N}`` sent as ``response_format``. An answer outside that form is asked once more with a
+      reminder (``reask``); one still outside it leaves the document unjudged (grade ``None``), never 0.
     - ``scorer``: a component that scores pairs (a ranker, or a document or text embedder: cosine of the two
       embeddings), its scores turned into grades by ``cut_points``, learned on human-labelled pairs with
       :meth:`fit`.
@@ -63,6 +64,9 @@ class RelevanceJudge:
         system_prompt: str | None = None,
         user_template: str | None = None,
         temperature: float | None = 0.0,
+        response_format: bool = True,
+        reask: int = 1,
+        lenient: bool = False,
     ) -> None:
         """
         :param generator: a Haystack chat generator (or ``scorer``, not both).
@@ -72,6 +76,11 @@ class RelevanceJudge:
         :param system_prompt: replaces the default system prompt.
         :param user_template: replaces the default user message; holds ``{query}`` and ``{document}``.
         :param temperature: sent with each request (``None``: the generator's own).
+        :param response_format: send the answer form as ``response_format`` (a JSON schema: ``{"grade": N}``) with
+            each request; a server that answers 400 naming it is asked without it.
+        :param reask: an answer not in the form asked for gets this many more requests (0 or 1), with a reminder.
+        :param lenient: read free text with the lenient grammar (opt-in: it can misread; the default reads only
+            the answer forms asked for).
         :raises JudgeError: both or neither of ``generator`` and ``scorer``, a template without its
             placeholders, cut points that do not fit ``max_grade``.
         """
@@ -81,6 +90,9 @@ class RelevanceJudge:
         self.system_prompt = system_prompt
         self.user_template = user_template
         self.temperature = temperature
+        self.response_format = response_format
+        self.reask = reask
+        self.lenient = lenient
         self.judge: ChatJudge | ScoreJudge = make_judge(
             generator,
             scorer,
@@ -89,6 +101,9 @@ class RelevanceJudge:
             system_prompt=system_prompt,
             user_template=user_template,
             temperature=temperature,
+            response_format=response_format,
+            reask=reask,
+            lenient=lenient,
         )
 
     @property
@@ -128,7 +143,7 @@ class RelevanceJudge:
         if isinstance(self.judge, ScoreJudge):
             verdicts = self.judge.judge_pairs([(query, t) for t in texts])
         else:
-            verdicts = [self.judge.ask(query, t) for t in texts]
+            verdicts = [self.judge.grade(query, t) for t in texts]
         graded = [replace(d, meta={**d.meta, GRADE_FIELD: v.label}) for d, v in zip(documents, verdicts, strict=True)]
         return {"documents": graded, "grades": [v.label for v in verdicts], "answers": [v.raw for v in verdicts]}
 
@@ -143,6 +158,9 @@ class RelevanceJudge:
             system_prompt=self.system_prompt,
             user_template=self.user_template,
             temperature=self.temperature,
+            response_format=self.response_format,
+            reask=self.reask,
+            lenient=self.lenient,
         )
 
     @classmethod

@@ -20,7 +20,7 @@ from typing import Any
 from ..errors import JudgeError, JudgeFailed, NoAnswerError
 from ..io.tables import json_text
 from .cache import JudgmentCache, judgment_key
-from .judge import PARSER_VERSION, ChatJudge, ScoreJudge, Verdict, scrub
+from .judge import ChatJudge, ScoreJudge, Verdict, scrub
 
 #: Longest wait between two attempts, in seconds (and the most of a server's Retry-After that is honoured).
 MAX_BACKOFF = 30.0
@@ -28,13 +28,15 @@ MAX_BACKOFF = 30.0
 
 @dataclass
 class Counts:
-    """What judging cost: requests sent (retries included), retries, cache hits, unparseable answers, and the
-    tokens the server reported (``{}`` when it reported none)."""
+    """What judging cost: requests sent (retries and re-asks included), retries, cache hits, pairs whose answers
+    held no grade in the form asked for (``unparseable``, after the re-ask), pairs asked a second time
+    (``reasked``), and the tokens the server reported (``{}`` when it reported none)."""
 
     requests: int = 0
     retries: int = 0
     cache_hits: int = 0
     unparseable: int = 0
+    reasked: int = 0
     tokens: dict[str, int] = field(default_factory=dict)
 
     def merge(self, other: Counts) -> None:
@@ -43,12 +45,15 @@ class Counts:
         self.retries += other.retries
         self.cache_hits += other.cache_hits
         self.unparseable += other.unparseable
+        self.reasked += other.reasked
         for name, n in other.tokens.items():
             self.tokens[name] = self.tokens.get(name, 0) + n
 
     def add(self, verdict: Verdict) -> None:
+        """Count a pair's verdict: unparseable (after its re-ask), re-asked, its tokens."""
         if verdict.label is None:
             self.unparseable += 1
+        self.reasked += verdict.reasked
         for name, n in verdict.tokens.items():
             self.tokens[name] = self.tokens.get(name, 0) + n
 
@@ -157,7 +162,7 @@ def judge_texts(
     done: dict[int, Verdict] = {}
 
     def keep(i: int, verdict: Verdict) -> None:
-        cache.put(keys[i], verdict, fingerprint, PARSER_VERSION)
+        cache.put(keys[i], verdict, fingerprint, judge.parser_version)
         counts.add(verdict)
         done[i] = verdict
         tell(i, verdict, False)
@@ -190,19 +195,22 @@ def _cached(
     keys: list[str],
     fingerprint: str,
 ) -> dict[str, Verdict]:
-    """The cached verdicts of ``keys``, each read by this parser; a pair cached under one of the judge's legacy
-    fingerprints (when the parser's version was part of it) is read again and kept under ``keys``."""
-    cached = cache.get_many(set(keys), reread=judge.read, parser=PARSER_VERSION)
+    """The cached verdicts of ``keys``, each read by this judge's reader; a pair cached under one of the judge's
+    legacy fingerprints (version 2's, or when the parser's version was part of it) is read again, with no request,
+    and kept under ``keys``."""
+    version = judge.parser_version
+    cached = cache.get_many(set(keys), reread=judge.read_answers, parser=version)
     for legacy in judge.legacy_fingerprints():
         missing = {i: judgment_key(legacy, *texts[i]) for i, key in enumerate(keys) if key not in cached}
         if not missing:
             break
-        found = cache.get_many(set(missing.values()), reread=judge.read, parser=PARSER_VERSION)
+        # Read by a reader of another version (the lenient one keeps version 2, which they were read by).
+        found = cache.get_many(set(missing.values()), reread=judge.read_answers, parser=-1, update=False)
         for i, old in missing.items():
             verdict = found.get(old)
             if verdict is not None:
                 cached[keys[i]] = verdict
-                cache.put(keys[i], verdict, fingerprint, PARSER_VERSION)
+                cache.put(keys[i], verdict, fingerprint, version)
     return cached
 
 
@@ -222,7 +230,8 @@ def _ask_all(
     secrets = judge.secrets
     judge.warm_up()
 
-    def ask(i: int) -> Verdict | None:
+    def attempt(i: int, send: Callable[[], Verdict]) -> Verdict | None:
+        """One request (``send``), retried on what a retry mends; ``None`` once the run is stopping."""
         attempt = 0
         while True:
             if stop.is_set():
@@ -231,7 +240,7 @@ def _ask_all(
                 counts.requests += 1
                 counts.retries += attempt > 0
             try:
-                return judge.ask(*texts[i])
+                return send()
             except Exception as e:
                 reason = retry_reason(e)
                 if reason is None:
@@ -253,6 +262,13 @@ def _ask_all(
                 if wait is None:
                     wait = min(backoff * 2 ** (attempt - 1), MAX_BACKOFF) * random.uniform(0.5, 1.0)
                 stop.wait(wait)
+
+    def ask(i: int) -> Verdict | None:
+        """The pair's verdict: its answer, and when that is not in the form asked for, one re-ask."""
+        first = attempt(i, lambda: judge.ask(*texts[i]))
+        if first is None or first.label is not None or not judge.reask_count:
+            return first
+        return attempt(i, lambda: judge.reask(*texts[i], first))
 
     failure: str | None = None
     with ThreadPoolExecutor(max_workers=min(concurrency, len(todo))) as pool:
@@ -282,8 +298,11 @@ def wait_seconds(started: float) -> float:
 
 
 def jsonl_line(query_id: str, doc_id: str, verdict: Verdict, fingerprint: str, **extra: Any) -> str:
-    """One line of ``judgments.jsonl``."""
+    """One line of ``judgments.jsonl`` (a re-asked pair: ``reask_raw``, the second answer, and ``label_from``,
+    ``"reask"`` when the grade is the second answer's)."""
     row = {"query_id": query_id, "doc_id": doc_id, "label": verdict.label, "judge": fingerprint, "raw": verdict.raw}
+    if verdict.reasked:
+        row.update(reask_raw=verdict.reask_raw, label_from="reask" if verdict.from_reask else None)
     row.update(extra)
     return json_text(row, ensure_ascii=False) + "\n"
 

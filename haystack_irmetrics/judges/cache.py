@@ -3,8 +3,9 @@
 the exact query and document texts (:func:`judgment_key`, each text length-prefixed by
 :func:`~haystack_irmetrics.integration.cache_entry.add_text`).
 
-Each row keeps the raw answer (at most :data:`~.grades.MAX_ANSWER_CHARS` characters of it) and the version of
-the parser that read it (``parser``): when the parser changes, a cached answer is read again from its raw text
+Each row keeps the raw answer (at most :data:`~.grades.MAX_ANSWER_CHARS` characters of it), the answer to the
+re-ask when the first was not in the form asked for (``reask_raw``), whether the grade is the second's
+(``from_reask``), and the version of the parser that read them (``parser``): when the parser changes, a cached answer is read again from its raw text
 (:meth:`JudgmentCache.get_many` with ``reread``) and the row updated, with no new request. A row without a raw
 answer (a reply that held none, cached by an older version) is no judgment: it misses.
 
@@ -118,7 +119,12 @@ class JudgmentCache:
                     "(key TEXT PRIMARY KEY, label INTEGER, raw TEXT, tokens TEXT, judge TEXT)"
                 )
                 columns = {row[1] for row in db.execute("PRAGMA table_info(judgments)")}
-                for column, kind in (("judge", "TEXT"), ("parser", "INTEGER")):
+                for column, kind in (
+                    ("judge", "TEXT"),
+                    ("parser", "INTEGER"),
+                    ("reask_raw", "TEXT"),
+                    ("from_reask", "INTEGER"),
+                ):
                     if column not in columns:  # a file of an older version: its rows still answer
                         try:
                             db.execute(f"ALTER TABLE judgments ADD COLUMN {column} {kind}")
@@ -135,34 +141,42 @@ class JudgmentCache:
         self._db = None
 
     def get_many(
-        self, keys: Iterable[str], *, reread: Callable[[str], int | None] | None = None, parser: int | None = None
+        self,
+        keys: Iterable[str],
+        *,
+        reread: Callable[[str, str | None], tuple[int | None, bool]] | None = None,
+        parser: int | None = None,
+        update: bool = True,
     ) -> dict[str, Verdict]:
         """The cached verdict of each key that has one. A row without a raw answer misses. With ``reread`` (the
-        judge's :meth:`read`), a row read by a parser other than version ``parser`` is read again from its raw
-        answer, and the row updated."""
+        judge's :meth:`read_answers`: the first answer and the re-asked one to a grade and whether it came from
+        the second), a row read by a parser other than version ``parser`` is read again from its raw answers, and
+        the row updated (unless ``update`` is false)."""
         keys = list(keys)
         out: dict[str, Verdict] = {}
         if self._db is None:
             return out
-        stale: list[tuple[int | None, int | None, str]] = []
+        stale: list[tuple[int | None, int | None, int, str]] = []
         try:
             with self._lock:
                 for start in range(0, len(keys), 500):
                     chunk = keys[start : start + 500]
                     rows = self._db.execute(
-                        "SELECT key, label, raw, tokens, parser FROM judgments "
+                        "SELECT key, label, raw, tokens, parser, reask_raw, from_reask FROM judgments "
                         f"WHERE key IN ({','.join('?' * len(chunk))})",
                         chunk,
                     ).fetchall()
-                    for key, label, raw, tokens, version in rows:
+                    for key, label, raw, tokens, version, reask_raw, from_reask in rows:
                         if raw is None:
                             continue
                         if reread is not None and version != parser:
-                            label = reread(raw)
-                            stale.append((label, parser, key))
-                        out[key] = Verdict(label, raw, _tokens(tokens))
-                if stale:
-                    self._db.executemany("UPDATE judgments SET label = ?, parser = ? WHERE key = ?", stale)
+                            label, from_reask = reread(raw, reask_raw)
+                            stale.append((label, parser, int(from_reask), key))
+                        out[key] = Verdict(label, raw, _tokens(tokens), reask_raw, bool(from_reask))
+                if stale and update:
+                    self._db.executemany(
+                        "UPDATE judgments SET label = ?, parser = ?, from_reask = ? WHERE key = ?", stale
+                    )
         except (sqlite3.Error, ValueError) as e:
             self._warn(f"cannot be read ({e})")
             return {}
@@ -189,7 +203,8 @@ class JudgmentCache:
         try:
             with self._lock:
                 self._db.execute(
-                    "INSERT OR REPLACE INTO judgments (key, label, raw, tokens, judge, parser) VALUES (?, ?, ?, ?, ?, ?)",
+                    "INSERT OR REPLACE INTO judgments (key, label, raw, tokens, judge, parser, reask_raw, from_reask) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         key,
                         verdict.label,
@@ -197,6 +212,8 @@ class JudgmentCache:
                         json.dumps(verdict.tokens) if verdict.tokens else None,
                         fingerprint,
                         parser,
+                        None if verdict.reask_raw is None else verdict.reask_raw[:MAX_ANSWER_CHARS],
+                        int(verdict.from_reask),
                     ),
                 )
         except sqlite3.Error as e:

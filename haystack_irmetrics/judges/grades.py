@@ -1,38 +1,30 @@
-"""Reading a grade out of a model's answer: the grammar of docs/judging.md ("How an answer is read"), in linear
-time.
+"""How a judge's answer is read: the answer form the judge was asked for (the *contract*), and nothing else.
 
-A grade is the number an answer gives *as its grade*, and nothing else: a number the answer mentions (a scale, a
-year, a count in an explanation) is not a grade, and an answer that gives no grade, an unclear one or two
-different ones is unparseable (``None``), never a number picked from the text.
+The default prompt asks for one form, a JSON object ``{"grade": N}``, and the request carries it as
+``response_format`` (:func:`response_format`: a JSON schema whose one required property ``grade`` is an integer
+from 0 to the top grade), which OpenAI, vLLM, llama.cpp's server and Ollama enforce. An answer is read only in
+these forms, after one leading ``<think>...</think>`` block (reasoning models send one) and one code fence
+around the whole answer are taken off:
 
-1. **Length.** Only the first :data:`MAX_ANSWER_CHARS` characters are read (and kept in the cache).
-2. **JSON.** An answer that is JSON (whole, in a code fence, or one ``{...}`` object inside the text) gives its
-   grade in a field named ``grade``, ``label``, ``relevance``, ``score``, ``rating`` or ``o`` (any case; also
-   ``final_score``, ``relevance grade``: the last word counts). The field holds a whole number (``2``, ``2.0``,
-   ``"2"``); several such fields must agree. A JSON answer without such a field, a list, ``true`` or ``null`` is
-   unparseable.
-3. **Numbers.** A number is plain decimal digits, with an optional fraction (``2``, ``2.0``). ``0x2``, ``1e3``,
-   ``1_000``, ``inf``, ``NaN``, ``-1``, ``+1``, ``2.5`` and digits of other scripts are numbers that are no grade:
-   where the grade stands, they make the answer unparseable. A grade is a whole number from 0 to ``max_grade``.
-4. **Scales are not grades.** A range (``0-3``, ``0 to 3``, ``between 0 and 3``) and a list of three or more
-   numbers (``0, 1, 2 or 3``) are mentions of the scale and are skipped.
-5. **Stated grades.** A label followed by a number (``Grade: 2``, ``relevance = 2``, ``**Score:** 2``,
-   ``Grade (0-3): 2``), and ``N out of M`` or ``N/M`` with ``M`` the top grade (``0 out of 3``, ``2/3``), give
-   ``N``. After a label, ``N/M`` or ``N out of M`` with another ``M`` (``score: 7/10``), a range (``Grade: 2-3``)
-   or a choice (``Grade: 1 or 2``) is unparseable; without a label, ``N/M`` with another ``M`` is not a grade
-   (a date, a fraction of something). Every stated grade of an answer must be the same grade.
-6. **Otherwise, where it stands.** When nothing states a grade: an answer whose first line is a number alone
-   (``2``, ``**1**``, ``"3".``), or a number followed by ``:``, ``-``, ``,``, ``;`` or a parenthesis
-   (``0 (scale 0 to 3)``, ``2 - partly relevant``) gives that number; else an answer ending in a number after a
-   word (``... so I grade it 2.``) gives it. A number after ``of``, ``to``, ``/``, ``-`` or another number is not
-   such an ending.
+1. **a JSON object** whose ``grade`` is a whole number from 0 to the top grade (``2``, ``2.0``); other keys are
+   ignored, but a duplicate key, a second grade-like key (``score``, ``relevance``, ``final_grade``, ...) that
+   does not hold the same grade, or any text outside the object (or its fence) is not read;
+2. **a bare whole number** in range, alone (``2``, ``2.``, ``**2**``);
+3. **a final line** ``Grade: N`` (any case, ``**`` markup aside) when no other line states a grade (a line
+   with a grade-like word and a number after it, a ``"grade"`` key, or a bare number).
+
+Everything else is ``None``: the pair stays unjudged and is counted, and the judge asks once more with a
+reminder of the form (:data:`REMINDER`). Reading is linear in the answer's first :data:`MAX_ANSWER_CHARS`
+characters. A reader that guesses grades from free text is kept apart, opt-in (:mod:`.lenient`).
 
 Usage::
 
-    >>> parse_answer("Not relevant: 0 out of 3."), parse_answer("0\\n\\nExplanation: it mentions 3")
-    (0, 0)
-    >>> parse_answer("Grade: 1e999"), parse_answer("0x2"), parse_answer("Grade: 1. Final grade: 2.")
-    (None, None, None)
+    >>> read_contract('{"grade": 2, "reason": "on topic"}'), read_contract("2"), read_contract("Why...\\nGrade: 3")
+    (2, 2, 3)
+    >>> read_contract("<think>maybe 1</think>\\n```json\\n{\\"grade\\": 0}\\n```")
+    0
+    >>> read_contract("This deserves a 2, not a 3."), read_contract('{"grade": 2, "grade": 3}')
+    (None, None)
 """
 
 from __future__ import annotations
@@ -43,316 +35,143 @@ from typing import Any
 
 #: The most characters of an answer that are read (and kept): a longer answer is cut to this length first.
 MAX_ANSWER_CHARS = 8192
-#: The words that label a grade (the last word of a JSON key, or the word before a stated number).
-LABELS = frozenset({"grade", "label", "relevance", "score", "rating", "o"})
-#: Words that make a label name something else than the grade ("confidence score: 0.9", ``certainty_score``).
+#: The property of the contract's JSON object that holds the grade.
+GRADE_KEY = "grade"
+#: The words whose key or label names a grade (the last word of a key: ``final_grade``, ``relevance score``).
+GRADE_WORDS = frozenset({"grade", "label", "relevance", "score", "rating"})
+#: Words that make such a key name something else (``confidence_score``, ``certainty score``).
 NOT_GRADES = frozenset({"confidence", "certainty", "probability", "uncertainty"})
 
-# One pass over the text: a word (letters, digits, joined by "." or "_" between alphanumerics), a run of
-# whitespace, or any other single character. No nested quantifiers: linear time.
-_TOKEN = re.compile(r"[^\W_]+(?:[._][^\W_]+)*|\s+|.", re.S)
-_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?\Z")
-_WHOLE = re.compile(r"[0-9]+(?:\.0+)?\Z")
-_NON_NUMBERS = frozenset({"inf", "infinity", "nan"})
-# Characters of markdown and quoting that decorate a grade ("**2**", "`2`", "'2'", "[2]", "> 2", "# 2").
-_DECORATION = frozenset("*_`\"'[]>#~")
-# What may stand between a label and its number ("Grade is 2", "relevance = 2", "score of 2", "Grade (0-3): 2").
-_LINKS = frozenset({":", "=", "is", "of", "was", "would", "be", "a", "an", "final", "(", ")", "-", "→", "scale"})
-_RANGE = frozenset({"-", "–", "—", "to", "through"})
-_CHOICE = frozenset({",", "or", "and", "/"})
-# A number after one of these is not an answer's closing grade ("... out of 3", "... 0 to 3").
-_NOT_BEFORE_END = frozenset({"of", "to", "/", "-", "–", "—", "than", "from", "between", "and", "or", ",", "scale"})
-_LEADING_STOPS = frozenset({":", "-", "–", "—", ",", ";", "(", "."})
 
-_BAD = "bad"  # a number where a grade stands that is no grade: the answer is unparseable
+def answer_form(max_grade: int) -> str:
+    """The answer form a prompt asks for, in words (the default system prompt ends with it, and :data:`REMINDER`
+    repeats it).
+
+    >>> answer_form(3)
+    'Answer with a JSON object and nothing else: {"grade": N}, where N is 0, 1, 2 or 3.'
+    """
+    grades = ", ".join(str(g) for g in range(max_grade)) + f" or {max_grade}"
+    return f'Answer with a JSON object and nothing else: {{"grade": N}}, where N is {grades}.'
 
 
-class _Token:
-    __slots__ = ("kind", "spaced", "text", "value")
-
-    def __init__(self, text: str, kind: str, spaced: bool) -> None:
-        self.text = text
-        self.kind = kind  # "num" (plain decimal), "odd" (a number that is no grade), "word", "punct", "nl", "scale"
-        self.spaced = spaced  # whitespace right before it
-        self.value: Any = None
+#: The follow-up message after an answer outside the contract (``{form}``: :func:`answer_form`).
+REMINDER = "Your answer was not in the form asked for. {form}"
 
 
-def _tokens(text: str) -> list[_Token]:
-    out: list[_Token] = []
-    spaced = True
-    for m in _TOKEN.finditer(text):
-        t = m.group()
-        if t.isspace():
-            if "\n" in t:
-                out.append(_Token("\n", "nl", True))
-            spaced = True
-            continue
-        if t[0].isalnum() or t[0] == "_":
-            lower = t.lower()
-            if _NUMBER.match(t):
-                kind = "num"
-            elif any(c.isdigit() for c in t) or lower in _NON_NUMBERS:
-                kind = "odd"
-            else:
-                kind = "word"
-            out.append(_Token(lower if kind == "word" else t, kind, spaced))
-        elif t in _DECORATION:  # "**2**": decoration neither joins nor separates
-            continue
-        else:
-            out.append(_Token(t, "punct", spaced))
-        spaced = False
+def response_format(max_grade: int) -> dict[str, Any]:
+    """The ``response_format`` of a request: a JSON schema whose one required property ``grade`` is an integer
+    from 0 to ``max_grade`` (as an ``enum``, the constraint every OpenAI-compatible server's structured output
+    supports), nothing else allowed."""
+    schema = {
+        "type": "object",
+        "properties": {GRADE_KEY: {"type": "integer", "enum": list(range(max_grade + 1))}},
+        "required": [GRADE_KEY],
+        "additionalProperties": False,
+    }
+    return {"type": "json_schema", "json_schema": {"name": "relevance_grade", "strict": True, "schema": schema}}
+
+
+_THINK = re.compile(r"\A\s*<think>.*?</think>", re.S | re.I)
+_INFO = re.compile(r"[A-Za-z]*[ \t]*\n")  # a fence's info string (json) and its line's end
+_BARE = re.compile(r"\A(\*\*|\*|`|)([0-9]{1,3})\1\.?\Z")
+_FINAL = re.compile(r"\A\s*grade\s*:\s*([0-9]{1,3})\s*\.?\s*\Z", re.I)
+# A line that states a grade: a grade word (not one of NOT_GRADES) and, after markup, quotes and a link, a number.
+_STATED = re.compile(r"\b(?:grade|label|relevance|score|rating)s?\W{0,4}(?:is\s+|of\s+)?\W{0,3}[0-9]", re.I)
+_WHOLE = re.compile(r"[0-9]{1,3}(?:\.0+)?\Z")
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object of JSON, refused when a key stands twice (``{"grade": 2, "grade": 3}`` says two things)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"duplicate key {key!r}")
+        out[key] = value
     return out
 
 
-def _value(token: _Token, max_grade: int) -> int | str:
-    """The grade a number token gives, or :data:`_BAD`."""
-    if token.kind != "num" or not _WHOLE.match(token.text):
-        return _BAD
-    digits = token.text.split(".")[0].lstrip("0") or "0"
-    if len(digits) > 2:
-        return _BAD
-    grade = int(digits)
-    return grade if grade <= max_grade else _BAD
+class _Number(str):
+    """A JSON number as written (``2``, ``2.0``, ``1e400``): read as a grade only when it is a whole number."""
 
 
-def _is_number(tokens: list[_Token], i: int) -> bool:
-    return 0 <= i < len(tokens) and tokens[i].kind in ("num", "odd")
+def _refuse(name: str) -> Any:
+    raise ValueError(name)  # NaN, Infinity: no grade
 
 
-def _signed(tokens: list[_Token], i: int) -> bool:
-    """Whether ``tokens[i]`` is a sign glued to the number after it ("-1", "+2" where a grade stands)."""
-    return (
-        i + 1 < len(tokens)
-        and tokens[i].text in ("-", "+", "−")
-        and _is_number(tokens, i + 1)
-        and not tokens[i + 1].spaced
-        and not _is_number(tokens, i - 1)
-    )
-
-
-def _mark_scales(tokens: list[_Token]) -> list[_Token]:
-    """The tokens with each range (``0-3``, ``0 to 3``, ``between 0 and 3``) and each list of three or more
-    numbers (``0, 1, 2 or 3``) replaced by one ``scale`` token."""
-    out: list[_Token] = []
-    i, n = 0, len(tokens)
-    while i < n:
-        t = tokens[i]
-        if _is_number(tokens, i):
-            # A list: number (sep number){2,}
-            j, count = i, 1
-            while (
-                j + 2 < n and tokens[j + 1].text in _CHOICE and tokens[j + 1].text != "/" and _is_number(tokens, j + 2)
-            ):
-                j += 2
-                count += 1
-            if count >= 3:
-                out.append(_Token("", "scale", t.spaced))
-                i = j + 1
-                continue
-            if i + 2 < n and tokens[i + 1].text in _RANGE and _is_number(tokens, i + 2):
-                if out and out[-1].text == "from":
-                    out.pop()
-                out.append(_Token("", "scale", t.spaced))
-                i += 3
-                continue
-            if (
-                out
-                and out[-1].text == "between"
-                and i + 2 < n
-                and tokens[i + 1].text == "and"
-                and _is_number(tokens, i + 2)
-            ):
-                out[-1] = _Token("", "scale", out[-1].spaced)
-                i += 3
-                continue
-        out.append(t)
-        i += 1
-    return out
-
-
-def _stated_at(tokens: list[_Token], i: int, max_grade: int) -> tuple[int | str | None, int]:
-    """The grade stated by the number at ``tokens[i]`` (a sign before it makes it :data:`_BAD`) with what
-    follows it: ``N/M`` and ``N out of M`` need ``M == max_grade`` (else :data:`_BAD`), a choice (``1 or 2``)
-    is :data:`_BAD`. Returns ``(grade, index after)``."""
-    if _signed(tokens, i):
-        return _BAD, i + 2
-    grade = _value(tokens[i], max_grade)
-    j = i + 1
-    n = len(tokens)
-    if j < n and tokens[j].text == "/" and _is_number(tokens, j + 1):
-        return (grade if _value(tokens[j + 1], 9) == max_grade else _BAD), j + 2
-    if j + 1 < n and tokens[j].text == "out" and tokens[j + 1].text == "of" and _is_number(tokens, j + 2):
-        return (grade if _value(tokens[j + 2], 9) == max_grade else _BAD), j + 3
-    if j < n and tokens[j].text in _CHOICE and (_is_number(tokens, j + 1) or _signed(tokens, j + 1)):
-        return _BAD, j + 2
-    return grade, j
-
-
-def _out_of(tokens: list[_Token], i: int, max_grade: int) -> bool:
-    """Whether the number at ``i`` is followed by ``/M`` or ``out of M`` with ``M`` the top grade."""
-    n = len(tokens)
-    if i + 2 < n and tokens[i + 1].text == "/" and _is_number(tokens, i + 2):
-        return _value(tokens[i + 2], 9) == max_grade
-    if i + 3 < n and tokens[i + 1].text == "out" and tokens[i + 2].text == "of" and _is_number(tokens, i + 3):
-        return _value(tokens[i + 3], 9) == max_grade
-    return False
-
-
-def _stated(tokens: list[_Token], max_grade: int) -> list[int | str]:
-    """Every stated grade: a label and its number, ``N out of M``, ``N/M`` (rule 5)."""
-    found: list[int | str] = []
-    used: set[int] = set()
-    n = len(tokens)
-    for i, t in enumerate(tokens):
-        if t.kind == "word" and t.text in LABELS and not (i and tokens[i - 1].text in NOT_GRADES):
-            j, links = i + 1, 0
-            while (
-                j < n
-                and links < 8
-                and (tokens[j].kind == "scale" or tokens[j].text in _LINKS)
-                and not _signed(tokens, j)
-            ):
-                j += 1
-                links += 1
-            if _is_number(tokens, j) or _signed(tokens, j):
-                grade, _ = _stated_at(tokens, j, max_grade)
-                found.append(grade)
-                used.add(j + (1 if _signed(tokens, j) else 0))
-    for i in range(n):
-        if i not in used and _is_number(tokens, i) and _out_of(tokens, i, max_grade):
-            found.append(_stated_at(tokens, i, max_grade)[0])
-    return found
-
-
-def _first_line(tokens: list[_Token], max_grade: int) -> int | str | None:
-    """Rule 6's first form: the first line is a number alone, or a number and a stop (``:``, ``-``, ``(``...)."""
-    if not tokens:
+def _grade_of(value: Any, max_grade: int) -> int | None:
+    if not isinstance(value, _Number) or not _WHOLE.match(value):
         return None
-    i = 0
-    if _signed(tokens, 0):
-        return _BAD if (len(tokens) == 2 or tokens[2].kind == "nl" or tokens[2].text in _LEADING_STOPS) else None
-    if not _is_number(tokens, 0):
-        return None
-    grade = _value(tokens[i], max_grade)
-    rest = tokens[1:]
-    if not rest or rest[0].kind == "nl":
-        return grade
-    stop = rest[0]
-    if stop.text in (".", "!") and (len(rest) == 1 or rest[1].kind == "nl"):
-        return grade
-    if stop.text in _CHOICE and len(rest) > 1 and (_is_number(rest, 1) or _signed(rest, 1)):
-        return _BAD
-    if stop.text in _LEADING_STOPS - {"."}:
-        return grade
-    return None
+    grade = int(value.split(".")[0])
+    return grade if grade <= max_grade else None
 
 
-def _last_number(tokens: list[_Token], max_grade: int) -> int | str | None:
-    """Rule 6's second form: the answer ends in a number after a word (``... I grade it 2.``)."""
-    end = len(tokens)
-    while end and (tokens[end - 1].kind == "nl" or tokens[end - 1].text in (".", "!", ")")):
-        end -= 1
-    i = end - 1
-    if i < 0 or not _is_number(tokens, i):
-        return None
-    if _signed(tokens, i - 1):
-        before = tokens[i - 2] if i >= 2 else None
-        return _BAD if before is not None and before.kind == "word" else None
-    before = tokens[i - 1] if i >= 1 else None
-    if before is None or before.text in _NOT_BEFORE_END or (before.kind != "word" and before.text not in (":", "=")):
-        return None
-    return _value(tokens[i], max_grade)
+def _grade_like(key: str) -> bool:
+    words = re.split(r"[\s_\-]+", key.strip().lower())
+    return words[-1] in GRADE_WORDS and not NOT_GRADES.intersection(words)
 
 
-def _one(grades: list[int | str]) -> int | None:
-    """The grade when every one of ``grades`` is the same whole grade, else ``None``."""
-    if not grades or _BAD in grades or len(set(grades)) != 1:
-        return None
-    grade = grades[0]
-    return grade if isinstance(grade, int) else None
-
-
-def read_text(text: str, max_grade: int) -> int | None:
-    """The grade a plain-text answer gives (rules 3-6)."""
-    tokens = _mark_scales(_tokens(text))
-    stated = _stated(tokens, max_grade)
-    if stated:
-        return _one(stated)
-    for form in (_first_line, _last_number):
-        grade = form(tokens, max_grade)
-        if grade is not None:
-            return _one([grade])
-    return None
-
-
-class _Literal(str):
-    """A JSON number as written (``parse_float``/``parse_int``), so ``1e400`` is seen as written, never ``inf``."""
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number")
-
-
-def _json(text: str) -> tuple[bool, Any]:
-    """``(True, value)`` when ``text`` is JSON (numbers kept as written, ``NaN``/``Infinity`` refused)."""
+def _from_json(text: str, max_grade: int) -> int | None:
     try:
-        return True, json.loads(text, parse_float=_Literal, parse_int=_Literal, parse_constant=_no_constant)
+        value = json.loads(
+            text, object_pairs_hook=_pairs, parse_int=_Number, parse_float=_Number, parse_constant=_refuse
+        )
     except (ValueError, RecursionError):
-        return False, None
-
-
-def _json_grade(value: Any, max_grade: int) -> int | str:
-    if isinstance(value, _Literal):
-        return _value(_Token(value, "num" if _NUMBER.match(value) else "odd", False), max_grade)
-    if isinstance(value, str):
-        grade = read_text(value, max_grade)
-        return _BAD if grade is None else grade
-    return _BAD  # true, null, a list, an object
-
-
-def _from_object(value: dict, max_grade: int) -> int | None:
-    grades = []
-    for key, v in value.items():
-        words = re.split(r"[\s_\-]+", key.strip().lower()) if isinstance(key, str) else [""]
-        if words[-1] in LABELS and not NOT_GRADES.intersection(words):
-            grades.append(_json_grade(v, max_grade))
-    return _one(grades)
-
-
-def parse_answer(answer: Any, max_grade: int = 3) -> int | None:
-    """The grade ``answer`` gives under the grammar above, or ``None``."""
-    if not isinstance(answer, str) or not answer.strip():
         return None
-    text = answer[:MAX_ANSWER_CHARS].strip()
-    # The whole answer, or the first code fence's content, as JSON.
-    candidates = [text]
-    start = text.find("```")
-    if start >= 0:
-        end = text.find("```", start + 3)
-        if end > start:
-            inner = text[start + 3 : end]
-            if inner[:4].lower() == "json":
-                inner = inner[4:]
-            candidates.insert(0, inner.strip())
-    for candidate in candidates:
-        if candidate[:1] in '{["' or candidate[:1].isdigit() or candidate[:1] == "-":
-            ok, value = _json(candidate)
-            if ok:
-                if isinstance(value, dict):
-                    return _from_object(value, max_grade)
-                if isinstance(value, (_Literal, str)):
-                    return _one([_json_grade(value, max_grade)])
-                return None
-    # One JSON object inside the text: its grade, with the text around it read too (they must agree).
-    left, right = text.find("{"), text.rfind("}")
-    if 0 <= left < right:
-        ok, value = _json(text[left : right + 1])
-        if ok and isinstance(value, dict):
-            inside = _from_object(value, max_grade)
-            if inside is not None:
-                around = _stated(_mark_scales(_tokens(text[:left] + "\n" + text[right + 1 :])), max_grade)
-                return _one([inside, *around])
-    return read_text(text, max_grade)
+    if not isinstance(value, dict) or GRADE_KEY not in value:
+        return None
+    grade = _grade_of(value[GRADE_KEY], max_grade)
+    if grade is None:
+        return None
+    for key, other in value.items():
+        if key != GRADE_KEY and _grade_like(key) and _grade_of(other, max_grade) != grade:
+            return None  # two grade-like keys that say different things
+    return grade
 
 
-__all__ = ["LABELS", "MAX_ANSWER_CHARS", "parse_answer", "read_text"]
+def _final_line(text: str, max_grade: int) -> int | None:
+    lines = [line for line in text.replace("*", "").splitlines() if line.strip()]
+    m = _FINAL.match(lines[-1]) if lines else None
+    if m is None or any(_STATED.search(line) or _BARE.match(line.strip()) for line in lines[:-1]):
+        return None
+    grade = int(m.group(1))
+    return grade if grade <= max_grade else None
+
+
+def unwrap(answer: str) -> str:
+    """``answer`` without one leading ``<think>...</think>`` block and one code fence around the rest (an
+    unclosed ``<think>`` is left, so that nothing is read from it)."""
+    text = _THINK.sub("", answer[:MAX_ANSWER_CHARS], count=1).strip()
+    if len(text) >= 6 and text.startswith("```") and text.endswith("```"):
+        inner = text[3:-3]
+        info = _INFO.match(inner)
+        inner = inner[info.end() :] if info else inner
+        if "```" not in inner:
+            return inner.strip()
+    return text
+
+
+def read_contract(answer: Any, max_grade: int = 3) -> int | None:
+    """The grade ``answer`` gives in one of the contract's three forms (the module's docstring), or ``None``."""
+    if not isinstance(answer, str):
+        return None
+    text = unwrap(answer)
+    if not text:
+        return None
+    if text.startswith("{"):
+        return _from_json(text, max_grade)
+    m = _BARE.match(text)
+    if m is not None:
+        grade = int(m.group(2))
+        return grade if grade <= max_grade else None
+    return _final_line(text, max_grade)
+
+
+__all__ = [
+    "GRADE_KEY",
+    "MAX_ANSWER_CHARS",
+    "REMINDER",
+    "answer_form",
+    "read_contract",
+    "response_format",
+    "unwrap",
+]

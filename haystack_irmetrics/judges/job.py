@@ -52,6 +52,9 @@ def chat_judge(settings: ChatSettings) -> ChatJudge:
         user_template=_read_text(settings.template),
         max_grade=settings.max_grade,
         max_document_chars=settings.max_chars,
+        response_format=settings.response_format,
+        reask=settings.reask,
+        lenient=settings.lenient,
     )
 
 

@@ -7,7 +7,8 @@ parameters but its API key and its client's time-out and retries, the server's U
 prompt, the grade scale, the temperature, the cut points). The judgment cache is keyed by it, so a changed prompt,
 model or server misses: two servers may serve different models under one name. How an answer is read is not in
 it: the cache keeps each raw answer, and a judge reads cached answers again (:meth:`ChatJudge.read`) when the
-parser changed (:data:`PARSER_VERSION`), with no new request.
+parser changed (:data:`PARSER_VERSION`), with no new request. What is asked for is: the answer form
+(``response_format``, sent or not), the re-ask count and the lenient reader, when chosen.
 """
 
 from __future__ import annotations
@@ -22,12 +23,19 @@ from typing import Any, ClassVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ..errors import JudgeError, NoAnswerError
-from .grades import MAX_ANSWER_CHARS
-from .prompt import SYSTEM_PROMPT, USER_TEMPLATE, fill, parse_grade, sendable
+from .grades import MAX_ANSWER_CHARS, REMINDER, answer_form, response_format
+from .prompt import SYSTEM_PROMPT_V2, USER_TEMPLATE, fill, parse_grade, sendable
+from .prompt import system_prompt as default_system_prompt
 
 #: Bumped when the reading of answers changes what an answer reads as: cached answers of another version are
-#: read again from their raw text (version 2: the grammar of :mod:`.grades`).
-PARSER_VERSION = 2
+#: read again from their raw text (version 2: the free-text grammar, now :mod:`.lenient`; version 3: the
+#: contract of :mod:`.grades`).
+PARSER_VERSION = 3
+#: The version of the lenient reader (``lenient=True``): the free-text grammar of version 2, unchanged.
+LENIENT_PARSER_VERSION = 2
+#: The settings a judge of version 2 did not have: left out, they give its fingerprint, under which its cached
+#: answers are found and read again (:meth:`ChatJudge.legacy_fingerprints`).
+CONTRACT_SETTINGS = ("response_format", "reask", "reader")
 #: Query parameters of a server URL that are kept as they are when the URL is recorded (every other value may be
 #: a key, and is recorded as ``***``).
 PUBLIC_QUERY_PARAMETERS = frozenset({"api-version", "api_version", "version"})
@@ -99,11 +107,19 @@ def server_of(params: dict[str, Any]) -> str | None:
 @dataclass(frozen=True)
 class Verdict:
     """One judgment: the grade (``None`` when the answer held none), the raw answer and the tokens the server
-    reported (``{"prompt": .., "completion": ..}``, empty when it reported none)."""
+    reported (``{"prompt": .., "completion": ..}``, empty when it reported none). ``reask_raw`` is the answer to
+    the reminder when the first was not in the contract, and ``from_reask`` whether the grade was read from it."""
 
     label: int | None
     raw: str | None
     tokens: dict[str, int] = field(default_factory=dict)
+    reask_raw: str | None = None
+    from_reask: bool = False
+
+    @property
+    def reasked(self) -> bool:
+        """Whether the judge was asked a second time for this pair."""
+        return self.reask_raw is not None
 
 
 def token_counts(usage: Any) -> dict[str, int]:
@@ -148,6 +164,16 @@ def fingerprint_of(settings: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def add_tokens(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:
+    """Two requests' token counts added."""
+    return {name: a.get(name, 0) + b.get(name, 0) for name in {**a, **b}}
+
+
+def _refuses_format(error: BaseException) -> bool:
+    """Whether ``error`` is a server's 400 that names ``response_format`` (a server without structured output)."""
+    return getattr(error, "status_code", None) == 400 and "response_format" in str(error)
+
+
 def _check_grade_scale(max_grade: Any) -> int:
     if isinstance(max_grade, bool) or not isinstance(max_grade, int) or not 1 <= max_grade <= 9:
         raise JudgeError(f"max_grade must be a whole number from 1 to 9, got {max_grade!r}")
@@ -155,11 +181,13 @@ def _check_grade_scale(max_grade: Any) -> int:
 
 
 class ChatJudge:
-    """Ask a Haystack chat generator for a grade of each pair, one request per pair.
+    """Ask a Haystack chat generator for a grade of each pair, one request per pair (and at most ``reask`` more
+    when an answer is not in the form asked for).
 
     :param generator: any chat generator (``run(messages=...)`` returning ``replies``), e.g. Haystack's
         ``OpenAIChatGenerator`` with ``api_base_url`` for an OpenAI-compatible server.
-    :param system_prompt: the system message (default :data:`~.prompt.SYSTEM_PROMPT`).
+    :param system_prompt: the system message (default :func:`~.prompt.system_prompt`, which asks for the answer
+        form of :mod:`.grades`; a prompt of one's own must ask for one of the forms read).
     :param user_template: the user message with ``{query}`` and ``{document}`` (default
         :data:`~.prompt.USER_TEMPLATE`).
     :param max_grade: the top grade (answers above it are unparseable).
@@ -167,6 +195,12 @@ class ChatJudge:
         takes ``generation_kwargs``; ``None`` leaves the generator's own.
     :param max_document_chars: a longer document is cut to its first this many characters before it is sent
         (a server with a short context refuses the whole request otherwise); ``None`` sends it whole.
+    :param response_format: send the answer form as ``response_format`` (a JSON schema, :func:`.grades.response_format`)
+        with each request, when the generator takes ``generation_kwargs``; a server answering 400 naming it is
+        asked again without it, and so is every later request (:attr:`format_refused`).
+    :param reask: how many more requests an answer outside the contract gets, each with a reminder of the form
+        (0 or 1).
+    :param lenient: read answers with the free-text grammar of :mod:`.lenient` (opt-in: it can misread).
     """
 
     kind = "chat"
@@ -180,24 +214,43 @@ class ChatJudge:
         max_grade: int = 3,
         temperature: float | None = 0.0,
         max_document_chars: int | None = None,
+        response_format: bool = True,
+        reask: int = 1,
+        lenient: bool = False,
     ) -> None:
         if not callable(getattr(generator, "run", None)):
             raise JudgeError(f"the judge's generator must be a Haystack chat generator, got {type(generator).__name__}")
         self.generator = generator
-        self.system_prompt = SYSTEM_PROMPT if system_prompt is None else system_prompt
+        self.max_grade = _check_grade_scale(max_grade)
+        self._default_prompt = system_prompt is None
+        self.system_prompt = default_system_prompt(self.max_grade) if system_prompt is None else system_prompt
         self.user_template = USER_TEMPLATE if user_template is None else user_template
         for placeholder in ("{query}", "{document}"):
             if placeholder not in self.user_template:
                 raise JudgeError(f"the judge's user template has no {placeholder} placeholder")
-        self.max_grade = _check_grade_scale(max_grade)
         self.temperature = temperature
         if max_document_chars is not None and (
             isinstance(max_document_chars, bool) or not isinstance(max_document_chars, int) or max_document_chars < 1
         ):
             raise JudgeError(f"max_document_chars must be a whole number of at least 1, got {max_document_chars!r}")
         self.max_document_chars = max_document_chars
+        for name, value in (("response_format", response_format), ("lenient", lenient)):
+            if not isinstance(value, bool):
+                raise JudgeError(f"{name} must be true or false, got {value!r}")
+        if isinstance(reask, bool) or reask not in (0, 1):
+            raise JudgeError(f"reask must be 0 or 1 (the re-asks an answer outside the form gets), got {reask!r}")
         self._takes_kwargs = "generation_kwargs" in inspect.signature(generator.run).parameters
+        self.response_format = response_format and self._takes_kwargs
+        self.reask_count = reask
+        self.lenient = lenient
+        #: Whether the server refused ``response_format`` (a 400 naming it): later requests go without it.
+        self.format_refused = False
         self._warm = False
+
+    @property
+    def parser_version(self) -> int:
+        """The version of this judge's reader (:data:`PARSER_VERSION`, or :data:`LENIENT_PARSER_VERSION`)."""
+        return LENIENT_PARSER_VERSION if self.lenient else PARSER_VERSION
 
     def settings(self) -> dict[str, Any]:
         """What the fingerprint is made of (no API key)."""
@@ -216,6 +269,9 @@ class ChatJudge:
             "max_grade": self.max_grade,
             "temperature": self.temperature,
             "max_document_chars": self.max_document_chars,
+            "response_format": response_format(self.max_grade) if self.response_format else None,
+            "reask": self.reask_count,
+            **({"reader": "lenient"} if self.lenient else {}),
         }
 
     def fingerprint(self) -> str:
@@ -223,13 +279,25 @@ class ChatJudge:
         return fingerprint_of(self.settings())
 
     def legacy_fingerprints(self) -> list[str]:
-        """The fingerprints this judge had when the parser's version was part of them (judgments cached then are
-        found under them and read again)."""
-        return [fingerprint_of({**self.settings(), "parser": 1})]
+        """The fingerprints this judge had before: without the answer form, the re-ask and the reader (version 2),
+        and with the parser's version in it (version 1). Judgments cached then are found under them and read
+        again by this judge's reader, with no request."""
+        before = {k: v for k, v in self.settings().items() if k not in CONTRACT_SETTINGS}
+        if self._default_prompt:
+            before["system_prompt"] = SYSTEM_PROMPT_V2  # version 2's default prompt, whatever the scale
+        return [fingerprint_of(before), fingerprint_of({**before, "parser": 1})]
 
     def read(self, raw: str | None) -> int | None:
-        """The grade of an answer (:func:`~.prompt.parse_grade` on this judge's scale)."""
-        return parse_grade(raw, self.max_grade)
+        """The grade of one answer (:func:`~.prompt.parse_grade` on this judge's scale, by its reader)."""
+        return parse_grade(raw, self.max_grade, lenient=self.lenient)
+
+    def read_answers(self, raw: str | None, reask_raw: str | None) -> tuple[int | None, bool]:
+        """The grade of a pair's answers (the first, then the re-asked one) and whether it came from the second."""
+        label = self.read(raw)
+        if label is None and reask_raw is not None:
+            again = self.read(reask_raw)
+            return again, again is not None
+        return label, False
 
     @property
     def secrets(self) -> list[str]:
@@ -249,20 +317,30 @@ class ChatJudge:
                 self.generator.warm_up()
             self._warm = True
 
-    def ask(self, query: str, document: str) -> Verdict:
-        """One request: the grade of ``document`` for ``query``. Errors of the generator (a refused
-        connection, a 429, a time-out) are raised as they come; the batch runner retries them."""
+    def _messages(self, query: str, document: str) -> list[Any]:
         from haystack.dataclasses import ChatMessage
 
-        messages = [
+        return [
             ChatMessage.from_system(sendable(self.system_prompt)),
             ChatMessage.from_user(sendable(fill(self.user_template, query, document[: self.max_document_chars]))),
         ]
+
+    def _send(self, messages: list[Any]) -> tuple[str, dict[str, int]]:
+        """One request: the answer's text (cut to :data:`~.grades.MAX_ANSWER_CHARS`) and its tokens. A 400 naming
+        ``response_format`` is sent once more without it (and every later request goes without it)."""
         kwargs: dict[str, Any] = {}
         if self._takes_kwargs and self.temperature is not None:
-            kwargs["generation_kwargs"] = {"temperature": self.temperature}
+            kwargs["temperature"] = self.temperature
+        if self.response_format and not self.format_refused:
+            kwargs["response_format"] = response_format(self.max_grade)
         self.warm_up()
-        replies = self.generator.run(messages=messages, **kwargs).get("replies") or []
+        try:
+            replies = self._run(messages, kwargs)
+        except Exception as e:
+            if "response_format" not in kwargs or not _refuses_format(e):
+                raise
+            self.format_refused = True
+            replies = self._run(messages, {k: v for k, v in kwargs.items() if k != "response_format"})
         reply = replies[0] if replies else None
         text = reply if isinstance(reply, str) else getattr(reply, "text", None)
         if not isinstance(text, str) or not text.strip():
@@ -270,8 +348,38 @@ class ChatJudge:
             raise NoAnswerError("the server's reply held no answer" + ("" if replies else " (no choices)"))
         meta = getattr(reply, "meta", None)
         tokens = token_counts(meta.get("usage") if isinstance(meta, dict) else None)
-        text = sendable(text[:MAX_ANSWER_CHARS])  # kept in the cache and judgments.jsonl: UTF-8 must carry it
+        return sendable(text[:MAX_ANSWER_CHARS]), tokens  # kept in the cache and judgments.jsonl: UTF-8 must carry it
+
+    def _run(self, messages: list[Any], kwargs: dict[str, Any]) -> list[Any]:
+        extra = {"generation_kwargs": kwargs} if kwargs else {}
+        return self.generator.run(messages=messages, **extra).get("replies") or []
+
+    def ask(self, query: str, document: str) -> Verdict:
+        """One request: the grade of ``document`` for ``query``. Errors of the generator (a refused
+        connection, a 429, a time-out) are raised as they come; the batch runner retries them."""
+        text, tokens = self._send(self._messages(query, document))
         return Verdict(self.read(text), text, tokens)
+
+    def grade(self, query: str, document: str) -> Verdict:
+        """:meth:`ask`, then :meth:`reask` when the answer is not in the contract and the judge re-asks."""
+        verdict = self.ask(query, document)
+        if verdict.label is None and self.reask_count:
+            verdict = self.reask(query, document, verdict)
+        return verdict
+
+    def reask(self, query: str, document: str, first: Verdict) -> Verdict:
+        """One more request after ``first``, an answer outside the contract: the conversation so far and a reminder
+        of the form (:data:`~.grades.REMINDER`). The verdict keeps both answers; its grade is the second's."""
+        from haystack.dataclasses import ChatMessage
+
+        messages = [
+            *self._messages(query, document),
+            ChatMessage.from_assistant(first.raw or ""),
+            ChatMessage.from_user(REMINDER.format(form=answer_form(self.max_grade))),
+        ]
+        text, tokens = self._send(messages)
+        label = self.read(text)
+        return Verdict(label, first.raw, add_tokens(first.tokens, tokens), text, label is not None)
 
 
 def learn_cut_points(scores: Sequence[float], labels: Sequence[int], max_grade: int = 3) -> list[float]:
@@ -431,6 +539,17 @@ class ScoreJudge:
         """None: a score judge's fingerprint never held the parser's version."""
         return []
 
+    #: A score judge asks no question: nothing to re-ask, no answer form, one reader.
+    reask_count = 0
+    response_format = False
+    format_refused = False
+    lenient = False
+    parser_version = PARSER_VERSION
+
+    def read_answers(self, raw: str | None, reask_raw: str | None) -> tuple[int | None, bool]:
+        """The grade of a cached score (:meth:`read`); a score is never re-asked."""
+        return self.read(raw), False
+
     def read(self, raw: str | None) -> int | None:
         """The grade of a cached score (its ``repr``), by the cut points: ``None`` for a score that is not a
         number."""
@@ -522,6 +641,9 @@ def make_judge(
     system_prompt: str | None = None,
     user_template: str | None = None,
     temperature: float | None = 0.0,
+    response_format: bool = True,
+    reask: int = 1,
+    lenient: bool = False,
 ) -> ChatJudge | ScoreJudge:
     """The judge of a generator or a scorer (exactly one of them).
 
@@ -539,6 +661,9 @@ def make_judge(
             user_template=user_template,
             max_grade=max_grade,
             temperature=temperature,
+            response_format=response_format,
+            reask=reask,
+            lenient=lenient,
         )
     return ScoreJudge(scorer, cut_points=cut_points, max_grade=max_grade)
 

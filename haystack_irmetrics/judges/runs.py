@@ -444,6 +444,9 @@ def _summary(
         "retries": counts.retries,
         "cache_hits": counts.cache_hits,
         "unparseable": counts.unparseable,
+        "reasked": counts.reasked,
+        "reader": "lenient" if judge.lenient else "contract",
+        "response_format": {"sent": judge.response_format, "refused_by_server": judge.format_refused},
         "tokens": dict(counts.tokens) or None,
         "depth": depth,
         f"Hole@{depth}": {

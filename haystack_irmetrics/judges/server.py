@@ -9,7 +9,8 @@ Run it with what the package installs::
 It prints the URL to give ``irmetrics judge --api-base-url``, then answers ``POST /v1/chat/completions`` (and
 ``GET /v1/models``) on 127.0.0.1 until stopped. It reads the pair back from the judge's default user message
 (the texts between ``<query>`` and ``<passage>`` tags; any other prompt is a 400) and answers the pair's label
-in the qrels, in one of the forms models answer in (a bare digit, JSON, a sentence ending in the grade). With
+in the qrels, in one of the answer forms the judge reads (a bare digit, JSON, a reason and a final ``Grade:``
+line; JSON alone when the request carries ``response_format``). With
 ``--error-rate P`` a share P of the pairs (chosen by a hash of the pair and ``--seed``, the same in every run)
 gets another grade, like a judge that errs; a pair the qrels do not judge gets ``--unjudged`` (``0``, or
 ``none``: an answer with no grade). It is the standard library's ``http.server``, one thread per connection:
@@ -31,6 +32,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from ..io.tables import json_text
+from .grades import REMINDER
 
 #: The judge's default user message, read back: the query and the passage between their tags.
 USER = re.compile(r"\A<query>\n(.*?)\n</query>\n\n<passage>\n(.*)\n</passage>\n\nGrade \(0, 1, 2 or 3\):\Z", re.S)
@@ -40,19 +42,39 @@ Fault = Callable[[str, str, int], str | None]
 Respond = Callable[[str, str, int, str], "tuple[int, dict, dict[str, str]] | None"]
 
 
+#: What the server can be told to do unlike a model bound by the request (``JudgeServer(quirks=...)``).
+QUIRKS = frozenset({"free_text_first", "refuse_response_format"})
+
+
 def stable_hash(*texts: str) -> int:
     """A hash of the texts that is the same in every process."""
     return int.from_bytes(hashlib.sha256("\0".join(texts).encode("utf-8", "surrogatepass")).digest()[:8], "little")
 
 
 def answer_text(label: int, query: str, document: str) -> str:
-    """The label in one of the forms models answer in: bare, JSON, a sentence ending in it."""
+    """The label in one of the answer forms the judge reads (:mod:`.grades`): bare, JSON, a reason and a final
+    ``Grade:`` line."""
     form = stable_hash(document, query) % 3
     if form == 0:
         return str(label)
     if form == 1:
         return json_text({"grade": label, "reason": "as judged"})
-    return f"The passage relates to the query as judged, so I would grade it {label}."
+    return f"The passage relates to the query as judged.\nGrade: {label}"
+
+
+def free_text(label: int) -> str:
+    """The label in free text that names other numbers too, as a chat model answers when no form binds it: no
+    reader of the contract reads it."""
+    return f"I'd give it a {label} rather than a {label + 1}."
+
+
+def _reminded(messages: list[Any]) -> bool:
+    """Whether the conversation ends with the judge's reminder of the answer form (a re-ask)."""
+    last = messages[-1] if messages else {}
+    content = last.get("content") if isinstance(last, dict) else None
+    if isinstance(content, list):
+        content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return isinstance(content, str) and content.startswith(REMINDER.split("{", 1)[0])
 
 
 def completion(text: str | None, model: str, usage: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -69,10 +91,13 @@ def completion(text: str | None, model: str, usage: dict[str, Any] | None = None
 
 class JudgeServer:
     """The server: ``labels[(query text, document text)] -> grade``; ``delay`` seconds per answer; ``faults`` a
-    fault plan, ``respond`` a hook that answers instead; ``trickle`` seconds between the bytes of each answer's
-    body (``trickle_headers`` of its headers), as a server that sends slowly; ``unjudged`` what a pair without a
-    label gets (a grade, or ``None``: an answer with no grade). ``requests`` lists each request's pair and
-    attempt, in arrival order.
+    fault plan, ``respond`` a hook that answers instead; ``quirks`` of :data:`QUIRKS` (``free_text_first``:
+    answer in free text no reader reads unless the request binds the answer form, ``response_format``, or
+    reminds of it, a re-ask; ``refuse_response_format``: answer 400 to a request carrying ``response_format``, as
+    a server without structured output does); ``trickle`` seconds between the bytes of each answer's ``"body"``
+    and of its ``"headers"``, as a server that sends slowly; ``unjudged`` what a pair without a label gets (a
+    grade, or ``None``: an answer with no grade). ``requests`` lists each request's pair and attempt, in arrival
+    order.
     """
 
     def __init__(
@@ -83,19 +108,26 @@ class JudgeServer:
         faults: Fault | None = None,
         respond: Respond | None = None,
         timeout_delay: float = 2.0,
-        trickle: float = 0.0,
-        trickle_headers: float = 0.0,
+        trickle: Mapping[str, float] | None = None,
         unjudged: int | None = None,
         port: int = 0,
+        quirks: Sequence[str] = (),
     ) -> None:
         self.labels = labels
         self.delay = delay
         self.faults = faults
         self.respond = respond
         self.timeout_delay = timeout_delay
-        self.trickle = trickle
-        self.trickle_headers = trickle_headers
+        self.trickle = {"body": 0.0, "headers": 0.0, **(trickle or {})}
         self.unjudged = unjudged
+        unknown = set(quirks) - QUIRKS
+        if unknown:
+            raise ValueError(f"unknown quirks {sorted(unknown)}: the server knows {sorted(QUIRKS)}")
+        self.free_text_first = "free_text_first" in quirks
+        self.refuse_response_format = "refuse_response_format" in quirks
+        #: Each request's ``response_format`` (``None`` where it carried none) and whether it was a re-ask.
+        self.response_formats: list[object] = []
+        self.reasks: list[bool] = []
         self.requests: list[tuple[str, str, int]] = []
         self.models: list[str] = []
         self.temperatures: list[object] = []
@@ -135,8 +167,8 @@ class JudgeServer:
                 head += [f"{k}: {v}" for k, v in headers.items()]
                 raw_head = ("\r\n".join(head) + "\r\n\r\n").encode()
                 try:
-                    server._write(self.wfile, raw_head, server.trickle_headers)
-                    server._write(self.wfile, data, server.trickle)
+                    server._write(self.wfile, raw_head, server.trickle["headers"])
+                    server._write(self.wfile, data, server.trickle["body"])
                 except OSError:  # the client gave up (a time-out)
                     pass
 
@@ -174,6 +206,11 @@ class JudgeServer:
             self.requests.append((query, document, attempt))
             self.models.append(body.get("model"))
             self.temperatures.append(body.get("temperature"))
+            self.response_formats.append(body.get("response_format"))
+            self.reasks.append(_reminded(messages))
+        if self.refuse_response_format and "response_format" in body:
+            message = "Unrecognized request argument supplied: response_format"
+            return 400, {"error": {"message": message, "type": "invalid_request_error"}}, {}
         if self.respond is not None:
             answered = self.respond(query, document, attempt, content)
             if answered is not None:
@@ -190,6 +227,10 @@ class JudgeServer:
         label = self.labels.get((query, document), self.unjudged)
         if fault == "garbage" or label is None:
             text = "I would need more context to say."
+        elif body.get("response_format") or _reminded(messages):
+            text = json_text({"grade": label})  # the form the request binds, or the reminder asks for
+        elif self.free_text_first:
+            text = free_text(label)
         else:
             text = answer_text(label, query, document)
         usage = {"prompt_tokens": len(content.split()), "completion_tokens": 3, "total_tokens": 0}

@@ -23,7 +23,8 @@ class ChatSettings:
     ``api_key_env`` names the environment variable holding the API key (never written anywhere; a server at
     ``api_base_url`` is sent :data:`NO_KEY` when it is unset); ``timeout`` bounds a whole request, last byte
     included; ``system_prompt`` and ``template`` are files replacing the default prompt's parts;
-    ``max_chars`` cuts each document sent.
+    ``max_chars`` cuts each document sent; ``response_format`` sends the answer form with each request,
+    ``reask`` asks an answer outside it once more, ``lenient`` reads free text (opt-in: it can misread).
     """
 
     model: str
@@ -34,6 +35,9 @@ class ChatSettings:
     system_prompt: str | None = None
     template: str | None = None
     max_chars: int | None = None
+    response_format: bool = True
+    reask: int = 1
+    lenient: bool = False
 
 
 @dataclass(frozen=True)
