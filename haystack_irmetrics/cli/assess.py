@@ -106,8 +106,16 @@ def _jsonl(path: str, name: str) -> Path:
     return beir_file(path, name)
 
 
+def _own_folder(folder: str) -> Any:
+    """``folder`` as a judging folder, ``irmetrics assess``'s own: another command's output folder is refused
+    (:func:`haystack_irmetrics.io.output.check_folder_owner`), one holding its store is its own."""
+    from ..io.output import OutputFolder
+
+    return OutputFolder(folder, "irmetrics assess", FOLDER_FILES, ("assess.sqlite",))
+
+
 def paths(args: argparse.Namespace) -> Any:
-    """What ``irmetrics assess`` reads and writes, checked before it runs."""
+    """What ``irmetrics assess`` reads and writes, checked before it runs: the judging folder is its own."""
     from ..io.output import Paths
 
     if args.target in ACTIONS:
@@ -115,13 +123,21 @@ def paths(args: argparse.Namespace) -> Any:
         if folder is None:
             return Paths()
         if args.target == "import":
-            return Paths(reads=(args.qrels, args.pairs), writes=(os.path.join(folder, "assess.sqlite"),))
+            return Paths(
+                reads=(args.qrels, args.pairs),
+                writes=(os.path.join(folder, "assess.sqlite"),),
+                owned=(_own_folder(folder),),
+            )
+        if args.target == "agreement":
+            return Paths(reads=(args.prelabels,))
         writes = (os.path.join(folder, "qrels.tsv"), os.path.join(folder, "judgments.jsonl"))
-        return Paths(reads=(args.prelabels,), writes=writes if args.target == "export" else ())
+        return Paths(reads=(args.prelabels,), writes=writes, owned=(_own_folder(folder),))
     reads = [args.target, args.scale, args.prelabels, *(args.runs or [])]
     reads += [str(_jsonl(x, n)) for x, n in ((args.queries, "queries"), (args.corpus, "corpus")) if x is not None]
-    writes = tuple(os.path.join(args.output, name) for name in FOLDER_FILES) if args.output else ()
-    return Paths(reads=tuple(reads), writes=writes)
+    if not args.output:
+        return Paths(reads=tuple(reads))
+    writes = tuple(os.path.join(args.output, name) for name in FOLDER_FILES)
+    return Paths(reads=tuple(reads), writes=writes, owned=(_own_folder(args.output),))
 
 
 def _refuse(args: argparse.Namespace, allowed: set[str]) -> None:

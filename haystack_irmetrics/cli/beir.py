@@ -159,13 +159,16 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def paths(args: argparse.Namespace) -> Any:
     """What ``irmetrics beir`` reads that the command line names (the pipeline and joiner YAMLs) and writes
     (``OUTPUT/leaderboard.*``); each dataset's files against ``OUTPUT/NAME`` are checked by the suite, once the
-    datasets are found (:func:`haystack_irmetrics.beir.runner.check_dataset_outputs`)."""
-    from ..io.output import Paths
+    datasets are found (:func:`haystack_irmetrics.beir.runner.check_dataset_outputs`); OUTPUT is a folder of its
+    own (another command's is refused)."""
+    from ..io.output import OutputFolder, Paths
 
     yaml = args.retriever if Path(args.retriever).is_file() else None
     out = args.output
-    written = () if out is None else (out / "leaderboard.json", out / "leaderboard.md")
-    return Paths(reads=(yaml, args.joiner), writes=written)
+    names = ("leaderboard.json", "leaderboard.md")
+    written = () if out is None else tuple(out / name for name in names)
+    owned = () if out is None else (OutputFolder(out, "irmetrics beir", names, names),)
+    return Paths(reads=(yaml, args.joiner), writes=written, owned=owned)
 
 
 def run(args: argparse.Namespace) -> int:

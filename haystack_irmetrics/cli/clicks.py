@@ -182,11 +182,17 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def fit_paths(args: argparse.Namespace) -> Any:
-    """What ``irmetrics clicks fit`` reads (the log, the test log) and writes (``FIT_FILES`` in ``-o``)."""
+    """What ``irmetrics clicks fit`` reads (the log, the test log) and writes (``FIT_FILES`` in ``-o``, a folder of
+    its own)."""
     from ..clicks.jobs import FIT_FILES
-    from ..io.output import Paths
+    from ..io.output import OutputFolder, Paths
 
-    return Paths(reads=(args.log, args.test), writes=tuple(Path(args.output) / name for name in FIT_FILES))
+    out = Path(args.output)
+    return Paths(
+        reads=(args.log, args.test),
+        writes=tuple(out / name for name in FIT_FILES),
+        owned=(OutputFolder(out, "irmetrics clicks fit", FIT_FILES, ("qrels.tsv", "model.json")),),
+    )
 
 
 def windows_paths(args: argparse.Namespace) -> Any:

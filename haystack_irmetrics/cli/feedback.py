@@ -176,7 +176,15 @@ def paths(args: argparse.Namespace) -> Any:
         reads=(args.log, *map(named_file, args.run), *map(named_file, args.pipeline), args.corpus, args.qrels),
         writes=(args.write_qrels, *(report / name for name in REPORT_FILES if report is not None)),
         folders=(report / REPORT_PLOTS if report is not None else None,),
+        owned=(_own_folder(report),) if report is not None else (),
     )
+
+
+def _own_folder(report: Path) -> Any:
+    """The ``--report`` folder, ``irmetrics feedback``'s own: another command's output folder is refused."""
+    from ..io.output import OutputFolder
+
+    return OutputFolder(report, "irmetrics feedback", (*REPORT_FILES, REPORT_PLOTS), ("report.md", "report.json"))
 
 
 def run(args: argparse.Namespace) -> int:

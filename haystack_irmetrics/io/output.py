@@ -17,7 +17,14 @@ plots write a file.
   ``irmetrics`` command declares what it reads and writes (:class:`Paths`) and the command line checks it
   before the command runs.
 - **One writer per folder.** :func:`output_lock` holds ``<folder>/.irmetrics.lock`` while a command writes
-  there (``irmetrics beir``, ``irmetrics judge``): a second one on the same folder stops at once.
+  there (``irmetrics beir``, ``irmetrics judge``, ``irmetrics assess``): a second one on the same folder stops
+  at once.
+- **One command per folder.** An output folder is the command's that made it: the lock file names that
+  command, and another command refuses the folder while it holds anything (:func:`check_folder_owner`, run
+  by :func:`check_outputs` and by :func:`output_lock`). A folder that names no command (written before this
+  rule, or by a command that takes no lock) is the command's own when it holds the command's signature files,
+  and refused when it holds a file the command would write without them; re-running a command into its own
+  folder (a resume) is never refused.
 """
 
 from __future__ import annotations
@@ -181,15 +188,92 @@ def make_folder(folder: PathLike) -> None:
         raise OutputError(f"cannot create the output folder {folder}: {_reason(e)}") from None
 
 
+@dataclass(frozen=True)
+class OutputFolder:
+    """A folder a command writes as its own (``irmetrics judge -o DIR``), for :func:`check_folder_owner`.
+
+    :ivar path: the folder.
+    :ivar command: the command, as its lock names it (``"irmetrics judge"``).
+    :ivar files: the files it writes there.
+    :ivar signature: the files that, all present, show a folder naming no command is this command's (one it
+        wrote before folders named their command).
+    """
+
+    path: PathLike
+    command: str
+    files: tuple[str, ...] = ()
+    signature: tuple[str, ...] = ()
+
+
+def _contents(folder: Path) -> list[str]:
+    """What ``folder`` holds that a command wrote: its entries, less hidden ones (the lock, temporary files)."""
+    try:
+        return sorted(name for name in os.listdir(folder) if not name.startswith("."))
+    except OSError:  # absent, or not a folder: nothing to keep (writing there says what is wrong)
+        return []
+
+
+def folder_owner(folder: PathLike) -> str | None:
+    """The command ``folder``'s lock file names (the command that made the folder), or ``None``."""
+    try:
+        return (Path(folder) / LOCK_FILE).read_text(encoding="utf-8", errors="replace").strip() or None
+    except OSError:
+        return None
+
+
+def _listed(names: list[str]) -> str:
+    return ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+
+
+def check_folder_owner(folder: OutputFolder) -> None:
+    """Refuse, before anything is written, an output folder that holds another command's output: one whose lock
+    names another command and holds anything, or one that names no command and holds a file ``folder.command``
+    writes there without all of its :attr:`~OutputFolder.signature` files. A new or empty folder, or the
+    command's own, passes.
+
+    :raises OutputError: naming the folder, the command it is, and what it holds.
+    """
+    path = Path(folder.path)
+    held = _contents(path)
+    if not held:
+        return
+    owner = folder_owner(path)
+    if owner is not None and owner != folder.command:
+        raise OutputError(
+            f"the output folder {path} is {owner}'s (it holds {_listed(held)}): {folder.command} writes only into "
+            "a new folder or one of its own; nothing was done; give another folder"
+        )
+    if owner is None and not all(name in held for name in folder.signature):
+        clash = [name for name in held if name in folder.files]
+        if clash:
+            raise OutputError(
+                f"the output folder {path} holds {_listed(clash)}, not written by {folder.command} (it holds no "
+                f"{' and '.join(folder.signature)}): {folder.command} would replace them; nothing was done; give "
+                "another folder"
+            )
+
+
+def _claim(folder: Path, fd: int, command: str) -> None:
+    """Name ``command`` in the lock file ``fd`` (held) as the folder's owner, unless another command owns it."""
+    check_folder_owner(OutputFolder(folder, command))
+    data = (command + "\n").encode("utf-8")
+    if os.pread(fd, len(data) + 1, 0) != data:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, data, 0)
+
+
 @contextmanager
 def output_lock(folder: PathLike, command: str = "irmetrics") -> Iterator[Path]:
     """Hold ``<folder>/.irmetrics.lock`` (created with the folder when absent) for the block: an exclusive,
-    non-blocking ``flock``. The lock file stays (empty): deleting it would race with a command that opened it.
-    On a file system that cannot lock (some network mounts) the block runs unlocked, with a logged warning.
+    non-blocking ``flock``. The lock file stays, naming ``command`` as the folder's (deleting it would race with
+    a command that opened it). On a file system that cannot lock (some network mounts) the block runs unlocked,
+    with a logged warning.
 
-    :param command: what the message calls the other writer (``"irmetrics beir"``).
-    :raises OutputError: at once when another process holds it (another command writes to ``folder``),
-        or when the folder or the lock file cannot be created.
+    :param command: the command that writes there (``"irmetrics beir"``): the message names it to another
+        writer, and the lock file names it as the folder's owner.
+    :raises OutputError: at once when another process holds it (another command writes to ``folder``), when
+        the folder holds another command's output (:func:`check_folder_owner`), or when the folder or the lock
+        file cannot be created.
     """
     path = Path(folder)
     make_folder(path)
@@ -218,6 +302,10 @@ def output_lock(folder: PathLike, command: str = "irmetrics") -> Iterator[Path]:
             logging.getLogger(__name__).warning(
                 "%s cannot be locked (%s): runs writing there are not kept apart", lock, _reason(e)
             )
+        try:
+            _claim(path, fd, command)
+        except OSError as e:
+            raise OutputError(f"cannot write the lock file {lock}: {_reason(e)}") from None
         yield path
     finally:
         os.close(fd)  # closing releases the lock
@@ -235,6 +323,7 @@ class Paths:
     :ivar writes: the files it creates or replaces.
     :ivar folders: the folders it writes in at will and may clear (``irmetrics beir``'s ``DIR/<name>``): no
         input may lie in one.
+    :ivar owned: the output folders it writes as its own (:class:`OutputFolder`): another command's is refused.
 
     ``None`` entries (an option not given) are left out.
     """
@@ -242,14 +331,16 @@ class Paths:
     reads: tuple[PathLike, ...] = ()
     writes: tuple[PathLike, ...] = ()
     folders: tuple[PathLike, ...] = ()
+    owned: tuple[OutputFolder, ...] = ()
 
     def __post_init__(self) -> None:
         for name in ("reads", "writes", "folders"):
             object.__setattr__(self, name, _given(getattr(self, name)))
+        object.__setattr__(self, "owned", tuple(f for f in self.owned if f is not None))
 
     def check(self) -> None:
         """:func:`check_outputs` of these paths."""
-        check_outputs(self.reads, self.writes, self.folders)
+        check_outputs(self.reads, self.writes, self.folders, self.owned)
 
 
 def _identity(path: PathLike) -> tuple[str, tuple[int, int] | None]:
@@ -275,12 +366,16 @@ def _both(a: PathLike, b: PathLike, real_a: str, real_b: str) -> str:
 
 
 def check_outputs(
-    reads: Iterable[PathLike | None], writes: Iterable[PathLike | None] = (), folders: Iterable[PathLike | None] = ()
+    reads: Iterable[PathLike | None],
+    writes: Iterable[PathLike | None] = (),
+    folders: Iterable[PathLike | None] = (),
+    owned: Iterable[OutputFolder] = (),
 ) -> None:
     """Refuse, before anything is written, an output that would replace an input: a file of ``writes`` that is a
     file of ``reads`` (through a symbolic link, a relative path or a hard link alike), a folder of ``folders``
     (written in at will and cleared) that holds a file or folder of ``reads``, or two ``writes`` that are one
-    file (the second would replace the first).
+    file (the second would replace the first); then an output folder of ``owned`` that holds another command's
+    output (:func:`check_folder_owner`).
 
         >>> import tempfile, pathlib
         >>> folder = pathlib.Path(tempfile.mkdtemp())
@@ -295,6 +390,13 @@ def check_outputs(
     :raises OutputError: naming both paths (and the file they both are, when they are spelt differently).
     """
     reads, writes, folders = _given(reads), _given(writes), _given(folders)
+    _check_inputs(reads, writes, folders)
+    for folder in owned:
+        check_folder_owner(folder)
+
+
+def _check_inputs(reads: tuple[PathLike, ...], writes: tuple[PathLike, ...], folders: tuple[PathLike, ...]) -> None:
+    """:func:`check_outputs`'s check of outputs against inputs."""
     if not writes and not folders:
         return
     inputs = [(path, _identity(path)) for path in reads]
@@ -326,8 +428,11 @@ def check_outputs(
 
 __all__ = [
     "LOCK_FILE",
+    "OutputFolder",
     "Paths",
+    "check_folder_owner",
     "check_outputs",
+    "folder_owner",
     "make_folder",
     "output_lock",
     "printable",
