@@ -23,6 +23,7 @@ from numbers import Real
 
 import numpy as np
 
+from ..checks import shown
 from ..errors import EmptyInputError, InvalidIdError
 
 QrelsDict = Mapping[str, Mapping[str, float]]
@@ -96,15 +97,6 @@ def check_id(kind: str, value: object, where: str = "") -> None:
         raise InvalidIdError(
             f"{kind} id {value!r}{where} is {type(value).__name__}; ids must be str (convert them with str())"
         )
-
-
-def shown(value: object, limit: int = 60) -> str:
-    """``repr(value)`` for a message, shortened; an int too long to print is described instead."""
-    try:
-        text = repr(value)
-    except ValueError:  # an int beyond Python's digit limit for str()
-        return f"<int of {value.bit_length():,} bits>" if isinstance(value, int) else f"<{type(value).__name__}>"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def check_doc_ids(qrels: QrelsDict, qids: list[str], inner: list) -> None:
