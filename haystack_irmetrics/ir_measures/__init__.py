@@ -12,12 +12,12 @@ Usage::
 
     >>> import ir_measures
     >>> from ir_measures import AP, P, nDCG
-    >>> from haystack_irmetrics.ir_measures import PROVIDER, prefer
+    >>> from haystack_irmetrics.ir_measures import PROVIDER
     >>> qrels = {"q1": {"d1": 1, "d2": 2}, "q2": {"d3": 1}}
     >>> run = {"q1": {"d1": 0.9, "d2": 0.5, "d4": 0.4}, "q2": {"d5": 0.8, "d3": 0.7}}
     >>> PROVIDER.calc_aggregate([nDCG @ 3, AP(rel=2), P @ 1], qrels, run)
-    {nDCG@3: 0.7453..., AP(rel=2): 0.25, P@1: 0.5}
-    >>> prefer() is ir_measures.DefaultPipeline.providers[0]
+    {nDCG@3: 0.7453242267118274, AP(rel=2): 0.25, P@1: 0.5}
+    >>> ir_measures.providers.registry["irmetrics"] is PROVIDER is ir_measures.irmetrics
     True
 """
 

@@ -167,5 +167,7 @@ def _bad_score(run: dict[str, dict[str, Any]]) -> None:
         for doc, score in docs.items():
             ok = isinstance(score, int | float | np.number) and not isinstance(score, bool)
             if not ok or not np.isfinite(score):
-                raise InvalidScoreError(f"run: score {score!r} of document {doc!r} in query {qid!r} is not a finite number")
+                raise InvalidScoreError(
+                    f"run: score {score!r} of document {doc!r} in query {qid!r} is not a finite number"
+                )
     raise InvalidScoreError("run: a score is not a finite number")  # pragma: no cover

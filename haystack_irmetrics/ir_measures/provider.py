@@ -22,7 +22,6 @@ from ir_measures.providers.base import Evaluator, Provider
 from ..core import Evaluation
 from ..core.curves import gain_curves
 from ..core.inputs import Qrels, RankedRun
-from ..core.measures import Measure
 from ..core.presets import Preset, resolve_preset
 from ..errors import InvalidPolicyError, UnknownMeasureError
 from .frames import Judgments, judged_only, ranked_lists, read_qrels, read_run
@@ -137,8 +136,9 @@ class IRMetricsEvaluator(Evaluator):
 
     def calc_aggregate(self, run: Any) -> dict[Any, float]:
         """Each measure's aggregate from its own aggregator (``MeanAgg``, ``SumAgg``), as ir_measures makes it."""
-        out = {}
-        for m, (names, vals) in self.values(run).items():
+        values, out = self.values(run), {}
+        for m in self.measures:
+            names, vals = values[m]
             agg = m.aggregator()
             for v in vals.tolist():
                 agg.add(v)
