@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import json
 import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 from .assess_fixtures import CORPUS, QUERIES, Server, write_dataset, write_pairs
 from .test_assess_browser import Watched, browser  # noqa: F401 - the fixture
@@ -36,6 +39,28 @@ def read_without_labelling(w: Watched) -> None:
     assert (w.pair(), w.text("#judged"), len(api_posts(w))) == (pair, judged, posts)
 
 
+@contextmanager
+def judging(chromium, data: Path, out: Path) -> Iterator[Watched]:
+    """``irmetrics assess`` judging ``data``'s pairs into ``out`` as ann, its page open and ready; stopped by
+    SIGTERM at the end (its exit status and stderr then in ``w.stopped``)."""
+    server = Server(data, "-o", str(out), "--assessor", "ann")
+    w = Watched(chromium)
+    try:
+        w.page.goto(server.url)
+        w.page.wait_for_selector("body[data-ready=true]")
+        yield w
+    finally:
+        status, _, err = server.stop(signal.SIGTERM)
+        w.context.close()
+        w.stopped = (status, err)
+
+
+def click(w: Watched, selector: str) -> None:
+    """A real mouse click, then wait for the server's answer."""
+    w.page.click(selector)
+    w.page.wait_for_selector("body[data-busy=false]")
+
+
 def focused(w: Watched) -> str:
     return w.page.evaluate("document.activeElement.id || document.activeElement.tagName")
 
@@ -44,15 +69,10 @@ def test_a_grade_clicked_on_one_pair_never_labels_the_next(tmp_path, browser):  
     data = write_dataset(tmp_path / "data")
     write_pairs(data / "pairs.tsv", [("q1", "d1"), ("q2", "d5"), ("q1", "d2"), ("q2", "d4"), ("q1", "d3")])
     out = tmp_path / "judged"
-    server = Server(data, "-o", str(out), "--assessor", "ann")
-    w = Watched(browser)
-    try:
-        w.page.goto(server.url)
-        w.page.wait_for_selector("body[data-ready=true]")
+    with judging(browser, data, out) as w:
         # ids as written: no CSS changes their case (d1 was drawn D1)
         assert w.page.inner_text("#query-id") == "q1" and w.page.inner_text("#doc-id") == "d1"
-        w.page.click('#scale button[data-grade="2"]')  # a real mouse click: d1 is 2
-        w.page.wait_for_selector("body[data-busy=false]")
+        click(w, '#scale button[data-grade="2"]')  # d1 is 2
         assert w.pair() == ("q2", "d5") and w.text("#judged") == "1" and focused(w) == "doc"
         read_without_labelling(w)  # the button clicked on d1 does not label d5
         w.shot("focus-after-click", full_page=False)
@@ -60,15 +80,13 @@ def test_a_grade_clicked_on_one_pair_never_labels_the_next(tmp_path, browser):  
         assert w.page.evaluate("document.activeElement.dataset.grade") == "0"
         w.press("Space")
         assert w.pair() == ("q1", "d2") and w.text("#judged") == "2" and focused(w) == "doc"
-        w.page.click("#skip")  # d2 skipped by the mouse: the skip button does not skip the next
-        w.page.wait_for_selector("body[data-busy=false]")
+        click(w, "#skip")  # d2 skipped by the mouse: the skip button does not skip the next
         assert w.pair() == ("q2", "d4") and focused(w) == "doc"
         w.page.keyboard.press("Enter")
         w.page.keyboard.press("Space")
         w.page.wait_for_timeout(250)
         assert w.pair() == ("q2", "d4") and w.text("#skipped") == "1"
-        w.page.click("#undo")  # back to d2: the undo button does not undo again
-        w.page.wait_for_selector("body[data-busy=false]")
+        click(w, "#undo")  # back to d2: the undo button does not undo again
         assert w.pair() == ("q1", "d2") and focused(w) == "doc"
         w.page.keyboard.press("Enter")
         w.page.keyboard.press("Space")
@@ -77,9 +95,7 @@ def test_a_grade_clicked_on_one_pair_never_labels_the_next(tmp_path, browser):  
         assert sum("/api/undo" in u for u in w.requests) == 1
         w.press("3")  # a grade key labels from wherever focus is
         assert w.pair() == ("q2", "d4") and w.text("#judged") == "3"
-    finally:
-        status, _, err = server.stop(signal.SIGTERM)
-        w.context.close()
+    status, err = w.stopped
     assert status == 0, err
     rows = [json.loads(x) for x in (out / "judgments.jsonl").read_text().splitlines()]
     assert [(r["doc_id"], r["label"]) for r in rows] == [("d1", 2), ("d5", 0), ("d2", 3)]
@@ -94,11 +110,7 @@ def test_a_lone_surrogate_is_drawn_as_a_replacement_character_and_said_once(tmp_
     (data / "corpus.jsonl").write_text("".join(json.dumps({"_id": d, **doc}) + "\n" for d, doc in corpus.items()))
     write_pairs(data / "pairs.tsv", [("q1", "d1"), ("q2", "d4"), ("q1", "d2")])
     out = tmp_path / "judged"
-    server = Server(data, "-o", str(out), "--assessor", "ann")
-    w = Watched(browser)
-    try:
-        w.page.goto(server.url)
-        w.page.wait_for_selector("body[data-ready=true]")
+    with judging(browser, data, out) as w:
         w.press("1")  # d1; the answer carries d4, whose texts hold lone surrogates
         assert w.text("#status") == "saved" and w.pair() == ("q2", "d4")
         assert w.text("#query") == QUERIES["q2"] + " \ufffd"
@@ -112,9 +124,7 @@ def test_a_lone_surrogate_is_drawn_as_a_replacement_character_and_said_once(tmp_
         w.page.reload()  # every later state is sent too
         w.page.wait_for_selector("body[data-ready=true]")
         assert w.pair() == ("q1", "d2") and w.text("#judged") == "2" and w.text("#status") == ""
-    finally:
-        status, _, err = server.stop(signal.SIGTERM)
-        w.context.close()
+    status, err = w.stopped
     assert status == 0, err
     warned = [line for line in err.splitlines() if line.startswith("irmetrics: warning: ")]
     assert len(warned) == 1 and "lone surrogate" in warned[0] and "U+FFFD" in warned[0], err

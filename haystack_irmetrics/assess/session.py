@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import AssessError, StalePairError, SuspiciousInputWarning
-from ..io.output import printable
+from ..io.output import listed, printable
 from ..judges.prompt import sendable
 from .export import consensus
 from .scale import check_page_scale, highlight
@@ -245,19 +245,19 @@ def say_unshowable(
 ) -> None:
     """Warn once, before the page opens, of the queries and documents of ``pairs`` whose text holds a lone
     surrogate (UTF-8 cannot carry it, e.g. a JSON ``\\udc80`` escape): the page shows U+FFFD in its place."""
-    odd: dict[str, None] = {}
-    for q, d in pairs:
-        if sendable(queries.get(q) or "") is not (queries.get(q) or ""):
-            odd[f"query {q!r}"] = None
-        doc = corpus.get(d) or {}
-        if any(isinstance(t, str) and sendable(t) is not t for t in doc.values()):
-            odd[f"document {d!r}"] = None
-    if odd:
-        names = list(odd)
-        more = f" and {len(names) - 3} more" if len(names) > 3 else ""
+
+    def odd(text: object) -> bool:
+        return isinstance(text, str) and sendable(text) is not text
+
+    pairs = list(pairs)
+    names = [f"query {q!r}" for q in dict.fromkeys(q for q, _ in pairs) if odd(queries.get(q))]
+    for d in dict.fromkeys(d for _, d in pairs):
+        if any(odd(text) for text in (corpus.get(d) or {}).values()):
+            names.append(f"document {d!r}")
+    if names:
         warnings.warn(
-            f"{', '.join(names[:3])}{more} hold a lone surrogate (text UTF-8 cannot carry, e.g. a JSON \\udc80 "
-            "escape): the page shows U+FFFD in its place",
+            f"{listed(names, 3)} hold a lone surrogate (text UTF-8 cannot carry, e.g. a JSON \\udc80 escape): the "
+            "page shows U+FFFD in its place",
             SuspiciousInputWarning,
             stacklevel=2,
         )

@@ -221,8 +221,13 @@ def folder_owner(folder: PathLike) -> str | None:
         return None
 
 
-def _listed(names: list[str]) -> str:
-    return ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+def listed(names: list[str], most: int = 6) -> str:
+    """The first ``most`` of ``names`` joined for a message, and how many more there are.
+
+    >>> listed(["a", "b", "c"], 2)
+    'a, b and 1 more'
+    """
+    return ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")
 
 
 def check_folder_owner(folder: OutputFolder) -> None:
@@ -240,14 +245,14 @@ def check_folder_owner(folder: OutputFolder) -> None:
     owner = folder_owner(path)
     if owner is not None and owner != folder.command:
         raise OutputError(
-            f"the output folder {path} is {owner}'s (it holds {_listed(held)}): {folder.command} writes only into "
+            f"the output folder {path} is {owner}'s (it holds {listed(held)}): {folder.command} writes only into "
             "a new folder or one of its own; nothing was done; give another folder"
         )
     if owner is None and not all(name in held for name in folder.signature):
         clash = [name for name in held if name in folder.files]
         if clash:
             raise OutputError(
-                f"the output folder {path} holds {_listed(clash)}, not written by {folder.command} (it holds no "
+                f"the output folder {path} holds {listed(clash)}, not written by {folder.command} (it holds no "
                 f"{' and '.join(folder.signature)}): {folder.command} would replace them; nothing was done; give "
                 "another folder"
             )
@@ -433,6 +438,7 @@ __all__ = [
     "check_folder_owner",
     "check_outputs",
     "folder_owner",
+    "listed",
     "make_folder",
     "output_lock",
     "printable",
