@@ -14,6 +14,7 @@ from numbers import Real
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._settings import keywords_of
 from ..core import Evaluation, EvaluationResult, evaluation_bounds
 from ..core.ranking import in_trec_order
 from ..core.validation import plain_ranking
@@ -214,10 +215,10 @@ def run_beir(
         >>> run.means["NDCG@10"], len(run.results)
         (0.76977, 40)
     """
-    options = BeirSettings.keywords(options, "run_beir")
+    options = keywords_of(BeirSettings, options, "run_beir", taken=("retriever",))
     # the deprecated spelling, read here (its warning names the caller's line)
     options["strict_docs"] = strict_docs_setting(options.get("strict_docs", False), allow_missing_docs)
-    return run_dataset(dataset, BeirSettings.from_keywords(retriever, options), output_dir)
+    return run_dataset(dataset, BeirSettings(retriever, **options), output_dir)
 
 
 def run_dataset(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 from ..core import DEFAULT_K_VALUES
@@ -54,8 +54,9 @@ class BeirSettings:
     overwrite: bool = False
     no_index: bool = False
     cache: bool = True
-    #: ``DocumentJoiner`` init parameters for the pipeline's one joiner (a tuned fusion), or None.
-    joiner: Mapping[str, Any] | None = None
+    #: ``DocumentJoiner`` init parameters for the pipeline's one joiner (a tuned fusion), or None; a joiner YAML's
+    #: path (as ``irmetrics fuse --joiner-yaml`` writes it) is read into them.
+    joiner: Mapping[str, Any] | str | os.PathLike[str] | None = None
     #: Texts per forward pass of every SentenceTransformers embedder (None: the pipeline's, else the device's default).
     batch_size: int | None = None
     #: The embedders' weights and arithmetic: ``float32``, ``float16``, ``bfloat16`` (None: the model's own).
@@ -82,30 +83,8 @@ class BeirSettings:
         if self.joiner is not None:
             from .pipelines import check_joiner
 
-            object.__setattr__(self, "joiner", check_joiner(self.joiner, "joiner"))
-
-    @classmethod
-    def keywords(cls, options: Mapping[str, Any], caller: str) -> dict[str, Any]:
-        """``options`` as keywords of these settings (a copy), ``retriever`` excepted (each function takes it as
-        its second argument).
-
-        :raises TypeError: a keyword that is no field, as Python says of an unknown keyword of ``caller``.
-        """
-        names = {item.name for item in fields(cls)} - {"retriever"}
-        unknown = sorted(set(options) - names)
-        if unknown:
-            raise TypeError(f"{caller}() got an unexpected keyword argument {unknown[0]!r}")
-        return dict(options)
-
-    @classmethod
-    def from_keywords(cls, retriever: str | os.PathLike[str], options: Mapping[str, Any]) -> BeirSettings:
-        """The settings of :func:`~haystack_irmetrics.beir.runner.run_beir`'s and
-        :func:`~haystack_irmetrics.beir.suite.run_beir_suite`'s keywords (:meth:`keywords`), a ``joiner`` given
-        as a YAML path read (:func:`joiner_setting`)."""
-        options = dict(options)
-        if "joiner" in options:
-            options["joiner"] = joiner_setting(options["joiner"])
-        return cls(retriever, **options)
+            joiner = joiner_setting(self.joiner) if isinstance(self.joiner, str | os.PathLike) else self.joiner
+            object.__setattr__(self, "joiner", check_joiner(joiner, "joiner"))
 
     def configuration(
         self,

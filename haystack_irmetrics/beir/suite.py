@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from .._settings import keywords_of
 from ..errors import ConfigurationChangedError, DatasetError, shorten
 from .checkpoint import PARTIAL, Checkpoint, differences
 from .dataset import resolve_dataset, sample_path, strict_docs_setting
@@ -148,11 +149,11 @@ def run_beir_suite(
     * ``checkpoint_every``: queries per checkpoint batch (default :data:`DEFAULT_CHECKPOINT_EVERY`).
     * ``batch_size``: the embedders' batch size; ``precision``, ``device``: theirs (as :func:`run_beir`'s).
     """
-    options = BeirSettings.keywords(options, "run_beir_suite")
+    options = keywords_of(BeirSettings, options, "run_beir_suite", taken=("retriever",))
     options.setdefault("checkpoint_every", DEFAULT_CHECKPOINT_EVERY)
     # the deprecated spelling, read here (its warning names the caller's line)
     options["strict_docs"] = strict_docs_setting(options.get("strict_docs", False), allow_missing_docs)
-    settings = BeirSettings.from_keywords(retriever, options)
+    settings = BeirSettings(retriever, **options)
     return run_suite(datasets, settings, output_dir=output_dir, on_dataset=on_dataset)
 
 

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .._extras import require
+from .._settings import settings_of
 from ..core import DEFAULT_K_VALUES, EvaluationResult, Qrels, Run, evaluate
 from ..core.measures import FAMILIES, parse_measure, resolve_measures
 from ..core.subtopics import SubtopicQrels
@@ -218,7 +219,12 @@ class RunsComparison:
 class CompareSettings:
     """How :func:`compare_runs` and :func:`compare_many` evaluate and test (each field is their keyword of the same
     name): the measures (default BEIR's six), the preset, whether to test (``None``: when scipy is installed) and
-    the tests' resamples, seed and interval level."""
+    the tests' resamples, seed and interval level.
+
+    :raises InvalidArgumentError: ``significance`` not True, False or None.
+    :raises StatsInputError: ``n_resamples``, ``seed`` or ``confidence`` the tests could not take (checked
+        whether or not they run, so a setting is refused the same way on a machine without scipy).
+    """
 
     measures: Sequence[str] | None = None
     preset: str = "beir"
@@ -227,16 +233,12 @@ class CompareSettings:
     seed: int = 0
     confidence: float = 0.95
 
-    @classmethod
-    def of(cls, settings: CompareSettings | None, options: Mapping[str, Any], caller: str) -> CompareSettings:
-        """``settings`` (default: the defaults) with the keyword ``options`` in place of its fields.
-
-        :raises TypeError: an option that is no field, as Python says of an unknown keyword of ``caller``.
-        """
-        unknown = sorted(set(options) - {f.name for f in fields(cls)})
-        if unknown:
-            raise TypeError(f"{caller}() got an unexpected keyword argument {unknown[0]!r}")
-        return replace(settings if settings is not None else cls(), **options)
+    def __post_init__(self) -> None:
+        if self.significance is not None and not isinstance(self.significance, bool):
+            raise InvalidArgumentError(f"significance must be True, False or None, got {self.significance!r}")
+        check_resamples(self.n_resamples)
+        check_seed(self.seed)
+        check_confidence(self.confidence)
 
 
 def compare_runs(
@@ -272,7 +274,7 @@ def compare_runs(
       (default): when scipy is installed (the ``stats`` extra), else a note says why not; ``True``:
       scipy is required (:class:`~haystack_irmetrics.errors.MissingDependencyError` without it).
     """
-    settings = CompareSettings.of(settings, options, "compare_runs")
+    settings = settings_of(CompareSettings, options, "compare_runs", base=settings)
     compared = compare_many([run_a, run_b], qrels, k_values, names=names, settings=settings)
     return next(iter(compared.results.values()))
 
@@ -313,11 +315,33 @@ def compare_many(
     * ``seed``: seed of the resamples.
     * ``confidence``: the level of the bootstrap intervals.
     """
-    from ..io import read_qrels, read_run, read_subtopic_qrels
+    s = settings_of(CompareSettings, options, "compare_many", base=settings)
+    loaded, labels, base = _runs_and_labels(runs, names, baseline)
+    q = _qrels_of(qrels, runs, s.measures, k_values)
+    significance, notes = _significance(s.significance)
+    evaluations = [evaluate(q, run, k_values, measures=s.measures, preset=s.preset) for run in loaded]
+    at = labels.index(base)
+    measures = list(evaluations[at].means)
+    log_scale = frozenset(m for m in measures if FAMILIES[parse_measure(m).family].aggregate == "geometric")
+    compared = _tested(evaluations, labels, base, measures, log_scale, s) if significance else None
+    judged = _judged(q)
+    pairs = {}
+    for i, label in enumerate(labels):
+        if i != at:
+            stats = list(compared.comparisons.get(label, {}).values()) if compared is not None else []
+            pair_notes = _notes((base, label), loaded[at], loaded[i], judged, evaluations[at], evaluations[i])
+            if compared is not None:
+                pair_notes += _untested(measures, stats)
+            pairs[label] = (i, pair_notes, stats, log_scale if compared is not None else frozenset())
+    return _comparison(labels, base, evaluations, pairs, notes, float(s.confidence))
 
-    s = CompareSettings.of(settings, options, "compare_many")
-    measures, preset, significance = s.measures, s.preset, s.significance
-    n_resamples, seed, confidence = s.n_resamples, s.seed, s.confidence
+
+def _runs_and_labels(
+    runs: Sequence[RunSource], names: Sequence[str] | None, baseline: str | None
+) -> tuple[list[Any], list[str], str]:
+    """Each run loaded, its label and the baseline's label."""
+    from ..io import read_run
+
     if isinstance(runs, str | os.PathLike | Mapping) or not isinstance(runs, Sequence):
         raise InvalidArgumentError(f"runs must be a list of runs, got {type(runs).__name__}")
     if len(runs) < 2:
@@ -327,6 +351,15 @@ def compare_many(
     base = labels[0] if baseline is None else baseline
     if base not in labels:
         raise InvalidArgumentError(f"the baseline {base!r} is not one of the runs {labels}")
+    return loaded, labels, base
+
+
+def _qrels_of(
+    qrels: QrelsSource | None, runs: Sequence[RunSource], measures: Sequence[str] | None, k_values: Sequence[int]
+) -> Any:
+    """The qrels given, read if a path (as subtopics for a diversity measure), else those of the run folders."""
+    from ..io import read_qrels, read_subtopic_qrels
+
     if qrels is None:
         # Only now: with qrels given, a folder's summary.json is not read at all.
         folders = [Path(r) for r in runs if isinstance(r, str | os.PathLike) and Path(r).is_dir()]
@@ -339,54 +372,66 @@ def compare_many(
         qrels = shared_qrels(datasets)
     if isinstance(qrels, str | os.PathLike):  # a diversity measure reads the second column as the subtopic
         diverse = any(m.spec.needs_subtopics for m in resolve_measures(measures, k_values))
-        q = read_subtopic_qrels(qrels) if diverse else read_qrels(qrels)
-    else:
-        q = qrels
-    notes: list[str] = []
-    if significance is None:
-        significance = _scipy_installed()
-        if not significance:
-            notes.append(
-                "no significance tests: scipy is not installed (pip install 'haystack-irmetrics[stats]'; "
-                "--no-stats leaves them out without this note)"
-            )
-    elif significance:
+        return read_subtopic_qrels(qrels) if diverse else read_qrels(qrels)
+    return qrels
+
+
+def _significance(wanted: bool | None) -> tuple[bool, list[str]]:
+    """Whether the runs are tested, and the note that says why not when scipy's absence decided it."""
+    if wanted is None:
+        if _scipy_installed():
+            return True, []
+        return False, [
+            "no significance tests: scipy is not installed (pip install 'haystack-irmetrics[stats]'; "
+            "--no-stats leaves them out without this note)"
+        ]
+    if wanted:
         require("scipy", purpose="significance tests of compare")
-    if significance:  # before the evaluations: a bad setting fails fast
-        check_resamples(n_resamples)
-        check_seed(seed)
-        check_confidence(confidence)
-    evaluations = [evaluate(q, run, k_values, measures=measures, preset=preset) for run in loaded]
-    at = labels.index(base)
-    judged = _judged(q)
-    measures_order = list(evaluations[at].means)
-    log_scale = frozenset(m for m in measures_order if FAMILIES[parse_measure(m).family].aggregate == "geometric")
-    compared = (
-        compare_with_baseline(
-            {label: evaluations[i].per_query for i, label in enumerate(labels)},
-            base,
-            measures=measures_order,
-            holm_scope="all",  # the family is runs × measures
-            fill={m: FAMILIES[parse_measure(m).family].missing_value for m in measures_order},
-            log=log_scale,
-            n_resamples=n_resamples,
-            seed=seed,
-            confidence=confidence,
-        )
-        if significance
-        else None
+    return wanted, []
+
+
+def _tested(
+    evaluations: list[EvaluationResult],
+    labels: list[str],
+    base: str,
+    measures: list[str],
+    log_scale: frozenset[str],
+    s: CompareSettings,
+) -> Any:
+    """Every run against the baseline, per measure, Holm's family being runs × measures."""
+    return compare_with_baseline(
+        {label: evaluations[i].per_query for i, label in enumerate(labels)},
+        base,
+        measures=measures,
+        holm_scope="all",  # the family is runs × measures
+        fill={m: FAMILIES[parse_measure(m).family].missing_value for m in measures},
+        log=log_scale,
+        n_resamples=s.n_resamples,
+        seed=s.seed,
+        confidence=s.confidence,
     )
-    pairs = {}
-    for i, label in enumerate(labels):
-        if i == at:
-            continue
-        pair_notes = _notes((base, label), loaded[at], loaded[i], judged, evaluations[at], evaluations[i])
-        stats = list(compared.comparisons.get(label, {}).values()) if compared is not None else []
-        if compared is not None and len(stats) < len(measures_order):
-            tested = {c.metric for c in stats}
-            untested = [m for m in measures_order if m not in tested]
-            pair_notes.append(f"no significance tests for {', '.join(untested)}: fewer than two queries pair for them")
-        pairs[label] = (i, pair_notes, stats, log_scale if compared is not None else frozenset())
+
+
+def _untested(measures: list[str], stats: list[Comparison]) -> list[str]:
+    """The note naming the measures too few queries pair for to be tested, if any."""
+    if len(stats) >= len(measures):
+        return []
+    tested = {c.metric for c in stats}
+    untested = [m for m in measures if m not in tested]
+    return [f"no significance tests for {', '.join(untested)}: fewer than two queries pair for them"]
+
+
+def _comparison(
+    labels: list[str],
+    base: str,
+    evaluations: list[EvaluationResult],
+    pairs: dict[str, tuple[int, list[str], list[Comparison], frozenset[str]]],
+    notes: list[str],
+    confidence: float,
+) -> RunsComparison:
+    """The comparison of each pair ``{label: (index, notes, stats, log scale)}`` with the baseline; the settings'
+    ``notes`` go with the one pair's, or ahead of every pair's, prefixed with its run."""
+    at = labels.index(base)
     tests = sum(len(stats) for _, _, stats, _ in pairs.values())
     results = {}
     for label, (i, pair_notes, stats, log_scale) in pairs.items():
@@ -397,7 +442,7 @@ def compare_many(
             notes=tuple(pair_notes + notes) if len(pairs) == 1 else tuple(pair_notes),
             stats=tuple(stats),
             log_scale=log_scale,
-            confidence=float(confidence),
+            confidence=confidence,
             tests=tests,
             detectable=_detectable(evaluations[at], evaluations[i], stats),
         )

@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._settings import settings_of
 from ..core import DEFAULT_K_VALUES
 from ..errors import DatasetError, InvalidArgumentError, ParseError
 from ..io.beir_outputs import dataset_differences, read_json_object, read_run_dataset, shared_qrels
 from ..io.tables import json_text, markdown_cell
 from ..stats.compare import format_p
-from .runs import CompareResult, compare_runs
+from .runs import CompareResult, CompareSettings, compare_runs
 
 
 def is_suite(path: str | os.PathLike[str]) -> bool:
@@ -119,6 +120,7 @@ def compare_suites(
     *,
     measures: Sequence[str] | None = None,
     names: tuple[str, str] | None = None,
+    settings: CompareSettings | None = None,
     **options: Any,
 ) -> SuiteComparison:
     """Compare two folders written by ``irmetrics beir --output``, dataset by dataset.
@@ -128,14 +130,16 @@ def compare_suites(
 
     :param measures: default ``NDCG@10`` and ``Recall@100``.
     :param names: labels (default: the folder names).
-    :param options: :func:`~.runs.compare_runs`'s ``preset``, ``significance``, ``n_resamples``, ``seed``,
-        ``confidence``.
+    :param settings: :func:`~.runs.compare_runs`'s settings (:class:`~.runs.CompareSettings`, its ``measures``
+        replaced by ``measures``); ``options`` are its fields as keywords, ``preset``, ``significance``,
+        ``n_resamples``, ``seed``, ``confidence``, each in place of the settings' own (another is a ``TypeError``).
     :raises DatasetError: when the two suites ran different copies of a dataset (another split, or a qrels,
         corpus or queries file whose SHA-256 differs: every such dataset is named, and nothing is compared),
         or when a dataset's qrels file is not where either summary says, or changed since the runs.
     :raises ParseError: when a ``leaderboard.json`` or ``summary.json`` is missing, not JSON or not laid
         out as ``irmetrics beir`` writes it (the message names the file).
     """
+    settings = settings_of(CompareSettings, options, "compare_suites", base=settings)
     folders = (Path(suite_a), Path(suite_b))
     if names is None:
         names = (folders[0].name, folders[1].name)
@@ -178,7 +182,7 @@ def compare_suites(
             k_values,
             measures=list(measures or SUITE_MEASURES),
             names=tuple(names),
-            **options,
+            settings=settings,
         )
         results[dataset] = result
         notes += [f"{dataset}: {note}" for note in result.notes]

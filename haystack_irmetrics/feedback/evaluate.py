@@ -25,7 +25,7 @@ from .judgments import ALL, AggregatedFeedback, Strategy, wilson_lower_bound
 from .reading import FeedbackLog
 from .report import FeedbackEvaluation
 from .scoring import LOGGED, VARIANTS, score_segment
-from .settings import DEFAULT_K_VALUES, FeedbackSettings, settings_of
+from .settings import DEFAULT_K_VALUES, FeedbackSettings, split_settings
 
 #: Kernels whose measures count a label ``>= threshold`` as relevant (NDCG uses labels as gains instead).
 _THRESHOLD_KERNELS = ("binary", "bpref", "iprec")
@@ -102,7 +102,7 @@ def evaluate_feedback(
         >>> ev.means()
         {'logged': {'P@1': 0.5, 'MRR@1': 0.5}, 'new': {'P@1': 1.0, 'MRR@1': 1.0}}
     """
-    s, options = settings_of(FeedbackSettings, settings, options, "evaluate_feedback")
+    s, options = split_settings(FeedbackSettings, settings, options, "evaluate_feedback")
     threshold, n_resamples, seed, confidence, test = s.threshold, s.n_resamples, s.seed, s.confidence, s.test
     # Every setting is checked before the log is read: aggregating a large log takes a while.
     if isinstance(log, AggregatedFeedback) and options:

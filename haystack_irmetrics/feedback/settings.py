@@ -1,14 +1,16 @@
 """How a feedback log is scored, as frozen values the CLI and the Python API build once (standard library only):
 :class:`FeedbackSettings`, the settings of :func:`~haystack_irmetrics.feedback.evaluate.evaluate_feedback`, and
 :class:`WindowSettings`, those of :func:`~haystack_irmetrics.feedback.windows.feedback_windows`. Each function
-takes its settings value, or its fields as keywords (:func:`settings_of`).
+takes its settings value, or its fields as keywords (:func:`split_settings`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, TypeVar
+
+from .._settings import settings_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from .judgments import Strategy
@@ -61,16 +63,16 @@ class WindowSettings:
 S = TypeVar("S", FeedbackSettings, WindowSettings)
 
 
-def settings_of(kind: type[S], settings: S | None, options: Mapping[str, Any], caller: str) -> tuple[S, dict[str, Any]]:
+def split_settings(
+    kind: type[S], settings: S | None, options: Mapping[str, Any], caller: str
+) -> tuple[S, dict[str, Any]]:
     """``(settings, rest)``: ``settings`` (default: ``kind()``) with those of the keyword ``options`` that are its
-    fields in their place, and the other options (``caller``'s own, e.g. a log's ``columns``)."""
+    fields in their place (:func:`haystack_irmetrics._settings.settings_of`), and the other options, which
+    ``caller`` takes for another function of its own (``evaluate_feedback``: the log's ``columns``, ...)."""
     names = {f.name for f in fields(kind)}
     mine = {k: v for k, v in options.items() if k in names}
     rest = {k: v for k, v in options.items() if k not in names}
-    base = settings if settings is not None else kind()
-    if not isinstance(base, kind):
-        raise TypeError(f"{caller}() takes a {kind.__name__} as settings, got {type(base).__name__}")
-    return replace(base, **mine), rest
+    return settings_of(kind, mine, caller, base=settings), rest
 
 
-__all__ = ["DEFAULT_K_VALUES", "FeedbackSettings", "WindowSettings", "settings_of"]
+__all__ = ["DEFAULT_K_VALUES", "FeedbackSettings", "WindowSettings", "split_settings"]

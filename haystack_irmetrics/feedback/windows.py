@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._settings import settings_of
 from ..errors import FeedbackSchemaError
 from ..stats.windows import Window, window_of, window_series
 from .judgments import Strategy
 from .reading import FeedbackLog
-from .settings import WindowSettings, settings_of
+from .settings import WindowSettings
 
 if TYPE_CHECKING:  # pragma: no cover
     import polars as pl
@@ -55,9 +56,7 @@ def feedback_windows(
     :raises FeedbackSchemaError: the log has no timestamp or position column, or a row has no timestamp.
     :raises TypeError: an option that is no field of :class:`~.settings.WindowSettings`.
     """
-    s, unknown = settings_of(WindowSettings, settings, options, "feedback_windows")
-    if unknown:
-        raise TypeError(f"feedback_windows() got an unexpected keyword argument {sorted(unknown)[0]!r}")
+    s = settings_of(WindowSettings, options, "feedback_windows", base=settings)
     from ._deps import pl
     from .aggregate import aggregate_feedback
     from .scoring import score_system

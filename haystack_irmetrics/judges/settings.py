@@ -1,14 +1,16 @@
 """How a judge judges, as frozen values the CLI and the Python API build once (standard library only, so that
 ``irmetrics judge --help`` imports nothing more): :class:`JudgeSettings`, the settings of
-:func:`~haystack_irmetrics.judges.runs.judge_runs`, and :class:`ChatSettings`, a chat model on an
+:func:`~haystack_irmetrics.judges.judging.judge_runs`, and :class:`ChatSettings`, a chat model on an
 OpenAI-compatible server (:func:`~haystack_irmetrics.judges.job.chat_judge`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 from typing import Any
+
+from .._settings import settings_of
 
 #: The environment variable the API key is read from by default (as Haystack's OpenAI generators read it).
 API_KEY_ENV = "OPENAI_API_KEY"
@@ -42,7 +44,7 @@ class ChatSettings:
 
 @dataclass(frozen=True)
 class JudgeSettings:
-    """How :func:`~haystack_irmetrics.judges.runs.judge_runs` judges (each field is its keyword of the same name;
+    """How :func:`~haystack_irmetrics.judges.judging.judge_runs` judges (each field is its keyword of the same name;
     its docstring says what each does). Every value is checked there before the first request, against the
     judge's grades."""
 
@@ -72,11 +74,7 @@ class JudgeSettings:
 
         :raises TypeError: an option that is no field, as Python says of an unknown keyword.
         """
-        names = {f.name for f in fields(cls)}
-        unknown = sorted(set(options) - names)
-        if unknown:
-            raise TypeError(f"judge_runs() got an unexpected keyword argument {unknown[0]!r}")
-        return replace(settings if settings is not None else cls(), **options)
+        return settings_of(cls, options, "judge_runs", base=settings)
 
 
 __all__ = ["API_KEY_ENV", "NO_KEY", "ChatSettings", "JudgeSettings"]
