@@ -513,7 +513,7 @@ def test_a_beir_label_beyond_int64_keeps_its_value_instead_of_wrapping(tmp_path)
         ("nDCG(gains={0:0,1:5},gain=exp)@10", UnknownMeasureError, "sets 'gain' twice"),
         ("nDCG_exp(gain=linear)@10", UnknownMeasureError, "by its name and by a parameter"),
         ("P@\uff11\uff10", InvalidCutoffError, "ASCII digits"),
-        ("F(beta=1e155)@2", UnknownMeasureError, "between 1e-150 and 1e150"),
+        ("F(beta=1e155)@2", UnknownMeasureError, "beta must be a number in (1e-150, 1e150)"),
     ],
 )
 def test_a_measure_name_that_says_two_things_or_would_compute_nan_is_refused(name, error, message):

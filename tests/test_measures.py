@@ -203,7 +203,7 @@ def test_bare_names_cross_with_k_values_or_cover_the_whole_ranking():
         ("nDCG(gains={a:1})@10", UnknownMeasureError, "not a number"),
         ("nDCG(gain=cubic)@10", UnknownMeasureError, "gain must be"),
         ("nDCG(discount=ln)@10", UnknownMeasureError, "discount must be"),
-        ("F(beta=0)@10", UnknownMeasureError, "positive"),
+        ("F(beta=0)@10", UnknownMeasureError, r"beta must be a number in \(1e-150, 1e150\)"),
         ("P(beta=2)@10", UnknownMeasureError, "takes no parameter"),
         ("NDCG(colour=red)@10", UnknownMeasureError, "unknown parameter"),
         ("NDCG(gain)@10", UnknownMeasureError, "key=value"),

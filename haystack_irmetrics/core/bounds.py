@@ -18,13 +18,13 @@ hole relevant gives today's value exactly.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
+from ..checks import number
 from ..errors import InvalidArgumentError, UnknownMeasureError
 from .evaluation import DEFAULT_K_VALUES, Evaluation, Results
 from .families import FAMILIES
@@ -146,10 +146,7 @@ def evaluation_bounds(
 
 
 def _check_grade(grade: float) -> None:
-    if isinstance(grade, bool) or not isinstance(grade, int | float) or not math.isfinite(grade) or grade <= 0:
-        raise InvalidArgumentError(
-            f"grade must be a finite number > 0 (the label of a hole judged relevant), got {grade!r}"
-        )
+    number(grade, "grade", 0, closed="neither")  # the label of a hole judged relevant
 
 
 def _bounded(measures: Sequence[str | Measure] | None, k_values: Sequence[int] | None, grade: float) -> list[Measure]:

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 from typing import Any
 
+from ..checks import Number, Param, choice, is_number, is_whole
 from ..errors import DuplicateCutoffError, InvalidCutoffError, UnknownMeasureError
 from .families import BEIR_FAMILIES, FAMILIES, STANDARD_LEVELS, Family  # the registry, re-exported here
 from .kernels import MIN_GEO_MEAN  # trec_eval's gm_map floor, kept importable here
@@ -117,17 +118,17 @@ class Measure:
         if self.family not in FAMILIES:
             raise UnknownMeasureError(f"unknown measure family {self.family!r}; known: {sorted(FAMILIES)}")
         spec = FAMILIES[self.family]
-        given = {p for p in ("gain", "discount", "beta", *_NUMBER_PARAMS) if getattr(self, p) is not None}
+        given = {p for p in ("gain", "discount", "beta", *PARAMS) if getattr(self, p) is not None}
         if given - spec.params:
             raise UnknownMeasureError(
                 f"{self.family} takes no parameter {sorted(given - spec.params)}; "
                 f"it takes {sorted(spec.params) or 'none'}"
             )
         set_ = object.__setattr__
-        for name, check in _NUMBER_PARAMS.items():
+        for name in PARAMS:
             value = getattr(self, name)
             if value is not None:
-                value = check(name, value)
+                value = _check_param(name, value)
                 set_(self, name, None if value == spec.param_defaults.get(name) else value)
         if spec.at == "level":
             level = self.level
@@ -149,17 +150,13 @@ class Measure:
         if self.gain is not None:
             set_(self, "gain", _check_gain(self.gain))
         if self.discount is not None:
-            if not isinstance(self.discount, str) or self.discount.lower() not in _DISCOUNTS:
-                raise UnknownMeasureError(f"discount must be one of {sorted(_DISCOUNTS)}, got {self.discount!r}")
-            set_(self, "discount", _DISCOUNTS[self.discount.lower()])
+            word = self.discount.lower() if isinstance(self.discount, str) else self.discount
+            set_(self, "discount", _DISCOUNTS[choice(word, "discount", sorted(_DISCOUNTS), error=UnknownMeasureError)])
         if self.beta is not None:
-            beta = self.beta
-            if isinstance(beta, bool) or not isinstance(beta, int | float) or not math.isfinite(beta) or beta <= 0:
-                raise UnknownMeasureError(f"beta must be a positive finite number, got {beta!r}")
-            if not 1e-150 < beta < 1e150:  # beta**2 must stay a finite, non-zero float (F would be NaN)
-                raise UnknownMeasureError(f"beta must be between 1e-150 and 1e150, got {beta!r}")
-            if "beta" in spec.param_defaults:  # NRBP's patience, not F's weight
-                beta = _persistence("beta", beta)
+            # beta**2 must stay a finite, non-zero float (F would be NaN); NRBP's beta is a patience, not F's weight
+            beta = _BETA.check(self.beta, "beta", UnknownMeasureError)
+            if "beta" in spec.param_defaults:
+                beta = _check_param("p", beta, "beta")
             set_(self, "beta", None if beta == spec.param_defaults.get("beta", 1.0) else float(beta))
 
     @property
@@ -178,7 +175,7 @@ class Measure:
             if isinstance(self.gain, tuple):
                 out += "(gains={" + ",".join(f"{_num(g)}:{_num(v)}" for g, v in self.gain) + "})"
             return out
-        names = sorted((*_NUMBER_PARAMS, "beta"))
+        names = sorted((*PARAMS, "beta"))
         given = [f"{p}={_num(getattr(self, p))}" for p in names if getattr(self, p) is not None]
         return f"{self.family}({','.join(given)})" if given else self.family
 
@@ -202,7 +199,7 @@ class Measure:
     def params(self) -> dict[str, float | None]:
         """The numeric parameters (``p``, ``rel``, ``max_rel``, ``alpha``, ``beta``) with the family's defaults filled in."""
         defaults = self.spec.param_defaults
-        return {p: defaults.get(p) if getattr(self, p) is None else getattr(self, p) for p in (*_NUMBER_PARAMS, "beta")}
+        return {p: defaults.get(p) if getattr(self, p) is None else getattr(self, p) for p in (*PARAMS, "beta")}
 
     def _key(self) -> tuple:
         return (self.family, -1 if self.cutoff is None else self.cutoff, -1.0 if self.level is None else self.level,
@@ -217,35 +214,24 @@ class Measure:
         return self.name
 
 
-def _number(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float | _np_number()) or not math.isfinite(value):
-        raise UnknownMeasureError(f"{name} must be a finite number, got {value!r}")
-    return float(value) + 0.0
+#: The numeric parameters of the families that take them (:attr:`Family.params`), each declared once; a
+#: family's default is in its :attr:`Family.param_defaults`.
+PARAMS: dict[str, Param] = {
+    p.name: p
+    for p in (
+        Param("p", Number(0, 1, "neither"), doc="the persistence (RBP, RBP_residual, Compat)"),
+        Param("rel", Number(), doc="the relevance level: labels >= rel count as relevant"),
+        # 2**max_rel must stay a finite float
+        Param("max_rel", Number(0, 1000, "right"), doc="the top grade of the scale (ERR, nERR)"),
+        Param("alpha", Number(0, 1), doc="ndeval's redundancy penalty (alpha_nDCG, ERR-IA, NRBP)"),
+    )
+}
+_BETA = Number(1e-150, 1e150, "neither")
 
 
-def _persistence(name: str, value: object) -> float:
-    p = _number(name, value)
-    if not 0.0 < p < 1.0:
-        raise UnknownMeasureError(f"the persistence {name} must be between 0 and 1 (exclusive), got {value!r}")
-    return p
-
-
-def _share(name: str, value: object) -> float:
-    x = _number(name, value)
-    if not 0.0 <= x <= 1.0:
-        raise UnknownMeasureError(f"{name} must be between 0 and 1, got {value!r}")
-    return x
-
-
-def _top_grade(name: str, value: object) -> float:
-    top = _number(name, value)
-    if not 0.0 < top <= 1000.0:  # 2**max_rel must stay a finite float
-        raise UnknownMeasureError(f"{name} (the top grade) must be above 0 and at most 1000, got {value!r}")
-    return top
-
-
-#: The numeric parameters of the families that take them, each with its check.
-_NUMBER_PARAMS = {"p": _persistence, "rel": _number, "max_rel": _top_grade, "alpha": _share}
+def _check_param(param: str, value: object, name: str | None = None) -> float:
+    """``value`` as a float, checked by the rule of :data:`PARAMS`' ``param`` (``name``: what the message calls it)."""
+    return float(PARAMS[param].rule.check(value, name or param, UnknownMeasureError)) + 0.0  # -0.0 -> 0.0
 
 
 def _check_gain(gain: object) -> str | GainMap:
@@ -271,7 +257,7 @@ def _check_gain(gain: object) -> str | GainMap:
 
 def check_cutoff(k: object) -> int:
     """Return ``k`` if it is a positive integer, else raise :class:`InvalidCutoffError`."""
-    if isinstance(k, bool) or not isinstance(k, int | _np_integer()):
+    if not is_whole(k):
         raise InvalidCutoffError(f"cutoff k must be a positive integer, got {k!r} ({type(k).__name__})")
     if k <= 0:
         raise InvalidCutoffError(f"cutoff k must be a positive integer, got {k}")
@@ -282,24 +268,12 @@ def check_cutoff(k: object) -> int:
 
 def check_level(level: object, family: str = "iP") -> float:
     """Return ``level`` as a float if it is a recall level in [0, 1], else raise :class:`InvalidCutoffError`."""
-    if isinstance(level, bool) or not isinstance(level, int | float | _np_number()):
+    if not is_number(level):
         raise InvalidCutoffError(f"{family} needs a recall level in [0, 1], e.g. {family}@0.3; got {level!r}")
     level = float(level)
     if not 0.0 <= level <= 1.0:
         raise InvalidCutoffError(f"recall level must be in [0, 1], got {level!r}")
     return level + 0.0  # -0.0 -> 0.0
-
-
-def _np_integer() -> type:
-    import numpy as np
-
-    return np.integer
-
-
-def _np_number() -> type:
-    import numpy as np
-
-    return np.number
 
 
 MAX_CUTOFF = 2**31 - 1
@@ -392,7 +366,7 @@ def _parse_params(text: str | None, where: str) -> dict[str, Any]:
             out["gain"] = pairs
         elif key in ("gain", "discount"):
             out[key] = value
-        elif key in ("beta", *_NUMBER_PARAMS, "max_grade"):
+        elif key in ("beta", *PARAMS, "max_grade"):
             out["max_rel" if key == "max_grade" else key] = _to_number(value, where)
         else:
             raise UnknownMeasureError(

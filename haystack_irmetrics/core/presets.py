@@ -46,6 +46,7 @@ from typing import Literal
 
 import numpy as np
 
+from ..checks import choice, number
 from ..errors import InvalidPolicyError
 from .measures import FAMILIES
 
@@ -131,11 +132,6 @@ TREC = Preset(
 PRESETS: dict[str, Preset] = {p.name: p for p in (BEIR, TREC)}
 
 
-def _check(name: str, value: object, allowed: tuple[str, ...]) -> None:
-    if value not in allowed:
-        raise InvalidPolicyError(f"{name} must be one of {allowed}, got {value!r}")
-
-
 def resolve_preset(
     preset: str | Preset = "beir",
     *,
@@ -155,22 +151,18 @@ def resolve_preset(
             raise InvalidPolicyError(f"unknown preset {preset!r}; known: {sorted(PRESETS)}") from None
     families = dict(base.families)
     if ties is not None:
-        _check("ties", ties, TIES)
+        choice(ties, "ties", TIES, error=InvalidPolicyError)
         families = {f: replace(p, ties=ties) for f, p in families.items()}
     if missing_queries is not None:
-        _check("missing_queries", missing_queries, MISSING)
+        choice(missing_queries, "missing_queries", MISSING, error=InvalidPolicyError)
         families = {
             f: replace(p, missing_queries=missing_queries, count_empty_qrels=False, unjudged_in_sum=False)
             for f, p in families.items()
         }
     threshold = base.relevance_threshold
     if relevance_threshold is not None:
-        if isinstance(relevance_threshold, bool) or not isinstance(relevance_threshold, int | float):
-            raise InvalidPolicyError(f"relevance_threshold must be a number, got {relevance_threshold!r}")
-        if relevance_threshold != relevance_threshold or relevance_threshold <= 0:
-            raise InvalidPolicyError(
-                f"relevance_threshold must be > 0 (labels <= 0 are never relevant), got {relevance_threshold!r}"
-            )
+        # labels <= 0 are never relevant
+        number(relevance_threshold, "relevance_threshold", 0, closed="neither", finite=False, error=InvalidPolicyError)
         try:
             threshold = float(relevance_threshold)
         except OverflowError:  # an int beyond any float
@@ -181,7 +173,7 @@ def resolve_preset(
         # An explicit threshold is one rule for every binary family, BEIR's '> 0' included.
         families = {f: replace(p, positive_above=None) for f, p in families.items()}
     if no_relevant is not None:
-        _check("no_relevant", no_relevant, NO_RELEVANT)
+        choice(no_relevant, "no_relevant", NO_RELEVANT, error=InvalidPolicyError)
     if ignore_identical_ids is not None and not isinstance(ignore_identical_ids, bool):
         raise InvalidPolicyError(f"ignore_identical_ids must be True or False, got {ignore_identical_ids!r}")
     return replace(

@@ -20,6 +20,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ..checks import is_whole
 from ..errors import EmptyInputError, InvalidIdError, InvalidLabelError
 from .inputs import Qrels
 from .validation import is_finite_number, is_mapping, shown
@@ -70,7 +71,7 @@ class SubtopicQrels:
                 )
             inner: dict[str, dict[str, float]] = {}
             for sub, docs in subtopics.items():
-                if isinstance(sub, bool) or not isinstance(sub, str | int):
+                if not (isinstance(sub, str) or is_whole(sub)):
                     raise InvalidIdError(f"subtopic id {shown(sub)} of query {qid!r} must be a string or an integer")
                 key = str(sub)
                 if key in inner:
@@ -89,10 +90,10 @@ class SubtopicQrels:
                         raise InvalidIdError(
                             f"document id {shown(doc)} in query {qid!r}, subtopic {key!r} must be a string"
                         )
-                    if not is_finite_number(label) or isinstance(label, bool):
+                    if not is_finite_number(label):  # a bool is no number there
                         raise InvalidLabelError(
                             f"label {shown(label)} of document {doc!r} in query {qid!r}, subtopic {key!r} "
-                            "must be a finite number"
+                            "is not a finite number"
                         )
                 inner[key] = dict(docs)
             data[qid] = inner
