@@ -10,7 +10,7 @@ cache load, is made before the timer; pandas' string inference off, which ranx 0
 same run. The means of every tool are checked against pytrec_eval's (1e-12; ranx's own ones are reported).
 
     python benchmarks/ir_measures_provider.py [--workloads msmarco,large] [--queries 3000,30000] [--repeat 3]
-                                              [--out benchmarks/ir_measures_provider.md]
+                                              [--quick] [--tools ours,ranx] [--out FILE]
 """
 
 from __future__ import annotations
@@ -75,16 +75,17 @@ def _tools():
     return {"ours": pipeline(True), "pytrec_eval": pipeline(False), "ranx": ranx}
 
 
-def run_workload(name: str, n_queries: int, repeat: int) -> list[dict]:
-    qrels, run = generate.load(name)
+def run_workload(name: str, n_queries: int, repeat: int, quick: bool = False, only: str = "") -> list[dict]:
+    qrels, run = generate.load(name, quick=quick)
     qids = list(run)[:n_queries]
     run = {q: run[q] for q in qids}
     qrels = {q: qrels[q] for q in qids if q in qrels}
     measures = _measures()
-    tools = _tools()
+    tools = {t: call for t, call in _tools().items() if not only or t in only.split(",") or t == "pytrec_eval"}
     rows = []
     for form, given in _inputs(qrels, run).items():
-        times, means = {}, {}
+        times = dict.fromkeys(("ours", "pytrec_eval", "ranx"), math.nan)
+        means = {t: {m: math.nan for m in measures} for t in times}
         for tool, call in tools.items():
             try:
                 if tool == "ranx":
@@ -125,11 +126,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", default="3000,30000", help="queries of each workload (its first ones)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--out", default=None, help="write the table as markdown here")
+    parser.add_argument("--quick", action="store_true", help="generate.py's quick workloads (a smoke run)")
+    parser.add_argument("--tools", default="", help="ours,ranx (default both; pytrec_eval always runs)")
     args = parser.parse_args(argv)
     names = args.workloads.split(",")
     counts = [int(x) for x in args.queries.split(",")]
     print(HEADER)
-    rows = [r for name, n in zip(names, counts) for r in run_workload(name, n, args.repeat)]
+    rows = [r for name, n in zip(names, counts) for r in run_workload(name, n, args.repeat, args.quick, args.tools)]
     if args.out:
         Path(args.out).write_text(HEADER + "\n" + "\n".join(map(_row, rows)) + "\n", encoding="utf-8")
     return 0

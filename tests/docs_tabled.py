@@ -136,6 +136,11 @@ EVERYDAY = Covered(
     "tests/test_benchmarks_smoke.py::test_everyday_path_benchmark_quick_run_compares_bm25s_alone_and_fresh_processes",
     _script_options("benchmarks/everyday_path.py", "--python-bare", "--quick", "--data", "--out"),
 )
+IR_MEASURES_BENCH = Covered(
+    "minutes: runs of 3,000,000 rows through three ir_measures providers, in three forms",
+    "tests/test_ir_measures.py::test_the_benchmark_quick_run_times_ours_beside_pytrec_eval_and_checks_the_means",
+    _script_options("benchmarks/ir_measures_provider.py", "--workloads", "--queries", "--quick", "--tools", "--out"),
+)
 GPU_DENSE = Covered(
     "times dense retrieval in fresh processes: minutes of embedding (on a GPU, the six minutes it is sized for)",
     "tests/test_benchmarks_smoke.py::test_gpu_dense_benchmark_quick_run_compares_encode_alone_and_fresh_processes",
@@ -236,6 +241,12 @@ TABLED: dict[tuple[str, str], Covered] = {
         "runs the benchmark's fresh processes (a minute)", EVERYDAY.test, EVERYDAY.check
     ),
     ("docs/performance.md", "python benchmarks/run.py"): BENCH_ALL,
+    ("docs/ir_measures.md", "pip install 'haystack-irmetrics[ir-measures]'"): Covered(
+        "installs the package with an extra", FRESH_INSTALL, _extras("ir-measures")
+    ),
+    ("docs/ir_measures.md", "python benchmarks/ir_measures_provider.py --out benchmarks/ir_measures_provider.md"): (
+        IR_MEASURES_BENCH
+    ),
     ("docs/performance.md", "python benchmarks/gpu_dense.py"): GPU_DENSE,
     ("docs/performance.md", "python benchmarks/gpu_dense.py --proxy"): GPU_DENSE,
     ("docs/beir.md", "irmetrics beir scifact --retriever dense --device cuda --precision bfloat16"): ON_A_GPU,

@@ -318,3 +318,34 @@ def test_a_provider_with_another_policy_is_its_own_and_bad_policies_are_refused(
         IRMetricsProvider(ties="random")
     with pytest.raises(ValueError, match="ignore_identical_ids must be True or False"):
         IRMetricsProvider(ignore_identical_ids="yes")
+
+
+def test_the_benchmark_quick_run_times_ours_beside_pytrec_eval_and_checks_the_means(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).parents[1]
+    out = tmp_path / "table.md"
+    args = [
+        "--workloads",
+        "msmarco",
+        "--queries",
+        "20",
+        "--repeat",
+        "1",
+        "--quick",
+        "--tools",
+        "ours",
+        "--out",
+        str(out),
+    ]
+    env = {**os.environ, "IRMETRICS_BENCH_CACHE": str(tmp_path / "cache")}
+    done = subprocess.run([sys.executable, str(root / "benchmarks" / "ir_measures_provider.py"), *args], env=env,
+                          capture_output=True, text=True, cwd=root)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rows = out.read_text().splitlines()[2:]
+    assert [r.split(" | ")[2] for r in rows] == ["dict", "namedtuples", "DataFrame"]
+    for row in rows:  # ours' means equal pytrec_eval's, for every form of the run
+        assert float(row.split(" | ")[8]) <= 1e-12, row
