@@ -230,11 +230,6 @@ PENDING: dict[str, str] = {
     "pooling/sampling.py": "issue 50.2: being converted",
     "pooling/simulate.py": "issue 50.2: being converted",
     "pooling/strategies.py": "issue 50.2: being converted",
-    "stats/compare.py": "issue 50.2: being converted",
-    "stats/paired.py": "issue 50.2: being converted",
-    "stats/power.py": "issue 50.2: being converted",
-    "stats/significance.py": "issue 50.2: being converted",
-    "stats/windows.py": "issue 50.2: being converted",
 }
 
 

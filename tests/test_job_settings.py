@@ -59,7 +59,7 @@ def test_a_field_the_function_takes_as_its_own_parameter_is_no_keyword():
 def test_compare_settings_are_checked_when_built_whether_or_not_a_test_runs():
     from haystack_irmetrics.compare import CompareSettings, compare_runs
 
-    with pytest.raises(StatsInputError, match="n_resamples must be an int >= 2, got 1"):
+    with pytest.raises(StatsInputError, match="n_resamples must be a whole number >= 2, got 1"):
         CompareSettings(n_resamples=1)
     with pytest.raises(StatsInputError, match="confidence must be a number in"):
         CompareSettings(confidence=1.0)

@@ -146,12 +146,12 @@ def test_topic_set_size_reads_the_variances_the_designs_need():
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        (lambda: queries_needed(0.1, 0.04, alpha=0), "alpha must be a finite number in"),
-        (lambda: queries_needed(0.1, 0.04, alpha=0.05, power=0.05), "power must be a finite number in"),
+        (lambda: queries_needed(0.1, 0.04, alpha=0), "alpha must be a number in"),
+        (lambda: queries_needed(0.1, 0.04, alpha=0.05, power=0.05), "power must be a number in"),
         (lambda: queries_needed(-0.1, 0.04), "delta must be a finite number"),
         (lambda: queries_needed(0.1, math.nan), "variance must be a finite number"),
         (lambda: queries_needed(1e-6, 1.0), "more than 10,000,000 queries"),
-        (lambda: min_detectable_delta(1, 0.04), "n must be a whole number of queries >= 2"),
+        (lambda: min_detectable_delta(1, 0.04), "n must be a whole number >= 2"),
         (lambda: queries_needed(0.1, 0.04, systems=3), "the paired t-test compares two systems"),
         (lambda: topic_set_size({"a": {"q": 1.0}, "b": {"q": 0.5}}), "the runs are scored on 1 query in all"),
         (lambda: topic_set_size({"a": {"q": 1.0, "r": 0.5}, "b": {"q": 0.5, "r": 0.0}}), "do not vary"),
@@ -214,8 +214,8 @@ def test_cli_three_runs_is_the_anova_design(runs, capsys):
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--alpha", "1.5"], "alpha must be a finite number in (0, 1)"),
-        (["--power", "0.01"], "power must be a finite number in (0.05, 1)"),
+        (["--alpha", "1.5"], "alpha must be a number in (0, 1)"),
+        (["--power", "0.01"], "power must be a number in (0.05, 1)"),
         (["--delta", "-1"], "delta must be a finite number > 0"),
         (["-m", "NDCG@10,P@5"], "-m takes one measure"),
     ],

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ..checks import choice
 from .significance import (
     StatsInputError,
     _same_index,
@@ -45,8 +46,7 @@ class Comparison:
     p_randomization_holm: float
 
     def p(self, test: str = "randomization", adjusted: bool = True) -> float:
-        if test not in TESTS:
-            raise StatsInputError(f"test must be one of {TESTS}, got {test!r}")
+        choice(test, "test", TESTS, error=StatsInputError)
         name = "p_t" if test == "t" else "p_randomization"
         return getattr(self, name + ("_holm" if adjusted else ""))
 

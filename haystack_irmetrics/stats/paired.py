@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..checks import Choice, refuse
 from .compare import Comparison, compare_paired
 from .significance import StatsInputError, check_bootstrap_size, holm
 
@@ -76,8 +77,8 @@ def _scope(holm_scope: str | Callable[[Any, Any], Hashable]) -> Callable[[Any, A
         return lambda system, measure: system
     if holm_scope == "system_group":
         return _system_group
-    raise StatsInputError(
-        f"holm_scope must be one of {HOLM_SCOPES} or a callable (system, measure), got {holm_scope!r}"
+    raise refuse(
+        holm_scope, "holm_scope", f"{Choice(HOLM_SCOPES).describe()}, or a callable (system, measure)", StatsInputError
     )
 
 

@@ -38,6 +38,7 @@ from typing import Any, Literal
 import numpy as np
 
 from .._extras import require
+from ..checks import choice, number, whole
 from .significance import StatsInputError
 
 #: The largest number of queries :func:`queries_needed` searches (a difference this small needs more).
@@ -64,24 +65,16 @@ def _scipy() -> Any:
     return stats, optimize
 
 
-def _number(value: Any, name: str, low: float, high: float = math.inf, low_open: bool = True) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
-        raise StatsInputError(f"{name} must be a number, got {value!r}")
-    x = float(value)
-    if not math.isfinite(x) or x < low or (low_open and x == low) or x >= high:
-        where = f"{'(' if low_open else '['}{low:g}, {high:g})" if math.isfinite(high) else f"> {low:g}"
-        raise StatsInputError(
-            f"{name} must be a finite number {'in ' if math.isfinite(high) else ''}{where}, got {value!r}"
-        )
-    return x
+def _number(value: Any, name: str, low: float, high: float | None = None, low_open: bool = True) -> float:
+    """``value`` as a float, finite, above ``low`` (or at it, unless ``low_open``) and below ``high``."""
+    closed = "neither" if low_open else "left"
+    return float(number(value, name, low, high, closed=closed, error=StatsInputError))
 
 
 def _level(alpha: Any, design: str, systems: int) -> float:
     """``alpha``, checked with the design and its number of systems."""
-    if design not in DESIGNS:
-        raise StatsInputError(f"design must be one of {DESIGNS}, got {design!r}")
-    if isinstance(systems, bool) or not isinstance(systems, int | np.integer) or systems < 2:
-        raise StatsInputError(f"systems must be a whole number >= 2, got {systems!r}")
+    choice(design, "design", DESIGNS, error=StatsInputError)
+    whole(systems, "systems", least=2, error=StatsInputError)
     if design == "paired-t" and systems != 2:
         raise StatsInputError(f"the paired t-test compares two systems, got {systems}: use the anova design")
     return _number(alpha, "alpha", 0.0, 1.0)
@@ -94,9 +87,7 @@ def _check(alpha: Any, power: Any, design: str, systems: int) -> tuple[float, fl
 
 
 def _queries(n: Any) -> int:
-    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 2:
-        raise StatsInputError(f"n must be a whole number of queries >= 2, got {n!r}")
-    return int(n)
+    return whole(n, "n", least=2, error=StatsInputError)  # queries
 
 
 def power_at(

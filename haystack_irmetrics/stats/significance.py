@@ -31,7 +31,8 @@ from typing import Any
 import numpy as np
 
 from .._extras import require
-from ..errors import InvalidSeedError, StatsInputError, shorten
+from ..checks import number, whole
+from ..errors import InvalidSeedError, StatsInputError
 
 #: Matrix elements per batch of random draws (bounds memory: 8 bytes each).
 _BATCH_ELEMENTS = 1 << 22
@@ -77,9 +78,7 @@ def seed_value(seed: Any, name: str = "seed") -> int:
 
     :raises InvalidSeedError: naming ``name`` and the value (an :class:`~haystack_irmetrics.errors.InvalidArgumentError`).
     """
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not 0 <= seed <= MAX_SEED:
-        raise InvalidSeedError(f"{name} must be a whole number from 0 to {MAX_SEED}, got {shorten(repr(seed))}")
-    return int(seed)
+    return whole(seed, name, least=0, most=MAX_SEED, error=InvalidSeedError)
 
 
 def check_seed(seed: Any) -> np.random.Generator:
@@ -94,8 +93,7 @@ def check_seed(seed: Any) -> np.random.Generator:
 
 def check_resamples(n_resamples: Any, least: int = 2) -> None:
     """``n_resamples`` is an int in ``[least, MAX_RESAMPLES]`` (bootstraps need 2, randomization 1)."""
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int | np.integer) or n_resamples < least:
-        raise StatsInputError(f"n_resamples must be an int >= {least}, got {n_resamples!r}")
+    whole(n_resamples, "n_resamples", least=least, error=StatsInputError)
     if n_resamples > MAX_RESAMPLES:
         raise StatsInputError(f"n_resamples must be at most {MAX_RESAMPLES:,}, got {n_resamples:,}")
 
@@ -110,9 +108,7 @@ def check_bootstrap_size(n_resamples: int, columns: int) -> None:
 
 
 def check_confidence(confidence: Any) -> float:
-    if isinstance(confidence, bool) or not isinstance(confidence, int | float | np.floating) or not 0 < confidence < 1:
-        raise StatsInputError(f"confidence must be a number in (0, 1), got {confidence!r}")
-    return float(confidence)
+    return float(number(confidence, "confidence", 0, 1, closed="neither", error=StatsInputError))
 
 
 def _pair(a: Any, b: Any | None = None) -> tuple[np.ndarray, bool]:

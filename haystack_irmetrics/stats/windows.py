@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..checks import choice
 from ..errors import StatsInputError
 
 _UNITS = {"m": 60, "h": 3600, "d": 86_400, "w": 604_800}
@@ -51,8 +52,7 @@ def iso(us: int) -> str:
 def window_of(stamps: np.ndarray, width: str, unit: str = "us") -> tuple[np.ndarray, list[str], list[str]]:
     """(window index of each timestamp, the windows' starts, their ends): windows ``width`` long, aligned
     to the epoch (days start at midnight UTC), only those holding a timestamp, in time order."""
-    if unit not in SCALE:
-        raise StatsInputError(f"unit must be one of {list(SCALE)}, got {unit!r}")
+    choice(unit, "unit", SCALE, error=StatsInputError)
     step = parse_window(width)
     index = np.floor(np.asarray(stamps, dtype=float) * SCALE[unit]).astype(np.int64) // step
     bins, inverse = np.unique(index, return_inverse=True)
