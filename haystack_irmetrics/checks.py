@@ -212,24 +212,27 @@ def choice(value: Any, name: str, options: Iterable[Any], *, error: Error = Inva
 @dataclass(frozen=True)
 class Param:
     """A declared parameter of a registry's entry (a pooling strategy's, a fusion method's, a click model's, a
-    measure family's): its name, its constraint (``rule``), its default (``None``: none, it must be given) and
-    what it is (``doc``). One class for every registry, as ir_measures has one ``ParamInfo``."""
+    measure family's): its name, its constraint (``rule``), its default (``None``: none, it must be given), what
+    it is (``doc``) and the exception its refusals raise (``error``, the registry's own). One class for every
+    registry, as ir_measures has one ``ParamInfo``."""
 
     name: str
     rule: Rule
     default: Any = None
     doc: str = ""
+    error: Error = InvalidArgumentError
 
     @property
     def range(self) -> str:
         """What a value must be, in words: ``a number in (0, 1)``."""
         return self.rule.describe()
 
-    def check(self, value: Any, error: Error = InvalidArgumentError, name: str | None = None) -> Any:
-        """``value`` checked (``name``: how the message names it, by default ``parameter NAME``)."""
-        return self.rule.check(value, f"parameter {self.name}" if name is None else name, error)
+    def check(self, value: Any, error: Error | None = None, name: str | None = None) -> Any:
+        """``value`` checked (``name``: how the message names it, by default ``parameter NAME``; ``error``: by
+        default the parameter's)."""
+        return self.rule.check(value, f"parameter {self.name}" if name is None else name, error or self.error)
 
-    def parse(self, text: str, error: Error = InvalidArgumentError, name: str | None = None) -> Any:
+    def parse(self, text: str, error: Error | None = None, name: str | None = None) -> Any:
         """The value of ``text`` (a command line's ``--param NAME=VALUE``), checked."""
         try:
             value = self.rule.parse(text)

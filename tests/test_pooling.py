@@ -143,7 +143,7 @@ def test_record_rejects_a_label_that_is_not_a_number():
 def test_registry_checks_names_parameters_and_budgets():
     with pytest.raises(PoolingError, match="unknown pooling strategy 'nope': depth, mtf"):
         make_strategy("nope", RUNS)
-    with pytest.raises(PoolingError, match=r"p takes a number in \(0, 1\)"):
+    with pytest.raises(PoolingError, match=r"p must be a number in \(0, 1\)"):
         make_strategy("rbp", RUNS, p=1.0)
     with pytest.raises(PoolingError, match="no parameter 'p'"):
         make_strategy("mtf", RUNS, p=0.5)
@@ -337,7 +337,7 @@ def test_pool_simulate_json_keys(files, capsys):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--budget", "3", "--strategy", "rbp", "--param", "p=2"], "p takes a number in (0, 1)"),
+        (["--budget", "3", "--strategy", "rbp", "--param", "p=2"], "p must be a number in (0, 1)"),
         (["--budget", "3", "--param", "p=0.5"], "strategy depth has no parameter 'p'"),
         (["--budget", "-1"], "budget"),
         (["--budget", "3", "--depth", "0"], "depth"),

@@ -24,7 +24,7 @@ from .args import ints, names, seed
 
 # The registry's names and parameters (importing it loads numpy and the core, nothing heavier).
 _PARAMS = "; ".join(
-    f"{p.name} ({spec.name}: {p.help}, {p._range()}, default {p.default if p.kind == 'float' else ','.join(map(str, p.default))})"
+    f"{p.name} ({spec.name}: {p.doc}, {p.range}, default {','.join(map(str, p.default)) if isinstance(p.default, tuple) else p.default})"
     for spec in STRATEGIES.values()
     for p in spec.params
 )

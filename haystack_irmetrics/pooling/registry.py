@@ -10,10 +10,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..checks import Number, Param, refuse, whole
 from ..core.inputs import Qrels
 from ..errors import PoolingError
 from ..stats.significance import seed_value
@@ -23,45 +24,21 @@ from .strategies import Depth, MaxMean, MoveToFront, PoolPair, RBPWeighted, Stra
 
 
 @dataclass(frozen=True)
-class Param:
-    """A strategy parameter: its kind (``"float"`` or ``"ints"``, a comma-separated list of whole numbers),
-    default and range (``low`` < value <= ``high``, or < ``high`` when ``high_open``, for floats; increasing
-    whole numbers >= 1 for ``"ints"``)."""
+class StrataEdges:
+    """The rule of ``stratified``'s ``edges`` (a :class:`~haystack_irmetrics.checks.Param`'s rule): increasing
+    whole numbers >= 1, written ``10,30,100`` on the command line (:func:`~.sampling.check_edges`)."""
 
-    name: str
-    kind: str
-    default: Any
-    low: float
-    high: float | None
-    help: str
-    high_open: bool = False
+    def describe(self) -> str:
+        return "increasing whole numbers >= 1, e.g. 10,30,100"
 
-    def parse(self, text: str) -> Any:
-        """The value of ``text`` (the CLI's ``--param NAME=VALUE``), checked."""
-        try:
-            value: Any = float(text) if self.kind == "float" else tuple(int(x) for x in text.split(",") if x.strip())
-        except ValueError:
-            raise PoolingError(f"parameter {self.name} takes {self._range()}, got {text!r}") from None
-        return self.check(value)
-
-    def check(self, value: Any) -> Any:
-        if self.kind == "float":
-            ok = not isinstance(value, bool) and isinstance(value, int | float) and self.low < value
-            ok = ok and (self.high is None or value < self.high or (value == self.high and not self.high_open))
-            if not ok:
-                raise PoolingError(f"parameter {self.name} takes {self._range()}, got {value!r}")
-            return float(value)
+    def check(self, value: Any, name: str, error: Callable[[str], Exception] = PoolingError) -> tuple[int, ...]:
         try:
             return check_edges(value)
         except PoolingError:
-            raise PoolingError(f"parameter {self.name} takes {self._range()}, got {value!r}") from None
+            raise refuse(value, name, self.describe(), error) from None
 
-    def _range(self) -> str:
-        if self.kind == "float":
-            if self.high is None:
-                return f"a number > {self.low:g}"
-            return f"a number in ({self.low:g}, {self.high:g}{')' if self.high_open else ']'}"
-        return "increasing whole numbers >= 1, e.g. 10,30,100"
+    def parse(self, text: str) -> tuple[int, ...]:
+        return tuple(int(x) for x in text.split(",") if x.strip())
 
 
 @dataclass(frozen=True)
@@ -110,7 +87,7 @@ STRATEGIES: dict[str, StrategySpec] = {
             RBPWeighted,
             "documents by summed RBP weight (1 - p) p^(k-1) over the runs",
             "Moffat, Webber & Zobel 2007, SIGIR",
-            (Param("p", "float", 0.8, 0.0, 1.0, "RBP persistence", high_open=True),),
+            (Param("p", Number(0, 1, "neither"), 0.8, "RBP persistence", PoolingError),),
         ),
         StrategySpec(
             "stratified",
@@ -118,8 +95,14 @@ STRATEGIES: dict[str, StrategySpec] = {
             "a stratified random sample by best rank, with inclusion probabilities",
             "Yilmaz, Kanoulas & Aslam 2008, SIGIR",
             (
-                Param("edges", "ints", (10, 30, 100), 1, None, "the strata's last best ranks"),
-                Param("decay", "float", 0.5, 0.0, 1.0, "stratum h's sampling rate is proportional to decay^h"),
+                Param("edges", StrataEdges(), (10, 30, 100), "the strata's last best ranks", PoolingError),
+                Param(
+                    "decay",
+                    Number(0, 1, "right"),
+                    0.5,
+                    "stratum h's sampling rate is proportional to decay^h",
+                    PoolingError,
+                ),
             ),
         ),
     )
@@ -162,8 +145,8 @@ def make_strategy(
     values = {k: known[k].check(v) for k, v in params.items()}
     seed = seed_value(seed)
     pooled = pool_runs(runs, depth=check_depth(depth))  # runs pooled already take no depth (an error)
-    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 0):
-        raise PoolingError(f"the budget is a whole number of judgments >= 0, got {budget!r}")
+    if budget is not None:
+        whole(budget, "the budget", least=0, error=PoolingError)  # judgments
     common = {"judged": judged, "relevance_threshold": relevance_threshold}
     if spec.sampled:
         if budget is None:
@@ -202,4 +185,4 @@ def pool(
     return out
 
 
-__all__ = ["STRATEGIES", "Param", "StrategySpec", "make_strategy", "pool", "strategy_spec"]
+__all__ = ["STRATEGIES", "Param", "StrataEdges", "StrategySpec", "make_strategy", "pool", "strategy_spec"]

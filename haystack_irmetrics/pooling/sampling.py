@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
+from ..checks import is_whole, number, whole
 from ..errors import PoolingError
 from ..stats.significance import check_seed
 from .runs import PoolRuns, RunInput
@@ -96,7 +97,7 @@ def check_edges(edges: Any) -> tuple[int, ...]:
         values = tuple(edges)
     except TypeError:
         values = (edges,)
-    if not values or any(isinstance(e, bool) or not isinstance(e, int) or e < 1 for e in values):
+    if not values or any(not is_whole(e) or e < 1 for e in values):
         raise PoolingError(f"strata edges are whole numbers >= 1, e.g. 10,30,100; got {edges!r}")
     if any(b <= a for a, b in pairwise(values)):
         raise PoolingError(f"strata edges must increase, got {','.join(map(str, values))}")
@@ -193,10 +194,8 @@ class Stratified(Strategy):
         **kwargs: Any,
     ) -> None:
         super().__init__(runs, **kwargs)
-        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
-            raise PoolingError(f"a sample's budget is a whole number >= 0, got {budget!r}")
-        if isinstance(decay, bool) or not isinstance(decay, int | float) or not 0.0 < decay <= 1.0:
-            raise PoolingError(f"the strata's rate decay must be a number in (0, 1], got {decay!r}")
+        whole(budget, "a sample's budget", least=0, error=PoolingError)
+        number(decay, "the strata's rate decay", 0, 1, closed="right", error=PoolingError)
         edges = check_edges(edges)
         rng = check_seed(seed)
         judged = set(self.labels)

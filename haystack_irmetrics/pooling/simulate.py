@@ -15,6 +15,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..checks import whole as check_whole
 from ..core.evaluation import evaluate
 from ..core.inputs import Qrels
 from ..core.measures import parse_measure
@@ -87,8 +88,7 @@ def simulate(
     if not budgets:
         raise PoolingError("give one budget or more")
     for b in budgets:
-        if isinstance(b, bool) or not isinstance(b, int) or b < 0:
-            raise PoolingError(f"a budget is a whole number of judgments >= 0, got {b!r}")
+        check_whole(b, "a budget", least=0, error=PoolingError)  # judgments
     for name in strategies:
         strategy_spec(name)
     full = judged_labels(qrels)

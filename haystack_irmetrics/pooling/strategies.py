@@ -32,8 +32,8 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any, ClassVar, NamedTuple
 
+from ..checks import number
 from ..core.inputs import Qrels
-from ..core.validation import is_finite_number
 from ..errors import PoolingError
 from .runs import PoolRuns, RunInput, check_label, judged_labels, pool_runs
 
@@ -72,8 +72,7 @@ class Strategy:
         self.runs = pool_runs(runs, depth=depth) if not isinstance(runs, PoolRuns) else pool_runs(runs)
         if depth is not None and isinstance(runs, PoolRuns) and runs.depth != depth:
             raise PoolingError(f"the runs were pooled at depth {runs.depth}, not {depth}")
-        if not is_finite_number(relevance_threshold):
-            raise PoolingError(f"relevance_threshold must be a finite number, got {relevance_threshold!r}")
+        number(relevance_threshold, "relevance_threshold", error=PoolingError)
         self.threshold = float(relevance_threshold)
         self.labels: dict[tuple[str, str], float] = {}
         for q, docs in judged_labels(judged).items():
@@ -187,8 +186,7 @@ class RBPWeighted(_Ordered):
 
     def __init__(self, runs: PoolRuns | list[RunInput], *, p: float = 0.8, **kwargs: Any) -> None:
         super().__init__(runs, **kwargs)
-        if isinstance(p, bool) or not isinstance(p, int | float) or not 0.0 < p < 1.0:
-            raise PoolingError(f"rbp's persistence p must be a number in (0, 1), got {p!r}")
+        number(p, "rbp's persistence p", 0, 1, closed="neither", error=PoolingError)
         self.p = float(p)
 
     def weights(self) -> dict[tuple[int, str], float]:
