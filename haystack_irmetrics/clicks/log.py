@@ -306,6 +306,55 @@ class ClickLog:
 
 
 def _read_sessions(log: ClickLog) -> tuple[Sessions, pl.DataFrame]:
+    df = _log_frame(log)
+    # Sessions in the order of their first row, each by position: the same order in every process.
+    # The rows are not moved: one permutation, and the columns read through it.
+    first_all = df.select(pl.col("row").min().over("session")).to_series().to_numpy()
+    order = np.lexsort((df["position"].to_numpy(), first_all))
+    first = first_all[order]
+    del first_all
+    position = df["position"].to_numpy()[order]
+    qcode = df["query"].cast(pl.Categorical).to_physical().to_numpy()[order].astype(np.int64)
+    starts, session_of_row, within = _session_rows(first)
+
+    bad = (position != within + 1) | (qcode != qcode[starts[session_of_row]])
+    skipped_rows: list[tuple[str, list[int], str]] = []
+    if bad.any():
+        bad_sessions = np.unique(session_of_row[bad])
+        skipped_rows = _bad_sessions(log, df, order, position, starts, bad_sessions)
+        drop = np.isin(session_of_row, bad_sessions)
+        order, first, position, qcode = order[~drop], first[~drop], position[~drop], qcode[~drop]
+        starts, session_of_row, within = _session_rows(first)
+    skipped = pl.DataFrame(
+        {
+            "session": [s for s, _, _ in skipped_rows],
+            "rows": [r for _, r, _ in skipped_rows],
+            "reason": [r for _, _, r in skipped_rows],
+        },
+        schema={"session": pl.String, "rows": pl.List(pl.Int64), "reason": pl.String},
+    )
+    if first.size == 0:
+        raise ClickModelError(f"{log.name}: no usable session in the click log")
+
+    pair_of_row, qinv, dinv, query_names, doc_names = _pair_codes(df, order, qcode)
+    kept, at, length, pairs, clicks = _grid(log, df, order, starts, session_of_row, within, pair_of_row)
+    sessions = Sessions(
+        query=qinv[pair_of_row[starts]].astype(np.int32),
+        pairs=pairs,
+        clicks=clicks,
+        length=length.astype(np.int32),
+        pair_query=qinv.astype(np.int32),
+        pair_doc=dinv.astype(np.int32),
+        query_names=query_names,
+        doc_names=doc_names,
+        first_row=first[starts],
+        **_optional_columns(df, order, starts, kept, at, pairs.shape),
+    )
+    return sessions, skipped
+
+
+def _log_frame(log: ClickLog) -> pl.DataFrame:
+    """The log's columns a session needs, every batch in one frame (positions as Int32, clicks as Boolean)."""
     cols = log.rows.columns
     keep = ["row", "session", "query", "doc", "position", "click"]
     keep += [c for c in ("team", "propensity", "segment", "timestamp") if getattr(cols, c) is not None]
@@ -315,66 +364,69 @@ def _read_sessions(log: ClickLog) -> tuple[Sessions, pl.DataFrame]:
     ]
     if not parts:
         raise ClickModelError(f"{log.name}: the click log has no rows")
-    df = pl.concat(parts, rechunk=True)
-    del parts
-    # Sessions in the order of their first row, each by position: the same order in every process.
-    # The rows are not moved: one permutation, and the columns read through it.
-    first_all = df.select(pl.col("row").min().over("session")).to_series().to_numpy()
-    order = np.lexsort((df["position"].to_numpy(), first_all))
-    first = first_all[order]
-    del first_all
-    position = df["position"].to_numpy()[order]
-    qcode = df["query"].cast(pl.Categorical).to_physical().to_numpy()[order].astype(np.int64)
-    starts = np.flatnonzero(np.r_[True, first[1:] != first[:-1]])
-    n_rows = first.size
-    session_of_row = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, n_rows]))
-    within = np.arange(n_rows) - starts[session_of_row]
+    return pl.concat(parts, rechunk=True)
 
-    bad = (position != within + 1) | (qcode != qcode[starts[session_of_row]])
-    skipped_rows: list[tuple[str, list[int], str]] = []
-    if bad.any():
-        bad_sessions = np.unique(session_of_row[bad])
-        rows = df["row"].to_numpy()[order]
-        for s in bad_sessions[: 1 if log.rows.on_error == "raise" else None].tolist():
-            lo = starts[s]
-            hi = starts[s + 1] if s + 1 < starts.size else n_rows
-            name = str(df["session"][int(order[lo])])
-            reason = _session_problem(position[lo:hi], df["query"].gather(order[lo:hi]).to_list())
-            session_rows = sorted(rows[lo:hi].tolist())
-            if log.rows.on_error == "raise":
-                raise SessionError(
-                    f"{reason} (on_error='skip', or --on-error skip, lists such sessions and leaves them out)",
-                    source=log.name,
-                    session=name,
-                    rows=session_rows,
-                )
-            skipped_rows.append((name, session_rows, reason))
-        drop = np.isin(session_of_row, bad_sessions)
-        order, first, position, qcode = order[~drop], first[~drop], position[~drop], qcode[~drop]
-        starts = np.flatnonzero(np.r_[True, first[1:] != first[:-1]]) if first.size else np.zeros(0, np.int64)
-        n_rows = first.size
-        session_of_row = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, n_rows]))
-        within = np.arange(n_rows) - starts[session_of_row]
-    skipped = pl.DataFrame(
-        {
-            "session": [s for s, _, _ in skipped_rows],
-            "rows": [r for _, r, _ in skipped_rows],
-            "reason": [r for _, _, r in skipped_rows],
-        },
-        schema={"session": pl.String, "rows": pl.List(pl.Int64), "reason": pl.String},
-    )
-    if n_rows == 0:
-        raise ClickModelError(f"{log.name}: no usable session in the click log")
 
+def _session_rows(first: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(starts, session_of_row, within)`` of rows ordered by session (``first``: each row's session's first
+    row): where each session starts, each row's session and its place in it."""
+    starts = np.flatnonzero(np.r_[True, first[1:] != first[:-1]]) if first.size else np.zeros(0, np.int64)
+    session_of_row = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, first.size]))
+    return starts, session_of_row, np.arange(first.size) - starts[session_of_row]
+
+
+def _bad_sessions(
+    log: ClickLog, df: pl.DataFrame, order: np.ndarray, position: np.ndarray, starts: np.ndarray, bad: np.ndarray
+) -> list[tuple[str, list[int], str]]:
+    """``(session, its rows, why)`` of each of the ``bad`` sessions (not one impression); with
+    ``on_error="raise"`` the first is a :class:`~haystack_irmetrics.errors.SessionError`."""
+    rows = df["row"].to_numpy()[order]
+    n_rows = order.size
+    skipped_rows = []
+    for s in bad[: 1 if log.rows.on_error == "raise" else None].tolist():
+        lo = starts[s]
+        hi = starts[s + 1] if s + 1 < starts.size else n_rows
+        name = str(df["session"][int(order[lo])])
+        reason = _session_problem(position[lo:hi], df["query"].gather(order[lo:hi]).to_list())
+        session_rows = sorted(rows[lo:hi].tolist())
+        if log.rows.on_error == "raise":
+            raise SessionError(
+                f"{reason} (on_error='skip', or --on-error skip, lists such sessions and leaves them out)",
+                source=log.name,
+                session=name,
+                rows=session_rows,
+            )
+        skipped_rows.append((name, session_rows, reason))
+    return skipped_rows
+
+
+def _pair_codes(
+    df: pl.DataFrame, order: np.ndarray, qcode: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(pair_of_row, pair_query, pair_doc, query_names, doc_names)``: each row's (query, document) pair, each
+    pair's query and document, and their names, numbered in sorted order of their codes."""
     dcode = df["doc"].cast(pl.Categorical).to_physical().to_numpy()[order].astype(np.int64)
     key = (qcode << 32) | dcode
     _, pair_first, pair_of_row = np.unique(key, return_index=True, return_inverse=True)
-    qnames, qfirst, qinv = np.unique(qcode[pair_first], return_index=True, return_inverse=True)
-    dnames, dfirst, dinv = np.unique(dcode[pair_first], return_index=True, return_inverse=True)
+    _, qfirst, qinv = np.unique(qcode[pair_first], return_index=True, return_inverse=True)
+    _, dfirst, dinv = np.unique(dcode[pair_first], return_index=True, return_inverse=True)
     query_names = df["query"].gather(order[pair_first[qfirst]]).to_numpy().astype(object)
     doc_names = df["doc"].gather(order[pair_first[dfirst]]).to_numpy().astype(object)
-    del qnames, dnames
+    return pair_of_row, qinv, dinv, query_names, doc_names
 
+
+def _grid(
+    log: ClickLog,
+    df: pl.DataFrame,
+    order: np.ndarray,
+    starts: np.ndarray,
+    session_of_row: np.ndarray,
+    within: np.ndarray,
+    pair_of_row: np.ndarray,
+) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray], np.ndarray, np.ndarray, np.ndarray]:
+    """``(kept, at, length, pairs, clicks)``: the rows within ``max_rank`` and their cells, each session's length,
+    and the sessions x ranks grids of pair numbers (-1: none) and clicks, refused past :data:`MAX_CELLS`."""
+    n_rows = order.size
     kept = within < log.max_rank if log.max_rank is not None else np.ones(n_rows, dtype=bool)
     length = np.minimum(np.diff(np.r_[starts, n_rows]), log.max_rank or np.iinfo(np.int64).max)
     n_s, n_r = starts.size, int(length.max())
@@ -390,7 +442,20 @@ def _read_sessions(log: ClickLog) -> tuple[Sessions, pl.DataFrame]:
     at = (session_of_row[kept], within[kept])
     pairs[at] = pair_of_row[kept]
     clicks[at] = df["click"].to_numpy()[order][kept]
-    team = propensity = segment = None
+    return kept, at, length, pairs, clicks
+
+
+def _optional_columns(
+    df: pl.DataFrame,
+    order: np.ndarray,
+    starts: np.ndarray,
+    kept: np.ndarray,
+    at: tuple[np.ndarray, np.ndarray],
+    shape: tuple[int, int],
+) -> dict[str, np.ndarray | None]:
+    """The :class:`Sessions` fields of the log's optional columns (None where the log has none): the team per
+    cell, the propensity per cell, the segment per session and its time, its earliest row's (NaN: none given)."""
+    team = propensity = segment = timestamp = None
     if "team" in df.columns:
         words = df["team"].str.to_lowercase()
         code = (
@@ -406,33 +471,17 @@ def _read_sessions(log: ClickLog) -> tuple[Sessions, pl.DataFrame]:
             .to_series()
             .to_numpy()
         )
-        team = np.full((n_s, n_r), TEAM_NONE, dtype=np.int8)
+        team = np.full(shape, TEAM_NONE, dtype=np.int8)
         team[at] = code[order][kept]
     if "propensity" in df.columns:
-        propensity = np.full((n_s, n_r), np.nan)
+        propensity = np.full(shape, np.nan)
         propensity[at] = df["propensity"].to_numpy()[order][kept]
     if "segment" in df.columns:
         segment = df["segment"].gather(order[starts]).to_numpy().astype(object)
-    timestamp = None
-    if "timestamp" in df.columns:  # a session's time: its earliest row's (NaN: none given)
+    if "timestamp" in df.columns:
         stamps = df["timestamp"].fill_null(float("nan")).to_numpy()[order]
         timestamp = np.fmin.reduceat(stamps, starts) if stamps.size else stamps
-    sessions = Sessions(
-        query=qinv[pair_of_row[starts]].astype(np.int32),
-        pairs=pairs,
-        clicks=clicks,
-        length=length.astype(np.int32),
-        pair_query=qinv.astype(np.int32),
-        pair_doc=dinv.astype(np.int32),
-        query_names=query_names,
-        doc_names=doc_names,
-        first_row=first[starts],
-        team=team,
-        propensity=propensity,
-        segment=segment,
-        timestamp=timestamp,
-    )
-    return sessions, skipped
+    return {"team": team, "propensity": propensity, "segment": segment, "timestamp": timestamp}
 
 
 def _session_problem(position: np.ndarray, queries: list[str]) -> str:
