@@ -65,7 +65,7 @@ def _rows(table: Any, fields: tuple[str, str, str], source: str, kind: str) -> d
     q, d, v = (names.index(f) for f in fields)
     out: dict[str, dict[str, Any]] = {}
     pair = itemgetter(d, v)
-    if any(type(r) is not type(first) for r in rows):
+    if set(map(type, rows)) != {type(first)}:  # at C level: fields are read by position
         raise InvalidArgumentError(f"{source}: every row must be a {type(first).__name__}, as the first is")
     for qid, group in groupby(rows, itemgetter(q)):
         _add(out, qid, dict(map(pair, group)))
