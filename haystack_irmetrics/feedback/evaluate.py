@@ -24,7 +24,7 @@ from .aggregate import aggregate_feedback
 from .judgments import ALL, AggregatedFeedback, Strategy, wilson_lower_bound
 from .reading import FeedbackLog
 from .report import FeedbackEvaluation
-from .scoring import LOGGED, VARIANTS, score_segment
+from .scoring import LOGGED, VARIANTS, SegmentResult, score_segment
 from .settings import DEFAULT_K_VALUES, FeedbackSettings, split_settings
 
 #: Kernels whose measures count a label ``>= threshold`` as relevant (NDCG uses labels as gains instead).
@@ -103,36 +103,16 @@ def evaluate_feedback(
         {'logged': {'P@1': 0.5, 'MRR@1': 0.5}, 'new': {'P@1': 1.0, 'MRR@1': 1.0}}
     """
     s, options = split_settings(FeedbackSettings, settings, options, "evaluate_feedback")
-    threshold, n_resamples, seed, confidence, test = s.threshold, s.n_resamples, s.seed, s.confidence, s.test
     # Every setting is checked before the log is read: aggregating a large log takes a while.
     if isinstance(log, AggregatedFeedback) and options:
         raise FeedbackError(f"options {sorted(options)} apply to a log, not to aggregated feedback")
-    if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not threshold > 0:
-        raise FeedbackError(f"threshold must be a number > 0, got {threshold!r}")
-    if test not in ("randomization", "t"):
-        raise FeedbackError(f"test must be 'randomization' or 't', got {test!r}")
-    # Checked here, not only where a test runs: a log with one query runs none.
-    check_resamples(n_resamples)
-    check_seed(seed)
-    check_confidence(confidence)
-    wanted = resolve_measures(s.measures, s.k_values)
-    whole = [m.name for m in wanted if m.cutoff is None]
-    if whole:
-        # The report's tables, curves and Judged@k are per cutoff.
-        raise FeedbackError(f"feedback reports take measures with a cutoff (e.g. NDCG@10, P@5); got {whole}")
+    wanted = _checked_measures(s)
     metrics = [m.name for m in wanted]
     external = {name: _load_run(name, run) for name, run in _named_runs(runs).items()}
-    if LOGGED in external:
-        raise FeedbackError(f"the name {LOGGED!r} is reserved for the rankings users saw; rename that run")
-    systems = ([LOGGED] if s.include_logged else []) + list(external)
-    if not systems:
-        raise FeedbackError("nothing to score: give runs, or keep include_logged=True")
-    baseline = s.baseline or systems[0]
-    if baseline not in systems:
-        raise FeedbackError(f"baseline {baseline!r} is not one of the systems {systems}")
+    systems, baseline = _systems(s, external)
     # One bootstrap over every (system, list, metric) column and each system's Judged@k.
     n_lists = len(VARIANTS) if s.condensed else 1
-    check_bootstrap_size(n_resamples, len(systems) * (n_lists * len(metrics) + len({m.cutoff for m in wanted})))
+    check_bootstrap_size(s.n_resamples, len(systems) * (n_lists * len(metrics) + len({m.cutoff for m in wanted})))
     if isinstance(log, AggregatedFeedback):
         feedback = log
     else:
@@ -141,31 +121,73 @@ def evaluate_feedback(
     judged_queries = [q for q in qrels.qids if qrels.data[q]]
     for name, run in external.items():
         _check_shared_queries(name, run, judged_queries, feedback.source)
-    _warn_if_nothing_relevant(feedback, float(threshold), wanted)
+    _warn_if_nothing_relevant(feedback, float(s.threshold), wanted)
     recorded = {
         "strategy": feedback.strategy.describe(),
-        "threshold": float(threshold),
+        "threshold": float(s.threshold),
         "k_values": sorted({m.cutoff for m in wanted}),
         "measures": metrics,
         "condensed": s.condensed,
         "preset": s.preset,
-        "n_resamples": n_resamples,
-        "seed": seed,
-        "confidence": confidence,
-        "test": test,
+        "n_resamples": s.n_resamples,
+        "seed": s.seed,
+        "confidence": s.confidence,
+        "test": s.test,
     }
-    scoring = replace(s, threshold=float(threshold), baseline=baseline)
+    scoring = replace(s, threshold=float(s.threshold), baseline=baseline)
     overall = score_segment(feedback, ALL, "all", external, systems, scoring, metrics)
-    segments = []
-    want_segments = feedback.segment_judgments is not None if s.by_segment is None else s.by_segment
-    if want_segments:
-        values = list(feedback.segments)
-        labels = ["(none)" if v is None else str(v) for v in values]
-        if len(set(labels)) < len(labels):  # a segment literally named "(none)" beside rows without one
-            labels = ["(none)" if v is None else repr(v) for v in values]
-        for value, label in zip(values, labels):
-            segments.append(score_segment(feedback, value, label, external, systems, scoring, metrics))
+    segments = _segments(feedback, external, systems, scoring, metrics)
     return FeedbackEvaluation(feedback, recorded, systems, baseline, metrics, overall, segments)
+
+
+def _checked_measures(s: FeedbackSettings) -> list[Measure]:
+    """The measures of ``s``, each with a cutoff, once its threshold, test and resampling are checked."""
+    threshold, test = s.threshold, s.test
+    if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not threshold > 0:
+        raise FeedbackError(f"threshold must be a number > 0, got {threshold!r}")
+    if test not in ("randomization", "t"):
+        raise FeedbackError(f"test must be 'randomization' or 't', got {test!r}")
+    # Checked here, not only where a test runs: a log with one query runs none.
+    check_resamples(s.n_resamples)
+    check_seed(s.seed)
+    check_confidence(s.confidence)
+    wanted = resolve_measures(s.measures, s.k_values)
+    whole = [m.name for m in wanted if m.cutoff is None]
+    if whole:
+        # The report's tables, curves and Judged@k are per cutoff.
+        raise FeedbackError(f"feedback reports take measures with a cutoff (e.g. NDCG@10, P@5); got {whole}")
+    return wanted
+
+
+def _systems(s: FeedbackSettings, external: Mapping[str, Any]) -> tuple[list[str], str]:
+    """The systems scored (the logged rankings first, then the runs) and the baseline among them."""
+    if LOGGED in external:
+        raise FeedbackError(f"the name {LOGGED!r} is reserved for the rankings users saw; rename that run")
+    systems = ([LOGGED] if s.include_logged else []) + list(external)
+    if not systems:
+        raise FeedbackError("nothing to score: give runs, or keep include_logged=True")
+    baseline = s.baseline or systems[0]
+    if baseline not in systems:
+        raise FeedbackError(f"baseline {baseline!r} is not one of the systems {systems}")
+    return systems, baseline
+
+
+def _segments(
+    feedback: AggregatedFeedback,
+    external: dict[str, Run | ArrayRun],
+    systems: list[str],
+    scoring: FeedbackSettings,
+    metrics: list[str],
+) -> list[SegmentResult]:
+    """Each segment's scores (none unless asked for, or the log has a segment column), labelled by its value."""
+    want_segments = feedback.segment_judgments is not None if scoring.by_segment is None else scoring.by_segment
+    if not want_segments:
+        return []
+    values = list(feedback.segments)
+    labels = ["(none)" if v is None else str(v) for v in values]
+    if len(set(labels)) < len(labels):  # a segment literally named "(none)" beside rows without one
+        labels = ["(none)" if v is None else repr(v) for v in values]
+    return [score_segment(feedback, v, label, external, systems, scoring, metrics) for v, label in zip(values, labels)]
 
 
 def _examples(ids: Sequence[str], n: int = 3) -> str:
