@@ -315,27 +315,12 @@ def load_beir_pipelines(
     """
     spec, source, base = _read_spec(retriever, joiner)
     options = EmbedderOptions(batch_size, precision, device)
-    metadata = spec.get("metadata") or {}
-    if not isinstance(metadata, Mapping):
-        raise PipelineError(f"metadata of {source} must be a mapping, got {type(metadata).__name__}")
-    config = metadata.get("irmetrics") or {}
-    if not isinstance(config, Mapping):
-        raise PipelineError(f"metadata.irmetrics of {source} must be a mapping")
+    config = _irmetrics_config(spec, source)
     indexing_spec = _indexing_spec(config.get("indexing"), base, source)
-
-    index_map: dict[Any, str] | None = None if no_index else {}
-    dim = embedding_dim(resolve_model(model)) if model else None
-    run_id = uuid.uuid4().hex[:12]
-    show = sys.stderr.isatty() if progress is None else progress
-    models: list[str] = []
     specs = [spec] + ([indexing_spec] if indexing_spec is not None else [])
-    # with the cache, a model may never load: the device is guessed without torch, and found when one loads
-    guessed: list[dict[str, Any]] | None = [] if cache else None
-    for s in specs:
-        rewrite_spec(s, index_map, run_id, model, show, models, dim, options, guessed)
-    if models:  # a device asked for is checked once the pipelines are known to embed
-        options.check()
-    by_guess = [guessed_names(s, guessed or []) for s in specs]
+    index_map: dict[Any, str] | None = None if no_index else {}
+    show = sys.stderr.isatty() if progress is None else progress
+    models, by_guess = _rewrite_specs(specs, index_map, model, show, cache, options)
 
     allowed = list(allowed_modules)
     retrieval = _load(spec, source, allowed)
@@ -349,42 +334,79 @@ def load_beir_pipelines(
         indexing = Pipeline()
     else:
         indexing = _writer_pipeline(retrieval, stores, source)
-    private = set((index_map or {}).values())
-    private_stores = [
-        store
-        for store in unique_stores([*stores, *stores_of(indexing)])
-        if type(store).__name__ in _PRIVATE_STORES and getattr(store, "index", None) in private
-    ]
-    if not cache:  # --no-cache: stores that cache their own index (BM25sDocumentStore) neither read nor write it
-        for store in unique_stores([*stores, *stores_of(indexing)]):
+    return BeirPipelines(
+        retrieval=retrieval,
+        indexing=indexing,
+        source=source,
+        sockets=_retrieval_sockets(retrieval, config, source),
+        document_inputs=[] if no_index else find_document_inputs(indexing, source),
+        models=list(dict.fromkeys(models)),
+        progress=show,
+        cache=cache,
+        _retrieval_stores=stores,
+        _private_stores=_run_stores(stores, indexing, set((index_map or {}).values()), cache),
+        _guessed_devices=[retrieval.get_component(n) for n in by_guess[0]]
+        + [indexing.get_component(n) for n in (by_guess[1] if indexing_spec is not None else [])],
+    )
+
+
+def _irmetrics_config(spec: Mapping[str, Any], source: str) -> Mapping[str, Any]:
+    """The pipeline's ``metadata.irmetrics`` mapping (empty when it has none)."""
+    metadata = spec.get("metadata") or {}
+    if not isinstance(metadata, Mapping):
+        raise PipelineError(f"metadata of {source} must be a mapping, got {type(metadata).__name__}")
+    config = metadata.get("irmetrics") or {}
+    if not isinstance(config, Mapping):
+        raise PipelineError(f"metadata.irmetrics of {source} must be a mapping")
+    return config
+
+
+def _rewrite_specs(
+    specs: list[dict[str, Any]],
+    index_map: dict[Any, str] | None,
+    model: str | None,
+    show: bool,
+    cache: bool,
+    options: EmbedderOptions,
+) -> tuple[list[str], list[list[str]]]:
+    """Each spec rewritten for this run (:func:`rewrite_spec`): the models its embedders load, and per spec the
+    components whose device is guessed."""
+    dim = embedding_dim(resolve_model(model)) if model else None
+    run_id = uuid.uuid4().hex[:12]
+    models: list[str] = []
+    # with the cache, a model may never load: the device is guessed without torch, and found when one loads
+    guessed: list[dict[str, Any]] | None = [] if cache else None
+    for s in specs:
+        rewrite_spec(s, index_map, run_id, model, show, models, dim, options, guessed)
+    if models:  # a device asked for is checked once the pipelines are known to embed
+        options.check()
+    return models, [guessed_names(s, guessed or []) for s in specs]
+
+
+def _run_stores(stores: list[Any], indexing: Pipeline, private: set[str], cache: bool) -> list[Any]:
+    """The in-memory stores renamed for this run (``private`` index names), which :meth:`BeirPipelines.close`
+    empties; without ``cache``, the stores that cache their own index (BM25sDocumentStore) are told not to."""
+    every = unique_stores([*stores, *stores_of(indexing)])
+    if not cache:  # --no-cache: stores that cache their own index neither read nor write it
+        for store in every:
             if type(store).__name__ == "BM25sDocumentStore":
                 store.cache = False
+    return [s for s in every if type(s).__name__ in _PRIVATE_STORES and getattr(s, "index", None) in private]
+
+
+def _retrieval_sockets(retrieval: Pipeline, config: Mapping[str, Any], source: str) -> PipelineSockets:
+    """The retrieval pipeline's query, ``top_k`` and output sockets, as ``metadata.irmetrics`` names them."""
     named = {key: config[key] for key in ("query_inputs", "top_k_inputs", "output") if key in config}
     for key, value in named.items():
         if value is None:  # written but empty: refused, not read as "use the default"
             parse_sockets(value, f"metadata.irmetrics.{key}", source)
-    sockets = find_sockets(
+    return find_sockets(
         retrieval,
         query=named.get("query_inputs"),
         top_k=named.get("top_k_inputs"),
         output=named.get("output"),
         source=source,
         naming=BEIR_NAMING,
-    )
-    document_inputs = [] if no_index else find_document_inputs(indexing, source)
-    return BeirPipelines(
-        retrieval=retrieval,
-        indexing=indexing,
-        source=source,
-        sockets=sockets,
-        document_inputs=document_inputs,
-        models=list(dict.fromkeys(models)),
-        progress=show,
-        cache=cache,
-        _retrieval_stores=stores,
-        _private_stores=private_stores,
-        _guessed_devices=[retrieval.get_component(n) for n in by_guess[0]]
-        + [indexing.get_component(n) for n in (by_guess[1] if indexing_spec is not None else [])],
     )
 
 
