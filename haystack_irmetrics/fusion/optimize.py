@@ -408,28 +408,9 @@ def optimize_fusion(
     fold_of = np.empty(len(queries), dtype=np.int64)
     for f, part in enumerate(np.array_split(rng.permutation(len(queries)), folds)):
         fold_of[part] = f
-
-    def scored(train: Qrels | None) -> Callable[[dict[str, Any]], np.ndarray]:
-        def score(c: dict[str, Any]) -> np.ndarray:
-            extra = {k: v for k, v in c.items() if k != "weights"}
-            run = fuse(packed, method, norm=norm, weights=c.get("weights"), qrels=train, params={**fixed, **extra})
-            return _scores(run, judged, metric, queries, preset, f"the fusion {c}")
-
-        return score
-
-    def restricted(keep: np.ndarray) -> Qrels:
-        return Qrels.from_dict({q: judged.data[q] for q in np.asarray(queries, dtype=object)[keep].tolist()})
-
+    fusing = _Fusing(packed, judged, queries, method, norm, fixed, metric, preset)
     trains = [fold_of != f for f in range(folds)]
-    everything = np.ones(len(queries), dtype=bool)
-    trained = METHODS[method].training is not None
-    passes = folds + 1 if trained else 1
-    with bar(len(configs) * passes, f"fuse --optimize {method}", "config", progress) as shown:
-        if trained:  # each fold learns from its training queries only
-            picks = [_search(configs, scored(restricted(t)), [t], shown.update)[0] for t in trains]
-            picks.append(_search(configs, scored(judged), [everything], shown.update)[0])
-        else:
-            picks = _search(configs, scored(None), [*trains, everything], shown.update)
+    picks = _picks(fusing, configs, trains, progress)
     held = np.zeros(len(queries))
     fold_report = []
     for train, (i, values) in zip(trains, picks):
@@ -437,30 +418,80 @@ def optimize_fusion(
         fold_report.append(
             {"params": configs[i], "train": float(values[train].mean()), "test": float(values[~train].mean())}
         )
-    chosen = configs[picks[-1][0]]
-    inputs = {}
-    per_query = {"fused": dict(zip(queries, held.tolist()))}
-    for name, rows in zip(packed.names, packed.runs):
-        values = _scores(_input_run(packed, rows), judged, metric, queries, preset, f"the run {name!r}")
-        inputs[name] = float(values.mean())
-        per_query[name] = dict(zip(queries, values.tolist()))
-    best_input = max(inputs, key=lambda n: inputs[n])
+    inputs, per_query = fusing.inputs(held)
     table = {name: {metric: per_query[name]} for name in ["fused", *packed.names]}
     comparison = compare_with_baseline(table, "fused", measures=[metric], holm_scope="all", seed=seed)
     return FusionTuning(
         method=method,
         norm=norm,
         metric=metric,
-        params={**fixed, **chosen},
+        params={**fixed, **configs[picks[-1][0]]},
         held_out=float(held.mean()),
         inputs=inputs,
-        best_input=best_input,
+        best_input=max(inputs, key=lambda n: inputs[n]),
         folds=fold_report,
         comparisons={name: found[metric] for name, found in comparison.comparisons.items()},
         per_query=per_query,
         n_queries=len(queries),
         n_configurations=len(configs),
     )
+
+
+@dataclass(frozen=True)
+class _Fusing:
+    """What :func:`optimize_fusion` fuses each configuration of and scores it with."""
+
+    packed: PackedRuns
+    judged: Qrels
+    queries: list[str]
+    method: str
+    norm: str | None
+    fixed: dict[str, Any]
+    metric: str
+    preset: str
+
+    def scorer(self, train: Qrels | None) -> Callable[[dict[str, Any]], np.ndarray]:
+        """A configuration's per-query values, the method trained on ``train`` (None: no training)."""
+
+        def score(c: dict[str, Any]) -> np.ndarray:
+            extra = {k: v for k, v in c.items() if k != "weights"}
+            params = {**self.fixed, **extra}
+            run = fuse(self.packed, self.method, norm=self.norm, weights=c.get("weights"), qrels=train, params=params)
+            return _scores(run, self.judged, self.metric, self.queries, self.preset, f"the fusion {c}")
+
+        return score
+
+    def restricted(self, keep: np.ndarray) -> Qrels:
+        """The judgments of the queries ``keep`` marks."""
+        kept = np.asarray(self.queries, dtype=object)[keep].tolist()
+        return Qrels.from_dict({q: self.judged.data[q] for q in kept})
+
+    def inputs(self, held: np.ndarray) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
+        """Each input run's mean, and the per-query values of the fusion (``held``) and of each input run."""
+        inputs = {}
+        per_query = {"fused": dict(zip(self.queries, held.tolist()))}
+        for name, rows in zip(self.packed.names, self.packed.runs):
+            run = _input_run(self.packed, rows)
+            values = _scores(run, self.judged, self.metric, self.queries, self.preset, f"the run {name!r}")
+            inputs[name] = float(values.mean())
+            per_query[name] = dict(zip(self.queries, values.tolist()))
+        return inputs, per_query
+
+
+def _picks(
+    fusing: _Fusing, configs: list[dict[str, Any]], trains: list[np.ndarray], progress: bool | None
+) -> list[tuple[int, np.ndarray]]:
+    """``(configuration, per-query values)`` that scores best on each fold's training queries, then on all."""
+    everything = np.ones(len(fusing.queries), dtype=bool)
+    trained = METHODS[fusing.method].training is not None
+    passes = len(trains) + 1 if trained else 1
+    with bar(len(configs) * passes, f"fuse --optimize {fusing.method}", "config", progress) as shown:
+        if trained:  # each fold learns from its training queries only
+            picks = [_search(configs, fusing.scorer(fusing.restricted(t)), [t], shown.update)[0] for t in trains]
+            picks.append(_search(configs, fusing.scorer(fusing.judged), [everything], shown.update)[0])
+        else:
+            picks = _search(configs, fusing.scorer(None), [*trains, everything], shown.update)
+    return picks
 
 
 def _input_run(packed: PackedRuns, rows: Any) -> dict[str, dict[str, float]]:
