@@ -117,36 +117,10 @@ def compare_paired(
         >>> [(c.metric, round(c.delta, 3), c.p_randomization, c.p_randomization_holm) for c in compare_paired(a, b)]
         [('NDCG@10', 0.2, 0.125, 0.25), ('P@10', 0.06, 0.25, 0.25)]
     """
-    for side, values in (("first", a), ("second", b)):
-        if not isinstance(values, Mapping):
-            raise StatsInputError(
-                f"compare_paired takes {{metric: per-query values}} for each system; the {side} is "
-                f"{type(values).__name__}"
-            )
-    if families is not None and not isinstance(families, Mapping):
-        raise StatsInputError(f"families must map each metric to a family name, got {type(families).__name__}")
-    names = list(a)
-    missing = [m for m in names if m not in b]
-    if missing:
-        raise StatsInputError(f"metrics {missing} are missing from the second system")
+    names = _metric_names(a, b, families)
     if not names:
         return []
-    if families is not None and (unnamed := [m for m in names if m not in families]):
-        raise StatsInputError(f"families names no family for metrics {unnamed}")
-    for m in names:
-        _same_index(a[m], b[m])
-    shape = per_query_values(a[names[0]]).shape
-    columns: dict[tuple[str, Any], np.ndarray] = {}
-    for side, values in (("first", a), ("second", b)):
-        for m in names:
-            column = columns[side, m] = per_query_values(values[m])
-            if column.ndim != 1 or column.shape != shape:
-                raise StatsInputError(
-                    f"every metric needs one value per query, the same queries for both systems: {m!r} of the "
-                    f"{side} system has shape {column.shape}, {names[0]!r} of the first {shape}"
-                )
-    x = np.column_stack([columns["first", m] for m in names])
-    y = np.column_stack([columns["second", m] for m in names])
+    x, y = _columns(a, b, names)
     if intervals:  # before any test runs
         check_resamples(n_resamples)
         check_bootstrap_size(n_resamples, len(names))
@@ -158,16 +132,7 @@ def compare_paired(
         low = high = np.full(x.shape[1], np.nan)
     p_t = np.asarray(t.pvalue)
     p_r = np.asarray(r.pvalue)
-    groups: dict[Any, list[int]] = {}
-    for i, m in enumerate(names):
-        family = None if families is None else families[m]
-        try:
-            groups.setdefault(family, []).append(i)
-        except TypeError:  # unhashable
-            raise StatsInputError(f"families[{m!r}] must be a name (str, int, ...), got {family!r}") from None
-    p_t_holm, p_r_holm = np.empty(len(names)), np.empty(len(names))
-    for idx in groups.values():
-        p_t_holm[idx], p_r_holm[idx] = holm(p_t[idx]), holm(p_r[idx])
+    p_t_holm, p_r_holm = _holm_by_family(names, families, p_t, p_r)
     mean_a, mean_b = x.mean(axis=0), y.mean(axis=0)
     return [
         Comparison(
@@ -185,6 +150,61 @@ def compare_paired(
         )
         for i, m in enumerate(names)
     ]
+
+
+def _metric_names(a: Mapping[Any, Any], b: Mapping[Any, Any], families: Mapping[Any, Any] | None) -> list[Any]:
+    """The metrics of ``a``, once ``a`` and ``b`` are mappings holding each and ``families`` names each's family."""
+    for side, values in (("first", a), ("second", b)):
+        if not isinstance(values, Mapping):
+            raise StatsInputError(
+                f"compare_paired takes {{metric: per-query values}} for each system; the {side} is "
+                f"{type(values).__name__}"
+            )
+    if families is not None and not isinstance(families, Mapping):
+        raise StatsInputError(f"families must map each metric to a family name, got {type(families).__name__}")
+    names = list(a)
+    missing = [m for m in names if m not in b]
+    if missing:
+        raise StatsInputError(f"metrics {missing} are missing from the second system")
+    if families is not None and (unnamed := [m for m in names if m not in families]):
+        raise StatsInputError(f"families names no family for metrics {unnamed}")
+    return names
+
+
+def _columns(a: Mapping[Any, Any], b: Mapping[Any, Any], names: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """``(x, y)``: each system's per-query values, a column per metric, the queries the same for every column."""
+    for m in names:
+        _same_index(a[m], b[m])
+    shape = per_query_values(a[names[0]]).shape
+    columns: dict[tuple[str, Any], np.ndarray] = {}
+    for side, values in (("first", a), ("second", b)):
+        for m in names:
+            column = columns[side, m] = per_query_values(values[m])
+            if column.ndim != 1 or column.shape != shape:
+                raise StatsInputError(
+                    f"every metric needs one value per query, the same queries for both systems: {m!r} of the "
+                    f"{side} system has shape {column.shape}, {names[0]!r} of the first {shape}"
+                )
+    x = np.column_stack([columns["first", m] for m in names])
+    y = np.column_stack([columns["second", m] for m in names])
+    return x, y
+
+
+def _holm_by_family(
+    names: list[Any], families: Mapping[Any, Any] | None, p_t: np.ndarray, p_r: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Both tests' p-values Holm-adjusted within each family of metrics (default: all metrics one family)."""
+    groups: dict[Any, list[int]] = {}
+    for i, m in enumerate(names):
+        family = None if families is None else families[m]
+        try:
+            groups.setdefault(family, []).append(i)
+        except TypeError:  # unhashable
+            raise StatsInputError(f"families[{m!r}] must be a name (str, int, ...), got {family!r}") from None
+    p_t_holm, p_r_holm = np.empty(len(names)), np.empty(len(names))
+    for idx in groups.values():
+        p_t_holm[idx], p_r_holm[idx] = holm(p_t[idx]), holm(p_r[idx])
+    return p_t_holm, p_r_holm
 
 
 __all__ = ["TESTS", "Comparison", "compare_paired", "format_p", "holm_adjust"]
