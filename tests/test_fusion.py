@@ -190,6 +190,22 @@ def test_fused_scores_equal_ranx_on_random_tie_heavy_runs(method, norm, case, mo
     assert_same(got, expected)
 
 
+@pytest.mark.parametrize(("method", "name"), [("slidefuse", "w"), ("probfuse", "n_segments")])
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@given(case=fusion_case(), huge=st.sampled_from([10**20, 2**63, 10**300]))
+def test_a_window_or_segment_count_past_the_longest_list_fuses_as_ranx_does_at_that_length(
+    method, name, case, huge, monkeypatch
+):
+    """No segment or window reaches past a run's longest list: ``w=1e20`` (an OverflowError once, in numpy) and
+    ``n_segments=1e20`` (8e20 bytes of segments, once) fuse as ranx does at the longest list's length."""
+    runs, qrels, weights = case
+    longest = max(len(docs) for run in runs for docs in run.values())
+    monkeypatch.setitem(PARAMS, method, {name: longest})
+    expected = ranx_fuse(runs, method, "min-max", weights, qrels, monkeypatch)
+    got = fuse(runs, method, qrels=qrels, params={name: huge}).data
+    assert_same(got, expected)
+
+
 def _real_runs() -> tuple[list[dict], dict]:
     base = SHARED / "robust03"
     if not (base / "input.uic0301").is_file():

@@ -14,7 +14,7 @@ import sys
 from typing import Any
 
 from ..fusion.registry import MAX_CONFIGURATIONS, METHODS, NO_NORMALIZATION, NORMALIZATIONS, RRF_K, TRAINED, parameter
-from ..io.tables import json_text, markdown_cell
+from ..io.tables import json_text, markdown_cell, plural
 from .args import floats, named_file, names, seed
 
 _METHODS = list(METHODS)
@@ -30,7 +30,7 @@ def _number(text: str) -> int | float:
         number = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    return int(number) if number.is_integer() else number
+    return int(number) if number.is_integer() and abs(number) < 2**53 else number  # 1e20 stays 1e+20 in messages
 
 
 def _param(text: str) -> tuple[str, float]:
@@ -128,7 +128,8 @@ def paths(args: argparse.Namespace) -> Any:
 def _table(tuning: Any) -> str:
     lines = [
         f"{tuning.method} (norm {tuning.norm or 'none'}), tuned on {tuning.metric} by {len(tuning.folds)}-fold "
-        f"cross-validation over {tuning.n_queries} queries ({tuning.n_configurations} configurations)",
+        f"cross-validation over {plural(tuning.n_queries, 'query', 'queries')} "
+        f"({plural(tuning.n_configurations, 'configuration')})",
         f"chosen on all queries: {json_text(tuning.params)}",
         "",
         f"| run | {tuning.metric} | fused − run | p (randomization, Holm) |",
@@ -182,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
     if result.tuning is not None:
         print(json_text(result.tuning.to_dict(), indent=2) if args.json else _table(result.tuning))
     if result.written is not None:
-        print(f"wrote {args.output}: {result.written} queries", file=sys.stderr)
+        print(f"wrote {args.output}: {plural(result.written, 'query', 'queries')}", file=sys.stderr)
     if result.joiner_refused is not None:
         raise result.joiner_refused
     if result.joiner is not None:

@@ -269,9 +269,9 @@ def segfuse(f: Fusing) -> np.ndarray:
 
 
 def slidefuse(f: Fusing) -> np.ndarray:
-    w = f.params["w"]
     values = []
     for r, probs in zip(f.runs, f.learned):
+        w = min(f.params["w"], int(r.lengths.max(initial=0)))  # a window past the longest list reaches as far
         sums = np.concatenate([[0.0], np.cumsum(probs)])
         length = np.repeat(r.lengths, r.lengths)
         a = np.maximum(r.rank - w, 0)

@@ -36,6 +36,7 @@ class Hits:
         self.rank = rows.rank[keep]
         self.query = position[row_query[keep]]
         self.lengths = rows.lengths[trained]
+        self.longest = int(rows.lengths.max(initial=0))  # of every fused query's list, judged or not
         hits = np.zeros(int(keep.sum()), dtype=np.float64)
         cand = rows.candidate[keep]
         at = 0
@@ -66,6 +67,9 @@ def positional_probs(h: Hits) -> np.ndarray:
 
 def probfuse_probs(h: Hits, n_segments: int) -> np.ndarray:
     """probfuse's segment probabilities: each list cut into ``n_segments`` segments of ``ceil(len / n)``."""
+    # Segments past the run's longest list are empty at any n: the probabilities stop there (no 8 * n * queries
+    # bytes for n = 1e20), the same fusion (a list's segments are its ranks from n = its length on).
+    n_segments = max(1, min(n_segments, h.longest))
     size = -(-h.lengths // n_segments)  # ceil
     seg = h.rank // np.maximum(size[h.query], 1)
     key = h.query * n_segments + seg

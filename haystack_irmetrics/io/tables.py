@@ -143,6 +143,15 @@ def per_query_table(result: Any, digits: int | None = None) -> str:
     return "\n".join([head, sep, *body])
 
 
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``n`` and ``word`` agreeing in number: ``many`` (default ``word + "s"``) unless ``n`` is 1.
+
+    >>> plural(1, "pair"), plural(2, "pair"), plural(1, "query", "queries"), plural(0, "query", "queries")
+    ('1 pair', '2 pairs', '1 query', '0 queries')
+    """
+    return f"{n} {word if n == 1 else many or word + 's'}"
+
+
 def markdown_cell(text: object) -> str:
     r"""``text`` as one cell of a markdown table: ``\`` and ``|`` escaped, each line end a ``<br>``.
 
@@ -278,6 +287,7 @@ __all__ = [
     "markdown_table",
     "number_cell",
     "per_query_table",
+    "plural",
     "table_digits",
     "write_csv",
 ]
