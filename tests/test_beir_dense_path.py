@@ -123,6 +123,34 @@ def test_the_streamed_indexing_embeds_batch_by_batch_and_counts_each(tiny):
     assert qdrant is None or qdrant.streamed_indexing() is None  # another store: the pipeline's own path
 
 
+@needs_dense
+def test_a_failing_stage_stops_the_others_and_its_error_names_the_pipeline(tiny):
+    """A store that fails on the writing thread is the pipeline's PipelineError; an interrupt on the embedding
+    thread is raised as it is; either way no stage's thread outlives the run."""
+    import threading
+
+    from haystack_irmetrics.beir.dense import _Writer
+
+    class Full:
+        def write_documents(self, documents, policy):
+            raise OSError("no space left on device")
+
+    pipes = load_beir_pipelines("dense", model=tiny, progress=False, batch_size=16, cache=False)
+    table = corpus_table(small_sample(10, 60).corpus)
+    embedder = pipes.streamed_indexing().embedder
+    streamed = StreamedIndexing(embedder, [_Writer(Full(), DuplicatePolicy.NONE, False)], "mine.yaml")
+    with pytest.raises(PipelineError, match=r"^the indexing pipeline of mine\.yaml failed: no space left on device$"):
+        streamed.run(table, 10, lambda n: None)
+
+    def interrupted(n: int) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        StreamedIndexing(embedder, pipes.streamed_indexing().writers, "mine.yaml").run(table, 10, interrupted)
+    assert [t.name for t in threading.enumerate() if t.name.startswith("irmetrics-")] == []
+    pipes.close()
+
+
 def _has(module: str) -> bool:
     import importlib.util
 

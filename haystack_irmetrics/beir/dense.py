@@ -113,6 +113,44 @@ class _Writer:
     vectors: bool  # the FAISS store: it takes the matrix; a bm25s store takes the documents alone
 
 
+class _Stages:
+    """The two bounded queues between a streamed indexing's stages (texts prepared, vectors embedded), and the
+    stop every stage watches: a stage that fails records its error and stops the others."""
+
+    def __init__(self) -> None:
+        self.prepared: queue.Queue = queue.Queue(_QUEUED)
+        self.embedded: queue.Queue = queue.Queue(_QUEUED)
+        self.failed: list[BaseException] = []
+        self.stop = threading.Event()
+
+    def put(self, q: queue.Queue, item: Any) -> bool:
+        while not self.stop.is_set():
+            try:
+                q.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def get(self, q: queue.Queue) -> Any:
+        while not self.stop.is_set():
+            try:
+                return q.get(timeout=0.1)
+            except queue.Empty:
+                continue
+        return _DONE
+
+    def guarded(self, work: Callable[[], None]) -> Callable[[], None]:
+        def body() -> None:
+            try:
+                work()
+            except BaseException as e:  # handed to the embedding thread, which raises it
+                self.failed.append(e)
+                self.stop.set()
+
+        return body
+
+
 @dataclass
 class StreamedIndexing:
     """The corpus embedded, cached and indexed as a bounded pipeline (see the module's docstring).
@@ -167,48 +205,18 @@ class StreamedIndexing:
         cache = backend if isinstance(backend, CachingEmbeddingBackend) else None
         kwargs = embed_kwargs(self.embedder)
         spans = [(s, min(s + chunk, len(documents))) for s in range(0, len(documents), chunk)]
-        prepared: queue.Queue = queue.Queue(_QUEUED)
-        embedded: queue.Queue = queue.Queue(_QUEUED)
-        failed: list[BaseException] = []
-        stop = threading.Event()
-
-        def put(q: queue.Queue, item: Any) -> bool:
-            while not stop.is_set():
-                try:
-                    q.put(item, timeout=0.1)
-                    return True
-                except queue.Full:
-                    continue
-            return False
-
-        def get(q: queue.Queue) -> Any:
-            while not stop.is_set():
-                try:
-                    return q.get(timeout=0.1)
-                except queue.Empty:
-                    continue
-            return _DONE
-
-        def guarded(work: Callable[[], None]) -> Callable[[], None]:
-            def body() -> None:
-                try:
-                    work()
-                except BaseException as e:  # handed to the embedding thread, which raises it
-                    failed.append(e)
-                    stop.set()
-
-            return body
+        stages = _Stages()
 
         def prepare() -> None:
             for start, end in spans:
                 texts = document_texts(self.embedder, documents, start, end)
                 path, cached = cache.lookup(texts, kwargs) if cache is not None else (None, None)
-                if not put(prepared, (start, end, texts, path, cached)):
+                if not stages.put(stages.prepared, (start, end, texts, path, cached)):
                     return
-            put(prepared, _DONE)
+            stages.put(stages.prepared, _DONE)
 
         def write() -> None:
-            while (item := get(embedded)) is not _DONE:
+            while (item := stages.get(stages.embedded)) is not _DONE:
                 start, end, vectors, path = item
                 if path is not None:
                     vectors = cache.keep(path, vectors)
@@ -216,36 +224,43 @@ class StreamedIndexing:
                 del vectors
                 release_freed()
 
-        threads = [threading.Thread(target=guarded(w), name=f"irmetrics-{w.__name__}") for w in (prepare, write)]
+        threads = [threading.Thread(target=stages.guarded(w), name=f"irmetrics-{w.__name__}") for w in (prepare, write)]
         for thread in threads:
             thread.start()
         try:
-            while (item := get(prepared)) is not _DONE:
-                start, end, texts, path, cached = item
-                if cached is not None:
-                    vectors, path = cached, None
-                    if cache is not None:
-                        cache.hits += 1
-                    update(end - start)
-                else:
-                    vectors = self._embed(texts, kwargs, update)
-                    if cache is not None:
-                        cache.misses += 1
-                if not put(embedded, (start, end, vectors, path)):
-                    break
-            put(embedded, _DONE)
+            self._embed_prepared(stages, cache, kwargs, update)
         except BaseException:
-            stop.set()
+            stages.stop.set()
             raise
         finally:
             for thread in threads:
                 thread.join()
             self._stop_pool()
-        if failed:
-            error = failed[0]
+        if stages.failed:
+            error = stages.failed[0]
             if not isinstance(error, Exception):  # KeyboardInterrupt, SystemExit
                 raise error
             raise PipelineError(f"the indexing pipeline of {self.source} failed: {error}") from error
+
+    def _embed_prepared(
+        self, stages: _Stages, cache: Any, kwargs: dict[str, Any], update: Callable[[int], None]
+    ) -> None:
+        """The embedding stage, on the calling thread: each prepared batch embedded, or its cached vectors taken,
+        and handed to the writing thread."""
+        while (item := stages.get(stages.prepared)) is not _DONE:
+            start, end, texts, path, cached = item
+            if cached is not None:
+                vectors, path = cached, None
+                if cache is not None:
+                    cache.hits += 1
+                update(end - start)
+            else:
+                vectors = self._embed(texts, kwargs, update)
+                if cache is not None:
+                    cache.misses += 1
+            if not stages.put(stages.embedded, (start, end, vectors, path)):
+                break
+        stages.put(stages.embedded, _DONE)
 
     def _write(self, documents: Sequence[Document], vectors: np.ndarray) -> None:
         """One batch into every store (the FAISS store adds it to its index at once)."""
