@@ -243,59 +243,13 @@ def _fold_group(
     pair_label = prep.pair_label[order]
     starts = np.searchsorted(owner, np.arange(n + 1))
     depth = n_ret if cutoff is None else np.minimum(n_ret, cutoff)
-    low = {m.name: np.full(n, np.nan) for m in ms}
-    high = {m.name: np.full(n, np.nan) for m in ms}
-    every = {m.name: np.full(n, np.nan) for m in ms}
     n_holes = np.zeros(n, np.int64)
     threshold = virtual.relevance_threshold
-    skip = virtual.no_relevant == "skip"
     grade_array = np.asarray([grade])
-
-    parts: dict[str, list[np.ndarray]] = {"pos": [], "lab": [], "all": []}
-    pair_counts: list[int] = []
-    label_counts: list[int] = []
-    lengths: list[int] = []
-    where: list[tuple[int, bool]] = []  # per labelling: (query, whether it judges every hole relevant)
-
-    def flush() -> None:
-        if not where:
-            return
-        pos = np.concatenate(parts["pos"]).astype(np.int64)
-        n_virtual = len(where)
-        offsets = csr(np.asarray(lengths, np.int64))
-        pair_query = np.repeat(np.arange(n_virtual), pair_counts)
-        virtual_prep = Prepared(
-            qids=[str(j) for j in range(n_virtual)],
-            offsets=offsets,
-            scores=None,
-            ids_at=_unused,
-            exact_at=_unused,
-            pair_query=pair_query,
-            pair_score=(offsets[pair_query + 1] - offsets[pair_query] - pos).astype(np.float64),
-            pair_label=np.concatenate(parts["lab"]),
-            pair_doc=[],
-            judged_offsets=csr(np.asarray(label_counts, np.int64)),
-            judged_labels=np.concatenate(parts["all"]),
-            pair_ranks={"trec": pos, "stable": pos},
-        )
-        rows = Scorer(_NO_QRELS, virtual_prep, virtual).compute(ms)
-        owners = np.fromiter((i for i, _ in where), np.int64, count=n_virtual)
-        is_all = np.fromiter((a for _, a in where), bool, count=n_virtual)
-        for m in ms:
-            block, row = rows[m]
-            values = block.table[row].astype(np.float64)
-            if skip:  # not counted: no relevant document in this labelling
-                values = np.where(block.rel_any, values, np.nan)
-            lo, hi, al = low[m.name], high[m.name], every[m.name]
-            np.fmin.at(lo, owners, values)
-            np.fmax.at(hi, owners, values)
-            al[owners[is_all]] = values[is_all]
-        for key in parts:
-            parts[key].clear()
-        pair_counts.clear()
-        label_counts.clear()
-        lengths.clear()
-        where.clear()
+    folded = _Folded(n, ms, virtual)
+    # the lists the loop appends to, once per labelling: bound here, not looked up on each append
+    parts, pair_counts, label_counts = folded.parts, folded.pair_counts, folded.label_counts
+    lengths, where = folded.lengths, folded.where
 
     size = 0
     for i in range(n):
@@ -332,10 +286,69 @@ def _fold_group(
             where.append((i, s_ == h))
             size += j_pos.size + s_
         if size >= _CHUNK_PAIRS:
-            flush()
+            folded.flush()
             size = 0
-    flush()
-    return {m.name: (low[m.name], high[m.name], every[m.name], n_holes) for m in ms}
+    folded.flush()
+    return {m.name: (folded.low[m.name], folded.high[m.name], folded.every[m.name], n_holes) for m in ms}
+
+
+class _Folded:
+    """The labellings of one (tie order, cutoff) group, gathered by :func:`_fold_group` and scored a chunk at a
+    time as one prepared ranked run (one query per labelling), each value folded into its query's smallest,
+    largest and all-relevant value (``nan``: no labelling, or none counted)."""
+
+    def __init__(self, n: int, ms: list[Measure], virtual: Preset) -> None:
+        self.ms, self.virtual = ms, virtual
+        self.low = {m.name: np.full(n, np.nan) for m in ms}
+        self.high = {m.name: np.full(n, np.nan) for m in ms}
+        self.every = {m.name: np.full(n, np.nan) for m in ms}
+        self.parts: dict[str, list[np.ndarray]] = {"pos": [], "lab": [], "all": []}
+        self.pair_counts: list[int] = []
+        self.label_counts: list[int] = []
+        self.lengths: list[int] = []
+        self.where: list[tuple[int, bool]] = []  # per labelling: (query, whether it judges every hole relevant)
+
+    def flush(self) -> None:
+        """Score the labellings gathered so far, fold their values in, and start the next chunk."""
+        parts, where = self.parts, self.where
+        if not where:
+            return
+        pos = np.concatenate(parts["pos"]).astype(np.int64)
+        n_virtual = len(where)
+        offsets = csr(np.asarray(self.lengths, np.int64))
+        pair_query = np.repeat(np.arange(n_virtual), self.pair_counts)
+        virtual_prep = Prepared(
+            qids=[str(j) for j in range(n_virtual)],
+            offsets=offsets,
+            scores=None,
+            ids_at=_unused,
+            exact_at=_unused,
+            pair_query=pair_query,
+            pair_score=(offsets[pair_query + 1] - offsets[pair_query] - pos).astype(np.float64),
+            pair_label=np.concatenate(parts["lab"]),
+            pair_doc=[],
+            judged_offsets=csr(np.asarray(self.label_counts, np.int64)),
+            judged_labels=np.concatenate(parts["all"]),
+            pair_ranks={"trec": pos, "stable": pos},
+        )
+        rows = Scorer(_NO_QRELS, virtual_prep, self.virtual).compute(self.ms)
+        owners = np.fromiter((i for i, _ in where), np.int64, count=n_virtual)
+        is_all = np.fromiter((a for _, a in where), bool, count=n_virtual)
+        for m in self.ms:
+            block, row = rows[m]
+            values = block.table[row].astype(np.float64)
+            if self.virtual.no_relevant == "skip":  # not counted: no relevant document in this labelling
+                values = np.where(block.rel_any, values, np.nan)
+            lo, hi, al = self.low[m.name], self.high[m.name], self.every[m.name]
+            np.fmin.at(lo, owners, values)
+            np.fmax.at(hi, owners, values)
+            al[owners[is_all]] = values[is_all]
+        for key in parts:
+            parts[key].clear()
+        self.pair_counts.clear()
+        self.label_counts.clear()
+        self.lengths.clear()
+        where.clear()
 
 
 def _minus(items: np.ndarray, remove: np.ndarray) -> np.ndarray:
