@@ -242,3 +242,95 @@ def test_the_clicks_extra_installs_what_click_logs_need():
     names = {re.split(r"[<>=!~ ;\[]", d, maxsplit=1)[0].lower() for d in extras["clicks"]}
     assert names == {"polars", "pyarrow", "scipy"}
     assert set(extras["clicks"]) <= set(extras["test"])
+
+
+#: Makes ``haystack_integrations.components.embedders`` (the dense extra's package) fail to import in a
+#: subprocess, as it does where the extra is not installed.
+_NO_DENSE = """
+import sys
+
+class NoDense:
+    def find_spec(self, name, path=None, target=None):
+        if name == "haystack_integrations.components.embedders" or name.startswith(
+            "haystack_integrations.components.embedders."
+        ):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+sys.meta_path.insert(0, NoDense())
+"""
+
+
+def test_irmetrics_judge_with_the_minilm_judge_without_the_dense_extra_is_one_line_naming_it(tmp_path):
+    """Haystack logged an import traceback naming haystack_integrations and failed in its own words; the judge's
+    YAML is now read for components of an extra first."""
+    import os
+    import subprocess
+
+    from .conftest import ROOT
+
+    (tmp_path / "block").mkdir()
+    (tmp_path / "block" / "sitecustomize.py").write_text(_NO_DENSE)
+    sample, data = ROOT / "haystack_irmetrics" / "datasets" / "sample", CLICK_DATA
+    argv = [sys.executable, "-m", "haystack_irmetrics.cli", "judge", str(data / "good.trec"), str(data / "poor.trec")]
+    argv += ["--qrels", str(data / "half_qrels.tsv"), "--queries", str(sample), "--corpus", str(sample)]
+    argv += ["--judge", str(ROOT / "pipelines" / "judge_minilm.yaml"), "--fit", "80", "-o", str(tmp_path / "out")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path / "block"), str(ROOT)])}
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("irmetrics: error: ") and "judge_minilm.yaml (SentenceTransformersDocumentEmbedder)" in line
+    assert "pip install 'haystack-irmetrics[dense]'" in line and "torch==2.13.0" in line
+    assert not done.stdout and not (tmp_path / "out").exists()
+
+
+def test_loading_a_pipeline_whose_nested_component_needs_an_extra_names_the_extra(monkeypatch):
+    from haystack_irmetrics.components.judge import load_judge
+    from haystack_irmetrics.integration.loading import load_pipeline
+
+    from .conftest import ROOT
+
+    hide(monkeypatch, "haystack_integrations.components.embedders.sentence_transformers")
+    yaml_path = str(ROOT / "pipelines" / "judge_minilm.yaml")
+    for call in (lambda: load_judge(yaml_path), lambda: load_pipeline(yaml_path)):
+        with pytest.raises(MissingDependencyError, match=r"\(SentenceTransformersDocumentEmbedder\): .*\[dense\]"):
+            call()
+
+
+def test_judge_agreement_without_scipy_stops_before_the_first_request_leaving_the_folder_as_it_was(
+    tmp_path, monkeypatch, capsys
+):
+    """--agreement orders the systems by Kendall's tau (scipy): it once found out after judging, with
+    judgments.jsonl rewritten."""
+    from .judge_data import make_case
+    from .judge_server import JudgeServer
+
+    case = make_case(tmp_path / "data")
+    out = tmp_path / "out"
+    argv = ["judge", *map(str, case.runs), "--qrels", str(case.qrels), "--queries", str(case.folder)]
+    argv += ["--corpus", str(case.folder), "--depth", "5", "--llm", "m", "-o", str(out), "--no-cache"]
+    with JudgeServer(case.labels) as server:
+        assert main([*argv, "--api-base-url", server.url]) == 0  # an earlier run's folder
+        before = {p.name: p.read_bytes() for p in out.iterdir()}
+        asked = len(server.requests)
+        capsys.readouterr()
+        hide(monkeypatch, "scipy", "scipy.stats")
+        assert main([*argv, "--api-base-url", server.url, "--agreement", "4"]) == 2
+        assert len(server.requests) == asked
+    (line,) = capsys.readouterr().err.splitlines()
+    assert "Kendall's tau, --agreement): scipy is not installed" in line and "haystack-irmetrics[stats]" in line
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def _readme_extras() -> list[str]:
+    from .conftest import ROOT
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme.split("| extra | adds | for |", 1)[1].split("\n\n", 1)[0]
+    return re.findall(r"^\| `([^`]+)` \|", table, re.M)
+
+
+def test_the_readme_install_table_names_every_extra_of_pyproject_once():
+    extras = _pyproject()["project"]["optional-dependencies"]
+    named = _readme_extras()
+    assert sorted(named) == sorted(extras), "README.md's install table and pyproject.toml's extras differ"
+    assert {"assess", "clicks"} <= set(named)

@@ -30,7 +30,7 @@ from . import (
     power,
     report,
 )
-from .args import show_defaults
+from .args import Parser, show_defaults
 
 #: The subcommands in the order ``irmetrics --help`` lists them; each module has ``add_subcommand`` and ``run``,
 #: and each command sets ``func`` (its ``run``) and ``paths`` (what it reads and writes: a
@@ -78,7 +78,7 @@ class _Version(argparse.Action):
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``irmetrics`` parser with every subcommand of :data:`SUBCOMMANDS`."""
-    parser = argparse.ArgumentParser(prog="irmetrics", description="Exact retrieval evaluation (BEIR / trec_eval).")
+    parser = Parser(prog="irmetrics", description="Exact retrieval evaluation (BEIR / trec_eval).")
     parser.add_argument("--version", action=_Version, help="print the installed version and exit")
     sub = parser.add_subparsers(dest="command", required=True)
     for command in SUBCOMMANDS:

@@ -8,7 +8,76 @@ The list syntax is one for all subcommands: ``-k 1,3,5`` (:func:`ints`), ``-m ND
 from __future__ import annotations
 
 import argparse
+import difflib
+import re
+import sys
+from collections.abc import Sequence
 from typing import Any
+
+# argparse's message for a value outside ``choices`` (3.10-3.13 quote the choices, 3.14 does not).
+_INVALID_CHOICE = re.compile(r"invalid choice: '?([^']*?)'? \(choose from (.*)\)$")
+_NUMBER = re.compile(r"^-\.?\d")  # a negative number is a value, never a flag
+
+
+def closest(name: str, names: Sequence[str]) -> str | None:
+    """The name of ``names`` closest to a mistyped ``name`` (difflib's ratio 0.6 or more), or ``None``.
+
+    >>> closest("--budjet", ["--budget", "--strategy", "--seed"]), closest("asess", ["assess", "pool"])
+    ('--budget', 'assess')
+    """
+    found = difflib.get_close_matches(name, list(names), n=1, cutoff=0.6)
+    return found[0] if found else None
+
+
+class Parser(argparse.ArgumentParser):
+    """The parser of ``irmetrics`` and of each of its commands (a subcommand's parser is of its parent's class):
+    a flag the command does not take is named first, with the closest one it does take (``--budjet``: did you
+    mean --budget?), before argparse would report a required flag missing; a value outside the choices (a
+    subcommand, ``--preset``) gets the closest choice. ``words``: the first words that name an action of the
+    command rather than its first file (``irmetrics pool simulate``, ``irmetrics assess export``): a first word
+    that is no file and close to one of them is named with it."""
+
+    words: tuple[str, ...] = ()
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        tokens = list(sys.argv[1:] if args is None else args)
+        self._check_flags(tokens)
+        if self.words and tokens and tokens[0] not in self.words and not tokens[0].startswith("-"):
+            import os
+
+            match = closest(tokens[0], self.words)
+            if match and not os.path.exists(tokens[0]):
+                self.error(f"{tokens[0]!r} is no file and no action: did you mean {self.prog} {match}?")
+        return super().parse_known_args(args, namespace)
+
+    def _check_flags(self, tokens: list[str]) -> None:
+        known = [s for action in self._actions for s in action.option_strings]
+        commands = any(isinstance(a, argparse._SubParsersAction) for a in self._actions)
+        for token in tokens:
+            if token == "--":
+                return
+            if not token.startswith("-") or token == "-" or _NUMBER.match(token):
+                if commands:  # a subcommand: the flags after it are its parser's to check
+                    return
+                continue
+            name = token.split("=", 1)[0]
+            if (
+                name in known
+                or token[:2] in known
+                or (name.startswith("--") and any(s.startswith(name) for s in known))
+            ):
+                continue  # a flag, "-k10", or an abbreviation argparse expands (or calls ambiguous)
+            match = closest(name, [s for s in known if s.startswith("--")])
+            self.error(f"unrecognized argument {name}" + (f": did you mean {match}?" if match else ""))
+
+    def error(self, message: str) -> Any:  # type: ignore[override]
+        found = _INVALID_CHOICE.search(message)
+        if found:
+            choices = re.findall(r"'([^']*)'", found.group(2)) or [c.strip() for c in found.group(2).split(",")]
+            match = closest(found.group(1), choices)
+            if match and "did you mean" not in message and "maybe you meant" not in message:
+                message = f"{message}: did you mean {match!r}?"
+        super().error(message)
 
 
 def ints(text: str) -> list[int]:
@@ -263,10 +332,12 @@ def show_defaults(parser: argparse.ArgumentParser) -> None:
 
 
 __all__ = [
+    "Parser",
     "bootstrap_options",
     "bootstrap_settings",
     "click_log_options",
     "click_log_settings",
+    "closest",
     "digits",
     "files_of",
     "floats",

@@ -96,6 +96,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     brought = p.add_argument_group("import")
     brought.add_argument("--qrels", metavar="FILE", help="the labels to record: TREC or BEIR qrels")
     brought.add_argument("--pairs", metavar="PAIRS", help="pairs to judge to add to the folder first")
+    p.words = ACTIONS  # "irmetrics assess exprot DIR": did you mean export? (cli.args.Parser)
     p.set_defaults(func=run, paths=paths)
     return p
 

@@ -203,21 +203,25 @@ def _judged(result: Any, args: argparse.Namespace) -> tuple[dict, str]:
     """``--judged DIR``: the PPI rows of each measure and their table."""
     from ..io import read_qrels, read_run
     from ..judges.ppi import judged_ppi, read_judged, recorded_qrels
+    from ..report.judged import JUDGED_NOTE
 
     measures = list(result.means)
     recorded_qrels(read_judged(args.judged), args.qrels)  # warns when the folder was judged against other qrels
     rows = judged_ppi(read_run(args.run).data, read_qrels(args.qrels).data, args.judged, measures, policy(args))
     n = args.digits if args.digits is not None else 4
+    level = 1 - next(iter(rows.values()))["alpha"]
     lines = [
         "",
-        f"| measure | human qrels | filled qrels | PPI estimate | PPI {1 - next(iter(rows.values()))['alpha']:.0%} interval |",
-        "|---|---|---|---|---|",
+        f"| measure | human qrels | filled qrels | PPI estimate | PPI {level:.0%} interval | queries (human, filled, PPI) |",
+        "|---|---|---|---|---|---|",
     ]
     for name, row in rows.items():
         lines.append(
             f"| {name} | {row['human']:.{n}f} | {row['filled']:.{n}f} | {row['estimate']:.{n}f} | "
-            f"[{row['low']:.{n}f}, {row['high']:.{n}f}] |"
+            f"[{row['low']:.{n}f}, {row['high']:.{n}f}] | {row['human_queries']}, {row['filled_queries']}, "
+            f"{row['n']} + {row['N']} |"
         )
+    lines += ["", JUDGED_NOTE]
     return rows, "\n".join(lines)
 
 

@@ -175,13 +175,15 @@ def _judge(args: argparse.Namespace) -> Any:
 
 def _print_result(result: Any, judge: Any, output: str) -> None:
     """What ``irmetrics judge`` prints of a :class:`~haystack_irmetrics.judges.runs.JudgeResult`."""
+    from ..io.tables import plural
+
     s = result.summary
     if s.get("cut_points_learned_on"):
         cuts = ", ".join(f"{c:.4g}" for c in judge.cut_points)
-        print(f"cut points {cuts} learned on {s['cut_points_learned_on']} human-labelled pairs")
+        print(f"cut points {cuts} learned on {plural(s['cut_points_learned_on'], 'human-labelled pair')}")
     reasked = f", {s['reasked']} asked again" if s.get("reasked") else ""
     print(
-        f"judged {s['pairs']} pairs ({s['requests']} requests, {s['cache_hits']} cached, "
+        f"judged {plural(s['pairs'], 'pair')} ({plural(s['requests'], 'request')}, {s['cache_hits']} cached, "
         f"{s['unparseable']} unparseable{reasked}) -> {output}"
     )
     if (s.get("response_format") or {}).get("refused_by_server"):
@@ -196,7 +198,7 @@ def _print_result(result: Any, judge: Any, output: str) -> None:
             _figure(x) for x in (labels["kappa"], labels["weighted_kappa"], labels["alpha"], systems["tau"])
         )
         print(
-            f"agreement on {labels['pairs']} pairs: kappa {kappa}, weighted kappa {weighted}, alpha {alpha}; "
+            f"agreement on {plural(labels['pairs'], 'pair')}: kappa {kappa}, weighted kappa {weighted}, alpha {alpha}; "
             f"systems' tau {tau}"
         )
     if result.ppi:

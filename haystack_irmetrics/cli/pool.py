@@ -18,9 +18,9 @@ import argparse
 import sys
 from typing import Any
 
-from ..io.tables import json_text, markdown_cell
+from ..io.tables import json_text, markdown_cell, plural
 from ..pooling.registry import STRATEGIES
-from .args import ints, names, seed
+from .args import Parser, ints, names, seed
 
 # The registry's names and parameters (importing it loads numpy and the core, nothing heavier).
 _PARAMS = "; ".join(
@@ -37,7 +37,7 @@ def _param(text: str) -> tuple[str, str]:
     return name.strip(), value.strip()
 
 
-class _PoolParser(argparse.ArgumentParser):
+class _PoolParser(Parser):
     """``irmetrics pool``'s parser: ``simulate`` and ``estimate`` as a first word go to their own parsers, any
     other first word is a run file of ``irmetrics pool`` itself."""
 
@@ -83,7 +83,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True, help="write the pairs here (query_id, doc_id, probability)")
     p.set_defaults(func=run, paths=paths)
 
-    sim = argparse.ArgumentParser(
+    sim = Parser(
         prog="irmetrics pool simulate",
         description="Replay pooling strategies against complete qrels (a pair is judged when the strategy asks "
         "for it): per budget, the pairs judged, the relevant ones found, and Kendall's tau and tau_AP between "
@@ -104,7 +104,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     sim.add_argument("--no-progress", dest="progress", action="store_false", default=None, help="no progress bar")
     sim.set_defaults(func=run_simulate, paths=simulate_paths)
 
-    est = argparse.ArgumentParser(
+    est = Parser(
         prog="irmetrics pool estimate",
         description="Each run's AP estimated from a stratified sample's judgments (statAP or xinfAP). Give the "
         "runs, --depth, --param edges=... and --existing the sample was drawn with: its strata are rebuilt from "
@@ -121,6 +121,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     est.add_argument("--json", action="store_true", help="print JSON instead of markdown")
     est.set_defaults(func=run_estimate, paths=estimate_paths)
     p.actions = {"simulate": sim, "estimate": est}
+    p.words = tuple(p.actions)
     return p
 
 
@@ -176,7 +177,10 @@ def run(args: argparse.Namespace) -> int:
     )
     n = write_pairs(pairs, args.output)
     queries = len({p.query for p in pairs})
-    print(f"wrote {args.output}: {n} pairs of {queries} queries ({args.strategy})", file=sys.stderr)
+    print(
+        f"wrote {args.output}: {plural(n, 'pair')} of {plural(queries, 'query', 'queries')} ({args.strategy})",
+        file=sys.stderr,
+    )
     return 0
 
 

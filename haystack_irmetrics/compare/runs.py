@@ -21,7 +21,7 @@ from ..core.subtopics import SubtopicQrels
 from ..errors import InvalidArgumentError, InvalidPolicyError
 from ..io.beir_outputs import read_run_dataset, shared_qrels
 from ..io.run_names import run_names
-from ..io.tables import json_text, markdown_cell
+from ..io.tables import json_text, markdown_cell, plural
 from ..stats import Comparison, compare_with_baseline
 from ..stats.compare import format_p
 from ..stats.power import ALPHA, POWER, min_detectable_delta
@@ -115,7 +115,7 @@ class CompareResult:
             f"{b} − {a} only where the two means cover different queries or a mean is not the average of its "
             "per-query values (a note names those)"
             + (f"; {', '.join(logged)}: mean log difference (log of the ratio)" if logged else "")
-            + f". p-values two-sided, Holm-adjusted over the {family or f'{len(self.stats)} measures tested'}; "
+            + f". p-values two-sided, Holm-adjusted over the {family or plural(len(self.stats), 'measure') + ' tested'}; "
             "`*` p < 0.05, `**` p < 0.01 (randomization)."
         )
 
@@ -484,6 +484,10 @@ def paired_rows(per_query: Mapping[str, Mapping[str, float]], measure: str) -> n
     return np.log(rows) if family.aggregate == "geometric" else rows
 
 
+def _judged_only(n: int) -> str:
+    return f"{plural(n, 'judged query', 'judged queries')} {'is' if n == 1 else 'are'} answered"
+
+
 def _labels(sources: list[RunSource], names: Sequence[str] | None) -> list[str]:
     """Each run's label: ``names``, else the name :func:`~haystack_irmetrics.io.run_names.run_names` gives it
     (``bm25/scifact``, ``dense/scifact``), else a letter (``A``); a letter prefix where labels clash (``A:run``)."""
@@ -552,9 +556,9 @@ def _notes(
     qa, qb = _answered(a) & judged, _answered(b) & judged
     notes = []
     if qa - qb:
-        notes.append(f"{len(qa - qb)} judged queries are answered by {names[0]} only, e.g. {sorted(qa - qb)[:5]}")
+        notes.append(f"{_judged_only(len(qa - qb))} by {names[0]} only, e.g. {sorted(qa - qb)[:5]}")
     if qb - qa:
-        notes.append(f"{len(qb - qa)} judged queries are answered by {names[1]} only, e.g. {sorted(qb - qa)[:5]}")
+        notes.append(f"{_judged_only(len(qb - qa))} by {names[1]} only, e.g. {sorted(qb - qa)[:5]}")
     # Which means average over different queries (the preset decides which families leave unanswered ones out).
     apart = [m for m in ev_a.means if ev_a.per_query[m].keys() != ev_b.per_query[m].keys()]
     if apart:

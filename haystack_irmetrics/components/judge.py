@@ -180,12 +180,15 @@ def load_judge(path: str) -> ChatJudge | ScoreJudge:
 
     :raises JudgeError: a YAML that cannot be loaded (one line, the component's own error), or that holds no
         RelevanceJudge or several.
+    :raises MissingDependencyError: a component of an extra that is not installed (the dense extra's scorer).
     """
-    from ..errors import IRMetricsError, JudgeError
+    from ..errors import IRMetricsError, JudgeError, MissingDependencyError
     from ..integration.loading import load_pipeline
 
     try:
         pipeline = load_pipeline(path)
+    except MissingDependencyError:  # a scorer of the dense extra, not installed: the error names the extra
+        raise
     except Exception as e:  # Haystack wraps a component's own error; the CLI says it on one line
         cause: BaseException = e
         while cause.__cause__ is not None and not isinstance(cause, IRMetricsError):

@@ -84,7 +84,31 @@ def load_pipeline(
     data = read_pipeline_yaml(text, name)
     if not isinstance(data, dict):
         raise PipelineError(f"{name} is not a Haystack pipeline YAML (a mapping), got {type(data).__name__}")
+    require_extras(data, name)
     return Pipeline.from_dict(data, callbacks=callbacks, allowed_modules=[*TRUSTED_MODULES, *allowed_modules])
+
+
+def require_extras(data: Any, source: str) -> None:
+    """Import the module of every component type in the pipeline ``data`` (at any depth: a judge's scorer is an
+    init parameter) that an extra installs (:data:`~haystack_irmetrics._extras.EXTRA_OF`), before Haystack does:
+    a missing one is a :class:`~haystack_irmetrics.errors.MissingDependencyError` naming the extra, where
+    Haystack would log an import traceback and fail on its own words.
+
+    :raises MissingDependencyError: naming ``source``, the component and the extra.
+    """
+    from .._extras import EXTRA_OF, require
+
+    stack = [data]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            kind = node.get("type")
+            for module in EXTRA_OF if isinstance(kind, str) else ():
+                if kind.startswith(f"{module}."):
+                    require(module, purpose=f"{source} ({kind.rsplit('.', 1)[-1]})")
+            stack.extend(node.values())
+        elif isinstance(node, list | tuple):
+            stack.extend(node)
 
 
 def read_pipeline_yaml(text: str | bytes, source: str = "<text>") -> Any:

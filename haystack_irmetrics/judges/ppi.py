@@ -31,6 +31,20 @@ def per_query(qrels: QrelsDict, run: RunDict, measure: str, preset: Any = "beir"
     return dict(evaluate(qrels, run, None, measures=[measure], preset=preset).per_query[measure])
 
 
+def measure_range(measure: str, difference: bool = False) -> tuple[float, float] | None:
+    """The range of ``measure``'s mean, which its intervals are clipped to: [0, 1] for a measure whose per-query
+    value is a rate ([-1, 1] for the difference of two runs), else ``None`` (no bound).
+
+        >>> measure_range("NDCG@10"), measure_range("MRR@10", difference=True)
+        ((0.0, 1.0), (-1.0, 1.0))
+    """
+    from ..core.measures import FAMILIES, parse_measure
+
+    if FAMILIES[parse_measure(measure).family].unit != "rate":
+        return None
+    return (-1.0, 1.0) if difference else (0.0, 1.0)
+
+
 def ppi_report(
     runs: Mapping[str, RunDict],
     human: QrelsDict,
@@ -64,9 +78,9 @@ def ppi_report(
             f"others; there are {len(lab)} and {len(unl)}"
         )
 
-    def interval(f_y, f_hat) -> dict[str, Any]:
-        r = ppi_mean([f_y(q) for q in lab], [f_hat(q) for q in lab], [f_hat(q) for q in unl], alpha=alpha, lam=lam)
-        return r.to_dict()
+    def interval(f_y, f_hat, bounds) -> dict[str, Any]:
+        ys, hats, others = [f_y(q) for q in lab], [f_hat(q) for q in lab], [f_hat(q) for q in unl]
+        return ppi_mean(ys, hats, others, alpha=alpha, lam=lam, bounds=bounds).to_dict()
 
     out: dict[str, Any] = {
         "measure": measure,
@@ -78,13 +92,17 @@ def ppi_report(
         "differences": {},
     }
     for name in runs:
-        row = interval(lambda q, n=name: y[n][q], lambda q, n=name: yhat[n][q])
+        row = interval(lambda q, n=name: y[n][q], lambda q, n=name: yhat[n][q], measure_range(measure))
         row["filled"] = sum(naive[name].values()) / len(naive[name]) if naive[name] else None
         out["runs"][name] = row
     names = list(runs)
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
-            row = interval(lambda q, a=a, b=b: y[a][q] - y[b][q], lambda q, a=a, b=b: yhat[a][q] - yhat[b][q])
+            row = interval(
+                lambda q, a=a, b=b: y[a][q] - y[b][q],
+                lambda q, a=a, b=b: yhat[a][q] - yhat[b][q],
+                measure_range(measure, difference=True),
+            )
             out["differences"][f"{a} - {b}"] = row
     return out
 
@@ -215,7 +233,9 @@ def judged_ppi(
 ) -> dict:
     """Each measure's value of ``run`` with the human qrels, with the filled qrels of ``irmetrics judge --ppi``'s
     output ``folder``, and its prediction-powered estimate and interval (the folder's labelled queries and
-    alpha).
+    alpha). Each value has its own queries: ``human`` and ``filled`` are the means over the queries each qrels
+    gives a value for (``human_queries``, ``filled_queries``), the estimate is of the mean over the queries with a
+    pool (``n`` labelled + ``N`` others); the interval of a rate is clipped to [0, 1] (:func:`measure_range`).
 
     :raises JudgeError: the folder was not written with ``--ppi`` or is damaged (:func:`read_judged`), or the
         run's top k holds pairs the judge was not asked about (it was not among the judged runs).
@@ -243,13 +263,16 @@ def judged_ppi(
         unl = [q for q in yhat if q not in labelled]
         if len(lab) < 2 or len(unl) < 2:
             raise JudgeError(f"{measure}: {len(lab)} labelled and {len(unl)} unlabelled queries; PPI needs two of each")
-        r = ppi_mean([y[q] for q in lab], [yhat[q] for q in lab], [yhat[q] for q in unl], alpha=found.alpha)
+        ys, hats, others = [y[q] for q in lab], [yhat[q] for q in lab], [yhat[q] for q in unl]
+        r = ppi_mean(ys, hats, others, alpha=found.alpha, bounds=measure_range(measure))
         out[measure] = {
             "human": sum(y.values()) / len(y) if y else None,
             "filled": sum(naive.values()) / len(naive) if naive else None,
+            "human_queries": len(y),  # each column's own denominator: the tables say it
+            "filled_queries": len(naive),
             **r.to_dict(),
         }
     return out
 
 
-__all__ = ["JUDGED_FILES", "JudgedFolder", "judged_ppi", "per_query", "ppi_report", "read_judged"]
+__all__ = ["JUDGED_FILES", "JudgedFolder", "judged_ppi", "measure_range", "per_query", "ppi_report", "read_judged"]

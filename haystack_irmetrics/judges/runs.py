@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from .._extras import require
 from ..errors import JudgeError, OutputError
 from ..io.output import write_text
 from ..io.tables import json_text
@@ -157,6 +158,8 @@ def judge_runs(
     """
     settings = JudgeSettings.of(settings, options)
     measure = _check_arguments(judge, settings)
+    if settings.agreement and len(runs) >= 2:  # the systems' order by Kendall's tau: scipy, known before judging
+        require("scipy", purpose="the agreement's order of systems (Kendall's tau, --agreement)")
     depth, seed, sources = settings.depth, settings.seed, settings.sources
     started = time.perf_counter()
     human = {q: dict(d) for q, d in qrels.items()}

@@ -4,7 +4,7 @@ with a judge whose error rate you set), and the server the tests judge against.
 
 Run it with what the package installs::
 
-    python -m haystack_irmetrics.judges.server --qrels QRELS --queries QUERIES --corpus CORPUS --port 8765
+    python -m haystack_irmetrics.judges.server --qrels QRELS --queries QUERIES --corpus CORPUS --port 8766
 
 It prints the URL to give ``irmetrics judge --api-base-url``, then answers ``POST /v1/chat/completions`` (and
 ``GET /v1/models``) on 127.0.0.1 until stopped. It reads the pair back from the judge's default user message
@@ -34,6 +34,8 @@ from typing import Any
 from ..io.tables import json_text
 from .grades import REMINDER
 
+#: The port it listens on by default: not the judging page's (``irmetrics assess``, 8765), so both run side by side.
+DEFAULT_PORT = 8766
 #: The judge's default user message, read back: the query and the passage between their tags.
 USER = re.compile(r"\A<query>\n(.*?)\n</query>\n\n<passage>\n(.*)\n</passage>\n\nGrade \(0, 1, 2 or 3\):\Z", re.S)
 #: ``(query, document, attempt) -> None`` (answer) or a fault: ``"429"``, ``"500"``, ``"timeout"``, ``"garbage"``.
@@ -281,7 +283,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--qrels", required=True, help="the labels to answer (TREC or BEIR TSV)")
     p.add_argument("--queries", required=True, help="BEIR queries.jsonl, or a BEIR folder")
     p.add_argument("--corpus", required=True, help="BEIR corpus.jsonl, or a BEIR folder")
-    p.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (0: any free port)")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, help="port on 127.0.0.1 (0: any free port)")
     p.add_argument("--error-rate", type=float, default=0.0, help="share of pairs answered with another grade")
     p.add_argument("--seed", type=int, default=0, help="which pairs get another grade")
     p.add_argument("--unjudged", default="none", help="the answer to a pair the qrels do not judge: a grade or none")
@@ -306,4 +308,13 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["USER", "JudgeServer", "answer_text", "completion", "labels_from_files", "main", "stable_hash"]
+__all__ = [
+    "DEFAULT_PORT",
+    "USER",
+    "JudgeServer",
+    "answer_text",
+    "completion",
+    "labels_from_files",
+    "main",
+    "stable_hash",
+]

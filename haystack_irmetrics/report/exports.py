@@ -19,6 +19,7 @@ from ..io.output import printable
 from ..io.tables import csv_text, markdown_cell
 from ..stats.compare import format_p
 from .data import ReportData, lower_is_better
+from .judged import JUDGED_NOTE
 
 CSV_FIELDS = (
     "run",
@@ -213,14 +214,16 @@ def _holes_markdown(data: ReportData, digits: int) -> list[str]:
                 )
         lines += ["", f"Low and high: the mean once every hole of the top k is judged 0 or {data.bounds_grade:g}."]
     if data.judged:
-        lines += ["", "| run | measure | human qrels | filled qrels | PPI estimate | PPI interval |"]
-        lines.append("|---|---|---:|---:|---:|---:|")
+        head = "| run | measure | human qrels | filled qrels | PPI estimate | PPI interval | queries (human, filled, PPI) |"
+        lines += ["", head, "|---|---|---:|---:|---:|---:|---:|"]
         for run, per_measure in data.judged.items():
             for m, r in per_measure.items():
                 lines.append(
                     f"| {md(run)} | {md(m)} | {r['human']:.{digits}f} | {r['filled']:.{digits}f} | "
-                    f"{r['estimate']:.{digits}f} | [{r['low']:.{digits}f}, {r['high']:.{digits}f}] |"
+                    f"{r['estimate']:.{digits}f} | [{r['low']:.{digits}f}, {r['high']:.{digits}f}] | "
+                    f"{r['human_queries']}, {r['filled_queries']}, {r['n']} + {r['N']} |"
                 )
+        lines += ["", JUDGED_NOTE]
     return lines
 
 

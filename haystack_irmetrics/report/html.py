@@ -28,6 +28,7 @@ from .assets import CSS, JS
 from .columns import MAX_SUMMARY_COLUMNS, SUMMARY_CUTOFF, SUMMARY_EXTRA, summary_columns
 from .columns import parsed as _parsed
 from .data import ReportData, family_of, label_text, paired_values
+from .judged import JUDGED_NOTE
 
 #: Cutoffs of the measure-against-k curves, besides the report's own.
 CURVE_KS = (1, 3, 5, 10, 20, 50, 100)
@@ -259,18 +260,19 @@ def _judged_table(data: ReportData, shown: list[str]) -> str:
                 f'<tr class="m{_off(m, shown)}" data-run="{_e(n)}" data-measure="{_e(m)}" {attrs}>'
                 f'<td class="name">{_e(n)}</td><td class="name">{_e(m)}</td><td>{_fmt(row["human"])}</td>'
                 f"<td>{_fmt(row['filled'])}</td><td>{_fmt(row['estimate'])}</td>"
-                f"<td>[{_fmt(row['low'])}, {_fmt(row['high'])}]</td><td>{row['n']} + {row['N']}</td></tr>"
+                f"<td>[{_fmt(row['low'])}, {_fmt(row['high'])}]</td><td>{row['human_queries']}, "
+                f"{row['filled_queries']}, {row['n']} + {row['N']}</td></tr>"
             )
     note = (
         f"Judged by a model: the folder {_e(data.judged_folder)} of irmetrics judge --ppi. Human: the measure with "
         "the human qrels alone; filled: with the model's labels for the holes (the naive value); PPI: the "
         "prediction-powered estimate and its interval (Angelopoulos et al., 2023), the queries whose pool people "
-        "judged in full as the labelled set (n labelled + N others). The interval holds if those queries are a "
-        "random sample of all of them."
+        "judged in full as the labelled set. The interval holds if those queries are a random sample of all of "
+        f"them. {_e(JUDGED_NOTE)}"
     )
     head = (
         "<tr><th class='name'>run</th><th class='name'>measure</th><th>human</th><th>filled</th>"
-        f"<th>PPI estimate</th><th>PPI {level} interval</th><th>queries</th></tr>"
+        f"<th>PPI estimate</th><th>PPI {level} interval</th><th>queries (human, filled, PPI)</th></tr>"
     )
     return (
         f"<h3>Model-judged holes: prediction-powered intervals</h3><p class='notes'>{note}</p>"

@@ -20,6 +20,14 @@ from ..core.inputs import as_run
 from ..core.measures import FAMILIES, parse_measure
 from ..errors import IRMetricsError, JudgeError, SuspiciousInputWarning
 
+#: What the columns of a judged table average (``irmetrics evaluate --judged``, the report's section): each has
+#: its own queries, which a row's queries column counts.
+JUDGED_NOTE = (
+    "Each column averages its own queries, counted in the last one: human and filled qrels are the preset's means "
+    "(BEIR's: MRR over every query of the qrels, answered or not; NDCG over the queries the run answers); PPI "
+    "estimates the mean over the queries with a pool, n labelled (people judged their pool in full) + N others, "
+    "its interval clipped to [0, 1] for a measure in [0, 1]."
+)
 #: The cutoffs of Judged@k and Hole@k when the report's measures have none.
 DEFAULT_COVERAGE_KS = (10,)
 
@@ -151,6 +159,7 @@ def judged_rows(
 
 __all__ = [
     "DEFAULT_COVERAGE_KS",
+    "JUDGED_NOTE",
     "bounded_measures",
     "bounds",
     "coverage",
