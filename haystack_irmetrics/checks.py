@@ -213,14 +213,27 @@ def choice(value: Any, name: str, options: Iterable[Any], *, error: Error = Inva
 class Param:
     """A declared parameter of a registry's entry (a pooling strategy's, a fusion method's, a click model's, a
     measure family's): its name, its constraint (``rule``), its default (``None``: none, it must be given), what
-    it is (``doc``) and the exception its refusals raise (``error``, the registry's own). One class for every
-    registry, as ir_measures has one ``ParamInfo``."""
+    it is (``doc``), the exception its refusals raise (``error``, the registry's own) and what one value of it
+    is per (``over``: ``"one"``, a single value; a click model's parameters are arrays, one value per
+    ``"pair"`` or per ``"rank"``, each under the rule). One class for every registry, as ir_measures has one
+    ``ParamInfo``."""
 
     name: str
     rule: Rule
     default: Any = None
     doc: str = ""
     error: Error = InvalidArgumentError
+    over: str = "one"
+
+    @property
+    def low(self) -> float | None:
+        """The rule's lower end, where it has one (a :class:`Number`'s ``low``, a :class:`Whole`'s ``least``)."""
+        return getattr(self.rule, "low", getattr(self.rule, "least", None))
+
+    @property
+    def high(self) -> float | None:
+        """The rule's upper end, where it has one."""
+        return getattr(self.rule, "high", getattr(self.rule, "most", None))
 
     @property
     def range(self) -> str:

@@ -208,7 +208,7 @@ def test_a_pipeline_with_an_untrusted_component_says_how_to_trust_it(tmp_path, m
 
 @pytest.mark.parametrize("kwargs", [{"top_k": "5"}, {"top_k": True}, {"chunk_words": 2.5}, {"chunk_words": 0}])
 def test_run_beir_checks_its_integer_parameters(tmp_path, kwargs):
-    with pytest.raises(PipelineError, match="must be a positive integer or None"):
+    with pytest.raises(PipelineError, match="must be a whole number >= 1"):
         run_beir(dataset(tmp_path / "data"), progress=False, **kwargs)
 
 

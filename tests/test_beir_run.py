@@ -300,7 +300,7 @@ def test_the_configuration_is_one_value_that_run_beir_builds_and_the_fingerprint
     assert settings.configuration(sample_path(), "test", "0" * 64) == expected
     external = BeirSettings(no_index=True, **kwargs).configuration(sample_path(), "test", "0" * 64)
     assert external["engine"] == EXTERNAL_ENGINE
-    with pytest.raises(PipelineError, match="top_k must be a positive integer or None"):
+    with pytest.raises(PipelineError, match="top_k must be a whole number >= 1"):
         BeirSettings(top_k=0)
     # the keywords are the settings' fields: another name is refused as Python refuses it, before any work
     from haystack_irmetrics.beir.suite import run_beir_suite

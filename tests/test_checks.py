@@ -185,50 +185,22 @@ def test_a_param_checks_and_parses_through_its_rule_with_the_callers_error():
 
 #: The phrases of the messages :mod:`haystack_irmetrics.checks` writes, once.
 PHRASES = ("must be a whole number", "must be a number", "must be a finite number", "must be one of")
-CONVERTED_BY_THE_JUDGES_REFACTOR = "converted by the judges refactor"
 #: Modules (a path ending in ``/``: a folder's) not converted yet, and why; an entry no longer needed fails the
 #: test below (remove it then).
 PENDING: dict[str, str] = {
-    "judges/": CONVERTED_BY_THE_JUDGES_REFACTOR,
-    "report/": CONVERTED_BY_THE_JUDGES_REFACTOR,
     "assess/export.py": "issue 50.2: being converted",
-    "assess/scale.py": "issue 50.2: being converted",
-    "assess/server.py": "issue 50.2: being converted",
-    "assess/session.py": "issue 50.2: being converted",
-    "assess/store.py": "issue 50.2: being converted",
-    "beir/cache.py": "issue 50.2: being converted",
-    "beir/cache_admin.py": "issue 50.2: being converted",
-    "beir/checkpoint.py": "issue 50.2: being converted",
-    "beir/devices.py": "issue 50.2: being converted",
-    "beir/leaderboard.py": "issue 50.2: being converted",
     "beir/pipelines.py": "issue 50.2: being converted",
-    "beir/settings.py": "issue 50.2: being converted",
-    "beir/suite.py": "issue 50.2: being converted",
-    "clicks/counterfactual.py": "issue 50.2: being converted",
-    "clicks/evaluation.py": "issue 50.2: being converted",
-    "clicks/log.py": "issue 50.2: being converted",
-    "clicks/models.py": "issue 50.2: being converted",
-    "clicks/windows.py": "issue 50.2: being converted",
     "components/evaluators.py": "issue 50.2: being converted",
     "components/feedback.py": "issue 50.2: being converted",
     "components/interleaving.py": "issue 50.2: being converted",
-    "feedback/evaluate.py": "issue 50.2: being converted",
-    "feedback/judged.py": "issue 50.2: being converted",
-    "feedback/judgments.py": "issue 50.2: being converted",
-    "feedback/schema.py": "issue 50.2: being converted",
     "fusion/api.py": "issue 50.2: being converted",
     "fusion/optimize.py": "issue 50.2: being converted",
     "fusion/packed.py": "issue 50.2: being converted",
-    "integration/cache_entry.py": "issue 50.2: being converted",
-    "integration/documents.py": "issue 50.2: being converted",
-    "integration/stores/common.py": "issue 50.2: being converted",
-    "integration/stores/faiss_store.py": "issue 50.2: being converted",
     "io/limits.py": "issue 50.2: being converted",
     "io/logs.py": "issue 50.2: being converted",
     "ir_measures/frames.py": "issue 50.2: being converted",
     "ir_measures/plans.py": "issue 50.2: being converted",
     "ir_measures/provider.py": "issue 50.2: being converted",
-    "plots/figure.py": "issue 50.2: being converted",
     "pooling/runs.py": "issue 50.2: being converted",
 }
 

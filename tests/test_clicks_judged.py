@@ -89,7 +89,7 @@ def test_a_log_without_positions_or_a_bad_minimum_is_a_typed_error():
     rows = [{"query_id": "q", "doc_id": "d", "vote": 1}]
     with pytest.raises(ClickModelError, match="need the log's positions"):
         JudgedLog(FeedbackLog(rows, columns={"position": None}), {"q": {"d": 1.0}})
-    with pytest.raises(ClickModelError, match="min_impressions must be a positive int"):
+    with pytest.raises(ClickModelError, match="min_impressions must be a whole number >= 1"):
         JudgedLog(FeedbackLog(rows), {"q": {"d": 1.0}}, min_impressions=0)
     with pytest.raises(ClickModelError, match="qrels must be a path"):
         JudgedLog(FeedbackLog(rows), [("q", "d", 1.0)])

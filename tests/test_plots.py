@@ -111,8 +111,8 @@ def test_an_unknown_suffix_raises_before_any_work(tmp_path, name):
 @pytest.mark.parametrize(
     "kwargs,message",
     [
-        ({"dpi": 0}, "dpi must be a positive integer"),
-        ({"dpi": 2.5}, "dpi must be a positive integer"),
+        ({"dpi": 0}, "dpi must be a whole number >= 1"),
+        ({"dpi": 2.5}, "dpi must be a whole number >= 1"),
         ({"figsize": (0, 4)}, "figsize must be positive finite inches"),
         ({"figsize": "big"}, r"figsize must be \(width, height\) in inches"),
         ({"figsize": (1000, 1000)}, "each side must be 1 to 32,768"),
@@ -223,7 +223,7 @@ def test_cli_plot_errors_exit_2(files, tmp_path, capsys):
     assert main(["plot", "distribution", str(qrels), str(a), "-m", "Rprec@3", "-o", str(tmp_path / "x.png")]) == 2
     assert "takes no cutoff" in capsys.readouterr().err
     for extra, message in [
-        (["--dpi", "0"], "dpi must be a positive integer"),
+        (["--dpi", "0"], "dpi must be a whole number >= 1"),
         (["--size", "0x0"], "figsize must be positive finite inches"),
         (["--size", "nanx4"], "figsize must be positive finite inches"),
         (["--size", "1000x1000"], "each side must be 1 to 32,768"),

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from ..checks import whole
 from ..errors import AssessError
 from ..judges.prompt import SYSTEM_PROMPT
 
@@ -40,8 +41,7 @@ def grade_definitions(prompt: str, max_grade: int, source: str = "the default pr
     :raises AssessError: ``max_grade`` below 1, a grade the prompt does not define (naming it), or one
         it defines twice.
     """
-    if isinstance(max_grade, bool) or not isinstance(max_grade, int) or max_grade < 1:
-        raise AssessError(f"--max-grade must be a whole number of at least 1, got {max_grade!r}")
+    whole(max_grade, "--max-grade", least=1, error=AssessError)
     found: dict[int, str] = {}
     for match in _DEFINITION.finditer(prompt):
         grade = int(match.group(1))

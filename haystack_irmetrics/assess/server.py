@@ -31,6 +31,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from .._extras import require
+from ..checks import whole
 from ..errors import AssessError, StalePairError
 from .export import Exported, export
 from .page import render_page
@@ -190,9 +191,7 @@ def check_port(port: int) -> int:
 
     :raises AssessError: naming it.
     """
-    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
-        raise AssessError(f"--port must be a whole number from 0 to 65535, got {port!r}")
-    return port
+    return whole(port, "--port", least=0, most=65535, error=AssessError)
 
 
 def listen(port: int) -> socket.socket:

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..checks import is_whole, whole
 from ..errors import AssessError, StalePairError, SuspiciousInputWarning
 from ..io.output import listed, printable
 from ..judges.prompt import sendable
@@ -62,10 +63,8 @@ class JudgingSession:
     def __post_init__(self) -> None:
         check_assessor(self.assessor)
         check_page_scale(max(self.scale))
-        if self.budget is not None and (
-            isinstance(self.budget, bool) or not isinstance(self.budget, int) or self.budget < 1
-        ):
-            raise AssessError(f"the budget must be a whole number of at least 1, got {self.budget!r}")
+        if self.budget is not None:
+            whole(self.budget, "the budget", least=1, error=AssessError)
         self._rebuild()
 
     # -- the strategy ------------------------------------------------------------------------------------
@@ -202,7 +201,7 @@ class JudgingSession:
     def label(self, query_id: str, doc_id: str, label: int) -> dict[str, Any]:
         """Label the shown pair (committed before this returns); the state after."""
         pair = self._expect(query_id, doc_id)
-        if isinstance(label, bool) or not isinstance(label, int) or label not in self.scale:
+        if not is_whole(label) or label not in self.scale:
             raise AssessError(f"label {label!r} is not a grade of the scale 0..{max(self.scale)}")
         started = self._shown.pop(pair, None)
         seconds = None if started is None else round(time.monotonic() - started, 3)

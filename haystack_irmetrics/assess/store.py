@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from ..checks import is_whole
 from ..errors import AssessError
 
 #: The store's file in the output folder.
@@ -259,10 +260,11 @@ class AssessStore:
 
     # -- what people do ----------------------------------------------------------------------------------
 
-    def _check(self, label: object) -> None:
+    def _check(self, label: object) -> int:
         top = self.max_grade
-        if isinstance(label, bool) or not isinstance(label, int) or not 0 <= label <= top:
+        if not is_whole(label) or not 0 <= label <= top:
             raise AssessError(f"label {label!r} is not a grade of the scale 0..{top}")
+        return int(label)  # a numpy int too, which sqlite cannot bind
 
     def _check_pair(self, query_id: str, doc_id: str) -> None:
         if not self.has_pair(query_id, doc_id):
@@ -273,7 +275,7 @@ class AssessStore:
 
         :raises AssessError: a label outside the scale, or a pair that is not to be judged.
         """
-        self._check(label)
+        label = self._check(label)
         self._check_pair(query_id, doc_id)
         time = _now()
         with self._write() as db:
@@ -286,8 +288,8 @@ class AssessStore:
 
     def label_many(self, assessor: str, labels: list[tuple[str, str, int]]) -> None:
         """Record ``assessor``'s labels of pairs to judge (checked as :meth:`label` does), in one transaction."""
-        for q, d, label in labels:
-            self._check(label)
+        labels = [(q, d, self._check(label)) for q, d, label in labels]
+        for q, d, _ in labels:
             self._check_pair(q, d)
         time = _now()
         with self._write() as db:

@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from ..checks import is_whole
 from ..integration.cache_entry import (
     FORMAT,
     KINDS,
@@ -90,9 +91,9 @@ def _vectors_problem(vectors: np.ndarray, meta: dict[str, Any], n_texts: int, di
 
 def _batch_meta_problem(meta: dict[str, Any], n_texts: int) -> str | None:
     n, dim, dtype, sha = (meta.get(k) for k in ("n_texts", "dim", "dtype", "sha256"))
-    if not isinstance(n, int) or isinstance(n, bool) or n != n_texts:
+    if not is_whole(n) or n != n_texts:
         return f"its metadata says {n!r} texts for {n_texts}"
-    if not isinstance(dim, int) or isinstance(dim, bool) or not 0 < dim <= 1 << 20:
+    if not is_whole(dim) or not 0 < dim <= 1 << 20:
         return "its metadata has no valid dimension"
     if not isinstance(dtype, str) or not isinstance(sha, str):
         return "its metadata has no dtype or checksum"
@@ -130,7 +131,7 @@ class CachingEmbeddingBackend:
         if self._dim is None:
             meta, _ = read_json_object(self.folder / "model.json")
             dim = meta.get("dim") if meta else None
-            if isinstance(dim, int) and not isinstance(dim, bool) and dim > 0:
+            if is_whole(dim) and dim > 0:
                 self._dim = dim
         return self._dim
 

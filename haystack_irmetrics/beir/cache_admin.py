@@ -16,6 +16,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..checks import is_whole
 from ..integration.cache_entry import (
     KEY,
     KINDS,
@@ -100,7 +101,7 @@ def _embeddings_entry(folder: Path, meta: dict | None, problem: str | None) -> C
                 batches += 1
                 info, _ = read_json_object(Path(item.path))
                 n = info.get("n_texts") if info else None
-                if isinstance(n, int) and not isinstance(n, bool) and n >= 0:
+                if is_whole(n) and n >= 0:
                     texts += n
                 else:
                     damaged += 1

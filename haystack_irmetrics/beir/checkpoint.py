@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from ..checks import whole
 from ..errors import CheckpointError, shorten
 from ..io.tables import json_text
 from .outputs import make_folder, remove_tree, write_atomic
@@ -192,8 +193,7 @@ class Checkpoint:
     """
 
     def __init__(self, folder: str | os.PathLike[str], configuration: Mapping[str, Any], every: int = 100) -> None:
-        if isinstance(every, bool) or not isinstance(every, int) or every < 1:
-            raise CheckpointError(f"checkpoint_every must be a positive integer, got {every!r}")
+        whole(every, "checkpoint_every", least=1, error=CheckpointError)
         self.folder = Path(folder)
         self.configuration = dict(configuration)
         self.every = every

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..checks import choice
 from ..errors import PipelineError, shorten
 
 #: The precisions an embedder computes in.
@@ -43,9 +44,7 @@ def check_precision(value: Any) -> str | None:
 
     :raises PipelineError: naming the value and the choices.
     """
-    if value is None or (isinstance(value, str) and value in PRECISIONS):
-        return value
-    raise PipelineError(f"precision must be one of {', '.join(PRECISIONS)}, got {shorten(repr(value))}")
+    return None if value is None else choice(value, "precision", PRECISIONS, error=PipelineError)
 
 
 def check_device(value: Any) -> str | None:

@@ -25,6 +25,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ..checks import is_number
 from ..io.tables import json_text, markdown_cell
 
 #: The measures ``leaderboard.md`` shows.
@@ -242,9 +243,7 @@ def build_leaderboard(
     for row, names in rows.items():
         found = [summaries[n].get("holes") for n in names]
         if found and all(isinstance(h, dict) and h for h in found):
-            numbers = [
-                {m: v for m, v in h.items() if isinstance(v, int | float) and not isinstance(v, bool)} for h in found
-            ]
+            numbers = [{m: v for m, v in h.items() if is_number(v)} for h in found]
             holes[row] = {m: round(v, 5) for m, v in _mean(numbers).items() if m.startswith("Hole@")}
         pairs = [summaries[n].get("hole_bounds") for n in names]
         if pairs and all(isinstance(b, dict) and b for b in pairs):
@@ -277,9 +276,7 @@ def build_leaderboard(
 
 def _interval(value: Any) -> bool:
     """Whether a summary's bound is ``{"low": number, "high": number}`` (an older or edited file may differ)."""
-    return isinstance(value, Mapping) and all(
-        isinstance(value.get(key), int | float) and not isinstance(value.get(key), bool) for key in ("low", "high")
-    )
+    return isinstance(value, Mapping) and all(is_number(value.get(key)) for key in ("low", "high"))
 
 
 def _mean(rows: list[Mapping[str, float]]) -> dict[str, float]:

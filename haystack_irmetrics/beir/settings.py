@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..checks import whole
 from ..core import DEFAULT_K_VALUES
 from ..errors import PipelineError
 from .checkpoint import run_configuration
@@ -67,17 +68,16 @@ class BeirSettings:
     def __post_init__(self) -> None:
         from .devices import check_device, check_precision
 
-        for name, value in (("top_k", self.top_k), ("chunk_words", self.chunk_words)):
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-                raise PipelineError(f"{name} must be a positive integer or None, got {value!r}")
-        if self.batch_size is not None and (
-            isinstance(self.batch_size, bool) or not isinstance(self.batch_size, int) or self.batch_size < 1
+        for name, value in (
+            ("top_k", self.top_k),
+            ("chunk_words", self.chunk_words),
+            ("the batch size", self.batch_size),
         ):
-            raise PipelineError(f"the batch size must be a whole number >= 1, got {self.batch_size!r}")
+            if value is not None:  # None: the pipeline's, no chunking, the embedder's own
+                whole(value, name, least=1, error=PipelineError)
         check_precision(self.precision)
         object.__setattr__(self, "device", check_device(self.device))
-        if isinstance(self.chunk_overlap, bool) or not isinstance(self.chunk_overlap, int):
-            raise PipelineError(f"chunk_overlap must be an int, got {self.chunk_overlap!r}")
+        whole(self.chunk_overlap, "chunk_overlap", error=PipelineError)
         object.__setattr__(self, "k_values", tuple(self.k_values))
         object.__setattr__(self, "allowed_modules", tuple(self.allowed_modules))
         if self.joiner is not None:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from .._settings import keywords_of
+from ..checks import is_number
 from ..errors import ConfigurationChangedError, DatasetError, shorten
 from .checkpoint import PARTIAL, Checkpoint, differences
 from .dataset import resolve_dataset, sample_path, strict_docs_setting
@@ -318,18 +319,18 @@ def _read_summary(path: Path) -> tuple[dict[str, Any], str | None]:
         return {}, shorten(str(e), 120)
     if not isinstance(value, dict):
         return {}, f"a JSON {type(value).__name__}, not an object"
-    for key, kind in _SUMMARY_FIELDS.items():
-        if not isinstance(value.get(key), kind) or isinstance(value.get(key), bool):
+    for key, kind in _SUMMARY_FIELDS.items():  # JSON's exact types: a bool is no int here
+        if type(value.get(key)) not in (kind if isinstance(kind, tuple) else (kind,)):
             expected = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
             return {}, f"{key!r} is missing or not of type {expected}"
     for key in ("metrics", "raw_metrics", "timings_s"):
-        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value[key].values()):
+        if not all(is_number(v) for v in value[key].values()):
             return {}, f"{key!r} holds a value that is not a number"
     if value["raw_metrics"].keys() != value["metrics"].keys():
         return {}, "'metrics' and 'raw_metrics' name different measures"
     for key, kind in _OPTIONAL_FIELDS.items():
         item = value.get(key)
-        if item is not None and (isinstance(item, bool) or not isinstance(item, kind)):
+        if item is not None and type(item) is not kind:
             return {}, f"{key!r} is not of type {kind.__name__}"
         if isinstance(item, list) and not all(isinstance(x, str) for x in item):
             return {}, f"{key!r} holds something that is not a string"

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..checks import choice, number, whole
 from ..errors import ClickModelError
 from .log import Sessions
 from .models import PBM, ClickModel, _rank_values, _take
@@ -74,10 +75,9 @@ def estimate_clicks(
 
     if sessions.propensity is None:
         raise ClickModelError("the click log has no propensity column (name it with --propensity-col)")
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ClickModelError(f"k must be a positive int, got {k!r}")
-    if clip is not None and (isinstance(clip, bool) or not isinstance(clip, int | float) or not clip > 0):
-        raise ClickModelError(f"clip must be a number > 0, got {clip!r}")
+    whole(k, "k", least=1, error=ClickModelError)
+    if clip is not None:
+        number(clip, "clip", 0, closed="neither", finite=False, error=ClickModelError)
     if not isinstance(ranking, Mapping):
         raise ClickModelError(f"the new ranking must be a dict {{query: [doc, ...]}}, got {type(ranking).__name__}")
     if model is None:
@@ -191,12 +191,10 @@ def ips_measure(
     """
     from ..stats.significance import bootstrap_means, percentile_interval
 
-    if measure not in MEASURES:
-        raise ClickModelError(f"measure must be one of {MEASURES}, got {measure!r}")
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ClickModelError(f"k must be a positive int, got {k!r}")
-    if clip is not None and (isinstance(clip, bool) or not isinstance(clip, int | float) or not clip >= 1):
-        raise ClickModelError(f"clip must be a number >= 1, got {clip!r}")
+    choice(measure, "measure", MEASURES, error=ClickModelError)
+    whole(k, "k", least=1, error=ClickModelError)
+    if clip is not None:
+        number(clip, "clip", 1, finite=False, error=ClickModelError)
     exam = _examination(sessions, propensities)
     if not isinstance(ranking, Mapping):
         raise ClickModelError(f"the run must be a dict {{query: [doc, ...]}}, got {type(ranking).__name__}")

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ..checks import whole
 from ..errors import ClickModelError
 from ..stats.significance import seed_value
 from .log import Sessions
@@ -108,8 +109,7 @@ class ClickFit:
 
     def judgments(self, min_impressions: int = 1) -> dict[str, dict[str, tuple[float, int]]]:
         """``{query: {doc: (label, impressions)}}``: the model's label and the training sessions behind it."""
-        if isinstance(min_impressions, bool) or not isinstance(min_impressions, int) or min_impressions < 1:
-            raise ClickModelError(f"min_impressions must be a positive int, got {min_impressions!r}")
+        whole(min_impressions, "min_impressions", least=1, error=ClickModelError)
         if not self.model.per_document:  # one rule for every model whose label is the same for every pair
             raise ClickModelError(no_qrels_message(self.model.name))
         labels = np.clip(self.model.labels(), 0.0, 1.0)

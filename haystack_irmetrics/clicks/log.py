@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..checks import number, whole
 from ..errors import ClickModelError, FeedbackSchemaError, SessionError
 from ..io.log_columns import LogColumns, Role
 from ..io.logs import DEFAULT_BATCH_ROWS, Log
@@ -184,8 +185,7 @@ class Sessions:
         :raises ClickModelError: ``test_fraction`` is not in (0, 1), or a side would hold no session.
         :raises InvalidSeedError: ``seed`` is not a whole number from 0 to 2**32 - 1.
         """
-        if isinstance(test_fraction, bool) or not isinstance(test_fraction, int | float) or not 0 < test_fraction < 1:
-            raise ClickModelError(f"the test fraction must be a number in (0, 1), got {test_fraction!r}")
+        number(test_fraction, "the test fraction", 0, 1, closed="neither", error=ClickModelError)
         n_test = round(self.n_sessions * test_fraction)
         if n_test == 0 or n_test == self.n_sessions:
             raise ClickModelError(
@@ -265,8 +265,8 @@ class ClickLog:
         batch_rows: int = DEFAULT_BATCH_ROWS,
         max_rank: int | None = None,
     ) -> None:
-        if max_rank is not None and (isinstance(max_rank, bool) or not isinstance(max_rank, int) or max_rank < 1):
-            raise ClickModelError(f"max_rank must be a positive int, got {max_rank!r}")
+        if max_rank is not None:
+            whole(max_rank, "max_rank", least=1, error=ClickModelError)
         #: The validated rows (the package's one log reader, given the click roles).
         self.rows = Log(
             source,

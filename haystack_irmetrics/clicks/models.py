@@ -35,6 +35,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ..checks import number, whole
 from ..errors import ClickModelError, ConvergenceWarning
 from .em import EMResult, log_likelihood_terms, run_em
 from .log import Sessions
@@ -118,10 +119,8 @@ class EMSettings:
 
     def __post_init__(self) -> None:
         max_iter, tol, accelerate = self.max_iter, self.tol, self.accelerate
-        if isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1:
-            raise ClickModelError(f"max_iter must be a positive int, got {max_iter!r}")
-        if isinstance(tol, bool) or not isinstance(tol, int | float) or not tol >= 0:
-            raise ClickModelError(f"tol must be a number >= 0, got {tol!r}")
+        whole(max_iter, "max_iter", least=1, error=ClickModelError)
+        number(tol, "tol", 0, finite=False, error=ClickModelError)
         if not isinstance(accelerate, bool):
             raise ClickModelError(f"accelerate must be True or False, got {accelerate!r}")
         object.__setattr__(self, "tol", float(tol))

@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ..checks import Number, Param
 from ..errors import ClickModelError
 from .cascade import DCM, SDBN, Cascade
 from .dbn import DBN
@@ -37,41 +38,42 @@ Over = Literal["pair", "rank", "rank, previous click", "one"]
 SHAPES: dict[str, int] = {"pair": 1, "rank": 1, "rank, previous click": 2, "one": 0}
 
 
-@dataclass(frozen=True)
-class Parameter:
-    """A model's parameter: its name (as :meth:`~.models.ClickModel.params` names it), what it is per (``over``),
-    its range (every value a probability in ``[low, high]``) and the value a simulation takes when it is not
-    given (``None``: it must be given)."""
+#: A model's parameter is a :class:`~haystack_irmetrics.checks.Param` (the one parameter type of every
+#: registry), under its old name here: its name (as :meth:`~.models.ClickModel.params` names it), its rule
+#: (every value a probability), the value a simulation takes when it is not given (``None``: it must be given)
+#: and what one value is per (``over``).
+Parameter = Param
 
-    name: str
-    over: Over
-    low: float = 0.0
-    high: float = 1.0
-    default: float | None = None
 
-    def value(self, model: str, given: Any, pairs: Sessions) -> Any:
-        """``given`` (or the default) as the model's array or number, its shape and range checked.
+def probability(name: str, over: Over, default: float | None = None) -> Param:
+    """A model's parameter: probabilities in [0, 1], one per ``over``."""
+    doc = "a probability" if over == "one" else f"a probability per {over}"
+    return Param(name, Number(0, 1), default, doc, ClickModelError, over)
 
-        A per-pair value may be a number or a function of (query, doc).
-        :raises ClickModelError: a value missing, of the wrong shape, or outside the range.
-        """
-        if given is None:
-            given = self.default
-        if given is None:
-            raise ClickModelError(f"{model} needs {self.name} probabilities")
-        if self.over == "pair":
-            queries, docs = pairs.pair_names()
-            if callable(given):
-                value = np.array([float(given(q, d)) for q, d in zip(queries, docs, strict=True)])
-            else:
-                value = np.full(pairs.n_pairs, float(given))
+
+def parameter_value(p: Param, model: str, given: Any, pairs: Sessions) -> Any:
+    """``given`` (or ``p``'s default) as the model's array or number, its shape and range checked.
+
+    A per-pair value may be a number or a function of (query, doc).
+    :raises ClickModelError: a value missing, of the wrong shape, or outside the range.
+    """
+    if given is None:
+        given = p.default
+    if given is None:
+        raise ClickModelError(f"{model} needs {p.name} probabilities")
+    if p.over == "pair":
+        queries, docs = pairs.pair_names()
+        if callable(given):
+            value = np.array([float(given(q, d)) for q, d in zip(queries, docs, strict=True)])
         else:
-            value = np.asarray(given, dtype=float)
-        if value.ndim != SHAPES[self.over]:
-            raise ClickModelError(f"{model}: {self.name} is one value per {self.over}, got an array of {value.shape}")
-        if not np.all((value >= self.low) & (value <= self.high)):  # NaN too
-            raise ClickModelError(f"{model}: every {self.name} must be in [{self.low:g}, {self.high:g}]")
-        return float(value) if self.over == "one" else value
+            value = np.full(pairs.n_pairs, float(given))
+    else:
+        value = np.asarray(given, dtype=float)
+    if value.ndim != SHAPES[p.over]:
+        raise ClickModelError(f"{model}: {p.name} is one value per {p.over}, got an array of {value.shape}")
+    if not np.all((value >= p.low) & (value <= p.high)):  # NaN too; an array's range, checked at once
+        raise ClickModelError(f"{model}: every {p.name} must be in [{p.low:g}, {p.high:g}]")
+    return float(value) if p.over == "one" else value
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,7 @@ class ClickModelEntry:
     is (``label``), and its sufficient statistics (``statistics``)."""
 
     model: type[ClickModel]
-    parameters: tuple[Parameter, ...]
+    parameters: tuple[Param, ...]
     summary: str
     fitted_by: str
     label: str
@@ -115,18 +117,18 @@ class ClickModelEntry:
         unknown = sorted(k for k, v in given.items() if k not in names and v is not None)
         if unknown:
             raise ClickModelError(f"{self.name} has no parameter {', '.join(unknown)}; its parameters: {sorted(names)}")
-        values = {p.name: p.value(self.name, given.get(p.name), pairs) for p in self.parameters}
+        values = {p.name: parameter_value(p, self.name, given.get(p.name), pairs) for p in self.parameters}
         return self.model.from_parameters(pairs, **values)
 
 
-ATTRACTIVENESS = Parameter("attractiveness", "pair", default=0.5)
-SATISFACTION = Parameter("satisfaction", "pair", default=0.5)
+ATTRACTIVENESS = probability("attractiveness", "pair", default=0.5)
+SATISFACTION = probability("satisfaction", "pair", default=0.5)
 
 #: Every click model, in the order the docs list them (from one click rate to the DBN).
 ENTRIES: tuple[ClickModelEntry, ...] = (
     ClickModelEntry(
         GlobalCTR,
-        (Parameter("click_probability", "one"),),
+        (probability("click_probability", "one"),),
         "one click rate",
         "clicks / impressions",
         "none: one value for every document",
@@ -134,7 +136,7 @@ ENTRIES: tuple[ClickModelEntry, ...] = (
     ),
     ClickModelEntry(
         RankCTR,
-        (Parameter("click_probability", "rank"),),
+        (probability("click_probability", "rank"),),
         "a click rate per rank",
         "clicks / impressions per rank",
         "none: not per document",
@@ -151,7 +153,7 @@ ENTRIES: tuple[ClickModelEntry, ...] = (
     ),
     ClickModelEntry(
         PBM,
-        (ATTRACTIVENESS, Parameter("examination", "rank")),
+        (ATTRACTIVENESS, probability("examination", "rank")),
         "attractiveness per (query, document), examination per rank",
         "EM",
         "attractiveness",
@@ -159,7 +161,7 @@ ENTRIES: tuple[ClickModelEntry, ...] = (
     ),
     ClickModelEntry(
         UBM,
-        (ATTRACTIVENESS, Parameter("examination", "rank, previous click")),
+        (ATTRACTIVENESS, probability("examination", "rank, previous click")),
         "attractiveness; examination per (rank, rank of the previous click)",
         "EM",
         "attractiveness",
@@ -175,7 +177,7 @@ ENTRIES: tuple[ClickModelEntry, ...] = (
     ),
     ClickModelEntry(
         DCM,
-        (ATTRACTIVENESS, Parameter("continuation", "rank")),
+        (ATTRACTIVENESS, probability("continuation", "rank")),
         "attractiveness; continuation after a click, per rank",
         "closed form: the ranks up to the last click",
         "attractiveness",
@@ -191,7 +193,7 @@ ENTRIES: tuple[ClickModelEntry, ...] = (
     ),
     ClickModelEntry(
         DBN,
-        (ATTRACTIVENESS, SATISFACTION, Parameter("continuation", "one", default=1.0)),
+        (ATTRACTIVENESS, SATISFACTION, probability("continuation", "one", default=1.0)),
         "attractiveness, satisfaction, one continuation gamma",
         "EM",
         "attractiveness x satisfaction",

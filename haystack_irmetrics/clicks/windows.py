@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..checks import Choice, refuse
 from ..errors import ClickModelError
 from ..stats.windows import Window, parse_window, window_of, window_series
 from .log import Sessions
@@ -42,7 +43,7 @@ def per_impression(sessions: Sessions, measure: str) -> np.ndarray:
         return np.where(first > 0, 1.0 / np.maximum(first, 1), 0.0)
     if measure == "abandonment":
         return (~clicks.any(axis=1)).astype(float)
-    raise ClickModelError(f"measure must be one of {MEASURES}, got {measure!r}")
+    raise refuse(measure, "measure", Choice(MEASURES).describe(), ClickModelError)
 
 
 def windows(

@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..checks import number
 from ..core import Measure, Run, resolve_measures
 from ..core.inputs import ArrayRun
 from ..errors import EmptyInputError, FeedbackError, NoOverlapError, NoRelevantJudgmentWarning
@@ -143,8 +144,7 @@ def evaluate_feedback(
 def _checked_measures(s: FeedbackSettings) -> list[Measure]:
     """The measures of ``s``, each with a cutoff, once its threshold, test and resampling are checked."""
     threshold, test = s.threshold, s.test
-    if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not threshold > 0:
-        raise FeedbackError(f"threshold must be a number > 0, got {threshold!r}")
+    number(threshold, "threshold", 0, closed="neither", finite=False, error=FeedbackError)
     if test not in ("randomization", "t"):
         raise FeedbackError(f"test must be 'randomization' or 't', got {test!r}")
     # Checked here, not only where a test runs: a log with one query runs none.

@@ -20,6 +20,7 @@ import os
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..checks import whole
 from ..clicks import ClickFit, ClickLog
 from ..errors import ClickModelError
 from ..io.logs import Log, empty_rows
@@ -87,8 +88,7 @@ class JudgedLog(FeedbackLog):
         base = log.rows if isinstance(log, ClickLog) else log
         if not isinstance(base, FeedbackLog) and not isinstance(log, ClickLog):
             raise ClickModelError(f"log must be a ClickLog or a FeedbackLog, got {type(log).__name__}")
-        if isinstance(min_impressions, bool) or not isinstance(min_impressions, int) or min_impressions < 1:
-            raise ClickModelError(f"min_impressions must be a positive int, got {min_impressions!r}")
+        whole(min_impressions, "min_impressions", least=1, error=ClickModelError)
         if base.columns.position is None:
             raise ClickModelError(f"{base.name}: click-derived judgments need the log's positions (its impressions)")
         self.base = base

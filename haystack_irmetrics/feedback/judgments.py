@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..checks import choice, number, whole
 from ..core import Qrels, Run
 from ..errors import EmptyInputError, FeedbackError, InvalidIdError, InvalidLabelError, UnknownStrategyError
 from ..io.trec import write_qrels
@@ -78,16 +79,12 @@ class Strategy:
     def __post_init__(self) -> None:
         if self.name not in STRATEGIES:
             raise UnknownStrategyError(f"unknown strategy {self.name!r}; known: {STRATEGIES}")
-        if self.dedup not in DEDUP:
-            raise UnknownStrategyError(f"dedup must be one of {DEDUP}, got {self.dedup!r}")
-        if self.dedup_by not in DEDUP_BY:
-            raise UnknownStrategyError(f"dedup_by must be one of {DEDUP_BY}, got {self.dedup_by!r}")
-        if isinstance(self.min_votes, bool) or not isinstance(self.min_votes, int) or self.min_votes < 1:
-            raise UnknownStrategyError(f"min_votes must be an int >= 1, got {self.min_votes!r}")
-        if not isinstance(self.up_threshold, int | float) or self.up_threshold != self.up_threshold:
-            raise UnknownStrategyError(f"up_threshold must be a number, got {self.up_threshold!r}")
-        if not isinstance(self.confidence, float | int) or not 0 < self.confidence < 1:
-            raise UnknownStrategyError(f"confidence must be in (0, 1), got {self.confidence!r}")
+        error = UnknownStrategyError
+        choice(self.dedup, "dedup", DEDUP, error=error)
+        choice(self.dedup_by, "dedup_by", DEDUP_BY, error=error)
+        whole(self.min_votes, "min_votes", least=1, error=error)
+        number(self.up_threshold, "up_threshold", finite=False, error=error)
+        number(self.confidence, "confidence", 0, 1, closed="neither", error=error)
 
     @classmethod
     def parse(cls, value: Strategy | str, **options: object) -> Strategy:

@@ -51,9 +51,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-import numpy as np
-
 from .._extras import require_feedback
+from ..checks import number
 from ..errors import FeedbackSchemaError
 from ..io import log_columns
 
@@ -151,8 +150,7 @@ def vote_words(vote_map: Mapping[str, float] | None) -> dict[str, float]:
     for word, value in (vote_map or {}).items():
         if not isinstance(word, str):
             raise FeedbackSchemaError(f"vote_map keys are words (str), got {word!r}")
-        if isinstance(value, bool) or not isinstance(value, int | float) or not np.isfinite(value):
-            raise FeedbackSchemaError(f"vote_map[{word!r}] must be a finite number, got {value!r}")
+        number(value, f"vote_map[{word!r}]", error=FeedbackSchemaError)
         table[word.strip().lower()] = float(value)
     return table
 

@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from ..checks import is_number, is_whole
 from ..errors import CacheWarning
 from ..io.tables import json_text
 
@@ -129,10 +130,6 @@ def read_json_object(path: Path) -> tuple[dict[str, Any] | None, str | None]:
     return value, None
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def meta_problem(kind: str, meta: dict[str, Any]) -> str | None:
     """What is wrong with an entry's metadata (its keys and their types), or None.
 
@@ -146,13 +143,13 @@ def meta_problem(kind: str, meta: dict[str, Any]) -> str | None:
     if kind == "embeddings":
         if not isinstance(meta.get("model"), (str, type(None))):
             return f"its {name} has a model that is not a string"
-        if "dim" in meta and not (_is_int(meta["dim"]) and meta["dim"] > 0):
+        if "dim" in meta and not (is_whole(meta["dim"]) and meta["dim"] > 0):
             return f"its {name} has a dim that is not a positive integer"
         return None
-    if not (_is_int(meta.get("n_documents")) and meta["n_documents"] >= 0):
+    if not (is_whole(meta.get("n_documents")) and meta["n_documents"] >= 0):
         return f"its {name} has no n_documents count"
     for number in ("k1", "b"):
-        if not isinstance(meta.get(number), (int, float)) or isinstance(meta.get(number), bool):
+        if not is_number(meta.get(number)):
             return f"its {name} has no numeric {number}"
     if not isinstance(meta.get("stemmer"), (str, type(None))):
         return f"its {name} has a stemmer that is not a string"

@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 from haystack import Document
 
+from ..checks import is_whole
 from ..core.inputs import Qrels, RankedRun
 from ..core.validation import is_finite_number, shown
 from ..errors import (
@@ -138,7 +139,7 @@ class DocumentPath:
             return value
         where = f"{side}[{i}][{j}] (query {qid!r}, id {doc.id!r})"
         name = self.document_comparison_field
-        if isinstance(value, int) and not isinstance(value, bool):
+        if is_whole(value):
             try:
                 return str(value)
             except ValueError:  # beyond Python's digit limit for str()

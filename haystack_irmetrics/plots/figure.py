@@ -16,9 +16,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from .._extras import require
+from ..checks import whole
 from ..errors import InvalidArgumentError
 from ..io.output import printable, replacing_file
 
@@ -60,8 +59,7 @@ def check_size(figsize: tuple[float, float], dpi: int) -> None:
         w, h = (float(x) for x in figsize)
     except (TypeError, ValueError):
         raise InvalidArgumentError(f"figsize must be (width, height) in inches, got {figsize!r}") from None
-    if isinstance(dpi, bool) or not isinstance(dpi, int | np.integer) or dpi <= 0:
-        raise InvalidArgumentError(f"dpi must be a positive integer, got {dpi!r}")
+    whole(dpi, "dpi", least=1)
     if not (0 < w < float("inf") and 0 < h < float("inf")):
         raise InvalidArgumentError(f"figsize must be positive finite inches, got {figsize!r}")
     if max(w, h) * dpi > MAX_PIXELS or min(w, h) * dpi < 1:

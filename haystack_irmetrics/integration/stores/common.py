@@ -4,13 +4,12 @@ the checks of their parameters (one place, so both stores refuse the same values
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
-from numbers import Integral, Real
 from typing import Any, ClassVar, TypeVar
 
 from haystack import Document, default_from_dict
 
+from ...checks import number, whole
 from ...errors import PipelineError, shorten
 
 T = TypeVar("T")
@@ -21,24 +20,15 @@ def check_top_k(value: Any, owner: str) -> int:
 
     :raises PipelineError: naming ``owner`` (the component) and the value.
     """
-    if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
-        raise PipelineError(f"{owner}: top_k must be a whole number >= 1, got {shorten(repr(value))}")
-    return int(value)
+    return whole(value, f"{owner}: top_k", least=1, error=PipelineError)
 
 
-def check_number(value: Any, owner: str, name: str, low: float, high: float = math.inf) -> float:
+def check_number(value: Any, owner: str, name: str, low: float, high: float | None = None) -> float:
     """``value`` as a finite number in ``[low, high]`` (a BM25 parameter such as ``k1`` or ``b``).
 
     :raises PipelineError: naming ``owner``, the parameter and the value.
     """
-    try:
-        number = math.nan if isinstance(value, bool) or not isinstance(value, Real) else float(value)
-    except OverflowError:  # an int too large for a float
-        number = math.nan
-    if not (math.isfinite(number) and low <= number <= high):
-        where = f">= {low:g}" if high == math.inf else f"between {low:g} and {high:g}"
-        raise PipelineError(f"{owner}: {name} must be a finite number {where}, got {shorten(repr(value))}")
-    return number
+    return float(number(value, f"{owner}: {name}", low, high, error=PipelineError))
 
 
 def check_flag(value: Any, owner: str, name: str, *, optional: bool = False) -> bool | None:

@@ -42,7 +42,8 @@ from haystack.document_stores.errors import DuplicateDocumentError
 from haystack.document_stores.types import DuplicatePolicy
 
 from ..._extras import require
-from ...errors import PipelineError, shorten
+from ...checks import choice
+from ...errors import PipelineError
 from .common import InProcessStore, check_flag, check_top_k, copy_document, retriever_from_dict
 
 #: The similarities :class:`FaissDocumentStore` supports (Haystack's names).
@@ -160,10 +161,7 @@ class FaissDocumentStore(InProcessStore):
         similarity: str = "cosine",
         return_embedding: bool = False,
     ) -> None:
-        if not isinstance(similarity, str) or similarity not in SIMILARITIES:
-            raise PipelineError(
-                f"FaissDocumentStore: similarity must be one of {SIMILARITIES}, got {shorten(repr(similarity))}"
-            )
+        choice(similarity, "FaissDocumentStore: similarity", SIMILARITIES, error=PipelineError)
         self._attach(index, shared, _Index)
         self.similarity = similarity
         self.return_embedding = check_flag(return_embedding, "FaissDocumentStore", "return_embedding")
