@@ -340,7 +340,7 @@ def test_numpy_numbers_and_a_lone_metric_name_are_stored_as_plain_json_values():
 @pytest.mark.parametrize(
     "kwargs,error",
     [({"vote_map": {1: 1.0}}, "vote_map keys are words"), ({"vote_map": "x"}, "vote_map must be a dict"),
-     ({"position_base": "1"}, "position_base must be an int")],
+     ({"position_base": "1"}, "position_base must be a whole number")],
 )  # fmt: skip
 def test_feedback_component_parameters_are_checked_at_construction(kwargs, error):
     with pytest.raises(Exception, match=error) as info:

@@ -190,17 +190,9 @@ PHRASES = ("must be a whole number", "must be a number", "must be a finite numbe
 PENDING: dict[str, str] = {
     "assess/export.py": "issue 50.2: being converted",
     "beir/pipelines.py": "issue 50.2: being converted",
-    "components/evaluators.py": "issue 50.2: being converted",
-    "components/feedback.py": "issue 50.2: being converted",
-    "components/interleaving.py": "issue 50.2: being converted",
     "fusion/api.py": "issue 50.2: being converted",
     "fusion/optimize.py": "issue 50.2: being converted",
     "fusion/packed.py": "issue 50.2: being converted",
-    "io/limits.py": "issue 50.2: being converted",
-    "io/logs.py": "issue 50.2: being converted",
-    "ir_measures/frames.py": "issue 50.2: being converted",
-    "ir_measures/plans.py": "issue 50.2: being converted",
-    "ir_measures/provider.py": "issue 50.2: being converted",
     "pooling/runs.py": "issue 50.2: being converted",
 }
 

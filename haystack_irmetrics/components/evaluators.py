@@ -72,6 +72,7 @@ from typing import Any, ClassVar
 
 from haystack import Document, component, default_from_dict, default_to_dict
 
+from ..checks import number
 from ..core import (
     DEFAULT_K_VALUES,
     Evaluation,
@@ -413,8 +414,7 @@ class IRMetricsEvaluator(_DocumentEvaluator):
         self._hole_measures = resolve_measures(["Judged", "Hole"], ks) if holes else []
         self._bounded = [m for m in self._measures if m.spec.hole_bounds is not None]
         if bounds_grade is not None:
-            if isinstance(bounds_grade, bool) or not isinstance(bounds_grade, int | float) or not bounds_grade > 0:
-                raise InvalidArgumentError(f"bounds_grade must be a number > 0 or None, got {bounds_grade!r}")
+            number(bounds_grade, "bounds_grade", 0, closed="neither", finite=False)
             if not self._bounded:
                 raise UnknownMeasureError(f"bounds_grade: none of the metrics {self.metrics} has hole bounds")
             bounds_grade = float(bounds_grade)

@@ -22,6 +22,7 @@ from typing import Any
 
 from haystack import Document, component, default_from_dict, default_to_dict
 
+from ..checks import whole
 from ..errors import InvalidIdError, InvalidPolicyError
 from ..feedback import FeedbackColumns, Strategy, aggregate_feedback
 from ..feedback.replay import document_id_target, gold_documents
@@ -105,8 +106,7 @@ class FeedbackToGoldDocuments:
         document_id_target(id_field)
         if on_error not in ("raise", "skip"):
             raise InvalidPolicyError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
-        if isinstance(position_base, bool) or not isinstance(position_base, int):
-            raise InvalidPolicyError(f"position_base must be an int (1 or 0), got {position_base!r}")
+        whole(position_base, "position_base", error=InvalidPolicyError)  # 1 or 0
         vote_words(vote_map)  # checked here, not first at run: words -> finite numbers
         self.strategy = strategy
         self.min_votes = min_votes

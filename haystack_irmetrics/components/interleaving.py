@@ -17,6 +17,7 @@ from typing import Any
 
 from haystack import Document, component, default_from_dict, default_to_dict
 
+from ..checks import number, whole
 from ..clicks.interleaving import METHODS, TAU, interleave, query_rng
 from ..errors import InterleavingError
 from ..stats.significance import seed_value
@@ -48,10 +49,9 @@ class InterleavingJoiner:
     def __init__(self, method: str = "team-draft", seed: int = 0, top_k: int | None = None, tau: float = TAU) -> None:
         if method not in METHODS:
             raise InterleavingError(f"unknown interleaving method {method!r}; known: {', '.join(METHODS)}")
-        if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
-            raise InterleavingError(f"top_k must be a positive int or None, got {top_k!r}")
-        if isinstance(tau, bool) or not isinstance(tau, int | float) or not tau > 0:
-            raise InterleavingError(f"tau must be a number > 0, got {tau!r}")
+        if top_k is not None:
+            whole(top_k, "top_k", least=1, error=InterleavingError)
+        number(tau, "tau", 0, closed="neither", finite=False, error=InterleavingError)
         self.method = method
         self.seed = seed_value(seed)
         self.top_k = top_k

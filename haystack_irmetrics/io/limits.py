@@ -16,6 +16,7 @@ import codecs
 import io
 import os
 
+from ..checks import whole
 from ..errors import InvalidPolicyError, ParseError
 
 DEFAULT_MAX_LINE_BYTES = 1 << 20
@@ -31,12 +32,10 @@ def max_line_bytes() -> int:
     if not raw:
         return DEFAULT_MAX_LINE_BYTES
     try:
-        value = int(raw)
+        value: int | str = int(raw)
     except ValueError:
-        value = 0
-    if value < 1:
-        raise InvalidPolicyError(f"{ENV_VAR} must be a whole number of bytes >= 1, got {raw[:40]!r}")
-    return value
+        value = raw  # refused below as written
+    return whole(value, ENV_VAR, least=1, error=InvalidPolicyError)  # bytes
 
 
 def line_too_long(path: str | os.PathLike[str], line: int | None, limit: int) -> ParseError:

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._extras import LazyModule, require
+from ..checks import choice, whole
 from ..errors import FeedbackSchemaError, MalformedRowError, ParseError, UnknownStrategyError, shorten
 from .limits import CappedRaw, capped, line_at, line_too_long
 from .log_columns import LINE_IN, ROW_IN, LogColumns, as_frame, canonical_schema, normalize_frame, split_errors
@@ -461,12 +462,9 @@ class Log:
         batch_rows: int = DEFAULT_BATCH_ROWS,
     ) -> None:
         require("polars", "pyarrow", purpose=columns.purpose, extra=columns.extra)
-        if on_error not in ON_ERROR:
-            raise UnknownStrategyError(f"on_error must be one of {ON_ERROR}, got {on_error!r}")
-        if isinstance(position_base, bool) or not isinstance(position_base, int):
-            raise UnknownStrategyError(f"position_base must be an int (1 or 0), got {position_base!r}")
-        if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1:
-            raise UnknownStrategyError(f"batch_rows must be a positive int, got {batch_rows!r}")
+        choice(on_error, "on_error", ON_ERROR, error=UnknownStrategyError)
+        whole(position_base, "position_base", error=UnknownStrategyError)  # 1 or 0
+        whole(batch_rows, "batch_rows", least=1, error=UnknownStrategyError)
         self.source = source
         self.name = os.fspath(source) if isinstance(source, str | os.PathLike) else columns.rows_name
         self.columns = columns

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..checks import is_number
 from ..errors import DuplicateDocumentError, InvalidArgumentError, InvalidIdError, InvalidScoreError
 
 _FORMS = (
@@ -165,8 +166,7 @@ def ranked_lists(run: dict[str, dict[str, Any]], ascending_ids: bool) -> tuple[l
 def _bad_score(run: dict[str, dict[str, Any]]) -> None:
     for qid, docs in run.items():
         for doc, score in docs.items():
-            ok = isinstance(score, int | float | np.number) and not isinstance(score, bool)
-            if not ok or not np.isfinite(score):
+            if not is_number(score, finite=True):
                 raise InvalidScoreError(
                     f"run: score {score!r} of document {doc!r} in query {qid!r} is not a finite number"
                 )

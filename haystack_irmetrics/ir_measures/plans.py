@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..checks import is_number, is_whole
 from ..core.measures import Measure
 
 #: How a plan ranks: the core's trec_eval order, or an order the core is handed as ranked lists
@@ -79,7 +80,7 @@ def _rel(measure: Any) -> float | None:
     rel = _param(measure, "rel")
     if rel is None:
         return 1.0
-    if isinstance(rel, bool) or not isinstance(rel, int) or rel < 1:
+    if not is_whole(rel) or rel < 1:
         return None
     return float(rel)
 
@@ -91,7 +92,7 @@ def _gains(gains: Any) -> dict[int, int] | None:
         return None
     for grade, gain in gains.items():
         for x in (grade, gain):
-            if isinstance(x, bool) or not isinstance(x, int) or x < 0:
+            if not is_whole(x) or x < 0:
                 return None
     return gains
 
@@ -124,7 +125,7 @@ def _setf(measure: Any) -> Plan | None:
     beta whose square root squares back to it exactly is taken."""
     rel, beta = _rel(measure), _param(measure, "beta")
     beta = 1.0 if beta is None else beta
-    if rel is None or isinstance(beta, bool) or not isinstance(beta, int | float) or not beta > 0:
+    if rel is None or not is_number(beta) or not beta > 0:
         return None
     root = math.sqrt(beta)
     if root * root != beta or not 1e-150 < root < 1e150:
@@ -164,7 +165,7 @@ def _rbp(measure: Any) -> Plan | None:
     p = 0.8 if p is None else p
     if rel is None or _param(measure, "cutoff") is not None or _rel(measure) is None:
         return None
-    if isinstance(p, bool) or not isinstance(p, float | int) or not 0 < p < 1 or p**_CWL_DEPTH > 2.0**-60:
+    if not is_number(p) or not 0 < p < 1 or p**_CWL_DEPTH > 2.0**-60:
         return None
     return Plan(Measure("RBP", _CWL_DEPTH, p=float(p), rel=float(rel)), order="stable", all_keys=False)
 
@@ -190,7 +191,7 @@ def _plan(measure: Any) -> Plan | None:
         return _binary(measure, "Rprec", None)
     if name == "IPrec":
         recall = _param(measure, "recall")
-        if isinstance(recall, bool) or not isinstance(recall, int | float) or not 0 <= recall <= 1:
+        if not is_number(recall) or not 0 <= recall <= 1:
             return None
         # pytrec_eval's provider names the level with two decimals (iprec_at_recall_0.33).
         return _binary(measure, "iP", None, float(f"{recall:.2f}"))

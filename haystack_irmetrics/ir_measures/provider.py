@@ -19,6 +19,7 @@ import numpy as np
 from ir_measures import Metric
 from ir_measures.providers.base import Evaluator, Provider
 
+from ..checks import choice
 from ..core import Evaluation
 from ..core.curves import gain_curves
 from ..core.inputs import Qrels, RankedRun
@@ -43,8 +44,7 @@ class Policy:
     ignore_identical_ids: bool = False
 
     def __post_init__(self) -> None:
-        if self.ties not in TIES:
-            raise InvalidPolicyError(f"ties must be one of {TIES}, got {self.ties!r}")
+        choice(self.ties, "ties", TIES, error=InvalidPolicyError)
         if not isinstance(self.ignore_identical_ids, bool):
             raise InvalidPolicyError(f"ignore_identical_ids must be True or False, got {self.ignore_identical_ids!r}")
 
