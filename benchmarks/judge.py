@@ -35,7 +35,7 @@ from haystack.dataclasses import ChatMessage  # noqa: E402
 from haystack_irmetrics.judges.batch import judge_texts  # noqa: E402
 from haystack_irmetrics.judges.cache import JudgmentCache  # noqa: E402
 from haystack_irmetrics.judges.judge import ChatJudge  # noqa: E402
-from haystack_irmetrics.judges.runs import judge_runs  # noqa: E402
+from haystack_irmetrics.judges import judge_runs  # noqa: E402
 
 
 @component

@@ -35,8 +35,8 @@ from haystack_irmetrics.io import read_run  # noqa: E402
 from haystack_irmetrics.io.beir_data import read_beir_corpus, read_beir_qrels_tsv, read_beir_queries  # noqa: E402
 from haystack_irmetrics.judges.agreement import label_agreement, system_agreement  # noqa: E402
 from haystack_irmetrics.judges.judge import ScoreJudge, learn_cut_points  # noqa: E402
-from haystack_irmetrics.judges.pool import pooled_pairs  # noqa: E402
 from haystack_irmetrics.judges.ppi import ppi_report  # noqa: E402
+from haystack_irmetrics.pooling import pool_runs  # noqa: E402
 
 MEASURE = "NDCG@10"
 
@@ -62,7 +62,7 @@ def main() -> None:
     kept = set(random.Random(args.seed).sample(sorted(qrels), len(qrels) // 2))
     human = {q: docs for q, docs in qrels.items() if q in kept}
 
-    pool = pooled_pairs(runs, args.depth)
+    pool = pool_runs(list(runs.values()), list(runs), args.depth).pairs()
     text = {d: f"{corpus[d]['title'] or ''} {corpus[d]['text'] or ''}".strip() for _, d in pool}
     judge = ScoreJudge(
         SentenceTransformersDocumentEmbedder(model=resolve_model("all-MiniLM-L6-v2"), progress_bar=False), max_grade=1
@@ -104,7 +104,7 @@ def main() -> None:
     print(f"| run | {MEASURE}, full qrels | labelled half only | holes filled | PPI estimate [95% interval] | covers |")
     print("|---|---|---|---|---|---|")
     for r in runs:
-        row = ppi["runs"][r]
+        row = ppi.runs[r]
         covers = row["low"] <= truth[r] <= row["high"]
         print(
             f"| {r} | {truth[r]:.4f} | {half[r]:.4f} | {naive[r]:.4f} | {row['estimate']:.4f} "
@@ -113,7 +113,7 @@ def main() -> None:
     print()
     print("| difference | full qrels | holes filled | PPI estimate [95% interval] | covers |")
     print("|---|---|---|---|---|")
-    for name, row in ppi["differences"].items():
+    for name, row in ppi.differences.items():
         a, b = name.split(" - ")
         t, n = truth[a] - truth[b], naive[a] - naive[b]
         covers = row["low"] <= t <= row["high"]

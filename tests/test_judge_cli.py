@@ -57,10 +57,10 @@ def _jsonl(path):
 
 def _pool(case, depth=5):
     from haystack_irmetrics.io import read_qrels, read_run
-    from haystack_irmetrics.judges.pool import unjudged_pairs
+    from haystack_irmetrics.pooling import pool_runs
 
     qrels = read_qrels(case.qrels).data
-    return unjudged_pairs({p.name: read_run(p).data for p in case.runs}, qrels, depth), qrels
+    return pool_runs([read_run(p).data for p in case.runs], [p.name for p in case.runs], depth).pairs(qrels), qrels
 
 
 def test_judge_fills_exactly_the_holes_of_the_top_k_and_keeps_the_human_labels(tmp_path, capsys):

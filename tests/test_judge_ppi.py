@@ -58,7 +58,7 @@ def test_irmetrics_judge_ppi_equals_ppi_python_on_the_per_query_values(tmp_path,
     from haystack_irmetrics import evaluate
     from haystack_irmetrics.cli.app import main
     from haystack_irmetrics.io import read_qrels, read_run
-    from haystack_irmetrics.judges.pool import pooled_pairs
+    from haystack_irmetrics.pooling import pool_runs
 
     from .judge_data import make_case
     from .judge_server import JudgeServer, stable_hash
@@ -71,7 +71,7 @@ def test_irmetrics_judge_ppi_equals_ppi_python_on_the_per_query_values(tmp_path,
     full = {f"q{j}" for j in range(0, 14, 2)}
     lines = case.qrels.read_text().splitlines()
     judged = {tuple(line.split("\t")[:2]) for line in lines[1:]}
-    for q, d in pooled_pairs(runs, 5):
+    for q, d in pool_runs(list(runs.values()), list(runs), 5).pairs():
         if q in full and (q, d) not in judged:
             lines.append(f"{q}\t{d}\t{case.truth[q][d]}")
     case.qrels.write_text("\n".join(lines) + "\n")
@@ -86,8 +86,8 @@ def test_irmetrics_judge_ppi_equals_ppi_python_on_the_per_query_values(tmp_path,
     model = read_qrels(out / "model_qrels.tsv").data
     filled = read_qrels(out / "qrels.tsv").data
     # The model's qrels: its label for every pool pair, and nothing else.
-    assert sum(len(v) for v in model.values()) == len(pooled_pairs(runs, 5))
-    for q, d in pooled_pairs(runs, 5):
+    assert sum(len(v) for v in model.values()) == len(pool_runs(list(runs.values()), list(runs), 5).pairs())
+    for q, d in pool_runs(list(runs.values()), list(runs), 5).pairs():
         text_key = next(k for k in labels if k[0].endswith(f"number {q[1:]}") and k[1].startswith(f"T{d[1:]} "))
         assert model[q][d] == labels[text_key]
 
@@ -141,6 +141,8 @@ def test_evaluate_judged_refuses_a_run_the_judge_was_not_asked_about(tmp_path, c
     for name, text in (("ppi.json", '{"labelled": [], "alpha": 0.05}'), ("summary.json", '{"depth": 5}')):
         (tmp_path / "judged" / name).write_text(text)
     (tmp_path / "judged" / "judgments.jsonl").write_text('{"query_id": "q1", "doc_id": "d1", "label": 1}\n')
+    for name in ("model_qrels.tsv", "qrels.tsv"):
+        (tmp_path / "judged" / name).write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\n")
     (tmp_path / "qrels.tsv").write_text("q1 0 d9 1\n")
     (tmp_path / "run.trec").write_text("q1 Q0 d1 1 2.0 x\nq1 Q0 d2 2 1.0 x\n")
     argv = ["evaluate", str(tmp_path / "qrels.tsv"), str(tmp_path / "run.trec"), "--judged", str(tmp_path / "judged")]

@@ -549,7 +549,7 @@ def test_judge_runs_takes_its_settings_whole_or_as_keywords_and_refuses_another_
 
     from haystack_irmetrics.io import read_qrels, read_run
     from haystack_irmetrics.io.beir_data import read_beir_corpus, read_beir_queries
-    from haystack_irmetrics.judges.runs import judge_runs
+    from haystack_irmetrics.judges import judge_runs
     from haystack_irmetrics.judges.settings import JudgeSettings
 
     case = make_case(tmp_path / "data")
@@ -658,7 +658,7 @@ def test_the_shipped_ppi_qrels_are_what_make_ppi_qrels_writes_and_meet_ppis_prec
     import runpy
 
     from haystack_irmetrics.io import read_qrels, read_run
-    from haystack_irmetrics.judges.pool import pooled_pairs, unjudged_pairs
+    from haystack_irmetrics.pooling import pool_runs
 
     from .conftest import ROOT
 
@@ -667,8 +667,8 @@ def test_the_shipped_ppi_qrels_are_what_make_ppi_qrels_writes_and_meet_ppis_prec
     assert [p.read_bytes() for p in written] == [shipped.read_bytes()]
     runs = {n: read_run(ROOT / "examples" / "data" / f"{n}.trec").data for n in ("good", "poor")}
     human = read_qrels(shipped).data
-    holes = {q for q, _ in unjudged_pairs(runs, human, 10)}
-    pooled = {q for q, _ in pooled_pairs(runs, 10)}
+    pool = pool_runs(list(runs.values()), list(runs), 10)
+    holes, pooled = {q for q, _ in pool.pairs(human)}, {q for q, _ in pool.pairs()}
     assert len(pooled - holes) == 6 and len(pooled & holes) == 6
     sample = read_qrels(ROOT / "haystack_irmetrics" / "datasets" / "sample" / "qrels" / "test.tsv").data
     for q, docs in human.items():  # every label is the sample's, or the 0 its construction gives
@@ -678,7 +678,7 @@ def test_the_shipped_ppi_qrels_are_what_make_ppi_qrels_writes_and_meet_ppis_prec
 def test_the_summary_records_the_human_qrels_by_path_and_sha256(tmp_path):
     import hashlib
 
-    from haystack_irmetrics.judges.ppi import read_judged
+    from haystack_irmetrics.judges.folder import JudgedFolder
 
     case = make_case(tmp_path / "data")
     out = tmp_path / "out"
@@ -693,4 +693,4 @@ def test_the_summary_records_the_human_qrels_by_path_and_sha256(tmp_path):
         (out / "ppi.json").write_text(json.dumps({"alpha": 0.05, "labelled": []}))
         (out / "summary.json").write_text(json.dumps({**summary, "qrels": damaged}))
         with pytest.raises(JudgeError, match="'qrels' must be an object with the strings path and sha256"):
-            read_judged(out)
+            JudgedFolder.read(out)

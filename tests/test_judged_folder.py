@@ -1,6 +1,6 @@
 """A damaged ``--judged`` folder (the output of ``irmetrics judge --ppi``) is one line naming the file and the key,
 exit 2, wherever it is read (``irmetrics evaluate --judged``, ``irmetrics report --judged``): every value is
-checked by its one reader, :func:`haystack_irmetrics.judges.ppi.read_judged`, never a ``TypeError``."""
+checked by its one reader, :meth:`haystack_irmetrics.judges.folder.JudgedFolder.read`, never a ``TypeError``."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from haystack_irmetrics.cli import main
 from haystack_irmetrics.errors import JudgeError, ParseError
-from haystack_irmetrics.judges.ppi import read_judged
+from haystack_irmetrics.judges.folder import JudgedFolder
 
 QUERIES = ("q1", "q2", "q3", "q4")
 
@@ -42,13 +42,13 @@ def _evaluate(run, qrels, folder):
 
 def test_an_intact_folder_is_read_and_evaluates(case, capsys):
     run, qrels, folder = case
-    found = read_judged(folder)
+    found = JudgedFolder.read(folder)
     assert (found.depth, found.alpha, found.labelled) == (2, 0.1, frozenset({"q1", "q2"}))
     assert main(_evaluate(run, qrels, folder)) == 0
     assert "PPI 90% interval" in capsys.readouterr().out
     (folder / "ppi.json").unlink()  # a folder judged without --ppi
     with pytest.raises(JudgeError, match=f"{folder} holds no ppi.json: judge with irmetrics judge ... --ppi -o"):
-        read_judged(folder)
+        JudgedFolder.read(folder)
 
 
 DAMAGES = [
@@ -82,7 +82,7 @@ def test_a_damaged_judged_folder_is_one_line_naming_the_file_and_the_key(
     path = folder / name
     path.write_text(content if isinstance(content, str) else json.dumps(content))
     with pytest.raises((JudgeError, ParseError)) as raised:
-        read_judged(folder)
+        JudgedFolder.read(folder)
     assert str(path) in str(raised.value) and message in str(raised.value)
     page = tmp_path / "r.html"
     report = ["report", str(run), "--qrels", str(qrels), "-m", "P", "-k", "2", "--judged", str(folder), "-o", str(page)]

@@ -9,6 +9,7 @@ import csv
 import io
 import re
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -35,10 +36,10 @@ def judged_case(tmp_path_factory):
 
     from haystack_irmetrics.io.beir_data import read_beir_corpus, read_beir_queries
     from haystack_irmetrics.io.trec import write_qrels
+    from haystack_irmetrics.judges import judge_runs
     from haystack_irmetrics.judges.cache import JudgmentCache
     from haystack_irmetrics.judges.judge import ScoreJudge
-    from haystack_irmetrics.judges.pool import pooled_pairs
-    from haystack_irmetrics.judges.runs import judge_runs
+    from haystack_irmetrics.pooling import pool_runs
 
     @component
     class WordOverlap:
@@ -59,7 +60,7 @@ def judged_case(tmp_path_factory):
     dicts = {n: read_run(p).data for n, p in runs.items()}
     human = {q: dict(d) for q, d in read_qrels(QRELS).data.items()}
     full = set(sorted(human)[::2])
-    for q, d in pooled_pairs(dicts, 10):
+    for q, d in pool_runs(list(dicts.values()), list(dicts), 10).pairs():
         if q in full:
             human[q].setdefault(d, 0)
     qrels = folder / "human.tsv"
@@ -366,7 +367,7 @@ def test_report_judged_reads_the_qrels_the_folder_records_says_so_and_refuses_th
     import json
     import shutil
 
-    from haystack_irmetrics.judges.ppi import file_record
+    from haystack_irmetrics.judges.folder import file_record
 
     runs, qrels, out = judged_case
     folder, human = tmp_path / "judged", tmp_path / "human.tsv"
@@ -393,3 +394,55 @@ def test_report_judged_reads_the_qrels_the_folder_records_says_so_and_refuses_th
     human.unlink()
     assert main([*argv, "-o", str(tmp_path / "d.html")]) == 2
     assert "are gone" in capsys.readouterr().err
+
+
+class _Opens:
+    """Counts the files under ``folder`` this process opens while counting (an audit hook: ``open`` events, the
+    ``io.open`` of every reader; a hook cannot be removed, so it counts only inside ``with``)."""
+
+    hooked: ClassVar[list] = []
+
+    def __init__(self, folder: Path):
+        self.folder, self.counts, self.on = str(folder.resolve()), {}, False
+        if not _Opens.hooked:
+            import sys
+
+            sys.addaudithook(lambda event, args: [c._event(event, args) for c in _Opens.hooked])
+        _Opens.hooked[:] = [self]
+
+    def _event(self, event, args):
+        if self.on and event == "open" and isinstance(args[0], str | Path):
+            path = str(Path(args[0]).resolve())
+            if path.startswith(self.folder):
+                name = Path(path).name
+                self.counts[name] = self.counts.get(name, 0) + 1
+
+    def __enter__(self):
+        self.on = True
+        return self.counts
+
+    def __exit__(self, *exc):
+        self.on = False
+
+
+@pytest.mark.parametrize("n_runs", [2, 3])
+def test_a_report_opens_each_file_of_the_judged_folder_once_whatever_the_number_of_runs(judged_case, n_runs):
+    runs, qrels, out = judged_case
+    chosen = list(runs.values())[:n_runs]
+    with _Opens(out) as opened:
+        data = build_report(chosen, qrels, k_values=K, measures=MEASURES, judged=out, n_resamples=20)
+    assert len(data.judged) == n_runs
+    names = {"summary.json", "ppi.json", "judgments.jsonl", "model_qrels.tsv", "qrels.tsv"}
+    assert opened == dict.fromkeys(names, 1)  # was 8 and 6 times for two runs before one reader
+
+
+def test_evaluate_judged_opens_each_file_of_the_folder_once_and_gives_intervals_only_where_they_apply(
+    judged_case, capsys
+):
+    runs, qrels, out = judged_case
+    argv = ["evaluate", str(qrels), str(next(iter(runs.values()))), "-m", "NDCG@10,Judged@10,GMAP"]
+    with _Opens(out) as opened:
+        assert main([*argv, "--judged", str(out), "--format", "markdown"]) == 0
+    assert set(opened.values()) == {1} and len(opened) == 5
+    table = capsys.readouterr().out.split("| measure | human qrels")[1]
+    assert "| NDCG@10 |" in table and "Judged@10" not in table and "GMAP" not in table  # the one rule: ppi_measures

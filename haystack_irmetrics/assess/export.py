@@ -183,15 +183,15 @@ def _figures(a: list[int], b: list[int], threshold: int) -> dict[str, Any]:
     if not a:
         return {"pairs": 0, **{f: None for f in _FIGURES}, "exact": None, "undefined": dict.fromkeys(_FIGURES, _NONE)}
     figures = label_agreement(a, b, threshold)
-    out = {"pairs": figures["pairs"], **{f: figures[f] for f in _FIGURES}, "exact": figures["exact"]}
-    undefined = dict(figures.get("undefined") or {})
+    out = {"pairs": figures.pairs, **{f: figures[f] for f in _FIGURES}, "exact": figures.exact}
+    undefined = dict(figures.undefined)
     for f in _FIGURES:
         if out[f] is None or (isinstance(out[f], float) and math.isnan(out[f])):
             out[f] = None
             undefined.setdefault(f, _WHY)
     if undefined:
         out["undefined"] = {f: undefined[f] for f in _FIGURES if f in undefined}
-    out["confusion"] = figures["confusion"]
+    out["confusion"] = figures.confusion
     return out
 
 

@@ -202,12 +202,13 @@ def _bounds(result: Any, args: argparse.Namespace) -> tuple[dict, str]:
 def _judged(result: Any, args: argparse.Namespace) -> tuple[dict, str]:
     """``--judged DIR``: the PPI rows of each measure and their table."""
     from ..io import read_qrels, read_run
-    from ..judges.ppi import judged_ppi, read_judged, recorded_qrels
+    from ..judges.folder import JudgedFolder
+    from ..judges.ppi import judged_ppi
     from ..report.judged import JUDGED_NOTE
 
-    measures = list(result.means)
-    recorded_qrels(read_judged(args.judged), args.qrels)  # warns when the folder was judged against other qrels
-    rows = judged_ppi(read_run(args.run).data, read_qrels(args.qrels).data, args.judged, measures, policy(args))
+    folder = JudgedFolder.read(args.judged)  # every file of the folder opened once
+    folder.recorded_qrels(args.qrels)  # warns when the folder was judged against other qrels
+    rows = judged_ppi(read_run(args.run).data, read_qrels(args.qrels).data, folder, list(result.means), policy(args))
     n = args.digits if args.digits is not None else 4
     level = 1 - next(iter(rows.values()))["alpha"]
     lines = [

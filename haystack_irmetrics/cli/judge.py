@@ -174,7 +174,7 @@ def _judge(args: argparse.Namespace) -> Any:
 
 
 def _print_result(result: Any, judge: Any, output: str) -> None:
-    """What ``irmetrics judge`` prints of a :class:`~haystack_irmetrics.judges.runs.JudgeResult`."""
+    """What ``irmetrics judge`` prints of a :class:`~haystack_irmetrics.judges.judging.JudgeResult`."""
     from ..io.tables import plural
 
     s = result.summary
@@ -202,9 +202,9 @@ def _print_result(result: Any, judge: Any, output: str) -> None:
             f"systems' tau {tau}"
         )
     if result.ppi:
-        for name, row in result.ppi["runs"].items():
+        for name, row in result.ppi.runs.items():
             print(
-                f"{name}: {result.ppi['measure']} {row['estimate']:.4f} [{row['low']:.4f}, {row['high']:.4f}] "
+                f"{name}: {result.ppi.measure} {row['estimate']:.4f} [{row['low']:.4f}, {row['high']:.4f}] "
                 f"(PPI, {row['n']} labelled + {row['N']} queries); filled qrels {row['filled']:.4f}"
             )
 

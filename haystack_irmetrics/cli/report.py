@@ -93,7 +93,7 @@ def _run_files(spec: str) -> list[str]:
 def paths(args: argparse.Namespace) -> Any:
     """What ``irmetrics report`` reads (runs, qrels, texts, the judged folder) and writes (the page, the exports)."""
     from ..io.output import Paths
-    from ..judges.ppi import JUDGED_FILES
+    from ..judges.folder import JUDGED_FILES
 
     reads = [f for spec in args.runs for f in _run_files(spec)]
     reads += [args.qrels, args.docs, args.queries]

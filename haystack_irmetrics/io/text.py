@@ -32,15 +32,22 @@ def open_binary(path: PathLike, decompress: bool = True, utf8: bool = False) -> 
     """
     p = Path(path)
     try:
-        with p.open("rb") as f:
-            magic = f.read(2)
+        f = p.open("rb")
+        try:
+            magic = f.peek(2)[:2]  # the file is opened once: a plain file is read from this handle
+        except BaseException:
+            f.close()
+            raise
     except FileNotFoundError:
         raise ParseError("file not found", path=str(path)) from None
     except IsADirectoryError:
         raise ParseError("is a directory, not a file", path=str(path)) from None
     except OSError as e:  # permission denied, say
         raise ParseError(f"cannot be read ({e.strerror or e})", path=str(path)) from None
-    return capped(gzip.open(p, "rb") if decompress and magic == b"\x1f\x8b" else p.open("rb"), utf8=utf8)
+    if decompress and magic == b"\x1f\x8b":
+        f.close()
+        return capped(gzip.open(p, "rb"), utf8=utf8)
+    return capped(f, utf8=utf8)
 
 
 def open_text(path: PathLike, errors: str = "strict", decompress: bool = True) -> io.TextIOWrapper:

@@ -5,10 +5,24 @@
   :mod:`.lenient`: the opt-in free-text reader;
 - :mod:`.judge`: the chat judge and the score judge (cut points learned on human labels), their fingerprints;
 - :mod:`.cache`: the judgment cache, keyed by the judge's fingerprint and the exact texts;
-- :mod:`.pool`: the unjudged pairs of runs' top k, pooled, and the share of a top k a judge fills;
-- :mod:`.batch`: judging many pairs (concurrency, bounded retries, the cache) and writing the output folder;
-- :mod:`.agreement`: the judge against people: kappa, weighted kappa, Krippendorff's alpha, system rankings.
+- :mod:`.http`: a deadline on a whole request, last byte included, under the OpenAI generator's client;
+- :mod:`.batch`: judging many pairs: concurrency, bounded retries, one re-ask, the cache;
+- :mod:`.judging`: the job of ``irmetrics judge`` as plan, work, write (:func:`judge_runs`, :class:`JudgeResult`);
+- :mod:`.folder`: the output folder's one writer and one reader (:class:`JudgedFolder`, each file opened once);
+- :mod:`.ppi`: prediction-powered intervals on per-query values, PPI's labelled queries and which measures get an
+  interval;
+- :mod:`.agreement`: the judge against people: kappa, weighted kappa, Krippendorff's alpha, system rankings;
+- :mod:`.settings` and :mod:`.job`: the job's frozen settings, and the command as one call;
+- :mod:`.server`: a local OpenAI-compatible server answering from known labels (trying a judge with no model, the
+  tests).
 
 The component is :class:`haystack_irmetrics.components.RelevanceJudge`; the command ``irmetrics judge``.
 Importing this package imports no Haystack.
 """
+
+from .._lazy import lazy_names
+
+_HOMES = {"judge_runs": ".judging", "JudgeResult": ".judging", "JudgedFolder": ".folder"}
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)
+
+__all__ = ["JudgeResult", "JudgedFolder", "judge_runs"]

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 import numpy as np
 
+from ..checks import whole
 from ..errors import JudgeError
 from ..stats.significance import seed_value
 
@@ -30,8 +32,7 @@ def sample_labelled(qrels: Mapping[str, Mapping[str, int]], n: int, seed: int = 
     :raises JudgeError: ``n`` below 1.
     :raises InvalidSeedError: ``seed`` is not a whole number from 0 to 2**32 - 1.
     """
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise JudgeError(f"the agreement sample must be a whole number of at least 1 pair, got {n!r}")
+    whole(n, "the agreement sample (pairs)", least=1, error=JudgeError)
     strata: dict[int, list[tuple[str, str]]] = {}
     for qid, docs in qrels.items():
         for doc, label in docs.items():
@@ -106,13 +107,39 @@ def krippendorff_alpha(a: Sequence[int], b: Sequence[int], level: str = "ordinal
     return 1.0 - float(n - 1) * float((o * d).sum()) / expected
 
 
-def label_agreement(human: Sequence[int], model: Sequence[int], threshold: int = 1) -> dict[str, Any]:
-    """The agreement of two labellings of the same pairs.
+@dataclass(frozen=True)
+class LabelAgreement:
+    """The agreement of two labellings of the same pairs (:func:`label_agreement`): ``pairs``; ``threshold``;
+    ``kappa`` (Cohen's, on relevant = label >= ``threshold``); ``weighted_kappa`` (quadratic weights over the
+    grades) and ``weighted_kappa_linear``; ``alpha`` (Krippendorff's, ordinal); ``exact`` (share of equal labels);
+    ``confusion`` (``{human: {model: count}}``); ``grades`` (the range of grades seen); ``undefined``: why each
+    figure that is ``None`` is (the labels leave chance agreement at 1, e.g. one grade everywhere). A figure is
+    also read by its name (``a["kappa"]``), as the dict this once was."""
 
-    :returns: ``pairs``; ``kappa`` (Cohen's, on relevant = label >= ``threshold``); ``weighted_kappa``
-        (quadratic weights over the grades) and ``weighted_kappa_linear``; ``alpha`` (Krippendorff's,
-        ordinal); ``exact`` (share of equal labels); ``confusion`` (``{human: {model: count}}``); ``undefined``:
-        why each figure that is ``None`` is (the labels leave chance agreement at 1, e.g. one grade everywhere).
+    pairs: int
+    threshold: int
+    kappa: float | None
+    weighted_kappa: float | None
+    weighted_kappa_linear: float | None
+    alpha: float | None
+    exact: float
+    confusion: dict[str, dict[str, int]]
+    grades: list[int]
+    undefined: dict[str, str] = field(default_factory=dict)
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in {f.name for f in fields(self)}:
+            raise KeyError(name)
+        return getattr(self, name)
+
+    def to_dict(self) -> dict[str, Any]:
+        """As JSON holds it (``agreement.json``'s ``labels``)."""
+        return asdict(self)
+
+
+def label_agreement(human: Sequence[int], model: Sequence[int], threshold: int = 1) -> LabelAgreement:
+    """The agreement of two labellings of the same pairs (:class:`LabelAgreement`).
+
     :raises JudgeError: no pair, or lengths that differ.
     """
     if len(human) != len(model):
@@ -146,8 +173,7 @@ def label_agreement(human: Sequence[int], model: Sequence[int], threshold: int =
             undefined[key] = "one grade only, on both sides: agreement by chance is 1"
     for key in undefined:
         out[key] = None
-    out["undefined"] = undefined
-    return out
+    return LabelAgreement(**out, undefined=undefined)
 
 
 def system_agreement(human: Mapping[str, float], filled: Mapping[str, float]) -> dict[str, Any]:
@@ -171,4 +197,4 @@ def system_agreement(human: Mapping[str, float], filled: Mapping[str, float]) ->
     return out
 
 
-__all__ = ["krippendorff_alpha", "label_agreement", "sample_labelled", "system_agreement"]
+__all__ = ["LabelAgreement", "krippendorff_alpha", "label_agreement", "sample_labelled", "system_agreement"]

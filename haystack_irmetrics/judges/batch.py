@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..checks import whole
 from ..errors import JudgeError, JudgeFailed, NoAnswerError
 from ..io.tables import json_text
 from .cache import JudgmentCache, judgment_key
@@ -125,10 +126,8 @@ def judge_texts(
         a terminal (:mod:`haystack_irmetrics.io.progress`).
     :raises JudgeError: a pair the judge could not judge; every verdict known before is passed on first.
     """
-    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-        raise JudgeError(f"concurrency must be a whole number of at least 1, got {concurrency!r}")
-    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
-        raise JudgeError(f"retries must be a whole number of at least 0, got {retries!r}")
+    whole(concurrency, "concurrency", least=1, error=JudgeError)
+    whole(retries, "retries", least=0, error=JudgeError)
     from ..io.progress import bar
 
     counts = Counts()

@@ -11,7 +11,6 @@ under httpx), the response's body included. A request past its deadline fails as
 
 from __future__ import annotations
 
-import math
 import threading
 import time
 from typing import Any
@@ -19,6 +18,7 @@ from typing import Any
 import httpcore
 import httpx
 
+from ..checks import number
 from ..errors import JudgeError
 
 _local = threading.local()
@@ -119,9 +119,7 @@ def check_timeout(timeout: Any) -> float:
 
     :raises JudgeError: otherwise.
     """
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not math.isfinite(timeout) or timeout <= 0:
-        raise JudgeError(f"the request time-out must be a positive number of seconds, got {timeout!r}")
-    return float(timeout)
+    return float(number(timeout, "the request time-out (seconds)", 0, None, closed="neither", error=JudgeError))
 
 
 def deadline_client_kwargs(timeout: float) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """``irmetrics judge`` as one call: the files and settings of a judging job in one frozen value
-(:class:`JudgeJob`), read, judged by :func:`~.runs.judge_runs` and answered with its frozen
-:class:`~.runs.JudgeResult` (:func:`run_judge`); and a chat judge on an OpenAI-compatible server from its
+(:class:`JudgeJob`), read, judged by :func:`~.judging.judge_runs` and answered with its frozen
+:class:`~.judging.JudgeResult` (:func:`run_judge`); and a chat judge on an OpenAI-compatible server from its
 settings (:class:`~.settings.ChatSettings`, :func:`chat_judge`). The judge of a pipeline YAML is
 :func:`haystack_irmetrics.components.judge.load_judge`'s.
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..errors import JudgeError
 from .judge import ChatJudge, ScoreJudge
-from .runs import JudgeResult
+from .judging import JudgeResult
 from .settings import NO_KEY, ChatSettings, JudgeSettings
 
 
@@ -62,7 +62,7 @@ def chat_judge(settings: ChatSettings) -> ChatJudge:
 class JudgeJob:
     """What ``irmetrics judge`` is asked: the runs (``[NAME=]RUN`` arguments, named by every command's rule), the
     human qrels, the queries and the corpus (BEIR files, or a BEIR folder holding them), the output folder, how
-    to judge (:class:`~.runs.JudgeSettings`) and whether to use the judgment cache."""
+    to judge (:class:`~.settings.JudgeSettings`) and whether to use the judgment cache."""
 
     runs: Sequence[str]
     qrels: str | os.PathLike[str]
@@ -79,7 +79,7 @@ class JudgeJob:
 def run_judge(job: JudgeJob, judge: ChatJudge | ScoreJudge) -> JudgeResult:
     """Run ``job`` with ``judge``: lock the output folder (a second judge writing there stops at once, before any
     work, as ``irmetrics beir`` locks its own), read the runs, qrels, queries and corpus, judge
-    (:func:`~.runs.judge_runs`, the messages naming the queries' and corpus' files) and return the result."""
+    (:func:`~.judging.judge_runs`, the messages naming the queries' and corpus' files) and return the result."""
     from dataclasses import replace
 
     from ..io import read_qrels
@@ -87,7 +87,7 @@ def run_judge(job: JudgeJob, judge: ChatJudge | ScoreJudge) -> JudgeResult:
     from ..io.output import output_lock
     from ..io.run_names import read_named_runs
     from .cache import JudgmentCache
-    from .runs import judge_runs
+    from .judging import judge_runs
 
     with output_lock(job.output, "irmetrics judge"):
         queries_path, corpus_path = beir_file(job.queries, "queries"), beir_file(job.corpus, "corpus")

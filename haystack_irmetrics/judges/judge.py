@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from ..checks import is_whole, number, whole
 from ..errors import JudgeError, NoAnswerError
 from .grades import MAX_ANSWER_CHARS, REMINDER, answer_form, response_format
 from .prompt import SYSTEM_PROMPT_V2, USER_TEMPLATE, fill, parse_grade, sendable
@@ -130,8 +131,8 @@ def token_counts(usage: Any) -> dict[str, int]:
     out = {}
     for name, key in (("prompt", "prompt_tokens"), ("completion", "completion_tokens")):
         value = usage.get(key)
-        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-            out[name] = value
+        if is_whole(value) and value >= 0:
+            out[name] = int(value)
     return out
 
 
@@ -175,9 +176,7 @@ def _refuses_format(error: BaseException) -> bool:
 
 
 def _check_grade_scale(max_grade: Any) -> int:
-    if isinstance(max_grade, bool) or not isinstance(max_grade, int) or not 1 <= max_grade <= 9:
-        raise JudgeError(f"max_grade must be a whole number from 1 to 9, got {max_grade!r}")
-    return max_grade
+    return whole(max_grade, "max_grade", least=1, most=9, error=JudgeError)
 
 
 class ChatJudge:
@@ -229,10 +228,8 @@ class ChatJudge:
             if placeholder not in self.user_template:
                 raise JudgeError(f"the judge's user template has no {placeholder} placeholder")
         self.temperature = temperature
-        if max_document_chars is not None and (
-            isinstance(max_document_chars, bool) or not isinstance(max_document_chars, int) or max_document_chars < 1
-        ):
-            raise JudgeError(f"max_document_chars must be a whole number of at least 1, got {max_document_chars!r}")
+        if max_document_chars is not None:
+            whole(max_document_chars, "max_document_chars", least=1, error=JudgeError)
         self.max_document_chars = max_document_chars
         for name, value in (("response_format", response_format), ("lenient", lenient)):
             if not isinstance(value, bool):
@@ -403,10 +400,8 @@ def learn_cut_points(scores: Sequence[float], labels: Sequence[int], max_grade: 
         raise JudgeError("cut points need at least two human-labelled pairs")
     pairs = []
     for i, (s, g) in enumerate(zip(scores, labels)):
-        if isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s):
-            raise JudgeError(f"score {s!r} of labelled pair {i} is not a finite number")
-        if isinstance(g, bool) or not isinstance(g, int) or not 0 <= g <= max_grade:
-            raise JudgeError(f"label {g!r} of labelled pair {i} is not a grade from 0 to {max_grade}")
+        number(s, f"the score of labelled pair {i}", error=JudgeError)
+        whole(g, f"the label of labelled pair {i}", least=0, most=max_grade, error=JudgeError)
         pairs.append((float(s), g))
     pairs.sort()
     values: list[float] = []
@@ -469,8 +464,7 @@ def check_cut_points(cut_points: Sequence[Any], max_grade: int) -> list[float]:
         value = t
         if isinstance(t, str) and t.strip().lower() in ("inf", "+inf", "-inf"):
             value = float(t)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-            raise JudgeError(f"cut point {i + 1} ({t!r}) is not a number")
+        number(value, f"cut point {i + 1}", finite=False, error=JudgeError)
         if out and value < out[-1]:
             raise JudgeError(f"cut point {i + 1} ({t!r}) is below the one before it ({out[-1]!r}): they must increase")
         out.append(float(value))

@@ -45,8 +45,8 @@ class ChatSettings:
 @dataclass(frozen=True)
 class JudgeSettings:
     """How :func:`~haystack_irmetrics.judges.judging.judge_runs` judges (each field is its keyword of the same name;
-    its docstring says what each does). Every value is checked there before the first request, against the
-    judge's grades."""
+    its docstring says what each does). Each value is checked when the settings are built; what depends on the
+    judge (the threshold, a grade of its scale) before the first request."""
 
     depth: int = 10
     concurrency: int = 8
@@ -62,11 +62,26 @@ class JudgeSettings:
     #: What to call the queries and the corpus in messages (their files).
     sources: tuple[str, str] = ("the queries", "the corpus")
     #: The human qrels' file, recorded in ``summary.json`` as ``qrels`` (its absolute path and SHA-256), so that a
-    #: reader of the folder scores "human" on the qrels it was judged against (:func:`~.ppi.recorded_qrels`).
+    #: reader of the folder scores "human" on the qrels it was judged against (:meth:`~.folder.JudgedFolder.recorded_qrels`).
     qrels_file: str | None = None
     progress: bool | None = False
     strategy: str | None = None
     budget: int | None = None
+
+    def __post_init__(self) -> None:
+        from ..checks import number, whole
+        from ..errors import InvalidSeedError, JudgeError
+
+        for name, least in (("depth", 1), ("concurrency", 1), ("retries", 0), ("agreement", 0), ("fit", 0)):
+            whole(
+                getattr(self, name),
+                "the agreement sample" if name == "agreement" else name,
+                least=least,
+                error=JudgeError,
+            )
+        whole(self.seed, "seed", least=0, most=2**32 - 1, error=InvalidSeedError)
+        number(self.backoff, "backoff (seconds)", 0, None, error=JudgeError)
+        number(self.alpha, "alpha (the intervals' level is 1 - alpha)", 0, 1, closed="neither", error=JudgeError)
 
     @classmethod
     def of(cls, settings: JudgeSettings | None, options: Mapping[str, Any]) -> JudgeSettings:

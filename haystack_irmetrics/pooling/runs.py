@@ -63,6 +63,31 @@ class PoolRuns:
         """The pool's size: distinct (query, document) pairs over all runs."""
         return sum(len({d for run in self.rankings for d in run[i]}) for i in range(len(self.qids)))
 
+    def pairs(self, judged: Mapping[str, Mapping[str, Any]] | None = None) -> list[tuple[str, str]]:
+        """Every ``(query id, doc id)`` of the pool, each once, in the order first met (runs in order, queries in
+        :attr:`qids` order, ranks in order); with ``judged``, only the pairs it does not judge (the holes)."""
+        seen: set[tuple[str, str]] = set()
+        out: list[tuple[str, str]] = []
+        for run in self.rankings:
+            for qid, ranking in zip(self.qids, run):
+                done = (judged.get(qid) or {}) if judged is not None else {}
+                for doc in ranking:
+                    if doc not in done and (qid, doc) not in seen:
+                        seen.add((qid, doc))
+                        out.append((qid, doc))
+        return out
+
+    def unjudged_share(self, r: int, judged: Mapping[str, Mapping[str, Any]]) -> float | None:
+        """The mean share of run ``r``'s ranking (its top :attr:`depth`) with no judgment in ``judged`` for its
+        query, over the queries it retrieved something for (``None`` when there is none): what a judge fills.
+        Not BEIR's hole, which counts a document judged for any query as judged (the core's ``Hole@k``)."""
+        shares = [
+            sum(doc not in (judged.get(qid) or {}) for doc in ranking) / len(ranking)
+            for qid, ranking in zip(self.qids, self.rankings[r])
+            if ranking
+        ]
+        return sum(shares) / len(shares) if shares else None
+
 
 def check_depth(depth: Any) -> int | None:
     """``depth`` checked: ``None`` (whole runs) or a whole number >= 1."""

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ..checks import whole
 from ..core import DEFAULT_K_VALUES, Evaluation, EvaluationResult, Preset, Qrels, resolve_preset
 from ..core.inputs import ArrayRun, as_run
 from ..core.measures import FAMILIES, parse_measure, resolve_measures
@@ -148,20 +149,20 @@ class ReportSettings:
     bounds: float | None = None
 
 
-def _judged_qrels(judged: str | os.PathLike[str], qrels: Any) -> Any:
-    """The human qrels to score a judged folder's "human" on: those given (a file other than the folder's record
-    warns), else the file its ``summary.json`` records, unchanged, said in a warning. Never the qrels of the
-    runs' dataset or of ``--corpus``, which need not be those the folder was judged against."""
+def _judged_qrels(folder: Any, qrels: Any) -> Any:
+    """The human qrels to score a judged folder's "human" on (``folder``: the
+    :class:`~haystack_irmetrics.judges.folder.JudgedFolder`, read once): those given (a file other than the
+    folder's record warns), else the file its ``summary.json`` records, unchanged, said in a warning. Never the
+    qrels of the runs' dataset or of ``--corpus``, which need not be those the folder was judged against."""
     import warnings
 
     from ..errors import InputChoiceWarning, JudgeError
-    from ..judges.ppi import read_judged, recorded_qrels
 
-    folder = read_judged(judged)
+    judged = folder.path
     if qrels is not None and not isinstance(qrels, str | os.PathLike):
         return qrels
     try:
-        path = recorded_qrels(folder, qrels)
+        path = folder.recorded_qrels(qrels)
     except JudgeError as e:
         raise InvalidArgumentError(f"--judged {judged} (judged=) without --qrels (qrels=): {e}") from None
     if qrels is None:
@@ -201,9 +202,11 @@ def build_report(
     k_values, measures, baseline, depth = settings.k_values, settings.measures, settings.baseline, settings.depth
     judged, corpus = settings.judged, settings.corpus
     n_resamples, seed, confidence = settings.n_resamples, settings.seed, settings.confidence
-    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
-        raise InvalidArgumentError(f"depth must be a whole number >= 1, got {depth!r}")
+    whole(depth, "depth", least=1)
     if judged is not None:
+        from ..judges.folder import JudgedFolder
+
+        judged = JudgedFolder.read(judged)  # every file of the folder opened once, for the whole report
         qrels = _judged_qrels(judged, qrels)
     check_resamples(n_resamples)
     check_seed(seed)
@@ -440,7 +443,7 @@ def ranked_lists(run: Any, qids: Sequence[str], depth: int, drop_identical: bool
 def _judgments(
     data: ReportData,
     judgments: Qrels | None,
-    folder: str | os.PathLike[str] | None,
+    folder: Any,
     grade: float | None,
     prepared: Mapping[str, Evaluation],
 ) -> dict[str, Any]:
@@ -464,8 +467,8 @@ def _judgments(
     if folder is not None:
         if not ranked:
             raise InvalidArgumentError("judged= needs runs with rankings: per-query values have no holes to fill")
-        out["judged"] = judged_rows(folder, ranked, judgments.data, data.measures, data.preset)
-        out["judged_folder"] = str(folder)
+        out["judged"] = judged_rows(folder, evaluations, data.measures, data.preset)
+        out["judged_folder"] = str(folder.path)
         unranked = [n for n in data.names if n not in ranked]
         data.notes.extend(f"{n} was given as per-query values: no prediction-powered interval" for n in unranked)
     return out

@@ -10,14 +10,13 @@ each 0 or the grade (:func:`haystack_irmetrics.core.bounds.evaluation_bounds`).
 
 from __future__ import annotations
 
-import os
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..core import Evaluation, Preset
 from ..core.inputs import as_run
-from ..core.measures import FAMILIES, parse_measure
+from ..core.measures import parse_measure
 from ..errors import IRMetricsError, JudgeError, SuspiciousInputWarning
 
 #: What the columns of a judged table average (``irmetrics evaluate --judged``, the report's section): each has
@@ -72,25 +71,6 @@ def coverage(evaluations: Mapping[str, Evaluation], ks: Sequence[int]) -> dict[s
     return out
 
 
-def ppi_measures(measures: Sequence[str]) -> list[str]:
-    """The measures a prediction-powered interval is given for: each averaged per query (not Judged/Hole,
-    trec_eval's counts, GMAP's geometric mean or the diversity measures, which read subtopics).
-
-        >>> ppi_measures(["NDCG@10", "Judged@10", "Hole@10", "num_ret", "GMAP", "MRR@10"])
-        ['NDCG@10', 'MRR@10']
-    """
-    out = []
-    for m in measures:
-        try:
-            family = FAMILIES[parse_measure(m).family]
-        except (IRMetricsError, KeyError):
-            continue
-        if family.kernel == "coverage" or family.aggregate != "mean" or family.needs_subtopics:
-            continue
-        out.append(m)
-    return out
-
-
 def bounded_measures(measures: Sequence[str]) -> list[str]:
     """The measures the report gives bounds for: those its summary shows by default
     (:func:`.columns.summary_columns`; the bounds of a scan family cost ``2h + 1`` rankings of each query, so
@@ -131,27 +111,30 @@ def bounds(
 
 
 def judged_rows(
-    folder: str | os.PathLike[str],
-    runs: Mapping[str, Any],
-    human: Mapping[str, Mapping[str, Any]],
-    measures: Sequence[str],
-    preset: Preset,
+    folder: Any, evaluations: Mapping[str, Evaluation], measures: Sequence[str], preset: Preset
 ) -> dict[str, dict[str, dict[str, Any]]]:
-    """``{run: {measure: row}}``: :func:`~haystack_irmetrics.judges.ppi.judged_ppi`'s row of each run (the
-    value with the human qrels, with the filled qrels of ``folder``, the PPI estimate and interval).
+    """``{run: {measure: row}}``: each ranked run's values with the human qrels (read from the report's own
+    :class:`~haystack_irmetrics.Evaluation` of the run, ``evaluations``), with the filled qrels of ``folder`` (a
+    :class:`~haystack_irmetrics.judges.folder.JudgedFolder`, read once by the report), its PPI estimate and
+    interval (:func:`~haystack_irmetrics.judges.ppi.judged_intervals`), for the measures that take one
+    (:func:`~haystack_irmetrics.judges.ppi.ppi_measures`).
 
-    :raises JudgeError: the folder is not the output of ``irmetrics judge --ppi``, or a run's top k holds
-        pairs its judge was not asked about (named with the run).
+    :raises JudgeError: none of the measures takes an interval, or a run's top k holds pairs its judge was not
+        asked about (named with the run).
     """
-    from ..judges.ppi import judged_ppi
+    from ..judges.ppi import check_judged, judged_intervals, per_query_values, ppi_measures
 
     wanted = ppi_measures(measures)
     if not wanted:
         raise JudgeError(f"none of the report's measures {list(measures)[:6]} takes a prediction-powered interval")
     out = {}
-    for name, run in runs.items():
+    for name, ev in evaluations.items():
+        run = as_run(ev.run).data
         try:
-            out[name] = judged_ppi(as_run(run).data, human, folder, wanted, preset)
+            check_judged(run, ev.qrels.data, folder)
+            y = per_query_values(ev, wanted)
+            yhat, naive = (per_query_values(Evaluation(q, run, preset), wanted) for q in (folder.model, folder.filled))
+            out[name] = judged_intervals(y, yhat, naive, folder, wanted)
         except JudgeError as e:
             raise JudgeError(f"run {name!r}: {e}") from None
     return out
@@ -166,5 +149,4 @@ __all__ = [
     "coverage_ks",
     "entered",
     "judged_rows",
-    "ppi_measures",
 ]

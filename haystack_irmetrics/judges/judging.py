@@ -1,10 +1,8 @@
-"""The whole job of ``irmetrics judge``: the unjudged pairs of the runs' top k judged by a model, the human
-labels kept, an agreement sample on request, and the output folder.
-
-``DIR/judgments.jsonl`` (one line per judged pair, appended as each is made: ``query_id``, ``doc_id``,
-``label`` or null when the answer held no grade, ``judge`` the fingerprint, ``raw`` the answer; a pair of the
-agreement sample has ``human``, its human label, too), ``DIR/qrels.tsv`` (BEIR's layout: the human qrels and
-the model's labels for the holes), ``DIR/summary.json`` and, with an agreement sample, ``DIR/agreement.json``.
+"""Judging: the whole job of ``irmetrics judge`` as plan, work, write. :func:`plan_judging` checks everything
+and lays out what will be asked before the first request (the pool of the runs' top k through
+:class:`~haystack_irmetrics.pooling.PoolRuns`, its holes, the agreement sample, PPI's judged pool, every text);
+:func:`judge_runs` asks the judge (:func:`.batch.judge_texts`), each verdict appended to the folder as it comes,
+and writes the rest of the folder (:class:`.folder.FolderWriter`, which says what each file holds).
 """
 
 from __future__ import annotations
@@ -13,19 +11,18 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 from .._extras import require
-from ..errors import JudgeError, OutputError
-from ..io.output import write_text
-from ..io.tables import json_text
-from ..io.trec import write_qrels
+from ..checks import whole
+from ..errors import JudgeError
+from ..pooling.runs import PoolRuns, pool_runs
 from .agreement import label_agreement, sample_labelled, system_agreement
-from .batch import Counts, jsonl_line, judge_texts
+from .batch import Counts, judge_texts
 from .cache import JudgmentCache
+from .folder import FolderWriter, file_record
 from .judge import ChatJudge, ScoreJudge, Verdict, cut_points_json
-from .pool import pooled_pairs, unjudged_pairs, unjudged_share
+from .ppi import PPIReport, labelled_queries, ppi_report
 from .prompt import sendable
 from .settings import JudgeSettings
 
@@ -43,7 +40,7 @@ class JudgeResult:
     verdicts: dict[tuple[str, str], Verdict]
     summary: dict[str, Any]
     agreement: dict[str, Any] | None = None
-    ppi: dict[str, Any] | None = None
+    ppi: PPIReport | None = None
     filled: dict[str, dict[str, int]] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -157,83 +154,121 @@ def judge_runs(
       unparseable answer tells the strategy nothing (the pair stays unjudged). Not with ``ppi``.
     """
     settings = JudgeSettings.of(settings, options)
+    plan = plan_judging(judge, runs, qrels, queries, corpus, settings)
+    cache = cache if cache is not None else JudgmentCache()
+    with FolderWriter(output, judge.fingerprint()) as folder:
+        pairs, verdicts, counts = _judge(judge, plan, settings, cache, folder)
+    return _finish(judge, runs, plan, settings, pairs, verdicts, counts, folder)
+
+
+@dataclass(frozen=True)
+class JudgingPlan:
+    """What :func:`judge_runs` will ask, all of it known and checked before the first request: the measure, the
+    human qrels, the pool and its holes, the strategy that chooses among the holes (or ``None``: every hole),
+    the agreement sample, the pairs people judged that the judge is asked too (the sample and PPI's judged pool),
+    the texts of every pair, and how many pairs a score judge learned its cut points on."""
+
+    measure: str
+    human: dict[str, dict[str, int]]
+    pool: PoolRuns
+    holes: list[tuple[str, str]]
+    chooser: Any
+    sample: list[tuple[str, str]]
+    labelled: list[tuple[str, str]]
+    text_of: dict[tuple[str, str], tuple[str, str]]
+    fitted: int
+    started: float
+
+
+def plan_judging(
+    judge: ChatJudge | ScoreJudge,
+    runs: Mapping[str, RunDict],
+    qrels: QrelsDict,
+    queries: Mapping[str, str | None],
+    corpus: Mapping[str, Mapping[str, str | None]],
+    settings: JudgeSettings,
+) -> JudgingPlan:
+    """Every check before the first request (the settings, the strategy, PPI's precondition, every text), the
+    pool, its holes and samples, and the score judge's cut points (:class:`JudgingPlan`)."""
     measure = _check_arguments(judge, settings)
     if settings.agreement and len(runs) >= 2:  # the systems' order by Kendall's tau: scipy, known before judging
         require("scipy", purpose="the agreement's order of systems (Kendall's tau, --agreement)")
-    depth, seed, sources = settings.depth, settings.seed, settings.sources
     started = time.perf_counter()
     human = {q: dict(d) for q, d in qrels.items()}
-    holes = unjudged_pairs(runs, human, depth)
+    pool = pool_runs(list(runs.values()), list(runs), settings.depth)
+    holes = pool.pairs(human)
     chooser = _strategy(settings, runs, human)
     if settings.ppi:
-        _check_ppi(runs, human, holes, depth)
-    sample = (
-        sample_labelled(_with_texts(human, queries, corpus), settings.agreement, seed) if settings.agreement else []
-    )
+        _check_ppi(pool, human, holes)
+    with_texts = _with_texts(human, queries, corpus)
+    sample = sample_labelled(with_texts, settings.agreement, settings.seed) if settings.agreement else []
     in_sample = set(sample)
     judged_pool = (
-        [p for p in pooled_pairs(runs, depth) if p[1] in human.get(p[0], {}) and p not in in_sample]
-        if settings.ppi
-        else []
+        [p for p in pool.pairs() if p[1] in human.get(p[0], {}) and p not in in_sample] if settings.ppi else []
     )
     labelled = sample + judged_pool
     # Every text is checked before the first request: each hole a strategy may ask for, too.
-    text_of = dict(zip(holes + labelled, _texts(holes + labelled, queries, corpus, depth, sources)))
-    fitted = _fit(judge, human, queries, corpus, settings, set(sample))
-    out = Path(output)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise OutputError(f"cannot create the output folder {out}: {e.strerror or e}") from None
-    cache = cache if cache is not None else JudgmentCache()
-    fingerprint = judge.fingerprint()
+    asked = holes + labelled
+    text_of = dict(zip(asked, _texts(asked, queries, corpus, settings.depth, settings.sources)))
+    fitted = _fit(judge, human, queries, corpus, settings, in_sample)
+    return JudgingPlan(measure, human, pool, holes, chooser, sample, labelled, text_of, fitted, started)
+
+
+def _judge(
+    judge: ChatJudge | ScoreJudge,
+    plan: JudgingPlan,
+    settings: JudgeSettings,
+    cache: JudgmentCache,
+    folder: FolderWriter,
+) -> tuple[list[tuple[str, str]], dict[tuple[str, str], Verdict], Counts]:
+    """Ask about the plan's pairs (every hole, or the strategy's choice of them, then the labelled pairs), each
+    verdict appended to the folder as it comes; the holes judged, every verdict, what it cost."""
     verdicts: dict[tuple[str, str], Verdict] = {}
     asking = {"concurrency": settings.concurrency, "retries": settings.retries, "backoff": settings.backoff}
-    with open(out / "judgments.jsonl", "w", encoding="utf-8") as log:
 
-        def ask(asked: list[tuple[str, str]], shown: bool | None) -> Counts:
-            def on_verdict(i: int, verdict: Verdict, cached: bool) -> None:
-                qid, doc = asked[i]
-                extra = {"human": human[qid][doc]} if doc in human.get(qid, {}) else {}  # agreement, PPI pool
-                verdicts[asked[i]] = verdict
-                log.write(jsonl_line(qid, doc, verdict, fingerprint, **extra))
-                if not cached:  # a new judgment is on disk at once; a cached one is safe in the cache already
-                    log.flush()
+    def ask(asked: list[tuple[str, str]], shown: bool | None) -> Counts:
+        def on_verdict(i: int, verdict: Verdict, cached: bool) -> None:
+            qid, doc = asked[i]
+            verdicts[asked[i]] = verdict
+            folder.judgment(qid, doc, verdict, cached, plan.human.get(qid, {}).get(doc))
 
-            texts = [text_of[pair] for pair in asked]
-            return judge_texts(judge, texts, cache=cache, on_verdict=on_verdict, names=asked, progress=shown, **asking)
+        texts = [plan.text_of[pair] for pair in asked]
+        return judge_texts(judge, texts, cache=cache, on_verdict=on_verdict, names=asked, progress=shown, **asking)
 
-        if chooser is None:
-            pairs = holes
-            counts = ask(pairs + labelled, settings.progress)
-        else:
-            pairs, counts = _judge_by_strategy(chooser, settings, ask, verdicts)
-            counts.merge(ask(labelled, settings.progress))
+    if plan.chooser is None:
+        return plan.holes, verdicts, ask(plan.holes + plan.labelled, settings.progress)
+    pairs, counts = _judge_by_strategy(plan.chooser, settings, ask, verdicts)
+    counts.merge(ask(plan.labelled, settings.progress))
+    return pairs, verdicts, counts
+
+
+def _finish(
+    judge: ChatJudge | ScoreJudge,
+    runs: Mapping[str, RunDict],
+    plan: JudgingPlan,
+    settings: JudgeSettings,
+    pairs: list[tuple[str, str]],
+    verdicts: dict[tuple[str, str], Verdict],
+    counts: Counts,
+    folder: FolderWriter,
+) -> JudgeResult:
+    """The result of the judging and the folder's files: the model's labels for the holes, the agreement and PPI
+    reports where asked for, the summary."""
     model: dict[str, dict[str, int]] = {}
     for qid, doc in pairs:
         label = verdicts[qid, doc].label
         if label is not None:
             model.setdefault(qid, {})[doc] = label
-    result = JudgeResult(human, model, verdicts, {})
-    agreement_out = ppi_out = None
-    if sample:
-        agreement_out = _agreement(result, sample, runs, settings.threshold, measure)
-        write_text(out / "agreement.json", json_text(agreement_out, indent=2) + "\n")
+    result = JudgeResult(plan.human, model, verdicts, {})
+    agreement = _agreement(result, plan.sample, runs, settings.threshold, plan.measure) if plan.sample else None
+    ppi = model_qrels = None
     if settings.ppi:
-        ppi_out = _ppi(result, runs, pairs, depth, measure, settings.alpha, out)
-    summary = _summary(judge, fingerprint, runs, result, counts, depth, len(pairs), len(sample), started)
-    if chooser is not None:
-        summary["strategy"] = {"name": settings.strategy, "budget": settings.budget, "holes": len(holes)}
-    if settings.qrels_file is not None:
-        from .ppi import file_record
-
-        summary["qrels"] = file_record(settings.qrels_file)
-    if fitted:
-        summary["cut_points_learned_on"] = fitted
-        summary["cut_points"] = cut_points_json(judge.cut_points)
-    result = replace(result, summary=summary, agreement=agreement_out, ppi=ppi_out)
-    write_qrels(result.filled, out / "qrels.tsv", layout="beir")
-    write_text(out / "summary.json", json_text(result.summary, indent=2) + "\n")
+        model_qrels = _model_qrels(result, plan.pool)
+        labelled = labelled_queries(plan.pool, result.human, plan.holes)
+        ppi = ppi_report(runs, result.human, model_qrels, result.filled, labelled, plan.measure, alpha=settings.alpha)
+    summary = _summary(judge, runs, plan, result, counts, len(pairs), settings)
+    result = replace(result, summary=summary, agreement=agreement, ppi=ppi)
+    folder.finish(result.filled, summary, agreement=agreement, ppi=ppi and ppi.to_dict(), model=model_qrels)
     return result
 
 
@@ -246,7 +281,7 @@ def _strategy(settings: JudgeSettings, runs: Mapping[str, RunDict], human: Qrels
         return None
     if settings.ppi:
         raise JudgeError("--ppi needs every pool pair judged by the model: it does not go with a strategy's budget")
-    _whole(budget, "the budget", 1)
+    whole(budget, "the budget", least=1, error=JudgeError)
     from ..pooling import make_strategy
 
     return make_strategy(
@@ -291,88 +326,40 @@ def _judge_by_strategy(
     return asked, counts
 
 
-def _whole(value: Any, name: str, least: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise JudgeError(f"{name} must be a whole number of at least {least}, got {value!r}")
-
-
 def _check_arguments(judge: ChatJudge | ScoreJudge, settings: JudgeSettings) -> str:
-    """Every setting of :func:`judge_runs` checked before the first request (one line naming it); the measure
-    (``NDCG@depth`` by default)."""
-    import math
-
+    """What of :func:`judge_runs`' settings depends on the judge or the core, checked before the first request
+    (one line naming it; :class:`~.settings.JudgeSettings` checks the rest when built): the threshold a grade of
+    the judge's scale, the measure known (``NDCG@depth`` by default)."""
     from ..core.measures import parse_measure
-    from ..stats.significance import seed_value
 
-    s = settings
-    depth, backoff, threshold, alpha = s.depth, s.backoff, s.threshold, s.alpha
-    concurrency, retries, agreement, fit, seed, measure = (
-        s.concurrency,
-        s.retries,
-        s.agreement,
-        s.fit,
-        s.seed,
-        s.measure,
-    )
-    _whole(depth, "depth", 1)
-    _whole(concurrency, "concurrency", 1)
-    _whole(retries, "retries", 0)
-    _whole(agreement, "the agreement sample", 0)
-    _whole(fit, "fit", 0)
-    seed_value(seed)
-    if isinstance(backoff, bool) or not isinstance(backoff, (int, float)) or not math.isfinite(backoff) or backoff < 0:
-        raise JudgeError(f"backoff must be a number of seconds >= 0, got {backoff!r}")
-    if isinstance(threshold, bool) or not isinstance(threshold, int) or not 1 <= threshold <= judge.max_grade:
-        raise JudgeError(
-            f"threshold must be a grade from 1 to {judge.max_grade} (relevant = grade >= it), got {threshold!r}"
-        )
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        raise JudgeError(f"alpha must be a number between 0 and 1 (the intervals' level is 1 - alpha), got {alpha!r}")
-    measure = measure or f"NDCG@{depth}"
+    whole(settings.threshold, "threshold (relevant = grade >= it)", least=1, most=judge.max_grade, error=JudgeError)
+    measure = settings.measure or f"NDCG@{settings.depth}"
     parse_measure(measure)
     return measure
 
 
-def _check_ppi(runs: Mapping[str, RunDict], human: QrelsDict, holes: list[tuple[str, str]], depth: int) -> None:
+def _check_ppi(pool: PoolRuns, human: QrelsDict, holes: list[tuple[str, str]]) -> None:
     """PPI's precondition, before any request: at least two queries whose pool (every run's top ``depth``) people
     judged in full, and two others."""
-    with_holes = {q for q, _ in holes}
-    pooled = {q for q, _ in pooled_pairs(runs, depth)}
-    labelled = [q for q in pooled if q not in with_holes and human.get(q)]
-    others = pooled & with_holes
+    labelled = labelled_queries(pool, human, holes)
+    others = {q for q, _ in holes}
     if len(labelled) < 2 or len(others) < 2:
         raise JudgeError(
-            f"--ppi needs at least two queries whose pool (every run's top {depth}) people judged in full, and two "
-            f"with holes; these qrels have {len(labelled)} and {len(others)}: judge some queries' pools in full "
+            f"--ppi needs at least two queries whose pool (every run's top {pool.depth}) people judged in full, and "
+            f"two with holes; these qrels have {len(labelled)} and {len(others)}: judge some queries' pools in full "
             "(a random sample of them) first"
         )
 
 
-def _ppi(
-    result: JudgeResult,
-    runs: Mapping[str, RunDict],
-    unjudged: list[tuple[str, str]],
-    depth: int,
-    measure: str,
-    alpha: float,
-    out: Path,
-) -> dict[str, Any]:
-    """The model's qrels (its labels for every pool pair and nothing else, an unparseable answer left
-    unjudged: no human label reaches ``Yhat``), written to ``model_qrels.tsv``, and the PPI report, written to
-    ``ppi.json``."""
-    from .ppi import ppi_report
-
+def _model_qrels(result: JudgeResult, pool: PoolRuns) -> dict[str, dict[str, int]]:
+    """The model's qrels: its labels for every pool pair and nothing else, an unparseable answer left unjudged
+    (no human label reaches PPI's ``Yhat``)."""
     model: dict[str, dict[str, int]] = {}
-    for qid, doc in pooled_pairs(runs, depth):
+    for qid, doc in pool.pairs():
         label = result.verdicts[qid, doc].label
         if label is not None:
             model.setdefault(qid, {})[doc] = label
-    holes = {q for q, _ in unjudged}
-    labelled = [q for run in runs.values() for q in run if q not in holes and result.human.get(q)]
-    report = ppi_report(runs, result.human, model, result.filled, list(dict.fromkeys(labelled)), measure, alpha=alpha)
-    write_qrels(model, out / "model_qrels.tsv", layout="beir")
-    write_text(out / "ppi.json", json_text(report, indent=2) + "\n")
-    return report
+    return model
 
 
 def _fit(
@@ -413,7 +400,7 @@ def _agreement(
 ) -> dict[str, Any]:
     both = [(result.human[q][d], result.verdicts[q, d].label) for q, d in sample]
     parsed = [(h, m) for h, m in both if m is not None]
-    labels = label_agreement([h for h, _ in parsed], [m for _, m in parsed], threshold) if parsed else None
+    labels = label_agreement([h for h, _ in parsed], [m for _, m in parsed], threshold).to_dict() if parsed else None
     human_scores = _scores(result.human, runs, measure)
     filled_scores = _scores(result.filled, runs, measure)
     return {
@@ -431,18 +418,18 @@ def _agreement(
 
 def _summary(
     judge: ChatJudge | ScoreJudge,
-    fingerprint: str,
     runs: Mapping[str, RunDict],
+    plan: JudgingPlan,
     result: JudgeResult,
     counts: Counts,
-    depth: int,
     n_pairs: int,
-    n_sample: int,
-    started: float,
+    settings: JudgeSettings,
 ) -> dict[str, Any]:
-    return {
+    """``summary.json``: what was judged and what it cost, the runs' holes before and after, the judge."""
+    depth, pool = plan.pool.depth, plan.pool
+    summary: dict[str, Any] = {
         "pairs": n_pairs,
-        "agreement_pairs": n_sample,
+        "agreement_pairs": len(plan.sample),
         "requests": counts.requests,
         "retries": counts.retries,
         "cache_hits": counts.cache_hits,
@@ -457,16 +444,21 @@ def _summary(
             for name, run in runs.items()
         },
         f"unjudged_pairs@{depth}": {
-            name: {
-                "before": unjudged_share(run, result.human, depth),
-                "after": unjudged_share(run, result.filled, depth),
-            }
-            for name, run in runs.items()
+            name: {"before": pool.unjudged_share(r, result.human), "after": pool.unjudged_share(r, result.filled)}
+            for r, name in enumerate(runs)
         },
-        "judge": {"fingerprint": fingerprint, **judge.settings()},
+        "judge": {"fingerprint": judge.fingerprint(), **judge.settings()},
         "server": judge.server,
-        "seconds": round(time.perf_counter() - started, 3),
+        "seconds": round(time.perf_counter() - plan.started, 3),
     }
+    if plan.chooser is not None:
+        summary["strategy"] = {"name": settings.strategy, "budget": settings.budget, "holes": len(plan.holes)}
+    if settings.qrels_file is not None:
+        summary["qrels"] = file_record(settings.qrels_file)
+    if plan.fitted:
+        summary["cut_points_learned_on"] = plan.fitted
+        summary["cut_points"] = cut_points_json(judge.cut_points)
+    return summary
 
 
 def beir_hole(run: RunDict, qrels: QrelsDict, k: int) -> float | None:
