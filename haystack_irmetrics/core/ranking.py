@@ -109,70 +109,101 @@ def count_f32(prep: Prepared) -> Counted:
     first = np.ones(n_pairs, bool)
     first[1:] = pq[1:] != pq[:-1]  # pairs are grouped by query
     greater = np.zeros(n_pairs, np.int64)
-    tie_pairs: list[np.ndarray] = []
-    tie_positions: list[np.ndarray] = []
     # A tie group is a query's documents at one float32 score. Judged documents sharing one would
     # each list all of its members (n per judged document where a query's scores are all equal):
     # only its first judged document keeps its listing.
     key = (pq.astype(np.uint64) << np.uint64(32)) | _ordered_u32(_as_f32(t32)).astype(np.uint64)
-
-    def add_ties(pairs: np.ndarray, positions: np.ndarray, one_per_query: bool = False) -> None:
-        if pairs.size == 0:
-            return
-        if not one_per_query:
-            distinct = pairs[np.flatnonzero(np.diff(pairs, prepend=-1))]  # entries come grouped by pair
-            first = np.unique(key[distinct], return_index=True)[1]
-            if first.size < distinct.size:
-                keep = np.zeros(n_pairs, bool)
-                keep[distinct[first]] = True
-                keep = keep[pairs]
-                pairs, positions = pairs[keep], positions[keep]
-        tie_pairs.append(pairs)
-        tie_positions.append(positions)
+    ties = _Ties(key, n_pairs)
 
     lead = np.flatnonzero(first & ~heavy)
     if lead.size:
         g, tp, tpos = _count_one_per_query(scores, offsets, pq[lead], t32[lead])
         greater[lead] = g
-        add_ties(lead[tp], tpos, one_per_query=True)
+        ties.add(lead[tp], tpos, one_per_query=True)
 
     rest = np.flatnonzero(~first & ~heavy)
-    width = int(lengths[0]) if lengths.size else 0
-    uniform = width > 0 and bool((lengths == width).all())
     if rest.size:
-        ends = np.cumsum(lengths[pq[rest]])
-        start = 0
-        while start < rest.size:
-            # Chunks of pairs whose segments hold at most _CHUNK elements (one pair at least).
-            base = ends[start - 1] if start else 0
-            stop = max(int(np.searchsorted(ends, base + _CHUNK, side="right")), start + 1)
-            idx = rest[start:stop]
-            if uniform:  # every query has the same length: gather their rows as a 2-D block
-                g, tp, tpos = _count_rows(scores, width, pq[idx], t32[idx])
-            else:
-                g, tp, tpos = _count_expanded(scores, offsets, pq[idx], t32[idx])
-            greater[idx] = g
-            add_ties(idx[tp], tpos)
-            start = stop
+        _count_rest(scores, offsets, pq, t32, rest, greater, ties)
 
     hq = np.flatnonzero(heavy_q)
     if hq.size:
         g_idx = np.flatnonzero(heavy)
         g, tp, tpos = _count_sorted(scores, offsets, hq, pq[g_idx], t32[g_idx])
         greater[g_idx] = g
-        add_ties(g_idx[tp], tpos)
+        ties.add(g_idx[tp], tpos)
+    return ties.counted(prep, greater, per_query)
 
-    if tie_pairs:
-        positions = np.concatenate(tie_positions)
-        pairs = np.concatenate(tie_pairs)
+
+def _count_rest(
+    scores: np.ndarray,
+    offsets: np.ndarray,
+    pq: np.ndarray,
+    t32: np.ndarray,
+    rest: np.ndarray,
+    greater: np.ndarray,
+    ties: _Ties,
+) -> None:
+    """:func:`count_f32`'s second pass: the pairs ``rest`` (a query's further judged documents, its list not
+    sorted) compared with their query's segment element-wise, in chunks of at most ``_CHUNK`` elements."""
+    lengths = offsets[1:] - offsets[:-1]
+    width = int(lengths[0]) if lengths.size else 0
+    uniform = width > 0 and bool((lengths == width).all())
+    ends = np.cumsum(lengths[pq[rest]])
+    start = 0
+    while start < rest.size:
+        # Chunks of pairs whose segments hold at most _CHUNK elements (one pair at least).
+        base = ends[start - 1] if start else 0
+        stop = max(int(np.searchsorted(ends, base + _CHUNK, side="right")), start + 1)
+        idx = rest[start:stop]
+        if uniform:  # every query has the same length: gather their rows as a 2-D block
+            g, tp, tpos = _count_rows(scores, width, pq[idx], t32[idx])
+        else:
+            g, tp, tpos = _count_expanded(scores, offsets, pq[idx], t32[idx])
+        greater[idx] = g
+        ties.add(idx[tp], tpos)
+        start = stop
+
+
+class _Ties:
+    """The tie groups :func:`count_f32`'s passes list (``pairs``: the judged pair, ``positions``: a member), each
+    group once: keyed by (query, float32 score) in ``key``."""
+
+    def __init__(self, key: np.ndarray, n_pairs: int) -> None:
+        self.key, self.n_pairs = key, n_pairs
+        self.pairs: list[np.ndarray] = []
+        self.positions: list[np.ndarray] = []
+
+    def add(self, pairs: np.ndarray, positions: np.ndarray, one_per_query: bool = False) -> None:
+        if pairs.size == 0:
+            return
+        if not one_per_query:
+            distinct = pairs[np.flatnonzero(np.diff(pairs, prepend=-1))]  # entries come grouped by pair
+            first = np.unique(self.key[distinct], return_index=True)[1]
+            if first.size < distinct.size:
+                keep = np.zeros(self.n_pairs, bool)
+                keep[distinct[first]] = True
+                keep = keep[pairs]
+                pairs, positions = pairs[keep], positions[keep]
+        self.pairs.append(pairs)
+        self.positions.append(positions)
+
+    def counted(self, prep: Prepared, greater: np.ndarray, per_query: np.ndarray) -> Counted:
+        """The :class:`Counted` of ``greater`` and the groups listed, each listed once over every pass, with
+        the judged documents of a query that share a group another listed."""
+        if not self.pairs:
+            empty = np.zeros(0, np.int64)
+            return Counted(greater, empty, empty)
+        key, pq = self.key, prep.pair_query
+        positions = np.concatenate(self.positions)
+        pairs = np.concatenate(self.pairs)
         # Only a query with several judged documents can have a group two of them share.
         several = np.flatnonzero((per_query > 1)[pq])
         listers = pairs[np.flatnonzero(np.diff(pairs, prepend=-1))]
         listers = listers[(per_query > 1)[pq[listers]]]
-        if len(tie_pairs) > 1:  # a group listed in two passes (or chunks) keeps its first listing
+        if len(self.pairs) > 1:  # a group listed in two passes (or chunks) keeps its first listing
             first = np.unique(key[listers], return_index=True)[1]
             if first.size < listers.size:
-                keep = np.ones(n_pairs, bool)
+                keep = np.ones(self.n_pairs, bool)
                 keep[listers] = False
                 keep[listers[first]] = True
                 keep = keep[pairs]
@@ -187,8 +218,6 @@ def count_f32(prep: Prepared) -> Counted:
                 for i, d in enumerate(ids):
                     check_id("document", d, f" in query {prep.qids[prep.pair_query[pairs[i]]]!r}")
         return Counted(greater, pairs, positions, member_ids, pair_ids, sharing, sharing_lister)
-    empty = np.zeros(0, np.int64)
-    return Counted(greater, empty, empty)
 
 
 def _sharing(key: np.ndarray, listers: np.ndarray, candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
