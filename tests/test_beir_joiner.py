@@ -64,7 +64,7 @@ def test_a_tuned_joiner_replaces_the_hybrid_joiners_parameters_and_keeps_its_dep
     [
         ("bm25", MERGE, "exactly one DocumentJoiner; builtin:bm25 has 0|beir_bm25.yaml has 0"),
         ("hybrid", {**MERGE, "weights": [0.2, 0.3, 0.5]}, "3 weights do not match the 2 lists joiner"),
-        ("hybrid", {"join_mode": "vote"}, "join_mode 'vote' is not one of"),
+        ("hybrid", {"join_mode": "vote"}, "join_mode must be one of"),
         ("hybrid", {"mode": "merge"}, "'mode' is no DocumentJoiner parameter"),
         ("hybrid", {"join_mode": "merge", "weights": [-1, 2]}, "weights must be a list of non-negative numbers"),
     ],

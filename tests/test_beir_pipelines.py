@@ -239,7 +239,7 @@ def test_unknown_retriever_is_an_error_listing_the_builtins():
 
 
 def test_non_positive_top_k_is_an_error():
-    with pytest.raises(PipelineError, match="top_k must be a positive integer"):
+    with pytest.raises(PipelineError, match="top_k must be a whole number >= 1"):
         run_beir(top_k=0, progress=False)
 
 

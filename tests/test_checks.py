@@ -189,7 +189,6 @@ PHRASES = ("must be a whole number", "must be a number", "must be a finite numbe
 #: test below (remove it then).
 PENDING: dict[str, str] = {
     "assess/export.py": "issue 50.2: being converted",
-    "beir/pipelines.py": "issue 50.2: being converted",
     "fusion/api.py": "issue 50.2: being converted",
     "fusion/optimize.py": "issue 50.2: being converted",
     "fusion/packed.py": "issue 50.2: being converted",

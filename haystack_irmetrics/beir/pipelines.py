@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._extras import require
+from ..checks import choice, is_number, whole
 from ..errors import PipelineError
 from ..integration.corpus import corpus_documents
 from ..integration.queries import QueryRunner
@@ -496,18 +497,14 @@ def check_joiner(parameters: Any, source: str = "joiner") -> dict[str, Any]:
         )
     out = dict(parameters)
     mode = out.get("join_mode", "concatenate")
-    if mode not in JOINER_MODES:
-        raise PipelineError(f"{source}: join_mode {mode!r} is not one of {', '.join(JOINER_MODES)}")
+    choice(mode, f"{source}: join_mode", JOINER_MODES, error=PipelineError)
     weights = out.get("weights")
     if weights is not None and (
-        not isinstance(weights, list | tuple)
-        or not weights
-        or not all(isinstance(w, int | float) and not isinstance(w, bool) and w >= 0 for w in weights)
+        not isinstance(weights, list | tuple) or not weights or not all(is_number(w) and w >= 0 for w in weights)
     ):
         raise PipelineError(f"{source}: weights must be a list of non-negative numbers, got {weights!r}")
-    top_k = out.get("top_k")
-    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
-        raise PipelineError(f"{source}: top_k must be a positive integer or null, got {top_k!r}")
+    if out.get("top_k") is not None:  # null: the joiner keeps every document
+        whole(out["top_k"], f"{source}: top_k", least=1, error=PipelineError)
     return out
 
 
