@@ -13,7 +13,7 @@ from haystack_irmetrics.cli import main
 from haystack_irmetrics.clicks import ClickLog, compare_models
 from haystack_irmetrics.clicks.interleaving import outcome
 from haystack_irmetrics.clicks.jobs import (
-    CompareSettings,
+    ClickCompareSettings,
     FitSettings,
     HeldOutSettings,
     InterleaveSettings,
@@ -66,7 +66,7 @@ def test_the_settings_and_results_are_frozen(damaged):
         log.columns["click"] = "clicked"  # type: ignore[index]
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a log read whole says nothing
-        got = compare_log(CompareSettings(LogSettings(str(DATA / "click_log.csv")), ("ctr", "dbn")))
+        got = compare_log(ClickCompareSettings(LogSettings(str(DATA / "click_log.csv")), ("ctr", "dbn")))
     with pytest.raises(TypeError):
         got.scores["pbm"] = got.scores["ctr"]  # type: ignore[index]
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -75,7 +75,7 @@ def test_the_settings_and_results_are_frozen(damaged):
 
 def test_compare_and_interleave_give_the_packages_numbers():
     sessions = ClickLog(DATA / "click_log.csv").sessions()
-    got = compare_log(CompareSettings(LogSettings(str(DATA / "click_log.csv")), ("pbm", "sdbn")))
+    got = compare_log(ClickCompareSettings(LogSettings(str(DATA / "click_log.csv")), ("pbm", "sdbn")))
     assert dict(got.scores) == compare_models(["pbm", "sdbn"], sessions, test_fraction=0.2, seed=0)
     path = DATA / "interleaved_clicks.csv"
     settings = InterleaveSettings(LogSettings(str(path), columns={"team": "team"}))

@@ -237,11 +237,11 @@ def run_fit(args: argparse.Namespace) -> int:
 
 def run_compare(args: argparse.Namespace) -> int:
     """Run ``irmetrics clicks compare``."""
-    from ..clicks.jobs import CompareSettings, compare_log
+    from ..clicks.jobs import ClickCompareSettings, compare_log
     from ..io.tables import json_text
 
     got = compare_log(
-        CompareSettings(click_log_settings(args, args.log), tuple(args.models), _held_out(args), _em(args))
+        ClickCompareSettings(click_log_settings(args, args.log), tuple(args.models), _held_out(args), _em(args))
     )
     if args.json:
         print(json_text(got.to_dict(), indent=2))

@@ -156,7 +156,7 @@ def fit_log(settings: FitSettings) -> FitResult:
 
 
 @dataclass(frozen=True)
-class CompareSettings:
+class ClickCompareSettings:
     """``irmetrics clicks compare``: each of ``models`` fitted on the same training sessions of ``log`` and scored
     on the same held-out ones."""
 
@@ -167,7 +167,7 @@ class CompareSettings:
 
 
 @dataclass(frozen=True)
-class CompareResult:
+class ClickCompareResult:
     """Each model's held-out score, in the order asked, and the held-out sessions' count."""
 
     scores: Mapping[str, HeldOut]
@@ -182,11 +182,11 @@ class CompareResult:
         return comparison_table(self.scores)
 
 
-def compare_log(settings: CompareSettings) -> CompareResult:
+def compare_log(settings: ClickCompareSettings) -> ClickCompareResult:
     """Fit and score every model of ``settings`` (:func:`~.evaluation.compare_models`)."""
     _, sessions = settings.log.read()
     scores = compare_models(settings.models, sessions, **settings.em.options(), **settings.held_out.split())
-    return CompareResult(MappingProxyType(scores), next(iter(scores.values())).sessions)
+    return ClickCompareResult(MappingProxyType(scores), next(iter(scores.values())).sessions)
 
 
 # -- a ranking from clicks ---------------------------------------------------------------------------
@@ -365,8 +365,8 @@ def interleave_log(settings: InterleaveSettings) -> InterleaveResult:
 __all__ = [
     "FIT_FILES",
     "BootstrapSettings",
-    "CompareResult",
-    "CompareSettings",
+    "ClickCompareResult",
+    "ClickCompareSettings",
     "EstimateResult",
     "EstimateSettings",
     "FitResult",
