@@ -270,12 +270,19 @@ def check_pair_texts(
 
     :raises AssessError: naming the pair and what it lacks.
     """
+    from ..judges.texts import check_pair_texts as check
+
     target, queries_path, corpus_path = where
-    for q, d, _ in pairs:
-        if not queries.get(q):
-            raise AssessError(f"pair ({q!r}, {d!r}) of {target}: query {q!r} has no text in {queries_path}")
-        if d not in corpus:
-            raise AssessError(f"pair ({q!r}, {d!r}) of {target}: document {d!r} is not in {corpus_path}")
+
+    def say(what: str, q: str, d: str) -> str:
+        lacks = (
+            f"query {q!r} has no text in {queries_path}"
+            if what == "query"
+            else f"document {d!r} is not in {corpus_path}"
+        )
+        return f"pair ({q!r}, {d!r}) of {target}: {lacks}"
+
+    check(((q, d) for q, d, _ in pairs), queries, corpus, say, AssessError)
 
 
 __all__ = ["JudgingSession", "StrategyFactory", "check_assessor", "check_pair_texts", "say_unshowable"]

@@ -260,16 +260,20 @@ def _strategy(args: argparse.Namespace, queries: dict, corpus: dict, threshold: 
         raise InvalidArgumentError(
             f"{args.strategy} is a sample drawn once, not asked live: judge its pairs file without --strategy"
         )
+    from ..judges.texts import check_pair_texts
+
     pooled = pool_runs(args.runs, depth=args.depth)
     asked: dict[tuple[str, str], None] = {}
     for r, name in enumerate(pooled.names):
-        for i, q in enumerate(pooled.qids):
-            if pooled.rankings[r][i] and not queries.get(q):
-                raise AssessError(f"query {q!r} of run {name} has no text in the queries")
-            for d in pooled.rankings[r][i]:
-                if d not in corpus:
-                    raise AssessError(f"document {d!r} (query {q!r} of run {name}) is not in the corpus")
-                asked[q, d] = None
+        ranked = [(q, d) for q, docs in zip(pooled.qids, pooled.rankings[r]) for d in docs]
+
+        def say(what: str, q: str, d: str, name: str = name) -> str:
+            if what == "query":
+                return f"query {q!r} of run {name} has no text in the queries"
+            return f"document {d!r} (query {q!r} of run {name}) is not in the corpus"
+
+        check_pair_texts(ranked, queries, corpus, say, AssessError)
+        asked.update(dict.fromkeys(ranked))
     name, budget = args.strategy, args.budget
 
     def build(judged: dict[str, dict[str, int]]) -> Any:

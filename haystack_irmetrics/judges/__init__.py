@@ -6,6 +6,7 @@
 - :mod:`.judge`: the chat judge and the score judge (cut points learned on human labels), their fingerprints;
 - :mod:`.cache`: the judgment cache, keyed by the judge's fingerprint and the exact texts;
 - :mod:`.http`: a deadline on a whole request, last byte included, under the OpenAI generator's client;
+- :mod:`.texts`: the one check that every pair has its texts, and the texts a judge is sent;
 - :mod:`.batch`: judging many pairs: concurrency, bounded retries, one re-ask, the cache;
 - :mod:`.judging`: the job of ``irmetrics judge`` as plan, work, write (:func:`judge_runs`, :class:`JudgeResult`);
 - :mod:`.folder`: the output folder's one writer and one reader (:class:`JudgedFolder`, each file opened once);

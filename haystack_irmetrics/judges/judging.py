@@ -23,8 +23,8 @@ from .cache import JudgmentCache
 from .folder import FolderWriter, file_record
 from .judge import ChatJudge, ScoreJudge, Verdict, cut_points_json
 from .ppi import PPIReport, labelled_queries, ppi_report
-from .prompt import sendable
 from .settings import JudgeSettings
+from .texts import pair_texts
 
 QrelsDict = Mapping[str, Mapping[str, int]]
 RunDict = Mapping[str, Mapping[str, float]]
@@ -48,57 +48,6 @@ class JudgeResult:
         for q, docs in self.model.items():
             filled.setdefault(q, {}).update(docs)
         object.__setattr__(self, "filled", filled)
-
-
-def _texts(
-    pairs: list[tuple[str, str]],
-    queries: Mapping[str, str | None],
-    corpus: Mapping[str, Mapping[str, str | None]],
-    depth: int,
-    where: tuple[str, str],
-) -> list[tuple[str, str]]:
-    """The ``(query text, document text)`` of each pair, the document's as the pipelines index it (title and
-    text); a query or document without text raises before any request."""
-    from ..integration.corpus import corpus_documents
-
-    needed = {}
-    for qid, doc in pairs:
-        if not queries.get(qid):
-            raise JudgeError(f"query {qid!r} (in the runs' top {depth}) has no text in {where[0]}")
-        if doc not in corpus:
-            raise JudgeError(f"document {doc!r} (query {qid!r}'s top {depth}) is not in the corpus {where[1]}")
-        needed[doc] = corpus[doc]
-    content = {d.id: d.content or "" for d in corpus_documents(needed)}
-    for qid, doc in pairs:
-        if not content[doc]:
-            raise JudgeError(f"document {doc!r} (query {qid!r}'s top {depth}) has no text in the corpus {where[1]}")
-    texts = [(queries[q] or "", content[d]) for q, d in pairs]
-    _say_unsendable(pairs, texts, where)
-    return [(sendable(q), sendable(d)) for q, d in texts]
-
-
-def _say_unsendable(pairs: list[tuple[str, str]], texts: list[tuple[str, str]], where: tuple[str, str]) -> None:
-    """Warn once, before any request, of the queries and documents whose text UTF-8 cannot carry (a lone
-    surrogate): they are sent with U+FFFD in its place (:func:`~.prompt.sendable`)."""
-    import warnings
-
-    from ..errors import SuspiciousInputWarning
-
-    odd: dict[str, None] = {}
-    for (qid, doc), (q, d) in zip(pairs, texts):
-        if sendable(q) is not q:
-            odd[f"query {qid!r} ({where[0]})"] = None
-        if sendable(d) is not d:
-            odd[f"document {doc!r} ({where[1]})"] = None
-    if odd:
-        names = list(odd)
-        more = f" and {len(names) - 3} more" if len(names) > 3 else ""
-        warnings.warn(
-            f"{', '.join(names[:3])}{more} hold text UTF-8 cannot carry (a lone surrogate, e.g. a JSON \\udc80 "
-            "escape): it is sent to the judge with U+FFFD in its place",
-            SuspiciousInputWarning,
-            stacklevel=3,
-        )
 
 
 def _scores(qrels: QrelsDict, runs: Mapping[str, RunDict], measure: str) -> dict[str, float]:
@@ -209,7 +158,7 @@ def plan_judging(
     labelled = sample + judged_pool
     # Every text is checked before the first request: each hole a strategy may ask for, too.
     asked = holes + labelled
-    text_of = dict(zip(asked, _texts(asked, queries, corpus, settings.depth, settings.sources)))
+    text_of = dict(zip(asked, pair_texts(asked, queries, corpus, settings.depth, settings.sources)))
     fitted = _fit(judge, human, queries, corpus, settings, in_sample)
     return JudgingPlan(measure, human, pool, holes, chooser, sample, labelled, text_of, fitted, started)
 
@@ -381,7 +330,7 @@ def _fit(
     pool = _with_texts(human, queries, corpus)
     pool = {q: {d: g for d, g in docs.items() if (q, d) not in held_out} for q, docs in pool.items()}
     chosen = sample_labelled(pool, settings.fit, settings.seed + 1)
-    texts = _texts(chosen, queries, corpus, settings.depth, settings.sources)
+    texts = pair_texts(chosen, queries, corpus, settings.depth, settings.sources)
     judge.fit(texts, [int(human[q][d]) for q, d in chosen])
     return len(chosen)
 
