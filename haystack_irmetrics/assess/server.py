@@ -111,42 +111,6 @@ def create_app(
     from starlette.responses import HTMLResponse, JSONResponse
     from starlette.routing import Route
 
-    def refuse(status: int, error: str, state: dict | None = None) -> JSONResponse:
-        return JSONResponse({"error": error, **({"state": state} if state is not None else {})}, status_code=status)
-
-    def checked(request: Request) -> str | None:
-        """Why the request is refused, or ``None``."""
-        given = request.headers.get("x-assess-token", "")
-        if not hmac.compare_digest(given.encode("utf-8", "replace"), token.encode("utf-8")):
-            return "refused: the request does not carry this page's token (reload the page)"
-        if request.method == "POST":
-            origin = request.headers.get("origin")
-            if origin is not None and origin != f"{request.url.scheme}://{request.headers.get('host', '')}":
-                return f"refused: a request from another origin ({origin})"
-            if request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
-                return "refused: a request from another site"
-        return None
-
-    async def read_body(request: Request) -> dict:
-        body = await request.body()
-        if len(body) > MAX_BODY:
-            raise AssessError(f"a request of {len(body)} bytes (at most {MAX_BODY})")
-        try:
-            data = json.loads(body or b"{}")
-        except ValueError:
-            raise AssessError("the request is not JSON") from None
-        except RecursionError:  # nested deeper than the parser goes: 16 KB of "[" is enough
-            raise AssessError("the request is JSON nested too deep to read") from None
-        if not isinstance(data, dict):
-            raise AssessError("the request is not a JSON object")
-        return data
-
-    def pair_of(data: dict) -> tuple[str, str]:
-        q, d = data.get("query_id"), data.get("doc_id")
-        if not isinstance(q, str) or not isinstance(d, str):
-            raise AssessError("the request names no pair (query_id, doc_id)")
-        return q, d
-
     async def index(request: Request) -> HTMLResponse:
         nonce = secrets.token_urlsafe(18)
         return HTMLResponse(
@@ -155,24 +119,24 @@ def create_app(
 
     def api(action: Callable[[dict], dict]) -> Callable:
         async def endpoint(request: Request) -> JSONResponse:
-            why = checked(request)
+            why = _refused(request, token)
             if why is not None:
-                return refuse(403, why)
+                return _refuse(403, why)
             try:
-                data = await read_body(request) if request.method == "POST" else {}
+                data = await _read_body(request) if request.method == "POST" else {}
                 return JSONResponse({"state": action(data)})
             except StalePairError as e:
-                return refuse(409, f"not saved: {e} (the page now shows the current one)", session.state())
+                return _refuse(409, f"not saved: {e} (the page now shows the current one)", session.state())
             except AssessError as e:
-                return refuse(400, f"not saved: {e}", session.state())
+                return _refuse(400, f"not saved: {e}", session.state())
 
         return endpoint
 
     routes = [
         Route("/", index, methods=["GET"]),
         Route("/api/state", api(lambda data: session.state()), methods=["GET"]),
-        Route("/api/label", api(lambda data: session.label(*pair_of(data), data.get("label"))), methods=["POST"]),
-        Route("/api/skip", api(lambda data: session.skip(*pair_of(data))), methods=["POST"]),
+        Route("/api/label", api(lambda data: session.label(*_pair_of(data), data.get("label"))), methods=["POST"]),
+        Route("/api/skip", api(lambda data: session.skip(*_pair_of(data))), methods=["POST"]),
         Route("/api/undo", api(lambda data: session.undo()), methods=["POST"]),
     ]
     middleware = [Middleware(_SafeHeaders), Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))]
@@ -184,6 +148,50 @@ def create_app(
         yield
 
     return Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+
+
+def _refuse(status: int, error: str, state: dict | None = None) -> Any:
+    """The JSON answer refusing a request: its ``error`` and, where the page must redraw, the ``state``."""
+    from starlette.responses import JSONResponse
+
+    return JSONResponse({"error": error, **({"state": state} if state is not None else {})}, status_code=status)
+
+
+def _refused(request: Any, token: str) -> str | None:
+    """Why the request is refused (no page token; a POST from another origin or site), or ``None``."""
+    given = request.headers.get("x-assess-token", "")
+    if not hmac.compare_digest(given.encode("utf-8", "replace"), token.encode("utf-8")):
+        return "refused: the request does not carry this page's token (reload the page)"
+    if request.method == "POST":
+        origin = request.headers.get("origin")
+        if origin is not None and origin != f"{request.url.scheme}://{request.headers.get('host', '')}":
+            return f"refused: a request from another origin ({origin})"
+        if request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
+            return "refused: a request from another site"
+    return None
+
+
+async def _read_body(request: Any) -> dict:
+    """The request's JSON object, at most :data:`MAX_BODY` bytes."""
+    body = await request.body()
+    if len(body) > MAX_BODY:
+        raise AssessError(f"a request of {len(body)} bytes (at most {MAX_BODY})")
+    try:
+        data = json.loads(body or b"{}")
+    except ValueError:
+        raise AssessError("the request is not JSON") from None
+    except RecursionError:  # nested deeper than the parser goes: 16 KB of "[" is enough
+        raise AssessError("the request is JSON nested too deep to read") from None
+    if not isinstance(data, dict):
+        raise AssessError("the request is not a JSON object")
+    return data
+
+
+def _pair_of(data: dict) -> tuple[str, str]:
+    q, d = data.get("query_id"), data.get("doc_id")
+    if not isinstance(q, str) or not isinstance(d, str):
+        raise AssessError("the request names no pair (query_id, doc_id)")
+    return q, d
 
 
 def check_port(port: int) -> int:
