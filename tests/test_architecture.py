@@ -552,6 +552,17 @@ def test_the_table_checker_finds_a_missing_path_a_misplaced_name_and_no_test():
 MAX_CLI_BODY = 60
 #: Functions of ``cli/`` that only declare arguments (argparse's declarations are long, and are not work).
 ARGUMENT_DECLARATIONS = {"add_subcommand"}
+#: The longest body a function of the library (the package less ``cli/``) may have: an orchestrator plans, calls
+#: its steps and writes what they give; each step is a function a reader holds at once (issue 50.5).
+MAX_BODY = 80
+#: The library's functions allowed a longer body, and why; one "pending:" is being split in another change (the
+#: test then accepts it either way: remove it with that change).
+LONG_FUNCTIONS = {
+    "haystack_irmetrics.report.data:build_report": (
+        "pending: the judges refactor (the report reads the judged folder once and builds its data once; the "
+        "function is split with that change)"
+    ),
+}
 #: The most parameters a function of the package takes (``self`` and ``*``-separated keywords counted, ``*args`` and
 #: ``**options`` one each): more travel as one frozen settings value (``BeirSettings``, ``JudgeSettings``, ...).
 MAX_PARAMETERS = 10
@@ -603,6 +614,19 @@ def test_no_function_of_the_cli_has_a_body_over_60_lines():
         if qualified.rpartition(".")[2] not in ARGUMENT_DECLARATIONS and _body_lines(node) > MAX_CLI_BODY
     ]
     assert long == []
+
+
+def test_no_function_of_the_library_has_a_body_over_80_lines():
+    long = {
+        f"{name}:{qualified}": _body_lines(node)
+        for name, path in MODULES.items()
+        if name != "haystack_irmetrics.cli" and not name.startswith("haystack_irmetrics.cli.")
+        for qualified, node in _functions(ast.parse(path.read_text(encoding="utf-8")))
+        if _body_lines(node) > MAX_BODY
+    }
+    assert {f: n for f, n in long.items() if f not in LONG_FUNCTIONS} == {}
+    stale = [f for f, why in LONG_FUNCTIONS.items() if f not in long and not why.startswith("pending:")]
+    assert stale == [], "an exception no longer needed: remove it from the list"
 
 
 def test_no_function_of_the_package_takes_more_than_10_parameters():
