@@ -407,3 +407,16 @@ def test_build_report_returns_a_frozen_value():
     data = build_report({"a": {"q1": {"d1": 1.0}}}, {"q1": {"d1": 1}}, k_values=[1], measures=["P"], n_resamples=100)
     with pytest.raises(dataclasses.FrozenInstanceError):
         data.wtl = {}
+
+
+def test_build_report_takes_its_settings_and_the_presets_overrides_and_refuses_any_other_keyword():
+    from haystack_irmetrics.report import ReportSettings, build_report
+
+    runs = {"a": {"q1": {"d1": 1.0, "d2": 0.5}}, "b": {"q1": {"d2": 1.0, "d1": 0.5}}}
+    qrels = {"q1": {"d1": 1, "d2": 1}}
+    data = build_report(runs, qrels, k_values=[1], measures=["P"], ties="stable", significance=False)
+    assert data.preset.policy("P").ties == "stable" and data.measures == ["P@1"]
+    with pytest.raises(TypeError, match=r"^build_report\(\) got an unexpected keyword argument 'tie'$"):
+        build_report(runs, qrels, tie="stable")  # never handed to the preset, which would name itself
+    with pytest.raises(InvalidArgumentError, match="depth must be a whole number >= 1, got 0"):
+        ReportSettings(depth=0)  # the settings check their values when built

@@ -11,12 +11,13 @@ from __future__ import annotations
 import importlib.util
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from .._settings import settings_of
 from ..checks import whole
 from ..core import DEFAULT_K_VALUES, Evaluation, EvaluationResult, Preset, Qrels, resolve_preset
 from ..core.inputs import ArrayRun, as_run
@@ -148,6 +149,16 @@ class ReportSettings:
     judged: str | os.PathLike[str] | None = None
     bounds: float | None = None
 
+    def __post_init__(self) -> None:
+        whole(self.depth, "depth", least=1)
+        check_resamples(self.n_resamples)
+        check_seed(self.seed)
+        check_confidence(self.confidence)
+
+
+#: The preset's overrides :func:`build_report` takes as keywords beside its settings (:func:`resolve_preset`'s).
+PRESET_OVERRIDES = ("ties", "missing_queries", "ignore_identical_ids", "relevance_threshold", "no_relevant")
+
 
 def _judged_qrels(folder: Any, qrels: Any) -> Any:
     """The human qrels to score a judged folder's "human" on (``folder``: the
@@ -196,109 +207,137 @@ def build_report(
     shows by default, the interval the mean lies in once each unjudged document of the top k is judged 0 or
     ``bounds`` (:func:`.judged.bounds`).
     """
-    names_of = {f.name for f in fields(ReportSettings)}
-    policy = {k: v for k, v in options.items() if k not in names_of}
-    settings = replace(settings or ReportSettings(), **{k: v for k, v in options.items() if k in names_of})
-    k_values, measures, baseline, depth = settings.k_values, settings.measures, settings.baseline, settings.depth
-    judged, corpus = settings.judged, settings.corpus
-    n_resamples, seed, confidence = settings.n_resamples, settings.seed, settings.confidence
-    whole(depth, "depth", least=1)
-    if judged is not None:
+    policy = {k: options.pop(k) for k in PRESET_OVERRIDES if k in options}
+    settings = settings_of(ReportSettings, options, "build_report", base=settings)
+    folder = None
+    if settings.judged is not None:
         from ..judges.folder import JudgedFolder
 
-        judged = JudgedFolder.read(judged)  # every file of the folder opened once, for the whole report
-        qrels = _judged_qrels(judged, qrels)
-    check_resamples(n_resamples)
-    check_seed(seed)
-    check_confidence(confidence)
+        folder = JudgedFolder.read(settings.judged)  # every file of the folder opened once, for the whole report
+        qrels = _judged_qrels(folder, qrels)
+    plan = _plan(runs, qrels, settings, policy)
+    data = _scored(plan, settings, scores)
+    significance = settings.significance
+    if significance is None:
+        significance = importlib.util.find_spec("scipy") is not None
+        if not significance and data.others:
+            data.notes.append("no significance tests: scipy is not installed (pip install 'haystack-irmetrics[stats]')")
+    if significance and data.others:
+        data = replace(data, comparisons=_comparisons(data, settings.n_resamples, settings.seed, settings.confidence))
+    lists = {}
+    for s in plan.sources:
+        if s.scored is None:
+            lists[s.name] = ranked_lists(as_run(s.run), data.qids, settings.depth, plan.preset.ignore_identical_ids)
+        else:
+            data.notes.append(f"{s.name} was given as per-query values: the drill-down has no ranked list for it")
+    data = replace(data, lists=lists)
+    data = replace(data, **_judgments(data, plan.judgments, folder, settings.bounds, plan.prepared))
+    data = replace(data, missed=_missed(data, plan.sources), query_text=_query_text(settings.queries, plan.dataset))
+    return replace(data, documents=_documents(data, settings.corpus, settings.docs, plan.dataset))
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What a report is made of, read and checked before anything is computed: the runs (``sources``, their
+    names in ``order``; ``base`` the baseline), the preset, the BEIR dataset's files to fall back on, the
+    judgments (their topical view; ``subtopics`` where a diversity measure reads them), and each run's
+    :class:`~haystack_irmetrics.Evaluation`, filled as the runs are scored (``prepared``: entered once)."""
+
+    sources: list[Source]
+    order: list[str]
+    base: str
+    preset: Preset
+    dataset: dict[str, Path]
+    judgments: Qrels | None
+    subtopics: SubtopicQrels | None
+    prepared: dict[str, Evaluation] = field(default_factory=dict)
+
+
+def _plan(runs: Any, qrels: Any, settings: ReportSettings, policy: Mapping[str, Any]) -> _Plan:
+    """The runs read, the baseline and the preset checked, the judgments read (:class:`_Plan`)."""
     sources = load_sources(runs, settings.names)
     order = [s.name for s in sources]
-    base = baseline if baseline is not None else order[0]
+    base = settings.baseline if settings.baseline is not None else order[0]
     if base not in order:
         raise InvalidArgumentError(f"baseline {base!r} is not one of the runs {order}")
-    policy_obj = resolve_preset(settings.preset, **{k: v for k, v in policy.items() if v is not None})
-    dataset = _dataset_files(sources, corpus)
+    preset = resolve_preset(settings.preset, **{k: v for k, v in policy.items() if v is not None})
+    dataset = _dataset_files(sources, settings.corpus)
     all_scored = all(s.scored is not None for s in sources)
-    judgments = _qrels(qrels, dataset, sources, optional=all_scored, measures=measures, k_values=k_values)
+    judgments = _qrels(
+        qrels, dataset, sources, optional=all_scored, measures=settings.measures, k_values=settings.k_values
+    )
     subtopics = judgments if isinstance(judgments, SubtopicQrels) else None
     if subtopics is not None:  # the diversity measures read the subtopics; the page shows the topical labels
         judgments = subtopics.topical
-    notes: list[str] = []
+    return _Plan(sources, order, base, preset, dataset, judgments, subtopics)
+
+
+def _scored(
+    plan: _Plan,
+    settings: ReportSettings,
+    scores: Mapping[str, tuple[Mapping[str, float], Mapping[str, Mapping[str, float]]]] | None,
+) -> ReportData:
+    """Every run's means and per-query values (evaluated once each, or as given), the measures all runs share,
+    the queries, and the wins, ties and losses against the baseline: a :class:`ReportData` to complete."""
     evaluations: dict[str, EvaluationResult] = {}
-    prepared: dict[str, Evaluation] = {}  # each run entered once: its measures, coverage and bounds read from it
     values: dict[str, dict[str, dict[str, float]]] = {}
     means: dict[str, dict[str, float]] = {}
-    for s in sources:
+    for s in plan.sources:
         if s.scored is None and scores is not None and s.name in scores:
             given_means, given_values = scores[s.name]
             values[s.name] = {m: dict(v) for m, v in given_values.items()}
             means[s.name] = dict(given_means)
         elif s.scored is None:
-            try:
-                prepared[s.name] = Evaluation(subtopics or judgments, s.run, policy_obj)
-                ev = prepared[s.name].result(measures, k_values)
-            except NoOverlapError as e:
-                raise NoOverlapError(f"run {s.name!r}: {e}") from None
+            ev = _evaluated(plan, s, settings)
             evaluations[s.name] = ev
             values[s.name] = {m: dict(ev.per_query[m].items()) for m in ev.raw_means}
             means[s.name] = dict(ev.raw_means)
         else:
-            values[s.name] = s.scored.values
-            means[s.name] = s.scored.means
+            values[s.name], means[s.name] = s.scored.values, s.scored.means
             scored_qids = {qid for v in s.scored.values.values() for qid in v}
-            if judgments is not None and not scored_qids & set(judgments.data):
+            if plan.judgments is not None and not scored_qids & set(plan.judgments.data):
                 raise NoOverlapError(f"run {s.name!r} shares no query with the qrels (e.g. {sorted(scored_qids)[:3]})")
-    shown = _shared_measures(order, means)
-    means = {n: {m: means[n][m] for m in shown} for n in order}
-    values = {n: {m: values[n][m] for m in shown} for n in order}
+    shown = _shared_measures(plan.order, means)
+    means = {n: {m: means[n][m] for m in shown} for n in plan.order}
+    values = {n: {m: values[n][m] for m in shown} for n in plan.order}
     scored_any: dict[str, None] = {}
-    for n in order:
+    for n in plan.order:
         for m in shown:
             scored_any.update(dict.fromkeys(values[n][m]))
-    if judgments is None:
+    if plan.judgments is None:
         qids, qrels_data = list(scored_any), {}
     else:
-        qids, qrels_data = [qid for qid in judgments.qids if qid in scored_any], judgments.data
+        qids, qrels_data = [qid for qid in plan.judgments.qids if qid in scored_any], plan.judgments.data
     data = ReportData(
-        names=order,
-        baseline=base,
+        names=plan.order,
+        baseline=plan.base,
         measures=shown,
         means=means,
         values=values,
         qids=qids,
         qrels=qrels_data,
-        threshold=float(policy_obj.relevance_threshold),
-        preset=policy_obj,
-        depth=depth,
-        confidence=float(confidence),
-        n_resamples=n_resamples,
+        threshold=float(plan.preset.relevance_threshold),
+        preset=plan.preset,
+        depth=settings.depth,
+        confidence=float(settings.confidence),
+        n_resamples=settings.n_resamples,
         evaluations=evaluations,
-        runs={s.name: s.run for s in sources if s.scored is None},
-        notes=notes,
-        title=settings.title or f"Retrieval evaluation: {', '.join(order)}",
-    )
-    data = replace(
-        data, log_scale=frozenset(m for m in shown if (f := family_of(m)) is not None and f.aggregate == "geometric")
+        runs={s.name: s.run for s in plan.sources if s.scored is None},
+        notes=[],
+        title=settings.title or f"Retrieval evaluation: {', '.join(plan.order)}",
+        log_scale=frozenset(m for m in shown if (f := family_of(m)) is not None and f.aggregate == "geometric"),
     )
     wtl = {n: {m: _win_tie_loss(*paired_values(data, n, m, log=False)) for m in shown} for n in data.others}
-    data = replace(data, wtl=wtl)
-    significance = settings.significance
-    if significance is None:
-        significance = importlib.util.find_spec("scipy") is not None
-        if not significance and data.others:
-            notes.append("no significance tests: scipy is not installed (pip install 'haystack-irmetrics[stats]')")
-    if significance and data.others:
-        data = replace(data, comparisons=_comparisons(data, n_resamples, seed, confidence))
-    lists = {}
-    for s in sources:
-        if s.scored is None:
-            lists[s.name] = ranked_lists(as_run(s.run), qids, depth, policy_obj.ignore_identical_ids)
-        else:
-            notes.append(f"{s.name} was given as per-query values: the drill-down has no ranked list for it")
-    data = replace(data, lists=lists)
-    data = replace(data, **_judgments(data, judgments, judged, settings.bounds, prepared))
-    data = replace(data, missed=_missed(data, sources), query_text=_query_text(settings.queries, dataset))
-    return replace(data, documents=_documents(data, corpus, settings.docs, dataset))
+    return replace(data, wtl=wtl)
+
+
+def _evaluated(plan: _Plan, source: Source, settings: ReportSettings) -> EvaluationResult:
+    """A ranked run entered once (kept in ``plan.prepared`` for its coverage and bounds) and its measures."""
+    try:
+        plan.prepared[source.name] = Evaluation(plan.subtopics or plan.judgments, source.run, plan.preset)
+        return plan.prepared[source.name].result(settings.measures, settings.k_values)
+    except NoOverlapError as e:
+        raise NoOverlapError(f"run {source.name!r}: {e}") from None
 
 
 def _dataset_files(sources: list[Source], corpus: str | os.PathLike[str] | None) -> dict[str, Path]:
