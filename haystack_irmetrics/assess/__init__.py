@@ -8,18 +8,23 @@
 - :mod:`.page`: the page, inline style and script, every text drawn as text;
 - :mod:`.server`: the Starlette app and uvicorn (:func:`create_app`, :func:`serve`; the ``assess`` extra);
 - :mod:`.export`: the qrels and judgments out, labels judged elsewhere in, the agreement between assessors and
-  with a model (:func:`export`, :func:`import_labels`, :func:`agreement`).
+  with a model (:func:`export`, :func:`import_labels`, :func:`agreement`);
+- :mod:`.job`: ``irmetrics assess PAIRS`` as one call, its inputs read and checked and the strategy built before
+  anything is made (:class:`AssessSettings`, :func:`run_assess`, :class:`AssessResult`).
 
 Importing this package imports neither Starlette nor uvicorn: :func:`create_app` and :func:`serve` do.
 """
 
 from .export import agreement, agreement_table, export, import_labels, read_prelabels
+from .job import AssessResult, AssessSettings, run_assess
 from .scale import default_definitions, grade_definitions, highlight
 from .server import create_app, serve
 from .session import JudgingSession
 from .store import AssessStore, Judgment, judging_folder
 
 __all__ = [
+    "AssessResult",
+    "AssessSettings",
     "AssessStore",
     "JudgingSession",
     "Judgment",
@@ -33,5 +38,6 @@ __all__ = [
     "import_labels",
     "judging_folder",
     "read_prelabels",
+    "run_assess",
     "serve",
 ]

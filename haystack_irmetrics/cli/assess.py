@@ -241,113 +241,38 @@ def _import(args: argparse.Namespace) -> int:
     return 0
 
 
-def _strategy(args: argparse.Namespace, queries: dict, corpus: dict, threshold: int) -> tuple[Any, list]:
-    """The factory of the live strategy (``None`` without ``--strategy``), its runs read and checked once, and
-    the pairs it may ask (empty without one)."""
-    from ..errors import InvalidArgumentError
-
-    if args.strategy is None:
-        if args.runs:
-            raise InvalidArgumentError("--runs are pooled by a strategy: give --strategy too")
-        return None, []
-    if not args.runs or args.budget is None:
-        raise InvalidArgumentError("--strategy asks for pairs from --runs up to a --budget: give both")
-    from ..errors import AssessError
-    from ..pooling.registry import make_strategy, strategy_spec
-    from ..pooling.runs import pool_runs
-
-    if strategy_spec(args.strategy).sampled:
-        raise InvalidArgumentError(
-            f"{args.strategy} is a sample drawn once, not asked live: judge its pairs file without --strategy"
-        )
-    from ..judges.texts import check_pair_texts
-
-    pooled = pool_runs(args.runs, depth=args.depth)
-    asked: dict[tuple[str, str], None] = {}
-    for r, name in enumerate(pooled.names):
-        ranked = [(q, d) for q, docs in zip(pooled.qids, pooled.rankings[r]) for d in docs]
-
-        def say(what: str, q: str, d: str, name: str = name) -> str:
-            if what == "query":
-                return f"query {q!r} of run {name} has no text in the queries"
-            return f"document {d!r} (query {q!r} of run {name}) is not in the corpus"
-
-        check_pair_texts(ranked, queries, corpus, say, AssessError)
-        asked.update(dict.fromkeys(ranked))
-    name, budget = args.strategy, args.budget
-
-    def build(judged: dict[str, dict[str, int]]) -> Any:
-        return make_strategy(name, pooled, budget=budget, judged=judged, relevance_threshold=threshold)
-
-    build({})  # a strategy that cannot be built is said now, not on the page
-    return build, list(asked)
-
-
-def _inputs(args: argparse.Namespace) -> tuple[Any, ...]:
-    """What the page needs, read and checked before anything is made: the scale, the pairs, the texts, the
-    model's labels, the strategy; a lone surrogate in a text to show is said here, once."""
-    from ..assess.export import read_prelabels
-    from ..assess.scale import scale_of
-    from ..assess.session import check_pair_texts, say_unshowable
-    from ..errors import AssessError, InvalidArgumentError
-    from ..io.beir_data import read_beir_corpus, read_beir_queries
-    from ..pooling.pairs import read_pairs
-
-    scale = scale_of(args.scale, args.max_grade)
-    pairs = read_pairs(args.target)
-    if not pairs:
-        raise AssessError(f"{args.target} lists no pair to judge")
-    queries_path, corpus_path = _jsonl(args.queries, "queries"), _jsonl(args.corpus, "corpus")
-    queries = read_beir_queries(queries_path)
-    corpus = read_beir_corpus(corpus_path)
-    check_pair_texts(pairs, queries, corpus, (args.target, str(queries_path), str(corpus_path)))
-    prelabels = read_prelabels(args.prelabels, args.max_grade) if args.prelabels else None
-    factory, asked = _strategy(args, queries, corpus, 1)
-    say_unshowable([(q, d) for q, d, _ in pairs] + asked, queries, corpus)
-    if args.budget is not None and args.budget < 1:
-        raise InvalidArgumentError(f"--budget must be at least 1, got {args.budget}")
-    return scale, pairs, queries, corpus, prelabels, factory
-
-
 def _serve(args: argparse.Namespace) -> int:
-    import getpass
+    from ..assess.job import AssessSettings, AssessStart, run_assess
 
-    from ..assess.server import check_port, listen, require_server, serve
-    from ..assess.session import JudgingSession
-    from ..assess.store import judging_folder
-    from ..errors import InvalidArgumentError
+    settings = AssessSettings(
+        args.target,
+        args.queries,
+        args.corpus,
+        args.output,
+        assessor=args.assessor,
+        max_grade=3 if args.max_grade is None else args.max_grade,
+        scale=args.scale,
+        strategy=args.strategy,
+        runs=tuple(args.runs or ()),
+        depth=args.depth,
+        budget=args.budget,
+        prelabels=args.prelabels,
+        show_prelabels=args.show_prelabels,
+        port=args.port,
+    )
+    opened: list[AssessStart] = []
 
-    require_server()
-    check_port(args.port)
-    args.max_grade = 3 if args.max_grade is None else args.max_grade
-    scale, pairs, queries, corpus, prelabels, factory = _inputs(args)
-    assessor = args.assessor if args.assessor is not None else (getpass.getuser() or "assessor")
-    with listen(args.port) as sock, judging_folder(args.output, args.max_grade) as store:
-        added = store.add_pairs(pairs)
-        if prelabels is not None:
-            store.set_prelabels(prelabels)
-        if args.show_prelabels and not store.prelabels():
-            raise InvalidArgumentError("--show-prelabels: no model labels to show (give --prelabels FILE)")
-        session = JudgingSession(
-            store,
-            queries,
-            corpus,
-            assessor,
-            scale,
-            budget=args.budget,
-            strategy=factory,
-            show_prelabels=args.show_prelabels,
-        )
-        counts = store.counts(assessor)
-        resumed = f", resuming: {counts['judged']} judged" if counts["judged"] or counts["skipped"] else ""
-        print(f"{counts['pairs']} pairs to judge ({added} new){resumed}; assessor {assessor}", flush=True)
+    def started(start: AssessStart) -> None:
+        opened.append(start)
+        resumed = f", resuming: {start.judged} judged" if start.judged or start.skipped else ""
+        print(f"{start.pairs} pairs to judge ({start.added} new){resumed}; assessor {start.assessor}", flush=True)
 
-        def announce(url: str) -> None:
-            print(f"judging page: {url} (Ctrl-C to stop; every key is saved in {store.path})", flush=True)
+    def announce(url: str) -> None:
+        print(f"judging page: {url} (Ctrl-C to stop; every key is saved in {opened[0].store})", flush=True)
 
-        done = serve(session, sock=sock, announce=announce)
-        counts = store.counts(assessor)
-    print(f"stopped: {assessor} judged {counts['judged']} pairs ({counts['relevant']} relevant)", flush=True)
+    result = run_assess(settings, started=started, announce=announce)
+    print(f"stopped: {result.assessor} judged {result.judged} pairs ({result.relevant} relevant)", flush=True)
+    done = result.exported
     if done is None:
         print("nothing labelled yet: nothing exported", flush=True)
     else:
