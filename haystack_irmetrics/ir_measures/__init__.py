@@ -8,6 +8,15 @@ exactly as that measure's reference provider does (pytrec_eval, gdeval, msmarco,
 declines the rest, which fall through to them. The same provider is the entry point
 ``irmetrics = haystack_irmetrics.ir_measures:PROVIDER`` of the ``ir_measures.provider`` group.
 
+- :mod:`.plans`: which of the core's measures gives what an ir_measures measure's reference provider gives, in
+  which ranking order and over which queries, or ``None`` where it cannot (:func:`plan`);
+- :mod:`.frames`: qrels and runs in every form ir_measures takes (dicts, DataFrames, namedtuples) read into the
+  core's dicts, and a run ranked in the references' orders;
+- :mod:`.provider`: the provider and its evaluator (:class:`IRMetricsProvider`, :class:`IRMetricsEvaluator`):
+  the qrels read once, each run once, one :class:`~haystack_irmetrics.core.Evaluation` per order and threshold;
+- :mod:`.extras`: what ir_measures' issues ask for and the core has: ``NCG@k``, and bootstrap intervals of each
+  measure's mean from ``iter_calc``'s metrics (:func:`bootstrap_intervals`).
+
 Usage::
 
     >>> import ir_measures
