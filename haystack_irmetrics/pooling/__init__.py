@@ -3,6 +3,20 @@ budget; the strategies of the literature as objects a judging loop drives (``nex
 stratified sample with the statAP and xinfAP estimates, and every strategy replayed against complete
 judgments (:func:`simulate`).
 
+- :mod:`.runs`: the runs a pool is drawn from, each ranking in trec_eval's order cut at the pool depth, and the
+  judgments a pool starts from (:class:`PoolRuns`: a pool's pairs or its holes, the share of a run's top k a
+  judge fills; :func:`pool_runs`, :func:`judged_labels`);
+- :mod:`.strategies`: the strategies a judging loop drives, ``next()`` and ``record(query, doc, label)``: depth
+  pooling, RBP-weighted, Move-to-Front and the MaxMean bandit;
+- :mod:`.sampling`: a stratified sample with known inclusion probabilities (:class:`Stratified`,
+  :class:`StratifiedDesign`), and the design rebuilt from a sample file (:func:`design_from_sample`);
+- :mod:`.estimators`: the statAP and xinfAP estimates of average precision from such a sample's judgments;
+- :mod:`.registry`: the strategies with their parameters and ranges, as data (``STRATEGIES``, which the CLI's
+  choices read), :func:`make_strategy` and :func:`pool`, a budget's pairs;
+- :mod:`.pairs`: the pairs file of ``irmetrics pool``, written whole and read back;
+- :mod:`.simulate`: each strategy replayed against complete judgments: the relevant documents found for a budget,
+  and the systems' order compared with their order under all the judgments.
+
 numpy only; above the core, ``io/`` and ``stats/``, beside ``compare/`` and ``fusion/``.
 """
 
