@@ -84,10 +84,12 @@ def _bound(x: float) -> str:
 
 @dataclass(frozen=True)
 class Whole:
-    """A whole number from ``least`` to ``most`` (either end open when ``None``)."""
+    """A whole number from ``least`` to ``most`` (either end open when ``None``); ``floats``: a float with a
+    whole value counts too (``2.0`` is 2), as a grid or a command line may write it."""
 
     least: int | None = None
     most: int | None = None
+    floats: bool = False
 
     def describe(self) -> str:
         if self.least is not None and self.most is not None:
@@ -96,9 +98,13 @@ class Whole:
             return f"a whole number >= {self.least}"
         return "a whole number" if self.most is None else f"a whole number <= {self.most}"
 
+    def holds(self, value: object) -> bool:
+        """Whether ``value`` is such a number."""
+        whole = is_whole(value) or (self.floats and is_number(value, finite=True) and float(value).is_integer())
+        return whole and (self.least is None or value >= self.least) and (self.most is None or value <= self.most)
+
     def check(self, value: Any, name: str, error: Error = InvalidArgumentError) -> int:
-        ok = is_whole(value) and (self.least is None or value >= self.least)
-        if not (ok and (self.most is None or value <= self.most)):
+        if not self.holds(value):
             raise refuse(value, name, self.describe(), error)
         return int(value)
 
@@ -157,12 +163,15 @@ class Choice:
     def describe(self) -> str:
         return "one of " + ", ".join(str(o) for o in self.options)
 
-    def check(self, value: Any, name: str, error: Error = InvalidArgumentError) -> Any:
+    def holds(self, value: object) -> bool:
+        """Whether ``value`` is one of the options."""
         try:
-            ok = value in self.options and (not isinstance(value, bool) or any(o is value for o in self.options))
+            return value in self.options and (not isinstance(value, bool) or any(o is value for o in self.options))
         except TypeError:  # an unhashable value against hashable options that compare oddly
-            ok = False
-        if not ok:
+            return False
+
+    def check(self, value: Any, name: str, error: Error = InvalidArgumentError) -> Any:
+        if not self.holds(value):
             raise refuse(value, name, self.describe(), error)
         return value
 
@@ -175,6 +184,8 @@ class Rule(Protocol):
     strategy's strata edges)."""
 
     def describe(self) -> str: ...
+
+    def holds(self, value: object) -> bool: ...
 
     def check(self, value: Any, name: str, error: Error = ...) -> Any: ...
 
@@ -239,6 +250,10 @@ class Param:
     def range(self) -> str:
         """What a value must be, in words: ``a number in (0, 1)``."""
         return self.rule.describe()
+
+    def inside(self, value: object) -> bool:
+        """Whether ``value`` is one the rule takes."""
+        return self.rule.holds(value)
 
     def check(self, value: Any, error: Error | None = None, name: str | None = None) -> Any:
         """``value`` checked (``name``: how the message names it, by default ``parameter NAME``; ``error``: by

@@ -65,6 +65,14 @@ def test_whole_refuses_with_the_one_message(value, least, most, message):
     )
 
 
+def test_whole_with_floats_takes_a_float_with_a_whole_value_as_its_int():
+    rule = Whole(1, floats=True)
+    assert rule.check(2.0, "n") == 2 and type(rule.check(2.0, "n")) is int and rule.check(np.int64(3), "n") == 3
+    assert [rule.holds(v) for v in (1.0, 1, 1e300)] == [True, True, True]
+    assert [rule.holds(v) for v in (0.0, 2.5, math.inf, math.nan, True, "2")] == [False] * 6
+    assert not Whole(1).holds(2.0) and Whole(0, 3).holds(3) and not Whole(0, 3).holds(4)
+
+
 def test_whole_raises_the_callers_error_and_prints_a_huge_int_safely():
     with pytest.raises(JudgeError, match=r"^--depth must be a whole number >= 1, got 0$"):
         whole(0, "--depth", least=1, error=JudgeError)
@@ -175,6 +183,10 @@ def test_a_param_checks_and_parses_through_its_rule_with_the_callers_error():
         Param("q", Number(0, 1), error=PoolingError).check(2)  # the registry's own error, unless the caller's
     with pytest.raises(JudgeError):
         Param("q", Number(0, 1), error=PoolingError).check(2, JudgeError)
+    assert p.inside(0.5) and not p.inside(1) and (p.low, p.high, p.over) == (0, 1, "one")
+    assert (Param("w", Whole(0, 9)).low, Param("w", Whole(0, 9)).high) == (0, 9) and Param(
+        "c", Choice(("a",))
+    ).low is None
     n = Param("n_segments", Whole(1), None)
     assert n.parse("3") == 3 and n.range == "a whole number >= 1"
     with pytest.raises(InvalidArgumentError, match=r"got '2\.5'"):
@@ -189,9 +201,6 @@ PHRASES = ("must be a whole number", "must be a number", "must be a finite numbe
 #: test below (remove it then).
 PENDING: dict[str, str] = {
     "assess/export.py": "issue 50.2: being converted",
-    "fusion/api.py": "issue 50.2: being converted",
-    "fusion/optimize.py": "issue 50.2: being converted",
-    "fusion/packed.py": "issue 50.2: being converted",
     "pooling/runs.py": "issue 50.2: being converted",
 }
 

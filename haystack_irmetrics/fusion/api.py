@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from functools import partial
 from itertools import repeat
 from typing import Any
 
 import numpy as np
 
+from ..checks import number, shown
 from ..core.inputs import ColumnarRun, Qrels
-from ..core.validation import shown
 from ..errors import FusionError, FusionParameterError
-from .arguments import argument
+from .arguments import argument, hinted
 from .methods import Fusing
 from .packed import PackedRuns, RunInput, RunRows, check_run_count, pack_runs
-from .registry import METHODS, NORMALIZATIONS, WEIGHTED, Method, fusion_method, norm_name
+from .registry import METHODS, NORMALIZATIONS, WEIGHTED, Method, Parameter, fusion_method, norm_name
 from .trained import Hits, training_labels
 
 
@@ -87,19 +88,14 @@ def check_method(
     for key, value in full.items():
         if value is None:
             raise FusionParameterError(f"{method} needs the parameter {key} ({_parameter(entry, key)})")
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-            raise FusionParameterError(
-                f"{method}'s parameter {key} must be a finite number, got {shown(value)} "
-                f"({_parameter(entry, key, shown(value), source)})"
-            )
-        rule = entry.parameter(key)
-        if not rule.inside(value):
-            raise FusionParameterError(
-                f"{method}'s parameter {key} must be {rule.range}, got {value} ({_parameter(entry, key, value, source)})"
-            )
-        if rule.whole:
-            full[key] = int(value)
+        name, hint = f"{method}'s parameter {key}", _parameter(entry, key, shown(value), source)
+        full[key] = hinted(partial(_checked, entry.parameter(key), value, name), hint)
     return weights, full
+
+
+def _checked(rule: Parameter, value: object, name: str) -> Any:
+    """A finite number first (an infinity is said as such), then the parameter's own range; a whole one an int."""
+    return rule.check(number(value, name, error=FusionParameterError), name=name)
 
 
 def check_trained(method: str, qrels: object) -> None:

@@ -5,9 +5,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import TypeVar
+
+from ..errors import FusionParameterError
+
+T = TypeVar("T")
 
 _SPELLINGS: dict[str, dict[str, str]] = {
     "python": {
@@ -50,6 +55,15 @@ def argument(name: str, key: str = "", value: object = "...") -> str:
     """How a message names the argument ``name`` (``"param"`` with ``key``: a method's parameter), with
     ``value``: its Python keyword, or its ``irmetrics fuse`` flag within :func:`command_line_names`."""
     return _SPELLINGS[_SPELLING.get()][name].format(key=key, value=value)
+
+
+def hinted(check: Callable[[], T], hint: str) -> T:
+    """What ``check()`` returns; its refusal (a :mod:`~haystack_irmetrics.checks` message) said again with how
+    the argument is given, ``hint`` (``rrf_k=0``, ``--folds 2``), after it."""
+    try:
+        return check()
+    except FusionParameterError as e:
+        raise FusionParameterError(f"{e} ({hint})") from None
 
 
 @contextmanager

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from ..checks import number, whole
 from ..core.evaluation import evaluate
 from ..core.inputs import Qrels
 from ..core.measures import parse_measure
@@ -33,7 +34,7 @@ from ..stats.compare import Comparison
 from ..stats.paired import compare_with_baseline
 from ..stats.significance import check_seed
 from .api import check_method, fuse
-from .arguments import argument
+from .arguments import argument, hinted
 from .packed import PackedRuns, RunInput, check_run_count, pack_runs
 from .registry import MAX_CONFIGURATIONS, METHODS, Method, norm_name
 
@@ -45,8 +46,10 @@ def _digits(step: float) -> int:
 
 
 def _check_step(step: float) -> None:
-    if isinstance(step, bool) or not isinstance(step, int | float) or not 0 < step <= 1:
-        raise FusionParameterError(f"the weight step must be in (0, 1], got {step!r} ({argument('step', value=step)})")
+    hinted(
+        lambda: number(step, "the weight step", 0, 1, closed="right", error=FusionParameterError),
+        argument("step", value=step),
+    )
 
 
 def _units(step: float) -> int:
@@ -117,11 +120,10 @@ def check_grid_size(method: str, n_runs: int, step: float, max_configurations: i
 
     :raises FusionParameterError: a grid larger than ``max_configurations``, with the coarser step that fits.
     """
-    if isinstance(max_configurations, bool) or not isinstance(max_configurations, int) or max_configurations < 1:
-        raise FusionParameterError(
-            f"max_configurations must be a whole number >= 1, got {max_configurations!r} "
-            f"({argument('max_configurations', value=max_configurations)})"
-        )
+    hinted(
+        lambda: whole(max_configurations, "max_configurations", least=1, error=FusionParameterError),
+        argument("max_configurations", value=max_configurations),
+    )
     if given is not None:
         size, what = given, f"the {argument('grid')} given"
     elif _weighted(method):
@@ -391,8 +393,7 @@ def optimize_fusion(
     metric, folds, seed, preset = search.metric, search.folds, search.seed, search.preset
     metric = parse_measure(metric).name
     rng = check_seed(seed)  # before any work
-    if isinstance(folds, bool) or not isinstance(folds, int) or folds < 2:
-        raise FusionParameterError(f"folds must be a whole number >= 2, got {folds!r} ({argument('folds', value=2)})")
+    hinted(lambda: whole(folds, "folds", least=2, error=FusionParameterError), argument("folds", value=2))
     runs = runs if isinstance(runs, PackedRuns) else list(runs)
     n_runs = len(runs.runs) if isinstance(runs, PackedRuns) else len(runs)
     fixed = dict(params or {})

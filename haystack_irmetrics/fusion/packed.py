@@ -20,11 +20,12 @@ from typing import Any
 
 import numpy as np
 
+from ..checks import whole
 from ..core.inputs import ArrayRun, Run, as_run
 from ..core.ranking import out_of_trec_order, trec_sorted
 from ..core.validation import shown
 from ..errors import EmptyInputError, FusionError, FusionParameterError, InvalidIdError, InvalidScoreError
-from .arguments import argument
+from .arguments import argument, hinted
 
 #: What :func:`pack_runs` takes for one run: ``{qid: {docid: score}}``, ranked lists ``{qid: [docid, ...]}``,
 #: a :class:`~haystack_irmetrics.core.inputs.Run` or ``ArrayRun``, or the path of a TREC run file.
@@ -176,10 +177,8 @@ def pack_runs(runs: Sequence[RunInput], names: Sequence[str] | None = None, dept
         raise FusionError(f"{len(names)} names for {len(runs)} runs")
     if len(set(names)) != len(names):
         names = [f"{n}#{i + 1}" for i, n in enumerate(names)]
-    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
-        raise FusionParameterError(
-            f"depth must be a whole number >= 1, got {depth!r} ({argument('depth', value=depth)})"
-        )
+    if depth is not None:
+        hinted(lambda: whole(depth, "depth", least=1, error=FusionParameterError), argument("depth", value=depth))
     sources = [_source(run, name) for run, name in zip(runs, names)]
     qids = list(dict.fromkeys(chain.from_iterable(q for q, _ in sources)))
     flats = []

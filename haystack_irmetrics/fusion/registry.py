@@ -20,29 +20,37 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import FusionError
+from ..checks import Number, Param, Whole
+from ..errors import FusionError, FusionParameterError
 from . import methods as m
 from . import norms, trained
 from .packed import PackedRuns, RunRows
 
 
 @dataclass(frozen=True)
-class Parameter:
-    """A method's parameter (``params=`` of :func:`~.api.fuse`, ``--param NAME=VALUE``).
-
-    ``default``: its value when not given (``None``: required, as in ranx); ``range``: what a value must
-    be, and ``inside`` whether a finite value is; ``whole``: a whole number, used as an int; ``grid``: ranx's
-    ``optimize_fusion`` range (first, last, step; a whole step makes whole values); ``argument``: an argument of
-    its own that gives it too (:func:`~.arguments.argument`'s name: rrf's ``k`` is ``rrf_k=``, ``--rrf-k``).
+class Parameter(Param):
+    """A method's parameter (``params=`` of :func:`~.api.fuse`, ``--param NAME=VALUE``): a
+    :class:`~haystack_irmetrics.checks.Param`, the one parameter type of every registry (``rule``: what a value
+    must be, ``inside`` whether one is; a :class:`~haystack_irmetrics.checks.Whole` one is used as an int;
+    ``default``: its value when not given, ``None``: required, as in ranx), with what tuning and the arguments
+    read: ``grid``: ranx's ``optimize_fusion`` range (first, last, step; a whole step makes whole values);
+    ``argument``: an argument of its own that gives it too (:func:`~.arguments.argument`'s name: rrf's ``k`` is
+    ``rrf_k=``, ``--rrf-k``); ``words``: the range as ``irmetrics fuse --help`` and docs/fusion.md say it, where
+    they say it shorter than the rule.
     """
 
-    name: str
-    default: float | None
-    range: str
-    inside: Callable[[float], bool]
-    grid: tuple[float, float, float]
-    whole: bool = False
+    grid: tuple[float, float, float] = (1, 1, 1)
     argument: str | None = None
+    words: str | None = None
+
+    @property
+    def range(self) -> str:
+        return self.words or self.rule.describe()
+
+    @property
+    def whole(self) -> bool:
+        """Whether a value is a whole number (used as an int)."""
+        return isinstance(self.rule, Whole)
 
 
 @dataclass(frozen=True)
@@ -118,16 +126,13 @@ class Normalization:
 #: query come out misordered, and from 1e16 on every 1 / (k + rank) of a run is the same number.
 RRF_K_MAX = 1e8
 #: RRF's constant, also given as ``rrf_k=`` and ``--rrf-k``.
-RRF_K = Parameter("k", 60, "a number in (0, 1e8]", lambda v: 0 < v <= RRF_K_MAX, (10, 100, 10), argument="k")
-_GAMMA = Parameter("gamma", None, "any finite number", lambda v: True, (0.01, 1.0, 0.01))
-_SIGMA = Parameter("sigma", 0.01, "in [0, 1]", lambda v: 0 <= v <= 1, (0.01, 1.0, 0.01))
-_PHI = Parameter("phi", None, "in (0, 1)", lambda v: 0 < v < 1, (0.01, 1.0, 0.01))
-_SEGMENTS = Parameter(
-    "n_segments", None, "a whole number >= 1", lambda v: v >= 1 and float(v).is_integer(), (1, 100, 1), whole=True
-)
-_WINDOW = Parameter(
-    "w", None, "a whole number >= 0", lambda v: v >= 0 and float(v).is_integer(), (1, 100, 1), whole=True
-)
+_E = FusionParameterError
+RRF_K = Parameter("k", Number(0, RRF_K_MAX, "right"), 60, error=_E, grid=(10, 100, 10), argument="k")
+_GAMMA = Parameter("gamma", Number(), None, error=_E, grid=(0.01, 1.0, 0.01), words="any finite number")
+_SIGMA = Parameter("sigma", Number(0, 1), 0.01, error=_E, grid=(0.01, 1.0, 0.01), words="in [0, 1]")
+_PHI = Parameter("phi", Number(0, 1, "neither"), None, error=_E, grid=(0.01, 1.0, 0.01), words="in (0, 1)")
+_SEGMENTS = Parameter("n_segments", Whole(1, floats=True), None, error=_E, grid=(1, 100, 1))
+_WINDOW = Parameter("w", Whole(0, floats=True), None, error=_E, grid=(1, 100, 1))
 _BY_RANK = "per rank, the share of the judged queries' lists with a relevant document there"
 
 #: Every method, by ranx's names, in ranx's order.

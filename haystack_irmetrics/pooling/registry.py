@@ -31,6 +31,13 @@ class StrataEdges:
     def describe(self) -> str:
         return "increasing whole numbers >= 1, e.g. 10,30,100"
 
+    def holds(self, value: object) -> bool:
+        try:
+            check_edges(value)
+        except PoolingError:
+            return False
+        return True
+
     def check(self, value: Any, name: str, error: Callable[[str], Exception] = PoolingError) -> tuple[int, ...]:
         try:
             return check_edges(value)
