@@ -17,7 +17,12 @@ The stages, in the order a log goes through them (each module imports only the o
 
 :mod:`.replay` makes a new system's run by replaying the logged queries through a Haystack pipeline
 (:func:`replay_pipeline`), for stage 5; :mod:`.judged` reads a click log (or any log with positions) as a
-feedback log voting by click-derived qrels (:class:`JudgedLog`). The errors are in :mod:`haystack_irmetrics.errors`.
+feedback log voting by click-derived qrels (:class:`JudgedLog`); :mod:`.windows` scores the logged rankings per
+time window against the whole log's judgments (``--window``). :mod:`.settings` holds how a log is scored, as
+frozen values (``FeedbackSettings``, ``WindowSettings``; standard library only), and :mod:`.job` is ``irmetrics
+feedback`` as one call: an open log and the settings in (``FeedbackJob``), :func:`~.job.run_feedback`
+aggregating, replaying, scoring, scoring the windows and writing the report files, a frozen ``FeedbackRun`` out.
+The errors are in :mod:`haystack_irmetrics.errors`.
 
 Importing this package loads numpy only; reading and aggregating logs needs ``pyarrow`` and ``polars``
 (imported on first use, :mod:`._deps`), the tests need ``scipy``, plots ``matplotlib``.
