@@ -263,6 +263,12 @@ def test_empty_shared_pairs_give_nulls_not_errors(tmp_path):
         s.label("bob", "q1", "d2", 0)
     (entry,) = agreement(tmp_path)["people"]
     assert entry["pairs"] == 0 and entry["kappa"] is None and entry["undefined"]["kappa"] == "no pair labelled by both"
+    notes = agreement_table(agreement(tmp_path)).split("\n\n")[1].splitlines()
+    # One line for the row with no overlap, naming how to get one, not a line per undefined figure.
+    assert notes == [
+        "ann · bob: no pair labelled by both, so no figure: have the model judge the pairs people judged "
+        "(irmetrics judge --pairs PAIRS.tsv, the pairs file the page was given), or people the model's"
+    ]
 
 
 # -- readers ------------------------------------------------------------------------------------------------

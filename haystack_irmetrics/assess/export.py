@@ -262,8 +262,17 @@ def agreement_table(result: dict[str, Any]) -> str:
             f"{cell(e['alpha'])} | {cell(e['exact'], 2)} |"
         )
     notes = [
-        f"{name}: {figure} undefined ({why})" for name, e in rows for figure, why in (e.get("undefined") or {}).items()
+        f"{name}: {figure} undefined ({why})"
+        for name, e in rows
+        if e["pairs"]
+        for figure, why in (e.get("undefined") or {}).items()
     ]
+    disjoint = [name for name, e in rows if not e["pairs"]]
+    if disjoint:  # no figure means anything there: say why once, and how to get an overlap
+        notes.append(
+            f"{', '.join(disjoint)}: no pair labelled by both, so no figure: have the model judge the pairs people "
+            "judged (irmetrics judge --pairs PAIRS.tsv, the pairs file the page was given), or people the model's"
+        )
     return "\n".join(lines + (["", *notes] if notes else []))
 
 

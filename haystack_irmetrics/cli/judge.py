@@ -29,8 +29,15 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "DIR/agreement.json. Judgments are cached by the judge's fingerprint and the exact texts: a second run "
         "makes no request, a killed run resumes.",
     )
-    p.add_argument("runs", nargs="+", metavar="[NAME=]RUN", help="TREC run files; NAME= labels a run")
-    p.add_argument("--qrels", required=True, help="the human qrels: TREC or BEIR TSV (gzip ok)")
+    p.add_argument("runs", nargs="*", metavar="[NAME=]RUN", help="TREC run files; NAME= labels a run")
+    p.add_argument(
+        "--qrels", help="the human qrels: TREC or BEIR TSV (gzip ok); none: no person judged yet, every pair is a hole"
+    )
+    p.add_argument(
+        "--pairs",
+        metavar="PAIRS.tsv",
+        help="judge exactly these pairs (irmetrics pool's pairs file) instead of the runs' holes, with or without runs",
+    )
     p.add_argument("--queries", required=True, help="BEIR queries.jsonl, or a BEIR folder")
     p.add_argument("--corpus", required=True, help="BEIR corpus.jsonl, or a BEIR folder")
     p.add_argument("--depth", type=int, default=10, help="judge each run's top K")
@@ -105,7 +112,8 @@ def paths(args: argparse.Namespace) -> Any:
     another command's output folder."""
     from ..io.output import OutputFolder, Paths
 
-    reads = (*map(named_file, args.runs), args.qrels, _jsonl(args.queries, "queries"), _jsonl(args.corpus, "corpus"))
+    reads = (*map(named_file, args.runs), args.qrels, args.pairs)
+    reads += (_jsonl(args.queries, "queries"), _jsonl(args.corpus, "corpus"))
     out = Path(args.output)
     return Paths(
         reads=(*reads, args.judge, args.system_prompt, args.template),
@@ -142,7 +150,9 @@ def run(args: argparse.Namespace) -> int:
         strategy=args.strategy,
         budget=args.budget,
     )
-    job = JudgeJob(args.runs, args.qrels, args.queries, args.corpus, args.output, settings, cache=not args.no_cache)
+    job = JudgeJob(
+        args.runs, args.qrels, args.queries, args.corpus, args.output, settings, not args.no_cache, args.pairs
+    )
     judge = _judge(args)
     _print_result(run_judge(job, judge), judge, args.output)
     return 0

@@ -61,16 +61,18 @@ def chat_judge(settings: ChatSettings) -> ChatJudge:
 @dataclass(frozen=True)
 class JudgeJob:
     """What ``irmetrics judge`` is asked: the runs (``[NAME=]RUN`` arguments, named by every command's rule), the
-    human qrels, the queries and the corpus (BEIR files, or a BEIR folder holding them), the output folder, how
-    to judge (:class:`~.settings.JudgeSettings`) and whether to use the judgment cache."""
+    human qrels (``None``: a corpus no person judged yet), the queries and the corpus (BEIR files, or a BEIR folder
+    holding them), the output folder, how to judge (:class:`~.settings.JudgeSettings`), whether to use the
+    judgment cache, and a pairs file (``pairs``: judge exactly its pairs, as ``irmetrics pool`` writes them)."""
 
     runs: Sequence[str]
-    qrels: str | os.PathLike[str]
+    qrels: str | os.PathLike[str] | None
     queries: str | os.PathLike[str]
     corpus: str | os.PathLike[str]
     output: str | os.PathLike[str]
     settings: JudgeSettings = field(default_factory=JudgeSettings)
     cache: bool = True
+    pairs: str | os.PathLike[str] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "runs", tuple(self.runs))
@@ -86,19 +88,22 @@ def run_judge(job: JudgeJob, judge: ChatJudge | ScoreJudge) -> JudgeResult:
     from ..io.beir_data import beir_file, read_beir_corpus, read_beir_queries
     from ..io.output import output_lock
     from ..io.run_names import read_named_runs
+    from ..pooling.pairs import read_pairs
     from .cache import JudgmentCache
     from .judging import judge_runs
 
     with output_lock(job.output, "irmetrics judge"):
         queries_path, corpus_path = beir_file(job.queries, "queries"), beir_file(job.corpus, "corpus")
-        qrels = read_qrels(job.qrels).data
-        runs = {name: run.data for name, run in read_named_runs(job.runs).items()}
+        qrels = read_qrels(job.qrels).data if job.qrels is not None else {}
+        runs = {name: run.data for name, run in read_named_runs(job.runs).items()} if job.runs else {}
+        pairs = [(p.query, p.doc) for p in read_pairs(job.pairs)] if job.pairs is not None else None
         queries = read_beir_queries(queries_path)
         corpus = read_beir_corpus(corpus_path)
-        settings = replace(job.settings, sources=(str(queries_path), str(corpus_path)), qrels_file=str(job.qrels))
+        recorded = None if job.qrels is None else str(job.qrels)
+        settings = replace(job.settings, sources=(str(queries_path), str(corpus_path)), qrels_file=recorded)
         cache = JudgmentCache(enabled=job.cache)
         try:
-            return judge_runs(judge, runs, qrels, queries, corpus, job.output, settings, cache=cache)
+            return judge_runs(judge, runs, qrels, queries, corpus, job.output, settings, cache=cache, pairs=pairs)
         finally:
             cache.close()
 

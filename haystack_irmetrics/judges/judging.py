@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -68,6 +68,7 @@ def judge_runs(
     settings: JudgeSettings | None = None,
     *,
     cache: JudgmentCache | None = None,
+    pairs: Sequence[tuple[str, str]] | None = None,
     **options: Any,
 ) -> JudgeResult:
     """Judge the unjudged pairs of each run's top ``depth`` and write the output folder ``output``.
@@ -77,6 +78,9 @@ def judge_runs(
     :param settings: how to judge, as one value (:class:`JudgeSettings`); ``options`` are its fields as keywords
         (``depth=10, ppi=True``), each in place of the settings' own (a name that is no field is a ``TypeError``).
     :param cache: the judgment cache (default: the one under the cache root).
+    :param pairs: judge exactly these ``(query id, doc id)`` pairs instead of the runs' holes (``runs`` may then be
+        empty; a pair people judged is asked too, its human label kept): the same pairs people judge on the
+        page, so that the two can be compared (``irmetrics assess agreement``). Not with ``ppi`` or ``strategy``.
 
     :returns: the :class:`JudgeResult` (frozen), whose files are written.
     :raises JudgeError: an argument out of range or a query or document without text (before any request), a judge that fails for good
@@ -103,7 +107,7 @@ def judge_runs(
       unparseable answer tells the strategy nothing (the pair stays unjudged). Not with ``ppi``.
     """
     settings = JudgeSettings.of(settings, options)
-    plan = plan_judging(judge, runs, qrels, queries, corpus, settings)
+    plan = plan_judging(judge, runs, qrels, queries, corpus, settings, pairs)
     cache = cache if cache is not None else JudgmentCache()
     with FolderWriter(output, judge.fingerprint()) as folder:
         pairs, verdicts, counts = _judge(judge, plan, settings, cache, folder)
@@ -119,7 +123,7 @@ class JudgingPlan:
 
     measure: str
     human: dict[str, dict[str, int]]
-    pool: PoolRuns
+    pool: PoolRuns | None
     holes: list[tuple[str, str]]
     chooser: Any
     sample: list[tuple[str, str]]
@@ -136,6 +140,7 @@ def plan_judging(
     queries: Mapping[str, str | None],
     corpus: Mapping[str, Mapping[str, str | None]],
     settings: JudgeSettings,
+    pairs: Sequence[tuple[str, str]] | None = None,
 ) -> JudgingPlan:
     """Every check before the first request (the settings, the strategy, PPI's precondition, every text), the
     pool, its holes and samples, and the score judge's cut points (:class:`JudgingPlan`)."""
@@ -144,23 +149,46 @@ def plan_judging(
         require("scipy", purpose="the agreement's order of systems (Kendall's tau, --agreement)")
     started = time.perf_counter()
     human = {q: dict(d) for q, d in qrels.items()}
-    pool = pool_runs(list(runs.values()), list(runs), settings.depth)
-    holes = pool.pairs(human)
+    pool = pool_runs(list(runs.values()), list(runs), settings.depth) if runs else None
+    holes, given_judged = _holes(pool, human, pairs, settings)
     chooser = _strategy(settings, runs, human)
     if settings.ppi:
         _check_ppi(pool, human, holes)
     with_texts = _with_texts(human, queries, corpus)
+    if settings.agreement and not with_texts:
+        raise JudgeError("--agreement compares the judge with people's labels: give the human qrels (--qrels)")
     sample = sample_labelled(with_texts, settings.agreement, settings.seed) if settings.agreement else []
     in_sample = set(sample)
-    judged_pool = (
-        [p for p in pool.pairs() if p[1] in human.get(p[0], {}) and p not in in_sample] if settings.ppi else []
-    )
-    labelled = sample + judged_pool
+    judged_pool = []
+    if settings.ppi and pool is not None:
+        judged_pool = [p for p in pool.pairs() if p[1] in human.get(p[0], {}) and p not in in_sample]
+    labelled = sample + judged_pool + [p for p in given_judged if p not in in_sample]
     # Every text is checked before the first request: each hole a strategy may ask for, too.
     asked = holes + labelled
     text_of = dict(zip(asked, pair_texts(asked, queries, corpus, settings.depth, settings.sources)))
     fitted = _fit(judge, human, queries, corpus, settings, in_sample)
     return JudgingPlan(measure, human, pool, holes, chooser, sample, labelled, text_of, fitted, started)
+
+
+def _holes(
+    pool: PoolRuns | None,
+    human: QrelsDict,
+    pairs: Sequence[tuple[str, str]] | None,
+    settings: JudgeSettings,
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """The pairs whose labels fill the qrels (the pool's holes, or the given pairs people did not judge) and the
+    given pairs people judged (asked too, to be compared)."""
+    if pairs is None:
+        if pool is None:
+            raise JudgeError("nothing to judge: give runs (their top k is pooled) or the pairs to judge (--pairs)")
+        return pool.pairs(human), []
+    if settings.ppi or settings.strategy is not None:
+        raise JudgeError("--pairs names the pairs to judge: it does not go with --ppi or --strategy, which pool runs")
+    chosen = list(dict.fromkeys((str(q), str(d)) for q, d in pairs))
+    if not chosen:
+        raise JudgeError("--pairs holds no pair to judge")
+    judged = [p for p in chosen if p[1] in human.get(p[0], {})]
+    return [p for p in chosen if p[1] not in human.get(p[0], {})], judged
 
 
 def _judge(
@@ -211,7 +239,7 @@ def _finish(
     result = JudgeResult(plan.human, model, verdicts, {})
     agreement = _agreement(result, plan.sample, runs, settings.threshold, plan.measure) if plan.sample else None
     ppi = model_qrels = None
-    if settings.ppi:
+    if settings.ppi and plan.pool is not None:
         model_qrels = _model_qrels(result, plan.pool)
         labelled = labelled_queries(plan.pool, result.human, plan.holes)
         ppi = ppi_report(runs, result.human, model_qrels, result.filled, labelled, plan.measure, alpha=settings.alpha)
@@ -287,9 +315,11 @@ def _check_arguments(judge: ChatJudge | ScoreJudge, settings: JudgeSettings) -> 
     return measure
 
 
-def _check_ppi(pool: PoolRuns, human: QrelsDict, holes: list[tuple[str, str]]) -> None:
+def _check_ppi(pool: PoolRuns | None, human: QrelsDict, holes: list[tuple[str, str]]) -> None:
     """PPI's precondition, before any request: at least two queries whose pool (every run's top ``depth``) people
     judged in full, and two others."""
+    if pool is None:
+        raise JudgeError("--ppi needs runs: their pool is what people and the model both judge")
     labelled = labelled_queries(pool, human, holes)
     others = {q for q, _ in holes}
     if len(labelled) < 2 or len(others) < 2:
@@ -375,10 +405,11 @@ def _summary(
     settings: JudgeSettings,
 ) -> dict[str, Any]:
     """``summary.json``: what was judged and what it cost, the runs' holes before and after, the judge."""
-    depth, pool = plan.pool.depth, plan.pool
+    depth, pool = settings.depth, plan.pool
     summary: dict[str, Any] = {
         "pairs": n_pairs,
         "agreement_pairs": len(plan.sample),
+        "human_labels": sum(len(docs) for docs in plan.human.values()),
         "requests": counts.requests,
         "retries": counts.retries,
         "cache_hits": counts.cache_hits,
@@ -388,13 +419,11 @@ def _summary(
         "response_format": {"sent": judge.response_format, "refused_by_server": judge.format_refused},
         "tokens": dict(counts.tokens) or None,
         "depth": depth,
-        f"Hole@{depth}": {
-            name: {"before": beir_hole(run, result.human, depth), "after": beir_hole(run, result.filled, depth)}
-            for name, run in runs.items()
-        },
+        f"Hole@{depth}": {name: _holes_filled(run, result, depth) for name, run in runs.items()},
         f"unjudged_pairs@{depth}": {
             name: {"before": pool.unjudged_share(r, result.human), "after": pool.unjudged_share(r, result.filled)}
             for r, name in enumerate(runs)
+            if pool is not None
         },
         "judge": {"fingerprint": judge.fingerprint(), **judge.settings()},
         "server": judge.server,
@@ -408,6 +437,14 @@ def _summary(
         summary["cut_points_learned_on"] = plan.fitted
         summary["cut_points"] = cut_points_json(judge.cut_points)
     return summary
+
+
+def _holes_filled(run: RunDict, result: JudgeResult, k: int) -> dict[str, float | None]:
+    """A run's BEIR hole at ``k`` with the human qrels and with the holes filled; with no human label at all,
+    every document of the top k is a hole (1.0 before), which BEIR's division by the judged queries leaves
+    undefined."""
+    before = beir_hole(run, result.human, k) if any(result.human.values()) else 1.0
+    return {"before": before, "after": beir_hole(run, result.filled, k)}
 
 
 def beir_hole(run: RunDict, qrels: QrelsDict, k: int) -> float | None:
