@@ -201,7 +201,6 @@ PHRASES = ("must be a whole number", "must be a number", "must be a finite numbe
 #: test below (remove it then).
 PENDING: dict[str, str] = {
     "assess/export.py": "issue 50.2: being converted",
-    "pooling/runs.py": "issue 50.2: being converted",
 }
 
 

@@ -15,6 +15,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
+from ..checks import whole
 from ..core.inputs import ArrayRun, Qrels, Run, as_run
 from ..core.ranking import trec_order
 from ..core.validation import is_finite_number, shown
@@ -91,11 +92,7 @@ class PoolRuns:
 
 def check_depth(depth: Any) -> int | None:
     """``depth`` checked: ``None`` (whole runs) or a whole number >= 1."""
-    if depth is None:
-        return None
-    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
-        raise PoolingError(f"the pool depth must be a whole number >= 1 (or None for whole runs), got {shown(depth)}")
-    return int(depth)
+    return None if depth is None else whole(depth, "the pool depth", least=1, error=PoolingError)
 
 
 def _ranked(run: RunInput, name: str) -> dict[str, list[str]]:
