@@ -102,7 +102,7 @@ def test_queries_answered_by_one_run_only_are_noted(tmp_path, capsys):
     (tmp_path / "b").write_text("q1 Q0 d1 1 2.0 b\n")
     assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--qrels", str(qrels), "-k", "1"]) == 0
     err = capsys.readouterr().err
-    assert "1 judged queries are answered by a only, e.g. ['q2']" in err
+    assert "1 judged query is answered by a only, e.g. ['q2']" in err
     # BEIR's MRR averages over every judged query, so only the pytrec_eval families are named.
     assert "the means of NDCG@1, MAP@1, Recall@1, P@1 cover different queries" in err
     args = ["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--qrels", str(qrels), "-k", "1", "-m", "MRR,P"]
