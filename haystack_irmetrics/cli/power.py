@@ -44,6 +44,13 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--power", type=float, default=0.8, help="the probability of detecting --delta")
     p.add_argument("--preset", choices=["beir", "trec"], default="beir", help="beir 2.2.0 or trec_eval conventions")
     add_threshold_option(p)
+    p.add_argument(
+        "--depth",
+        type=int,
+        default=10,
+        help="the pool depth a new query is judged to: judgments_needed is queries_needed times the runs' mean "
+        "pool size per query at it",
+    )
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=run, paths=writes_nothing)  # it prints, writes no file
     return p
@@ -62,10 +69,11 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidArgumentError(f"-m takes one measure, e.g. NDCG@10, got {args.measure}")
     if len(args.runs) < 2:
         raise InvalidArgumentError(f"power compares two runs or more, got {len(args.runs)}: {args.runs}")
-    key, values = _per_query(args)
+    key, values, cost = _per_query(args)
     design = topic_set_size(paired_rows(values, key), args.delta, alpha=args.alpha, power=args.power)
+    judgments = _judgments(design, cost, args.depth)
     if args.json:
-        print(json_text(design.to_dict(), indent=2))
+        print(json_text({**design.to_dict(), **judgments}, indent=2))
         return 0
     listed = " and ".join(values) if len(values) == 2 else f"{len(values)} runs"
     if FAMILIES[parse_measure(key).family].aggregate == "geometric":
@@ -85,11 +93,35 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"smallest {which} detectable with the {design.queries_now} queries there are: {design.min_detectable_delta:.4f}"
     )
+    print(
+        f"judgments needed at depth {args.depth}: {judgments['judgments_needed']} ({design.queries_needed} queries x "
+        f"a mean pool of {judgments['mean_pool_size']:.4g} documents); judgments there are: "
+        f"{judgments['judgments_now']}"
+    )
     return 0
 
 
-def _per_query(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
-    """The measure's key and each run's per-query values of it."""
+def _judgments(design: Any, cost: tuple[Any, Any], depth: int) -> dict[str, Any]:
+    """What the design costs in judgments: ``judgments_needed`` (the queries needed times the runs' mean pool
+    size per query at ``depth``), and ``judgments_now``: the qrels' judgments of the queries the runs answer."""
+    import math
+
+    from ..checks import whole
+    from ..pooling.runs import pool_runs
+
+    pooled, judged_now = cost
+    mean = pool_runs(list(pooled.values()), list(pooled), whole(depth, "--depth", least=1)).mean_pool_size()
+    return {
+        "depth": depth,
+        "mean_pool_size": mean,
+        "judgments_needed": math.ceil(design.queries_needed * mean),
+        "judgments_now": judged_now,
+    }
+
+
+def _per_query(args: argparse.Namespace) -> tuple[str, dict[str, Any], tuple[dict[str, Any], int]]:
+    """The measure's key, each run's per-query values of it, and what judging costs: the runs (to pool) and the
+    qrels' judgments of the queries they answer."""
     from pathlib import Path
 
     from ..core import evaluate
@@ -100,13 +132,16 @@ def _per_query(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
     qrels = read_qrels(args.qrels)
     preset = policy(args)
     values: dict[str, Any] = {}
+    runs: dict[str, Any] = {}
     for name, path in label_runs(args.runs).items():
         folder = Path(path)
-        run = read_run(folder / "run.trec" if folder.is_dir() else folder)  # an irmetrics beir output folder
+        runs[name] = run = read_run(folder / "run.trec" if folder.is_dir() else folder)  # a beir output folder
         result = evaluate(qrels, run, None, measures=[measure], preset=preset)
         (key,) = result.raw_means
         values[name] = dict(result.per_query[key].items())
-    return key, values
+    answered = {q for run in runs.values() for q in run.data}
+    judged_now = sum(len(docs) for q, docs in qrels.data.items() if q in answered)
+    return key, values, (runs, judged_now)
 
 
 __all__ = ["add_subcommand", "run"]

@@ -64,6 +64,13 @@ class PoolRuns:
         """The pool's size: distinct (query, document) pairs over all runs."""
         return sum(len({d for run in self.rankings for d in run[i]}) for i in range(len(self.qids)))
 
+    def mean_pool_size(self) -> float:
+        """The mean number of distinct documents in a query's pool (every run's top :attr:`depth`), over the
+        queries some run ranks documents for (0.0 when none does): what judging one more query costs."""
+        sizes = [len({d for run in self.rankings for d in run[i]}) for i in range(len(self.qids))]
+        sizes = [n for n in sizes if n]
+        return sum(sizes) / len(sizes) if sizes else 0.0
+
     def pairs(self, judged: Mapping[str, Mapping[str, Any]] | None = None) -> list[tuple[str, str]]:
         """Every ``(query id, doc id)`` of the pool, each once, in the order first met (runs in order, queries in
         :attr:`qids` order, ranks in order); with ``judged``, only the pairs it does not judge (the holes)."""
