@@ -231,7 +231,7 @@ def test_two_assessors_in_turn_and_their_agreement_with_each_other_and_a_model(t
         (["--queries", "{d}", "--corpus", "{d}", "-o", "{o}", "--show-prelabels"], "no model labels to show"),
         (["--queries", "{d}", "--corpus", "{d}", "-o", "{o}", "--strategy", "mtf"], "give both"),
         (["--queries", "{d}", "--corpus", "{d}", "-o", "{o}", "--runs", "{d}/run.trec"], "give --strategy too"),
-        (["--queries", "{d}", "--corpus", "{d}", "-o", "{o}", "--budget", "0"], "--budget must be at least 1"),
+        (["--queries", "{d}", "--corpus", "{d}", "-o", "{o}", "--budget", "0"], "--budget must be a whole number >= 1"),
         (["--queries", "{d}", "--corpus", "{d}", "-o", "{o}", "--port", "70000"], "--port must be a whole number"),
         (["--queries", "{d}", "--corpus", "{d}", "-o", "{o}", "--prelabels", "{d}/queries.jsonl"], "'doc_id'"),
     ],

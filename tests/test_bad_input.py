@@ -50,7 +50,7 @@ def test_all_errors_are_value_errors_of_one_hierarchy():
 
 @pytest.mark.parametrize("k", [0, -1, 2.5, "10", True, None])
 def test_cutoff_that_is_not_a_positive_integer_raises_invalid_cutoff(k):
-    with pytest.raises(InvalidCutoffError, match="positive integer"):
+    with pytest.raises(InvalidCutoffError, match="whole number >= 1"):
         evaluate(QRELS, RESULTS, [1, k])
 
 

@@ -197,7 +197,7 @@ def test_cli_writes_the_page_and_the_exports(runs, tmp_path, capsys):
         (["--baseline", "nope"], "baseline 'nope' is not one of the runs ['bm25', 'dense']"),
         (["--names", "a,a"], "two runs are named 'a'"),
         (["--names", "a"], "1 names for 2 runs"),
-        (["--depth", "0"], "--depth must be at least 1"),
+        (["--depth", "0"], "--depth must be a whole number >= 1"),
     ],
 )
 def test_cli_bad_input_exits_2_naming_it(runs, tmp_path, capsys, extra, message):

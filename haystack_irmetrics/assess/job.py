@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..checks import is_whole
+from ..checks import whole
 from ..errors import AssessError, InvalidArgumentError
 from .export import Exported
 from .scale import check_page_scale
@@ -71,8 +71,8 @@ class AssessSettings:
                 raise InvalidArgumentError(
                     f"{self.strategy} is a sample drawn once, not asked live: judge its pairs file without --strategy"
                 )
-        if self.budget is not None and (not is_whole(self.budget) or self.budget < 1):
-            raise InvalidArgumentError(f"--budget must be at least 1, got {self.budget}")
+        if self.budget is not None:
+            whole(self.budget, "--budget", least=1)
 
 
 @dataclass(frozen=True)

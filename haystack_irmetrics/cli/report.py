@@ -104,13 +104,12 @@ def paths(args: argparse.Namespace) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``irmetrics report``: write the page (and the exports asked for); say where on stderr."""
-    from ..errors import InvalidArgumentError
+    from ..checks import whole
     from ..io.output import write_text
     from ..io.run_names import split_runs
     from ..report import ReportSettings, build_report, to_csv, to_latex, to_markdown, write_report
 
-    if args.depth < 1:
-        raise InvalidArgumentError(f"--depth must be at least 1, got {args.depth}")
+    whole(args.depth, "--depth", least=1)
     runs, labels = split_runs(args.runs, args.names)
     settings = ReportSettings(
         k_values=args.k,

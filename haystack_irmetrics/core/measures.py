@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 from typing import Any
 
-from ..checks import Number, Param, choice, is_number, is_whole
+from ..checks import Number, Param, Whole, choice, is_number, number, refuse, whole
 from ..errors import DuplicateCutoffError, InvalidCutoffError, UnknownMeasureError
 from .families import BEIR_FAMILIES, FAMILIES, STANDARD_LEVELS, Family  # the registry, re-exported here
 from .kernels import MIN_GEO_MEAN  # trec_eval's gm_map floor, kept importable here
@@ -257,23 +257,17 @@ def _check_gain(gain: object) -> str | GainMap:
 
 def check_cutoff(k: object) -> int:
     """Return ``k`` if it is a positive integer, else raise :class:`InvalidCutoffError`."""
-    if not is_whole(k):
-        raise InvalidCutoffError(f"cutoff k must be a positive integer, got {k!r} ({type(k).__name__})")
-    if k <= 0:
-        raise InvalidCutoffError(f"cutoff k must be a positive integer, got {k}")
+    k = whole(k, "cutoff k", least=1, error=InvalidCutoffError)
     if k > MAX_CUTOFF:  # ranks are int64: a larger k is no cutoff any ranking can reach
         raise InvalidCutoffError(f"cutoff k must be at most {MAX_CUTOFF:,} (2**31 - 1), got {k}")
-    return int(k)
+    return k
 
 
 def check_level(level: object, family: str = "iP") -> float:
     """Return ``level`` as a float if it is a recall level in [0, 1], else raise :class:`InvalidCutoffError`."""
     if not is_number(level):
         raise InvalidCutoffError(f"{family} needs a recall level in [0, 1], e.g. {family}@0.3; got {level!r}")
-    level = float(level)
-    if not 0.0 <= level <= 1.0:
-        raise InvalidCutoffError(f"recall level must be in [0, 1], got {level!r}")
-    return level + 0.0  # -0.0 -> 0.0
+    return float(number(level, "recall level", 0, 1, error=InvalidCutoffError)) + 0.0  # -0.0 -> 0.0
 
 
 MAX_CUTOFF = 2**31 - 1
@@ -410,7 +404,7 @@ def _build(family: str, params: dict[str, Any], at: str | None) -> Measure:
     try:
         k = int(at)
     except ValueError:
-        raise InvalidCutoffError(f"cutoff k must be a positive integer, got {at!r}") from None
+        raise refuse(at, "cutoff k", Whole(1).describe(), InvalidCutoffError) from None
     return Measure(family, check_cutoff(k), **params)
 
 

@@ -23,6 +23,7 @@ from statistics import NormalDist
 
 import numpy as np
 
+from ..checks import number
 from ..errors import StatsInputError
 
 
@@ -85,8 +86,7 @@ def ppi_mean(
             f"prediction-powered inference needs at least two labelled and two unlabelled items, got {len(y_)} "
             f"and {len(unl)}"
         )
-    if not 0 < alpha < 1:
-        raise StatsInputError(f"alpha must be in (0, 1), got {alpha!r}")
+    number(alpha, "alpha", 0, 1, closed="neither", error=StatsInputError)
     n, big_n = len(y_), len(unl)
     if lam is None:
         theta = unl.mean() + (y_ - yhat_).mean()
