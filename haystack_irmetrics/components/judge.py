@@ -182,31 +182,15 @@ def load_judge(path: str) -> ChatJudge | ScoreJudge:
         RelevanceJudge or several.
     :raises MissingDependencyError: a component of an extra that is not installed (the dense extra's scorer).
     """
-    from ..errors import IRMetricsError, JudgeError, MissingDependencyError
-    from ..integration.loading import load_pipeline
+    from ..errors import JudgeError
+    from ..judges.http import bound_requests
+    from ..judges.job import load_yaml
 
-    try:
-        pipeline = load_pipeline(path)
-    except MissingDependencyError:  # a scorer of the dense extra, not installed: the error names the extra
-        raise
-    except Exception as e:  # Haystack wraps a component's own error; the CLI says it on one line
-        cause: BaseException = e
-        while cause.__cause__ is not None and not isinstance(cause, IRMetricsError):
-            cause = cause.__cause__
-        if isinstance(e, OSError):
-            raise
-        text = " ".join(str(cause).split())
-        raise JudgeError(f"cannot load the judge {path}: {text}") from None
+    pipeline = load_yaml(path, "the judge")
     judges = [c for _, c in pipeline.walk() if isinstance(c, RelevanceJudge)]
     if len(judges) != 1:
         raise JudgeError(f"the judge YAML {path} must hold one RelevanceJudge component, it holds {len(judges)}")
-    generator = judges[0].generator
-    timeout = getattr(generator, "timeout", None)
-    if generator is not None and getattr(generator, "http_client_kwargs", False) is None and timeout is not None:
-        # An OpenAI generator of the YAML with no client settings of its own: its time-out bounds whole requests.
-        from ..judges.http import check_timeout, deadline_client_kwargs
-
-        generator.http_client_kwargs = deadline_client_kwargs(check_timeout(timeout))
+    bound_requests(judges[0].generator)
     scorer = judges[0].scorer
     if isinstance(getattr(scorer, "model", None), str):  # MiniLM's name: the offline copy, as irmetrics beir does
         from ..beir.models import resolve_model

@@ -15,13 +15,13 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from ..checks import whole
 from ..errors import JudgeError, JudgeFailed, NoAnswerError
 from ..io.tables import json_text
 from .cache import JudgmentCache, judgment_key
-from .judge import ChatJudge, ScoreJudge, Verdict, scrub
+from .judge import ScoreJudge, Verdict, scrub
 
 #: Longest wait between two attempts, in seconds (and the most of a server's Retry-After that is honoured).
 MAX_BACKOFF = 30.0
@@ -97,12 +97,33 @@ def _one_line(error: BaseException, secrets: Sequence[str] = ()) -> str:
     return text[:300]
 
 
-def _where(judge: ChatJudge) -> str:
+class Asker(Protocol):
+    """What :func:`judge_texts` asks: a :class:`~.judge.ChatJudge`, a :class:`~.judge.ScoreJudge`, or another asker
+    of a generator (:class:`haystack_irmetrics.usefulness.asker.AnswerAsker`). Its ``fingerprint()`` (of its
+    ``settings()``) and the exact texts key the cache; ``read_answers(raw, reask_raw)`` reads a cached answer again
+    (version ``parser_version``) with nothing but the answer; ``role`` is what messages call it."""
+
+    role: str
+    reask_count: int
+    parser_version: int
+    secrets: list[str]
+    server: str | None
+
+    def fingerprint(self) -> str: ...
+    def settings(self) -> dict[str, Any]: ...
+    def legacy_fingerprints(self) -> list[str]: ...
+    def read_answers(self, raw: str | None, reask_raw: str | None) -> tuple[int | None, bool]: ...
+    def warm_up(self) -> None: ...
+    def ask(self, query: str, document: str) -> Verdict: ...
+    def reask(self, query: str, document: str, first: Verdict) -> Verdict: ...
+
+
+def _where(judge: Asker) -> str:
     return f" at {judge.server}" if judge.server else ""
 
 
 def judge_texts(
-    judge: ChatJudge | ScoreJudge,
+    judge: Asker,
     texts: Sequence[tuple[str, str]],
     *,
     cache: JudgmentCache,
@@ -188,7 +209,7 @@ def judge_texts(
 
 
 def _cached(
-    judge: ChatJudge | ScoreJudge,
+    judge: Asker,
     cache: JudgmentCache,
     texts: Sequence[tuple[str, str]],
     keys: list[str],
@@ -214,7 +235,7 @@ def _cached(
 
 
 def _ask_all(
-    judge: ChatJudge,
+    judge: Asker,
     texts: Sequence[tuple[str, str]],
     todo: list[int],
     keep: Callable[[int, Verdict], None],
@@ -244,16 +265,16 @@ def _ask_all(
                 reason = retry_reason(e)
                 if reason is None:
                     raise JudgeFailed(
-                        f"the judge failed on {name(i)}: {type(e).__name__}: {_one_line(e, secrets)}"
+                        f"the {judge.role} failed on {name(i)}: {type(e).__name__}: {_one_line(e, secrets)}"
                     ) from e
                 if attempt >= retries:
                     if reason == "connection failed":
                         raise JudgeFailed(
-                            f"cannot reach the judge{_where(judge)} ({_one_line(e, secrets)}) after {attempt + 1} "
+                            f"cannot reach the {judge.role}{_where(judge)} ({_one_line(e, secrets)}) after {attempt + 1} "
                             "attempts"
                         ) from e
                     raise JudgeFailed(
-                        f"the judge failed on {name(i)}: {reason} ({_one_line(e, secrets)}) after {attempt + 1} "
+                        f"the {judge.role} failed on {name(i)}: {reason} ({_one_line(e, secrets)}) after {attempt + 1} "
                         "attempts"
                     ) from e
                 attempt += 1
@@ -306,4 +327,4 @@ def jsonl_line(query_id: str, doc_id: str, verdict: Verdict, fingerprint: str, *
     return json_text(row, ensure_ascii=False) + "\n"
 
 
-__all__ = ["MAX_BACKOFF", "Counts", "jsonl_line", "judge_texts", "retry_reason"]
+__all__ = ["MAX_BACKOFF", "Asker", "Counts", "jsonl_line", "judge_texts", "retry_reason"]

@@ -127,4 +127,15 @@ def deadline_client_kwargs(timeout: float) -> dict[str, Any]:
     return {"transport": DeadlineTransport(timeout)}
 
 
-__all__ = ["DeadlineTransport", "check_timeout", "deadline_client_kwargs"]
+def bound_requests(generator: Any) -> None:
+    """Give an OpenAI generator of a YAML that has a time-out and no client settings of its own a client whose
+    time-out bounds whole requests (:func:`deadline_client_kwargs`); any other generator is left as it is.
+
+    :raises JudgeError: a time-out that is not a positive number.
+    """
+    timeout = getattr(generator, "timeout", None)
+    if generator is not None and getattr(generator, "http_client_kwargs", False) is None and timeout is not None:
+        generator.http_client_kwargs = deadline_client_kwargs(check_timeout(timeout))
+
+
+__all__ = ["DeadlineTransport", "bound_requests", "check_timeout", "deadline_client_kwargs"]

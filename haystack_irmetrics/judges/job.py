@@ -11,6 +11,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..errors import JudgeError
 from .judge import ChatJudge, ScoreJudge
@@ -22,9 +23,10 @@ def _read_text(path: str | None) -> str | None:
     return None if path is None else Path(path).read_text(encoding="utf-8")
 
 
-def chat_judge(settings: ChatSettings) -> ChatJudge:
-    """The :class:`~.judge.ChatJudge` of ``settings``: Haystack's ``OpenAIChatGenerator``, with no retries of its
-    own (the judge retries, counted and bounded) and a client whose time-out bounds the whole request.
+def openai_generator(model: str, api_base_url: str | None, api_key_env: str, timeout: float) -> Any:
+    """Haystack's ``OpenAIChatGenerator`` of ``model`` at ``api_base_url``, its key read from the variable
+    ``api_key_env`` (:data:`~.settings.NO_KEY` to a server when it is unset), with no retries of its own (the
+    asker retries, counted and bounded) and a client whose ``timeout`` bounds the whole request.
 
     :raises JudgeError: no API key and no server that needs none, or a time-out that is not a positive number.
     """
@@ -33,19 +35,49 @@ def chat_judge(settings: ChatSettings) -> ChatJudge:
 
     from .http import check_timeout, deadline_client_kwargs
 
-    variable = settings.api_key_env
-    if not os.environ.get(variable) and not settings.api_base_url:
-        raise JudgeError(f"no API key: set {variable} (or point --api-base-url at a server that needs none)")
-    check_timeout(settings.timeout)
-    key = Secret.from_env_var(variable) if os.environ.get(variable) else Secret.from_token(NO_KEY)
-    generator = OpenAIChatGenerator(
+    if not os.environ.get(api_key_env) and not api_base_url:
+        raise JudgeError(f"no API key: set {api_key_env} (or point --api-base-url at a server that needs none)")
+    check_timeout(timeout)
+    key = Secret.from_env_var(api_key_env) if os.environ.get(api_key_env) else Secret.from_token(NO_KEY)
+    return OpenAIChatGenerator(
         api_key=key,
-        model=settings.model,
-        api_base_url=settings.api_base_url,
-        timeout=settings.timeout,
-        max_retries=0,  # the judge retries, counted and bounded
-        http_client_kwargs=deadline_client_kwargs(settings.timeout),  # the time-out bounds the whole request
+        model=model,
+        api_base_url=api_base_url,
+        timeout=timeout,
+        max_retries=0,  # the asker retries, counted and bounded
+        http_client_kwargs=deadline_client_kwargs(timeout),  # the time-out bounds the whole request
     )
+
+
+def load_yaml(path: str, what: str, error: type[Exception] = JudgeError) -> Any:
+    """The pipeline of the YAML ``path`` (through :func:`~haystack_irmetrics.integration.loading.load_pipeline`);
+    a YAML that cannot be loaded is ``error`` on one line, ``cannot load {what} {path}: ...`` (the component's own
+    error, which Haystack wraps), a missing extra's error as it is.
+
+    :raises MissingDependencyError: a component of an extra that is not installed.
+    """
+    from ..errors import IRMetricsError, MissingDependencyError
+    from ..integration.loading import load_pipeline
+
+    try:
+        return load_pipeline(path)
+    except MissingDependencyError:  # a component of an extra, not installed: the error names the extra
+        raise
+    except Exception as e:  # Haystack wraps a component's own error; the CLI says it on one line
+        if isinstance(e, OSError):
+            raise
+        cause: BaseException = e
+        while cause.__cause__ is not None and not isinstance(cause, IRMetricsError):
+            cause = cause.__cause__
+        raise error(f"cannot load {what} {path}: {' '.join(str(cause).split())}") from None
+
+
+def chat_judge(settings: ChatSettings) -> ChatJudge:
+    """The :class:`~.judge.ChatJudge` of ``settings``: Haystack's ``OpenAIChatGenerator`` (:func:`openai_generator`).
+
+    :raises JudgeError: no API key and no server that needs none, or a time-out that is not a positive number.
+    """
+    generator = openai_generator(settings.model, settings.api_base_url, settings.api_key_env, settings.timeout)
     return ChatJudge(
         generator,
         system_prompt=_read_text(settings.system_prompt),
@@ -108,4 +140,4 @@ def run_judge(job: JudgeJob, judge: ChatJudge | ScoreJudge) -> JudgeResult:
             cache.close()
 
 
-__all__ = ["JudgeJob", "chat_judge", "run_judge"]
+__all__ = ["JudgeJob", "chat_judge", "load_yaml", "openai_generator", "run_judge"]

@@ -179,7 +179,69 @@ def _check_grade_scale(max_grade: Any) -> int:
     return whole(max_grade, "max_grade", least=1, most=9, error=JudgeError)
 
 
-class ChatJudge:
+class ChatAsker:
+    """What every asker of a chat generator shares (the judge; :mod:`haystack_irmetrics.usefulness`'s asker): the
+    generator, its part of a fingerprint, its server's URL as written and its secrets, one warm-up, one request's
+    answer. ``role`` is what messages call it (:func:`~.batch.judge_texts`)."""
+
+    role = "judge"
+
+    def __init__(self, generator: Any, error: type[Exception] = JudgeError) -> None:
+        if not callable(getattr(generator, "run", None)):
+            raise error(f"the {self.role} must be a Haystack chat generator, got {type(generator).__name__}")
+        self.generator = generator
+        self._takes_kwargs = "generation_kwargs" in inspect.signature(generator.run).parameters
+        self._warm = False
+
+    def generator_settings(self) -> dict[str, Any]:
+        """The generator's part of a fingerprint: ``generator`` (no API key) and ``server``, when it names one (one
+        with no server keeps the fingerprint it had before the server was in it: its cached answers still answer)."""
+        data = serialized(self.generator, "generator")
+        given = data.get("init_parameters") or {}
+        params = {k: v for k, v in given.items() if k not in NOT_IN_FINGERPRINT}
+        server = server_of(given)
+        return {
+            **({"server": server} if server else {}),
+            "generator": {"type": data.get("type"), "init_parameters": params},
+        }
+
+    @property
+    def secrets(self) -> list[str]:
+        """What of the generator's server URL must never be written (:func:`url_secrets`)."""
+        return url_secrets(getattr(self.generator, "api_base_url", None))
+
+    @property
+    def server(self) -> str | None:
+        """The generator's server URL as it may be written (:func:`redact_url`), or ``None``."""
+        url = getattr(self.generator, "api_base_url", None)
+        return redact_url(str(url)) if url else None
+
+    def warm_up(self) -> None:
+        """Warm the generator up once (Haystack components that load a model do it here)."""
+        if not self._warm:
+            if callable(getattr(self.generator, "warm_up", None)):
+                self.generator.warm_up()
+            self._warm = True
+
+    def _run(self, messages: list[Any], kwargs: dict[str, Any]) -> list[Any]:
+        extra = {"generation_kwargs": kwargs} if kwargs else {}
+        return self.generator.run(messages=messages, **extra).get("replies") or []
+
+    @staticmethod
+    def _answer(replies: list[Any], empty: bool = False) -> tuple[str, dict[str, int]]:
+        """The first reply's text (cut to :data:`~.grades.MAX_ANSWER_CHARS`) and tokens. A reply with no choices is a
+        failed request (retried), never an answer; so is a choice with no text, unless ``empty`` (then ``""``)."""
+        reply = replies[0] if replies else None
+        text = reply if isinstance(reply, str) else getattr(reply, "text", None)
+        if not replies or (not empty and (not isinstance(text, str) or not text.strip())):
+            raise NoAnswerError("the server's reply held no answer" + ("" if replies else " (no choices)"))
+        meta = getattr(reply, "meta", None)
+        tokens = token_counts(meta.get("usage") if isinstance(meta, dict) else None)
+        text = text if isinstance(text, str) else ""
+        return sendable(text[:MAX_ANSWER_CHARS]), tokens  # kept in the cache and its files: UTF-8 must carry it
+
+
+class ChatJudge(ChatAsker):
     """Ask a Haystack chat generator for a grade of each pair, one request per pair (and at most ``reask`` more
     when an answer is not in the form asked for).
 
@@ -217,9 +279,7 @@ class ChatJudge:
         reask: int = 1,
         lenient: bool = False,
     ) -> None:
-        if not callable(getattr(generator, "run", None)):
-            raise JudgeError(f"the judge's generator must be a Haystack chat generator, got {type(generator).__name__}")
-        self.generator = generator
+        super().__init__(generator)
         self.max_grade = _check_grade_scale(max_grade)
         self._default_prompt = system_prompt is None
         self.system_prompt = default_system_prompt(self.max_grade) if system_prompt is None else system_prompt
@@ -236,13 +296,11 @@ class ChatJudge:
                 raise JudgeError(f"{name} must be true or false, got {value!r}")
         if isinstance(reask, bool) or reask not in (0, 1):
             raise JudgeError(f"reask must be 0 or 1 (the re-asks an answer outside the form gets), got {reask!r}")
-        self._takes_kwargs = "generation_kwargs" in inspect.signature(generator.run).parameters
         self.response_format = response_format and self._takes_kwargs
         self.reask_count = reask
         self.lenient = lenient
         #: Whether the server refused ``response_format`` (a 400 naming it): later requests go without it.
         self.format_refused = False
-        self._warm = False
 
     @property
     def parser_version(self) -> int:
@@ -251,16 +309,9 @@ class ChatJudge:
 
     def settings(self) -> dict[str, Any]:
         """What the fingerprint is made of (no API key)."""
-        data = serialized(self.generator, "generator")
-        given = data.get("init_parameters") or {}
-        params = {k: v for k, v in given.items() if k not in NOT_IN_FINGERPRINT}
-        server = server_of(given)
-        # A generator with no server (OpenAI itself, a local model) has no "server" key: its fingerprint is the
-        # one it had before the server was in it, and its cached judgments still answer.
         return {
-            **({"server": server} if server else {}),
+            **self.generator_settings(),
             "kind": self.kind,
-            "generator": {"type": data.get("type"), "init_parameters": params},
             "system_prompt": self.system_prompt,
             "user_template": self.user_template,
             "max_grade": self.max_grade,
@@ -296,24 +347,6 @@ class ChatJudge:
             return again, again is not None
         return label, False
 
-    @property
-    def secrets(self) -> list[str]:
-        """What of the generator's server URL must never be written (:func:`url_secrets`)."""
-        return url_secrets(getattr(self.generator, "api_base_url", None))
-
-    @property
-    def server(self) -> str | None:
-        """The generator's server URL as it may be written (:func:`redact_url`), or ``None``."""
-        url = getattr(self.generator, "api_base_url", None)
-        return redact_url(str(url)) if url else None
-
-    def warm_up(self) -> None:
-        """Warm the generator up once (Haystack components that load a model do it here)."""
-        if not self._warm:
-            if callable(getattr(self.generator, "warm_up", None)):
-                self.generator.warm_up()
-            self._warm = True
-
     def _messages(self, query: str, document: str) -> list[Any]:
         from haystack.dataclasses import ChatMessage
 
@@ -338,18 +371,7 @@ class ChatJudge:
                 raise
             self.format_refused = True
             replies = self._run(messages, {k: v for k, v in kwargs.items() if k != "response_format"})
-        reply = replies[0] if replies else None
-        text = reply if isinstance(reply, str) else getattr(reply, "text", None)
-        if not isinstance(text, str) or not text.strip():
-            # A reply with no choices, or a choice with no content, is a failed request (retried), never an answer.
-            raise NoAnswerError("the server's reply held no answer" + ("" if replies else " (no choices)"))
-        meta = getattr(reply, "meta", None)
-        tokens = token_counts(meta.get("usage") if isinstance(meta, dict) else None)
-        return sendable(text[:MAX_ANSWER_CHARS]), tokens  # kept in the cache and judgments.jsonl: UTF-8 must carry it
-
-    def _run(self, messages: list[Any], kwargs: dict[str, Any]) -> list[Any]:
-        extra = {"generation_kwargs": kwargs} if kwargs else {}
-        return self.generator.run(messages=messages, **extra).get("replies") or []
+        return self._answer(replies)
 
     def ask(self, query: str, document: str) -> Verdict:
         """One request: the grade of ``document`` for ``query``. Errors of the generator (a refused
@@ -492,6 +514,7 @@ class ScoreJudge:
     """
 
     kind = "scores"
+    role = "judge"
 
     def __init__(self, scorer: Any, *, cut_points: Sequence[float] | None = None, max_grade: int = 3) -> None:
         run = getattr(scorer, "run", None)

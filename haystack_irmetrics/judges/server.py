@@ -99,13 +99,17 @@ class JudgeServer:
     a server without structured output does); ``trickle`` seconds between the bytes of each answer's ``"body"``
     and of its ``"headers"``, as a server that sends slowly; ``unjudged`` what a pair without a label gets (a
     grade, or ``None``: an answer with no grade). ``requests`` lists each request's pair and attempt, in arrival
-    order.
+    order. ``user`` reads the pair back from the user message (its groups: the query, the document; default the
+    judge's default prompt) and ``answers``, when given, answers each pair in place of a grade (a stand-in of
+    another asker: :mod:`haystack_irmetrics.usefulness.server`).
     """
 
     def __init__(
         self,
         labels: Mapping[tuple[str, str], int],
         *,
+        user: re.Pattern[str] = USER,
+        answers: Callable[[str, str], str] | None = None,
         delay: float = 0.0,
         faults: Fault | None = None,
         respond: Respond | None = None,
@@ -116,6 +120,8 @@ class JudgeServer:
         quirks: Sequence[str] = (),
     ) -> None:
         self.labels = labels
+        self.user = user
+        self.answers = answers
         self.delay = delay
         self.faults = faults
         self.respond = respond
@@ -198,9 +204,9 @@ class JudgeServer:
         content = user.get("content")
         if isinstance(content, list):
             content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
-        match = USER.match(content if isinstance(content, str) else "")
+        match = self.user.match(content if isinstance(content, str) else "")
         if not match:
-            return 400, {"error": {"message": "not the judge's default prompt"}}, {}
+            return 400, {"error": {"message": "not the prompt this server reads"}}, {}
         query, document = match.group(1), match.group(2)
         with self._lock:
             attempt = self._attempts.get((query, document), 0)
@@ -227,7 +233,9 @@ class JudgeServer:
         if fault == "timeout":
             time.sleep(self.timeout_delay)
         label = self.labels.get((query, document), self.unjudged)
-        if fault == "garbage" or label is None:
+        if self.answers is not None:
+            text = self.answers(query, document)
+        elif fault == "garbage" or label is None:
             text = "I would need more context to say."
         elif body.get("response_format") or _reminded(messages):
             text = json_text({"grade": label})  # the form the request binds, or the reminder asks for
