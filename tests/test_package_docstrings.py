@@ -53,12 +53,14 @@ def stale(docstring: str, parts: list[str], dotted: str) -> list[str]:
 @pytest.mark.parametrize("package", PACKAGES, ids=_dotted)
 def test_a_packages_docstring_names_each_of_its_modules_and_subpackages(package):
     missing = unnamed(_docstring(package), _parts(package), _dotted(package))
-    assert missing == [], f"{_dotted(package)}'s docstring does not say what these do (:mod:`.name`: ...)"
+    where = (package / "__init__.py").relative_to(PACKAGE.parent)
+    assert missing == [], f"add a line '- :mod:`.name`: what it does' for each to the docstring of {where}"
 
 
 @pytest.mark.parametrize("package", PACKAGES, ids=_dotted)
 def test_a_packages_docstring_names_no_module_it_does_not_have(package):
-    assert stale(_docstring(package), _parts(package), _dotted(package)) == []
+    gone = stale(_docstring(package), _parts(package), _dotted(package))
+    assert gone == [], f"the docstring of {_dotted(package)} names modules it does not have"
 
 
 def test_the_checker_reads_each_way_of_naming_a_part_and_nothing_else():
