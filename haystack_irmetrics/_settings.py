@@ -3,7 +3,8 @@
 A job function (``compare_many``, ``run_beir``, ``judge_runs``, ...) takes its frozen settings value, or its fields
 as keywords, or both (each keyword in place of the value's field). A keyword that is no field is refused as Python
 refuses an unexpected keyword argument of the function itself, and is never handed on to anything else; the
-settings class checks its values in its own ``__post_init__``.
+settings class checks its values in its own ``__post_init__``. Building the class a job hands it is the one call
+this module makes up the layers.
 """
 
 from __future__ import annotations

@@ -89,6 +89,12 @@ INTERFACES = {
     # The fused run of fusion/ is a ColumnarRun too, its doc ids in the packed runs' one array (fusion.api.fused_run).
     "haystack_irmetrics.core.inputs.find -> haystack_irmetrics.fusion.api.find",
     "haystack_irmetrics.core.inputs.ids_at -> haystack_irmetrics.fusion.api.ids_at",
+    # A job's settings built from its keywords by the one builder of the base layer (_settings.settings_of): the
+    # job hands its own frozen class down, which checks its values in its __post_init__.
+    *(
+        f"haystack_irmetrics._settings.settings_of -> haystack_irmetrics.{module}.__init__"
+        for module in ("compare.runs", "feedback.settings", "judges.settings", "report.data")
+    ),
 }
 
 
