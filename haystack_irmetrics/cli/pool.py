@@ -68,8 +68,16 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     p.__class__ = _PoolParser
     _common(p)
-    p.add_argument("--budget", type=int, required=True, help="number of pairs to list")
-    p.add_argument("--strategy", choices=list(STRATEGIES), default="depth", help="pooling strategy")
+    p.add_argument("--budget", type=int, default=None, help="number of pairs to list (not with --sample-queries)")
+    p.add_argument("--strategy", choices=list(STRATEGIES), default=None, help="pooling strategy (default depth)")
+    p.add_argument(
+        "--sample-queries",
+        type=int,
+        default=None,
+        metavar="N",
+        help="list the whole pool (every run's top --depth) of N queries drawn uniformly (--seed): a design for "
+        "estimation (judge --ppi), each pair's probability its query's inclusion probability; no --budget",
+    )
     p.add_argument("--qrels", default=None, metavar="EXISTING", help="judgments there are already (never listed)")
     p.add_argument("--seed", type=seed, default=0, help="seed of a stratified sample")
     p.add_argument(
@@ -166,6 +174,13 @@ def run(args: argparse.Namespace) -> int:
     from ..pooling import pool, write_pairs
 
     existing = read_qrels(args.qrels).data if args.qrels else None
+    if args.sample_queries is not None:
+        return _sample_queries(args, existing)
+    if args.budget is None:
+        from ..errors import InvalidArgumentError
+
+        raise InvalidArgumentError("irmetrics pool needs --budget (the pairs to list), or --sample-queries N")
+    args.strategy = args.strategy or "depth"
     pairs = pool(
         args.runs,
         args.budget,
@@ -179,6 +194,24 @@ def run(args: argparse.Namespace) -> int:
     queries = len({p.query for p in pairs})
     print(
         f"wrote {args.output}: {plural(n, 'pair')} of {plural(queries, 'query', 'queries')} ({args.strategy})",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _sample_queries(args: argparse.Namespace, existing: Any) -> int:
+    """``--sample-queries N``: the whole pool of N queries drawn uniformly, written as a pairs file."""
+    from ..errors import InvalidArgumentError
+    from ..pooling import sample_queries, write_pairs
+
+    if args.budget is not None or args.strategy is not None or args.param:
+        raise InvalidArgumentError("--sample-queries lists whole pools: it takes no --budget, --strategy or --param")
+    pairs = sample_queries(args.runs, args.sample_queries, depth=args.depth, seed=args.seed, judged=existing)
+    n = write_pairs(pairs, args.output)
+    queries = len({p.query for p in pairs})
+    print(
+        f"wrote {args.output}: {plural(n, 'pair')} of {plural(queries, 'query', 'queries')} "
+        f"(the whole top {args.depth or 'of every run'} of {args.sample_queries} drawn, seed {args.seed})",
         file=sys.stderr,
     )
     return 0

@@ -18,7 +18,7 @@ from ..checks import Number, Param, refuse, whole
 from ..core.inputs import Qrels
 from ..errors import PoolingError
 from ..stats.significance import seed_value
-from .runs import PoolRuns, RunInput, check_depth, pool_runs
+from .runs import PoolRuns, RunInput, check_depth, judged_labels, pool_runs
 from .sampling import Stratified, check_edges
 from .strategies import Depth, MaxMean, MoveToFront, PoolPair, RBPWeighted, Strategy
 
@@ -192,4 +192,49 @@ def pool(
     return out
 
 
-__all__ = ["STRATEGIES", "Param", "StrataEdges", "StrategySpec", "make_strategy", "pool", "strategy_spec"]
+def sample_queries(
+    runs: Sequence[RunInput] | PoolRuns,
+    n: int,
+    *,
+    depth: int | None = None,
+    seed: int = 0,
+    judged: Mapping[str, Mapping[str, Any]] | Qrels | None = None,
+) -> list[PoolPair]:
+    """The whole pool (every run's top ``depth``) of ``n`` queries drawn uniformly without replacement from the
+    queries some run ranks documents for (seeded by ``seed``): a pooling design for estimation, whose labelled
+    queries are the random sample PPI needs (people judge each drawn query's pool in full). Each pair's
+    ``probability`` is its query's inclusion probability, ``n`` over the queries there are. Pairs ``judged``
+    already are not listed; the queries come in the pool's order, each query's documents by their best rank.
+
+        >>> runs = [{"q1": {"a": 2, "b": 1}, "q2": {"c": 1}, "q3": {"d": 1}}, {"q1": {"b": 2, "e": 1}}]
+        >>> sorted({p.query for p in sample_queries(runs, 2, seed=1)}), sample_queries(runs, 3)[0].probability
+        (['q1', 'q3'], 1.0)
+
+    :raises PoolingError: ``n`` not a whole number from 1 to the number of queries there are, a bad seed.
+    """
+    import random
+
+    pooled = pool_runs(runs, depth=depth) if not isinstance(runs, PoolRuns) else runs
+    ranked = [i for i in range(len(pooled.qids)) if any(run[i] for run in pooled.rankings)]
+    whole(n, "the queries to sample", least=1, most=max(len(ranked), 1), error=PoolingError)
+    chosen = sorted(random.Random(seed_value(seed)).sample(ranked, n))
+    done = judged_labels(judged)
+    probability = n / len(ranked)
+    return [
+        PoolPair(pooled.qids[i], doc, probability)
+        for i in chosen
+        for doc in pooled.layered(i)
+        if doc not in done.get(pooled.qids[i], {})
+    ]
+
+
+__all__ = [
+    "STRATEGIES",
+    "Param",
+    "StrataEdges",
+    "StrategySpec",
+    "make_strategy",
+    "pool",
+    "sample_queries",
+    "strategy_spec",
+]
