@@ -199,9 +199,7 @@ def test_a_param_checks_and_parses_through_its_rule_with_the_callers_error():
 PHRASES = ("must be a whole number", "must be a number", "must be a finite number", "must be one of")
 #: Modules (a path ending in ``/``: a folder's) not converted yet, and why; an entry no longer needed fails the
 #: test below (remove it then).
-PENDING: dict[str, str] = {
-    "assess/export.py": "issue 50.2: being converted",
-}
+PENDING: dict[str, str] = {}
 
 
 def _docstrings(tree: ast.AST) -> set[int]:

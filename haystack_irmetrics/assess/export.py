@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..checks import is_whole, whole
 from ..errors import AssessError, ParseError
 from ..io.tables import json_text
 from .store import AssessStore, Judgment, judging_folder
@@ -161,7 +162,7 @@ def read_prelabels(path: str | os.PathLike[str], max_grade: int | None = None) -
         label = obj["label"]
         if label is None:
             continue
-        if isinstance(label, bool) or not isinstance(label, int) or label < 0:
+        if not is_whole(label) or label < 0:
             raise ParseError(f"label {label!r} is not a whole number of at least 0", path=where, line=lineno)
         if max_grade is not None and label > max_grade:
             raise ParseError(f"label {label} is above the scale's top grade {max_grade}", path=where, line=lineno)
@@ -208,8 +209,7 @@ def agreement(
         ``exact``, ``confusion`` (``{a's label: {b's label: count}}``).
     :raises AssessError: no store, or nothing to compare (one assessor and no model labels).
     """
-    if isinstance(threshold, bool) or not isinstance(threshold, int) or threshold < 1:
-        raise AssessError(f"the relevance threshold must be a whole number of at least 1, got {threshold!r}")
+    whole(threshold, "the relevance threshold", least=1, error=AssessError)
     with AssessStore.open(folder) as store:
         judgments = store.judgments()
         model = read_prelabels(prelabels) if prelabels is not None else store.prelabels()
