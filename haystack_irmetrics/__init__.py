@@ -23,8 +23,9 @@ Its parts, bottom to top as docs/architecture.md draws the layers (a part import
   to judge for a budget;
 - :mod:`.clicks` and :mod:`.judges`: labels from click logs, through click models, and interleaving; labels from
   a model for the holes;
-- :mod:`.beir`, :mod:`.feedback` and :mod:`.assess`: BEIR benchmarks through Haystack pipelines; production
-  feedback logs to judgments to scores; people's labels on a judging page served on 127.0.0.1;
+- :mod:`.beir`, :mod:`.feedback`, :mod:`.assess` and :mod:`.usefulness`: BEIR benchmarks through Haystack
+  pipelines; production feedback logs to judgments to scores; people's labels on a judging page served on
+  127.0.0.1; labels from what a RAG pipeline's generator answers from each document;
 - :mod:`.components`: the Haystack components (evaluators, feedback, the judge, the interleaving joiner);
 - :mod:`.report`: one HTML page comparing any number of runs, and its exports;
 - :mod:`.cli`: the ``irmetrics`` command.

@@ -269,6 +269,12 @@ class NoAnswerError(JudgeError):
     like a 5xx and never cached, never an unparseable answer."""
 
 
+class UsefulnessError(JudgeError):
+    """Usefulness labels cannot be made as asked: a question without reference answers, an answers file naming a
+    query the queries lack, a measure or prompt that does not fit (the generator's own failures are
+    :class:`JudgeError`, of which this is one)."""
+
+
 class AssessError(IRMetricsError):
     """People's judging cannot go on as asked (``irmetrics assess``): a folder whose store holds another scale
     or is not a store, a pair or label the page did not offer, a prelabels file that does not fit."""
@@ -380,5 +386,6 @@ __all__ = [
     "SuspiciousInputWarning",
     "UnknownMeasureError",
     "UnknownStrategyError",
+    "UsefulnessError",
     "shorten",
 ]

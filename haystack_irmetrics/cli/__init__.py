@@ -19,6 +19,8 @@ calls its entry point in the package and prints the result (an evaluation's tabl
 - :mod:`.plot`: ``irmetrics plot``, runs drawn against qrels;
 - :mod:`.feedback`: ``irmetrics feedback``, a feedback log scored, with runs or pipelines against it;
 - :mod:`.judge`: ``irmetrics judge``, the holes of runs' top k filled with a model's labels;
+- :mod:`.usefulness`: ``irmetrics usefulness``, runs' top k labelled by what a RAG generator answers from each
+  document, and the runs scored on those labels;
 - :mod:`.assess`: ``irmetrics assess``, the judging page for people, and ``assess export|agreement|import``;
 - :mod:`.pool`: ``irmetrics pool``, which pairs to judge for a budget, ``pool simulate`` and ``pool estimate``;
 - :mod:`.fuse`: ``irmetrics fuse``, runs fused into one, tuned by cross-validation, as a ``DocumentJoiner``;

@@ -29,6 +29,7 @@ from . import (
     pool,
     power,
     report,
+    usefulness,
 )
 from .args import Parser, show_defaults
 
@@ -45,6 +46,7 @@ SUBCOMMANDS = (
     feedback,
     plot,
     judge,
+    usefulness,
     assess,
     fuse,
     pool,

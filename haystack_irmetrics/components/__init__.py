@@ -7,6 +7,9 @@
   scores, and the ranking the users saw;
 - :mod:`.judge`: :class:`RelevanceJudge`, a model grading (query, document) pairs where no person judged (its
   logic in :mod:`haystack_irmetrics.judges`), and the judge of a pipeline YAML (``load_judge``);
+- :mod:`.usefulness`: :class:`UsefulnessEvaluator`, each retrieved document labelled by what the RAG pipeline's
+  generator answers from it alone, and the rankings scored on those labels (its logic in
+  :mod:`haystack_irmetrics.usefulness`);
 - :mod:`.interleaving`: :class:`InterleavingJoiner`, two retrievers' results interleaved into the one list a user
   sees, each Document marked with the team that placed it.
 
@@ -28,6 +31,7 @@ from .evaluators import (
 )
 from .interleaving import InterleavingJoiner
 from .judge import RelevanceJudge
+from .usefulness import UsefulnessEvaluator
 
 __all__ = [
     "IRMetricsEvaluator",
@@ -40,6 +44,7 @@ __all__ = [
     "RCapEvaluator",
     "RecallEvaluator",
     "RelevanceJudge",
+    "UsefulnessEvaluator",
     "load_pipeline",
     "to_evaluation_run_result",
 ]

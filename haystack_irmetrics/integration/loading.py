@@ -38,6 +38,8 @@ TRUSTED_MODULES = (
     # RelevanceJudge: the model judge (its generator's or scorer's own module must be trusted as well; Haystack's
     # own components are).
     "haystack_irmetrics.components.judge",
+    # UsefulnessEvaluator: documents labelled by what a RAG generator answers from each (its generator's module too).
+    "haystack_irmetrics.components.usefulness",
     # The bm25s BM25 store and retriever of the BEIR pipelines (pipelines/beir_bm25.yaml).
     "haystack_irmetrics.integration.stores.bm25s_store",
     # The FAISS vector store and retriever of the dense and hybrid BEIR pipelines (pipelines/beir_dense.yaml).

@@ -10,6 +10,7 @@ One reader and one writer per format, and what every reader and writer of the pa
   (:func:`read_subtopic_qrels`);
 - :mod:`.beir_data`: BEIR's dataset files (``corpus.jsonl``, ``queries.jsonl``, ``qrels/<split>.tsv``) as BEIR's
   ``GenericDataLoader`` reads them, and the one JSONL reader;
+- :mod:`.answers`: reference answers, one JSONL object per question (``irmetrics usefulness --answers``);
 - :mod:`.beir_outputs`: the folders ``irmetrics beir --output`` writes, read back: the dataset a run was made
   from, and the one qrels file several runs can be scored on;
 - :mod:`.logs`: the one log reader (CSV/TSV, JSONL, Parquet or a table) in bounded batches with an error policy,

@@ -99,17 +99,19 @@ class JudgeServer:
     a server without structured output does); ``trickle`` seconds between the bytes of each answer's ``"body"``
     and of its ``"headers"``, as a server that sends slowly; ``unjudged`` what a pair without a label gets (a
     grade, or ``None``: an answer with no grade). ``requests`` lists each request's pair and attempt, in arrival
-    order. ``user`` reads the pair back from the user message (its groups: the query, the document; default the
-    judge's default prompt) and ``answers``, when given, answers each pair in place of a grade (a stand-in of
-    another asker: :mod:`haystack_irmetrics.usefulness.server`).
+    order. A subclass may read another prompt (``user``: its groups the query and the document) and answer each
+    pair in place of a grade (``answers``): a stand-in of another asker, :mod:`haystack_irmetrics.usefulness.server`.
     """
+
+    #: The user message read back: its groups, the query and the document (the judge's default prompt).
+    user: re.Pattern[str] = USER
+    #: ``(query, document) -> answer`` in place of a grade, or ``None``.
+    answers: Callable[[str, str], str] | None = None
 
     def __init__(
         self,
         labels: Mapping[tuple[str, str], int],
         *,
-        user: re.Pattern[str] = USER,
-        answers: Callable[[str, str], str] | None = None,
         delay: float = 0.0,
         faults: Fault | None = None,
         respond: Respond | None = None,
@@ -120,8 +122,6 @@ class JudgeServer:
         quirks: Sequence[str] = (),
     ) -> None:
         self.labels = labels
-        self.user = user
-        self.answers = answers
         self.delay = delay
         self.faults = faults
         self.respond = respond

@@ -1,0 +1,182 @@
+"""``irmetrics usefulness RUN [RUN ...] --queries QUERIES --corpus CORPUS --answers ANSWERS.jsonl (--llm MODEL
+--api-base-url URL | --generator GEN.yaml) --depth K --answer-metric {exact_match,f1,contains} -o DIR``: label each
+document of the runs' top K by what a RAG pipeline's generator answers from it alone
+(:mod:`haystack_irmetrics.usefulness`), and score the runs on those labels.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from ..judges.settings import API_KEY_ENV
+from .args import named_file, names
+
+#: The files ``irmetrics usefulness`` writes in its output folder (end_to_end.jsonl with --end-to-end).
+OUTPUT_FILES = ("qrels.tsv", "generations.jsonl", "metrics.json", "summary.json", "end_to_end.jsonl")
+#: The files that, all present, show a folder is this command's.
+SIGNATURE = ("generations.jsonl", "summary.json")
+COMMAND = "irmetrics usefulness"
+
+
+def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add ``usefulness`` to the ``irmetrics`` subcommands."""
+    p = sub.add_parser(
+        "usefulness",
+        help="label runs' top K by what a RAG generator answers from each document alone, and score the runs",
+        description="Ask the generator of a RAG pipeline (--llm on an OpenAI-compatible server, or the chat "
+        "generator of a pipeline YAML, --generator) to answer each question from each document of the runs' top K "
+        "alone, pooled (a pair several runs retrieved is asked once), and label the document by the answer "
+        "metric against the reference answers (eRAG, Salemi and Zamani, SIGIR 2024). Writes DIR/qrels.tsv, "
+        "DIR/generations.jsonl, DIR/metrics.json (each run's measures) and DIR/summary.json. Answers are cached "
+        "by the generator's fingerprint, the prompt and the exact texts: a second run makes no request, a killed "
+        "run resumes.",
+    )
+    p.add_argument("runs", nargs="+", metavar="[NAME=]RUN", help="TREC run files; NAME= labels a run")
+    p.add_argument("--queries", required=True, help="BEIR queries.jsonl, or a BEIR folder")
+    p.add_argument("--corpus", required=True, help="BEIR corpus.jsonl, or a BEIR folder")
+    p.add_argument("--answers", required=True, metavar="ANSWERS.jsonl", help="reference answers: query_id, answers")
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--llm", metavar="MODEL", help="the chat model's name on the server")
+    which.add_argument("--generator", metavar="GEN.yaml", help="a pipeline YAML holding one chat generator")
+    p.add_argument("--api-base-url", metavar="URL", help="the OpenAI-compatible server, e.g. http://localhost:8000/v1")
+    p.add_argument(
+        "--api-key-env",
+        default=API_KEY_ENV,
+        metavar="VAR",
+        help="the environment variable holding the API key (never written anywhere; a server at "
+        "--api-base-url is sent a placeholder when it is unset)",
+    )
+    p.add_argument("--depth", type=int, default=10, help="label each run's top K")
+    p.add_argument(
+        "--answer-metric",
+        default="exact_match",
+        choices=("exact_match", "f1", "contains"),
+        help="how an answer is scored against the references (SQuAD's exact match or F1, or containment)",
+    )
+    p.add_argument(
+        "--measures", type=names, metavar="M,M", help="the measures of each run (default NDCG@K,P@K,MRR@K,Success@K)"
+    )
+    p.add_argument(
+        "--end-to-end",
+        type=int,
+        metavar="N",
+        help="also ask with each run's top N together, and correlate each measure with that answer's score",
+    )
+    p.add_argument("-o", "--output", required=True, metavar="DIR", help="the output folder")
+    p.add_argument("--prompt", metavar="FILE", help="replace the prompt; holds {question} and {document} (--llm)")
+    p.add_argument("--max-chars", type=int, metavar="N", help="send at most N characters of a document (--llm)")
+    p.add_argument("--concurrency", type=int, default=8, help="requests in flight")
+    p.add_argument("--retries", type=int, default=4, help="further attempts after a 429, 5xx, time-out or refusal")
+    p.add_argument("--backoff", type=float, default=0.5, help="seconds before the first retry (doubling)")
+    p.add_argument(
+        "--timeout", type=float, default=60.0, help="seconds one whole request may take, last byte included (--llm)"
+    )
+    p.add_argument("--no-cache", action="store_true", help="ask for every pair, keep nothing")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar (shown on a terminal)")
+    p.set_defaults(func=run, paths=paths)
+    return p
+
+
+def paths(args: argparse.Namespace) -> Any:
+    """What ``irmetrics usefulness`` reads (runs, queries, corpus, answers, the generator YAML, the prompt file) and
+    writes (:data:`OUTPUT_FILES` in ``-o``, a folder of its own: another command's is refused)."""
+    from ..io.beir_data import beir_file
+    from ..io.output import OutputFolder, Paths
+
+    reads = (*map(named_file, args.runs), beir_file(args.queries, "queries"), beir_file(args.corpus, "corpus"))
+    out = Path(args.output)
+    return Paths(
+        reads=(*reads, args.answers, args.generator, args.prompt),
+        writes=tuple(out / name for name in OUTPUT_FILES),
+        owned=(OutputFolder(out, COMMAND, OUTPUT_FILES, SIGNATURE),),
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``irmetrics usefulness``: the settings and the asker, the job (the output folder locked first), what it
+    did printed."""
+    from ..usefulness.job import UsefulnessJob, run_usefulness
+    from ..usefulness.settings import UsefulnessSettings
+
+    settings = UsefulnessSettings(
+        depth=args.depth,
+        answer_metric=args.answer_metric,
+        measures=args.measures or None,
+        end_to_end=args.end_to_end,
+        concurrency=args.concurrency,
+        retries=args.retries,
+        backoff=args.backoff,
+        progress=False if args.no_progress else None,
+    )
+    job = UsefulnessJob(args.runs, args.queries, args.corpus, args.answers, args.output, settings, not args.no_cache)
+    result = run_usefulness(job, _asker(args))
+    _print_result(result, args.output)
+    return 0
+
+
+def _asker(args: argparse.Namespace) -> Any:
+    """The asker the options name: a chat model on a server (``--llm``) or a pipeline YAML's generator."""
+    from ..usefulness.asker import AnswerAsker, load_generator
+    from ..usefulness.job import chat_asker
+
+    if args.generator is not None:
+        return AnswerAsker(load_generator(args.generator), max_chars=args.max_chars, prompt=_read(args.prompt))
+    return chat_asker(args.llm, args.api_base_url, args.api_key_env, args.timeout, _read(args.prompt), args.max_chars)
+
+
+def _read(path: str | None) -> str | None:
+    return None if path is None else Path(path).read_text(encoding="utf-8")
+
+
+def _print_result(result: Any, output: str) -> None:
+    """What ``irmetrics usefulness`` prints: the cost, each run's measures (a markdown table), end to end each run's
+    mean and Kendall's tau of each measure with it across queries (and across runs, with 3 runs or more)."""
+    from ..io.tables import markdown_row, number_cell, plural
+
+    s = result.summary
+    print(
+        f"labelled {plural(s['pairs'], 'pair')} of {plural(s['queries'], 'query', 'queries')} "
+        f"({plural(s['requests'], 'request')}, {s['cache_hits']} cached, {s['empty_generations']} empty; "
+        f"{s['useful_pairs']} useful by {s['answer_metric']}) -> {output}"
+    )
+    measures = s["measures"]
+    lines = [markdown_row(["run", *measures]), markdown_row(["---", *("---:" for _ in measures)])]
+    lines += [markdown_row([name, *(number_cell(r.means[m]) for m in measures)]) for name, r in result.scores.items()]
+    if result.end_to_end is not None:
+        lines[0] = markdown_row(["run", *measures, f"end to end (top {s['end_to_end']})"])
+        lines[1] = markdown_row(["---", *("---:" for _ in range(len(measures) + 1))])
+        for i, e2e in enumerate(result.end_to_end.values()):
+            lines[i + 2] = lines[i + 2] + f" {number_cell(e2e.mean)} |"
+    print("\n".join(lines))
+    if result.end_to_end is not None:
+        _print_correlations(result, measures)
+
+
+def _print_correlations(result: Any, measures: list[str]) -> None:
+    """Kendall's tau and Spearman's rho of each measure with the end-to-end score, across each run's queries and
+    across the runs."""
+    from ..io.tables import number_cell
+
+    def both(coefficients: dict[str, Any]) -> str:
+        tau, rho = (coefficients[m] for m in ("kendall", "spearman"))
+        return f"{_coefficient(tau, number_cell)}/{_coefficient(rho, number_cell)}"
+
+    print("Kendall's tau/Spearman's rho with the end-to-end score:")
+    for name, e2e in result.end_to_end.items():
+        cells = ", ".join(f"{m} {both(e2e.correlation[m])}" for m in measures)
+        print(f"  {name}, across its {len(e2e.per_query)} queries: {cells}")
+    if result.across_runs is not None:
+        cells = ", ".join(f"{m} {both(result.across_runs[m])}" for m in measures)
+        print(f"  across the {len(result.scores)} runs: {cells}")
+
+
+def _coefficient(value: Any, cell: Any) -> str:
+    """A coefficient's statistic with 2 decimals, ``n/a`` where it is undefined (a constant input, one query)."""
+    if value is None or value.statistic != value.statistic:
+        return "n/a"
+    return cell(value.statistic, ".2f")
+
+
+__all__ = ["add_subcommand", "paths", "run"]
