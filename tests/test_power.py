@@ -350,3 +350,64 @@ def test_cli_a_huge_difference_needs_two_queries_and_a_tiny_alpha_is_one_line(ru
         assert line.startswith("irmetrics: error: alpha 1e-300 is too small") and not captured.out
     assert main(["power", str(good), str(poor), "--qrels", str(QRELS), "-m", "NDCG@10", "--alpha", "1e-100"]) == 2
     assert "past 3000" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("alpha", [1e-6, 0.05, 0.5, 0.999])
+def test_the_power_at_no_difference_is_alpha_in_both_designs(alpha):
+    """No difference is rejected at the test's level: alpha, its two tails together in the t-test (statsmodels
+    at effect size 0 says so too). scipy's noncentral F answers sf = -cdf at noncentrality 0 (-0.95 for 0.05)."""
+    assert power_at(20, 0.0, 0.01, alpha=alpha) == pytest.approx(alpha, rel=1e-9)
+    assert power_at(20, 0.0, 0.01, design="anova", systems=3, alpha=alpha) == pytest.approx(alpha, rel=1e-9)
+    assert TT.power(effect_size=0.0, nobs=20, alpha=alpha) == pytest.approx(alpha, rel=1e-9)
+    assert FA.power(effect_size=0.0, nobs=60, alpha=alpha, k_groups=3) == pytest.approx(alpha, rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: power_at(20, 0.1, 0.01, alpha=1.0), r"alpha must be a number in \(0, 1\), got 1.0"),
+        (lambda: power_at(20, 0.1, 0.01, alpha=0.0), r"alpha must be a number in \(0, 1\), got 0.0"),
+        (lambda: queries_needed(0.1, 0.01, alpha=1.0), r"alpha must be a number in \(0, 1\), got 1.0"),
+        (lambda: queries_needed(0.1, 0.01, power=1.0), r"power must be a number in \(0.05, 1\), got 1.0"),
+        (lambda: queries_needed(0.1, 0.01, power=0.05), r"power must be a number in \(0.05, 1\), got 0.05"),
+        (lambda: power_at(20, -1e-9, 0.01), r"delta must be a finite number >= 0, got -1e-09"),
+        (lambda: queries_needed(0.0, 0.01), r"delta must be a finite number > 0, got 0.0"),
+        (lambda: power_at(20, 0.1, 0.0), r"variance must be a finite number > 0, got 0.0"),
+    ],
+)
+def test_the_ends_of_each_range_are_named(call, message):
+    with pytest.raises(StatsInputError, match=message):
+        call()
+
+
+def test_one_system_is_named_in_each_form():
+    with pytest.raises(StatsInputError, match=r"^the design compares two runs or more, got 1$"):
+        topic_set_size({"a": {"q1": 0.5, "q2": 0.25}})
+    with pytest.raises(StatsInputError, match=r"two rows or more of per-query values, got shape \(1, 3\)"):
+        topic_set_size([[0.5, 0.25, 0.0]])
+    with pytest.raises(StatsInputError, match=r"^systems must be a whole number >= 2, got 1$"):
+        power_at(20, 0.1, 0.01, design="anova", systems=1)
+
+
+def test_the_default_delta_is_the_size_of_the_observed_difference_whichever_run_is_better():
+    a = {"q1": 0.2, "q2": 0.4, "q3": 0.3, "q4": 0.1}
+    b = {"q1": 0.5, "q2": 0.6, "q3": 0.4, "q4": 0.5}  # better on every query
+    # a - b: -0.3 -0.2 -0.1 -0.4, mean -0.25; deviations -0.05 0.05 0.15 -0.15: variance 0.05 / 3
+    effect = 0.25 / math.sqrt(0.05 / 3)
+    needed = max(2, math.ceil(TT.solve_power(effect_size=effect, alpha=0.05, power=0.8) - 1e-9))
+    for values in ({"a": a, "b": b}, {"b": b, "a": a}):
+        t = topic_set_size(values)
+        assert t.observed == t.delta == pytest.approx(0.25, abs=1e-12)
+        assert t.variance == pytest.approx(0.05 / 3, rel=1e-12)
+        assert t.queries_needed == needed
+
+
+def test_the_anova_default_delta_is_the_range_of_the_means():
+    # means 0.6, 0.5, 0.2: the range 0.4 (the best run's mean minus the worst's; not 0.6 - 0.4333, from the
+    # grand mean).  Deviations within runs: 0.4 0.4 0, 0.4 0.4 0, 0.2 0.2 0: 0.72 over 3 (3 - 1) = 0.12.
+    runs = {"r1": [0.2, 1.0, 0.6], "r2": [0.1, 0.9, 0.5], "r3": [0.0, 0.4, 0.2]}
+    t = topic_set_size({name: {f"q{i}": v for i, v in enumerate(row)} for name, row in runs.items()})
+    assert t.design == "anova" and t.observed == t.delta == pytest.approx(0.4, abs=1e-12)
+    assert t.variance == pytest.approx(0.12, rel=1e-12)
+    total = FA.solve_power(effect_size=_cohens_f(0.4, 0.12, 3), alpha=0.05, power=0.8, k_groups=3)
+    assert t.queries_needed == math.ceil(total / 3 - 1e-9)

@@ -138,6 +138,8 @@ def _power_f(stats: Any, n: int, effect: float, systems: int, alpha: float) -> f
     shortfall = stats.norm.cdf(-math.sqrt(nc) / 2) + stats.chi2.sf(df_den * nc / (4 * critical * df_num), df_den)
     if 1.0 - shortfall == 1.0:
         return 1.0
+    if nc == 0:  # the central F; scipy's noncentral F answers sf = -cdf there (-0.95 for 0.05; scipy gh-26188)
+        return float(stats.f.sf(critical, df_num, df_den))
     _exact_range(nc, MAX_NONCENTRALITY_F, n, effect, alpha)
     return _finite(float(stats.ncf.sf(critical, df_num, df_den, nc)), n, effect)
 
