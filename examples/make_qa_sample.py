@@ -99,7 +99,7 @@ LANDMARKS = [
     ),
     ("Glenmoor Castle", "completed", "1340", "built for", "Edric Vane", "a round keep on the ridge above Glenmoor"),
     (
-        "the Pellan Museum of Clocks",
+        "the Dunmere Museum of Clocks",
         "opened",
         "1956",
         "founded by",
@@ -179,7 +179,7 @@ def make(seed: int = SEED) -> tuple[dict, dict, dict, dict[str, dict[str, dict[s
     for qid, question in queries.items():
         asked = _words(question)
         shared = {d: float(len(asked & _words(p["title"] + " " + p["text"]))) for d, p in corpus.items()}
-        noisy = {d: round(s + rng.uniform(0, 3), 4) for d, s in shared.items()}
+        noisy = {d: round(s + rng.uniform(0, 5), 4) for d, s in shared.items()}
         for name, scores in (("lexical", shared), ("noisy", noisy)):
             top = sorted(scores, key=lambda d: (-scores[d], d))[:DEPTH]
             runs[name][qid] = {d: scores[d] for d in top}

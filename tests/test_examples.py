@@ -35,6 +35,7 @@ TESTED_IN = {
     "judge_experiment.py": "tests/docs_tabled.py",  # docs/judging.md's SciFact experiment, tabled (it embeds)
     "make_diversity_qrels.py": "tests/test_clicks_cli.py",  # writes examples/data/diversity_qrels.txt
     "make_ppi_qrels.py": "tests/test_judge_trust.py",  # writes examples/data/ppi_qrels.tsv, which --ppi reads
+    "make_qa_sample.py": "tests/test_usefulness_data.py",  # writes examples/data/qa/, which irmetrics usefulness reads
 }
 
 

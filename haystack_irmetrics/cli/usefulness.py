@@ -131,52 +131,57 @@ def _read(path: str | None) -> str | None:
 
 
 def _print_result(result: Any, output: str) -> None:
-    """What ``irmetrics usefulness`` prints: the cost, each run's measures (a markdown table), end to end each run's
-    mean and Kendall's tau of each measure with it across queries (and across runs, with 3 runs or more)."""
+    """What ``irmetrics usefulness`` prints: what labelling cost, each run's measures (a markdown table) and, end to
+    end, each run's mean in the table and the correlations of each measure with it."""
     from ..io.tables import markdown_row, number_cell, plural
 
-    s = result.summary
+    s, e2e = result.summary, result.summary["end_to_end"]
     print(
         f"labelled {plural(s['pairs'], 'pair')} of {plural(s['queries'], 'query', 'queries')} "
         f"({plural(s['requests'], 'request')}, {s['cache_hits']} cached, {s['empty_generations']} empty; "
         f"{s['useful_pairs']} useful by {s['answer_metric']}) -> {output}"
     )
+    if e2e is not None:
+        print(
+            f"asked with each run's top {e2e['top']} together {plural(e2e['asked'], 'time')} "
+            f"({plural(e2e['requests'], 'request')}, {e2e['cache_hits']} cached, {e2e['empty_generations']} empty)"
+        )
     measures = s["measures"]
-    lines = [markdown_row(["run", *measures]), markdown_row(["---", *("---:" for _ in measures)])]
-    lines += [markdown_row([name, *(number_cell(r.means[m]) for m in measures)]) for name, r in result.scores.items()]
-    if result.end_to_end is not None:
-        lines[0] = markdown_row(["run", *measures, f"end to end (top {s['end_to_end']})"])
-        lines[1] = markdown_row(["---", *("---:" for _ in range(len(measures) + 1))])
-        for i, e2e in enumerate(result.end_to_end.values()):
-            lines[i + 2] = lines[i + 2] + f" {number_cell(e2e.mean)} |"
+    head = [*measures, f"end to end (top {e2e['top']})"] if e2e is not None else measures
+    lines = [markdown_row(["run", *head]), markdown_row(["---", *("---:" for _ in head)])]
+    for name, scores in result.scores.items():
+        cells = [number_cell(scores.means[m]) for m in measures]
+        if e2e is not None:
+            cells.append(number_cell(result.end_to_end[name].mean))
+        lines.append(markdown_row([name, *cells]))
     print("\n".join(lines))
-    if result.end_to_end is not None:
+    if e2e is not None:
         _print_correlations(result, measures)
 
 
 def _print_correlations(result: Any, measures: list[str]) -> None:
-    """Kendall's tau and Spearman's rho of each measure with the end-to-end score, across each run's queries and
-    across the runs."""
-    from ..io.tables import number_cell
+    """Kendall's tau (Spearman's rho) of each measure with the end-to-end score: a row per run, across its
+    queries, and one across the runs (3 runs or more)."""
+    from ..io.tables import markdown_row
 
-    def both(coefficients: dict[str, Any]) -> str:
-        tau, rho = (coefficients[m] for m in ("kendall", "spearman"))
-        return f"{_coefficient(tau, number_cell)}/{_coefficient(rho, number_cell)}"
-
-    print("Kendall's tau/Spearman's rho with the end-to-end score:")
-    for name, e2e in result.end_to_end.items():
-        cells = ", ".join(f"{m} {both(e2e.correlation[m])}" for m in measures)
-        print(f"  {name}, across its {len(e2e.per_query)} queries: {cells}")
+    rows = [(name, e2e.correlation) for name, e2e in result.end_to_end.items()]
     if result.across_runs is not None:
-        cells = ", ".join(f"{m} {both(result.across_runs[m])}" for m in measures)
-        print(f"  across the {len(result.scores)} runs: {cells}")
+        rows.append((f"across the {len(result.scores)} runs", result.across_runs))
+    print("\nKendall's tau (Spearman's rho) with the end-to-end score, across each run's queries:")
+    print(markdown_row(["run", *measures]))
+    print(markdown_row(["---", *("---:" for _ in measures)]))
+    for name, by_measure in rows:
+        print(markdown_row([name, *(_pair(by_measure[m]) for m in measures)]))
+    if any(_pair(by_measure[m]) == "n/a" for _, by_measure in rows for m in measures):
+        print("n/a: not defined where the measure or the end-to-end score is the same for every query (or run)")
 
 
-def _coefficient(value: Any, cell: Any) -> str:
-    """A coefficient's statistic with 2 decimals, ``n/a`` where it is undefined (a constant input, one query)."""
-    if value is None or value.statistic != value.statistic:
+def _pair(coefficients: dict[str, Any]) -> str:
+    """``tau (rho)`` with 2 decimals, ``n/a`` where either is undefined (a constant input, fewer than two items)."""
+    tau, rho = coefficients["kendall"], coefficients["spearman"]
+    if any(c is None or c.statistic != c.statistic for c in (tau, rho)):
         return "n/a"
-    return cell(value.statistic, ".2f")
+    return f"{tau.statistic:.2f} ({rho.statistic:.2f})"
 
 
 __all__ = ["add_subcommand", "paths", "run"]

@@ -195,9 +195,10 @@ class UsefulnessEvaluator:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> UsefulnessEvaluator:
-        """Deserialize (the chat generator's module must be trusted, as any component's)."""
-        deserialize_component_inplace(data.get("init_parameters") or {}, key="chat_generator")
-        return default_from_dict(cls, data)
+        """Deserialize (the chat generator's module must be trusted, as any component's); ``data`` is left as it is."""
+        params = dict(data.get("init_parameters") or {})
+        deserialize_component_inplace(params, key="chat_generator")
+        return default_from_dict(cls, {**data, "init_parameters": params})
 
 
 __all__ = ["UsefulnessEvaluator"]

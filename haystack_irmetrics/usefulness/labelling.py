@@ -141,14 +141,15 @@ def label_usefulness(
         for r, name in enumerate(plan.pool.names)
     }
     together = across = None
+    summary = _summary(asker, plan, settings, generations, labels, counts)
     if settings.end_to_end:
         names = [(q, f"{run}'s top {len(docs)} together") for run, q, docs in plan.together]
         said, more = ask_answers(asker, plan.together_texts, names, cache, **asking_of(settings))
         top = settings.end_to_end
         together = end_to_end(plan.together, said, plan.pool.qids, plan.references, scores, settings.answer_metric, top)
         across = across_runs(scores, together)
-        counts.merge(more)
-    summary = _summary(asker, plan, settings, generations, labels, counts)
+        summary["end_to_end"] = {"top": top, "asked": len(said), **_cost(more, said)}
+    summary["seconds"] = round(time.perf_counter() - plan.started, 3)
     return UsefulnessResult(labels, dict(zip(plan.pairs, generations)), scores, together, across, summary)
 
 
@@ -195,33 +196,39 @@ def _summary(
     labels: Mapping[str, Mapping[str, float]],
     counts: Counts,
 ) -> dict[str, Any]:
-    """``summary.json``: what was labelled and what it cost, the labels' spread, the generator (no key)."""
+    """``summary.json``: what was labelled and what it cost, the labels' spread, the generator (no key); end to
+    end, what that cost (``end_to_end``, else ``None``)."""
     from ..judges.folder import file_record
 
     values = [v for docs in labels.values() for v in docs.values()]
     summary: dict[str, Any] = {
         "pairs": len(plan.pairs),
         "queries": len(plan.pool.qids),
-        "requests": counts.requests,
-        "retries": counts.retries,
-        "cache_hits": counts.cache_hits,
-        "empty_generations": sum(not g.strip() for g in generations),
+        **_cost(counts, generations),
         "useful_pairs": sum(v > 0 for v in values),
         "mean_label": sum(values) / len(values) if values else None,
-        "tokens": dict(counts.tokens) or None,
         "depth": settings.depth,
         "answer_metric": settings.answer_metric,
         "labels": "graded" if settings.answer_metric in GRADED else "binary",
         "measures": [m.name for m in plan.measures],
-        "end_to_end": settings.end_to_end,
-        "end_to_end_asked": len(plan.together),
+        "end_to_end": None,
         "generator": {"fingerprint": asker.fingerprint(), **asker.settings()},
         "server": asker.server,
-        "seconds": round(time.perf_counter() - plan.started, 3),
     }
     if settings.answers_file is not None:
         summary["answers"] = file_record(settings.answers_file)
     return summary
+
+
+def _cost(counts: Counts, answers: Sequence[str]) -> dict[str, Any]:
+    """What asking cost: requests (retries included), retries, cache hits, empty answers, the server's tokens."""
+    return {
+        "requests": counts.requests,
+        "retries": counts.retries,
+        "cache_hits": counts.cache_hits,
+        "empty_generations": sum(not a.strip() for a in answers),
+        "tokens": dict(counts.tokens) or None,
+    }
 
 
 __all__ = [
