@@ -18,9 +18,12 @@ test: test-install test-run
 
 # The oracles (pytrec_eval, beir) are test extras; beir pulls torch, so the CPU wheel torch==2.13.0
 # goes first (left to itself, pip resolves a multi-GB CUDA build).
+# erag, the oracle of the usefulness labels' P and success, goes last without its pin pytrec_eval==0.5 (it
+# imports pytrec_eval, which pytrec-eval-terrier of the test extra provides).
 test-install: $(BIN)/python
 	$(BIN)/pip install -q torch==2.13.0
 	$(BIN)/pip install -q -e ".[test]"
+	$(BIN)/pip install -q --no-deps erag==0.0.1
 
 test-run:
 	$(BIN)/python -m pytest -q

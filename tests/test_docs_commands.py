@@ -200,7 +200,10 @@ def _runnable(argv: list[str]) -> bool:
 
 
 #: Servers a page may start in the background (``... &``) for the commands after it; stopped when the page ends.
-SERVERS = (("python", "-m", "haystack_irmetrics.judges.server"),)
+SERVERS = (
+    ("python", "-m", "haystack_irmetrics.judges.server"),
+    ("python", "-m", "haystack_irmetrics.usefulness.server"),
+)
 
 
 def background(text: str) -> list[str] | None:
