@@ -384,7 +384,7 @@ def record(rev: str, pages: list[dict] | None = None, keep: bool = False) -> dic
             for page in pages:
                 reason = _absent(page)
                 if reason:
-                    done.append({"page": page["page"], "skipped": reason, "commands": [], "files": {}})
+                    done.append({"page": page["page"], "skipped": reason, "commands": page["commands"], "files": {}})
                 else:
                     done.append(run_page(page, tmp, env, launch, since))
     finally:
@@ -500,7 +500,7 @@ def main(argv: list[str] | None = None) -> int:
         pages = [p for p in pages if not args.page or p["page"] in args.page]
         done = record(args.rev, pages, keep=args.keep)
         args.output.write_text(json.dumps(done, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-        failed = sum(c["exit"] != 0 for p in done["pages"] for c in p["commands"])
+        failed = sum(c.get("exit", 0) != 0 for p in done["pages"] for c in p["commands"])
         print(f"{done['commit']}: {done['seconds']} s, {failed} commands exited non-zero -> {args.output}")
         return 0
     a, b = (json.loads(path.read_text(encoding="utf-8")) for path in args.records)

@@ -47,6 +47,9 @@ INTENDED: dict[tuple[str, str], str] = {
     ("docs/judging.md", _EVALUATE_JUDGED): (
         "issue 46.7 (e45a639): --judged tables count each column's queries and clip a rate's interval to [0, 1]"
     ),
+    ("docs/pooling.md", "irmetrics pool * --sample-queries *"): "issue 47.2 (8d3a7f1): a new option (exit 2 at START)",
+    ("docs/pooling.md", "file sampled.tsv"): "issue 47.2 (8d3a7f1): what --sample-queries writes",
+    ("docs/power.md", "irmetrics power *"): "issue 47.5 (b967d2b): power answers in judgments too (text and --json)",
 }
 
 
@@ -191,6 +194,7 @@ def test_the_docs_commands_print_and_write_what_they_did_at_the_start_commit():
     after = TOOL.record("HEAD", TOOL.plan_of(before))
     found = TOOL.differences(before, after)
     unexpected = [TOOL.describe(d) for d in found if _listed(d.page, d.subject) is None]
-    assert not unexpected, "the docs' commands print or write otherwise than at the start:\n" + "\n".join(unexpected)
+    where = f"{START[:10]} and HEAD = {after['commit'][:10]}"
+    assert not unexpected, f"the docs' commands print or write otherwise ({where}):\n" + "\n".join(unexpected)
     stale = sorted(set(INTENDED) - {_listed(d.page, d.subject) for d in found})
     assert not stale, f"INTENDED lists changes that are no longer there: {stale}"
