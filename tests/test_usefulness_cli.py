@@ -38,6 +38,8 @@ QUESTIONS = {row["_id"]: row["text"] for row in _jsonl(SAMPLE / "queries.jsonl")
 ANSWERS = {row["query_id"]: row["answers"] for row in _jsonl(SAMPLE / "answers.jsonl")}
 # What a pipeline indexes of a BEIR document, the text the generator is sent: title and text.
 TEXTS = {row["_id"]: f"{row['title']} {row['text']}".strip() for row in _jsonl(SAMPLE / "corpus.jsonl")}
+#: What the stand-in server answers from: each question's text and its reference answers.
+REFERENCES = references_from_files(str(SAMPLE / "queries.jsonl"), str(SAMPLE / "answers.jsonl"))
 
 
 def _ranked(path: str, depth: int) -> dict[str, list[str]]:
@@ -57,7 +59,7 @@ def expected_label(metric: str, qid: str, passage: str) -> float:
 
 @pytest.fixture(scope="module")
 def server():
-    with AnswerServer(references_from_files(str(SAMPLE / "queries.jsonl"), str(SAMPLE / "answers.jsonl"))) as s:
+    with AnswerServer(REFERENCES) as s:
         yield s
 
 
@@ -259,9 +261,7 @@ def test_an_empty_generation_is_label_0_counted_and_said(tmp_path, capsys):
     def respond(question, passage, attempt, content):
         return (200, completion("", "m"), {}) if "Corran" in passage else None
 
-    with AnswerServer(
-        references_from_files(str(SAMPLE / "queries.jsonl"), str(SAMPLE / "answers.jsonl")), respond=respond
-    ) as s:
+    with AnswerServer(REFERENCES, respond=respond) as s:
         assert main(_args(s.url, tmp_path / "out", "--answer-metric", "contains")) == 0
     rows = _jsonl(tmp_path / "out" / "generations.jsonl")
     empty = [r for r in rows if "Corran" in TEXTS[r["doc_id"]]]
@@ -275,9 +275,7 @@ def test_429s_and_500s_are_retried_and_counted(tmp_path):
     def faults(question, passage, attempt):
         return ("429", "500")[len(passage) % 2] if attempt == 0 and "Tolvern" in passage else None
 
-    with AnswerServer(
-        references_from_files(str(SAMPLE / "queries.jsonl"), str(SAMPLE / "answers.jsonl")), faults=faults
-    ) as s:
+    with AnswerServer(REFERENCES, faults=faults) as s:
         assert main(_args(s.url, tmp_path / "out", "--backoff", "0")) == 0
     rows = _jsonl(tmp_path / "out" / "generations.jsonl")
     retried = [r for r in rows if "Tolvern" in TEXTS[r["doc_id"]]]
@@ -294,8 +292,7 @@ def test_a_pair_that_keeps_failing_stops_the_run_and_the_next_asks_only_what_is_
             return 400, {"error": {"message": "the model is away"}}, {}
         return None
 
-    refs = references_from_files(str(SAMPLE / "queries.jsonl"), str(SAMPLE / "answers.jsonl"))
-    with AnswerServer(refs, respond=respond) as s:
+    with AnswerServer(REFERENCES, respond=respond) as s:
         assert main(_args(s.url, tmp_path / "out", "--concurrency", "2")) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith("irmetrics: error: the generator failed on query 'qa")

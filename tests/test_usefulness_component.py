@@ -16,15 +16,15 @@ from haystack.utils import Secret
 
 from haystack_irmetrics.components import UsefulnessEvaluator, load_pipeline
 from haystack_irmetrics.errors import UnknownMeasureError, UsefulnessError
-from haystack_irmetrics.usefulness.server import AnswerServer, references_from_files, rule_answer
+from haystack_irmetrics.usefulness.server import AnswerServer, rule_answer
 
 from .test_usefulness import ORACLES, metric_max_over_ground_truths
-from .test_usefulness_cli import ANSWERS, QUESTIONS, SAMPLE, TEXTS
+from .test_usefulness_cli import ANSWERS, QUESTIONS, REFERENCES, TEXTS
 
 
 @pytest.fixture(scope="module")
 def server():
-    with AnswerServer(references_from_files(str(SAMPLE / "queries.jsonl"), str(SAMPLE / "answers.jsonl"))) as s:
+    with AnswerServer(REFERENCES) as s:
         yield s
 
 

@@ -202,6 +202,32 @@ def policy(args: argparse.Namespace) -> Any:
     )
 
 
+def server_options(p: argparse.ArgumentParser) -> None:
+    """``--api-base-url`` and ``--api-key-env``: the OpenAI-compatible server of a chat model (``irmetrics judge``,
+    ``irmetrics usefulness``)."""
+    from ..judges.settings import API_KEY_ENV
+
+    p.add_argument("--api-base-url", metavar="URL", help="the OpenAI-compatible server, e.g. http://localhost:8000/v1")
+    p.add_argument(
+        "--api-key-env",
+        default=API_KEY_ENV,
+        metavar="VAR",
+        help="the environment variable holding the API key (never written anywhere; a server at "
+        "--api-base-url is sent a placeholder when it is unset)",
+    )
+
+
+def asking_options(p: argparse.ArgumentParser) -> None:
+    """``--concurrency``, ``--retries``, ``--backoff`` and ``--timeout``: how a model's requests are sent
+    (:func:`haystack_irmetrics.judges.batch.judge_texts`)."""
+    p.add_argument("--concurrency", type=int, default=8, help="requests in flight")
+    p.add_argument("--retries", type=int, default=4, help="further attempts after a 429, 5xx, time-out or refusal")
+    p.add_argument("--backoff", type=float, default=0.5, help="seconds before the first retry (doubling)")
+    p.add_argument(
+        "--timeout", type=float, default=60.0, help="seconds one whole request may take, last byte included (--llm)"
+    )
+
+
 def click_log_options(p: argparse.ArgumentParser, *, team: bool = False, propensity: bool = False) -> None:
     """The options of a click log (``irmetrics clicks`` and ``irmetrics interleave``): its format, the column of
     each role (``--team-col`` and ``--segment`` with ``team``, ``--propensity-col`` with ``propensity``), the

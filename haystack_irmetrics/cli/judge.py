@@ -9,8 +9,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ..judges.settings import API_KEY_ENV
-from .args import named_file, seed
+from .args import asking_options, named_file, seed, server_options
 
 #: The files ``irmetrics judge`` writes in its output folder (agreement.json with --agreement; ppi.json and
 #: model_qrels.tsv with --ppi).
@@ -44,21 +43,9 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     which = p.add_mutually_exclusive_group(required=True)
     which.add_argument("--llm", metavar="MODEL", help="the chat model's name on the server")
     which.add_argument("--judge", metavar="JUDGE.yaml", help="a pipeline YAML holding one RelevanceJudge")
-    p.add_argument("--api-base-url", metavar="URL", help="the OpenAI-compatible server, e.g. http://localhost:8000/v1")
-    p.add_argument(
-        "--api-key-env",
-        default=API_KEY_ENV,
-        metavar="VAR",
-        help="the environment variable holding the API key (never written anywhere; a server at "
-        "--api-base-url is sent a placeholder when it is unset)",
-    )
+    server_options(p)
     p.add_argument("-o", "--output", required=True, metavar="DIR", help="the output folder")
-    p.add_argument("--concurrency", type=int, default=8, help="requests in flight")
-    p.add_argument("--retries", type=int, default=4, help="further attempts after a 429, 5xx, time-out or refusal")
-    p.add_argument("--backoff", type=float, default=0.5, help="seconds before the first retry (doubling)")
-    p.add_argument(
-        "--timeout", type=float, default=60.0, help="seconds one whole request may take, last byte included (--llm)"
-    )
+    asking_options(p)
     p.add_argument("--max-grade", type=int, default=3, help="the top grade (--llm)")
     p.add_argument("--system-prompt", metavar="FILE", help="replace the default system prompt (--llm)")
     p.add_argument("--template", metavar="FILE", help="replace the user message; holds {query} and {document}")

@@ -10,8 +10,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ..judges.settings import API_KEY_ENV
-from .args import named_file, names
+from .args import asking_options, named_file, names, server_options
 
 #: The files ``irmetrics usefulness`` writes in its output folder (end_to_end.jsonl with --end-to-end).
 OUTPUT_FILES = ("qrels.tsv", "generations.jsonl", "metrics.json", "summary.json", "end_to_end.jsonl")
@@ -40,14 +39,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     which = p.add_mutually_exclusive_group(required=True)
     which.add_argument("--llm", metavar="MODEL", help="the chat model's name on the server")
     which.add_argument("--generator", metavar="GEN.yaml", help="a pipeline YAML holding one chat generator")
-    p.add_argument("--api-base-url", metavar="URL", help="the OpenAI-compatible server, e.g. http://localhost:8000/v1")
-    p.add_argument(
-        "--api-key-env",
-        default=API_KEY_ENV,
-        metavar="VAR",
-        help="the environment variable holding the API key (never written anywhere; a server at "
-        "--api-base-url is sent a placeholder when it is unset)",
-    )
+    server_options(p)
     p.add_argument("--depth", type=int, default=10, help="label each run's top K")
     p.add_argument(
         "--answer-metric",
@@ -67,12 +59,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True, metavar="DIR", help="the output folder")
     p.add_argument("--prompt", metavar="FILE", help="replace the prompt; holds {question} and {document} (--llm)")
     p.add_argument("--max-chars", type=int, metavar="N", help="send at most N characters of a document (--llm)")
-    p.add_argument("--concurrency", type=int, default=8, help="requests in flight")
-    p.add_argument("--retries", type=int, default=4, help="further attempts after a 429, 5xx, time-out or refusal")
-    p.add_argument("--backoff", type=float, default=0.5, help="seconds before the first retry (doubling)")
-    p.add_argument(
-        "--timeout", type=float, default=60.0, help="seconds one whole request may take, last byte included (--llm)"
-    )
+    asking_options(p)
     p.add_argument("--no-cache", action="store_true", help="ask for every pair, keep nothing")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (shown on a terminal)")
     p.set_defaults(func=run, paths=paths)

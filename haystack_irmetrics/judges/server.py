@@ -246,6 +246,15 @@ class JudgeServer:
         usage = {"prompt_tokens": len(content.split()), "completion_tokens": 3, "total_tokens": 0}
         return 200, completion(text, body.get("model", "m"), usage), {}
 
+    def serve(self) -> None:
+        """Answer in this thread until stopped (Ctrl-C), then close the socket: a server's ``main``."""
+        try:
+            self.httpd.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.httpd.server_close()
+
     def __enter__(self) -> JudgeServer:
         self._thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
@@ -303,12 +312,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     labels = labels_from_files(args.qrels, args.queries, args.corpus, args.error_rate, args.seed)
     server = JudgeServer(labels, delay=args.delay, unjudged=unjudged, port=args.port)
     print(f"serving {len(labels)} labelled pairs at {server.url}", flush=True)
-    try:
-        server.httpd.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.httpd.server_close()
+    server.serve()
     return 0
 
 

@@ -14,6 +14,7 @@ was empty (0) or not (1), read from the raw answer alone (:meth:`AnswerAsker.rea
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -31,17 +32,20 @@ DEFAULT_PROMPT = (
 PLACEHOLDERS = ("{question}", "{document}")
 
 
-def fill(prompt: str, question: str, document: str) -> str:
+_PLACEHOLDER = re.compile(r"(\{question\}|\{document\})")
+
+
+def fill(prompt: str | list[str], question: str, document: str) -> str:
     """``prompt`` with ``{question}`` and ``{document}`` replaced by the texts, in one pass (a question holding the
-    text ``{document}`` stays as it is)."""
+    text ``{document}`` stays as it is); ``prompt`` may be given split already (:func:`split_prompt`)."""
     texts = dict(zip(PLACEHOLDERS, (question, document)))
-    return "".join(texts.get(part, part) for part in _split(prompt))
+    parts = split_prompt(prompt) if isinstance(prompt, str) else prompt
+    return "".join(texts.get(part, part) for part in parts)
 
 
-def _split(prompt: str) -> list[str]:
-    import re
-
-    return re.split(r"(\{question\}|\{document\})", prompt)
+def split_prompt(prompt: str) -> list[str]:
+    """``prompt`` in parts, each placeholder a part of its own."""
+    return _PLACEHOLDER.split(prompt)
 
 
 def joined(documents: Sequence[str]) -> str:
@@ -75,6 +79,7 @@ class AnswerAsker(ChatAsker):
         if max_chars is not None:
             whole(max_chars, "max_chars", least=1, error=UsefulnessError)
         self.max_chars = max_chars
+        self._parts = split_prompt(self.prompt)
 
     def settings(self) -> dict[str, Any]:
         """What the fingerprint is made of (no API key): the generator, its server, the prompt, ``max_chars``."""
@@ -94,21 +99,26 @@ class AnswerAsker(ChatAsker):
 
     def message(self, question: str, document: str) -> str:
         """The user message of a pair: the prompt filled, the document cut to ``max_chars``."""
-        return fill(self.prompt, question, document[: self.max_chars])
+        return fill(self._parts, question, document[: self.max_chars])
 
     def ask(self, query: str, document: str) -> Verdict:
         """One request: the generator's answer to ``query`` from ``document`` (an empty answer is an answer:
         ``""``; a reply with no choices is a failed request, retried). The generator's errors are raised as they
         come; :func:`~haystack_irmetrics.judges.batch.judge_texts` retries them."""
-        from haystack.dataclasses import ChatMessage
-
         self.warm_up()
-        text, tokens = self._answer(self._run([ChatMessage.from_user(self.message(query, document))], {}), empty=True)
+        text, tokens = self._answer(self._run([_user(self.message(query, document))], {}), empty=True)
         return Verdict(self.read_answers(text, None)[0], text, tokens)
 
     def reask(self, query: str, document: str, first: Verdict) -> Verdict:
         """Never called (``reask_count`` is 0): every answer is read as it is."""
         raise UsefulnessError("a generator's answer is never asked again")
+
+
+def _user(text: str) -> Any:
+    """A user message (Haystack's ``ChatMessage``, imported on the first)."""
+    from haystack.dataclasses import ChatMessage
+
+    return ChatMessage.from_user(text)
 
 
 def load_generator(path: str) -> Any:
@@ -138,4 +148,4 @@ def load_generator(path: str) -> Any:
     return found[0][1]
 
 
-__all__ = ["DEFAULT_PROMPT", "AnswerAsker", "fill", "joined", "load_generator"]
+__all__ = ["DEFAULT_PROMPT", "AnswerAsker", "fill", "joined", "load_generator", "split_prompt"]

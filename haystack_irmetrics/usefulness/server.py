@@ -92,12 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     references = references_from_files(args.queries, args.answers)
     server = AnswerServer(references, delay=args.delay, port=args.port)
     print(f"answering {len(references)} questions at {server.url}", flush=True)
-    try:
-        server.httpd.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.httpd.server_close()
+    server.serve()
     return 0
 
 
