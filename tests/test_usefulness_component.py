@@ -205,6 +205,7 @@ def test_it_serializes_its_generator_as_haystack_does_and_a_yaml_loads_and_runs(
             "the prompt must be a text holding {question} and {document}",
         ),
         ({"concurrency": 0}, UsefulnessError, "^concurrency must be a whole number >= 1, got 0$"),
+        ({"measures": []}, UsefulnessError, r"^measures must be a list of one or more measure names, got \[\]$"),
     ],
 )
 def test_bad_init_parameters_are_refused_naming_them(generator, kwargs, error, message):

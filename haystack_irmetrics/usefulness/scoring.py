@@ -95,12 +95,14 @@ def check_measures(names: Sequence[str], depth: int, where: str = "--depth") -> 
     """``names`` parsed (:func:`~haystack_irmetrics.core.measures.parse_measure`), each once, none with a cutoff
     above ``depth`` (it would read documents no label was made for).
 
-    :raises UsefulnessError: a cutoff above ``depth``, or a measure twice. :raises UnknownMeasureError: an
+    :raises UsefulnessError: no measure, a cutoff above ``depth``, or a measure twice. :raises UnknownMeasureError: an
         unknown measure.
     """
     from ..core.measures import parse_measure
     from ..errors import UsefulnessError
 
+    if isinstance(names, str) or not names:
+        raise UsefulnessError(f"measures must be a list of one or more measure names, got {names!r:.80}")
     parsed = [parse_measure(name) for name in names]
     for m in parsed:
         if m.cutoff is not None and m.cutoff > depth:
