@@ -108,9 +108,9 @@ def test_learned_cut_points_agree_with_as_many_labels_as_the_best_monotone_gradi
 
 
 def test_cut_points_refuse_labels_out_of_the_scale_and_non_finite_scores():
-    with pytest.raises(JudgeError, match="label 4 of labelled pair 1"):
+    with pytest.raises(JudgeError, match="the label of labelled pair 1 must be a whole number from 0 to 3, got 4"):
         learn_cut_points([0.1, 0.2], [0, 4])
-    with pytest.raises(JudgeError, match="score nan"):
+    with pytest.raises(JudgeError, match="the score of labelled pair 0 must be a finite number, got nan"):
         learn_cut_points([math.nan, 0.2], [0, 1])
     with pytest.raises(JudgeError, match="at least two"):
         learn_cut_points([0.1], [0])
