@@ -346,3 +346,12 @@ def test_depth_belongs_to_the_packing():
     packed = pack_runs([{"q1": {"d1": 1.0}}, {"q1": {"d2": 1.0}}])
     with pytest.raises(FusionError, match="pack_runs"):
         fuse(packed, "rrf", depth=1)
+
+
+def test_max_and_min_over_scores_beyond_a_billion():
+    # max: a, in both runs, max(-5e9, -4e9) = -4e9; b and c, each missed by one run, which counts -1e9 there (as
+    # ranx): max(-3e9, -1e9) = max(-2e9, -1e9) = -1e9.  min mirrors it: a 4e9, b and c min(3e9 or 2e9, 1e9) = 1e9.
+    runs = [{"q": {"a": -5e9, "b": -3e9}}, {"q": {"a": -4e9, "c": -2e9}}]
+    assert fuse(runs, "max", norm=None).data == {"q": {"a": -4e9, "b": -1e9, "c": -1e9}}
+    mirrored = [{"q": {d: -s for d, s in run["q"].items()}} for run in runs]
+    assert fuse(mirrored, "min", norm=None).data == {"q": {"a": 4e9, "b": 1e9, "c": 1e9}}
