@@ -43,7 +43,7 @@ def read_without_labelling(w: Watched) -> None:
 def judging(chromium, data: Path, out: Path) -> Iterator[Watched]:
     """``irmetrics assess`` judging ``data``'s pairs into ``out`` as ann, its page open and ready; stopped by
     SIGTERM at the end (its exit status and stderr then in ``w.stopped``)."""
-    server = Server(data, "-o", str(out), "--assessor", "ann")
+    server = Server(data, "-o", str(out), "--assessor", "ann", "--order", "file")  # the pairs file's order
     w = Watched(chromium)
     try:
         w.page.goto(server.url)

@@ -344,17 +344,25 @@ TRUTH = {
 @pytest.mark.parametrize("name", ["mtf", "maxmean", "depth", "rbp"])
 @pytest.mark.parametrize("batch", [1, 3])
 @pytest.mark.parametrize("restart", [False, True])
-def test_the_page_asks_an_adaptive_strategy_what_driving_it_by_hand_asks(tmp_path, name, batch, restart):
+@pytest.mark.parametrize("order", ["topic", "file"])
+def test_the_page_asks_an_adaptive_strategy_what_driving_it_by_hand_asks(tmp_path, name, batch, restart, order):
+    from haystack_irmetrics.assess.session import PageOptions
     from haystack_irmetrics.pooling import make_strategy, pool, pool_runs
 
     runs = pool_runs(STRATEGY_RUNS)
-    expected = by_hand(name, batch, TRUTH)
+    asked = by_hand(name, batch, TRUTH)
+    # topic by topic, the first batch is judged query by query (each query's pairs in its order); then the pairs
+    # the strategy asks one at a time come in its order
+    first = (
+        sorted(asked[:batch], key=lambda p: [q for q, _ in asked].index(p[0])) if order == "topic" else asked[:batch]
+    )
+    expected = first + asked[batch:]
     corpus = {d: {"title": "", "text": "text"} for _, d in TRUTH}
 
     def new_session(store):
         return JudgingSession(
             store, {"q1": "one", "q2": "two"}, corpus, "ann", default_definitions(), budget=len(TRUTH),
-            strategy=lambda judged: make_strategy(name, runs, judged=judged),
+            strategy=lambda judged: make_strategy(name, runs, judged=judged), options=PageOptions(order),
         )  # fmt: skip
 
     store = AssessStore.create(tmp_path, max_grade=3)
@@ -368,6 +376,7 @@ def test_the_page_asks_an_adaptive_strategy_what_driving_it_by_hand_asks(tmp_pat
         if restart:  # a new server after every key: the strategy replayed from the store
             s = new_session(store)
     assert shown == expected and len(shown) == len(TRUTH)
+    assert [(q, d) for q, d, _ in store.queue()] == asked  # what the strategy asked, as driven by hand
     assert [o for _, _, o in store.queue()] == ["pairs"] * batch + ["strategy"] * (len(TRUTH) - batch)
     store.close()
 
@@ -391,7 +400,9 @@ def test_an_undone_label_is_not_what_the_strategy_learns_from(tmp_path):
     from haystack_irmetrics.pooling import make_strategy, pool, pool_runs
 
     runs = pool_runs(STRATEGY_RUNS)
-    assert by_hand("mtf", 2, {**TRUTH, ("q1", "d1"): 3}) != by_hand("mtf", 2, TRUTH)  # the label matters
+    first = by_hand("mtf", 2, TRUTH)[0]
+    wrong = 0 if TRUTH[first] else 3
+    assert by_hand("mtf", 2, {**TRUTH, first: wrong}) != by_hand("mtf", 2, TRUTH)  # the label matters
     corpus = {d: {"title": "", "text": "text"} for _, d in TRUTH}
     with AssessStore.create(tmp_path, max_grade=3) as store:
         store.add_pairs(pool(runs, 2, "mtf"))
@@ -399,8 +410,8 @@ def test_an_undone_label_is_not_what_the_strategy_learns_from(tmp_path):
             store, {"q1": "a", "q2": "b"}, corpus, "ann", default_definitions(), budget=8,
             strategy=lambda judged: make_strategy("mtf", runs, judged=judged),
         )  # fmt: skip
-        assert s.state()["pair"]["doc_id"] == "d1"
-        s.label("q1", "d1", 3)
+        assert (s.state()["pair"]["query_id"], s.state()["pair"]["doc_id"]) == first
+        s.label(*first, wrong)
         s.undo()
         shown = []
         while (pair := s.state()["pair"]) is not None:

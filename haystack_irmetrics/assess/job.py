@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..checks import whole
+from ..checks import choice, whole
 from ..errors import AssessError, InvalidArgumentError
 from .export import Exported
 from .scale import check_page_scale
 from .server import check_port
-from .session import check_assessor
+from .session import ORDERS, PageOptions, check_assessor
 
 #: A label ``>=`` this counts as relevant for the strategy (as in the page's progress).
 STRATEGY_THRESHOLD = 1
@@ -31,9 +31,11 @@ class AssessSettings:
     ``queries``/``corpus`` (files or a folder), the judging folder ``output``, the ``assessor`` (None: the login
     name), the top grade, the grades' definitions (``scale``: a prompt file; None: the judge's default prompt), an
     adaptive ``strategy`` pooling ``runs`` (each cut at ``depth``) up to ``budget`` labels, the model's labels
-    (``prelabels``: a judge's judgments.jsonl) and whether the page shows them, and the port on 127.0.0.1.
+    (``prelabels``: a judge's judgments.jsonl) and whether the page shows them, the port on 127.0.0.1, the
+    ``order`` pairs come in (``"topic"``: query by query; ``"file"``: the pairs file's) and a ``guidelines``
+    file (Markdown, shown as text).
 
-    :raises AssessError: an assessor's name, a port or a top grade the page cannot take.
+    :raises AssessError: an assessor's name, a port, a top grade or an order the page cannot take.
     :raises InvalidArgumentError: ``runs`` without a ``strategy``, a strategy without ``runs`` and a
         ``budget``, a sampled strategy (drawn once, not asked live), a budget below 1.
     """
@@ -52,8 +54,11 @@ class AssessSettings:
     prelabels: str | None = None
     show_prelabels: bool = False
     port: int = 8765
+    order: str = "topic"
+    guidelines: str | None = None
 
     def __post_init__(self) -> None:
+        choice(self.order, "--order", ORDERS, error=AssessError)
         if self.assessor is not None:
             check_assessor(self.assessor)
         check_port(self.port)
@@ -119,12 +124,12 @@ def run_assess(
     from .store import judging_folder
 
     require_server()
-    scale, pairs, queries, corpus, prelabels, factory = _inputs(settings)
+    scale, pairs, queries, corpus, prelabels, factory, options = _inputs(settings)
     assessor = settings.assessor if settings.assessor is not None else (getpass.getuser() or "assessor")
     with listen(settings.port) as sock, judging_folder(settings.output, settings.max_grade) as store:
         added = store.add_pairs(pairs)
         if prelabels is not None:
-            store.set_prelabels(prelabels)
+            store.set_prelabels(*prelabels)
         if settings.show_prelabels and not store.prelabels():
             raise InvalidArgumentError("--show-prelabels: no model labels to show (give --prelabels FILE)")
         session = JudgingSession(
@@ -136,6 +141,7 @@ def run_assess(
             budget=settings.budget,
             strategy=factory,
             show_prelabels=settings.show_prelabels,
+            options=options,
         )
         if started is not None:
             counts = store.counts(assessor)
@@ -148,7 +154,8 @@ def run_assess(
 
 def _inputs(settings: AssessSettings) -> tuple[Any, ...]:
     """What the page needs, read and checked before anything is made: the scale, the pairs, the texts, the
-    model's labels, the strategy; a lone surrogate in a text to show is said here, once."""
+    model's labels and answers, the strategy, the topics' fields and the guidelines; a lone surrogate in a text to
+    show is said here, once."""
     from ..io.beir_data import beir_file, read_beir_corpus, read_beir_queries
     from ..pooling.pairs import read_pairs
     from .export import read_prelabels
@@ -163,10 +170,63 @@ def _inputs(settings: AssessSettings) -> tuple[Any, ...]:
     queries = read_beir_queries(queries_path)
     corpus = read_beir_corpus(corpus_path)
     check_pair_texts(pairs, queries, corpus, (str(settings.pairs), str(queries_path), str(corpus_path)))
-    prelabels = read_prelabels(settings.prelabels, settings.max_grade) if settings.prelabels else None
+    prelabels = None
+    if settings.prelabels:
+        prelabels = (read_prelabels(settings.prelabels, settings.max_grade), model_answers(settings.prelabels))
     factory, asked = _strategy(settings, queries, corpus)
     say_unshowable([(q, d) for q, d, _ in pairs] + asked, queries, corpus)
-    return scale, pairs, queries, corpus, prelabels, factory
+    guidelines = read_guidelines(settings.guidelines) if settings.guidelines else None
+    options = PageOptions(settings.order, topic_fields(queries_path), guidelines)
+    return scale, pairs, queries, corpus, prelabels, factory, options
+
+
+#: The fields of a topic shown beside its query: TREC topics' (a query object's own, or in BEIR's ``metadata``).
+TOPIC_FIELDS = ("description", "narrative")
+
+
+def topic_fields(path: str | os.PathLike[str]) -> dict[str, dict[str, str]]:
+    """``{qid: {field: text}}`` of the :data:`TOPIC_FIELDS` a BEIR ``queries.jsonl`` holds, at the top of a
+    query's object or in its ``metadata`` (a blank one left out; queries without any are absent).
+
+    :raises ParseError: naming the file and line: a field that is not text.
+    """
+    from ..errors import ParseError
+    from ..io.beir_data import read_jsonl
+
+    out: dict[str, dict[str, str]] = {}
+    for lineno, obj in read_jsonl(path):
+        metadata = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+        for name in TOPIC_FIELDS:
+            value = obj.get(name, metadata.get(name))
+            if value is not None and not isinstance(value, str):
+                raise ParseError(f"{name!r} must be text, found {type(value).__name__}", path=str(path), line=lineno)
+            if value and value.strip() and isinstance(obj.get("_id"), str):
+                out.setdefault(obj["_id"], {})[name] = value
+    return out
+
+
+def read_guidelines(path: str | os.PathLike[str]) -> str:
+    """The text of a guidelines file (UTF-8; Markdown, which the page draws as text).
+
+    :raises ParseError: a file that cannot be read or is not UTF-8 text (naming the line).
+    """
+    from ..io.text import text_lines
+
+    return "".join(line for _, line in text_lines(path))
+
+
+def model_answers(path: str | os.PathLike[str]) -> dict[tuple[str, str], str]:
+    """``{(query, doc): raw answer}`` of a judge's ``judgments.jsonl`` (its ``raw`` field, where it is text),
+    shown on the page on demand; :func:`~.export.read_prelabels` has checked the file's lines."""
+    from ..io.beir_data import read_jsonl
+
+    return {
+        (obj["query_id"], obj["doc_id"]): obj["raw"]
+        for _, obj in read_jsonl(path)
+        if isinstance(obj.get("raw"), str)
+        and isinstance(obj.get("query_id"), str)
+        and isinstance(obj.get("doc_id"), str)
+    }
 
 
 def _strategy(settings: AssessSettings, queries: dict, corpus: dict) -> tuple[Any, list]:

@@ -1,9 +1,11 @@
 """The judging page served on 127.0.0.1: a Starlette app over one :class:`~.session.JudgingSession`, run by
 uvicorn (``pip install 'haystack-irmetrics[assess]'``).
 
-Routes: ``GET /`` (the page), ``GET /api/state``, ``POST /api/label`` (``query_id``, ``doc_id``, ``label``),
-``POST /api/skip`` (``query_id``, ``doc_id``), ``POST /api/undo``. Each answer is the state the page shows
-next, sent after the keypress is committed to the store.
+Routes: ``GET /`` (the page), ``GET /api/state``, ``POST /api/label`` (``query_id``, ``doc_id``, ``label``, and
+optionally ``note`` and ``unsure``), ``POST /api/skip`` (``query_id``, ``doc_id``), ``POST /api/undo``, ``POST
+/api/open`` (a pair judged before, shown again), ``POST /api/back`` (the pair judged before the one named) and ``POST /api/relabel`` (as label, for a pair judged before).
+Each answer is the state the page shows next, sent after the keypress is committed to the store; with
+``history`` true in the body (``?history=1`` on the state), it holds the assessor's history too.
 
 **Safety.** The server listens on 127.0.0.1 only, and answers only requests addressed to it by that name
 (``Host`` 127.0.0.1 or localhost: a DNS-rebound name is refused). The page loads nothing: its style and script
@@ -113,9 +115,8 @@ def create_app(
 
     async def index(request: Request) -> HTMLResponse:
         nonce = secrets.token_urlsafe(18)
-        return HTMLResponse(
-            render_page(token, nonce, session.assessor), headers={"Content-Security-Policy": page_policy(nonce)}
-        )
+        page = render_page(token, nonce, session.assessor, session.options.guidelines)
+        return HTMLResponse(page, headers={"Content-Security-Policy": page_policy(nonce)})
 
     def api(action: Callable[[dict], dict]) -> Callable:
         async def endpoint(request: Request) -> JSONResponse:
@@ -123,7 +124,7 @@ def create_app(
             if why is not None:
                 return _refuse(403, why)
             try:
-                data = await _read_body(request) if request.method == "POST" else {}
+                data = await _read_body(request) if request.method == "POST" else dict(request.query_params)
                 return JSONResponse({"state": action(data)})
             except StalePairError as e:
                 return _refuse(409, f"not saved: {e} (the page now shows the current one)", session.state())
@@ -132,12 +133,29 @@ def create_app(
 
         return endpoint
 
+    def marked(data: dict) -> tuple[Any, Any]:
+        return data.get("note"), data.get("unsure", False)
+
+    def listed(data: dict) -> bool:
+        return data.get("history") in (True, "1")
+
     routes = [
         Route("/", index, methods=["GET"]),
-        Route("/api/state", api(lambda data: session.state()), methods=["GET"]),
-        Route("/api/label", api(lambda data: session.label(*_pair_of(data), data.get("label"))), methods=["POST"]),
-        Route("/api/skip", api(lambda data: session.skip(*_pair_of(data))), methods=["POST"]),
-        Route("/api/undo", api(lambda data: session.undo()), methods=["POST"]),
+        Route("/api/state", api(lambda data: session.state(history=listed(data))), methods=["GET"]),
+        Route(
+            "/api/label",
+            api(lambda data: session.label(*_pair_of(data), data.get("label"), marked(data), listed(data))),
+            methods=["POST"],
+        ),
+        Route(
+            "/api/relabel",
+            api(lambda data: session.relabel(*_pair_of(data), data.get("label"), marked(data), listed(data))),
+            methods=["POST"],
+        ),
+        Route("/api/back", api(lambda data: session.back(*_maybe_pair(data), listed(data))), methods=["POST"]),
+        Route("/api/open", api(lambda data: session.open(*_pair_of(data), listed(data))), methods=["POST"]),
+        Route("/api/skip", api(lambda data: session.skip(*_pair_of(data), listed(data))), methods=["POST"]),
+        Route("/api/undo", api(lambda data: session.undo(listed(data))), methods=["POST"]),
     ]
     middleware = [Middleware(_SafeHeaders), Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))]
 
@@ -192,6 +210,11 @@ def _pair_of(data: dict) -> tuple[str, str]:
     if not isinstance(q, str) or not isinstance(d, str):
         raise AssessError("the request names no pair (query_id, doc_id)")
     return q, d
+
+
+def _maybe_pair(data: dict) -> tuple[str | None, str | None]:
+    """The pair a request names, or ``(None, None)`` when it names none."""
+    return _pair_of(data) if "query_id" in data or "doc_id" in data else (None, None)
 
 
 def check_port(port: int) -> int:

@@ -12,6 +12,12 @@ appended to the store's pairs first, then shown. It is told each label as it is 
 by hand with the same labels. When the server starts, and after an undo, the strategy is built again from the
 store: replayed call by call where the store's pairs are what it asked, else told the labels there are; its
 state never holds a label that was taken back.
+
+**A working day.** Pairs come topic by topic (:class:`PageOptions` ``order``; the store's
+:meth:`~.store.AssessStore.next_pair`), each with its query's description and narrative where the queries have
+them; any pair judged before can be opened again (:meth:`JudgingSession.open`) and relabelled
+(:meth:`JudgingSession.relabel`: one more event, the last counts); a label carries a note and an unsure mark; the
+state says the time judged, the pace and the time left at that pace.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..checks import is_whole, whole
+from ..checks import choice, is_whole, whole
 from ..errors import AssessError, StalePairError, SuspiciousInputWarning
 from ..io.output import listed, printable
 from ..judges.prompt import sendable
@@ -32,6 +38,22 @@ from .store import AssessStore
 
 #: Builds a strategy from the labels so far, ``{qid: {docid: label}}`` (``None``: no strategy).
 StrategyFactory = Callable[[dict[str, dict[str, int]]], Any]
+#: The orders pairs are judged in: query by query (each query's pairs in their order), or the pairs file's.
+ORDERS = ("topic", "file")
+
+
+@dataclass(frozen=True)
+class PageOptions:
+    """How the page is laid out for a working day: the ``order`` pairs come in (one of :data:`ORDERS`), each
+    query's ``topics`` fields shown beside it (``{qid: {"description": ..., "narrative": ...}}``), and the
+    ``guidelines`` text (Markdown, drawn as text; ``None``: none)."""
+
+    order: str = "topic"
+    topics: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    guidelines: str | None = None
+
+    def __post_init__(self) -> None:
+        choice(self.order, "--order", ORDERS, error=AssessError)
 
 
 @dataclass
@@ -45,6 +67,7 @@ class JudgingSession:
     :param show_prelabels: show the model's label of the pair (the store's prelabels); hidden by default, as
         a label seen first anchors the person's.
     :param threshold: labels ``>=`` this count as relevant in the progress.
+    :param options: the order, the topics' fields and the guidelines (:class:`PageOptions`).
     """
 
     store: AssessStore
@@ -56,6 +79,7 @@ class JudgingSession:
     strategy: StrategyFactory | None = None
     show_prelabels: bool = False
     threshold: int = 1
+    options: PageOptions = field(default_factory=PageOptions)
     _shown: dict[tuple[str, str], float] = field(default_factory=dict, init=False, repr=False)
     _strategy: Any = field(default=None, init=False, repr=False)
     _exhausted: bool = field(default=False, init=False, repr=False)
@@ -148,35 +172,22 @@ class JudgingSession:
         counts = self.store.counts(self.assessor, self.threshold)
         if self.budget is not None and counts["judged"] >= self.budget:
             return None
-        pair = self.store.next_pair(self.assessor)
+        pair = self.store.next_pair(self.assessor, by_topic=self.options.order == "topic")
         if pair is not None and self._strategy is not None and self.store.is_skipped(self.assessor, *pair):
             pair = self._ask_strategy() or pair  # a new pair before the skipped ones come back
         if pair is None:
             pair = self._ask_strategy()
         return pair
 
-    def state(self, note: str | None = None) -> dict[str, Any]:
-        """What the page shows: the pair (texts as highlighted segments), the progress, the scale."""
-        pair = self.current()
+    def state(self, note: str | None = None, history: bool = False, opened: tuple[str, str] | None = None) -> dict:
+        """What the page shows: the pair (texts as highlighted segments; ``opened``: a pair judged before, open
+        again), the progress and the pace, the scale; with ``history``, what the assessor did to each pair."""
+        current = self.current()
+        pair = opened if opened is not None and opened != current else current
         counts = self.store.counts(self.assessor, self.threshold)
-        shown = None
-        if pair is not None:
-            q, d = pair
-            self._shown.setdefault(pair, time.monotonic())
-            query = sendable(self.queries.get(q) or "")
-            doc = {key: sendable(text or "") for key, text in (self.corpus.get(d) or {}).items()}
-            shown = {
-                "query_id": q,
-                "doc_id": d,
-                "query": query,
-                "title": highlight(doc.get("title") or "", query),
-                "text": highlight(doc.get("text") or "", query),
-                "skipped": self.store.is_skipped(self.assessor, q, d),
-                "prelabel": self.store.prelabels().get(pair) if self.show_prelabels else None,
-            }
         return {
             "assessor": self.assessor,
-            "pair": shown,
+            "pair": None if pair is None else self._pair_state(*pair, reopened=pair != current),
             "scale": [[g, text] for g, text in self.scale.items()],
             "progress": {
                 "judged": counts["judged"],
@@ -185,9 +196,48 @@ class JudgingSession:
                 "skipped": counts["skipped"],
                 "threshold": self.threshold,
             },
+            "pace": self._pace(counts["judged"]),
             "can_undo": self.store.can_undo(self.assessor),
-            "done": pair is None,
+            "done": current is None,
             "note": note,
+            "history": [list(row) for row in self.store.history(self.assessor)] if history else None,
+        }
+
+    def _pair_state(self, q: str, d: str, reopened: bool) -> dict[str, Any]:
+        """One pair as the page draws it: its texts, the topic's fields, the model's suggestion (when shown) and
+        what the assessor gave it before (``last``: kind, label, note, unsure)."""
+        self._shown.setdefault((q, d), time.monotonic())
+        query = sendable(self.queries.get(q) or "")
+        doc = {key: sendable(text or "") for key, text in (self.corpus.get(d) or {}).items()}
+        topic = self.options.topics.get(q) or {}
+        model = self.store.prelabel(q, d) if self.show_prelabels else None
+        last = self.store.last(self.assessor, q, d)
+        return {
+            "query_id": q,
+            "doc_id": d,
+            "query": query,
+            "description": sendable(topic.get("description") or "") or None,
+            "narrative": sendable(topic.get("narrative") or "") or None,
+            "title": highlight(doc.get("title") or "", query),
+            "text": highlight(doc.get("text") or "", query),
+            "skipped": last is not None and last[0] == "skip",
+            "prelabel": None if model is None else model[0],
+            "raw": None if model is None or model[1] is None else sendable(model[1]),
+            "reopened": reopened,
+            "last": None if last is None else {"kind": last[0], "label": last[1], "note": last[2], "unsure": last[3]},
+        }
+
+    def _pace(self, judged: int) -> dict[str, float | None]:
+        """The time judged (seconds, each pair's at most :data:`~.store.IDLE_CAP`), the labels an hour at that
+        pace and the time the rest of the budget takes at it (``None`` before a label's time is known)."""
+        seconds, timed = self.store.timing(self.assessor)
+        if not timed or seconds <= 0:
+            return {"seconds": seconds, "per_hour": None, "remaining": None}
+        each = seconds / timed
+        return {
+            "seconds": round(seconds, 1),
+            "per_hour": round(3600 / each, 1),
+            "remaining": round(max(self.budget_total - judged, 0) * each, 1),
         }
 
     # -- what a key does -----------------------------------------------------------------------------------
@@ -198,32 +248,79 @@ class JudgingSession:
             raise StalePairError(f"pair ({query_id!r}, {doc_id!r}) is not the one shown now")
         return pair
 
-    def label(self, query_id: str, doc_id: str, label: int) -> dict[str, Any]:
-        """Label the shown pair (committed before this returns); the state after."""
+    def label(
+        self, query_id: str, doc_id: str, label: int, marks: tuple[Any, Any] = (None, False), history: bool = False
+    ) -> dict[str, Any]:
+        """Label the shown pair with ``marks`` (the note, unsure) (committed before this returns); the state after."""
         pair = self._expect(query_id, doc_id)
-        if not is_whole(label) or label not in self.scale:
-            raise AssessError(f"label {label!r} is not a grade of the scale 0..{max(self.scale)}")
+        self._check_label(label)
         started = self._shown.pop(pair, None)
         seconds = None if started is None else round(time.monotonic() - started, 3)
-        self.store.label(self.assessor, query_id, doc_id, label, seconds)
+        self.store.label(self.assessor, query_id, doc_id, label, seconds, marks)
         if self._strategy is not None:
             self._strategy.record(query_id, doc_id, self._labels()[pair])
-        return self.state(f"last: {query_id} · {doc_id} labelled {label}")
+        return self.state(f"last: {query_id} · {doc_id} labelled {label}", history)
 
-    def skip(self, query_id: str, doc_id: str) -> dict[str, Any]:
+    def _check_label(self, label: object) -> None:
+        if not is_whole(label) or label not in self.scale:
+            raise AssessError(f"label {label!r} is not a grade of the scale 0..{max(self.scale)}")
+
+    def _judged_before(self, query_id: str, doc_id: str) -> tuple[str, str]:
+        if self.store.last(self.assessor, query_id, doc_id) is None:
+            raise AssessError(
+                f"pair ({query_id!r}, {doc_id!r}) was never judged by {self.assessor}: only a pair labelled or "
+                "skipped before opens again"
+            )
+        return query_id, doc_id
+
+    def open(self, query_id: str, doc_id: str, history: bool = False) -> dict[str, Any]:
+        """The state with a pair judged before shown again (the current pair stays next).
+
+        :raises AssessError: a pair the assessor never labelled nor skipped.
+        """
+        pair = self._judged_before(query_id, doc_id)
+        self._shown[pair] = time.monotonic()
+        return self.state(f"open: {query_id} · {doc_id}", history, opened=pair)
+
+    def back(self, query_id: str | None = None, doc_id: str | None = None, history: bool = False) -> dict[str, Any]:
+        """Open the pair the assessor judged before the one shown (the last judged, when the pair shown was
+        never judged or none is given); the state as it is when there is none before."""
+        pair = self.store.before(self.assessor, query_id, doc_id)
+        if pair is None:
+            return self.state("nothing judged before this pair", history)
+        return self.open(*pair, history)
+
+    def relabel(
+        self, query_id: str, doc_id: str, label: int, marks: tuple[Any, Any] = (None, False), history: bool = False
+    ) -> dict[str, Any]:
+        """Label again a pair judged before (one more event: the last counts); the current pair is shown next.
+
+        :raises AssessError: a pair the assessor never labelled nor skipped, a label off the scale, bad marks.
+        """
+        if (query_id, doc_id) == self.current():
+            return self.label(query_id, doc_id, label, marks, history)
+        pair = self._judged_before(query_id, doc_id)
+        self._check_label(label)
+        started = self._shown.pop(pair, None)
+        seconds = None if started is None else round(time.monotonic() - started, 3)
+        self.store.label(self.assessor, query_id, doc_id, label, seconds, marks)
+        self._rebuild()  # the strategy learnt the label given before
+        return self.state(f"last: {query_id} · {doc_id} relabelled {label}", history)
+
+    def skip(self, query_id: str, doc_id: str, history: bool = False) -> dict[str, Any]:
         """Skip the shown pair: it comes back after the others."""
         pair = self._expect(query_id, doc_id)
         self._shown.pop(pair, None)
         self.store.skip(self.assessor, query_id, doc_id)
-        return self.state(f"last: {query_id} · {doc_id} skipped")
+        return self.state(f"last: {query_id} · {doc_id} skipped", history)
 
-    def undo(self) -> dict[str, Any]:
+    def undo(self, history: bool = False) -> dict[str, Any]:
         """Take back the assessor's last label or skip; the pair is shown again."""
         pair = self.store.undo(self.assessor)
         if pair is None:
-            return self.state("nothing to undo")
+            return self.state("nothing to undo", history)
         self._rebuild()
-        return self.state(f"last: {pair[0]} · {pair[1]} undone")
+        return self.state(f"last: {pair[0]} · {pair[1]} undone", history)
 
 
 def check_assessor(name: str) -> str:
@@ -285,4 +382,12 @@ def check_pair_texts(
     check(((q, d) for q, d, _ in pairs), queries, corpus, say, AssessError)
 
 
-__all__ = ["JudgingSession", "StrategyFactory", "check_assessor", "check_pair_texts", "say_unshowable"]
+__all__ = [
+    "ORDERS",
+    "JudgingSession",
+    "PageOptions",
+    "StrategyFactory",
+    "check_assessor",
+    "check_pair_texts",
+    "say_unshowable",
+]

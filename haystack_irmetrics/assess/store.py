@@ -5,13 +5,19 @@ server loses nothing and the same command goes on where it stopped. The file hol
 
 - ``pairs``: the pairs to judge, in the order to judge them (a pairs file's, then what an adaptive strategy
   asked for, appended as it asks);
-- ``events``: each label and skip, by assessor, with its time; an undo marks the assessor's last live event
-  undone (kept, never deleted), so the history stays whole;
-- ``prelabels``: a model's labels for the pairs (``--prelabels``), for the agreement of people with it;
+- ``events``: each label and skip, by assessor, with its time (a label with the assessor's ``note`` and
+  ``unsure`` mark); an undo marks the assessor's last live event undone (kept, never deleted), and a relabel
+  is one more event, so the history stays whole and each pair's last live event counts;
+- ``prelabels``: a model's labels for the pairs (``--prelabels``) and its raw answers, for the agreement of
+  people with it and for the page's suggestion;
 - ``meta``: the scale (``max_grade``) every label of the folder is on.
 
 What an assessor is shown next (:meth:`AssessStore.next_pair`) is derived from the events alone: the first
-pair in order that they have not labelled or skipped, else the pair they skipped longest ago.
+pair in order that they have not labelled or skipped, else the pair they skipped longest ago. The order is
+topic by topic by default: the pairs of the query listed first, in their order, then the next query's; or the
+order the pairs were added in (``by_topic=False``).
+
+A store made before notes, marks and raw answers existed opens as it is: the columns are added, empty.
 
 Usage::
 
@@ -40,7 +46,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ..checks import is_whole
+from ..checks import choice, is_whole, shown, whole
 from ..errors import AssessError
 
 #: The store's file in the output folder.
@@ -67,28 +73,42 @@ CREATE TABLE IF NOT EXISTS events (
     label INTEGER,
     time TEXT NOT NULL,
     seconds REAL,
-    undone INTEGER NOT NULL DEFAULT 0
+    undone INTEGER NOT NULL DEFAULT 0,
+    note TEXT,
+    unsure INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS events_by_assessor ON events (assessor, undone, query_id, doc_id);
 CREATE TABLE IF NOT EXISTS prelabels (
     query_id TEXT NOT NULL,
     doc_id TEXT NOT NULL,
     label INTEGER NOT NULL,
+    raw TEXT,
     PRIMARY KEY (query_id, doc_id)
 );
 """
+#: The columns added since the first stores: ``(table, column, declaration)``, added where absent.
+_ADDED = (
+    ("events", "note", "TEXT"),
+    ("events", "unsure", "INTEGER NOT NULL DEFAULT 0"),
+    ("prelabels", "raw", "TEXT"),
+)
+#: The longest note kept with a label, in characters.
+MAX_NOTE = 2000
+#: A pair shown longer than this (seconds) counts this long in the time judged: a break is not judging.
+IDLE_CAP = 300.0
 
 #: Each pair's last live event of one assessor (SQLite gives the other columns of the row holding the MAX).
 _LAST = """
-SELECT query_id, doc_id, kind, label, MAX(id) AS id FROM events
+SELECT query_id, doc_id, kind, label, note, unsure, MAX(id) AS id FROM events
 WHERE assessor = ? AND undone = 0 GROUP BY query_id, doc_id
 """
 
 
 @dataclass(frozen=True)
 class Judgment:
-    """One label a person gave: who, which pair, the grade, when (ISO 8601, UTC) and the seconds the pair was
-    shown before it (``None`` when not known: the page was loaded before a restart)."""
+    """One label a person gave: who, which pair, the grade, when (ISO 8601, UTC), the seconds the pair was
+    shown before it (``None`` when not known: the page was loaded before a restart), the person's note (``None``:
+    none) and whether they marked it unsure."""
 
     assessor: str
     query_id: str
@@ -96,6 +116,8 @@ class Judgment:
     label: int
     time: str
     seconds: float | None
+    note: str | None = None
+    unsure: bool = False
 
     def to_dict(self) -> dict[str, object]:
         """The line of ``judgments.jsonl``."""
@@ -106,6 +128,8 @@ class Judgment:
             "assessor": self.assessor,
             "time": self.time,
             "seconds": self.seconds,
+            "note": self.note,
+            "unsure": self.unsure,
         }
 
 
@@ -142,6 +166,7 @@ class AssessStore:
         with store._lock:
             store._db.executescript(_SCHEMA)  # IF NOT EXISTS: a no-op on a store made before
             store._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        store._add_columns()
         with store._write() as db:
             db.execute("INSERT OR IGNORE INTO meta VALUES ('max_grade', ?)", (str(max_grade),))
             db.execute("INSERT OR IGNORE INTO meta VALUES ('created', ?)", (_now(),))
@@ -169,6 +194,7 @@ class AssessStore:
         if not store._tables():
             store.close()
             raise AssessError(f"{path} is not a judging store (no tables)")
+        store._add_columns()
         return store
 
     @classmethod
@@ -190,6 +216,14 @@ class AssessStore:
     def _tables(self) -> bool:
         names = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         return {"meta", "pairs", "events", "prelabels"} <= names
+
+    def _add_columns(self) -> None:
+        """The columns a store made before them lacks (:data:`_ADDED`), added empty: old folders open as they are."""
+        for table, column, declaration in _ADDED:
+            have = {r[1] for r in self._read(f"PRAGMA table_info({table})")}
+            if column not in have:
+                with self._write() as db:
+                    db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
 
     def close(self) -> None:
         """Close the file (what was committed stays)."""
@@ -270,21 +304,32 @@ class AssessStore:
         if not self.has_pair(query_id, doc_id):
             raise AssessError(f"pair ({query_id!r}, {doc_id!r}) is not one of the pairs to judge")
 
-    def label(self, assessor: str, query_id: str, doc_id: str, label: int, seconds: float | None = None) -> Judgment:
-        """Record ``assessor``'s ``label`` for the pair (committed when this returns).
+    def label(
+        self,
+        assessor: str,
+        query_id: str,
+        doc_id: str,
+        label: int,
+        seconds: float | None = None,
+        marks: tuple[str | None, bool] = (None, False),
+    ) -> Judgment:
+        """Record ``assessor``'s ``label`` for the pair (committed when this returns), with ``marks``: their note
+        (``None``: none) and whether they are unsure. A pair labelled before gets one more event: the last counts.
 
-        :raises AssessError: a label outside the scale, or a pair that is not to be judged.
+        :raises AssessError: a label outside the scale, a pair that is not to be judged, a note too long or not
+            text, an unsure mark that is not true or false.
         """
         label = self._check(label)
+        note, unsure = check_marks(*marks)
         self._check_pair(query_id, doc_id)
         time = _now()
         with self._write() as db:
             db.execute(
-                "INSERT INTO events (assessor, query_id, doc_id, kind, label, time, seconds) "
-                "VALUES (?, ?, ?, 'label', ?, ?, ?)",
-                (assessor, query_id, doc_id, label, time, seconds),
+                "INSERT INTO events (assessor, query_id, doc_id, kind, label, time, seconds, note, unsure) "
+                "VALUES (?, ?, ?, 'label', ?, ?, ?, ?, ?)",
+                (assessor, query_id, doc_id, label, time, seconds, note, int(unsure)),
             )
-        return Judgment(assessor, query_id, doc_id, label, time, seconds)
+        return Judgment(assessor, query_id, doc_id, label, time, seconds, note, unsure)
 
     def label_many(self, assessor: str, labels: list[tuple[str, str, int]]) -> None:
         """Record ``assessor``'s labels of pairs to judge (checked as :meth:`label` does), in one transaction."""
@@ -322,12 +367,17 @@ class AssessStore:
     def can_undo(self, assessor: str) -> bool:
         return bool(self._read("SELECT 1 FROM events WHERE assessor = ? AND undone = 0 LIMIT 1", (assessor,)))
 
-    def next_pair(self, assessor: str) -> tuple[str, str] | None:
+    def next_pair(self, assessor: str, by_topic: bool = True) -> tuple[str, str] | None:
         """The pair ``assessor`` judges next: the first in order they have neither labelled nor skipped, else
-        the one they skipped longest ago; ``None`` when they labelled every pair."""
+        the one they skipped longest ago; ``None`` when they labelled every pair. The order is topic by topic
+        (``by_topic``: the queries in the order each was first listed, each query's pairs in their order), or
+        the order the pairs were added in."""
+        order = "t.first, p.position" if by_topic else "p.position"
         fresh = self._read(
             f"SELECT p.query_id, p.doc_id FROM pairs p LEFT JOIN ({_LAST}) l "
-            "ON l.query_id = p.query_id AND l.doc_id = p.doc_id WHERE l.id IS NULL ORDER BY p.position LIMIT 1",
+            "ON l.query_id = p.query_id AND l.doc_id = p.doc_id "
+            "JOIN (SELECT query_id, MIN(position) AS first FROM pairs GROUP BY query_id) t ON t.query_id = p.query_id "
+            f"WHERE l.id IS NULL ORDER BY {order} LIMIT 1",
             (assessor,),
         )
         if fresh:
@@ -357,18 +407,56 @@ class AssessStore:
         total = self._read("SELECT COUNT(*) FROM pairs")[0][0]
         return {"judged": judged, "relevant": relevant, "skipped": skipped, "pairs": total}
 
+    def history(self, assessor: str) -> list[tuple[str, str, str, int | None, str | None, bool]]:
+        """What ``assessor`` did to each pair, its last live event: ``(query, doc, kind, label, note, unsure)``,
+        by query (the queries in the order first judged), each query's pairs in the order last judged."""
+        rows = self._read(f"SELECT query_id, doc_id, kind, label, note, unsure FROM ({_LAST}) ORDER BY id", (assessor,))
+        by_query: dict[str, list[tuple]] = {}
+        for q, d, kind, label, note, unsure in rows:
+            by_query.setdefault(q, []).append((q, d, kind, label, note, bool(unsure)))
+        return [row for query_rows in by_query.values() for row in query_rows]
+
+    def last(self, assessor: str, query_id: str, doc_id: str) -> tuple[str, int | None, str | None, bool] | None:
+        """``assessor``'s last live event for the pair, ``(kind, label, note, unsure)``; ``None``: none."""
+        rows = self._read(
+            "SELECT kind, label, note, unsure FROM events WHERE assessor = ? AND query_id = ? AND doc_id = ? "
+            "AND undone = 0 ORDER BY id DESC LIMIT 1",
+            (assessor, query_id, doc_id),
+        )
+        return (rows[0][0], rows[0][1], rows[0][2], bool(rows[0][3])) if rows else None
+
+    def before(self, assessor: str, query_id: str | None, doc_id: str | None) -> tuple[str, str] | None:
+        """The pair ``assessor`` judged (labelled or skipped) last before their last event for this pair (the
+        last they judged when they never judged it); ``None``: nothing before."""
+        rows = self._read(
+            f"SELECT query_id, doc_id FROM ({_LAST}) WHERE id < COALESCE((SELECT id FROM ({_LAST}) "
+            "WHERE query_id = ? AND doc_id = ?), 9223372036854775807) ORDER BY id DESC LIMIT 1",
+            (assessor, assessor, query_id, doc_id),
+        )
+        return (rows[0][0], rows[0][1]) if rows else None
+
+    def timing(self, assessor: str) -> tuple[float, int]:
+        """``(seconds, labels)``: the time ``assessor``'s live labels took (each at most :data:`IDLE_CAP`) and how
+        many labels that is (those whose time is known)."""
+        seconds, count = self._read(
+            "SELECT COALESCE(SUM(MIN(seconds, ?)), 0), COUNT(seconds) FROM events "
+            "WHERE assessor = ? AND kind = 'label' AND undone = 0",
+            (IDLE_CAP, assessor),
+        )[0]
+        return float(seconds), int(count)
+
     def judgments(self, assessor: str | None = None) -> list[Judgment]:
         """The live labels (each assessor's last for each pair), in the order they were given; of one
         assessor, or of all."""
         rows = self._read(
-            "SELECT e.assessor, e.query_id, e.doc_id, e.label, e.time, e.seconds FROM events e JOIN ("
+            "SELECT e.assessor, e.query_id, e.doc_id, e.label, e.time, e.seconds, e.note, e.unsure FROM events e JOIN ("
             "SELECT assessor, query_id, doc_id, MAX(id) AS id FROM events WHERE undone = 0 "
             "GROUP BY assessor, query_id, doc_id) l ON l.id = e.id WHERE e.kind = 'label' "
             + ("AND e.assessor = ? " if assessor is not None else "")
             + "ORDER BY e.id",
             (assessor,) if assessor is not None else (),
         )
-        return [Judgment(*row) for row in rows]
+        return [Judgment(*row[:7], bool(row[7])) for row in rows]
 
     def assessors(self) -> list[str]:
         """Everyone who labelled a pair (live labels), in the order they first did."""
@@ -376,15 +464,39 @@ class AssessStore:
 
     # -- a model's labels --------------------------------------------------------------------------------
 
-    def set_prelabels(self, labels: dict[tuple[str, str], int]) -> None:
-        """Keep a model's labels (replacing those kept before)."""
+    def set_prelabels(self, labels: dict[tuple[str, str], int], raws: dict[tuple[str, str], str] | None = None) -> None:
+        """Keep a model's labels and, where known, its raw answers (replacing those kept before)."""
+        raws = raws or {}
         with self._write() as db:
             db.execute("DELETE FROM prelabels")
-            db.executemany("INSERT INTO prelabels VALUES (?, ?, ?)", ((q, d, g) for (q, d), g in labels.items()))
+            db.executemany(
+                "INSERT INTO prelabels (query_id, doc_id, label, raw) VALUES (?, ?, ?, ?)",
+                ((q, d, g, raws.get((q, d))) for (q, d), g in labels.items()),
+            )
+
+    def prelabel(self, query_id: str, doc_id: str) -> tuple[int, str | None] | None:
+        """The model's label of one pair and its raw answer (``None`` when it has no label)."""
+        rows = self._read("SELECT label, raw FROM prelabels WHERE query_id = ? AND doc_id = ?", (query_id, doc_id))
+        return (rows[0][0], rows[0][1]) if rows else None
 
     def prelabels(self) -> dict[tuple[str, str], int]:
         """The model's labels kept by :meth:`set_prelabels` (empty when none)."""
         return {(q, d): g for q, d, g in self._read("SELECT query_id, doc_id, label FROM prelabels")}
+
+
+def check_marks(note: object, unsure: object) -> tuple[str | None, bool]:
+    """A note and an unsure mark as a label keeps them: the note text of at most :data:`MAX_NOTE` characters
+    (blank: none), the mark true or false.
+
+    :raises AssessError: naming what is wrong.
+    """
+    choice(unsure, "the unsure mark", (True, False), error=AssessError)
+    if note is None:
+        return None, bool(unsure)
+    if not isinstance(note, str):
+        raise AssessError(f"the note must be text, got {shown(note)}")
+    whole(len(note), "the note's length in characters", most=MAX_NOTE, error=AssessError)
+    return (note if note.strip() else None), bool(unsure)
 
 
 @contextmanager
@@ -407,4 +519,13 @@ def judging_folder(folder: str | os.PathLike[str], max_grade: int | None = None)
             yield store
 
 
-__all__ = ["SCHEMA_VERSION", "STORE_FILE", "AssessStore", "Judgment", "judging_folder"]
+__all__ = [
+    "IDLE_CAP",
+    "MAX_NOTE",
+    "SCHEMA_VERSION",
+    "STORE_FILE",
+    "AssessStore",
+    "Judgment",
+    "check_marks",
+    "judging_folder",
+]

@@ -3,6 +3,7 @@
 
     irmetrics assess PAIRS --queries Q --corpus C -o DIR [--assessor NAME] [--max-grade 3] [--scale FILE]
                      [--strategy S --runs RUN... --budget N] [--prelabels FILE [--show-prelabels]] [--port P]
+                     [--order topic|file] [--guidelines FILE]
     irmetrics assess export DIR [--assessor NAME]
     irmetrics assess agreement DIR [--prelabels FILE] [--threshold T] [--json]
     irmetrics assess import DIR --assessor NAME --qrels FILE [--pairs PAIRS] [--max-grade N]
@@ -33,9 +34,13 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "       irmetrics assess agreement DIR [--prelabels FILE] [--threshold T] [--json]\n"
         "       irmetrics assess import DIR --assessor NAME --qrels FILE [--pairs PAIRS] [--max-grade N]",
         description="Serve a page on 127.0.0.1 where a person judges the pairs of PAIRS (a tsv with the header "
-        "query_id, doc_id, probability: what irmetrics pool writes) one at a time: the query, the document with "
-        "the query's words marked, the grade scale (the model judge's, from its prompt); keys 0..max grade label "
-        "the pair and show the next, s skips, u undoes. Every key is committed to DIR/assess.sqlite before the page "
+        "query_id, doc_id, probability: what irmetrics pool writes) one at a time, query by query (--order file: "
+        "the file's order): the query with its description and narrative where the queries have them, the "
+        "document with the query's words marked, the grade scale (the model judge's, from its prompt); keys 0..max "
+        "grade label the pair and show the next, s skips, u undoes, x marks it unsure, n writes a note, h shows "
+        "the history (b or a click opens a pair judged before, a grade key relabels it), a accepts the model's "
+        "suggestion, g shows the guidelines, ? every key; the top bar says the time judged, the pace and the time "
+        "left. Every key is committed to DIR/assess.sqlite before the page "
         "moves on: a killed server loses nothing and the same command resumes. Stopping it (Ctrl-C) writes "
         "DIR/qrels.tsv and DIR/judgments.jsonl, as 'irmetrics assess export DIR' does. Several assessors judge "
         "into one DIR in turn; 'irmetrics assess agreement DIR' gives their kappa, weighted kappa and "
@@ -73,7 +78,21 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     serve.add_argument(
         "--budget", type=int, default=None, metavar="N", help="labels to give in all (default: one per pair)"
     )
-    serve.add_argument("--show-prelabels", action="store_true", help="show the model's label of each pair")
+    serve.add_argument(
+        "--show-prelabels",
+        action="store_true",
+        help="show the model's label of each pair as a suggestion (key a accepts it, m shows its answer)",
+    )
+    serve.add_argument(
+        "--order",
+        default="topic",
+        metavar="ORDER",
+        help="topic: the pairs query by query, each query's in the file's order; file: the file's order "
+        "(default: topic)",
+    )
+    serve.add_argument(
+        "--guidelines", metavar="FILE", help="the judging guidelines (Markdown, UTF-8), shown as text on the page"
+    )
     serve.add_argument("--port", type=int, default=8765, metavar="P", help="the port on 127.0.0.1 (0: a free one)")
     both = p.add_argument_group("judging, export, import")
     both.add_argument(
@@ -133,7 +152,7 @@ def paths(args: argparse.Namespace) -> Any:
             return Paths(reads=(args.prelabels,))
         writes = (os.path.join(folder, "qrels.tsv"), os.path.join(folder, "judgments.jsonl"))
         return Paths(reads=(args.prelabels,), writes=writes, owned=(_own_folder(folder),))
-    reads = [args.target, args.scale, args.prelabels, *(args.runs or [])]
+    reads = [args.target, args.scale, args.prelabels, args.guidelines, *(args.runs or [])]
     reads += [str(_jsonl(x, n)) for x, n in ((args.queries, "queries"), (args.corpus, "corpus")) if x is not None]
     if not args.output:
         return Paths(reads=tuple(reads))
@@ -161,8 +180,10 @@ def _refuse(args: argparse.Namespace, allowed: set[str]) -> None:
         "qrels": "--qrels",
         "pairs": "--pairs",
         "max_grade": "--max-grade",
+        "order": "--order",
+        "guidelines": "--guidelines",
     }
-    defaults = {"show_prelabels": False, "json": False}
+    defaults = {"show_prelabels": False, "json": False, "order": "topic"}
     for key, option in options.items():
         if key not in allowed and getattr(args, key) not in (None, defaults.get(key)):
             raise InvalidArgumentError(f"irmetrics assess {args.target} takes no {option}")
@@ -185,7 +206,7 @@ def run(args: argparse.Namespace) -> int:
         _refuse(args, {"assessor", "qrels", "pairs", "max_grade"})
         return _import(args)
     _refuse(args, {"queries", "corpus", "output", "scale", "strategy", "runs", "depth", "budget", "show_prelabels",
-                   "assessor", "prelabels", "max_grade"})  # fmt: skip
+                   "assessor", "prelabels", "max_grade", "order", "guidelines"})  # fmt: skip
     if args.folder is not None:
         raise InvalidArgumentError(
             f"unexpected {args.folder!r} after the pairs file: irmetrics assess PAIRS ... -o DIR, or "
@@ -259,6 +280,8 @@ def _serve(args: argparse.Namespace) -> int:
         prelabels=args.prelabels,
         show_prelabels=args.show_prelabels,
         port=args.port,
+        order=args.order,
+        guidelines=args.guidelines,
     )
     opened: list[AssessStart] = []
 
