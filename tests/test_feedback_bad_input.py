@@ -168,6 +168,8 @@ def test_strategy_options_are_keywords_of_aggregate_and_evaluate_feedback():
     [
         lambda: aggregate_feedback([row()], "mean", dedupe="last"),
         lambda: evaluate_feedback([row()], n_resamples=10, min_vote=2),
+        # Refused before the runs or the log are read: never handed on to find out.
+        lambda: evaluate_feedback("no/such/log.jsonl", {"a": "no/such/run.trec"}, min_vote=2),
     ],
 )
 def test_an_unknown_option_names_the_options_of_the_strategy_and_the_log(call):

@@ -518,7 +518,7 @@ def test_no_text_can_close_or_open_a_data_block(tag):
         (["--retries", "-1"], "retries"),
         (["--agreement", "-2"], "agreement"),
         (["--max-grade", "10"], "max_grade"),
-        (["--max-chars", "0"], "max_document_chars"),
+        (["--max-chars", "0"], "max_chars must be a whole number >= 1, got 0"),
         (["--timeout", "0"], "time-out"),
         (["--timeout", "nan"], "time-out"),
         (["--ppi"], "--ppi needs at least two queries"),

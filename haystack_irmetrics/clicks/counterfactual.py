@@ -148,6 +148,20 @@ def propensity_sources() -> tuple[str, ...]:
     return (*(e.name for e in ENTRIES if examines_by_rank(e)), LOGGED)
 
 
+def check_propensities(propensities: str) -> ClickModelEntry | None:
+    """The click model ``propensities`` names (None: the log's column, :data:`LOGGED`).
+
+    :raises ClickModelError: a name that is neither that nor a model with examination per rank.
+    """
+    if propensities == LOGGED:
+        return None
+    found = find(propensities)
+    if found is None or not examines_by_rank(found):
+        known = " or ".join(repr(x) for x in propensity_sources())
+        raise ClickModelError(f"propensities must be {known}, got {propensities!r}")
+    return found
+
+
 def _examination(sessions: Sessions, propensities: str) -> np.ndarray:
     """Each shown position's examination probability: the log's propensity column, or relative to rank 1 from a
     click model with examination per rank fitted on the sessions."""
@@ -155,11 +169,7 @@ def _examination(sessions: Sessions, propensities: str) -> np.ndarray:
         if sessions.propensity is None:
             raise ClickModelError("the click log has no propensity column (name it with --propensity-col)")
         return sessions.propensity
-    found = find(propensities)
-    if found is None or not examines_by_rank(found):
-        known = " or ".join(repr(x) for x in propensity_sources())
-        raise ClickModelError(f"propensities must be {known}, got {propensities!r}")
-    gamma = found.make().fit(sessions).parameter("examination")
+    gamma = check_propensities(propensities).make().fit(sessions).parameter("examination")
     return np.broadcast_to(np.clip(gamma / gamma[0], 1e-6, 1.0), sessions.pairs.shape)
 
 

@@ -46,6 +46,20 @@ METHODS = ("team-draft", "balanced", "probabilistic")
 TAU = 3.0
 
 
+def check_method(method: str, rankings: bool = True) -> None:
+    """``method`` is one of :data:`METHODS`, and ``balanced`` comes with its two original ``rankings``.
+
+    :raises InterleavingError: either not so.
+    """
+    if method not in METHODS:
+        raise InterleavingError(f"unknown interleaving method {method!r}; known: {', '.join(METHODS)}")
+    if method == "balanced" and not rankings:
+        raise InterleavingError(
+            "balanced interleaving's credit needs the two original rankings of each query "
+            "(rankings=(a, b); --ranking-a RUN --ranking-b RUN)"
+        )
+
+
 def query_rng(seed: int, query: str | None) -> np.random.Generator:
     """A generator seeded from ``seed`` and the query text (the same list for the same query and seed)."""
     digest = hashlib.sha256(f"{seed_value(seed)}\x00{query if query is not None else ''}".encode()).digest()
@@ -70,8 +84,7 @@ def interleave(
     :param length: at most this many results (default: every distinct id of both).
     :raises InterleavingError: an unknown method.
     """
-    if method not in METHODS:
-        raise InterleavingError(f"unknown interleaving method {method!r}; known: {', '.join(METHODS)}")
+    check_method(method)
     lists = {"a": _unique(a), "b": _unique(b)}
     total = len(set(lists["a"]) | set(lists["b"]))
     n = total if length is None else min(length, total)
@@ -194,15 +207,9 @@ def credits(
     :raises InterleavingError: an unknown method; ``balanced`` without rankings, or an impression whose
         query one of them lacks; for the others, as :func:`credit`.
     """
-    if method not in METHODS:
-        raise InterleavingError(f"unknown interleaving method {method!r}; known: {', '.join(METHODS)}")
+    check_method(method, rankings is not None)
     if method != "balanced":
         return credit(sessions)
-    if rankings is None:
-        raise InterleavingError(
-            "balanced interleaving's credit needs the two original rankings of each query "
-            "(rankings=(a, b); --ranking-a RUN --ranking-b RUN)"
-        )
     queries, docs = sessions.pair_names()
     out = np.zeros((2, sessions.n_sessions), dtype=np.int64)
     for s in range(sessions.n_sessions):

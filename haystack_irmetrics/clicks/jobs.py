@@ -17,14 +17,18 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from ..checks import choice, number, whole
 from ..errors import ClickModelError, SkippedRowsWarning
-from ..stats.windows import Window
-from .counterfactual import LOGGED, Estimate, estimate_clicks, ips_measure
+from ..io.logs import ON_ERROR
+from ..stats.significance import check_confidence, check_resamples, check_seed
+from ..stats.windows import SCALE, Window, parse_window
+from .counterfactual import LOGGED, MEASURES, Estimate, check_propensities, estimate_clicks, ips_measure
 from .evaluation import ClickFit, HeldOut, compare_models, comparison_json, comparison_table, fit_model
-from .interleaving import Outcome, outcome
+from .interleaving import Outcome, check_method, outcome
 from .log import ClickLog, Sessions
 from .models import EMSettings, no_qrels_message
 from .registry import entry
+from .windows import MEASURES as WINDOW_MEASURES
 
 #: The files :func:`fit_log` writes in its output folder (the skipped rows and sessions only when some are).
 FIT_FILES = ("qrels.tsv", "model.json", "skipped_rows.csv", "skipped_sessions.csv")
@@ -46,6 +50,10 @@ class LogSettings:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "columns", MappingProxyType(dict(self.columns)))
+        choice(self.on_error, "on_error", ON_ERROR, error=ClickModelError)
+        whole(self.position_base, "position_base", least=0, most=1, error=ClickModelError)
+        if self.max_rank is not None:
+            whole(self.max_rank, "max_rank", least=1, error=ClickModelError)
 
     def read(self) -> tuple[ClickLog, Sessions]:
         """The log and its sessions; skipped rows and sessions said in a :class:`SkippedRowsWarning`."""
@@ -74,11 +82,16 @@ class LogSettings:
 
 @dataclass(frozen=True)
 class HeldOutSettings:
-    """The held-out sessions: a second log (``test``), or a ``test_fraction`` of the log drawn with ``seed``."""
+    """The held-out sessions: a second log (``test``), else a ``test_fraction`` of the log drawn with ``seed``."""
 
     test: LogSettings | None = None
     test_fraction: float | None = None
     seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.test_fraction is not None:  # checked even beside a test log, which takes its place
+            number(self.test_fraction, "the test fraction", 0, 1, closed="neither", error=ClickModelError)
+        check_seed(self.seed)
 
     def split(self) -> dict[str, Any]:
         """The held-out keywords of :func:`~.evaluation.fit_model` and :func:`~.evaluation.compare_models`."""
@@ -93,6 +106,11 @@ class BootstrapSettings:
     confidence: float = 0.95
     n_resamples: int = 10_000
     seed: int = 0
+
+    def __post_init__(self) -> None:
+        check_confidence(self.confidence)
+        check_resamples(self.n_resamples)
+        check_seed(self.seed)
 
     def options(self) -> dict[str, Any]:
         return {"confidence": self.confidence, "n_resamples": self.n_resamples, "seed": self.seed}
@@ -112,6 +130,10 @@ class FitSettings:
     min_impressions: int = 1
     held_out: HeldOutSettings = HeldOutSettings()
     em: EMSettings = field(default_factory=EMSettings)
+
+    def __post_init__(self) -> None:
+        entry(self.model)
+        whole(self.min_impressions, "min_impressions", least=1, error=ClickModelError)
 
 
 @dataclass(frozen=True)
@@ -165,6 +187,15 @@ class ClickCompareSettings:
     held_out: HeldOutSettings = HeldOutSettings(test_fraction=0.2)
     em: EMSettings = field(default_factory=EMSettings)
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "models", tuple(self.models))
+        if not self.models:
+            raise ClickModelError("name at least one model to compare")
+        for name in self.models:
+            entry(name)
+        if self.held_out.test is None and self.held_out.test_fraction is None:
+            raise ClickModelError("comparing models needs held-out sessions: a test log or a test fraction")
+
 
 @dataclass(frozen=True)
 class ClickCompareResult:
@@ -202,6 +233,11 @@ class EstimateSettings:
     clip: float | None = None
     bootstrap: BootstrapSettings = BootstrapSettings()
 
+    def __post_init__(self) -> None:
+        whole(self.k, "k", least=1, error=ClickModelError)
+        if self.clip is not None:
+            number(self.clip, "clip", 0, closed="neither", finite=False, error=ClickModelError)
+
 
 @dataclass(frozen=True)
 class MeasureSettings:
@@ -215,6 +251,13 @@ class MeasureSettings:
     propensities: str = "pbm"
     clip: float | None = None
     bootstrap: BootstrapSettings = BootstrapSettings()
+
+    def __post_init__(self) -> None:
+        choice(self.measure, "measure", MEASURES, error=ClickModelError)
+        whole(self.k, "k", least=1, error=ClickModelError)
+        if self.clip is not None:
+            number(self.clip, "clip", 1, finite=False, error=ClickModelError)
+        check_propensities(self.propensities)
 
 
 @dataclass(frozen=True)
@@ -286,6 +329,12 @@ class WindowsSettings:
     bootstrap: BootstrapSettings = BootstrapSettings()
     plot: str | None = None
 
+    def __post_init__(self) -> None:
+        parse_window(self.width)
+        choice(self.measure, "measure", WINDOW_MEASURES, error=ClickModelError)
+        choice(self.unit, "unit", SCALE, error=ClickModelError)
+        number(self.alpha, "alpha", 0, 1, closed="neither", error=ClickModelError)
+
 
 @dataclass(frozen=True)
 class WindowsResult:
@@ -330,6 +379,9 @@ class InterleaveSettings:
     rankings: tuple[str, str] | None = None
     by_segment: bool = False
     bootstrap: BootstrapSettings = BootstrapSettings()
+
+    def __post_init__(self) -> None:
+        check_method(self.method, self.rankings is not None)
 
 
 @dataclass(frozen=True)

@@ -15,13 +15,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..checks import number
-from ..core import Measure, Run, resolve_measures
+from ..core import Measure, Run
 from ..core.inputs import ArrayRun
 from ..errors import EmptyInputError, FeedbackError, NoOverlapError, NoRelevantJudgmentWarning
 from ..io import read_run
-from ..stats.significance import check_bootstrap_size, check_confidence, check_resamples, check_seed
-from .aggregate import aggregate_feedback
+from ..stats.significance import check_bootstrap_size
+from .aggregate import aggregate_feedback, split_options
 from .judgments import ALL, AggregatedFeedback, Strategy, wilson_lower_bound
 from .reading import FeedbackLog
 from .report import FeedbackEvaluation
@@ -103,11 +102,12 @@ def evaluate_feedback(
         >>> ev.means()
         {'logged': {'P@1': 0.5, 'MRR@1': 0.5}, 'new': {'P@1': 1.0, 'MRR@1': 1.0}}
     """
+    # Every setting is checked before the log is read (the settings check their own): aggregating takes a while.
     s, options = split_settings(FeedbackSettings, settings, options, "evaluate_feedback")
-    # Every setting is checked before the log is read: aggregating a large log takes a while.
+    split_options(options)  # any other keyword is the strategy's or the log's, or refused here, naming theirs
     if isinstance(log, AggregatedFeedback) and options:
         raise FeedbackError(f"options {sorted(options)} apply to a log, not to aggregated feedback")
-    wanted = _checked_measures(s)
+    wanted = s.wanted()
     metrics = [m.name for m in wanted]
     external = {name: _load_run(name, run) for name, run in _named_runs(runs).items()}
     systems, baseline = _systems(s, external)
@@ -139,24 +139,6 @@ def evaluate_feedback(
     overall = score_segment(feedback, ALL, "all", external, systems, scoring, metrics)
     segments = _segments(feedback, external, systems, scoring, metrics)
     return FeedbackEvaluation(feedback, recorded, systems, baseline, metrics, overall, segments)
-
-
-def _checked_measures(s: FeedbackSettings) -> list[Measure]:
-    """The measures of ``s``, each with a cutoff, once its threshold, test and resampling are checked."""
-    threshold, test = s.threshold, s.test
-    number(threshold, "threshold", 0, closed="neither", finite=False, error=FeedbackError)
-    if test not in ("randomization", "t"):
-        raise FeedbackError(f"test must be 'randomization' or 't', got {test!r}")
-    # Checked here, not only where a test runs: a log with one query runs none.
-    check_resamples(s.n_resamples)
-    check_seed(s.seed)
-    check_confidence(s.confidence)
-    wanted = resolve_measures(s.measures, s.k_values)
-    whole = [m.name for m in wanted if m.cutoff is None]
-    if whole:
-        # The report's tables, curves and Judged@k are per cutoff.
-        raise FeedbackError(f"feedback reports take measures with a cutoff (e.g. NDCG@10, P@5); got {whole}")
-    return wanted
 
 
 def _systems(s: FeedbackSettings, external: Mapping[str, Any]) -> tuple[list[str], str]:

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidArgumentError
+from ..checks import whole
+from ..errors import FeedbackError, InvalidArgumentError
 from .aggregate import aggregate_feedback
 from .evaluate import evaluate_feedback
 from .judgments import AggregatedFeedback
@@ -33,6 +34,10 @@ class ReplaySettings:
     query_input: str | None = None
     output: str | None = None
     top_k: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.top_k is not None:
+            whole(self.top_k, "top_k", least=1, error=FeedbackError)
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,18 @@ class FusionSettings:
     progress: bool | None = None
     joiner_yaml: str | None = None
 
+    def __post_init__(self) -> None:
+        # Every argument checked when the settings are built (in the command's spelling within
+        # command_line_names), before any file is read.
+        _checked(self)
+        norm_name(self.norm)
+        if self.optimize:
+            _search(self, None)
+
+    def search(self, grid: Any) -> FusionSearch:
+        """The tuning's search over ``grid`` (the configurations :func:`_checked` made)."""
+        return _search(self, grid)
+
 
 @dataclass(frozen=True)
 class FusionResult:
@@ -72,6 +84,10 @@ class FusionResult:
     written: int | None = None
     joiner: Mapping[str, Any] | None = None
     joiner_refused: FusionError | None = None
+
+
+def _search(s: FusionSettings, grid: Any) -> FusionSearch:
+    return FusionSearch(s.metric, s.folds, grid, seed=s.seed, preset=s.preset, max_configurations=s.max_configurations)
 
 
 def _checked(settings: FusionSettings) -> tuple[dict[str, Any], Any]:
@@ -105,15 +121,13 @@ def run_fusion(settings: FusionSettings) -> FusionResult:
     from ..io.trec import read_qrels, write_trec_run
 
     s = settings
-    params, grid = _checked(s)
+    params, grid = _checked(s)  # the values again (checked when the settings were built)
     norm = norm_name(s.norm)
     qrels = read_qrels(s.qrels) if s.qrels else None
     packed = pack_runs(*split_runs(list(s.runs), s.names), depth=s.depth)
     weights, tuning = s.weights, None
     if s.optimize:
-        search = FusionSearch(
-            s.metric, s.folds, grid, seed=s.seed, preset=s.preset, max_configurations=s.max_configurations
-        )
+        search = s.search(grid)
         tuning = optimize_fusion(packed, qrels, search, method=s.method, norm=norm, params=params, progress=s.progress)
         params = dict(tuning.params)
         weights = params.pop("weights", weights)

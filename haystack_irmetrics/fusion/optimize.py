@@ -24,10 +24,11 @@ from typing import Any
 
 import numpy as np
 
-from ..checks import number, whole
+from ..checks import choice, number, whole
 from ..core.evaluation import evaluate
 from ..core.inputs import Qrels
 from ..core.measures import parse_measure
+from ..core.presets import PRESETS
 from ..errors import FusionError, FusionParameterError
 from ..io.progress import bar
 from ..stats.compare import Comparison
@@ -346,6 +347,8 @@ class FusionSearch:
         parameter); default ranx's (:func:`default_grid`, weights in steps of ``step``).
     :ivar max_configurations: the largest grid searched (:data:`MAX_CONFIGURATIONS`); a larger one is refused
         before any work.
+    :raises FusionParameterError: ``folds`` below 2, a preset that is none; an unknown metric or a seed that is
+        none raise their own errors (checked when the search is built, before any run is read).
     """
 
     metric: str = "NDCG@10"
@@ -355,6 +358,12 @@ class FusionSearch:
     seed: int = 0
     preset: str = "beir"
     max_configurations: int = MAX_CONFIGURATIONS
+
+    def __post_init__(self) -> None:
+        parse_measure(self.metric)
+        check_seed(self.seed)
+        hinted(lambda: whole(self.folds, "folds", least=2, error=FusionParameterError), argument("folds", value=2))
+        choice(self.preset, "preset", tuple(PRESETS), error=FusionParameterError)
 
 
 def optimize_fusion(
@@ -392,8 +401,7 @@ def optimize_fusion(
     search = search if search is not None else FusionSearch()
     metric, folds, seed, preset = search.metric, search.folds, search.seed, search.preset
     metric = parse_measure(metric).name
-    rng = check_seed(seed)  # before any work
-    hinted(lambda: whole(folds, "folds", least=2, error=FusionParameterError), argument("folds", value=2))
+    rng = check_seed(seed)  # the search checked its values when it was built
     runs = runs if isinstance(runs, PackedRuns) else list(runs)
     n_runs = len(runs.runs) if isinstance(runs, PackedRuns) else len(runs)
     fixed = dict(params or {})

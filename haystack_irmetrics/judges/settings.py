@@ -41,6 +41,19 @@ class ChatSettings:
     reask: int = 1
     lenient: bool = False
 
+    def __post_init__(self) -> None:
+        # The judge's own checks, run when the settings are built: before a server is asked or a file is read.
+        from ..checks import whole
+        from ..errors import JudgeError
+        from .http import check_timeout
+        from .judge import _check_grade_scale
+
+        check_timeout(self.timeout)
+        _check_grade_scale(self.max_grade)
+        if self.max_chars is not None:
+            whole(self.max_chars, "max_chars", least=1, error=JudgeError)
+        whole(self.reask, "reask (the re-asks an answer outside the form gets)", least=0, most=1, error=JudgeError)
+
 
 @dataclass(frozen=True)
 class JudgeSettings:
