@@ -267,6 +267,10 @@ TABLED: dict[tuple[str, str], Covered] = {
         "docs/assess.md",
         f"irmetrics assess pairs.tsv --queries {_SAMPLE} --corpus {_SAMPLE} -o judged --assessor ann",
     ): ASSESS,
+    (
+        "docs/workflow.md",
+        f"irmetrics assess sampled.tsv --queries {_SAMPLE} --corpus {_SAMPLE} -o judged --assessor ann",
+    ): ASSESS,
 }
 
 # Markdown tables of a page that are the printed table of one of its commands (what it prints up to
