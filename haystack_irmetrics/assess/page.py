@@ -64,7 +64,7 @@ section, aside > div, #history { background: #fff; border: 1px solid var(--line)
       overflow-wrap: anywhere; text-transform: none; letter-spacing: normal; }
 #query { font-size: 22px; font-weight: 600; margin: 0 0 2px; overflow-wrap: anywhere; }
 #query-box { position: sticky; top: 50px; z-index: 1; box-shadow: 0 6px 8px -6px rgba(29, 35, 43, .18); }
-#topic { max-height: 30vh; overflow-y: auto; margin-top: 6px; font-size: 14px; overflow-wrap: anywhere; }
+#topic { margin-top: 16px; font-size: 15px; overflow-wrap: anywhere; }
 #topic p { margin: 2px 0 6px; white-space: pre-wrap; }
 #topic .label { margin: 0; }
 #reopened { margin: 8px 0 0; padding: 6px 10px; border-radius: 6px; background: #fff4d6; color: var(--warn);
@@ -76,7 +76,8 @@ section, aside > div, #history { background: #fff; border: 1px solid var(--line)
 mark { background: var(--mark); color: inherit; padding: 0 1px; border-radius: 2px; }
 .flag { display: inline-block; margin-left: 8px; padding: 0 8px; border-radius: 10px; font-size: 12px;
         background: #eef1f5; color: var(--muted); }
-aside { position: sticky; top: 62px; display: flex; flex-direction: column; gap: 12px; }
+aside { position: sticky; top: 62px; display: flex; flex-direction: column; gap: 12px;
+        max-height: calc(100vh - 72px); overflow-y: auto; }
 #scale { list-style: none; margin: 0; padding: 0; display: flex; flex-direction: column; gap: 8px; }
 #scale button { display: grid; grid-template-columns: 34px 1fr; gap: 10px; width: 100%; text-align: left;
                 font: inherit; font-size: 14px; line-height: 1.4; color: inherit; background: #fff;
@@ -176,7 +177,8 @@ function drawScale(scale) {
 
 function clock(seconds) {
   const minutes = Math.round(seconds / 60);
-  return Math.floor(minutes / 60) + ":" + String(minutes % 60).padStart(2, "0");
+  if (minutes < 60) return minutes + " min";
+  return Math.floor(minutes / 60) + " h " + String(minutes % 60).padStart(2, "0") + " min";
 }
 
 function drawPace(pace) {
@@ -246,7 +248,6 @@ function drawHistory(rows) {
     grade.textContent = (kind === "skip" ? "skipped" : String(label)) + (unsure ? " ?" : "") + (note ? " \\u270e" : "");
     if (note) button.title = note;
     button.append(doc, grade);
-    button.addEventListener("click", () => act("open", [q, d]));
     item.append(button);
     group.append(item);
   }
@@ -440,6 +441,11 @@ $("unsure").addEventListener("click", () => { draft.unsure = !draft.unsure; draw
 $("accept").addEventListener("click", () => state && state.pair && act("label", state.pair.prelabel));
 $("raw-button").addEventListener("click", () => { rawOpen = !rawOpen; render(state); });
 $("history-button").addEventListener("click", toggleHistory);
+$("history-list").addEventListener("click", (event) => {
+  // one listener for every row (hundreds of them, drawn again on each key)
+  const button = event.target.closest("button[data-pair]");
+  if (button) act("open", button.dataset.pair.split("\\t"));
+});
 $("guidelines-button").addEventListener("click", () => toggle("guidelines"));
 $("help-button").addEventListener("click", () => toggle("help"));
 for (const close of document.querySelectorAll(".close")) close.addEventListener("click", leave);
@@ -459,7 +465,7 @@ _BODY = """<body data-ready="false">
   </div>
   <div id="pace" title="time judged (a pair shown over 5 minutes counts 5), pairs an hour at that pace, and the
     time the rest of the budget takes at it">
-    <span>time <strong id="spent">0:00</strong></span>
+    <span>judging <strong id="spent">0 min</strong></span>
     <span><strong id="rate">&ndash;</strong> pairs/h</span>
     <span>about <strong id="left">&ndash;</strong> left</span>
   </div>
@@ -475,11 +481,11 @@ _BODY = """<body data-ready="false">
         <p class="label">Query <span class="id" id="query-id"></span><span class="flag hidden" id="was-skipped">skipped
           before</span></p>
         <p id="query"></p>
-        <div id="topic" class="hidden">
-          <p class="label" id="description-label">Description</p><p id="description"></p>
-          <p class="label" id="narrative-label">Narrative</p><p id="narrative"></p>
-        </div>
         <p id="reopened" class="hidden"></p>
+      </section>
+      <section id="topic" class="hidden">
+        <p class="label" id="description-label">Description</p><p id="description"></p>
+        <p class="label" id="narrative-label">Narrative</p><p id="narrative"></p>
       </section>
       <section id="doc" tabindex="-1">
         <p class="label">Document <span class="id" id="doc-id"></span> &middot; the query's words are
