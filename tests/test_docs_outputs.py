@@ -51,6 +51,12 @@ INTENDED: dict[tuple[str, str], str] = {
     ("docs/pooling.md", "file sampled.tsv"): "issue 47.2 (8d3a7f1): what --sample-queries writes",
     ("docs/power.md", "irmetrics power *"): "issue 47.5 (b967d2b): power answers in judgments too (text and --json)",
     ("docs/usefulness.md", "*"): "issue 48 (874308e): a new command's page, irmetrics usefulness (exit 2 at START)",
+    ("*", "file judged/judgments.jsonl"): (
+        "issue 47.4 (1e2d487): the judging page's judgments.jsonl has a note and an unsure column (null, false here)"
+    ),
+    ("*", "file judged/assess.sqlite"): (
+        "issue 47.4 (1e2d487): the store's events hold a note and an unsure mark, its prelabels the model's raw answer"
+    ),
     ("docs/workflow.md", "*"): "issue 47.6 (8867560): a new page, From no labels to a decision (absent at START)",
 }
 
