@@ -248,6 +248,8 @@ def test_a_store_made_before_notes_and_marks_opens_exports_and_goes_on(tmp_path)
         (["--order", "random"], "--order must be one of topic, file, got 'random'"),
         (["--guidelines", "{d}/missing.md"], "missing.md"),
         (["--guidelines", "{d}/latin.md"], "not UTF-8"),
+        (["--batch", "0"], "--batch must be a whole number >= 1, got 0"),
+        (["--batch", "3"], "--batch is how many pairs --strategy is asked at a time: give --strategy too"),
     ],
 )
 def test_bad_workday_options_are_one_line_and_exit_2_before_the_folder_is_made(tmp_path, args, message):
@@ -296,3 +298,63 @@ def test_the_server_refuses_a_relabel_of_a_pair_never_shown_and_a_long_note_with
         r = c.post("/api/relabel", json={**first, "label": 0}, headers=headers)
         assert r.status_code == 200 and [j.label for j in store.judgments()] == [0]
     store.close()
+
+
+# -- an adaptive strategy asked a batch at a time -----------------------------------------------------------------
+
+
+def by_hand_in_batches(name: str, first: int, size: int, budget: int) -> list[list[tuple[str, str]]]:
+    """The batches a strategy asks when driven by hand: ``first`` pairs, then up to ``size`` at a time within the
+    ``budget``, each batch's labels told once it is judged."""
+    from haystack_irmetrics.pooling import make_strategy, pool_runs
+
+    from .test_assess_store import STRATEGY_RUNS, TRUTH
+
+    strategy = make_strategy(name, pool_runs(STRATEGY_RUNS))
+    batches, asked = [], 0
+    while asked < budget:
+        want = first if not batches else min(size, budget - asked)
+        batch = [(p.query, p.doc) for p in (strategy.next() for _ in range(want)) if p is not None]
+        if not batch:
+            break
+        batches.append(batch)
+        asked += len(batch)
+        for q, d in batch:
+            strategy.record(q, d, TRUTH[q, d])
+    return batches
+
+
+@pytest.mark.parametrize("name", ["mtf", "maxmean"])
+@pytest.mark.parametrize("restart", [False, True])
+def test_a_strategy_asked_a_batch_at_a_time_has_each_batch_judged_topic_by_topic(tmp_path, name, restart):
+    from haystack_irmetrics.pooling import make_strategy, pool, pool_runs
+
+    from .test_assess_store import STRATEGY_RUNS, TRUTH
+
+    runs = pool_runs(STRATEGY_RUNS)
+    budget = len(TRUTH) - 1
+    batches = by_hand_in_batches(name, 2, 4, budget)
+    assert [len(b) for b in batches] == [2, 4, 1]  # the last batch cut to the budget
+    first_seen = list(dict.fromkeys(q for batch in batches for q, _ in batch))
+    expected = [p for batch in batches for p in sorted(batch, key=lambda p: first_seen.index(p[0]))]
+    assert expected != [p for batch in batches for p in batch]  # the strategy's own order switches topic
+    corpus = {d: {"title": "", "text": "text"} for _, d in TRUTH}
+
+    def new_session(store):
+        return JudgingSession(
+            store, {"q1": "one", "q2": "two"}, corpus, "ann", default_definitions(), budget=budget,
+            strategy=lambda judged: make_strategy(name, runs, judged=judged), options=PageOptions(batch=4),
+        )  # fmt: skip
+
+    with AssessStore.create(tmp_path, max_grade=3) as store:
+        store.add_pairs(pool(runs, 2, name))
+        s, shown = new_session(store), []
+        while (pair := s.state()["pair"]) is not None:
+            shown.append((pair["query_id"], pair["doc_id"]))
+            s.label(*shown[-1], TRUTH[shown[-1]])
+            if restart:  # the strategy replayed from the store, batch by batch, as it was
+                s = new_session(store)
+                assert s._replay(s._labels()) is not None
+        assert shown == expected
+        assert [(q, d) for q, d, _ in store.queue()] == [p for batch in batches for p in batch]
+        assert [o for _, _, o in store.queue()] == ["pairs"] * 2 + ["strategy 1"] * 4 + ["strategy 2"]

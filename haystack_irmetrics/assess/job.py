@@ -32,8 +32,8 @@ class AssessSettings:
     name), the top grade, the grades' definitions (``scale``: a prompt file; None: the judge's default prompt), an
     adaptive ``strategy`` pooling ``runs`` (each cut at ``depth``) up to ``budget`` labels, the model's labels
     (``prelabels``: a judge's judgments.jsonl) and whether the page shows them, the port on 127.0.0.1, the
-    ``order`` pairs come in (``"topic"``: query by query; ``"file"``: the pairs file's) and a ``guidelines``
-    file (Markdown, shown as text).
+    ``order`` pairs come in (``"topic"``: query by query; ``"file"``: the pairs file's), a ``guidelines``
+    file (Markdown, shown as text) and how many pairs the strategy is asked at a time (``batch``).
 
     :raises AssessError: an assessor's name, a port, a top grade or an order the page cannot take.
     :raises InvalidArgumentError: ``runs`` without a ``strategy``, a strategy without ``runs`` and a
@@ -56,9 +56,11 @@ class AssessSettings:
     port: int = 8765
     order: str = "topic"
     guidelines: str | None = None
+    batch: int = 1
 
     def __post_init__(self) -> None:
         choice(self.order, "--order", ORDERS, error=AssessError)
+        whole(self.batch, "--batch", least=1, error=AssessError)
         if self.assessor is not None:
             check_assessor(self.assessor)
         check_port(self.port)
@@ -67,6 +69,10 @@ class AssessSettings:
         if self.strategy is None:
             if self.runs:
                 raise InvalidArgumentError("--runs are pooled by a strategy: give --strategy too")
+            if self.batch != 1:
+                raise InvalidArgumentError(
+                    "--batch is how many pairs --strategy is asked at a time: give --strategy too"
+                )
         else:
             if not self.runs or self.budget is None:
                 raise InvalidArgumentError("--strategy asks for pairs from --runs up to a --budget: give both")
@@ -176,7 +182,7 @@ def _inputs(settings: AssessSettings) -> tuple[Any, ...]:
     factory, asked = _strategy(settings, queries, corpus)
     say_unshowable([(q, d) for q, d, _ in pairs] + asked, queries, corpus)
     guidelines = read_guidelines(settings.guidelines) if settings.guidelines else None
-    options = PageOptions(settings.order, topic_fields(queries_path), guidelines)
+    options = PageOptions(settings.order, topic_fields(queries_path), guidelines, settings.batch)
     return scale, pairs, queries, corpus, prelabels, factory, options
 
 

@@ -45,15 +45,19 @@ ORDERS = ("topic", "file")
 @dataclass(frozen=True)
 class PageOptions:
     """How the page is laid out for a working day: the ``order`` pairs come in (one of :data:`ORDERS`), each
-    query's ``topics`` fields shown beside it (``{qid: {"description": ..., "narrative": ...}}``), and the
-    ``guidelines`` text (Markdown, drawn as text; ``None``: none)."""
+    query's ``topics`` fields shown beside it (``{qid: {"description": ..., "narrative": ...}}``), the
+    ``guidelines`` text (Markdown, drawn as text; ``None``: none), and how many pairs an adaptive strategy is
+    asked at a time (``batch``: 1, each pair once the labels before it are told; more, a batch judged topic by
+    topic before the next is asked)."""
 
     order: str = "topic"
     topics: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     guidelines: str | None = None
+    batch: int = 1
 
     def __post_init__(self) -> None:
         choice(self.order, "--order", ORDERS, error=AssessError)
+        whole(self.batch, "--batch", least=1, error=AssessError)
 
 
 @dataclass
@@ -116,16 +120,19 @@ class JudgingSession:
 
     def _replay(self, labels: dict[tuple[str, str], int]) -> Any:
         """A new strategy told what the live one was, in the order it was: the pairs file's pairs asked first
-        (they are its first batch), each pair it added later asked once the labels of the pairs before it were
-        told (the page asks only when nothing is left), the labels in the order they were given. ``None`` when
-        the strategy would ask another pair than the store holds (the pairs file is not its first batch, or a
-        label it learnt from was taken back)."""
+        (they are its first batch), each batch it added later (a pair of origin ``strategy``, or the pairs of one
+        ``strategy N``) asked once the labels of the pairs before it were told (the page asks only when nothing
+        is left), the labels in the order they were given. ``None`` when the strategy would ask another pair than
+        the store holds (the pairs file is not its first batch, or a label it learnt from was taken back)."""
         assert self.strategy is not None
         strategy = self.strategy({})
         told: set[tuple[str, str]] = set()
         before: set[tuple[str, str]] = set()
+        previous = None
         for q, d, origin in self.store.queue():
-            if origin == "strategy":
+            batch_starts = origin == "strategy" or (origin.startswith("strategy ") and origin != previous)
+            previous = origin
+            if batch_starts:
                 for pair, label in labels.items():
                     if pair in before and pair not in told:
                         strategy.record(pair[0], pair[1], label)
@@ -140,19 +147,27 @@ class JudgingSession:
         return strategy
 
     def _ask_strategy(self) -> tuple[str, str] | None:
-        """A new pair from the strategy, appended to the store; ``None`` when it has none left."""
-        while self._strategy is not None and not self._exhausted:
+        """New pairs from the strategy (one, or a batch of :attr:`PageOptions.batch` within the budget), appended
+        to the store; the one to judge first, or ``None`` when it has none left."""
+        size, origin = 1, "strategy"
+        if self.options.batch > 1:
+            queue = self.store.queue()
+            size = (
+                self.options.batch if self.budget is None else max(1, min(self.options.batch, self.budget - len(queue)))
+            )
+            origin = f"strategy {len({o for _, _, o in queue if o.startswith('strategy ')}) + 1}"
+        added = 0
+        while self._strategy is not None and not self._exhausted and added < size:
             found = self._strategy.next()
             if found is None:
                 self._exhausted = True
-                return None
+                break
             q, d = found[0], found[1]
             probability = float(found[2]) if len(found) > 2 else 1.0
             self._check_texts(q, d)
-            if self.store.add_pairs([(q, d, probability)], origin="strategy"):
-                return q, d
-            # already a pair of the store, not yet labelled: now pending with the strategy too
-        return None
+            # a pair already in the store, not yet labelled, is now pending with the strategy too
+            added += self.store.add_pairs([(q, d, probability)], origin=origin)
+        return self.store.next_pair(self.assessor, by_topic=self.options.order == "topic") if added else None
 
     def _check_texts(self, query_id: str, doc_id: str) -> None:
         if not self.queries.get(query_id):

@@ -3,7 +3,7 @@
 
     irmetrics assess PAIRS --queries Q --corpus C -o DIR [--assessor NAME] [--max-grade 3] [--scale FILE]
                      [--strategy S --runs RUN... --budget N] [--prelabels FILE [--show-prelabels]] [--port P]
-                     [--order topic|file] [--guidelines FILE]
+                     [--order topic|file] [--guidelines FILE] [--batch N]
     irmetrics assess export DIR [--assessor NAME]
     irmetrics assess agreement DIR [--prelabels FILE] [--threshold T] [--json]
     irmetrics assess import DIR --assessor NAME --qrels FILE [--pairs PAIRS] [--max-grade N]
@@ -89,6 +89,14 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         metavar="ORDER",
         help="topic: the pairs query by query, each query's in the file's order; file: the file's order "
         "(default: topic)",
+    )
+    serve.add_argument(
+        "--batch",
+        type=int,
+        default=1,
+        metavar="N",
+        help="the strategy is asked N pairs at a time, each batch judged query by query (default 1: each pair "
+        "once the labels before it are told)",
     )
     serve.add_argument(
         "--guidelines", metavar="FILE", help="the judging guidelines (Markdown, UTF-8), shown as text on the page"
@@ -182,8 +190,9 @@ def _refuse(args: argparse.Namespace, allowed: set[str]) -> None:
         "max_grade": "--max-grade",
         "order": "--order",
         "guidelines": "--guidelines",
+        "batch": "--batch",
     }
-    defaults = {"show_prelabels": False, "json": False, "order": "topic"}
+    defaults = {"show_prelabels": False, "json": False, "order": "topic", "batch": 1}
     for key, option in options.items():
         if key not in allowed and getattr(args, key) not in (None, defaults.get(key)):
             raise InvalidArgumentError(f"irmetrics assess {args.target} takes no {option}")
@@ -206,7 +215,7 @@ def run(args: argparse.Namespace) -> int:
         _refuse(args, {"assessor", "qrels", "pairs", "max_grade"})
         return _import(args)
     _refuse(args, {"queries", "corpus", "output", "scale", "strategy", "runs", "depth", "budget", "show_prelabels",
-                   "assessor", "prelabels", "max_grade", "order", "guidelines"})  # fmt: skip
+                   "assessor", "prelabels", "max_grade", "order", "guidelines", "batch"})  # fmt: skip
     if args.folder is not None:
         raise InvalidArgumentError(
             f"unexpected {args.folder!r} after the pairs file: irmetrics assess PAIRS ... -o DIR, or "
@@ -282,6 +291,7 @@ def _serve(args: argparse.Namespace) -> int:
         port=args.port,
         order=args.order,
         guidelines=args.guidelines,
+        batch=args.batch,
     )
     opened: list[AssessStart] = []
 
