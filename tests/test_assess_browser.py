@@ -25,8 +25,8 @@ ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 WIDTH, HEIGHT = 1280, 800
 
 
-@pytest.fixture
-def browser():
+@pytest.fixture(scope="module")
+def browser():  # one browser for a module's tests, each in a context of its own
     if chromium() is None:
         pytest.skip("no chromium on PATH (Debian: apt-get install -y chromium; .ci/run installs it where apt works)")
     sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")

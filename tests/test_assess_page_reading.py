@@ -40,10 +40,10 @@ def read_without_labelling(w: Watched) -> None:
 
 
 @contextmanager
-def judging(chromium, data: Path, out: Path) -> Iterator[Watched]:
-    """``irmetrics assess`` judging ``data``'s pairs into ``out`` as ann, its page open and ready; stopped by
-    SIGTERM at the end (its exit status and stderr then in ``w.stopped``)."""
-    server = Server(data, "-o", str(out), "--assessor", "ann", "--order", "file")  # the pairs file's order
+def judging(chromium, data: Path, out: Path, *args: str) -> Iterator[Watched]:
+    """``irmetrics assess`` judging ``data``'s pairs into ``out`` as ann with ``args``, its page open and ready;
+    stopped by SIGTERM at the end (its exit status and stderr then in ``w.stopped``)."""
+    server = Server(data, "-o", str(out), "--assessor", "ann", *args)
     w = Watched(chromium)
     try:
         w.page.goto(server.url)
@@ -69,7 +69,7 @@ def test_a_grade_clicked_on_one_pair_never_labels_the_next(tmp_path, browser):  
     data = write_dataset(tmp_path / "data")
     write_pairs(data / "pairs.tsv", [("q1", "d1"), ("q2", "d5"), ("q1", "d2"), ("q2", "d4"), ("q1", "d3")])
     out = tmp_path / "judged"
-    with judging(browser, data, out) as w:
+    with judging(browser, data, out, "--order", "file") as w:  # the pairs file's order
         # ids as written: no CSS changes their case (d1 was drawn D1)
         assert w.page.inner_text("#query-id") == "q1" and w.page.inner_text("#doc-id") == "d1"
         click(w, '#scale button[data-grade="2"]')  # d1 is 2
@@ -110,7 +110,7 @@ def test_a_lone_surrogate_is_drawn_as_a_replacement_character_and_said_once(tmp_
     (data / "corpus.jsonl").write_text("".join(json.dumps({"_id": d, **doc}) + "\n" for d, doc in corpus.items()))
     write_pairs(data / "pairs.tsv", [("q1", "d1"), ("q2", "d4"), ("q1", "d2")])
     out = tmp_path / "judged"
-    with judging(browser, data, out) as w:
+    with judging(browser, data, out, "--order", "file") as w:  # the pairs file's order
         w.press("1")  # d1; the answer carries d4, whose texts hold lone surrogates
         assert w.text("#status") == "saved" and w.pair() == ("q2", "d4")
         assert w.text("#query") == QUERIES["q2"] + " \ufffd"

@@ -9,20 +9,17 @@ from __future__ import annotations
 
 import json
 import re
-import signal
 import sqlite3
 import statistics
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from haystack_irmetrics.io.beir_data import read_beir_qrels_tsv
-from haystack_irmetrics.report.browser import CHROMIUM_FLAGS, chromium
 
-from .assess_fixtures import CORPUS, QUERIES, Server, write_dataset, write_pairs
-from .test_assess_browser import ARTIFACTS, HEIGHT, WIDTH, Watched
+from .assess_fixtures import CORPUS, QUERIES, write_dataset, write_pairs
+from .test_assess_browser import ARTIFACTS, HEIGHT, WIDTH, Watched, browser  # noqa: F401 - the fixture
+from .test_assess_page_reading import judging
 
 pytest.importorskip("starlette", reason="the assess extra (starlette) is not installed")
 pytest.importorskip("uvicorn", reason="the assess extra (uvicorn) is not installed")
@@ -48,19 +45,6 @@ new MutationObserver(() => {
 """
 
 
-@pytest.fixture(scope="module")
-def browser():
-    if chromium() is None:
-        pytest.skip("no chromium on PATH (Debian: apt-get install -y chromium; .ci/run installs it where apt works)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium(), args=list(CHROMIUM_FLAGS))
-        try:
-            yield b
-        finally:
-            b.close()
-
-
 def workday_dataset(folder: Path) -> Path:
     """The fixtures' dataset with the pairs interleaved, q1's description and narrative (its own fields), q2's
     description in BEIR's metadata, and a guidelines file holding markup."""
@@ -75,22 +59,6 @@ def workday_dataset(folder: Path) -> Path:
     return data
 
 
-@contextmanager
-def page(browser, data: Path, out: Path, *args: str) -> Iterator[Watched]:
-    """``irmetrics assess`` on ``data`` into ``out`` as ann with ``args``, its page open and ready; stopped by
-    SIGTERM at the end (``w.stopped``: the exit status and stderr)."""
-    server = Server(data, "-o", str(out), "--assessor", "ann", *args)
-    w = Watched(browser)
-    try:
-        w.page.goto(server.url)
-        w.page.wait_for_selector("body[data-ready=true]")
-        yield w
-    finally:
-        status, _, err = server.stop(signal.SIGTERM)
-        w.context.close()
-        w.stopped = (status, err)
-
-
 def visible(w: Watched, selector: str) -> bool:
     return w.page.is_visible(selector)
 
@@ -99,10 +67,10 @@ def history(w: Watched) -> list[str]:
     return w.page.eval_on_selector_all("#history-list button", "b => b.map(e => e.innerText.replace(/\\s+/g, ' '))")
 
 
-def test_topic_by_topic_with_the_narrative_in_view_the_guidelines_and_the_help(tmp_path, browser):
+def test_topic_by_topic_with_the_narrative_in_view_the_guidelines_and_the_help(tmp_path, browser):  # noqa: F811
     data = workday_dataset(tmp_path / "data")
     out = tmp_path / "judged"
-    with page(browser, data, out, "--guidelines", str(data / "guidelines.md")) as w:
+    with judging(browser, data, out, "--guidelines", str(data / "guidelines.md")) as w:
         assert w.pair() == ("q1", "d1")
         assert w.text("#description") == "Fixing a slow leak." and w.text("#narrative") == NARRATIVE
         # the narrative whole, in view with the query as the pair opens: never cut off
@@ -138,10 +106,10 @@ def test_topic_by_topic_with_the_narrative_in_view_the_guidelines_and_the_help(t
     assert w.errors == [] and w.outside == [] and w.dialogs == []
 
 
-def test_the_history_reopens_and_relabels_and_a_note_and_a_mark_go_with_the_label(tmp_path, browser):
+def test_the_history_reopens_and_relabels_and_a_note_and_a_mark_go_with_the_label(tmp_path, browser):  # noqa: F811
     data = workday_dataset(tmp_path / "data")
     out = tmp_path / "judged"
-    with page(browser, data, out) as w:
+    with judging(browser, data, out) as w:
         w.press("2")  # d1: 2
         w.page.keyboard.press("x")  # d2 unsure
         assert w.page.get_attribute("#unsure", "aria-pressed") == "true"
@@ -193,14 +161,14 @@ def test_the_history_reopens_and_relabels_and_a_note_and_a_mark_go_with_the_labe
     assert w.errors == [] and w.outside == []
 
 
-def test_the_models_suggestion_is_accepted_with_a_and_its_answer_shown_on_m(tmp_path, browser):
+def test_the_models_suggestion_is_accepted_with_a_and_its_answer_shown_on_m(tmp_path, browser):  # noqa: F811
     data = workday_dataset(tmp_path / "data")
     model = tmp_path / "model.jsonl"
     raw = '{"grade": 2} <b>the passage explains patching</b>'
     model.write_text("".join(json.dumps({"query_id": q, "doc_id": d, "label": 2, "raw": raw}) + "\n"
                              for q, d in INTERLEAVED))  # fmt: skip
     out = tmp_path / "judged"
-    with page(browser, data, out, "--prelabels", str(model), "--show-prelabels") as w:
+    with judging(browser, data, out, "--prelabels", str(model), "--show-prelabels") as w:
         assert w.text("#prelabel") == "2" and not visible(w, "#raw")
         assert w.page.get_attribute('#scale button[data-grade="2"]', "class") == "suggested"
         for key in ("Space", "Enter"):  # reading keys never accept
@@ -221,7 +189,7 @@ def test_the_models_suggestion_is_accepted_with_a_and_its_answer_shown_on_m(tmp_
     assert w.errors == [] and w.outside == []
 
 
-def test_the_time_from_a_key_to_the_next_pair_with_the_history_of_500_pairs_closed_and_open(tmp_path, browser):
+def test_the_time_from_a_key_to_the_next_pair_with_the_history_of_500_pairs_closed_and_open(tmp_path, browser):  # noqa: F811
     data = write_dataset(tmp_path / "data")
     queries = {f"t{i:02d}": f"{QUERIES['q1']} {i}" for i in range(30)}
     (data / "queries.jsonl").write_text("".join(json.dumps({"_id": q, "text": t}) + "\n" for q, t in queries.items()))
@@ -230,7 +198,7 @@ def test_the_time_from_a_key_to_the_next_pair_with_the_history_of_500_pairs_clos
     pairs = [(q, f"p{(i * 20 + j):03d}") for j in range(20) for i, q in enumerate(queries)]  # depth order
     write_pairs(data / "pairs.tsv", pairs)
     out = tmp_path / "judged"
-    with page(browser, data, out, "--order", "file") as w:  # the folder made; then 500 labels as ann's
+    with judging(browser, data, out, "--order", "file") as w:  # the folder made; then 500 labels as ann's
         pass
     db = sqlite3.connect(out / "assess.sqlite")
     db.executemany(
@@ -241,7 +209,7 @@ def test_the_time_from_a_key_to_the_next_pair_with_the_history_of_500_pairs_clos
     db.close()
     keys = 50
     latency = {}
-    with page(browser, data, out) as w:
+    with judging(browser, data, out) as w:
         w.page.evaluate(PROBE)
         for i in range(keys):  # the history closed
             w.press(str(i % 4))

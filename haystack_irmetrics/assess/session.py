@@ -184,8 +184,7 @@ class JudgingSession:
 
     def current(self) -> tuple[str, str] | None:
         """The pair the assessor sees now, or ``None`` when they are done (budget spent, nothing left)."""
-        counts = self.store.counts(self.assessor, self.threshold)
-        if self.budget is not None and counts["judged"] >= self.budget:
+        if self.budget is not None and self.store.counts(self.assessor)["judged"] >= self.budget:
             return None
         pair = self.store.next_pair(self.assessor, by_topic=self.options.order == "topic")
         if pair is not None and self._strategy is not None and self.store.is_skipped(self.assessor, *pair):
@@ -200,18 +199,19 @@ class JudgingSession:
         current = self.current()
         pair = opened if opened is not None and opened != current else current
         counts = self.store.counts(self.assessor, self.threshold)
+        total = self.budget if self.budget is not None else counts["pairs"]
         return {
             "assessor": self.assessor,
             "pair": None if pair is None else self._pair_state(*pair, reopened=pair != current),
             "scale": [[g, text] for g, text in self.scale.items()],
             "progress": {
                 "judged": counts["judged"],
-                "budget": self.budget_total,
+                "budget": total,
                 "relevant": counts["relevant"],
                 "skipped": counts["skipped"],
                 "threshold": self.threshold,
             },
-            "pace": self._pace(counts["judged"]),
+            "pace": self._pace(total - counts["judged"]),
             "can_undo": self.store.can_undo(self.assessor),
             "done": current is None,
             "note": note,
@@ -242,7 +242,7 @@ class JudgingSession:
             "last": None if last is None else {"kind": last[0], "label": last[1], "note": last[2], "unsure": last[3]},
         }
 
-    def _pace(self, judged: int) -> dict[str, float | None]:
+    def _pace(self, left: int) -> dict[str, float | None]:
         """The time judged (seconds, each pair's at most :data:`~.store.IDLE_CAP`), the labels an hour at that
         pace and the time the rest of the budget takes at it (``None`` before a label's time is known)."""
         seconds, timed = self.store.timing(self.assessor)
@@ -252,7 +252,7 @@ class JudgingSession:
         return {
             "seconds": round(seconds, 1),
             "per_hour": round(3600 / each, 1),
-            "remaining": round(max(self.budget_total - judged, 0) * each, 1),
+            "remaining": round(max(left, 0) * each, 1),
         }
 
     # -- what a key does -----------------------------------------------------------------------------------
