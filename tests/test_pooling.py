@@ -28,6 +28,7 @@ from haystack_irmetrics.pooling import (
     write_pairs,
 )
 from haystack_irmetrics.pooling.sampling import allocate
+from tests.test_pool_order import listed_seed
 
 # Three runs of two queries, each written best first (scores n, n-1, ...):
 #   q1  R1: a b c d     R2: e a f g     R3: h i e j
@@ -38,6 +39,8 @@ RANKED = [
     {"q1": ["h", "i", "e", "j"], "q2": ["k", "m"]},
 ]
 RUNS = [{q: {d: float(len(docs) - i) for i, d in enumerate(docs)} for q, docs in run.items()} for run in RANKED]
+# The traces below read "R1 first" on a tie between runs: under this seed the tie order is R1, R2, R3.
+SEED = listed_seed(RUNS)
 LABELS = {
     "q1": {"a": 1, "b": 0, "c": 1, "d": 0, "e": 1, "f": 0, "g": 1, "h": 0, "i": 0, "j": 1},
     "q2": {"k": 1, "m": 0},
@@ -57,10 +60,10 @@ def test_depth_grows_rank_by_rank_over_all_queries():
     # rank 1: q1 a (R1), e (R2), h (R3); q2 k.  rank 2: q1 b, (a seen), i; q2 m.  rank 3: q1 c, f, (e seen).
     # rank 4: q1 d, g, j.
     expected = ["a", "e", "h", "k", "b", "i", "m", "c", "f", "d", "g", "j"]
-    assert [d for _, d in replay(make_strategy("depth", RUNS))] == expected
+    assert [d for _, d in replay(make_strategy("depth", RUNS, seed=SEED))] == expected
     # the budget cuts that order; the depth option cuts the runs: depth 1 is rank 1 only
-    assert [p.doc for p in pool(RUNS, 5, "depth")] == expected[:5]
-    assert [p.doc for p in pool(RUNS, 99, "depth", depth=1)] == ["a", "e", "h", "k"]
+    assert [p.doc for p in pool(RUNS, 5, "depth", seed=SEED)] == expected[:5]
+    assert [p.doc for p in pool(RUNS, 99, "depth", depth=1, seed=SEED)] == ["a", "e", "h", "k"]
 
 
 def test_rbp_orders_by_summed_weight_heaviest_first():
@@ -68,8 +71,8 @@ def test_rbp_orders_by_summed_weight_heaviest_first():
     # q2: k 0.5 * 3 = 1.5; m 0.25.  q1: a 0.5 + 0.25 = 0.75; e 0.5 + 0.125 = 0.625; h 0.5; b, i 0.25;
     # c, f 0.125; d, g, j 0.0625.  Equal weights keep the depth order (b, i, then q2's m at rank 2).
     expected = ["k", "a", "e", "h", "b", "i", "m", "c", "f", "d", "g", "j"]
-    assert [d for _, d in replay(make_strategy("rbp", RUNS, p=0.5))] == expected
-    weights = make_strategy("rbp", RUNS, p=0.5).weights()
+    assert [d for _, d in replay(make_strategy("rbp", RUNS, p=0.5, seed=SEED))] == expected
+    weights = make_strategy("rbp", RUNS, p=0.5, seed=SEED).weights()
     assert weights[(1, "k")] == 1.5 and weights[(0, "a")] == 0.75 and weights[(0, "e")] == 0.625
 
 
@@ -80,7 +83,7 @@ def test_move_to_front_traced_by_hand():
     #     all -1 -> R1: c (rel), d (non-rel: R1 -2).  R2 (-1): g (rel), R2 exhausted.
     #     R3 (-1): i (non-rel: R3 -2).  R3 only: e judged rel (free), j.
     # q2: R1: k (rel), R1 exhausted; R2: k judged (free), exhausted; R3: k judged (free), m.
-    got = replay(MoveToFront(pool_runs(RUNS)))
+    got = replay(MoveToFront(pool_runs(RUNS), seed=SEED))
     assert got == [
         ("q1", "a"),
         ("q2", "k"),
@@ -95,13 +98,13 @@ def test_maxmean_traced_by_hand():
     #   all 1/2 -> R1: a (rel: 2/3) -> R1: b (non-rel: 2/4) -> tie 1/2, R1 first: c (rel: 3/5) -> R1: d (3/6).
     #   R1 exhausted; R2, R3 1/2 -> R2: e (rel: 2/3) -> R2: a judged rel (free: 3/4), f (non-rel: 3/5)
     #   -> R2: g (rel: 4/6), exhausted -> R3: h, i, e judged (free), j.
-    got = [d for q, d in replay(MaxMean(pool_runs(RUNS))) if q == "q1"]
+    got = [d for q, d in replay(MaxMean(pool_runs(RUNS), seed=SEED)) if q == "q1"]
     assert got == ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"]
 
 
 def test_bandits_find_more_relevant_documents_than_depth_here():
     def found(name, budget):
-        return sum(LABELS[q][d] for q, d in replay(make_strategy(name, RUNS))[:budget])
+        return sum(LABELS[q][d] for q, d in replay(make_strategy(name, RUNS, seed=SEED))[:budget])
 
     # after 10 judgments: depth a e h k b i m c f d -> 4; mtf a k b m e f h c d g -> 5; maxmean likewise 5
     assert found("depth", 10) == 4
@@ -109,7 +112,8 @@ def test_bandits_find_more_relevant_documents_than_depth_here():
 
 
 def test_a_batch_asked_before_any_label_never_repeats_a_pair():
-    s = MaxMean(pool_runs([{"q1": RUNS[0]["q1"]}, {"q1": RUNS[1]["q1"]}, {"q1": RUNS[2]["q1"]}]))
+    runs = [{"q1": RUNS[0]["q1"]}, {"q1": RUNS[1]["q1"]}, {"q1": RUNS[2]["q1"]}]
+    s = MaxMean(pool_runs(runs), seed=listed_seed(runs))
     # no label yet: every mean is 1 / (2 + read), so the runs take turns: a (R1), e (R2), h (R3), b (R1)
     batch = [s.next().doc for _ in range(4)]
     assert batch == ["a", "e", "h", "b"]
@@ -127,9 +131,9 @@ def test_judgments_there_are_already_are_never_asked_and_count_for_the_runs():
         assert ("q1", "a") not in asked and ("q1", "e") not in asked, name
         assert len(asked) == len(set(asked)) == 10, name  # the rest of the pool, once each
     # MTF learns from them: R1 reads a (judged relevant, free) and keeps its turn, so b comes first
-    assert pool(RUNS, 1, "mtf", judged={"q1": {"a": 1}})[0].doc == "b"
+    assert pool(RUNS, 1, "mtf", judged={"q1": {"a": 1}}, seed=SEED)[0].doc == "b"
     # a judged non-relevant a ends R1's turn at once: R2's e comes first
-    assert pool(RUNS, 1, "mtf", judged={"q1": {"a": 0}})[0].doc == "e"
+    assert pool(RUNS, 1, "mtf", judged={"q1": {"a": 0}}, seed=SEED)[0].doc == "e"
 
 
 def test_record_rejects_a_label_that_is_not_a_number():
@@ -296,9 +300,12 @@ def files(tmp_path):
 def test_pool_writes_the_pairs_in_order_without_the_existing_ones(files):
     runs, _, existing, tmp = files
     out = tmp / "pairs.tsv"
-    assert main(["pool", *runs, "--budget", "3", "--strategy", "depth", "--qrels", existing, "-o", str(out)]) == 0
+    seed = ["--seed", str(listed_seed(runs))]  # ties go to r1.trec, r2.trec, r3.trec in that order
+    assert (
+        main(["pool", *runs, "--budget", "3", "--strategy", "depth", "--qrels", existing, *seed, "-o", str(out)]) == 0
+    )
     assert out.read_text() == "query_id\tdoc_id\tprobability\nq1\te\t1.0\nq1\th\t1.0\nq1\tb\t1.0\n"
-    assert main(["pool", *runs, "--budget", "4", "--strategy", "rbp", "--param", "p=0.5", "-o", str(out)]) == 0
+    assert main(["pool", *runs, "--budget", "4", "--strategy", "rbp", "--param", "p=0.5", *seed, "-o", str(out)]) == 0
     assert [p.doc for p in read_pairs(out)] == ["k", "a", "e", "h"]
 
 

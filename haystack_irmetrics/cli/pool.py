@@ -3,7 +3,7 @@
     irmetrics pool RUN... --budget N --strategy S [--qrels EXISTING] [--depth K] [--seed S] [--param NAME=VALUE]
                    -o pairs.tsv
     irmetrics pool simulate RUN... --qrels FULL --budgets 500,1000,2000 [--strategies depth,mtf,maxmean,rbp]
-                   [--measure M] [--json]
+                   [--measure M] [--seed S] [--repeats R] [--json]
     irmetrics pool estimate RUN... --sample pairs.tsv --qrels JUDGED [--existing EXISTING] [--depth K]
                    [--param edges=...] [--estimator statAP|xinfAP] [--json]
 
@@ -79,7 +79,13 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "estimation (judge --ppi), each pair's probability its query's inclusion probability; no --budget",
     )
     p.add_argument("--qrels", default=None, metavar="EXISTING", help="judgments there are already (never listed)")
-    p.add_argument("--seed", type=seed, default=0, help="seed of a stratified sample")
+    p.add_argument(
+        "--seed",
+        type=seed,
+        default=0,
+        help="seed of the draw that breaks ties between runs (the same pairs for any order the runs are listed "
+        "in) and of a sample (default 0)",
+    )
     p.add_argument(
         "--param",
         type=_param,
@@ -107,7 +113,17 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="the strategies to replay (default: every one that orders the pool: depth,mtf,maxmean,rbp)",
     )
     sim.add_argument("--measure", default="NDCG@10", help="the measure that orders the systems (default NDCG@10)")
-    sim.add_argument("--seed", type=seed, default=0, help="seed of a stratified sample (default 0)")
+    sim.add_argument(
+        "--seed", type=seed, default=0, help="seed of the ties between runs and of a stratified sample (default 0)"
+    )
+    sim.add_argument(
+        "--repeats",
+        type=int,
+        default=1,
+        metavar="R",
+        help="replay each strategy under the seeds --seed to --seed + R - 1: each figure's mean and [min, max] "
+        "(default 1)",
+    )
     sim.add_argument("--json", action="store_true", help="print JSON instead of markdown")
     sim.add_argument("--no-progress", dest="progress", action="store_false", default=None, help="no progress bar")
     sim.set_defaults(func=run_simulate, paths=simulate_paths)
@@ -217,20 +233,39 @@ def _sample_queries(args: argparse.Namespace, existing: Any) -> int:
     return 0
 
 
+def _figure(row: dict[str, Any], key: str, digits: int) -> str:
+    """A figure of a row, and its ``[min, max]`` over the seeds when there is one (``n/a``: undefined)."""
+    value, span = row[key], row.get(f"{key}_range")
+    if value is None:
+        return "n/a"
+    if span is None:
+        return f"{value:.{digits}f}"
+    low, high = (f"{v:.{digits}f}" if digits else str(v) for v in span)
+    return f"{value:.{max(digits, 1)}f} [{low}, {high}]"
+
+
 def _markdown(out: dict[str, Any]) -> str:
-    lines = [
-        f"relevant documents in the complete judgments: {out['relevant_total']}",
-        "",
-        "| strategy | budget | judged | relevant found | tau | tau_AP |",
-        "|---|---:|---:|---:|---:|---:|",
-    ]
+    seeds = out.get("seeds")
+    lines = [f"relevant documents in the complete judgments: {out['relevant_total']}"]
+    if seeds:
+        lines.append(f"each figure: the mean [min, max] over {len(seeds)} seeds, {seeds[0]} to {seeds[-1]}")
+    lines.append("")
+    lines += ["| strategy | budget | judged | relevant found | tau | tau_AP |", "|---|---:|---:|---:|---:|---:|"]
     for name, rows in out["strategies"].items():
         for budget, row in rows.items():
-            tau = "n/a" if row["tau"] is None else f"{row['tau']:.4f}"
-            lines.append(
-                f"| {name} | {budget} | {row['judged']} | {row['relevant_found']} | {tau} | {row['tau_ap']:.4f} |"
-            )
+            cells = [_figure(row, "relevant_found", 0), _figure(row, "tau", 4), _figure(row, "tau_ap", 4)]
+            lines.append(f"| {name} | {budget} | {row['judged']} | {' | '.join(cells)} |")
     return "\n".join(lines)
+
+
+def _seeds(first: int, repeats: Any) -> int | range:
+    """``--seed`` alone (one replay, one seed's figures) or, with ``--repeats`` above 1, its seeds."""
+    from ..checks import whole
+    from ..stats.significance import seed_value
+
+    if whole(repeats, "--repeats", least=1) == 1:
+        return first
+    return range(first, seed_value(first + repeats - 1, "--seed + --repeats - 1") + 1)
 
 
 def run_simulate(args: argparse.Namespace) -> int:
@@ -245,7 +280,7 @@ def run_simulate(args: argparse.Namespace) -> int:
         DEFAULT_STRATEGIES if args.strategies is None else args.strategies,
         measure=args.measure,
         depth=args.depth,
-        seed=args.seed,
+        seed=_seeds(args.seed, args.repeats),
         progress=args.progress,
     )
     print(json_text(out, indent=2) if args.json else _markdown(out))

@@ -140,7 +140,8 @@ def make_strategy(
         others stop where their caller stops).
     :param judged: judgments there are already (never asked again).
     :param depth: each run's top ``depth`` documents per query form the pool (``None``: whole runs).
-    :param seed: seed of a sample's draw (the other strategies are deterministic).
+    :param seed: seed of the draw that breaks ties between runs (every strategy, the same pool for any order
+        the runs are listed in) and of a sample's draw.
     :raises PoolingError: an unknown strategy or parameter, a value out of range, a missing budget.
     """
     spec = strategy_spec(name)
@@ -154,11 +155,11 @@ def make_strategy(
     pooled = pool_runs(runs, depth=check_depth(depth))  # runs pooled already take no depth (an error)
     if budget is not None:
         whole(budget, "the budget", least=0, error=PoolingError)  # judgments
-    common = {"judged": judged, "relevance_threshold": relevance_threshold}
+    common = {"judged": judged, "relevance_threshold": relevance_threshold, "seed": seed}
     if spec.sampled:
         if budget is None:
             raise PoolingError("a stratified sample is drawn for a budget: give budget")
-        return spec.cls(pooled, budget=budget, seed=seed, **values, **common)
+        return spec.cls(pooled, budget=budget, **values, **common)
     return spec.cls(pooled, **values, **common)
 
 
@@ -179,7 +180,7 @@ def pool(
     adaptively.
 
         >>> runs = [{"q1": {"a": 2, "b": 1}, "q2": {"c": 1}}, {"q1": {"b": 2, "d": 1}}]
-        >>> [(p.query, p.doc) for p in pool(runs, 3)]
+        >>> [(p.query, p.doc) for p in pool(runs, 3)]  # rank 1 in seed 0's tie order: run 1's a, run 2's b
         [('q1', 'a'), ('q1', 'b'), ('q2', 'c')]
     """
     s = make_strategy(strategy, runs, budget=budget, judged=judged, depth=depth, seed=seed, **params)
@@ -204,7 +205,8 @@ def sample_queries(
     queries some run ranks documents for (seeded by ``seed``): a pooling design for estimation, whose labelled
     queries are the random sample PPI needs (people judge each drawn query's pool in full). Each pair's
     ``probability`` is its query's inclusion probability, ``n`` over the queries there are. Pairs ``judged``
-    already are not listed; the queries come in the pool's order, each query's documents by their best rank.
+    already are not listed; the queries come in the pool's order, each query's documents by their best rank
+    (a rank's documents in the tie order of ``seed``: the same list for any order the runs are listed in).
 
         >>> runs = [{"q1": {"a": 2, "b": 1}, "q2": {"c": 1}, "q3": {"d": 1}}, {"q1": {"b": 2, "e": 1}}]
         >>> sorted({p.query for p in sample_queries(runs, 2, seed=1)}), sample_queries(runs, 3)[0].probability
@@ -215,6 +217,7 @@ def sample_queries(
     import random
 
     pooled = pool_runs(runs, depth=depth) if not isinstance(runs, PoolRuns) else runs
+    orders = pooled.tie_orders(seed_value(seed))
     ranked = [i for i in range(len(pooled.qids)) if any(run[i] for run in pooled.rankings)]
     whole(n, "the queries to sample", least=1, most=max(len(ranked), 1), error=PoolingError)
     chosen = sorted(random.Random(seed_value(seed)).sample(ranked, n))
@@ -223,7 +226,7 @@ def sample_queries(
     return [
         PoolPair(pooled.qids[i], doc, probability)
         for i in chosen
-        for doc in pooled.layered(i)
+        for doc in pooled.layered(i, orders[i])
         if doc not in done.get(pooled.qids[i], {})
     ]
 

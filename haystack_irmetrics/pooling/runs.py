@@ -4,13 +4,19 @@ cut at the pool depth, and the judgments a pool starts from.
 
 Every strategy reads :class:`PoolRuns`; :func:`pool_runs` builds it from run dicts, run objects or TREC
 run files, and :func:`judged_labels` checks the judgments (``{qid: {docid: label}}``) a pool starts from.
+
+A pool must not depend on the order the runs are listed in (a user's alphabetical file names would decide
+it): the queries come in an order their contents decide, and wherever runs tie a strategy reads them in
+:meth:`PoolRuns.tie_orders`, a seeded draw per query over the runs' contents.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import cached_property
 from os import PathLike
 from pathlib import Path
 from typing import Any
@@ -20,6 +26,7 @@ from ..core.inputs import ArrayRun, Qrels, Run, as_run
 from ..core.ranking import trec_order
 from ..core.validation import is_finite_number, shown
 from ..errors import EmptyInputError, InvalidIdError, InvalidLabelError, PoolingError
+from ..stats.significance import seed_value
 
 #: What :func:`pool_runs` takes for one run: ``{qid: {docid: score}}``, ranked lists ``{qid: [docid, ...]}``,
 #: a :class:`~haystack_irmetrics.core.inputs.Run` or ``ArrayRun``, or the path of a TREC run file.
@@ -33,26 +40,65 @@ class PoolRuns:
     """Runs ready to pool.
 
     :ivar names: one name per run.
-    :ivar qids: the queries, in first appearance over the runs.
+    :ivar qids: the queries, in first appearance over the runs taken in the order of their contents (see
+        :func:`pool_runs`).
     :ivar rankings: ``rankings[r][i]``: run ``r``'s documents for query ``qids[i]``, best first, at most
         ``depth`` of them (an empty tuple where the run has no document for the query).
     :ivar depth: the pool depth (``None``: whole runs).
+    :ivar run_digests: the runs' :attr:`digests` as read (``None``: of :attr:`rankings`).
     """
 
     names: tuple[str, ...]
     qids: tuple[str, ...]
     rankings: tuple[tuple[tuple[str, ...], ...], ...]
     depth: int | None
+    run_digests: tuple[bytes, ...] | None = None
 
-    def query_rankings(self, i: int) -> list[tuple[str, ...]]:
-        """Every run's ranking of query ``qids[i]``, in run order."""
-        return [run[i] for run in self.rankings]
+    @cached_property
+    def digests(self) -> tuple[bytes, ...]:
+        """Each run's contents as a SHA-256 digest (:func:`contents_digest` of its whole rankings, before the
+        depth cut, as :func:`pool_runs` read them; else of :attr:`rankings`): what its listing leaves out."""
+        if self.run_digests is not None:
+            return self.run_digests
+        return tuple(contents_digest(zip(self.qids, run)) for run in self.rankings)
 
-    def layered(self, i: int) -> list[str]:
+    def tie_orders(self, seed: int = 0) -> list[list[int]]:
+        """Per query (``qids[i]``), the runs' indices in the order a tie between them goes by: run ``r``'s key
+        for the query is a SHA-256 of the seed, its :attr:`digests` and the query id, so each query's order is a
+        seeded draw, the same for any listing of the runs, and no run is first on every query. Names are not
+        read: they would tell apart only runs of equal contents, which are interchangeable (they keep their
+        listing order), and a renamed file, or runs given as dicts rather than files, must not move a pool.
+
+        :raises InvalidSeedError: a seed that is not a whole number from 0 to 2**32 - 1.
+        """
+        salt = seed_value(seed).to_bytes(4, "big")
+        runs = [hashlib.sha256(salt + digest) for digest in self.digests]
+        out = []
+        for q in self.qids:
+            keys = []
+            for h in runs:
+                h = h.copy()
+                h.update(_prefixed(q))
+                keys.append(h.digest())
+            out.append(sorted(range(len(keys)), key=keys.__getitem__))
+        return out
+
+    def cut(self, depth: int | None) -> PoolRuns:
+        """These runs cut at ``depth`` (``None``: as they are)."""
+        if depth is None:
+            return self
+        return replace(self, rankings=tuple(tuple(r[:depth] for r in run) for run in self.rankings), depth=depth)
+
+    def query_rankings(self, i: int, order: Sequence[int] | None = None) -> list[tuple[str, ...]]:
+        """Every run's ranking of query ``qids[i]``, in run order (or the runs' indices ``order``: the query's
+        :meth:`tie_orders`)."""
+        return [self.rankings[r][i] for r in (range(len(self.rankings)) if order is None else order)]
+
+    def layered(self, i: int, order: Sequence[int] | None = None) -> list[str]:
         """Query ``qids[i]``'s pool: its distinct documents by their best rank over the runs, a rank's documents
-        in run order (the order a depth-k pool grows in)."""
+        in run order, or in ``order`` (the order a depth-k pool grows in)."""
         seen: dict[str, None] = {}
-        lists = self.query_rankings(i)
+        lists = self.query_rankings(i, order)
         for rank in range(max(map(len, lists), default=0)):
             for ranking in lists:
                 if rank < len(ranking):
@@ -97,6 +143,23 @@ class PoolRuns:
         return sum(shares) / len(shares) if shares else None
 
 
+def _prefixed(text: str) -> bytes:
+    """``text`` as UTF-8 after its length: one way to read a concatenation of them."""
+    data = text.encode("utf-8", "surrogatepass")
+    return len(data).to_bytes(8, "big") + data
+
+
+def contents_digest(rankings: Any) -> bytes:
+    """A run's ``(qid, ranking)`` pairs as a SHA-256 digest, queries by id and empty rankings left out: a
+    canonical serialization (every id length-prefixed), so equal contents give one digest in any order."""
+    h = hashlib.sha256()
+    for qid, ranking in sorted((q, r) for q, r in rankings if r):
+        for text in (qid, *ranking):
+            h.update(_prefixed(text))
+        h.update(b"\xff" * 8)  # the query's end: no id has this length
+    return h.digest()
+
+
 def check_depth(depth: Any) -> int | None:
     """``depth`` checked: ``None`` (whole runs) or a whole number >= 1."""
     return None if depth is None else whole(depth, "the pool depth", least=1, error=PoolingError)
@@ -130,6 +193,10 @@ def pool_runs(
         and ``names`` must then be left out).
     :param names: one name per run (default: a file's name, else ``run1``, ``run2``, ...).
     :param depth: keep each run's top ``depth`` documents per query (``None``: whole runs).
+
+    The queries come in first appearance over the runs taken in the order of their contents' digests
+    (:func:`contents_digest`), so any listing of the same runs gives the same order; where every run lists the
+    queries in one order, it is that order.
     :raises PoolingError: no run, names that do not fit, a depth below 1, a score that is not a finite number.
     :raises EmptyInputError: a run with no document.
     """
@@ -151,9 +218,11 @@ def pool_runs(
     if len(set(names)) != len(names):
         names = [f"{n}#{i + 1}" for i, n in enumerate(names)]
     ranked = [_ranked(run, name) for run, name in zip(runs, names)]
-    qids = tuple(dict.fromkeys(q for r in ranked for q in r))
+    digests = tuple(contents_digest(r.items()) for r in ranked)  # whole runs: a depth moves no tie
+    by_contents = sorted(range(len(ranked)), key=lambda r: (digests[r], tuple(ranked[r])))  # the same for any listing
+    qids = tuple(dict.fromkeys(q for r in by_contents for q in ranked[r]))
     rankings = tuple(tuple(tuple(r.get(q, ())[:depth]) for q in qids) for r in ranked)
-    return PoolRuns(tuple(names), qids, rankings, depth)
+    return PoolRuns(tuple(names), qids, rankings, depth, digests)
 
 
 def judged_labels(qrels: Mapping[str, Mapping[str, Any]] | Qrels | None) -> Labels:
@@ -188,4 +257,13 @@ def check_label(query: Any, doc: Any, label: Any) -> float:
     return float(label)
 
 
-__all__ = ["Labels", "PoolRuns", "RunInput", "check_depth", "check_label", "judged_labels", "pool_runs"]
+__all__ = [
+    "Labels",
+    "PoolRuns",
+    "RunInput",
+    "check_depth",
+    "check_label",
+    "contents_digest",
+    "judged_labels",
+    "pool_runs",
+]

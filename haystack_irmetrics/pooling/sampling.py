@@ -113,7 +113,8 @@ def band(best_rank: int, edges: Sequence[int]) -> int:
 
 
 def populations(runs: PoolRuns, edges: Sequence[int], judged: set[tuple[str, str]]) -> dict[str, list[list[str]]]:
-    """Each query's pool documents not in ``judged``, by stratum (index ``h`` of the list), best rank first."""
+    """Each query's pool documents not in ``judged``, by stratum (index ``h`` of the list), best rank first,
+    equal best ranks by document id: an order no listing of the runs changes (the sample's draw indexes it)."""
     out: dict[str, list[list[str]]] = {}
     for i, q in enumerate(runs.qids):
         best: dict[str, int] = {}
@@ -122,7 +123,7 @@ def populations(runs: PoolRuns, edges: Sequence[int], judged: set[tuple[str, str
                 if d not in best or k < best[d]:
                     best[d] = k
         bands: list[list[str]] = [[] for _ in range(len(edges) + 1)]
-        for d in runs.layered(i):
+        for d in sorted(best, key=lambda d: (best[d], d)):
             if (q, d) not in judged:
                 bands[band(best[d] + 1, edges)].append(d)
         while bands and not bands[-1]:
@@ -178,7 +179,7 @@ class Stratified(Strategy):
     :param budget: the sample's size (the whole pool when it is smaller).
     :param edges: the strata's last best ranks (default 10, 30, 100).
     :param decay: stratum ``h``'s rate is proportional to ``decay ** h``, in (0, 1] (default 0.5).
-    :param seed: seed of the draw (a whole number from 0 to 2**32 - 1).
+    :param seed: seed of the draw and of the tie order (a whole number from 0 to 2**32 - 1).
     """
 
     name = "stratified"
@@ -193,7 +194,7 @@ class Stratified(Strategy):
         seed: int = 0,
         **kwargs: Any,
     ) -> None:
-        super().__init__(runs, **kwargs)
+        super().__init__(runs, seed=seed, **kwargs)
         whole(budget, "a sample's budget", least=0, error=PoolingError)
         number(decay, "the strata's rate decay", 0, 1, closed="right", error=PoolingError)
         edges = check_edges(edges)

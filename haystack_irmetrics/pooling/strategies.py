@@ -7,7 +7,7 @@ the pool is exhausted) and :meth:`Strategy.record` takes its label::
 
     >>> from haystack_irmetrics.pooling import pool_runs, MoveToFront
     >>> runs = pool_runs([{"q1": {"a": 3, "b": 2, "c": 1}}, {"q1": {"d": 3, "a": 2, "e": 1}}])
-    >>> s = MoveToFront(runs)
+    >>> s = MoveToFront(runs)  # seed 0's draw puts run 1 first on this query's ties (seed 2's: run 2)
     >>> s.next()
     PoolPair(query='q1', doc='a', probability=1.0)
     >>> s.record("q1", "a", 1)  # relevant: run 1 keeps its turn
@@ -24,6 +24,10 @@ Budgets across queries: :class:`Depth` and :class:`RBPWeighted` order every pair
 the adaptive strategies (:class:`MoveToFront`, :class:`MaxMean`) run one process per query, as their papers
 define them, and the queries take turns (round robin in query order), so a budget is split evenly over the
 queries (Lipani et al.'s fixed-cost split); a query whose pool is exhausted leaves the turn.
+
+Ties between runs (equal priorities, equal means, documents of one rank, equal weights) go by each query's
+:meth:`~.runs.PoolRuns.tie_orders`: a draw seeded by ``seed`` over the runs' contents, the same
+for any order the runs are listed in (:attr:`Strategy.orders`).
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from typing import Any, ClassVar, NamedTuple
 from ..checks import number
 from ..core.inputs import Qrels
 from ..errors import PoolingError
+from ..stats.significance import seed_value
 from .runs import PoolRuns, RunInput, check_label, judged_labels, pool_runs
 
 
@@ -54,6 +59,7 @@ class Strategy:
         strategies count them as the runs' outcomes.
     :param relevance_threshold: labels ``>=`` this are relevant (what the adaptive strategies reward).
     :param depth: each run's top ``depth`` documents form the pool (``None``: whole runs).
+    :param seed: the seed of the draw that breaks ties between runs (:meth:`~.runs.PoolRuns.tie_orders`).
     """
 
     #: The registry name (:data:`~.registry.STRATEGIES`).
@@ -68,10 +74,15 @@ class Strategy:
         judged: Mapping[str, Mapping[str, Any]] | Qrels | None = None,
         relevance_threshold: float = 1.0,
         depth: int | None = None,
+        seed: int = 0,
     ) -> None:
-        self.runs = pool_runs(runs, depth=depth) if not isinstance(runs, PoolRuns) else pool_runs(runs)
+        pooled = pool_runs(runs, depth=depth) if not isinstance(runs, PoolRuns) else pool_runs(runs)
         if depth is not None and isinstance(runs, PoolRuns) and runs.depth != depth:
             raise PoolingError(f"the runs were pooled at depth {runs.depth}, not {depth}")
+        self.seed = seed_value(seed)
+        self.runs = pooled
+        #: Per query, the runs in the order a tie between them goes by: the seeded draw, never the listing.
+        self.orders = pooled.tie_orders(self.seed)
         number(relevance_threshold, "relevance_threshold", error=PoolingError)
         self.threshold = float(relevance_threshold)
         self.labels: dict[tuple[str, str], float] = {}
@@ -145,17 +156,17 @@ class _Ordered(Strategy):
         return None
 
 
-def layered_order(runs: PoolRuns) -> list[tuple[int, str]]:
+def layered_order(runs: PoolRuns, orders: list[list[int]] | None = None) -> list[tuple[int, str]]:
     """Every pair of the pool once, rank by rank: rank 1 of every query (queries in order, a query's runs in
-    order), then rank 2, ...: the order a depth-k pool grows in."""
+    the order ``orders[i]`` gives, a strategy's :attr:`~Strategy.orders`; else as listed), then rank 2, ...:
+    the order a depth-k pool grows in."""
     out: list[tuple[int, str]] = []
     seen: set[tuple[int, str]] = set()
     deepest = max((len(r) for run in runs.rankings for r in run), default=0)
-    n = len(runs.qids)
+    lists = [runs.query_rankings(i, None if orders is None else orders[i]) for i in range(len(runs.qids))]
     for rank in range(deepest):
-        for i in range(n):
-            for run in runs.rankings:
-                ranking = run[i]
+        for i, rankings in enumerate(lists):
+            for ranking in rankings:
                 if rank < len(ranking) and (i, ranking[rank]) not in seen:
                     seen.add((i, ranking[rank]))
                     out.append((i, ranking[rank]))
@@ -170,7 +181,7 @@ class Depth(_Ordered):
     name = "depth"
 
     def _order(self) -> list[tuple[int, str]]:
-        return layered_order(self.runs)
+        return layered_order(self.runs, self.orders)
 
 
 class RBPWeighted(_Ordered):
@@ -190,17 +201,18 @@ class RBPWeighted(_Ordered):
         self.p = float(p)
 
     def weights(self) -> dict[tuple[int, str], float]:
-        """Each pair's summed weight (runs in order, ranks in order: the additions' order is fixed)."""
+        """Each pair's summed weight (runs in the query's tie order, ranks in order: the additions' order, and so
+        each float sum, is the same for any listing of the runs)."""
         w: dict[tuple[int, str], float] = {}
-        for run in self.runs.rankings:
-            for i, ranking in enumerate(run):
+        for i, order in enumerate(self.orders):
+            for ranking in self.runs.query_rankings(i, order):
                 for k, d in enumerate(ranking):
                     w[(i, d)] = w.get((i, d), 0.0) + (1.0 - self.p) * self.p**k
         return w
 
     def _order(self) -> list[tuple[int, str]]:
         w = self.weights()
-        layered = layered_order(self.runs)
+        layered = layered_order(self.runs, self.orders)
         return sorted(layered, key=lambda pair: -w[pair])  # stable: equal weights keep the layered order
 
 
@@ -211,7 +223,7 @@ class _Arms:
     def __init__(self, owner: Strategy, i: int) -> None:
         self.owner = owner
         self.qid = owner.runs.qids[i]
-        self.lists = owner.runs.query_rankings(i)
+        self.lists = owner.runs.query_rankings(i, owner.orders[i])  # a tie: the first in the seeded draw
         n = len(self.lists)
         self.pos = [0] * n
         self.rel = [0] * n
@@ -306,7 +318,8 @@ class _MTFQuery(_Arms):
                 runs = self.open()
                 if not runs:
                     return None
-                # The highest priority (fewest non-relevant documents read); equal priorities: the first run.
+                # The highest priority (fewest non-relevant documents read); equal priorities: the first run
+                # in tie order (the seeded draw).
                 self.current = max(runs, key=lambda r: (-self.nonrel[r], -r))
                 self.turn_start = self.pos[self.current]
                 self.failed = False
@@ -327,8 +340,9 @@ class MoveToFront(_PerQuery):
     collections*, SIGIR), per query: every run starts with the same priority; the run of highest priority is
     read down its ranking, its next unjudged document judged, while its documents are relevant; a non-relevant
     one lowers its priority by one and ends its turn, and the run of highest priority goes next (equal
-    priorities: the first run in run order). A run's priority is minus the non-relevant documents among those
-    it has read, a document judged already (before, or through another run) counting at no cost."""
+    priorities: the first run in the query's tie order, a draw seeded by ``seed``). A run's priority is minus
+    the non-relevant documents among those it has read, a document judged already (before, or through another
+    run) counting at no cost."""
 
     name = "mtf"
 
@@ -342,7 +356,8 @@ class _MaxMeanQuery(_Arms):
             runs = self.open()
             if not runs:
                 return None
-            # Beta(1, 1) prior: the posterior mean (1 + relevant) / (2 + read); exact fractions, first run on ties.
+            # Beta(1, 1) prior: the posterior mean (1 + relevant) / (2 + read); exact fractions, the first run
+            # in tie order (the seeded draw) on equal means.
             r = max(runs, key=lambda r: (Fraction(1 + self.rel[r], 2 + self.pos[r]), -r))
             d, state = self.take(r)
             if state == "new":
@@ -354,7 +369,8 @@ class MaxMean(_PerQuery):
     judgements in pooling-based evaluation*, ACM SAC; 2017, *Multi-armed bandits for adjudicating documents in
     pooling-based evaluation of information retrieval systems*, IP&M), per query: each run is an arm whose
     chance of giving a relevant document has a Beta(1, 1) prior; the arm with the largest posterior mean
-    ``(1 + relevant read) / (2 + read)`` gives its next document (equal means: the first run). A document
+    ``(1 + relevant read) / (2 + read)`` gives its next document (equal means: the first run in tie order, a
+    draw seeded by ``seed``). A document
     judged already (before, or through another run) is read at no cost and counts as the arm's outcome; a
     pending one counts as read, not yet relevant (the stationary MaxMean, MM in the papers)."""
 
