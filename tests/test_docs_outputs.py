@@ -50,6 +50,15 @@ INTENDED: dict[tuple[str, str], str] = {
     ("docs/pooling.md", "irmetrics pool * --sample-queries *"): "issue 47.2 (8d3a7f1): a new option (exit 2 at START)",
     ("docs/pooling.md", "file sampled.tsv"): "issue 47.2 (8d3a7f1): what --sample-queries writes",
     ("docs/power.md", "irmetrics power *"): "issue 47.5 (b967d2b): power answers in judgments too (text and --json)",
+    ("docs/pooling.md", "irmetrics pool *"): (
+        "issue 47.3 (a8514ce): ties between runs go by a seeded draw per query over their contents, not the listing "
+        "(pairs, a stratified sample by best rank then id, estimate, simulate); simulate --repeats is new"
+    ),
+    ("docs/pooling.md", "cat pairs.tsv"): "issue 47.3 (a8514ce): maxmean's first batch under seed 0's tie order",
+    ("docs/pooling.md", "file *.tsv"): "issue 47.3 (a8514ce): the pairs under seed 0's tie order",
+    ("docs/assess.md", "file *.tsv"): "issue 47.3 (a8514ce): a rank's pairs in seed 0's tie order, labels the same",
+    ("docs/assess.md", "file judged/judgments.jsonl"): "issue 47.3 (a8514ce): the pairs judged in the new order",
+    ("docs/assess.md", "file judged/assess.sqlite"): "issue 47.3 (a8514ce): the pairs judged in the new order",
     ("docs/usefulness.md", "*"): "issue 48 (874308e): a new command's page, irmetrics usefulness (exit 2 at START)",
     ("*", "file judged/judgments.jsonl"): (
         "issue 47.4 (1e2d487): the judging page's judgments.jsonl has a note and an unsure column (null, false here)"
