@@ -358,3 +358,140 @@ def test_a_strategy_asked_a_batch_at_a_time_has_each_batch_judged_topic_by_topic
         assert shown == expected
         assert [(q, d) for q, d, _ in store.queue()] == [p for batch in batches for p in batch]
         assert [o for _, _, o in store.queue()] == ["pairs"] * 2 + ["strategy 1"] * 4 + ["strategy 2"]
+
+
+# -- a key's cost does not grow with the folder ---------------------------------------------------------------
+
+
+def saved_before(tmp_path, labels: int, **kwargs) -> tuple[AssessStore, JudgingSession]:
+    """A folder of ``labels + 40`` pairs (20 a query), the first ``labels`` labelled by ann on a day before."""
+    pairs = [(f"t{i // 20:03d}", f"p{i:05d}") for i in range(labels + 40)]
+    corpus = {d: CORPUS["d1"] for _, d in pairs}
+    store = AssessStore.create(tmp_path / f"judged-{labels}", max_grade=3)
+    store.add_pairs([(q, d, 1.0) for q, d in pairs])
+    store.label_many("ann", [(q, d, i % 4) for i, (q, d) in enumerate(pairs[:labels])])
+    queries = {q: QUERIES["q1"] for q, _ in pairs}
+    return store, JudgingSession(store, queries, corpus, "ann", default_definitions(), **kwargs)
+
+
+def sqlite_work(store: AssessStore, key) -> tuple[int, int]:
+    """``(statements, virtual machine steps)`` SQLite runs for ``key()``: what grows when a key reads every event."""
+    statements, steps = [], [0]
+
+    def step() -> int:
+        steps[0] += 1
+        return 0
+
+    db = store._db  # the store's own connection: what the server's key runs on it
+    db.set_trace_callback(statements.append)
+    db.set_progress_handler(step, 1)
+    try:
+        key()
+    finally:
+        db.set_trace_callback(None)
+        db.set_progress_handler(None, 1)
+    return len(statements), steps[0]
+
+
+def keys_of_a_day(session: JudgingSession) -> list:
+    """A label, a skip, an undo, a relabel of a pair judged before and the state asked again: the page's keys,
+    each given the history the page holds."""
+
+    def shown() -> tuple[str, str]:
+        pair = session.state()["pair"]
+        return pair["query_id"], pair["doc_id"]
+
+    first = shown()
+    return [
+        lambda held: session.label(*first, 2, ("why", True), history=held),
+        lambda held: session.skip(*shown(), history=held),
+        lambda held: session.undo(history=held),
+        lambda held: session.relabel(*first, 0, history=held),
+        lambda held: session.state(history=held),
+    ]
+
+
+@pytest.mark.parametrize("history", [False, True])
+def test_each_key_runs_the_same_sqlite_work_with_20_and_with_1000_labels_in_the_folder(tmp_path, history):
+    work = {}
+    for labels in (20, 1000):
+        store, session = saved_before(tmp_path, labels)
+        held = session.state(history=True)["history_version"] if history else False
+        work[labels] = []
+        for key in keys_of_a_day(session):
+            work[labels].append(sqlite_work(store, lambda key=key, held=held: key(held)))
+            held = session.state(history=held)["history_version"] if history else False  # what the page holds
+        store.close()
+    assert work[1000] == work[20]  # statements and steps: none reads every event, pair or label
+    assert all(steps < 2000 for _, steps in work[20])
+
+
+def test_a_keys_answer_with_the_history_open_holds_only_what_changed_whatever_its_length(tmp_path):
+    sizes = {}
+    for labels in (20, 1000):
+        store, session = saved_before(tmp_path, labels)
+        held = session.state(history=True)["history_version"]
+        pair = session.state()["pair"]
+        answer = session.label(pair["query_id"], pair["doc_id"], 1, history=held)
+        assert answer["history"] is None and answer["history_patch"]["count"] == labels + 1
+        sizes[labels] = len(json.dumps(answer))
+        store.close()
+    assert abs(sizes[1000] - sizes[20]) < 40  # the counts' digits; the history of 1,001 pairs is not sent again
+
+
+def apply_patch(rows: list, patch: dict) -> list:
+    """What the page does with a ``history_patch``: each changed query's rows in place of its old ones, after the
+    last row of the query it names (first when none)."""
+    rows = [r for r in rows if r[0] not in {g["query"] for g in patch["groups"]}]
+    for group in patch["groups"]:
+        at = max((i + 1 for i, r in enumerate(rows) if r[0] == group["after"]), default=0)
+        rows[at:at] = group["rows"]
+    assert len(rows) == patch["count"]
+    return rows
+
+
+def test_the_history_patch_and_the_kept_counts_match_a_store_read_again_after_every_key(tmp_path):
+    pairs = [(q, d) for d in ("a", "b", "c") for q in ("q1", "q2", "q3")]
+    corpus = {d: CORPUS["d1"] for d in "abc"}
+    store = AssessStore.create(tmp_path / "judged", max_grade=3)
+    store.add_pairs([(q, d, 1.0) for q, d in pairs])
+    session = JudgingSession(store, {q: "t" for q, _ in pairs}, corpus, "ann", default_definitions())
+    state = session.state(history=True)
+    shown, held = state["history"], state["history_version"]
+    keys = ["2", "s", "1", "u", "u", "r q1 a 3", "0", "s", "r q2 a 1", "u", "r q1 a 0", "3", "u", "s", "2", "r q2 a 2"]
+    keys += ["1", "s", "0", "1", "u", "2", "3", "1", "r q1 c 0", "u"]  # to the end: the skipped pairs come back
+    keys += ["r q1 a 1", "r q1 b 1", "r q1 c 1", "u", "r q1 c 2"]  # q1's place: after q3's, back, after again
+    for key in keys:
+        pair = session.state()["pair"]
+        here = (pair["query_id"], pair["doc_id"]) if pair else None
+        if key == "s":
+            state = session.skip(*here, history=held)
+        elif key == "u":
+            state = session.undo(history=held)
+        elif key.startswith("r"):
+            _, q, d, label = key.split()
+            state = session.relabel(q, d, int(label), history=held)
+        else:
+            state = session.label(*here, int(key), ("n", key == "1"), history=held)
+        shown, held = apply_patch(shown, state["history_patch"]), state["history_version"]
+        again = AssessStore.open(tmp_path / "judged")  # another connection: read from the events alone
+        assert shown == [list(r) for r in again.history("ann")] == [list(r) for r in store.history("ann")], key
+        for method, args in (("counts", ("ann", 2)), ("timing", ("ann",)), ("can_undo", ("ann",))):
+            assert getattr(store, method)(*args) == getattr(again, method)(*args), (key, method)
+        for by_topic in (True, False):
+            assert store.next_pair("ann", by_topic) == again.next_pair("ann", by_topic), key
+        assert [store.last("ann", q, d) for q, d in pairs] == [again.last("ann", q, d) for q, d in pairs]
+        again.close()
+    assert session.state(history="0123abcd-7")["history"] == shown  # a version it never gave: the whole list
+    store.close()
+
+
+def test_a_label_written_by_another_connection_is_counted_at_once(tmp_path):
+    store, _ = made(tmp_path)
+    assert store.counts("ann")["judged"] == 0 and store.next_pair("ann") == ("q1", "d1")
+    with AssessStore.open(tmp_path / "judged") as other:
+        other.label("ann", "q1", "d1", 3)
+        other.skip("ann", "q1", "d2")
+    assert store.counts("ann") == {"judged": 1, "relevant": 1, "skipped": 1, "pairs": 5}
+    assert store.next_pair("ann") == ("q1", "d3") and store.last("ann", "q1", "d1") == ("label", 3, None, False)
+    store.close()

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from haystack_irmetrics.assess.store import AssessStore
 from haystack_irmetrics.io.beir_data import read_beir_qrels_tsv
 
 from .assess_fixtures import CORPUS, QUERIES, write_dataset, write_pairs
@@ -158,6 +159,57 @@ def test_the_history_reopens_and_relabels_and_a_note_and_a_mark_go_with_the_labe
     assert "sentences" not in (out / "qrels.tsv").read_text()
     events = sqlite3.connect(out / "assess.sqlite").execute("SELECT COUNT(*) FROM events").fetchone()[0]
     assert events == 5  # three labels and two relabels: every event kept
+    assert w.errors == [] and w.outside == []
+
+
+def drawn(w: Watched) -> list[list]:
+    """The history panel as drawn: each query's heading and its rows' text."""
+    return w.page.eval_on_selector_all(
+        "#history-list h3",
+        "hs => hs.map(h => [h.textContent, [...h.nextElementSibling.querySelectorAll('button')]"
+        ".map(b => b.innerText.replace(/\\s+/g, ' '))])",
+    )
+
+
+def kept(out: Path) -> list[list]:
+    """The history as the store holds it, drawn as the page draws it (read by another connection)."""
+    with AssessStore.open(out) as store:
+        rows = store.history("ann")
+    groups: dict[str, list[str]] = {}
+    for q, d, kind, label, note, unsure in rows:
+        grade = ("skipped" if kind == "skip" else str(label)) + (" ?" if unsure else "") + (" \u270e" if note else "")
+        groups.setdefault(q, []).append(f"{d} {grade}")
+    return [[q, rows] for q, rows in groups.items()]
+
+
+def test_the_open_history_is_kept_up_to_date_key_by_key_as_the_store_holds_it(tmp_path, browser):  # noqa: F811
+    data = workday_dataset(tmp_path / "data")
+    out = tmp_path / "judged"
+    with judging(browser, data, out) as w:
+        w.press("h")
+        assert drawn(w) == [] and w.text("#history-count") == "0"
+        # labels, a skip, undos, relabels that move a row and its query's place, the skipped pair coming back
+        for key in ("2", "s", "1", "u", "0", "3", "b", "b", "b", "1", "u", "b", "b", "x", "2", "1", "2", "u", "u"):
+            w.press(key)
+            assert drawn(w) == kept(out), key
+            assert w.text("#history-count") == str(sum(len(rows) for _, rows in kept(out))), key
+            listed = {(q, row.split()[0]) for q, rows in kept(out) for row in rows}
+            on = w.page.eval_on_selector_all("#history-list button.on", "b => b.map(e => e.dataset.pair.split('\\t'))")
+            assert on == ([list(w.pair())] if w.pair() in listed else []), key  # the pair shown, marked
+        for doc in ("d1", "d2", "d3"):  # q1's pairs relabelled: its part goes after q2's
+            w.page.click(f'#history-list button[data-pair="q1\t{doc}"]')
+            w.page.wait_for_selector("body[data-busy=false]")
+            w.press("3")
+            assert drawn(w) == kept(out), doc
+        assert [q for q, _ in drawn(w)] == ["q2", "q1"]
+        w.press("u")
+        assert drawn(w) == kept(out)  # d3 back to its label before
+        w.press("h")
+        w.press("3")
+        w.press("h")  # opened again: drawn whole
+        assert drawn(w) == kept(out)
+    status, err = w.stopped
+    assert status == 0, err
     assert w.errors == [] and w.outside == []
 
 

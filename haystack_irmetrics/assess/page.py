@@ -138,6 +138,10 @@ let state = null;
 let busy = false;
 let shown = null;
 let historyOpen = false;
+let historyVersion = null;
+const groups = new Map();
+const rowButtons = new Map();
+let onButton = null;
 let rawOpen = false;
 let draft = { note: "", unsure: false };
 
@@ -222,24 +226,17 @@ function drawDraft() {
   if ($("note-input").value !== draft.note) $("note-input").value = draft.note;
 }
 
-function drawHistory(rows) {
-  const list = document.createDocumentFragment();
-  let group = null;
-  let query = null;
-  const on = document.body.dataset.pair;
-  for (const [q, d, kind, label, note, unsure] of rows) {
-    if (q !== query) {
-      query = q;
-      const heading = document.createElement("h3");
-      heading.textContent = q;
-      group = document.createElement("ol");
-      list.append(heading, group);
-    }
+function drawGroup(q, rows) {
+  // one query's part of the history: its heading and its pairs, in the order last judged
+  const box = document.createElement("div");
+  const heading = document.createElement("h3");
+  heading.textContent = q;
+  const group = document.createElement("ol");
+  for (const [, d, kind, label, note, unsure] of rows) {
     const item = document.createElement("li");
     const button = document.createElement("button");
     button.type = "button";
     button.dataset.pair = q + "\\t" + d;
-    button.classList.toggle("on", button.dataset.pair === on);
     const doc = document.createElement("span");
     doc.className = "doc";
     doc.textContent = d;
@@ -250,9 +247,51 @@ function drawHistory(rows) {
     button.append(doc, grade);
     item.append(button);
     group.append(item);
+    rowButtons.set(button.dataset.pair, button);
+  }
+  box.append(heading, group);
+  groups.set(q, box);
+  return box;
+}
+
+function drawHistory(rows) {
+  groups.clear();
+  rowButtons.clear();
+  const list = document.createDocumentFragment();
+  let start = 0;
+  for (let i = 1; i <= rows.length; i++) {
+    if (i === rows.length || rows[i][0] !== rows[start][0]) {
+      list.append(drawGroup(rows[start][0], rows.slice(start, i)));
+      start = i;
+    }
   }
   $("history-count").textContent = String(rows.length);
   $("history-list").replaceChildren(list);
+}
+
+function patchHistory(patch) {
+  // what a key changed: the parts of the queries it touched, drawn again in their place; the rest stays
+  for (const { query, rows, after } of patch.groups) {
+    const old = groups.get(query);
+    if (old) {
+      for (const button of old.querySelectorAll("button[data-pair]")) rowButtons.delete(button.dataset.pair);
+      old.remove();
+      groups.delete(query);
+    }
+    if (!rows.length) continue;
+    const box = drawGroup(query, rows);
+    const previous = after === null ? null : groups.get(after);
+    if (previous) previous.after(box);
+    else $("history-list").prepend(box);
+  }
+  $("history-count").textContent = String(patch.count);
+}
+
+function markShown() {
+  const on = rowButtons.get(document.body.dataset.pair) || null;
+  if (onButton && onButton !== on) onButton.classList.remove("on");
+  if (on) on.classList.add("on");
+  onButton = on;
 }
 
 function render(next) {
@@ -298,7 +337,12 @@ function render(next) {
   }
   if (pair) drawModel(pair);
   drawDraft();
-  if (historyOpen && next.history) drawHistory(next.history);
+  if (historyOpen && next.history_version) {
+    if (next.history) drawHistory(next.history);
+    else if (next.history_patch) patchHistory(next.history_patch);
+    historyVersion = next.history_version;
+  }
+  if (historyOpen) markShown();
   $("note").textContent = next.note || "";
   document.body.dataset.ready = "true";
 }
@@ -341,21 +385,30 @@ async function send(path, body, quiet) {
   }
 }
 
+function held() {
+  // with the history open, the version of it shown: only what changed since comes back (the whole list at first)
+  return historyOpen ? historyVersion || true : false;
+}
+
 function about(pair, extra) {
-  return Object.assign({ query_id: pair.query_id, doc_id: pair.doc_id, history: historyOpen }, extra || {});
+  return Object.assign({ query_id: pair.query_id, doc_id: pair.doc_id, history: held() }, extra || {});
+}
+
+function stateUrl() {
+  return "/api/state" + (historyOpen ? "?history=" + encodeURIComponent(historyVersion || "1") : "");
 }
 
 function refresh() {
   const pair = state && state.pair;
   if (pair && pair.reopened) return send("/api/open", about(pair), true);
-  return send("/api/state" + (historyOpen ? "?history=1" : ""));
+  return send(stateUrl());
 }
 
 function act(what, grade) {
   if (busy || !state) return;
   const pair = state.pair;
-  if (what === "undo") return send("/api/undo", { history: historyOpen });
-  if (what === "back") return send("/api/back", pair ? about(pair) : { history: historyOpen }, true);
+  if (what === "undo") return send("/api/undo", { history: held() });
+  if (what === "back") return send("/api/back", pair ? about(pair) : { history: held() }, true);
   if (what === "open") return send("/api/open", about({ query_id: grade[0], doc_id: grade[1] }), true);
   if (!pair) return;
   if (what === "skip") {
@@ -374,6 +427,7 @@ function toggle(id) {
 
 function toggleHistory() {
   historyOpen = !historyOpen;
+  historyVersion = null;  // drawn whole when it opens
   $("history").classList.toggle("hidden", !historyOpen);
   $("main").classList.toggle("with-history", historyOpen);
   if (historyOpen) refresh();
@@ -386,7 +440,7 @@ function leave() {
 }
 
 function backToCurrent() {
-  return send("/api/state" + (historyOpen ? "?history=1" : ""));
+  return send(stateUrl());
 }
 
 function onKey(key, event) {
@@ -442,7 +496,7 @@ $("accept").addEventListener("click", () => state && state.pair && act("label", 
 $("raw-button").addEventListener("click", () => { rawOpen = !rawOpen; render(state); });
 $("history-button").addEventListener("click", toggleHistory);
 $("history-list").addEventListener("click", (event) => {
-  // one listener for every row (hundreds of them, drawn again on each key)
+  // one listener for every row (thousands of them; a key draws again only its query's)
   const button = event.target.closest("button[data-pair]");
   if (button) act("open", button.dataset.pair.split("\\t"));
 });

@@ -5,7 +5,8 @@ Routes: ``GET /`` (the page), ``GET /api/state``, ``POST /api/label`` (``query_i
 optionally ``note`` and ``unsure``), ``POST /api/skip`` (``query_id``, ``doc_id``), ``POST /api/undo``, ``POST
 /api/open`` (a pair judged before, shown again), ``POST /api/back`` (the pair judged before the one named) and ``POST /api/relabel`` (as label, for a pair judged before).
 Each answer is the state the page shows next, sent after the keypress is committed to the store; with
-``history`` true in the body (``?history=1`` on the state), it holds the assessor's history too.
+``history`` true in the body (``?history=1`` on the state), it holds the assessor's history too; with ``history``
+the ``history_version`` the page holds, only what changed since (the page keeps its history up to date with it).
 
 **Safety.** The server listens on 127.0.0.1 only, and answers only requests addressed to it by that name
 (``Host`` 127.0.0.1 or localhost: a DNS-rebound name is refused). The page loads nothing: its style and script
@@ -37,7 +38,7 @@ from ..checks import whole
 from ..errors import AssessError, StalePairError
 from .export import Exported, export
 from .page import render_page
-from .session import JudgingSession
+from .session import HISTORY_VERSION, JudgingSession
 
 #: The only address the server listens on.
 HOST = "127.0.0.1"
@@ -136,8 +137,11 @@ def create_app(
     def marked(data: dict) -> tuple[Any, Any]:
         return data.get("note"), data.get("unsure", False)
 
-    def listed(data: dict) -> bool:
-        return data.get("history") in (True, "1")
+    def listed(data: dict) -> bool | str:
+        held = data.get("history")
+        if isinstance(held, str) and HISTORY_VERSION.fullmatch(held):
+            return held  # the version the page holds: it is sent what changed since
+        return held in (True, "1")
 
     routes = [
         Route("/", index, methods=["GET"]),

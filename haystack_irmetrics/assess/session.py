@@ -22,6 +22,8 @@ state says the time judged, the pace and the time left at that pace.
 
 from __future__ import annotations
 
+import re
+import secrets
 import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping
@@ -40,6 +42,8 @@ from .store import AssessStore
 StrategyFactory = Callable[[dict[str, dict[str, int]]], Any]
 #: The orders pairs are judged in: query by query (each query's pairs in their order), or the pairs file's.
 ORDERS = ("topic", "file")
+#: What a page names the history it holds by (:meth:`JudgingSession.state`'s ``history_version``).
+HISTORY_VERSION = re.compile(r"[0-9a-f]{8}-[0-9]+")
 
 
 @dataclass(frozen=True)
@@ -87,6 +91,11 @@ class JudgingSession:
     _shown: dict[tuple[str, str], float] = field(default_factory=dict, init=False, repr=False)
     _strategy: Any = field(default=None, init=False, repr=False)
     _exhausted: bool = field(default=False, init=False, repr=False)
+    # the history's version (this server's, then one more a change), and the last change: the version before it
+    # and the query whose pair it changed
+    _epoch: str = field(default_factory=lambda: secrets.token_hex(4), init=False, repr=False)
+    _version: int = field(default=0, init=False, repr=False)
+    _change: tuple[str, str | None] = field(default=("", None), init=False, repr=False)
 
     def __post_init__(self) -> None:
         check_assessor(self.assessor)
@@ -193,9 +202,14 @@ class JudgingSession:
             pair = self._ask_strategy()
         return pair
 
-    def state(self, note: str | None = None, history: bool = False, opened: tuple[str, str] | None = None) -> dict:
+    def state(
+        self, note: str | None = None, history: bool | str = False, opened: tuple[str, str] | None = None
+    ) -> dict:
         """What the page shows: the pair (texts as highlighted segments; ``opened``: a pair judged before, open
-        again), the progress and the pace, the scale; with ``history``, what the assessor did to each pair."""
+        again), the progress and the pace, the scale; with ``history`` true, what the assessor did to each pair
+        (``history``) and that list's ``history_version``. A page holding a version (``history`` is it) is sent
+        what changed since (``history_patch``, see :meth:`_history`): a key's answer stays the same size
+        however long the history is."""
         current = self.current()
         pair = opened if opened is not None and opened != current else current
         counts = self.store.counts(self.assessor, self.threshold)
@@ -215,8 +229,33 @@ class JudgingSession:
             "can_undo": self.store.can_undo(self.assessor),
             "done": current is None,
             "note": note,
-            "history": [list(row) for row in self.store.history(self.assessor)] if history else None,
+            **self._history(history, counts["judged"] + counts["skipped"]),
         }
+
+    def _changed(self, query_id: str) -> None:
+        """A key changed the history: the last live event of a pair of ``query_id``."""
+        self._change = (self._history_of(), query_id)
+        self._version += 1
+
+    def _history_of(self) -> str:
+        return f"{self._epoch}-{self._version}"
+
+    def _history(self, held: bool | str, count: int) -> dict[str, Any]:
+        """The history for a page holding the version ``held`` (``True``: none; ``False``: not shown): the whole
+        list, or, when the page holds the version now or the one before the last change, ``history_patch``: the
+        rows of the query that change touched (``groups``: ``query``, its ``rows``, the query shown ``after``)
+        and ``count``, the rows in all."""
+        if not held:
+            return {"history": None}
+        version = self._history_of()
+        base, query = self._change
+        if held is True or held not in (version, base):
+            return {"history": [list(row) for row in self.store.history(self.assessor)], "history_version": version}
+        groups = []
+        if held == base and query is not None:
+            rows, after = self.store.history_group(self.assessor, query)
+            groups.append({"query": query, "rows": [list(row) for row in rows], "after": after})
+        return {"history": None, "history_version": version, "history_patch": {"groups": groups, "count": count}}
 
     def _pair_state(self, q: str, d: str, reopened: bool) -> dict[str, Any]:
         """One pair as the page draws it: its texts, the topic's fields, the model's suggestion (when shown) and
@@ -264,7 +303,12 @@ class JudgingSession:
         return pair
 
     def label(
-        self, query_id: str, doc_id: str, label: int, marks: tuple[Any, Any] = (None, False), history: bool = False
+        self,
+        query_id: str,
+        doc_id: str,
+        label: int,
+        marks: tuple[Any, Any] = (None, False),
+        history: bool | str = False,
     ) -> dict[str, Any]:
         """Label the shown pair with ``marks`` (the note, unsure) (committed before this returns); the state after."""
         pair = self._expect(query_id, doc_id)
@@ -272,6 +316,7 @@ class JudgingSession:
         started = self._shown.pop(pair, None)
         seconds = None if started is None else round(time.monotonic() - started, 3)
         self.store.label(self.assessor, query_id, doc_id, label, seconds, marks)
+        self._changed(query_id)
         if self._strategy is not None:
             self._strategy.record(query_id, doc_id, self._labels()[pair])
         return self.state(f"last: {query_id} · {doc_id} labelled {label}", history)
@@ -288,7 +333,7 @@ class JudgingSession:
             )
         return query_id, doc_id
 
-    def open(self, query_id: str, doc_id: str, history: bool = False) -> dict[str, Any]:
+    def open(self, query_id: str, doc_id: str, history: bool | str = False) -> dict[str, Any]:
         """The state with a pair judged before shown again (the current pair stays next).
 
         :raises AssessError: a pair the assessor never labelled nor skipped.
@@ -297,7 +342,9 @@ class JudgingSession:
         self._shown[pair] = time.monotonic()
         return self.state(f"open: {query_id} · {doc_id}", history, opened=pair)
 
-    def back(self, query_id: str | None = None, doc_id: str | None = None, history: bool = False) -> dict[str, Any]:
+    def back(
+        self, query_id: str | None = None, doc_id: str | None = None, history: bool | str = False
+    ) -> dict[str, Any]:
         """Open the pair the assessor judged before the one shown (the last judged, when the pair shown was
         never judged or none is given); the state as it is when there is none before."""
         pair = self.store.before(self.assessor, query_id, doc_id)
@@ -306,7 +353,12 @@ class JudgingSession:
         return self.open(*pair, history)
 
     def relabel(
-        self, query_id: str, doc_id: str, label: int, marks: tuple[Any, Any] = (None, False), history: bool = False
+        self,
+        query_id: str,
+        doc_id: str,
+        label: int,
+        marks: tuple[Any, Any] = (None, False),
+        history: bool | str = False,
     ) -> dict[str, Any]:
         """Label again a pair judged before (one more event: the last counts); the current pair is shown next.
 
@@ -319,21 +371,24 @@ class JudgingSession:
         started = self._shown.pop(pair, None)
         seconds = None if started is None else round(time.monotonic() - started, 3)
         self.store.label(self.assessor, query_id, doc_id, label, seconds, marks)
+        self._changed(query_id)
         self._rebuild()  # the strategy learnt the label given before
         return self.state(f"last: {query_id} · {doc_id} relabelled {label}", history)
 
-    def skip(self, query_id: str, doc_id: str, history: bool = False) -> dict[str, Any]:
+    def skip(self, query_id: str, doc_id: str, history: bool | str = False) -> dict[str, Any]:
         """Skip the shown pair: it comes back after the others."""
         pair = self._expect(query_id, doc_id)
         self._shown.pop(pair, None)
         self.store.skip(self.assessor, query_id, doc_id)
+        self._changed(query_id)
         return self.state(f"last: {query_id} · {doc_id} skipped", history)
 
-    def undo(self, history: bool = False) -> dict[str, Any]:
+    def undo(self, history: bool | str = False) -> dict[str, Any]:
         """Take back the assessor's last label or skip; the pair is shown again."""
         pair = self.store.undo(self.assessor)
         if pair is None:
             return self.state("nothing to undo", history)
+        self._changed(pair[0])
         self._rebuild()
         return self.state(f"last: {pair[0]} · {pair[1]} undone", history)
 
@@ -398,6 +453,7 @@ def check_pair_texts(
 
 
 __all__ = [
+    "HISTORY_VERSION",
     "ORDERS",
     "JudgingSession",
     "PageOptions",

@@ -40,10 +40,12 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from fractions import Fraction
 from pathlib import Path
 
 from ..checks import choice, is_whole, shown, whole
@@ -78,6 +80,7 @@ CREATE TABLE IF NOT EXISTS events (
     unsure INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS events_by_assessor ON events (assessor, undone, query_id, doc_id);
+CREATE INDEX IF NOT EXISTS events_in_order ON events (assessor, undone);
 CREATE TABLE IF NOT EXISTS prelabels (
     query_id TEXT NOT NULL,
     doc_id TEXT NOT NULL,
@@ -92,6 +95,9 @@ _ADDED = (
     ("events", "unsure", "INTEGER NOT NULL DEFAULT 0"),
     ("prelabels", "raw", "TEXT"),
 )
+#: The indexes added since the first stores: ``(name, declaration)``, made where absent. ``events_in_order``: an
+#: assessor's last live event (an undo) found without sorting their events.
+_INDEXES = (("events_in_order", "events (assessor, undone)"),)
 #: The longest note kept with a label, in characters.
 MAX_NOTE = 2000
 #: A pair shown longer than this (seconds) counts this long in the time judged: a break is not judging.
@@ -133,6 +139,66 @@ class Judgment:
         }
 
 
+#: A row of the history: ``(query, doc, kind, label, note, unsure)``.
+HistoryRow = tuple[str, str, str, int | None, str | None, bool]
+
+
+@dataclass
+class _View:
+    """One assessor's judging as the store's queries derive it from the events, kept in memory and brought up to
+    date by this store's own writes, so a key costs the same with 10 labels in the folder as with 10,000.
+
+    ``latest``: each pair's last live event, ``(id, kind, label, note, unsure)``; ``tally``: how many of those
+    there are of each ``(kind, label)``; ``skips``: the pairs whose last live event is a skip, by its id;
+    ``first``: each query's smallest ``latest`` id (the history's order of queries); ``spent`` and ``timed``:
+    what :meth:`AssessStore.timing` sums (exactly: a ``Fraction``); ``frontier``: per order, how far
+    :meth:`AssessStore.next_pair` knows every pair to be judged."""
+
+    latest: dict[tuple[str, str], tuple[int, str, int | None, str | None, bool]] = field(default_factory=dict)
+    tally: Counter = field(default_factory=Counter)
+    skips: dict[tuple[str, str], int] = field(default_factory=dict)
+    first: dict[str, int] = field(default_factory=dict)
+    by_query: dict[str, dict[str, int]] = field(default_factory=dict)
+    spent: Fraction = Fraction(0)
+    timed: int = 0
+    frontier: dict[bool, int] = field(default_factory=dict)
+
+    def put(self, pair: tuple[str, str], event: tuple[int, str, int | None, str | None, bool] | None) -> None:
+        """``event`` becomes the pair's last live event (``None``: it has none left)."""
+        old = self.latest.pop(pair, None)
+        if old is not None:
+            self.tally[old[1], old[2]] -= 1
+            self.skips.pop(pair, None)
+            self.by_query[pair[0]].pop(pair[1], None)
+        if event is not None:
+            self.latest[pair] = event
+            self.tally[event[1], event[2]] += 1
+            if event[1] == "skip":
+                self.skips[pair] = event[0]
+            self.by_query.setdefault(pair[0], {})[pair[1]] = event[0]
+        ids = self.by_query.get(pair[0])
+        if ids:
+            self.first[pair[0]] = min(ids.values())
+        else:
+            self.by_query.pop(pair[0], None)
+            self.first.pop(pair[0], None)
+
+    def spend(self, seconds: float | None, sign: int = 1) -> None:
+        """Count a live label's ``seconds`` (at most :data:`IDLE_CAP`) in the time judged, or take it out."""
+        if seconds is not None:
+            self.spent += sign * Fraction(min(seconds, IDLE_CAP))
+            self.timed += sign
+
+    def group(self, query_id: str) -> list[HistoryRow]:
+        """The history's rows of one query, in the order last judged."""
+        ids = self.by_query.get(query_id, {})
+        return [_row(query_id, d, self.latest[query_id, d]) for d in sorted(ids, key=ids.__getitem__)]
+
+
+def _row(q: str, d: str, event: tuple[int, str, int | None, str | None, bool]) -> HistoryRow:
+    return q, d, event[1], event[2], event[3], event[4]
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
@@ -146,7 +212,11 @@ class AssessStore:
     def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
         self.path = path
         self._db = connection
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
+        # what the events and pairs say, kept as this connection writes; dropped when another connection commits
+        self._views: dict[str, _View] = {}
+        self._orders: dict[bool, list[tuple[str, str]]] = {}
+        self._data_version: int | None = None
 
     # -- opening ---------------------------------------------------------------------------------------
 
@@ -218,12 +288,18 @@ class AssessStore:
         return {"meta", "pairs", "events", "prelabels"} <= names
 
     def _add_columns(self) -> None:
-        """The columns a store made before them lacks (:data:`_ADDED`), added empty: old folders open as they are."""
+        """The columns a store made before them lacks (:data:`_ADDED`), added empty, and the indexes
+        (:data:`_INDEXES`): old folders open as they are."""
         for table, column, declaration in _ADDED:
             have = {r[1] for r in self._read(f"PRAGMA table_info({table})")}
             if column not in have:
                 with self._write() as db:
                     db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+        indexes = {r[0] for r in self._read("SELECT name FROM sqlite_master WHERE type = 'index'")}
+        for name, declaration in _INDEXES:
+            if name not in indexes:
+                with self._write() as db:
+                    db.execute(f"CREATE INDEX IF NOT EXISTS {name} ON {declaration}")
 
     def close(self) -> None:
         """Close the file (what was committed stays)."""
@@ -253,6 +329,52 @@ class AssessStore:
         with self._lock:
             return self._db.execute(sql, params).fetchall()
 
+    def _fresh(self) -> None:
+        """Drop what is kept in memory when another connection committed since it was read (the lock held)."""
+        version = self._db.execute("PRAGMA data_version").fetchone()[0]
+        if version != self._data_version:
+            self._views.clear()
+            self._orders.clear()
+            self._data_version = version
+
+    def _view(self, assessor: str) -> _View:
+        """``assessor``'s :class:`_View`, read from the events once (the lock held)."""
+        self._fresh()
+        view = self._views.get(assessor)
+        if view is None:
+            view = self._views[assessor] = _View()
+            for q, d, kind, label, note, unsure, event in self._db.execute(_LAST, (assessor,)):
+                view.put((q, d), (event, kind, label, note, bool(unsure)))
+            for (seconds,) in self._db.execute(
+                "SELECT seconds FROM events WHERE assessor = ? AND kind = 'label' AND undone = 0", (assessor,)
+            ):
+                view.spend(seconds)
+        return view
+
+    def _order(self, by_topic: bool) -> list[tuple[str, str]]:
+        """Every pair in the order judged (see :meth:`next_pair`), read once (the lock held)."""
+        self._fresh()
+        order = self._orders.get(by_topic)
+        if order is None:
+            rows = self._db.execute("SELECT query_id, doc_id FROM pairs ORDER BY position").fetchall()
+            if by_topic:
+                topics: dict[str, list[tuple[str, str]]] = {}
+                for q, d in rows:
+                    topics.setdefault(q, []).append((q, d))
+                rows = [pair for pairs in topics.values() for pair in pairs]
+            order = self._orders[by_topic] = [(q, d) for q, d in rows]
+        return order
+
+    def _written(self, assessor: str, event: int, pair: tuple[str, str], row: tuple) -> None:
+        """Bring ``assessor``'s view up to date with the event this connection just committed (the lock held):
+        ``row`` is ``(kind, label, note, unsure, seconds)``."""
+        view = self._views.get(assessor)
+        if view is not None:
+            kind, label, note, unsure, seconds = row
+            view.put(pair, (event, kind, label, note, bool(unsure)))
+            if kind == "label":
+                view.spend(seconds)
+
     def token(self) -> str:
         """The folder's secret that the judging page sends with each request (made once, kept: a page stays
         usable across a restart of the server)."""
@@ -271,12 +393,15 @@ class AssessStore:
 
     def add_pairs(self, pairs: Iterable[tuple[str, str, float]], origin: str = "pairs") -> int:
         """Append the pairs not already there, in order; how many were new."""
-        with self._write() as db:
+        with self._lock, self._write() as db:
             before = db.total_changes
             db.executemany(
                 "INSERT OR IGNORE INTO pairs (query_id, doc_id, probability, origin) VALUES (?, ?, ?, ?)",
                 ((q, d, float(p), origin) for q, d, p in pairs),
             )
+            self._orders.clear()  # a new pair may come before where next_pair looked from
+            for view in self._views.values():
+                view.frontier.clear()
             return db.total_changes - before
 
     def pairs(self) -> list[tuple[str, str, float]]:
@@ -323,12 +448,13 @@ class AssessStore:
         note, unsure = check_marks(*marks)
         self._check_pair(query_id, doc_id)
         time = _now()
-        with self._write() as db:
-            db.execute(
+        with self._lock, self._write() as db:
+            event = db.execute(
                 "INSERT INTO events (assessor, query_id, doc_id, kind, label, time, seconds, note, unsure) "
                 "VALUES (?, ?, ?, 'label', ?, ?, ?, ?, ?)",
                 (assessor, query_id, doc_id, label, time, seconds, note, int(unsure)),
-            )
+            ).lastrowid
+            self._written(assessor, event, (query_id, doc_id), ("label", label, note, unsure, seconds))
         return Judgment(assessor, query_id, doc_id, label, time, seconds, note, unsure)
 
     def label_many(self, assessor: str, labels: list[tuple[str, str, int]]) -> None:
@@ -337,93 +463,110 @@ class AssessStore:
         for q, d, _ in labels:
             self._check_pair(q, d)
         time = _now()
-        with self._write() as db:
+        with self._lock, self._write() as db:
             db.executemany(
                 "INSERT INTO events (assessor, query_id, doc_id, kind, label, time) VALUES (?, ?, ?, 'label', ?, ?)",
                 ((assessor, q, d, label, time) for q, d, label in labels),
             )
+            self._views.pop(assessor, None)  # read again when next asked
 
     def skip(self, assessor: str, query_id: str, doc_id: str) -> None:
         """Record that ``assessor`` skipped the pair: it comes back after every other pair."""
         self._check_pair(query_id, doc_id)
-        with self._write() as db:
-            db.execute(
+        with self._lock, self._write() as db:
+            event = db.execute(
                 "INSERT INTO events (assessor, query_id, doc_id, kind, time) VALUES (?, ?, ?, 'skip', ?)",
                 (assessor, query_id, doc_id, _now()),
-            )
+            ).lastrowid
+            self._written(assessor, event, (query_id, doc_id), ("skip", None, None, False, None))
 
     def undo(self, assessor: str) -> tuple[str, str] | None:
         """Undo ``assessor``'s last live label or skip; the pair it was on, or ``None`` when nothing is left."""
-        with self._write() as db:
+        with self._lock, self._write() as db:
             row = db.execute(
-                "SELECT id, query_id, doc_id FROM events WHERE assessor = ? AND undone = 0 ORDER BY id DESC LIMIT 1",
+                "SELECT id, query_id, doc_id, kind, seconds FROM events WHERE assessor = ? AND undone = 0 "
+                "ORDER BY id DESC LIMIT 1",
                 (assessor,),
             ).fetchone()
             if row is None:
                 return None
             db.execute("UPDATE events SET undone = 1 WHERE id = ?", (row[0],))
-            return row[1], row[2]
+            pair = (row[1], row[2])
+            view = self._views.get(assessor)
+            if view is not None:
+                # the pair's event before it counts again (or none: the pair is to judge again)
+                before = db.execute(
+                    "SELECT id, kind, label, note, unsure FROM events WHERE assessor = ? AND undone = 0 "
+                    "AND query_id = ? AND doc_id = ? ORDER BY id DESC LIMIT 1",
+                    (assessor, *pair),
+                ).fetchone()
+                view.put(pair, None if before is None else (*before[:4], bool(before[4])))
+                if row[3] == "label":
+                    view.spend(row[4], -1)
+                view.frontier.clear()
+            return pair
 
     def can_undo(self, assessor: str) -> bool:
-        return bool(self._read("SELECT 1 FROM events WHERE assessor = ? AND undone = 0 LIMIT 1", (assessor,)))
+        """Whether ``assessor`` has a live label or skip to take back."""
+        with self._lock:
+            return bool(self._view(assessor).latest)
 
     def next_pair(self, assessor: str, by_topic: bool = True) -> tuple[str, str] | None:
         """The pair ``assessor`` judges next: the first in order they have neither labelled nor skipped, else
         the one they skipped longest ago; ``None`` when they labelled every pair. The order is topic by topic
         (``by_topic``: the queries in the order each was first listed, each query's pairs in their order), or
         the order the pairs were added in."""
-        order = "t.first, p.position" if by_topic else "p.position"
-        fresh = self._read(
-            f"SELECT p.query_id, p.doc_id FROM pairs p LEFT JOIN ({_LAST}) l "
-            "ON l.query_id = p.query_id AND l.doc_id = p.doc_id "
-            "JOIN (SELECT query_id, MIN(position) AS first FROM pairs GROUP BY query_id) t ON t.query_id = p.query_id "
-            f"WHERE l.id IS NULL ORDER BY {order} LIMIT 1",
-            (assessor,),
-        )
-        if fresh:
-            return fresh[0][0], fresh[0][1]
-        skipped = self._read(
-            f"SELECT query_id, doc_id FROM ({_LAST}) WHERE kind = 'skip' ORDER BY id LIMIT 1", (assessor,)
-        )
-        return (skipped[0][0], skipped[0][1]) if skipped else None
+        with self._lock:
+            view, order = self._view(assessor), self._order(by_topic)
+            # every pair before the frontier is judged: a label or skip keeps it so, an undo or a new pair resets it
+            start = view.frontier.get(by_topic, 0)
+            for at in range(start, len(order)):
+                if order[at] not in view.latest:
+                    view.frontier[by_topic] = at
+                    return order[at]
+            view.frontier[by_topic] = len(order)
+            return min(view.skips, key=view.skips.__getitem__) if view.skips else None
 
     def is_skipped(self, assessor: str, query_id: str, doc_id: str) -> bool:
         """Whether ``assessor``'s last live event for the pair is a skip."""
-        rows = self._read(
-            "SELECT kind FROM events WHERE assessor = ? AND query_id = ? AND doc_id = ? AND undone = 0 "
-            "ORDER BY id DESC LIMIT 1",
-            (assessor, query_id, doc_id),
-        )
-        return bool(rows) and rows[0][0] == "skip"
+        with self._lock:
+            return (query_id, doc_id) in self._view(assessor).skips
 
     def counts(self, assessor: str, threshold: int = 1) -> dict[str, int]:
         """``judged`` (pairs ``assessor`` labelled), ``relevant`` (labelled ``>= threshold``), ``skipped``
         (skipped and not labelled since) and ``pairs`` (to judge, in all)."""
-        judged, relevant, skipped = self._read(
-            f"SELECT COALESCE(SUM(kind = 'label'), 0), COALESCE(SUM(kind = 'label' AND label >= ?), 0), "
-            f"COALESCE(SUM(kind = 'skip'), 0) FROM ({_LAST})",
-            (threshold, assessor),
-        )[0]
-        total = self._read("SELECT COUNT(*) FROM pairs")[0][0]
-        return {"judged": judged, "relevant": relevant, "skipped": skipped, "pairs": total}
+        with self._lock:
+            tally, total = self._view(assessor).tally, len(self._order(False))
+            labels = [(label, n) for (kind, label), n in tally.items() if kind == "label"]
+            return {
+                "judged": sum(n for _, n in labels),
+                "relevant": sum(n for label, n in labels if label is not None and label >= threshold),
+                "skipped": sum(n for (kind, _), n in tally.items() if kind == "skip"),
+                "pairs": total,
+            }
 
     def history(self, assessor: str) -> list[tuple[str, str, str, int | None, str | None, bool]]:
         """What ``assessor`` did to each pair, its last live event: ``(query, doc, kind, label, note, unsure)``,
         by query (the queries in the order first judged), each query's pairs in the order last judged."""
-        rows = self._read(f"SELECT query_id, doc_id, kind, label, note, unsure FROM ({_LAST}) ORDER BY id", (assessor,))
-        by_query: dict[str, list[tuple]] = {}
-        for q, d, kind, label, note, unsure in rows:
-            by_query.setdefault(q, []).append((q, d, kind, label, note, bool(unsure)))
-        return [row for query_rows in by_query.values() for row in query_rows]
+        with self._lock:
+            view = self._view(assessor)
+            return [row for q in sorted(view.first, key=view.first.__getitem__) for row in view.group(q)]
+
+    def history_group(self, assessor: str, query_id: str) -> tuple[list[HistoryRow], str | None]:
+        """One query's part of :meth:`history` (empty: none of its pairs judged) and the query whose part comes
+        before it (``None``: it comes first): what a page showing the history needs to show it again after a key
+        changed a pair of that query (the other queries' parts keep their rows and their order)."""
+        with self._lock:
+            view = self._view(assessor)
+            mine = view.first.get(query_id)
+            before = [q for q, first in view.first.items() if mine is not None and first < mine]
+            return view.group(query_id), max(before, key=view.first.__getitem__, default=None)
 
     def last(self, assessor: str, query_id: str, doc_id: str) -> tuple[str, int | None, str | None, bool] | None:
         """``assessor``'s last live event for the pair, ``(kind, label, note, unsure)``; ``None``: none."""
-        rows = self._read(
-            "SELECT kind, label, note, unsure FROM events WHERE assessor = ? AND query_id = ? AND doc_id = ? "
-            "AND undone = 0 ORDER BY id DESC LIMIT 1",
-            (assessor, query_id, doc_id),
-        )
-        return (rows[0][0], rows[0][1], rows[0][2], bool(rows[0][3])) if rows else None
+        with self._lock:
+            event = self._view(assessor).latest.get((query_id, doc_id))
+        return None if event is None else (event[1], event[2], event[3], event[4])
 
     def before(self, assessor: str, query_id: str | None, doc_id: str | None) -> tuple[str, str] | None:
         """The pair ``assessor`` judged (labelled or skipped) last before their last event for this pair (the
@@ -438,12 +581,9 @@ class AssessStore:
     def timing(self, assessor: str) -> tuple[float, int]:
         """``(seconds, labels)``: the time ``assessor``'s live labels took (each at most :data:`IDLE_CAP`) and how
         many labels that is (those whose time is known)."""
-        seconds, count = self._read(
-            "SELECT COALESCE(SUM(MIN(seconds, ?)), 0), COUNT(seconds) FROM events "
-            "WHERE assessor = ? AND kind = 'label' AND undone = 0",
-            (IDLE_CAP, assessor),
-        )[0]
-        return float(seconds), int(count)
+        with self._lock:
+            view = self._view(assessor)
+            return float(view.spent), view.timed
 
     def judgments(self, assessor: str | None = None) -> list[Judgment]:
         """The live labels (each assessor's last for each pair), in the order they were given; of one
