@@ -15,10 +15,10 @@ from haystack_irmetrics.pooling import STRATEGIES, make_strategy, pool, pool_run
 from haystack_irmetrics.pooling.runs import contents_digest
 
 
-def listed_seed(runs) -> int:
-    """The first seed whose tie order is, on every query, the order ``runs`` are written in: hand traces that
-    read "R1 first" on a tie run under it."""
-    pooled = pool_runs(runs)
+def listed_seed(runs, depth=None) -> int:
+    """The first seed whose tie order is, on every query, the order ``runs`` are written in (cut at ``depth``:
+    the contents drawn over): hand traces that read "R1 first" on a tie run under it."""
+    pooled = pool_runs(runs, depth=depth)
     listed = list(range(len(pooled.names)))
     return next(s for s in range(100_000) if all(order == listed for order in pooled.tie_orders(s)))
 

@@ -180,8 +180,8 @@ def pool(
     adaptively.
 
         >>> runs = [{"q1": {"a": 2, "b": 1}, "q2": {"c": 1}}, {"q1": {"b": 2, "d": 1}}]
-        >>> [(p.query, p.doc) for p in pool(runs, 3)]  # rank 1 in seed 0's tie order: run 1's a, run 2's b
-        [('q1', 'a'), ('q1', 'b'), ('q2', 'c')]
+        >>> [(p.query, p.doc) for p in pool(runs, 3)]  # rank 1 in seed 0's tie order: run 2's b, run 1's a
+        [('q1', 'b'), ('q1', 'a'), ('q2', 'c')]
     """
     s = make_strategy(strategy, runs, budget=budget, judged=judged, depth=depth, seed=seed, **params)
     out = []

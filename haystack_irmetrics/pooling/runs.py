@@ -13,6 +13,7 @@ it): the queries come in an order their contents decide, and wherever runs tie a
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -45,21 +46,17 @@ class PoolRuns:
     :ivar rankings: ``rankings[r][i]``: run ``r``'s documents for query ``qids[i]``, best first, at most
         ``depth`` of them (an empty tuple where the run has no document for the query).
     :ivar depth: the pool depth (``None``: whole runs).
-    :ivar run_digests: the runs' :attr:`digests` as read (``None``: of :attr:`rankings`).
     """
 
     names: tuple[str, ...]
     qids: tuple[str, ...]
     rankings: tuple[tuple[tuple[str, ...], ...], ...]
     depth: int | None
-    run_digests: tuple[bytes, ...] | None = None
 
     @cached_property
     def digests(self) -> tuple[bytes, ...]:
-        """Each run's contents as a SHA-256 digest (:func:`contents_digest` of its whole rankings, before the
-        depth cut, as :func:`pool_runs` read them; else of :attr:`rankings`): what its listing leaves out."""
-        if self.run_digests is not None:
-            return self.run_digests
+        """Each run's contents, its :attr:`rankings` (at the pool depth), as a SHA-256 digest
+        (:func:`contents_digest`): what its listing leaves out."""
         return tuple(contents_digest(zip(self.qids, run)) for run in self.rankings)
 
     def tie_orders(self, seed: int = 0) -> list[list[int]]:
@@ -151,12 +148,11 @@ def _prefixed(text: str) -> bytes:
 
 def contents_digest(rankings: Any) -> bytes:
     """A run's ``(qid, ranking)`` pairs as a SHA-256 digest, queries by id and empty rankings left out: a
-    canonical serialization (every id length-prefixed), so equal contents give one digest in any order."""
+    canonical serialization (a line per query, the JSON array of its id and documents, ASCII: quoted and
+    escaped, so no two contents write one text), so equal contents give one digest in any order."""
     h = hashlib.sha256()
     for qid, ranking in sorted((q, r) for q, r in rankings if r):
-        for text in (qid, *ranking):
-            h.update(_prefixed(text))
-        h.update(b"\xff" * 8)  # the query's end: no id has this length
+        h.update(json.dumps([qid, *ranking]).encode("ascii") + b"\n")  # C-speed: 5x a loop over the ids
     return h.digest()
 
 
@@ -218,11 +214,12 @@ def pool_runs(
     if len(set(names)) != len(names):
         names = [f"{n}#{i + 1}" for i, n in enumerate(names)]
     ranked = [_ranked(run, name) for run, name in zip(runs, names)]
-    digests = tuple(contents_digest(r.items()) for r in ranked)  # whole runs: a depth moves no tie
-    by_contents = sorted(range(len(ranked)), key=lambda r: (digests[r], tuple(ranked[r])))  # the same for any listing
-    qids = tuple(dict.fromkeys(q for r in by_contents for q in ranked[r]))
-    rankings = tuple(tuple(tuple(r.get(q, ())[:depth]) for q in qids) for r in ranked)
-    return PoolRuns(tuple(names), qids, rankings, depth, digests)
+    cut = [{q: tuple(docs[:depth]) for q, docs in r.items()} for r in ranked]
+    digests = [contents_digest(r.items()) for r in cut]
+    by_contents = sorted(range(len(cut)), key=lambda r: (digests[r], tuple(cut[r])))  # the same for any listing
+    qids = tuple(dict.fromkeys(q for r in by_contents for q in cut[r]))
+    rankings = tuple(tuple(r.get(q, ()) for q in qids) for r in cut)
+    return PoolRuns(tuple(names), qids, rankings, depth)
 
 
 def judged_labels(qrels: Mapping[str, Mapping[str, Any]] | Qrels | None) -> Labels:

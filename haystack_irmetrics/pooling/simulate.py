@@ -147,10 +147,10 @@ def simulate(
         >>> row = out["strategies"]["depth"]["2"]  # rank 1 of the first two runs in seed 0's tie order: b, a
         >>> row["judged"], row["relevant_found"], round(row["tau"], 6), row["tau_ap"], out["relevant_total"]
         (2, 1, 0.333333, 0.0, 3)
-        >>> out = simulate(runs, qrels, [2], ["depth"], measure="NDCG@2", seed=range(6))  # seeds 0 to 5
+        >>> out = simulate(runs, qrels, [2], ["depth"], measure="NDCG@2", seed=range(12))  # seeds 0 to 11
         >>> row = out["strategies"]["depth"]["2"]
         >>> round(row["relevant_found"], 4), row["relevant_found_range"], [round(t, 4) for t in row["tau_range"]]
-        (1.1667, [1, 2], [0.3333, 1.0])
+        (1.0833, [1, 2], [0.3333, 1.0])
     """
     replay = _prepare(runs, qrels, budgets, strategies, measure, depth, relevance_threshold)
     several = isinstance(seed, Sequence) and not isinstance(seed, str)

@@ -7,7 +7,7 @@ the pool is exhausted) and :meth:`Strategy.record` takes its label::
 
     >>> from haystack_irmetrics.pooling import pool_runs, MoveToFront
     >>> runs = pool_runs([{"q1": {"a": 3, "b": 2, "c": 1}}, {"q1": {"d": 3, "a": 2, "e": 1}}])
-    >>> s = MoveToFront(runs)  # seed 0's draw puts run 1 first on this query's ties (seed 2's: run 2)
+    >>> s = MoveToFront(runs)  # seed 0's draw puts run 1 first on this query's ties (seed 1's: run 2)
     >>> s.next()
     PoolPair(query='q1', doc='a', probability=1.0)
     >>> s.record("q1", "a", 1)  # relevant: run 1 keeps its turn
