@@ -31,6 +31,7 @@ _EVALUATE_JUDGED = (
     "irmetrics evaluate examples/data/ppi_qrels.tsv examples/data/good.trec -m NDCG,MRR -k 10 --judged judged-ppi "
     "--format markdown"
 )
+_TIES = "issue 47.3 (a8514ce, 09feda1)"
 #: ``(page, command as written or "file PATH")`` (``*`` as in fnmatch): the differences from START that an issue
 #: made on purpose, with the commit.
 INTENDED: dict[tuple[str, str], str] = {
@@ -51,20 +52,20 @@ INTENDED: dict[tuple[str, str], str] = {
     ("docs/pooling.md", "file sampled.tsv"): "issue 47.2 (8d3a7f1): what --sample-queries writes",
     ("docs/power.md", "irmetrics power *"): "issue 47.5 (b967d2b): power answers in judgments too (text and --json)",
     ("docs/pooling.md", "irmetrics pool *"): (
-        "issue 47.3 (a8514ce): ties between runs go by a seeded draw per query over their contents, not the listing "
-        "(pairs, a stratified sample by best rank then id, estimate, simulate); simulate --repeats is new"
+        f"{_TIES}: ties between runs go by a seeded draw per query over their contents, not the listing (pairs, "
+        "a stratified sample by best rank then id, estimate, simulate); simulate --repeats is new"
     ),
-    ("docs/pooling.md", "cat pairs.tsv"): "issue 47.3 (a8514ce): maxmean's first batch under seed 0's tie order",
-    ("docs/pooling.md", "file *.tsv"): "issue 47.3 (a8514ce): the pairs under seed 0's tie order",
-    ("docs/assess.md", "file *.tsv"): "issue 47.3 (a8514ce): a rank's pairs in seed 0's tie order, labels the same",
-    ("docs/assess.md", "file judged/judgments.jsonl"): "issue 47.3 (a8514ce): the pairs judged in the new order",
-    ("docs/assess.md", "file judged/assess.sqlite"): "issue 47.3 (a8514ce): the pairs judged in the new order",
+    ("docs/pooling.md", "cat pairs.tsv"): f"{_TIES}: maxmean's first batch under seed 0's tie order",
+    ("docs/pooling.md", "file *.tsv"): f"{_TIES}: the pairs under seed 0's tie order",
+    ("docs/assess.md", "file *.tsv"): f"{_TIES}: a rank's pairs in seed 0's tie order, the labels the same",
     ("docs/usefulness.md", "*"): "issue 48 (874308e): a new command's page, irmetrics usefulness (exit 2 at START)",
     ("*", "file judged/judgments.jsonl"): (
-        "issue 47.4 (1e2d487): the judging page's judgments.jsonl has a note and an unsure column (null, false here)"
+        "issue 47.4 (1e2d487): the judging page's judgments.jsonl has a note and an unsure column (null, false here); "
+        f"{_TIES}: docs/assess.md's pairs come in seed 0's tie order"
     ),
     ("*", "file judged/assess.sqlite"): (
-        "issue 47.4 (1e2d487): the store's events hold a note and an unsure mark, its prelabels the model's raw answer"
+        "issue 47.4 (1e2d487): the store's events hold a note and an unsure mark, its prelabels the model's raw answer; "
+        f"{_TIES}: docs/assess.md's pairs come in seed 0's tie order"
     ),
     ("docs/workflow.md", "*"): "issue 47.6 (8867560): a new page, From no labels to a decision (absent at START)",
 }
