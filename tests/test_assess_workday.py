@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from functools import partial
 
 import pytest
 
@@ -424,6 +425,23 @@ def test_each_key_runs_the_same_sqlite_work_with_20_and_with_1000_labels_in_the_
         store.close()
     assert work[1000] == work[20]  # statements and steps: none reads every event, pair or label
     assert all(steps < 2000 for _, steps in work[20])
+
+
+def test_a_label_told_to_a_strategy_reads_that_pairs_labels_only_with_20_and_with_1000_in_the_folder(tmp_path):
+    from haystack_irmetrics.pooling import make_strategy
+
+    work = {}
+    for labels in (20, 1000):
+        run: dict[str, dict[str, float]] = {}  # one run ranking every pair of the folder
+        for i in range(labels + 40):
+            run.setdefault(f"t{i // 20:03d}", {})[f"p{i:05d}"] = 1.0 / (1 + i % 20)
+        store, session = saved_before(
+            tmp_path, labels, strategy=lambda judged, run=run: make_strategy("mtf", [run], judged=judged)
+        )
+        pair = session.state()["pair"]
+        work[labels] = sqlite_work(store, partial(session.label, pair["query_id"], pair["doc_id"], 2))
+        store.close()
+    assert work[1000] == work[20]
 
 
 def test_a_keys_answer_with_the_history_open_holds_only_what_changed_whatever_its_length(tmp_path):

@@ -317,8 +317,8 @@ class JudgingSession:
         seconds = None if started is None else round(time.monotonic() - started, 3)
         self.store.label(self.assessor, query_id, doc_id, label, seconds, marks)
         self._changed(query_id)
-        if self._strategy is not None:
-            self._strategy.record(query_id, doc_id, self._labels()[pair])
+        if self._strategy is not None:  # the consensus of everyone's labels of this pair (not of every pair)
+            self._strategy.record(query_id, doc_id, consensus(self.store.labels_of(query_id, doc_id)))
         return self.state(f"last: {query_id} · {doc_id} labelled {label}", history)
 
     def _check_label(self, label: object) -> None:

@@ -96,8 +96,9 @@ _ADDED = (
     ("prelabels", "raw", "TEXT"),
 )
 #: The indexes added since the first stores: ``(name, declaration)``, made where absent. ``events_in_order``: an
-#: assessor's last live event (an undo) found without sorting their events.
-_INDEXES = (("events_in_order", "events (assessor, undone)"),)
+#: assessor's last live event (an undo) found without sorting their events; ``events_by_pair``: everyone's labels
+#: of one pair (what a strategy is told on each label).
+_INDEXES = (("events_in_order", "events (assessor, undone)"), ("events_by_pair", "events (query_id, doc_id)"))
 #: The longest note kept with a label, in characters.
 MAX_NOTE = 2000
 #: A pair shown longer than this (seconds) counts this long in the time judged: a break is not judging.
@@ -597,6 +598,16 @@ class AssessStore:
             (assessor,) if assessor is not None else (),
         )
         return [Judgment(*row[:7], bool(row[7])) for row in rows]
+
+    def labels_of(self, query_id: str, doc_id: str) -> list[int]:
+        """Everyone's live label of one pair (each assessor's last live event for it, where it is a label)."""
+        last: dict[str, tuple[str, int | None]] = {}
+        for assessor, kind, label in self._read(
+            "SELECT assessor, kind, label FROM events WHERE query_id = ? AND doc_id = ? AND undone = 0 ORDER BY id",
+            (query_id, doc_id),
+        ):
+            last[assessor] = (kind, label)
+        return [label for kind, label in last.values() if kind == "label" and label is not None]
 
     def assessors(self) -> list[str]:
         """Everyone who labelled a pair (live labels), in the order they first did."""
