@@ -233,6 +233,8 @@ def test_two_assessors_in_turn_and_their_agreement_with_each_other_and_a_model(t
         (["--queries", "{d}", "--corpus", "{d}", "-o", "{o}", "--runs", "{d}/run.trec"], "give --strategy too"),
         (["--queries", "{d}", "--corpus", "{d}", "-o", "{o}", "--budget", "0"], "--budget must be a whole number >= 1"),
         (["--queries", "{d}", "--corpus", "{d}", "-o", "{o}", "--port", "70000"], "--port must be a whole number"),
+        (["--queries", "{d}", "--corpus", "{d}", "-o", "{o}", "--seed", "3"], "--seed breaks the ties of --strategy"),
+        (["--queries", "{d}", "--corpus", "{d}", "-o", "{o}", "--seed", "-1"], "--seed must be a whole number from 0"),
         (["--queries", "{d}", "--corpus", "{d}", "-o", "{o}", "--prelabels", "{d}/queries.jsonl"], "'doc_id'"),
     ],
 )
@@ -319,7 +321,8 @@ def test_a_scale_above_9_is_refused_before_the_folder_is_made(tmp_path):
     assert "--port must be" in nine.stderr
 
 
-def test_a_strategy_asked_live_through_the_command_after_irmetrics_pool_wrote_its_first_batch(tmp_path):
+@pytest.mark.parametrize("seed", [0, 5])
+def test_a_strategy_asked_live_through_the_command_after_irmetrics_pool_wrote_its_first_batch(tmp_path, seed):
     from .test_assess_store import STRATEGY_RUNS, TRUTH, by_hand
 
     data = tmp_path / "data"
@@ -331,10 +334,12 @@ def test_a_strategy_asked_live_through_the_command_after_irmetrics_pool_wrote_it
         runs.append(str(data / f"run{i}.trec"))
         lines = [f"{q} Q0 {d} {r + 1} {s} run{i}" for q, docs in run.items() for r, (d, s) in enumerate(docs.items())]
         (data / f"run{i}.trec").write_text("\n".join(lines) + "\n")
-    pooled = cli("pool", *runs, "--budget", "2", "--strategy", "mtf", "-o", str(data / "pairs.tsv"))
+    # --seed breaks the strategy's ties between the runs, as irmetrics pool --seed did for the first batch
+    seeded = ["--seed", str(seed)]
+    pooled = cli("pool", *runs, "--budget", "2", "--strategy", "mtf", *seeded, "-o", str(data / "pairs.tsv"))
     assert pooled.returncode == 0, pooled.stderr
     out = tmp_path / "judged"
-    server = Server(data, "-o", str(out), "--strategy", "mtf", "--runs", *runs, "--budget", "6")
+    server = Server(data, "-o", str(out), "--strategy", "mtf", "--runs", *runs, "--budget", "6", *seeded)
     shown = []
     with httpx.Client(base_url=server.url, timeout=30) as c:
         token = re.search(r'name="assess-token" content="([^"]+)"', c.get("/").text).group(1)
@@ -345,7 +350,9 @@ def test_a_strategy_asked_live_through_the_command_after_irmetrics_pool_wrote_it
             body = {"query_id": pair[0], "doc_id": pair[1], "label": TRUTH[pair]}
             state = c.post("/api/label", json=body, headers={"X-Assess-Token": token}).json()["state"]
     assert server.stop()[0] == 0
-    assert shown == by_hand("mtf", 2, TRUTH)[:6] and state["progress"]["judged"] == state["progress"]["budget"] == 6
+    assert (
+        shown == by_hand("mtf", 2, TRUTH, seed)[:6] and state["progress"]["judged"] == state["progress"]["budget"] == 6
+    )
     assert read_beir_qrels_tsv(out / "qrels.tsv") == {
         q: {d: TRUTH[q, d] for qq, d in shown if qq == q} for q in dict.fromkeys(q for q, _ in shown)
     }

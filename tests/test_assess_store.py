@@ -381,12 +381,12 @@ def test_the_page_asks_an_adaptive_strategy_what_driving_it_by_hand_asks(tmp_pat
     store.close()
 
 
-def by_hand(name: str, batch: int, truth: dict) -> list[tuple[str, str]]:
+def by_hand(name: str, batch: int, truth: dict, seed: int = 0) -> list[tuple[str, str]]:
     """The pairs a strategy asks when driven by hand: its first ``batch`` at once, then one at a time, each
     label told as it is given."""
     from haystack_irmetrics.pooling import make_strategy, pool_runs
 
-    strategy = make_strategy(name, pool_runs(STRATEGY_RUNS))
+    strategy = make_strategy(name, pool_runs(STRATEGY_RUNS), seed=seed)
     asked = [(p.query, p.doc) for p in (strategy.next() for _ in range(batch))]
     for q, d in asked:
         strategy.record(q, d, truth[q, d])

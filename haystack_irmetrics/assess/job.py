@@ -33,7 +33,8 @@ class AssessSettings:
     adaptive ``strategy`` pooling ``runs`` (each cut at ``depth``) up to ``budget`` labels, the model's labels
     (``prelabels``: a judge's judgments.jsonl) and whether the page shows them, the port on 127.0.0.1, the
     ``order`` pairs come in (``"topic"``: query by query; ``"file"``: the pairs file's), a ``guidelines``
-    file (Markdown, shown as text) and how many pairs the strategy is asked at a time (``batch``).
+    file (Markdown, shown as text), how many pairs the strategy is asked at a time (``batch``) and the ``seed`` of
+    its ties between runs (``irmetrics pool --seed``'s: the same pairs as the first batch it wrote).
 
     :raises AssessError: an assessor's name, a port, a top grade or an order the page cannot take.
     :raises InvalidArgumentError: ``runs`` without a ``strategy``, a strategy without ``runs`` and a
@@ -57,10 +58,12 @@ class AssessSettings:
     order: str = "topic"
     guidelines: str | None = None
     batch: int = 1
+    seed: int = 0
 
     def __post_init__(self) -> None:
         choice(self.order, "--order", ORDERS, error=AssessError)
         whole(self.batch, "--batch", least=1, error=AssessError)
+        whole(self.seed, "--seed", least=0, most=2**32 - 1, error=AssessError)
         if self.assessor is not None:
             check_assessor(self.assessor)
         check_port(self.port)
@@ -73,6 +76,8 @@ class AssessSettings:
                 raise InvalidArgumentError(
                     "--batch is how many pairs --strategy is asked at a time: give --strategy too"
                 )
+            if self.seed != 0:
+                raise InvalidArgumentError("--seed breaks the ties of --strategy between runs: give --strategy too")
         else:
             if not self.runs or self.budget is None:
                 raise InvalidArgumentError("--strategy asks for pairs from --runs up to a --budget: give both")
@@ -256,10 +261,12 @@ def _strategy(settings: AssessSettings, queries: dict, corpus: dict) -> tuple[An
 
         check_pair_texts(ranked, queries, corpus, say, AssessError)
         asked.update(dict.fromkeys(ranked))
-    name, budget = settings.strategy, settings.budget
+    name, budget, seed = settings.strategy, settings.budget, settings.seed
 
     def build(judged: dict[str, dict[str, int]]) -> Any:
-        return make_strategy(name, pooled, budget=budget, judged=judged, relevance_threshold=STRATEGY_THRESHOLD)
+        return make_strategy(
+            name, pooled, budget=budget, judged=judged, seed=seed, relevance_threshold=STRATEGY_THRESHOLD
+        )
 
     build({})  # a strategy that cannot be built is said now, not on the page
     return build, list(asked)

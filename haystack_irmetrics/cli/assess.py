@@ -2,7 +2,7 @@
 (:mod:`haystack_irmetrics.assess`), and what they judged comes out as qrels and agreement figures.
 
     irmetrics assess PAIRS --queries Q --corpus C -o DIR [--assessor NAME] [--max-grade 3] [--scale FILE]
-                     [--strategy S --runs RUN... --budget N] [--prelabels FILE [--show-prelabels]] [--port P]
+                     [--strategy S --runs RUN... --budget N [--seed S]] [--prelabels FILE [--show-prelabels]] [--port P]
                      [--order topic|file] [--guidelines FILE] [--batch N]
     irmetrics assess export DIR [--assessor NAME]
     irmetrics assess agreement DIR [--prelabels FILE] [--threshold T] [--json]
@@ -77,6 +77,13 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--budget", type=int, default=None, metavar="N", help="labels to give in all (default: one per pair)"
+    )
+    serve.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        metavar="S",
+        help="the seed of the strategy's ties between runs: irmetrics pool --seed's, for the pairs it wrote (default 0)",
     )
     serve.add_argument(
         "--show-prelabels",
@@ -191,8 +198,9 @@ def _refuse(args: argparse.Namespace, allowed: set[str]) -> None:
         "order": "--order",
         "guidelines": "--guidelines",
         "batch": "--batch",
+        "seed": "--seed",
     }
-    defaults = {"show_prelabels": False, "json": False, "order": "topic", "batch": 1}
+    defaults = {"show_prelabels": False, "json": False, "order": "topic", "batch": 1, "seed": 0}
     for key, option in options.items():
         if key not in allowed and getattr(args, key) not in (None, defaults.get(key)):
             raise InvalidArgumentError(f"irmetrics assess {args.target} takes no {option}")
@@ -215,7 +223,7 @@ def run(args: argparse.Namespace) -> int:
         _refuse(args, {"assessor", "qrels", "pairs", "max_grade"})
         return _import(args)
     _refuse(args, {"queries", "corpus", "output", "scale", "strategy", "runs", "depth", "budget", "show_prelabels",
-                   "assessor", "prelabels", "max_grade", "order", "guidelines", "batch"})  # fmt: skip
+                   "assessor", "prelabels", "max_grade", "order", "guidelines", "batch", "seed"})  # fmt: skip
     if args.folder is not None:
         raise InvalidArgumentError(
             f"unexpected {args.folder!r} after the pairs file: irmetrics assess PAIRS ... -o DIR, or "
@@ -292,6 +300,7 @@ def _serve(args: argparse.Namespace) -> int:
         order=args.order,
         guidelines=args.guidelines,
         batch=args.batch,
+        seed=args.seed,
     )
     opened: list[AssessStart] = []
 

@@ -70,7 +70,12 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--fit", type=int, default=200, metavar="N", help="learn a scorer's cut points on N pairs")
     p.add_argument("--threshold", type=int, default=1, help="relevant = grade >= threshold (agreement's kappa)")
     p.add_argument("--measure", default=None, help="the systems' order for --agreement (default NDCG@K)")
-    p.add_argument("--seed", type=seed, default=0, help="seed of the agreement and fit samples")
+    p.add_argument(
+        "--seed",
+        type=seed,
+        default=0,
+        help="seed of the agreement and fit samples, and of --strategy's ties between runs",
+    )
     p.add_argument(
         "--ppi",
         action="store_true",
