@@ -23,24 +23,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.assess_fixtures import CORPUS, QUERIES, write_dataset, write_pairs  # noqa: E402
+from tests.test_assess_workday_browser import PROBE, keyed  # noqa: E402 - the tests' own probe and wait
 
 #: Pairs per query (depth order: the first pair of every query, then the second ...).
 DEPTH = 20
-#: Waits for the page's answer to a key in XPath: Playwright's CSS engine walks the whole DOM (into shadow roots) at
-#: each poll, which with a history of thousands of rows costs the page more than its own work.
-ANSWERED = "xpath=/html/body[@data-busy='false']"
-#: Counts a key's time to the next frame drawn after the page shows another pair (``data-pair`` set).
-PROBE = """
-window.__latency = [];
-let pressed = null;
-document.addEventListener("keydown", () => { pressed = performance.now(); }, true);
-new MutationObserver(() => {
-  if (pressed === null) return;
-  const t0 = pressed;
-  pressed = null;
-  requestAnimationFrame(() => window.__latency.push(performance.now() - t0));
-}).observe(document.documentElement, { attributes: true, subtree: true, attributeFilter: ["data-pair"] });
-"""
 
 
 def dataset(folder: Path, labels: int, keys: int) -> tuple[Path, list[tuple[str, str]]]:
@@ -79,12 +65,13 @@ def summary(times: list[float]) -> dict[str, float]:
 
 
 def press(w, key: str, wait: str) -> None:
-    """A key on the page, then its answer awaited (``wait``: ``xpath``, or ``css`` as the tests' ``Watched.press``)."""
+    """A key on the page, then its answer awaited (``wait``: ``xpath``, as the latency test does; ``css``, as the
+    other tests' ``Watched.press``, whose every poll walks the whole DOM: with a history of thousands of rows that
+    costs more than the page's own work)."""
     if wait == "css":
         w.press(key)
     else:
-        w.page.keyboard.press(key)
-        w.page.wait_for_selector(ANSWERED)
+        keyed(w, key)
 
 
 def browser_latency(chromium_browser, labels: int, keys: int, wait: str = "xpath") -> dict[str, dict[str, float]]:
