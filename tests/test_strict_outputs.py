@@ -72,6 +72,8 @@ NOT_OUTPUTS = {
     "core/results.py": "return json.dumps(self.to_dict(per_query), indent=indent)",
     "judges/judge.py": "text = json.dumps(settings, sort_keys=True",
     "judges/cache.py": ("(fingerprint, json.dumps(settings", "json.dumps(verdict.tokens)"),
+    # a run's contents hashed for the pools' tie-break draw (never written or printed)
+    "pooling/runs.py": "h.update(json.dumps([qid, *ranking])",
 }
 
 

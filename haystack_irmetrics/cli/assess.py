@@ -18,6 +18,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from .args import seed
+
 #: The words that make ``irmetrics assess WORD DIR`` a folder command rather than a pairs file to judge.
 ACTIONS = ("export", "agreement", "import")
 #: The files a judging folder holds.
@@ -80,7 +82,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--seed",
-        type=int,
+        type=seed,
         default=0,
         metavar="S",
         help="the seed of the strategy's ties between runs: irmetrics pool --seed's, for the pairs it wrote (default 0)",
