@@ -25,8 +25,11 @@ test-install: $(BIN)/python
 	$(BIN)/pip install -q -e ".[test]"
 	$(BIN)/pip install -q --no-deps erag==0.0.1
 
+# Two processes (pytest-xdist), each taking whole files: a file's tests share its fixtures (a browser, a
+# page's background servers on their fixed ports) and never run beside each other.
+TEST_WORKERS ?= 2
 test-run:
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 # The compiled-vs-Python, oracle and component tests on every other supported CPython present here
 # (3.10-3.13; each gets its own .venvs/pyX.Y).
