@@ -32,10 +32,10 @@ os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")
 from haystack import component  # noqa: E402
 from haystack.dataclasses import ChatMessage  # noqa: E402
 
+from haystack_irmetrics.judges import judge_runs  # noqa: E402
 from haystack_irmetrics.judges.batch import judge_texts  # noqa: E402
 from haystack_irmetrics.judges.cache import JudgmentCache  # noqa: E402
 from haystack_irmetrics.judges.judge import ChatJudge  # noqa: E402
-from haystack_irmetrics.judges import judge_runs  # noqa: E402
 
 
 @component
