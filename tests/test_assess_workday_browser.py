@@ -2,8 +2,9 @@
 the topic's description and narrative, the guidelines and the help drawn as text, the history panel (a click or
 ``b`` opens a pair judged before, a grade key relabels it, Esc goes back), a note typed without labelling and an
 unsure mark, the model's suggestion accepted with ``a`` (Space and Enter only read) and its answer on ``m``, the
-pace in the top bar; and the time from a key to the next pair shown with a history of 500 pairs, closed and open (written
-to ``tests/artifacts/assess-latency.json``, never asserted). Screenshots go to ``tests/artifacts/assess-*.png``."""
+pace in the top bar; no key acts on the pair while the guidelines or the help cover it; and the time from a key to
+the next pair shown with a history of 500 pairs, closed and open (written to ``tests/artifacts/assess-latency.json``,
+never asserted). Screenshots go to ``tests/artifacts/assess-*.png``."""
 
 from __future__ import annotations
 
@@ -44,6 +45,11 @@ new MutationObserver(() => {
   requestAnimationFrame(() => window.__latency.push(performance.now() - t0));
 }).observe(document.documentElement, { attributes: true, subtree: true, attributeFilter: ["data-pair"] });
 """
+
+
+#: Whether an element is drawn on top where it stands (its middle's point hits it): nothing covers it.
+UNCOVERED = """e => { const r = e.getBoundingClientRect();
+  return r.height > 0 && e.contains(document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2)); }"""
 
 
 def keyed(w: Watched, key: str) -> None:
@@ -298,3 +304,58 @@ def test_the_time_from_a_key_to_the_next_pair_with_the_history_of_500_pairs_clos
     (ARTIFACTS / "assess-latency.json").write_text(json.dumps(figures, indent=2) + "\n")
     print(figures)
     assert w.errors == [] and w.outside == []
+
+
+def test_keys_that_act_on_the_pair_do_nothing_under_the_guidelines_or_the_help(tmp_path, browser):  # noqa: F811
+    data = workday_dataset(tmp_path / "data")
+    # guidelines longer than the window: the panel at its tallest must leave the status line in view
+    (data / "guidelines.md").write_text(GUIDELINES + "\n- Read the passage whole.\n" * 60, encoding="utf-8")
+    model = tmp_path / "model.jsonl"
+    model.write_text("".join(json.dumps({"query_id": q, "doc_id": d, "label": 2}) + "\n" for q, d in INTERLEAVED))
+    out = tmp_path / "judged"
+    args = ("--guidelines", str(data / "guidelines.md"), "--prelabels", str(model), "--show-prelabels")
+    with judging(browser, data, out, *args) as w:
+        w.press("g")
+        for key in ("2", "a", "s", "u", "b", "x", "n"):  # the pair is under the panel, unseen: none acts on it
+            w.press(key)
+            assert w.pair() == ("q1", "d1") and w.text("#judged") == "0" and w.text("#skipped") == "0", key
+            assert visible(w, "#guidelines") and w.text("#status") == "close the guidelines (Esc or g) to judge", key
+        assert kept(out) == [] and w.page.get_attribute("#unsure", "aria-pressed") == "false"
+        assert w.page.evaluate("document.activeElement.id") != "note-input"
+        for shown in ("#status", "#scale"):  # the panel over the pair's column only: why a key did nothing, in view
+            assert w.page.eval_on_selector(shown, UNCOVERED), shown
+        w.shot("guidelines-key", full_page=False)
+        w.press("Escape")  # closed: the keys work as before
+        assert not visible(w, "#guidelines") and w.text("#status") == ""
+        w.press("2")
+        assert w.pair() == ("q1", "d2") and kept(out) == [["q1", ["d1 2"]]]
+        w.press("?")
+        for key in ("1", "a", "s", "u"):
+            w.press(key)
+            assert w.pair() == ("q1", "d2") and w.text("#judged") == "1" and w.text("#skipped") == "0", key
+            assert w.text("#status") == "close the help (Esc or ?) to judge", key
+        assert kept(out) == [["q1", ["d1 2"]]]
+        w.press("?")  # the panel's own key closes it too
+        w.press("u")  # d1's label taken back
+        assert not visible(w, "#help") and w.pair() == ("q1", "d1") and kept(out) == []
+        w.press("s")
+        assert w.pair() == ("q1", "d2") and w.text("#skipped") == "1"
+        w.press("a")
+        assert w.pair() == ("q1", "d3") and kept(out) == [["q1", ["d1 skipped", "d2 2"]]]
+        # a pair opened again from the history: under the guidelines a grade key does not relabel it; Esc closes
+        # the guidelines and leaves it open, and a grade key then relabels it
+        w.press("h")
+        w.press("b")
+        assert w.pair() == ("q1", "d2") and w.page.get_attribute("body", "data-reopened") == "true"
+        w.press("g")
+        w.press("0")
+        assert w.pair() == ("q1", "d2") and kept(out) == [["q1", ["d1 skipped", "d2 2"]]]
+        w.press("Escape")
+        assert w.pair() == ("q1", "d2") and w.page.get_attribute("body", "data-reopened") == "true"
+        w.press("0")
+        assert w.pair() == ("q1", "d3") and kept(out) == [["q1", ["d1 skipped", "d2 0"]]]
+    status, err = w.stopped
+    assert status == 0, err
+    rows = [json.loads(x) for x in (out / "judgments.jsonl").read_text().splitlines()]
+    assert [(r["doc_id"], r["label"]) for r in rows] == [("d2", 0)]
+    assert w.errors == [] and w.outside == [] and w.dialogs == []

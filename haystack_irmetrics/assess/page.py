@@ -6,7 +6,10 @@ Keys (:data:`KEYS`, shown on the page's help, ``?``): ``0`` .. the top grade lab
 next, ``s`` skips it, ``u`` takes back the last label or skip, ``a`` accepts the model's suggested grade,
 ``m`` shows the model's answer, ``x`` marks the pair unsure, ``n`` writes a note (Enter or Escape go back to
 the keys), ``h`` shows the history, ``b`` opens the pair judged before the one shown (a grade key then
-relabels it), Escape goes back to the pair to judge, ``g`` shows the guidelines. A held key does not repeat,
+relabels it), Escape goes back to the pair to judge, ``g`` shows the guidelines. While the guidelines or the
+help are open (over the pair's column; the scale and the status line stay in view) the keys that act on the pair
+(grades, ``a``, ``s``, ``u``, ``b``, ``x``, ``n``) do nothing to it and the status line says to close the panel
+first: the pair under it is not seen, so it is never labelled unseen. A held key does not repeat,
 and no key is read while the server has not answered the last one (the page shows "saving"), so what is shown
 is always what is stored. Buttons do the same for a mouse; a pair in the history opens with a click.
 
@@ -33,8 +36,8 @@ KEYS = (
     ("h", "show or hide the history"),
     ("b", "open the pair judged before the one shown"),
     ("Esc", "back to the pair to judge; close a panel"),
-    ("g", "show or hide the guidelines"),
-    ("?", "show or hide this help"),
+    ("g", "show or hide the guidelines (while open, the keys above that act on the pair do nothing)"),
+    ("?", "show or hide this help (the same)"),
     ("Space, Enter", "scroll the passage (never label)"),
 )
 
@@ -115,7 +118,9 @@ kbd { display: inline-block; min-width: 26px; text-align: center; font: 600 15px
 #history button:hover, #history button.on { border-color: var(--accent); background: #eef4fd; }
 #history .doc { flex: 1; min-width: 0; overflow-wrap: anywhere; font-family: ui-monospace, monospace; }
 #history .grade { font-weight: 600; font-variant-numeric: tabular-nums; }
-.overlay { position: fixed; z-index: 5; inset: 60px 10% auto 10%; max-height: calc(100vh - 100px); overflow-y: auto;
+/* over the pair's column only: the scale and the status line (which says why a key did nothing) stay in view */
+.overlay { position: fixed; z-index: 5; top: 60px; left: calc(max(0px, (100vw - 1600px) / 2) + 24px);
+           right: calc(max(0px, (100vw - 1600px) / 2) + 404px); max-height: calc(100vh - 100px); overflow-y: auto;
            background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 16px 24px;
            box-shadow: 0 12px 32px rgba(29, 35, 43, .25); }
 .overlay h2 { margin: 0 0 8px; font-size: 18px; }
@@ -127,7 +132,7 @@ kbd { display: inline-block; min-width: 26px; text-align: center; font: 600 15px
 @media (max-width: 1100px) { main.with-history { grid-template-columns: minmax(0, 1fr) 340px; }
   main.with-history #history { grid-column: 1 / -1; position: static; max-height: 40vh; } }
 @media (max-width: 900px) { main, main.with-history { grid-template-columns: minmax(0, 1fr); }
-  aside { position: static; } }
+  aside { position: static; } .overlay { left: 12px; right: 12px; } }
 """
 
 _SCRIPT = """
@@ -419,9 +424,22 @@ function act(what, grade) {
   return send(pair.reopened ? "/api/relabel" : "/api/label", about(pair, marks));
 }
 
+// What a key that acts on the pair says while a panel covers it, by panel.
+const COVERED = { guidelines: "close the guidelines (Esc or g) to judge", help: "close the help (Esc or ?) to judge" };
+
+function openPanel() {
+  return Object.keys(COVERED).find((id) => !$(id).classList.contains("hidden")) || null;
+}
+
+function uncovered() {
+  // the panel's message goes with it; any other message stays
+  if (Object.values(COVERED).includes($("status").textContent)) $("status").textContent = "";
+}
+
 function toggle(id) {
   const open = $(id).classList.toggle("hidden") === false;
   for (const other of ["guidelines", "help"]) if (other !== id) $(other).classList.add("hidden");
+  uncovered();  // closed, or another panel: its message (if any) is stale
   return open;
 }
 
@@ -436,6 +454,7 @@ function toggleHistory() {
 function leave() {
   const panels = ["guidelines", "help"].filter((id) => !$(id).classList.contains("hidden"));
   for (const id of panels) $(id).classList.add("hidden");
+  if (panels.length) uncovered();
   if (!panels.length && state && state.pair && state.pair.reopened) backToCurrent();
 }
 
@@ -446,7 +465,11 @@ function backToCurrent() {
 function onKey(key, event) {
   const pair = state.pair;
   const top = state.scale[state.scale.length - 1][0];
-  if (/^[0-9]$/.test(key)) {
+  const panel = openPanel();
+  if (panel && /^[0-9asubxn]$/.test(key)) {
+    // the pair is under the panel, unseen: a key read there must not label, skip, undo or mark it
+    say(COVERED[panel]);
+  } else if (/^[0-9]$/.test(key)) {
     if (Number(key) <= top) act("label", Number(key));
     else say("the grades are 0 to " + top);
   } else if (key === "s") act("skip");
