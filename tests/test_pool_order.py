@@ -123,6 +123,14 @@ def test_contents_digest_is_unambiguous_and_ignores_empty_queries():
     assert contents_digest([("q1", ("a",)), ("q2", ("b",))]) != contents_digest([("q1", ("a", "b"))])
 
 
+def test_the_digests_pool_runs_keeps_are_those_of_the_runs_it_made():
+    from haystack_irmetrics.pooling.runs import PoolRuns
+
+    made = pool_runs([{"q1": {"a": 2, "b": 1}, "q2": {"c": 1}}, {"q2": {"d": 3, "c": 1}}], depth=1)
+    again = PoolRuns(made.names, made.qids, made.rankings, made.depth)  # digested from its rankings
+    assert made.digests == again.digests and len(set(made.digests)) == 2
+
+
 def test_the_queries_come_in_one_order_for_any_listing():
     qids = {pool_runs([RUNS[r] for r in order]).qids for order in permutations(range(len(RUNS)))}
     assert len(qids) == 1

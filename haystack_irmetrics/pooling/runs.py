@@ -219,7 +219,9 @@ def pool_runs(
     by_contents = sorted(range(len(cut)), key=lambda r: (digests[r], tuple(cut[r])))  # the same for any listing
     qids = tuple(dict.fromkeys(q for r in by_contents for q in cut[r]))
     rankings = tuple(tuple(r.get(q, ()) for q in qids) for r in cut)
-    return PoolRuns(tuple(names), qids, rankings, depth)
+    pooled = PoolRuns(tuple(names), qids, rankings, depth)
+    vars(pooled)["digests"] = tuple(digests)  # the cached property's value, already computed: not hashed twice
+    return pooled
 
 
 def judged_labels(qrels: Mapping[str, Mapping[str, Any]] | Qrels | None) -> Labels:
